@@ -1,0 +1,68 @@
+// `./edgeward controller validate|run <ctrl.yml>`. Validation prints every problem at once; `run` refuses to start
+// on any error before it touches the data directory, then runs until SIGINT or SIGTERM.
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createJsonLogger } from '../../common/log/logger.ts';
+import { systemClock } from '../../common/time/clock.ts';
+import { formatProblems } from '../../common/config/format-problems.ts';
+import { hasErrors } from '../../common/config/problem.ts';
+import { readControllerConfig } from '../config/controller-config-file.ts';
+import { controllerOptionsFromConfig } from '../controller/controller-from-config.ts';
+import { startController } from '../controller/controller.ts';
+import { registerAgent } from '../agent/agent-registry.ts';
+import { currentVersion } from '../web/version-info.ts';
+import type { CliIo } from './main.ts';
+
+const usage = `Usage:
+  ./edgeward controller validate <ctrl.yml>   print every problem (exit 1 on errors)
+  ./edgeward controller run <ctrl.yml>        run the controller until SIGINT/SIGTERM
+`;
+
+export async function runControllerCommand(args: string[], io: CliIo): Promise<number> {
+  const [action, file, ...extra] = args;
+  if (action === '--help' || action === 'help') {
+    io.stdout(usage);
+    return 0;
+  }
+  if ((action !== 'validate' && action !== 'run') || file === undefined || extra.length > 0) {
+    io.stderr(`error: expected 'controller validate <file>' or 'controller run <file>'\n\n${usage}`);
+    return 2;
+  }
+
+  const { config, problems } = await readControllerConfig(file);
+  const report = [...problems];
+  let options;
+  if (config) {
+    const runtime = await controllerOptionsFromConfig(config);
+    report.push(...runtime.problems);
+    options = runtime.options;
+  }
+  if (report.length > 0) io.stderr(`${formatProblems(report, file)}\n`);
+  if (hasErrors(report) || !config || !options) {
+    io.stderr(`${file}: ${report.filter((problem) => problem.severity === 'error').length} error(s); ${action === 'run' ? 'the controller did not start' : 'the file is not valid'}\n`);
+    return 1;
+  }
+  if (action === 'validate') {
+    io.stdout(`${file}: valid (controller ${options.id})\n`);
+    return 0;
+  }
+
+  let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`);
+  if (config.log.file) {
+    mkdirSync(dirname(config.log.file), { recursive: true });
+    const stream = createWriteStream(config.log.file, { flags: 'a', mode: 0o640 });
+    sink = (line) => void stream.write(`${line}\n`);
+  }
+  const logger = createJsonLogger({ sink, level: config.log.level, component: 'controller', fields: { controllerId: options.id } });
+  const controller = await startController(options, { logger, clock: systemClock, version: currentVersion() });
+  const unregister = registerAgent({ id: options.id, pid: process.pid, socket: options.agentSocket });
+
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  logger.info('shutting down');
+  unregister();
+  await controller.close();
+  return 0;
+}

@@ -1,0 +1,73 @@
+// `./edgeward <command>`: the one command-line entry. Each command lives in its own module; this file dispatches.
+import { runAgentCommand } from './agent-command.ts';
+import { runControllerCommand } from './controller-command.ts';
+import { runDemoCommand } from './demo-command.ts';
+import { runPkiCommand } from '../pki/pki-command.ts';
+import { currentVersion } from '../web/version-info.ts';
+
+const usage = `edgeward: identity overlay-network controller and router, shipped as an observability-first appliance
+
+Usage: ./edgeward <command> [arguments]
+
+Set-up (each installs whatever is missing first):
+  demo [--data <dir>]                 start the local appliance in the foreground (default data dir ./.edgeward-demo)
+  test [<file.test.ts>...]            typecheck, lint and run every test
+
+Controller:
+  controller run <ctrl.yml>           run a controller
+  controller validate <ctrl.yml>      print every problem in a controller config (exit 1 when any is an error)
+
+Operator:
+  agent status [--socket <path>]                      the local controller's id, version, raft index and role
+  agent controller init --username <u> --password-file <f> [--name <n>] [--socket <path>]
+                                                      create the default admin on a new controller
+  pki init|controller|client|show ...                 the service's own PKI (./edgeward pki --help)
+
+  version                             print the version
+  --help                              this text
+`;
+
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+const io: CliIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      io.stdout(usage);
+      return command === undefined ? 2 : 0;
+    case 'version':
+    case '--version':
+      io.stdout(`${currentVersion().version}\n`);
+      return 0;
+    case 'controller':
+      return runControllerCommand(rest, io);
+    case 'agent':
+      return runAgentCommand(rest, io);
+    case 'pki':
+      return runPkiCommand(rest, { stdout: io.stdout, stderr: io.stderr });
+    case 'demo':
+      return runDemoCommand(rest, io);
+    default:
+      io.stderr(`edgeward: unknown command '${command}'\n\n${usage}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // Long-running commands (controller run, demo) keep the loop alive themselves and set exitCode when they stop.
+    if (code !== -1) process.exitCode = code;
+  },
+  (error: Error) => {
+    io.stderr(`edgeward: ${error.message}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,150 @@
+// A complete, commented controller config for demos, tests and `init`-style tooling. Every key is written with
+// its default so the file doubles as documentation; the text is checked against the schema before it is returned.
+
+import { parseAddress, parseHostPort } from '../../common/config/address.ts';
+import { formatProblems } from '../../common/config/format-problems.ts';
+import { hasErrors } from '../../common/config/problem.ts';
+import { parseYamlConfig } from '../../common/config/parse-config.ts';
+import { controllerSchema } from './controller-config-schema.ts';
+
+export interface ExampleIdentityPaths {
+  readonly cert: string;
+  readonly key: string;
+  readonly ca: string;
+  readonly serverCert?: string;
+  readonly serverKey?: string;
+}
+
+interface ExampleBase {
+  /** Named in the header comment. */
+  readonly id: string;
+  readonly dataDir: string;
+  /** `host:port` to listen on for the web APIs. */
+  readonly webAddress: string;
+  /** `host:port` put in URLs, when it differs from webAddress (e.g. listening on 0.0.0.0). */
+  readonly webAdvertiseAddress?: string;
+  /** `tls:host:port` (a bare `host:port` gets `tls:`). */
+  readonly ctrlAddress: string;
+  /** JSON-lines file for cluster, entity-change, API-session and authentication events; no events when unset. */
+  readonly eventsFile?: string;
+  /** Log file; stderr when unset. */
+  readonly logFile?: string;
+  /** Agent socket; `<dataDir>/agent.sock` when unset. */
+  readonly agentSocket?: string;
+}
+
+/** Certificate paths as `pkiPaths`, or under the config's own name `identity`. Absolute, or relative to the config file. */
+export type ControllerConfigExampleOptions = ExampleBase &
+  ({ readonly pkiPaths: ExampleIdentityPaths; readonly identity?: never } | { readonly identity: ExampleIdentityPaths; readonly pkiPaths?: never });
+
+export function controllerConfigExample(options: ControllerConfigExampleOptions): string {
+  const pki = options.pkiPaths ?? options.identity;
+  const ctrlListener = parseHostPort(options.ctrlAddress).ok ? `tls:${options.ctrlAddress}` : options.ctrlAddress;
+  if (!parseAddress(ctrlListener, ['tls']).ok) throw new Error(`controllerConfigExample: ctrlAddress "${options.ctrlAddress}" is not tls:<host>:<port>`);
+  const q = (value: string): string => {
+    // Env expansion has no escape for `$`, so such a value could never round-trip.
+    if (value.includes('$')) throw new Error(`controllerConfigExample: "${value}" contains "$", which the config loader would expand`);
+    return JSON.stringify(value); // a JSON string is a valid YAML double-quoted scalar
+  };
+  const optional = (key: string, value: string | undefined, indent: string, whenUnset: string): string =>
+    value === undefined ? `${indent}# ${key}: ${whenUnset}` : `${indent}${key}: ${q(value)}`;
+
+  const lines = [
+    `# edgeward controller ${JSON.stringify(options.id)}: generated config; keys not marked otherwise show their defaults.`,
+    `# Durations use Go syntax (500ms, 30s, 1m30s); "\${VAR}" in a value is replaced from the environment.`,
+    'v: 3',
+    '',
+    'identity:',
+    `  cert: ${q(pki.cert)}`,
+    `  key: ${q(pki.key)}`,
+    optional('server_cert', pki.serverCert, '  ', '(unset: same as cert)'),
+    optional('server_key', pki.serverKey, '  ', '(unset: same as key)'),
+    `  ca: ${q(pki.ca)}`,
+    '',
+    'ctrl:',
+    `  listener: ${q(ctrlListener)}`,
+    '  options:',
+    '    peerHeartbeats: # OpenZiti\'s key; peerHeartbeatOptions is accepted too',
+    '      sendInterval: 10s',
+    '      checkInterval: 1s',
+    '      closeUnresponsiveTimeout: 30s',
+    '',
+    'cluster:',
+    `  dataDir: ${q(options.dataDir)}`,
+    '  snapshotInterval: 2m',
+    '  snapshotThreshold: 500',
+    '  trailingLogs: 500',
+    '  warnWhenLeaderlessFor: 1m',
+    '  preferredLeader: false',
+    '  electionTimeout: 1s # must stay above heartbeatTimeout',
+    '  heartbeatTimeout: 200ms',
+    '  commitTimeout: 5s',
+    '',
+    'edge:',
+    '  api:',
+    '    sessionTimeout: 30m',
+    '    activityUpdateInterval: 90s # session activity is flushed to the cluster this often',
+    '    activityUpdateBatchSize: 250',
+    '  enrollment:',
+    '    edgeIdentity:',
+    '      duration: 180m',
+    '    edgeRouter:',
+    '      duration: 180m',
+    '  totp:',
+    '    hostname: edgeward.local',
+    '',
+    'web:',
+    '  - name: client-management',
+    '    bindPoints:',
+    `      - interface: ${q(options.webAddress)}`,
+    `        address: ${q(options.webAdvertiseAddress ?? options.webAddress)}`,
+    '    options:',
+    '      idleTimeout: 5s',
+    '      readTimeout: 5s',
+    '      writeTimeout: 100s',
+    '      minTLSVersion: TLS1.2',
+    '      maxTLSVersion: TLS1.3',
+    '      maxBodyBytes: 1048576',
+    '    apis:',
+    '      - binding: edge-client',
+    '      - binding: edge-management',
+    '      - binding: health-checks',
+    '      - binding: metrics',
+    '',
+    ...eventsSection(options.eventsFile === undefined ? undefined : q(options.eventsFile)),
+    '',
+    'log:',
+    '  level: info',
+    optional('file', options.logFile, '  ', '(unset: stderr)'),
+    '',
+    'agent:',
+    optional('socket', options.agentSocket, '  ', '(unset: <cluster.dataDir>/agent.sock)'),
+    '',
+  ];
+  const text = lines.join('\n');
+
+  const { problems } = parseYamlConfig(controllerSchema, text, { file: '/controller-config-example.yml', env: {} });
+  if (hasErrors(problems)) throw new Error(`controllerConfigExample produced an invalid config:\n${formatProblems(problems, 'example')}`);
+  return text;
+}
+
+function eventsSection(quotedFile: string | undefined): string[] {
+  const body = [
+    '  jsonLogger:',
+    '    subscriptions:',
+    '      - type: cluster',
+    '      - type: entityChange',
+    '        propagateAlways: false',
+    '      - type: apiSession',
+    '      - type: authentication',
+    '    handler:',
+    '      type: file',
+    '      format: json',
+    `      path: ${quotedFile ?? '/var/log/edgeward/events.jsonl'}`,
+    '      maxsizemb: 10',
+    '      maxbackups: 0',
+    '      bufferSize: 10',
+  ];
+  if (quotedFile !== undefined) return ['events:', ...body];
+  return ['# events: (none; an example handler)', ...body.map((line) => `#${line}`)];
+}

@@ -1,0 +1,60 @@
+// The controller's `events:` section: handler-name → { subscriptions, handler }, following OpenZiti's layout.
+// Subscriptions are maps with a `type` (an unknown type is ignored with a warning, as OpenZiti does); the handler
+// writes JSON lines to a file or stdout.
+
+import { s } from '../../common/config/schema.ts';
+import type { RuleFinding } from '../../common/config/schema.ts';
+
+/** Go regexps (RE2) and JavaScript's agree on the filters people write; anything JavaScript rejects is an error. */
+const regex = s.string().rule((pattern): RuleFinding[] => {
+  try {
+    new RegExp(pattern);
+    return [];
+  } catch (error) {
+    return [{ rule: 'regex', message: `is not a valid regular expression: ${(error as Error).message}`, value: pattern }];
+  }
+});
+
+const subscription = s.tagged(
+  'type',
+  {
+    cluster: s.object({}),
+    // include: entity types to report; empty means all of them.
+    entityChange: s.object({ propagateAlways: s.boolean({ acceptStrings: true }).default(false), include: s.array(s.string({ minLength: 1 })).default([]) }),
+    apiSession: s.object({}),
+    authentication: s.object({}),
+    // metricFilter is matched against `<metric>.<valueKey>`.
+    metrics: s.object({ sourceFilter: regex, metricFilter: regex }),
+  },
+  {
+    unknownTag: 'warning',
+    label: 'subscription',
+    aliases: { 'edge.apiSessions': 'apiSession', 'edge.authentications': 'authentication' },
+  },
+);
+
+// OpenZiti's file and stdout handlers accept only json today (its docs still list plain).
+const format = s.string({ enum: ['json'], caseInsensitive: true }).required();
+const bufferSize = s.integer({ min: 1, max: 1_000_000 }).default(10);
+
+const output = s.tagged(
+  'type',
+  {
+    file: s.object({
+      format,
+      path: s.path().required(),
+      maxsizemb: s.integer({ min: 1, max: 1_048_576 }).default(10),
+      maxbackups: s.integer({ min: 0, max: 100_000 }).default(0), // 0 keeps every rotated file
+      bufferSize,
+    }),
+    stdout: s.object({ format, bufferSize }),
+  },
+  { label: 'handler' },
+);
+
+export const eventHandlerSchema = s.object({
+  subscriptions: s.array(subscription, { minItems: 1 }).required(),
+  handler: output.required(),
+});
+
+export const eventsSchema = s.record(eventHandlerSchema);

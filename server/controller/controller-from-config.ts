@@ -1,0 +1,84 @@
+// Turns a validated controller config into runtime options: reads the certificate files, takes the controller id
+// from the SPIFFE id in its certificate, and reports unreadable or mismatched files as problems (never throws).
+import { readFile } from 'node:fs/promises';
+import type { ConfigProblem, ControllerConfig, IdentityConfig } from '../config/controller-config.ts';
+import { spiffeIdOf } from '../pki/spiffe-id.ts';
+import { parseCertificates } from '../pki/x509-runtime.ts';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import type { ControllerOptions, TlsMaterial, WebListener } from './controller-options.ts';
+
+const tlsVersion = (version: 'TLS1.2' | 'TLS1.3') => (version === 'TLS1.2' ? 'TLSv1.2' : 'TLSv1.3');
+
+async function readIdentity(identity: IdentityConfig, path: string, problems: ConfigProblem[]): Promise<TlsMaterial | undefined> {
+  const read = async (key: keyof IdentityConfig) => {
+    try {
+      return await readFile(identity[key], 'utf8');
+    } catch (error) {
+      problems.push({ severity: 'error', path: `${path}.${key}`, rule: 'file-readable', message: `cannot read ${identity[key]}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+      return undefined;
+    }
+  };
+  const [certPem, keyPem, caPem] = await Promise.all([read('server_cert'), read('server_key'), read('ca')]);
+  if (certPem === undefined || keyPem === undefined || caPem === undefined) return undefined;
+  try {
+    parseCertificates(certPem, 'server certificate');
+    parseCertificates(caPem, 'CA bundle');
+    const key = createPrivateKey(keyPem);
+    if (!new X509Certificate(certPem).checkPrivateKey(key)) {
+      problems.push({ severity: 'error', path: `${path}.server_key`, rule: 'key-matches-cert', message: `the key in ${identity.server_key} does not belong to the certificate in ${identity.server_cert}` });
+      return undefined;
+    }
+  } catch (error) {
+    problems.push({ severity: 'error', path, rule: 'pem', message: (error as Error).message });
+    return undefined;
+  }
+  return { certPem, keyPem, caPem };
+}
+
+export async function controllerOptionsFromConfig(config: ControllerConfig): Promise<{ options?: ControllerOptions; problems: ConfigProblem[] }> {
+  const problems: ConfigProblem[] = [];
+  const identity = await readIdentity(config.identity, 'identity', problems);
+  let id: string | undefined;
+  if (identity) {
+    const spiffe = spiffeIdOf(identity.certPem);
+    if (spiffe?.kind === 'controller') id = spiffe.id;
+    else problems.push({ severity: 'error', path: 'identity.cert', rule: 'spiffe-id', message: `the certificate ${config.identity.server_cert} has no spiffe://<trust-domain>/controller/<id> URI SAN` });
+  }
+  const webs: WebListener[] = [];
+  for (const [index, web] of config.web.entries()) {
+    const tls = web.identity ? await readIdentity(web.identity, `web[${index}].identity`, problems) : identity;
+    if (!tls) continue;
+    webs.push({
+      name: web.name,
+      bindPoints: web.bindPoints.map((point) => ({ interfaceHost: point.interface.host, interfacePort: point.interface.port, address: `${point.address.host}:${point.address.port}` })),
+      apis: web.apis.map((api) => api.binding),
+      tls,
+      maxBodyBytes: web.options.maxBodyBytes,
+      idleTimeoutMs: web.options.idleTimeout,
+      readTimeoutMs: web.options.readTimeout,
+      writeTimeoutMs: web.options.writeTimeout,
+      minTlsVersion: tlsVersion(web.options.minTLSVersion),
+      maxTlsVersion: tlsVersion(web.options.maxTLSVersion),
+    });
+  }
+  if (problems.length > 0 || id === undefined) return { problems };
+  return {
+    problems,
+    options: {
+      id,
+      dataDir: config.cluster.dataDir,
+      webs,
+      sessionTimeoutMs: config.edge.api.sessionTimeout,
+      activityUpdateIntervalMs: config.edge.api.activityUpdateInterval,
+      activityUpdateBatchSize: config.edge.api.activityUpdateBatchSize,
+      agentSocket: config.agent.socket,
+      events: Object.entries(config.events).map(([name, handler]) => ({
+        name,
+        subscriptions: handler.subscriptions.map((subscription) =>
+          subscription.type === 'entityChange' ? { type: subscription.type, propagateAlways: subscription.propagateAlways, include: subscription.include } : { type: subscription.type },
+        ),
+        handler: handler.handler.type === 'file' ? { type: 'file', path: handler.handler.path } : { type: 'stdout' },
+      })),
+    },
+  };
+}

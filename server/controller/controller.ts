@@ -1,0 +1,169 @@
+// The controller process's composition root: opens the model and its log, builds the edge services, serves the
+// web listeners, the agent socket and the periodic work (activity flush, expiry sweep, health checks).
+import { mkdirSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server } from 'node:https';
+import { join } from 'node:path';
+import type { Logger } from '../../common/log/logger.ts';
+import type { Clock } from '../../common/time/clock.ts';
+import { AgentServer, type AgentCommand } from '../agent/agent-server.ts';
+import { PasswordLogin } from '../auth/password-login.ts';
+import { ApiSessionService } from '../edge/api-session-service.ts';
+import { AuthenticatorService } from '../edge/authenticator-service.ts';
+import type { EdgeServices } from '../edge/edge-services.ts';
+import { IdentityService } from '../edge/identity-service.ts';
+import { ModelWriter } from '../edge/model-writer.ts';
+import { EventDispatcher } from '../events/event-dispatcher.ts';
+import { entityChangeEvents } from '../events/entity-change-events.ts';
+import { fileEventSink, stdoutEventSink } from '../events/event-sinks.ts';
+import { HealthChecker } from '../health/health-checker.ts';
+import { createModelTables, tables } from '../model/entities.ts';
+import { ModelStateMachine } from '../model/model-state-machine.ts';
+import { SingleVoterLog } from '../raft/single-voter-log.ts';
+import { ModelStore } from '../store/model-store.ts';
+import { ControllerMetrics } from '../telemetry/controller-metrics.ts';
+import type { ApiBinding } from '../web/routes/version-routes.ts';
+import type { VersionInfo } from '../web/version-info.ts';
+import { buildWebApp } from '../web/web-app.ts';
+import type { ControllerOptions } from './controller-options.ts';
+
+export interface RunningController {
+  readonly id: string;
+  readonly services: EdgeServices;
+  /** https://host:port origins for each bound API. */
+  readonly baseUrls: Partial<Record<ApiBinding, readonly string[]>>;
+  close(): Promise<void>;
+}
+
+export async function startController(options: ControllerOptions, runtime: { logger: Logger; clock: Clock; version: VersionInfo }): Promise<RunningController> {
+  const { logger, clock, version } = runtime;
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+
+  const store = await ModelStore.open(join(options.dataDir, 'ctrl.db'), createModelTables());
+  const stateMachine = new ModelStateMachine(store);
+  const isLeader = () => true;
+  const dispatcher = new EventDispatcher(
+    options.events.map((handler) => ({
+      name: handler.name,
+      subscriptions: handler.subscriptions,
+      sink: handler.handler.type === 'file' ? fileEventSink(handler.handler.path) : stdoutEventSink(),
+    })),
+    isLeader,
+  );
+  if (dispatcher.wants('entityChange')) {
+    stateMachine.onChanges((applied) => {
+      for (const event of entityChangeEvents(applied, { controllerId: options.id, version: version.version, now: () => clock.now() })) dispatcher.dispatch('entityChange', event);
+    });
+  }
+  const log = await SingleVoterLog.open(join(options.dataDir, 'raft.db'), stateMachine);
+  logger.info('model opened', { appliedIndex: store.appliedIndex(), lastLogIndex: log.lastLogIndex(), term: log.currentTerm() });
+
+  const writer = new ModelWriter(log);
+  const sessions = new ApiSessionService(store, writer, clock, { timeoutMs: options.sessionTimeoutMs, activityBatchSize: options.activityUpdateBatchSize });
+  const services: EdgeServices = {
+    store,
+    identities: new IdentityService(store, writer, clock),
+    authenticators: new AuthenticatorService(store, writer, clock),
+    sessions,
+    passwordLogin: new PasswordLogin(store, clock, logger.child('auth')),
+    clock,
+    logger,
+  };
+
+  const health = new HealthChecker([{ id: 'bolt.read', run: () => store.ping(), intervalMs: 30_000, timeoutMs: 20_000, initialDelayMs: 30_000 }], clock);
+  await health.runAll();
+  health.start();
+  const metrics = new ControllerMetrics({ controllerId: options.id, appliedIndex: () => store.appliedIndex(), apiSessionCount: () => store.table(tables.apiSessions).size, isLeader });
+
+  const baseUrls: Partial<Record<ApiBinding, string[]>> = {};
+  for (const web of options.webs) for (const api of web.apis) for (const point of web.bindPoints) (baseUrls[api] ??= []).push(`https://${point.address}`);
+
+  const servers: Server[] = [];
+  const closeAll = async () => {
+    for (const server of servers) server.closeAllConnections();
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  };
+  try {
+    for (const web of options.webs) {
+      const app = buildWebApp(web.apis, { services, health, metrics, version, baseUrls, raftState: () => ({ isRaftEnabled: true, isLeader: isLeader() }), logger: logger.child('web', { web: web.name }), maxBodyBytes: web.maxBodyBytes });
+      for (const point of web.bindPoints) {
+        const server = createHttpsServer(
+          {
+            cert: web.tls.certPem,
+            key: web.tls.keyPem,
+            ca: web.tls.caPem,
+            requestCert: true,
+            rejectUnauthorized: false,
+            minVersion: web.minTlsVersion,
+            maxVersion: web.maxTlsVersion,
+            keepAliveTimeout: web.idleTimeoutMs,
+            headersTimeout: web.readTimeoutMs + 1000,
+            requestTimeout: web.writeTimeoutMs,
+          },
+          app.callback(),
+        );
+        server.on('tlsClientError', () => undefined);
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(point.interfacePort, point.interfaceHost, () => resolve());
+        });
+        servers.push(server);
+        logger.info('web listener started', { web: web.name, interface: `${point.interfaceHost}:${point.interfacePort}`, apis: web.apis });
+      }
+    }
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+
+  const agentCommands = new Map<string, AgentCommand>([
+    ['status', async () => ({ id: options.id, version: version.version, appliedIndex: store.appliedIndex(), lastLogIndex: log.lastLogIndex(), term: log.currentTerm(), isLeader: isLeader(), initialized: services.identities.hasDefaultAdmin() })],
+    [
+      'controller.init',
+      async (args) => {
+        const username = typeof args.username === 'string' ? args.username : '';
+        const password = typeof args.password === 'string' ? args.password : '';
+        const name = typeof args.name === 'string' && args.name !== '' ? args.name : 'Default Admin';
+        if (username.length < 4 || username.length > 100) throw new Error('username must be 4 to 100 characters');
+        if (password.length < 5 || password.length > 100) throw new Error('password must be 5 to 100 characters');
+        if (services.identities.hasDefaultAdmin()) throw new Error('the controller is already initialized with a default admin');
+        const { id } = await services.identities.bootstrapAdmin({ username, password, name });
+        logger.info('default admin created', { identityId: id, username });
+        return { identityId: id };
+      },
+    ],
+  ]);
+  const agent = new AgentServer(options.agentSocket, agentCommands, logger.child('agent'));
+  await agent.start();
+
+  const flushTimer = setInterval(() => {
+    sessions.flushActivity().catch((error) => logger.warn('api session activity flush failed', { error: (error as Error).message }));
+  }, options.activityUpdateIntervalMs);
+  const sweepInterval = Math.min(60_000, Math.max(1_000, Math.floor(options.sessionTimeoutMs / 4)));
+  const sweepTimer = setInterval(() => {
+    sessions
+      .sweepExpired()
+      .then((count) => count > 0 && logger.info('expired api sessions removed', { count }))
+      .catch((error) => logger.warn('api session sweep failed', { error: (error as Error).message }));
+  }, sweepInterval);
+
+  logger.info('controller started', { id: options.id, version: version.version, baseUrls });
+
+  return {
+    id: options.id,
+    services,
+    baseUrls,
+    async close() {
+      clearInterval(flushTimer);
+      clearInterval(sweepTimer);
+      health.stop();
+      await agent.close();
+      await closeAll();
+      await sessions.flushActivity().catch(() => 0);
+      await log.close();
+      await store.close();
+      await metrics.close();
+      await dispatcher.close();
+      logger.info('controller stopped', { id: options.id });
+    },
+  };
+}

@@ -1,0 +1,25 @@
+// Starts another edgeward command as a child process, with this process's Node flags (the TypeScript loader).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const cliEntry = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+
+export function spawnEdgeward(args: readonly string[], options: { outputFile: string; env?: NodeJS.ProcessEnv }): ChildProcess {
+  const output = openSync(options.outputFile, 'a', 0o640);
+  return spawn(process.execPath, [...process.execArgv, cliEntry, ...args], {
+    stdio: ['ignore', output, output],
+    env: options.env ?? process.env,
+  });
+}
+
+export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}

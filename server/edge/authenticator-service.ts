@@ -1,0 +1,106 @@
+// Password (updb) authenticators: created for an identity, their password changed by an admin or, with the
+// current password, by the identity itself. Password rules come from the identity's authentication policy.
+import type { Clock } from '../../common/time/clock.ts';
+import { hashPassword, verifyPassword } from '../auth/password-hasher.ts';
+import type { AuthenticatorChanges } from '../model/commands.ts';
+import type { Authenticator, Identity } from '../model/entities.ts';
+import { tables } from '../model/entities.ts';
+import type { ModelStore } from '../store/model-store.ts';
+import { ApiError } from '../web/api-error.ts';
+import { defaultAuthPolicy, passwordRuleViolations } from './default-auth-policy.ts';
+import { newEntityId } from './ids.ts';
+import type { ModelWriter } from './model-writer.ts';
+
+export class AuthenticatorService {
+  constructor(
+    private readonly store: ModelStore,
+    private readonly writer: ModelWriter,
+    private readonly clock: Clock,
+  ) {}
+
+  list(): Authenticator[] {
+    return this.store.table<Authenticator>(tables.authenticators).all();
+  }
+
+  forIdentity(identityId: string): Authenticator[] {
+    return this.store.table<Authenticator>(tables.authenticators).findMany('identityId', identityId);
+  }
+
+  get(id: string): Authenticator {
+    const authenticator = this.store.table<Authenticator>(tables.authenticators).get(id);
+    if (!authenticator) throw ApiError.notFound('authenticator', id);
+    return authenticator;
+  }
+
+  findByUsername(username: string): Authenticator | undefined {
+    return this.store.table<Authenticator>(tables.authenticators).findUnique('username', username);
+  }
+
+  async createUpdb(input: { identityId: string; username: string; password: string; tags?: Record<string, unknown> | null }): Promise<{ id: string }> {
+    const identity = this.store.table<Identity>(tables.identities).get(input.identityId);
+    if (!identity) throw ApiError.validation('identityId', `identity with id ${input.identityId} not found`, input.identityId);
+    if (this.forIdentity(identity.id).some((existing) => existing.method === 'updb')) {
+      throw ApiError.validation('method', 'identity already has an authenticator of method updb', 'updb');
+    }
+    this.checkUsernameFree(input.username);
+    this.checkPasswordRules(input.password);
+    const at = this.now();
+    const authenticator: Authenticator = {
+      id: newEntityId(),
+      createdAt: at,
+      updatedAt: at,
+      tags: input.tags ?? {},
+      method: 'updb',
+      identityId: identity.id,
+      username: input.username,
+      password: await hashPassword(input.password),
+    };
+    const written = await this.writer.write<{ id: string }>({ type: 'authenticator.create', authenticator });
+    return { id: written.value.id };
+  }
+
+  /** Changes username and/or password; `currentPassword`, when required, must match first. */
+  async update(
+    id: string,
+    input: { username?: string; password?: string; tags?: Record<string, unknown> | null; currentPassword?: string },
+    options: { requireCurrentPassword: boolean },
+  ): Promise<void> {
+    const current = this.get(id);
+    if (options.requireCurrentPassword) {
+      if (input.currentPassword === undefined || !(await verifyPassword(input.currentPassword, current.password))) {
+        throw ApiError.validation('currentPassword', 'the current password is incorrect');
+      }
+    }
+    const changes: { -readonly [K in keyof AuthenticatorChanges]: AuthenticatorChanges[K] } = {};
+    if (input.username !== undefined && input.username !== current.username) {
+      this.checkUsernameFree(input.username);
+      changes.username = input.username;
+    }
+    if (input.password !== undefined) {
+      this.checkPasswordRules(input.password);
+      changes.password = await hashPassword(input.password);
+    }
+    if (input.tags !== undefined) changes.tags = input.tags ?? {};
+    await this.writer.write({ type: 'authenticator.update', id, at: this.now(), changes });
+  }
+
+  async delete(id: string): Promise<void> {
+    this.get(id);
+    await this.writer.write({ type: 'authenticator.delete', id });
+  }
+
+  private checkUsernameFree(username: string): void {
+    if (this.findByUsername(username)) {
+      throw ApiError.validation('username', `duplicate value '${username}' in unique index on authenticators store`, username);
+    }
+  }
+
+  private checkPasswordRules(password: string): void {
+    const problems = passwordRuleViolations(password, defaultAuthPolicy.primary.updb);
+    if (problems.length > 0) throw ApiError.validation('password', `password ${problems.join(', ')}`);
+  }
+
+  private now(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+}

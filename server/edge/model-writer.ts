@@ -1,0 +1,32 @@
+// Turns a model command into a proposal and its outcome into what the API layer needs: the applied value and raft
+// index, or the ApiError the refusal maps to. The only path by which the edge services change state.
+import type { ModelCommand } from '../model/commands.ts';
+import { ProposalRefusedError, type Proposer } from '../raft/state-machine.ts';
+import { ApiError, apiErrorCodes, type ApiErrorCode, type ApiErrorCause } from '../web/api-error.ts';
+
+export interface Written<T> {
+  readonly index: number;
+  readonly value: T;
+}
+
+export class ModelWriter {
+  constructor(private readonly proposer: Proposer) {}
+
+  async write<T = unknown>(command: ModelCommand): Promise<Written<T>> {
+    let proposal;
+    try {
+      proposal = await this.proposer.propose(command);
+    } catch (error) {
+      if (error instanceof ProposalRefusedError) {
+        if (error.reason === 'no-leader') throw new ApiError('CLUSTER_NO_LEADER', undefined, error);
+        if (error.reason === 'read-only') throw new ApiError('CLUSTER_READ_ONLY', undefined, error);
+        throw new ApiError('UNHANDLED', undefined, error);
+      }
+      throw error;
+    }
+    const { result } = proposal;
+    if (result.ok) return { index: proposal.index, value: result.value as T };
+    const code = (result.error.code in apiErrorCodes ? result.error.code : 'UNHANDLED') as ApiErrorCode;
+    throw new ApiError(code, result.error.cause as ApiErrorCause | undefined);
+  }
+}

@@ -1,0 +1,38 @@
+// The API session representation returned by authenticate, current-api-session and the management list.
+import type { ApiSession, Identity } from '../../model/entities.ts';
+import { entityRef, link } from './links.ts';
+
+export interface SessionTiming {
+  readonly lastActivityMs: number;
+  readonly expiresAtMs: number;
+  readonly now: number;
+}
+
+/** `token` is known only to the caller who presented it: the model stores its hash. */
+export function apiSessionView(session: ApiSession, identity: Identity | undefined, timing: SessionTiming, token?: string) {
+  const lastActivityAt = new Date(timing.lastActivityMs).toISOString();
+  return {
+    id: session.id,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    tags: session.tags,
+    _links: { self: link(`./api-sessions/${session.id}`), sessions: link(`./api-sessions/${session.id}/sessions`) },
+    ...(token === undefined ? {} : { token }),
+    identity: entityRef('identities', session.identityId, identity?.name ?? ''),
+    identityId: session.identityId,
+    authenticatorId: session.authenticatorId,
+    authQueries: session.authQueries,
+    isMfaRequired: session.isMfaRequired,
+    isMfaComplete: session.isMfaComplete,
+    configTypes: session.configTypes,
+    ipAddress: session.ipAddress,
+    lastActivityAt,
+    cachedLastActivityAt: lastActivityAt,
+    expiresAt: new Date(timing.expiresAtMs).toISOString(),
+    expirationSeconds: Math.max(0, Math.ceil((timing.expiresAtMs - timing.now) / 1000)),
+    isCertExtendable: false,
+    isCertExtendRequested: false,
+    isCertKeyRollRequested: false,
+    improperClientCertChain: false,
+  };
+}

@@ -1,0 +1,51 @@
+// The identity detail representation of the Edge Management API (no secrets).
+import type { Authenticator, Identity } from '../../model/entities.ts';
+import { defaultAuthPolicy } from '../default-auth-policy.ts';
+import { entityRef, link } from './links.ts';
+
+export interface IdentityFacts {
+  readonly authenticators: readonly Authenticator[];
+  readonly hasApiSession: boolean;
+  readonly now: number;
+}
+
+export function identityView(identity: Identity, facts: IdentityFacts) {
+  const updb = facts.authenticators.find((authenticator) => authenticator.method === 'updb');
+  const disabled = identity.disabledAt !== null && (identity.disabledUntil === null || Date.parse(identity.disabledUntil) > facts.now);
+  return {
+    id: identity.id,
+    createdAt: identity.createdAt,
+    updatedAt: identity.updatedAt,
+    tags: identity.tags,
+    _links: {
+      self: link(`./identities/${identity.id}`),
+      'auth-policies': link(`./auth-policies/${identity.authPolicyId}`),
+      authenticators: link(`./identities/${identity.id}/authenticators`),
+    },
+    name: identity.name,
+    type: entityRef('identity-types', identity.typeId, identity.typeId),
+    typeId: identity.typeId,
+    isAdmin: identity.isAdmin,
+    isDefaultAdmin: identity.isDefaultAdmin,
+    isMfaEnabled: false,
+    disabled,
+    disabledAt: identity.disabledAt,
+    disabledUntil: identity.disabledUntil,
+    authPolicyId: identity.authPolicyId,
+    authPolicy: entityRef('auth-policies', identity.authPolicyId, identity.authPolicyId === defaultAuthPolicy.id ? defaultAuthPolicy.name : identity.authPolicyId),
+    externalId: identity.externalId,
+    roleAttributes: identity.roleAttributes,
+    authenticators: updb ? { updb: { id: updb.id, username: updb.username } } : {},
+    enrollment: {},
+    envInfo: {},
+    sdkInfo: {},
+    hasApiSession: facts.hasApiSession,
+    hasEdgeRouterConnection: false,
+    edgeRouterConnectionStatus: 'offline',
+    appData: {},
+    defaultHostingPrecedence: 'default',
+    defaultHostingCost: 0,
+    serviceHostingPrecedences: {},
+    serviceHostingCosts: {},
+  };
+}

@@ -1,0 +1,124 @@
+// An in-memory table of entities with unique and multi-value indexes. The model store keeps one per entity type
+// and makes it durable; reads are served from here so the hot path never touches disk.
+
+export interface Row {
+  readonly id: string;
+}
+
+export type IndexKey<T> = (row: T) => string | undefined | null;
+
+export class UniqueIndexViolation extends Error {
+  constructor(
+    readonly table: string,
+    readonly index: string,
+    readonly value: string,
+  ) {
+    super(`duplicate value '${value}' in unique index on ${table} store`);
+  }
+}
+
+export class EntityTable<T extends Row> {
+  private readonly rows = new Map<string, T>();
+  private readonly unique = new Map<string, { key: IndexKey<T>; map: Map<string, string> }>();
+  private readonly multi = new Map<string, { key: IndexKey<T>; map: Map<string, Set<string>> }>();
+
+  constructor(readonly name: string) {}
+
+  uniqueIndex(index: string, key: IndexKey<T>): this {
+    this.unique.set(index, { key, map: new Map() });
+    return this;
+  }
+
+  multiIndex(index: string, key: IndexKey<T>): this {
+    this.multi.set(index, { key, map: new Map() });
+    return this;
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  get(id: string): T | undefined {
+    return this.rows.get(id);
+  }
+
+  all(): T[] {
+    return [...this.rows.values()];
+  }
+
+  findUnique(index: string, value: string): T | undefined {
+    const id = this.requireUnique(index).map.get(value);
+    return id === undefined ? undefined : this.rows.get(id);
+  }
+
+  findMany(index: string, value: string): T[] {
+    const entry = this.multi.get(index);
+    if (!entry) throw new Error(`no multi index ${index} on ${this.name}`);
+    const ids = entry.map.get(value);
+    return ids ? [...ids].map((id) => this.rows.get(id)!) : [];
+  }
+
+  /** The unique-index clash `row` would cause, if any, without changing anything. */
+  violationFor(row: T): UniqueIndexViolation | undefined {
+    for (const [index, entry] of this.unique) {
+      const value = entry.key(row);
+      if (value === undefined || value === null) continue;
+      const holder = entry.map.get(value);
+      if (holder !== undefined && holder !== row.id) return new UniqueIndexViolation(this.name, index, value);
+    }
+    return undefined;
+  }
+
+  /** Inserts or replaces a row; throws UniqueIndexViolation and changes nothing on a clash. */
+  put(row: T): T | undefined {
+    const violation = this.violationFor(row);
+    if (violation) throw violation;
+    const previous = this.rows.get(row.id);
+    if (previous) this.unindex(previous);
+    this.rows.set(row.id, row);
+    this.index(row);
+    return previous;
+  }
+
+  delete(id: string): T | undefined {
+    const previous = this.rows.get(id);
+    if (!previous) return undefined;
+    this.unindex(previous);
+    this.rows.delete(id);
+    return previous;
+  }
+
+  private requireUnique(index: string) {
+    const entry = this.unique.get(index);
+    if (!entry) throw new Error(`no unique index ${index} on ${this.name}`);
+    return entry;
+  }
+
+  private index(row: T): void {
+    for (const entry of this.unique.values()) {
+      const value = entry.key(row);
+      if (value !== undefined && value !== null) entry.map.set(value, row.id);
+    }
+    for (const entry of this.multi.values()) {
+      const value = entry.key(row);
+      if (value === undefined || value === null) continue;
+      let ids = entry.map.get(value);
+      if (!ids) entry.map.set(value, (ids = new Set()));
+      ids.add(row.id);
+    }
+  }
+
+  private unindex(row: T): void {
+    for (const entry of this.unique.values()) {
+      const value = entry.key(row);
+      if (value !== undefined && value !== null && entry.map.get(value) === row.id) entry.map.delete(value);
+    }
+    for (const entry of this.multi.values()) {
+      const value = entry.key(row);
+      if (value === undefined || value === null) continue;
+      const ids = entry.map.get(value);
+      ids?.delete(row.id);
+      if (ids && ids.size === 0) entry.map.delete(value);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+// The controller's metrics, instrumented with the OpenTelemetry API and exposed for Prometheus at /metrics with
+// the `edgeward_` prefix. Callers record through the API; only this module knows about the exporter.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { Histogram, Meter } from '@opentelemetry/api';
+
+export interface ControllerMetricsSources {
+  readonly controllerId: string;
+  readonly appliedIndex: () => number;
+  readonly apiSessionCount: () => number;
+  readonly isLeader: () => boolean;
+}
+
+export class ControllerMetrics {
+  readonly meter: Meter;
+  readonly httpDuration: Histogram;
+  private readonly exporter: PrometheusExporter;
+  private readonly provider: MeterProvider;
+
+  constructor(sources: ControllerMetricsSources) {
+    this.exporter = new PrometheusExporter({ preventServerStart: true, prefix: 'edgeward', withoutScopeInfo: true });
+    this.provider = new MeterProvider({
+      readers: [this.exporter],
+      resource: resourceFromAttributes({ 'service.name': 'edgeward-controller', 'service.instance.id': sources.controllerId }),
+    });
+    this.meter = this.provider.getMeter('edgeward-controller');
+    this.httpDuration = this.meter.createHistogram('http.request.duration.seconds', {
+      description: 'Edge API request durations by API and status class',
+      advice: { explicitBucketBoundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
+    });
+    this.meter
+      .createObservableGauge('raft.applied_index', { description: 'Index of the last raft entry applied to the model on this controller' })
+      .addCallback((result) => result.observe(sources.appliedIndex()));
+    this.meter
+      .createObservableGauge('api_sessions', { description: 'API sessions currently held in the model' })
+      .addCallback((result) => result.observe(sources.apiSessionCount()));
+    this.meter
+      .createObservableGauge('raft.is_leader', { description: '1 when this controller is the raft leader' })
+      .addCallback((result) => result.observe(sources.isLeader() ? 1 : 0));
+  }
+
+  serve(request: IncomingMessage, response: ServerResponse): void {
+    this.exporter.getMetricsRequestHandler(request, response);
+  }
+
+  async close(): Promise<void> {
+    await this.provider.shutdown();
+  }
+}

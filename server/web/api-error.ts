@@ -1,0 +1,65 @@
+// One typed error for every expected API failure: a code from a closed list, its HTTP status from one table,
+// a client-safe message, an optional client-visible cause and an internal cause that is logged, never sent.
+
+export const apiErrorCodes = {
+  COULD_NOT_VALIDATE: { status: 400, message: 'The supplied request contains an invalid document or no valid accept content were available, see cause' },
+  COULD_NOT_PARSE_BODY: { status: 400, message: 'The body of the request could not be parsed' },
+  INVALID_AUTH_METHOD: { status: 400, message: 'The supplied authentication method is not valid' },
+  MFA_INVALID_TOKEN: { status: 400, message: 'The token provided was invalid' },
+  INVALID_FILTER: { status: 400, message: 'The filter query supplied is invalid' },
+  INVALID_PAGINATION: { status: 400, message: 'The pagination properties provided are invalid' },
+  INVALID_SORT_IDENTIFIER: { status: 400, message: 'The sort identifier supplied is invalid' },
+  ENTITY_CAN_NOT_BE_DELETED: { status: 400, message: 'The entity requested for delete can not be deleted' },
+  UNAUTHORIZED: { status: 401, message: 'The request could not be completed. The session is not authorized or the credentials are invalid' },
+  INVALID_AUTH: { status: 401, message: 'The authentication request failed' },
+  NOT_FOUND: { status: 404, message: 'The resource requested was not found or is no longer available' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'The resource requested does not support this HTTP verb' },
+  NOT_ACCEPTABLE: { status: 406, message: 'The requested content type is not available' },
+  MFA_EXISTS: { status: 409, message: 'An MFA record already exists for this identity' },
+  MFA_NOT_ENROLLED: { status: 409, message: 'The identity is not enrolled in MFA' },
+  CAN_NOT_DELETE_REFERENCED_ENTITY: { status: 409, message: 'Referenced entities can not be deleted' },
+  CAN_NOT_UPDATE_AUTHENTICATOR: { status: 409, message: 'The authenticator cannot be updated in this manner' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than the allowed maximum' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The content type of the request body is not supported' },
+  RATE_LIMITED: { status: 429, message: 'The resource is rate limited and the rate limit has been exceeded. Please try again later' },
+  UNHANDLED: { status: 500, message: 'An unhandled error occurred' },
+  TIMEOUT: { status: 503, message: 'The request timed out' },
+  CLUSTER_NO_LEADER: { status: 503, message: 'ClusterHasNoLeaderError: the cluster has no leader, the command could not be executed' },
+  CLUSTER_READ_ONLY: { status: 503, message: 'unable to execute command. In a readonly state: different versions detected in cluster' },
+} as const;
+
+export type ApiErrorCode = keyof typeof apiErrorCodes;
+
+/** A field-level cause `{field, reason, value}` or a nested `{code, message}`. */
+export type ApiErrorCause =
+  | { field: string; reason: string; value?: unknown }
+  | { code: string; message: string };
+
+export class ApiError extends Error {
+  readonly status: number;
+  /** Response headers that belong to this error, such as WWW-Authenticate. */
+  headers?: Record<string, string>;
+  constructor(
+    readonly code: ApiErrorCode,
+    override readonly cause?: ApiErrorCause,
+    readonly internal?: unknown,
+    message?: string,
+  ) {
+    super(message ?? apiErrorCodes[code].message);
+    this.name = 'ApiError';
+    this.status = apiErrorCodes[code].status;
+  }
+
+  static validation(field: string, reason: string, value?: unknown): ApiError {
+    return new ApiError('COULD_NOT_VALIDATE', value === undefined ? { field, reason } : { field, reason, value });
+  }
+
+  withHeader(name: string, value: string): this {
+    this.headers = { ...(this.headers ?? {}), [name]: value };
+    return this;
+  }
+
+  static notFound(entity: string, id: string): ApiError {
+    return new ApiError('NOT_FOUND', { code: 'UNHANDLED', message: `${entity} with id ${id} not found` });
+  }
+}

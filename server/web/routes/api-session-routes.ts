@@ -1,0 +1,35 @@
+// Management API: /api-sessions (list, detail, administrative removal) and the read-only default /auth-policies.
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { EdgeServices } from '../../edge/edge-services.ts';
+import { apiSessionView } from '../../edge/views/api-session-view.ts';
+import type { ApiSession } from '../../model/entities.ts';
+import { ApiError } from '../api-error.ts';
+import type { RequestState } from '../koa-state.ts';
+import { apiSessionCatalogue } from './catalogues.ts';
+import { sendDetail, sendEmpty, sendList } from './route-kit.ts';
+
+export function apiSessionRoutes(services: EdgeServices, admin: Middleware<RequestState>): Router<RequestState> {
+  const router = new Router<RequestState>();
+  const { sessions, identities } = services;
+  const view = (session: ApiSession) =>
+    apiSessionView(session, identities.find(session.identityId), {
+      now: services.clock.now(),
+      lastActivityMs: sessions.lastActivityMs(session),
+      expiresAtMs: sessions.expiresAtMs(session),
+    });
+  const live = () => sessions.list().filter((session) => !sessions.isExpired(session));
+  const get = (id: string) => {
+    const session = sessions.get(id);
+    if (!session || sessions.isExpired(session)) throw ApiError.notFound('api session', id);
+    return session;
+  };
+
+  router.get('/api-sessions', admin, (ctx) => sendList(ctx, live(), apiSessionCatalogue, view));
+  router.get('/api-sessions/:id', admin, (ctx) => sendDetail(ctx, view(get(ctx.params.id!))));
+  router.delete('/api-sessions/:id', admin, async (ctx) => {
+    await sessions.end([get(ctx.params.id!).id], 'administrative');
+    sendEmpty(ctx);
+  });
+  return router;
+}

@@ -1,0 +1,36 @@
+// The fields each list endpoint can filter and sort on.
+import type { FieldCatalogue } from '../../edge/query/list-query.ts';
+import type { ApiSession, Authenticator, Identity } from '../../model/entities.ts';
+
+const base = <T extends { id: string; createdAt: string; updatedAt: string }>() => ({
+  id: { type: 'string' as const, get: (row: T) => row.id },
+  createdAt: { type: 'datetime' as const, get: (row: T) => row.createdAt },
+  updatedAt: { type: 'datetime' as const, get: (row: T) => row.updatedAt },
+});
+
+export const identityCatalogue: FieldCatalogue<Identity> = {
+  ...base<Identity>(),
+  name: { type: 'string', get: (row) => row.name },
+  isAdmin: { type: 'boolean', get: (row) => row.isAdmin },
+  isDefaultAdmin: { type: 'boolean', get: (row) => row.isDefaultAdmin },
+  type: { type: 'string', get: (row) => row.typeId },
+  authPolicyId: { type: 'string', get: (row) => row.authPolicyId },
+  externalId: { type: 'string', get: (row) => row.externalId },
+  roleAttributes: { type: 'string[]', get: (row) => row.roleAttributes },
+  disabled: { type: 'boolean', get: (row) => row.disabledAt !== null },
+};
+
+export const authenticatorCatalogue: FieldCatalogue<Authenticator> = {
+  ...base<Authenticator>(),
+  method: { type: 'string', get: (row) => row.method },
+  identityId: { type: 'string', get: (row) => row.identityId },
+  username: { type: 'string', get: (row) => row.username },
+};
+
+export const apiSessionCatalogue: FieldCatalogue<ApiSession> = {
+  ...base<ApiSession>(),
+  identityId: { type: 'string', get: (row) => row.identityId },
+  ipAddress: { type: 'string', get: (row) => row.ipAddress },
+  authenticatorId: { type: 'string', get: (row) => row.authenticatorId },
+  lastActivityAt: { type: 'datetime', get: (row) => row.lastActivityAt },
+};

@@ -1,0 +1,81 @@
+// Management API: /identities.
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { EdgeServices } from '../../edge/edge-services.ts';
+import type { IdentityInput } from '../../edge/identity-service.ts';
+import { authenticatorView } from '../../edge/views/authenticator-view.ts';
+import { identityView } from '../../edge/views/identity-view.ts';
+import type { Identity } from '../../model/entities.ts';
+import { ApiError } from '../api-error.ts';
+import { bodyValidator, schemaParts } from '../body-schema.ts';
+import type { RequestState } from '../koa-state.ts';
+import { authenticatorCatalogue, identityCatalogue } from './catalogues.ts';
+import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
+
+const identityTypes = ['User', 'Device', 'Service', 'Router', 'Default'];
+
+const properties = {
+  name: { type: 'string', minLength: 1, maxLength: 512 },
+  type: { type: 'string', enum: identityTypes },
+  isAdmin: { type: 'boolean' },
+  authPolicyId: schemaParts.nullableString,
+  externalId: schemaParts.nullableString,
+  roleAttributes: schemaParts.stringList,
+  tags: schemaParts.tags,
+  enrollment: { type: ['object', 'null'] },
+  appData: { type: ['object', 'null'] },
+};
+
+type IdentityBody = IdentityInput & { enrollment?: Record<string, unknown> | null };
+
+const createBody = bodyValidator<IdentityBody>({ type: 'object', required: ['name', 'isAdmin'], properties });
+const putBody = bodyValidator<IdentityBody>({ type: 'object', required: ['name', 'isAdmin'], properties });
+const patchBody = bodyValidator<Partial<IdentityBody>>({ type: 'object', properties });
+
+export function identityRoutes(services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): Router<RequestState> {
+  const router = new Router<RequestState>();
+  const { identities, authenticators } = services;
+  const view = (identity: Identity) =>
+    identityView(identity, {
+      authenticators: authenticators.forIdentity(identity.id),
+      hasApiSession: services.store.table('apiSessions').findMany('identityId', identity.id).length > 0,
+      now: services.clock.now(),
+    });
+  const refuseEnrollment = (body: Partial<IdentityBody>) => {
+    if (body.enrollment && Object.keys(body.enrollment).length > 0) {
+      throw ApiError.validation('enrollment', 'enrollment is not available on this controller: create an updb authenticator instead');
+    }
+  };
+
+  router.get('/identities', admin, (ctx) => sendList(ctx, identities.list(), identityCatalogue, view));
+  router.post('/identities', admin, async (ctx) => {
+    const body = await kit.validBody(ctx, createBody);
+    refuseEnrollment(body);
+    const { id } = await identities.create(body);
+    sendCreated(ctx, id, 'identities');
+  });
+  router.get('/identities/:id', admin, (ctx) => sendDetail(ctx, view(identities.get(ctx.params.id!))));
+  router.put('/identities/:id', admin, async (ctx) => {
+    identities.get(ctx.params.id!);
+    const body = await kit.validBody(ctx, putBody);
+    refuseEnrollment(body);
+    await identities.update(ctx.params.id!, body, 'put');
+    sendEmpty(ctx);
+  });
+  router.patch('/identities/:id', admin, async (ctx) => {
+    identities.get(ctx.params.id!);
+    const body = await kit.validBody(ctx, patchBody, { optional: true });
+    refuseEnrollment(body);
+    await identities.update(ctx.params.id!, body, 'patch');
+    sendEmpty(ctx);
+  });
+  router.delete('/identities/:id', admin, async (ctx) => {
+    await identities.delete(ctx.params.id!);
+    sendEmpty(ctx);
+  });
+  router.get('/identities/:id/authenticators', admin, (ctx) => {
+    const identity = identities.get(ctx.params.id!);
+    sendList(ctx, authenticators.forIdentity(identity.id), authenticatorCatalogue, (row) => authenticatorView(row, identity));
+  });
+  return router;
+}

@@ -1,0 +1,61 @@
+// Small pieces every route module uses: reading a validated body, answering with an envelope, list queries.
+import type { Next } from 'koa';
+import type { ApiSession } from '../../model/entities.ts';
+import { ApiError } from '../api-error.ts';
+import type { BodyValidator } from '../body-schema.ts';
+import { createdEnvelope, detailEnvelope, emptyEnvelope, listEnvelope } from '../envelope.ts';
+import type { ApiContext } from '../koa-state.ts';
+import { parseJsonBody, readRawBody } from '../request-body.ts';
+import { runListQuery } from '../../edge/query/list-query.ts';
+import type { FieldCatalogue } from '../../edge/query/list-query.ts';
+
+export interface RouteKit {
+  /** The parsed JSON body (undefined when empty), limited in size. */
+  body(ctx: ApiContext): Promise<unknown>;
+  /** The body checked against a schema; an empty body reads as `{}` where `optional`. */
+  validBody<T>(ctx: ApiContext, validator: BodyValidator<T>, options?: { optional?: boolean }): Promise<T>;
+}
+
+export function routeKit(maxBodyBytes: number): RouteKit {
+  const body = async (ctx: ApiContext) => parseJsonBody(await readRawBody(ctx.req, maxBodyBytes), ctx.get('content-type') || undefined);
+  return {
+    body,
+    async validBody<T>(ctx: ApiContext, validator: BodyValidator<T>, options: { optional?: boolean } = {}) {
+      const parsed = await body(ctx);
+      if (parsed === undefined) {
+        if (options.optional) return validator({});
+        throw ApiError.validation('(root)', 'a request body is required');
+      }
+      return validator(parsed);
+    },
+  };
+}
+
+export const sendDetail = (ctx: ApiContext, data: unknown) => {
+  ctx.status = 200;
+  ctx.body = detailEnvelope(data);
+};
+
+export const sendEmpty = (ctx: ApiContext) => {
+  ctx.status = 200;
+  ctx.body = emptyEnvelope();
+};
+
+export const sendCreated = (ctx: ApiContext, id: string, collection: string) => {
+  ctx.status = 201;
+  ctx.body = createdEnvelope(id, `./${collection}/${id}`);
+};
+
+export function sendList<T>(ctx: ApiContext, items: readonly T[], catalogue: FieldCatalogue<T>, view: (item: T) => unknown) {
+  const result = runListQuery(items, ctx.query as Record<string, string | string[] | undefined>, catalogue);
+  ctx.status = 200;
+  ctx.body = listEnvelope(result.data.map(view), result.meta);
+}
+
+/** The session the guard resolved; routes behind a guard can rely on it. */
+export function requireSession(ctx: ApiContext): ApiSession {
+  if (!ctx.state.session) throw new ApiError('UNAUTHORIZED');
+  return ctx.state.session;
+}
+
+export const noop = async (_ctx: ApiContext, next: Next) => next();

@@ -1,0 +1,139 @@
+// Starts a real controller process over HTTPS for cross-process tests: its own PKI, config, data dir and ports,
+// and a bootstrap admin created through the agent socket, as an operator would.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { controllerConfigExample } from '../../server/config/controller-config.ts';
+import { callAgent } from '../../server/agent/agent-client.ts';
+import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../../server/pki/pki-directory.ts';
+import { waitForHealthy } from '../../server/demo/wait-for-health.ts';
+import { freePort } from './free-port.ts';
+import { HttpsClient } from './https-client.ts';
+
+const cliEntry = fileURLToPath(new URL('../../server/cli/main.ts', import.meta.url));
+const tsxLoader = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+
+export const adminCredentials = { username: 'admin', password: 'admin-password-for-tests' } as const;
+
+export interface ControllerFixtureOptions {
+  /** Extra YAML appended under `edge.api` etc. is awkward; instead, transform the generated config text. */
+  readonly editConfig?: (yaml: string) => string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly initAdmin?: boolean;
+}
+
+export class ControllerFixture {
+  child: ChildProcess | undefined;
+  readonly http: HttpsClient;
+  output = '';
+
+  private constructor(
+    readonly root: string,
+    readonly configFile: string,
+    readonly caPem: string,
+    readonly origin: string,
+    readonly agentSocket: string,
+    readonly dataDir: string,
+    readonly eventsFile: string,
+    readonly logFile: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.http = new HttpsClient(caPem);
+  }
+
+  get clientApi(): string {
+    return `${this.origin}/edge/client/v1`;
+  }
+
+  get managementApi(): string {
+    return `${this.origin}/edge/management/v1`;
+  }
+
+  static async create(options: ControllerFixtureOptions = {}): Promise<ControllerFixture> {
+    const root = mkdtempSync(join(tmpdir(), 'edgeward-ctrl-'));
+    const pkiDir = join(root, 'pki');
+    await initPki(pkiDir, { trustDomain: 'edgeward.test' });
+    await issueControllerCertificate(pkiDir, { id: 'ctrl-test', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const certificate = controllerPaths(pkiDir, 'ctrl-test');
+    const webPort = await freePort();
+    const ctrlPort = await freePort();
+    const dataDir = join(root, 'data');
+    const eventsFile = join(root, 'events.jsonl');
+    const logFile = join(root, 'controller.log');
+    const agentSocket = join(root, 'agent.sock');
+    let yaml = controllerConfigExample({
+      id: 'ctrl-test',
+      dataDir,
+      identity: { cert: certificate.chain, key: certificate.key, ca: pkiPaths(pkiDir).bundle },
+      webAddress: `127.0.0.1:${webPort}`,
+      ctrlAddress: `tls:127.0.0.1:${ctrlPort}`,
+      eventsFile,
+      logFile,
+      agentSocket,
+    });
+    if (options.editConfig) yaml = options.editConfig(yaml);
+    const configFile = join(root, 'ctrl.yml');
+    writeFileSync(configFile, yaml);
+    const fixture = new ControllerFixture(root, configFile, readFileSync(pkiPaths(pkiDir).bundle, 'utf8'), `https://127.0.0.1:${webPort}`, agentSocket, dataDir, eventsFile, logFile, {
+      ...process.env,
+      EDGEWARD_AGENT_REGISTRY: join(root, 'agents'),
+      ...(options.env ?? {}),
+    });
+    await fixture.start();
+    if (options.initAdmin !== false) {
+      const init = await callAgent(agentSocket, 'controller.init', { ...adminCredentials, name: 'Default Admin' });
+      if (!init.ok) throw new Error(`admin init failed: ${init.error}`);
+    }
+    return fixture;
+  }
+
+  /** Starts (or restarts) the controller process and waits until it is healthy. */
+  async start(): Promise<void> {
+    this.output = '';
+    const child = spawn(process.execPath, ['--import', tsxLoader, cliEntry, 'controller', 'run', this.configFile], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    this.child = child;
+    try {
+      await waitForHealthy(`${this.origin}/health-checks`, this.caPem, 60_000, () => child.exitCode === null && child.signalCode === null);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n--- controller output ---\n${this.output}`);
+    }
+  }
+
+  /** Stops the process with a signal and waits for it to exit. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill(signal);
+    return exited;
+  }
+
+  async adminToken(api: 'client' | 'management' = 'management'): Promise<string> {
+    return this.login(adminCredentials.username, adminCredentials.password, api);
+  }
+
+  async login(username: string, password: string, api: 'client' | 'management' = 'client'): Promise<string> {
+    const base = api === 'client' ? this.clientApi : this.managementApi;
+    const response = await this.http.post(`${base}/authenticate?method=password`, { body: { username, password } });
+    if (response.status !== 200) throw new Error(`login failed for ${username}: ${response.status} ${response.text}`);
+    return response.json.data.token as string;
+  }
+
+  readLog(): string {
+    try {
+      return readFileSync(this.logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop('SIGTERM');
+    this.http.close();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
