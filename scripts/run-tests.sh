@@ -11,4 +11,14 @@ if [ "$#" -gt 0 ]; then files=("$@"); else
   mapfile -t files < <(find server router common alerts grafana bench test scripts -name '*.test.ts' -not -path '*/node_modules/*' 2>/dev/null | sort)
 fi
 echo "== tests (${#files[@]} files)"
-exec node --import "file://$root/node_modules/tsx/dist/loader.mjs" --test --test-concurrency=2 --test-reporter=spec "${files[@]}"
+tap="$(mktemp)"
+trap 'rm -f "$tap"' EXIT
+status=0
+node --import "file://$root/node_modules/tsx/dist/loader.mjs" --test --test-concurrency=2 \
+  --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=tap --test-reporter-destination="$tap" "${files[@]}" || status=$?
+passed="$(grep -E '^# pass [0-9]+' "$tap" | tail -1 | awk '{print $3}')"
+failed="$(grep -E '^# fail [0-9]+' "$tap" | tail -1 | awk '{print $3}')"
+skipped="$(grep -E '^# skipped [0-9]+' "$tap" | tail -1 | awk '{print $3}')"
+echo "tests: ${passed:-0} passed, ${failed:-0} failed, ${skipped:-0} skipped"
+exit "$status"

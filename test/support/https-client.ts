@@ -29,6 +29,8 @@ export class HttpsClient {
   request(method: string, url: string, options: RequestOptions = {}): Promise<HttpResponse> {
     const payload = options.rawBody !== undefined ? options.rawBody : options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
+    // Node sends GET and DELETE bodies with no length header at all unless told, which no real client does.
+    if (payload !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')) headers['content-length'] = String(Buffer.byteLength(payload));
     if (payload !== undefined && options.body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
     return new Promise((resolve, reject) => {
       const req = httpsRequest(
