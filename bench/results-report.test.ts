@@ -17,7 +17,7 @@ const figures = (requestsPerSecond: number): WrkFigures => ({
 
 const run = (date: string, bare: number, session: number): BenchRun => ({
   date,
-  machine: { cpus: 2, cpuModel: 'Test CPU', node: 'v20.20.2', os: 'Linux 6.1' },
+  machine: { cpus: 2, cpuModel: 'Test CPU', node: 'v20.20.2', os: 'Linux 6.1', loadAverage: 0.25 },
   wrkVersion: 'wrk 4.1.0',
   threads: 2,
   seconds: 10,

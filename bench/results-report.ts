@@ -15,7 +15,8 @@ export interface LoadResult {
 export interface BenchRun {
   /** ISO 8601, UTC. */
   readonly date: string;
-  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly node: string; readonly os: string };
+  /** `loadAverage`: the 1-minute load average when the run started; other work on the machine skews the figures. */
+  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly node: string; readonly os: string; readonly loadAverage: number };
   readonly wrkVersion: string;
   readonly threads: number;
   readonly seconds: number;
@@ -45,7 +46,7 @@ export function runSummary(run: BenchRun): string {
   };
   return [
     `Date: ${run.date}`,
-    `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}, ${run.wrkVersion}`,
+    `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}, ${run.wrkVersion}; load average ${run.machine.loadAverage.toFixed(2)} at start`,
     `Load: wrk, ${run.threads} threads, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up; server and wrk on the same machine.`,
     '',
     '| | Load | Connections | Requests/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors |',

@@ -5,7 +5,7 @@
 // of both servers there.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, release, tmpdir, type } from 'node:os';
+import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -19,6 +19,7 @@ import { runWrk, type WrkLoad } from './wrk-runner.ts';
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const resultsFile = join(benchDir, 'RESULTS.md');
 const tsxLoader = new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+const profileHook = new URL('./cpu-profile-hook.mjs', import.meta.url).href;
 
 const seconds = positiveInteger('BENCH_SECONDS', 10);
 const warmupSeconds = 2;
@@ -57,8 +58,9 @@ async function expectStatus(what: string, response: Promise<{ status: number; te
 }
 
 async function startBareServer(certFile: string, keyFile: string, caFile: string): Promise<{ port: number; stop: () => Promise<void> }> {
-  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=bare-koa.cpuprofile'] : [];
-  const child = track(spawn(process.execPath, [...profile, '--import', tsxLoader, join(benchDir, 'bare-koa-server.ts'), certFile, keyFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const profile = profileDir ? ['--import', profileHook] : [];
+  const env = profileDir ? { ...process.env, BENCH_CPU_PROF_FILE: join(profileDir, 'bare-koa.cpuprofile') } : process.env;
+  const child = track(spawn(process.execPath, [...profile, '--import', tsxLoader, join(benchDir, 'bare-koa-server.ts'), certFile, keyFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'], env }));
   const port = await new Promise<number>((resolvePort, reject) => {
     const timer = setTimeout(() => reject(new Error('the bare Koa server did not start within 30 s')), 30_000);
     child.once('exit', (code) => reject(new Error(`the bare Koa server exited with ${code} before listening`)));
@@ -82,6 +84,7 @@ async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promi
 
 async function main(cleanups: (() => Promise<void> | void)[]): Promise<BenchRun> {
   const wrk = wrkVersion();
+  const loadAverage = loadavg()[0] ?? 0;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   const root = mkdtempSync(join(tmpdir(), 'edgeward-bench-'));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
@@ -103,7 +106,7 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<BenchRun>
   await bareServer.stop();
 
   progress('starting a controller');
-  const fixture = await ControllerFixture.create(profileDir ? { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir} --cpu-prof-name=controller.cpuprofile` } } : {});
+  const fixture = await ControllerFixture.create(profileDir ? { env: { NODE_OPTIONS: `--import=${profileHook}`, BENCH_CPU_PROF_FILE: join(profileDir, 'controller.cpuprofile') } } : {});
   cleanups.push(async () => {
     await withTimeout(fixture.dispose(), 15_000, 'stopping the controller').catch((error: Error) => {
       progress(`${error.message}; killing it`);
@@ -128,7 +131,7 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<BenchRun>
 
   return {
     date: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU', node: process.version, os: `${type()} ${release()}` },
+    machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU', node: process.version, os: `${type()} ${release()}`, loadAverage },
     wrkVersion: wrk,
     threads,
     seconds,

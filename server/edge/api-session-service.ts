@@ -2,7 +2,7 @@
 // administrative removal or inactivity. Activity is kept in memory and flushed as one batched command per interval,
 // never a command per request; expired sessions are refused at once and swept in one command.
 import type { Clock } from '../../common/time/clock.ts';
-import type { ApiSession, AuthQuery, Identity } from '../model/entities.ts';
+import type { ApiSession, Identity } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { hashToken, newEntityId, newSessionToken } from './ids.ts';
@@ -15,15 +15,10 @@ export interface SessionSettings {
   readonly activityBatchSize: number;
 }
 
-export interface NewSession {
+/** What a login knows when it opens a session; ids, token and timestamps are chosen here. */
+export type NewSession = Pick<ApiSession, 'authenticatorId' | 'authMethod' | 'ipAddress' | 'configTypes' | 'authQueries' | 'isMfaRequired'> & {
   readonly identity: Identity;
-  readonly authenticatorId: string;
-  readonly authMethod: string;
-  readonly ipAddress: string;
-  readonly configTypes: readonly string[];
-  readonly authQueries: readonly AuthQuery[];
-  readonly isMfaRequired: boolean;
-}
+};
 
 export class ApiSessionService {
   /** sessionId → last activity (ms) not yet flushed to the model. */
@@ -38,6 +33,10 @@ export class ApiSessionService {
 
   get timeoutMs(): number {
     return this.settings.timeoutMs;
+  }
+
+  now(): number {
+    return this.clock.now();
   }
 
   async create(input: NewSession): Promise<{ session: ApiSession; token: string }> {

@@ -31,7 +31,7 @@ export function sessionGuard(sessions: ApiSessionService, identities: IdentitySe
       ctx.state.token = token;
       ctx.state.identity = identity;
       const expiresAt = sessions.expiresAtMs(session);
-      ctx.set('expiration-seconds', String(Math.floor(sessions.timeoutMs / 1000)));
+      ctx.set('expiration-seconds', String(Math.max(0, Math.ceil((expiresAt - sessions.now()) / 1000))));
       ctx.set('expires-at', new Date(expiresAt).toISOString());
       await next();
     };
