@@ -22,8 +22,8 @@ const run = (date: string, bare: number, session: number): BenchRun => ({
   threads: 2,
   seconds: 10,
   warmupSeconds: 2,
-  bare: { label: '`GET /bare`', connections: 64, figures: figures(bare) },
-  session: { label: '`GET /edge/client/v1/current-api-session`', connections: 64, figures: figures(session) },
+  bare: { label: '`GET /bare`', connections: 64, figures: figures(bare), serverCpuUsPerRequest: 40 },
+  session: { label: '`GET /edge/client/v1/current-api-session`', connections: 64, figures: figures(session), serverCpuUsPerRequest: 100 },
   login: { label: '`POST /edge/client/v1/authenticate?method=password`', connections: 16, figures: figures(42.5) },
 });
 
@@ -33,7 +33,9 @@ test('each run replaces the table and states whether b/a met the target', () => 
   const second = renderResults(run('2025-01-02T00:00:00Z', 10_000, 8_000), first);
   assert.match(second, /\*\*0\.80\*\*.*\*\*met\*\*/);
   assert.doesNotMatch(second, /\*\*0\.50\*\*/);
-  assert.match(second, /\| b \| `GET \/edge\/client\/v1\/current-api-session` \| 64 \| 8000 \| 4\.50 \| 9\.25 \| 0 \| 0 \|/);
+  assert.match(second, /\| b \| `GET \/edge\/client\/v1\/current-api-session` \| 64 \| 8000 \| 4\.50 \| 9\.25 \| 0 \| 0 \| 100 \|/);
+  assert.match(second, /\| c \| .* \| 16 \| 42\.5 \| .* \| n\/a \|/);
+  assert.match(second, /Server CPU per request a\/b: 0\.40 \(40 µs vs 100 µs\)/);
 });
 
 test('the history keeps one line per earlier run, oldest first, and appends this one', () => {

@@ -10,6 +10,8 @@ export interface LoadResult {
   readonly label: string;
   readonly connections: number;
   readonly figures: WrkFigures;
+  /** CPU time (user + system, all threads) the server process used per completed request; absent without /proc. */
+  readonly serverCpuUsPerRequest?: number;
 }
 
 export interface BenchRun {
@@ -42,21 +44,31 @@ export function runSummary(run: BenchRun): string {
   const ratio = ratioOf(run);
   const row = (name: string, load: LoadResult) => {
     const f = load.figures;
-    return `| ${name} | ${load.label} | ${load.connections} | ${rps(f.requestsPerSecond)} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.httpErrors} | ${f.socketErrors} |`;
+    const cpu = load.serverCpuUsPerRequest === undefined ? 'n/a' : load.serverCpuUsPerRequest.toFixed(0);
+    return `| ${name} | ${load.label} | ${load.connections} | ${rps(f.requestsPerSecond)} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.httpErrors} | ${f.socketErrors} | ${cpu} |`;
   };
   return [
     `Date: ${run.date}`,
     `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}, ${run.wrkVersion}; load average ${run.machine.loadAverage.toFixed(2)} at start`,
     `Load: wrk, ${run.threads} threads, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up; server and wrk on the same machine.`,
     '',
-    '| | Load | Connections | Requests/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| | Load | Connections | Requests/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors | Server CPU (µs/request) |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
     row('a', run.bare),
     row('b', run.session),
     row('c', run.login),
     '',
     `Ratio b/a: **${ratio.toFixed(2)}**. Target: ≥ ${ratioTarget} at 64 connections: **${ratio >= ratioTarget ? 'met' : 'not met'}**.`,
+    ...cpuRatioLine(run),
   ].join('\n');
+}
+
+/** Server CPU per request, a over b: where b/a would settle if the server process alone bounded throughput. */
+function cpuRatioLine(run: BenchRun): string[] {
+  const a = run.bare.serverCpuUsPerRequest;
+  const b = run.session.serverCpuUsPerRequest;
+  if (a === undefined || b === undefined || b === 0) return [];
+  return [`Server CPU per request a/b: ${(a / b).toFixed(2)} (${a.toFixed(0)} µs vs ${b.toFixed(0)} µs), less sensitive than requests/s to other load on the machine.`];
 }
 
 /** The history lines of an earlier RESULTS.md, oldest first; none when there is no earlier file. */
@@ -80,6 +92,7 @@ export function renderResults(run: BenchRun, previous: string | undefined): stri
     '`GET /edge/client/v1/current-api-session` (`zt-session` header); (c) password logins,',
     '`POST /edge/client/v1/authenticate?method=password`, bound by scrypt, each creating an API session (a raft command).',
     '"Non-2xx" is what wrk counts as a status error (400 and above); socket errors are connect/read/write errors and timeouts.',
+    'Server CPU is the server process\'s user + system time (all threads, so scrypt too) over the measured run, per request.',
     '',
     '## Last run',
     '',

@@ -13,6 +13,7 @@ import { initPki, issueControllerCertificate, pkiPaths } from '../server/pki/pki
 import { adminCredentials, ControllerFixture } from '../test/support/controller-fixture.ts';
 import { HttpsClient } from '../test/support/https-client.ts';
 import { stopAllChildren, stopChild, track } from './child-processes.ts';
+import { processCpuSeconds } from './process-cpu.ts';
 import { renderResults, runSummary, type BenchRun, type LoadResult } from './results-report.ts';
 import { runWrk, type WrkLoad } from './wrk-runner.ts';
 
@@ -42,14 +43,18 @@ function wrkVersion(): string {
   return /wrk \S+/.exec(`${result.stdout}${result.stderr}`)?.[0] ?? 'wrk (unknown version)';
 }
 
-/** A warm-up run whose figures are dropped (JIT, TLS sessions, caches), then the measured run. */
-async function measure(label: string, load: Omit<WrkLoad, 'seconds' | 'threads'>): Promise<LoadResult> {
+/** A warm-up run whose figures are dropped (JIT, TLS sessions, caches), then the measured run, during which the
+ * server process's CPU time is taken too. */
+async function measure(label: string, serverPid: number | undefined, load: Omit<WrkLoad, 'seconds' | 'threads'>): Promise<LoadResult> {
   progress(`${label}: warm-up ${warmupSeconds} s, ${load.connections} connections`);
   await runWrk({ ...load, threads, seconds: warmupSeconds });
   progress(`${label}: measuring ${seconds} s`);
+  const cpuBefore = processCpuSeconds(serverPid);
   const figures = await runWrk({ ...load, threads, seconds });
+  const cpuAfter = processCpuSeconds(serverPid);
+  const serverCpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && figures.requests > 0 ? ((cpuAfter - cpuBefore) * 1e6) / figures.requests : undefined;
   progress(`${label}: ${figures.requestsPerSecond.toFixed(1)} requests/s, p99 ${figures.p99Ms.toFixed(2)} ms, ${figures.httpErrors} non-2xx, ${figures.socketErrors} socket errors`);
-  return { label, connections: load.connections, figures };
+  return { label, connections: load.connections, figures, ...(serverCpuUsPerRequest === undefined ? {} : { serverCpuUsPerRequest }) };
 }
 
 async function expectStatus(what: string, response: Promise<{ status: number; text: string }>, status = 200): Promise<void> {
@@ -57,7 +62,7 @@ async function expectStatus(what: string, response: Promise<{ status: number; te
   if (answer.status !== status) throw new Error(`${what}: expected HTTP ${status}, got ${answer.status} ${answer.text}`);
 }
 
-async function startBareServer(certFile: string, keyFile: string, caFile: string): Promise<{ port: number; stop: () => Promise<void> }> {
+async function startBareServer(certFile: string, keyFile: string, caFile: string): Promise<{ port: number; pid: number | undefined; stop: () => Promise<void> }> {
   const profile = profileDir ? ['--import', profileHook] : [];
   const env = profileDir ? { ...process.env, BENCH_CPU_PROF_FILE: join(profileDir, 'bare-koa.cpuprofile') } : process.env;
   const child = track(spawn(process.execPath, [...profile, '--import', tsxLoader, join(benchDir, 'bare-koa-server.ts'), certFile, keyFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'], env }));
@@ -69,7 +74,7 @@ async function startBareServer(certFile: string, keyFile: string, caFile: string
       resolvePort((JSON.parse(line) as { port: number }).port);
     });
   });
-  return { port, stop: () => stopChild(child) };
+  return { port, pid: child.pid, stop: () => stopChild(child) };
 }
 
 async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
@@ -101,7 +106,7 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<BenchRun>
   cleanups.push(bareServer.stop);
   const bareUrl = `https://127.0.0.1:${bareServer.port}/bare`;
   await expectStatus('GET /bare', client.get(bareUrl));
-  const bare = await measure('`GET /bare` (bare Koa)', { url: bareUrl, connections: 64 });
+  const bare = await measure('`GET /bare` (bare Koa)', bareServer.pid, { url: bareUrl, connections: 64 });
   // Stopped before the controller starts, so the two never compete for CPU.
   await bareServer.stop();
 
@@ -116,12 +121,12 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<BenchRun>
   const token = await fixture.login(adminCredentials.username, adminCredentials.password, 'client');
   const sessionUrl = `${fixture.clientApi}/current-api-session`;
   await expectStatus('GET current-api-session', fixture.http.get(sessionUrl, { headers: { 'zt-session': token } }));
-  const session = await measure('`GET /edge/client/v1/current-api-session`', { url: sessionUrl, connections: 64, headers: { 'zt-session': token } });
+  const session = await measure('`GET /edge/client/v1/current-api-session`', fixture.child?.pid, { url: sessionUrl, connections: 64, headers: { 'zt-session': token } });
 
   const loginUrl = `${fixture.clientApi}/authenticate?method=password`;
   const loginBody = JSON.stringify({ username: adminCredentials.username, password: adminCredentials.password });
   await expectStatus('POST authenticate', fixture.http.post(loginUrl, { rawBody: loginBody, headers: { 'content-type': 'application/json' } }));
-  const login = await measure('`POST /edge/client/v1/authenticate?method=password`', {
+  const login = await measure('`POST /edge/client/v1/authenticate?method=password`', fixture.child?.pid, {
     url: loginUrl,
     connections: 16,
     method: 'POST',

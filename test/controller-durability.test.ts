@@ -20,6 +20,13 @@ test('a restart keeps identities and API sessions', async () => {
 
   const session = await controller.http.get(`${controller.clientApi}/current-api-session`, { headers });
   assert.equal(session.status, 200, 'the session outlives the restart');
+
+  // A second process on the same data directory refuses to start and says why.
+  const { spawnSync } = await import('node:child_process');
+  const second = spawnSync(new URL('../edgeward', import.meta.url).pathname, ['controller', 'run', controller.configFile], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(second.status, 1);
+  assert.match(second.stderr, /is locked: another controller is using this data directory|is in use by a running controller/);
+  assert.equal((await controller.http.get(`${controller.clientApi}/current-api-session`, { headers })).status, 200, 'the first one is unharmed');
   const identity = await controller.http.get(`${controller.managementApi}/identities/${created.json.data.id}`, { headers });
   assert.equal(identity.status, 200);
   assert.equal(identity.json.data.name, 'survivor');

@@ -130,6 +130,10 @@ test('the default admin cannot be deleted or demoted', async () => {
   const demoted = await controller.http.patch(api(`/identities/${adminId}`), { headers, body: { isAdmin: false } });
   assert.equal(demoted.status, 400);
   assert.equal(demoted.json.error.cause.field, 'isAdmin');
+  const authenticatorId = admins.json.data[0].authenticators.updb.id as string;
+  const lockout = await controller.http.delete(api(`/authenticators/${authenticatorId}`), { headers });
+  assert.equal(lockout.status, 400, 'the default admin cannot lose its only way in');
+  assert.equal(lockout.json.error.code, 'ENTITY_CAN_NOT_BE_DELETED');
 });
 
 test('bad identity bodies: wrong types, missing and unknown values, malformed JSON; nothing half-created', async () => {

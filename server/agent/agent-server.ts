@@ -1,7 +1,7 @@
 // The operator's agent socket: a unix socket readable only by the controller's user (mode 0600). Commands are
 // registered by name; a malformed request gets an error answer, never a crash.
 import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Logger } from '../../common/log/logger.ts';
 import type { AgentRequest, AgentResponse } from './agent-protocol.ts';
@@ -21,7 +21,10 @@ export class AgentServer {
 
   async start(): Promise<void> {
     mkdirSync(dirname(this.socketPath), { recursive: true, mode: 0o700 });
-    if (existsSync(this.socketPath)) unlinkSync(this.socketPath);
+    if (existsSync(this.socketPath)) {
+      if (await answers(this.socketPath)) throw new Error(`the agent socket ${this.socketPath} is in use by a running controller`);
+      unlinkSync(this.socketPath);
+    }
     const server = createServer((socket) => this.serve(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -72,4 +75,16 @@ export class AgentServer {
   private answer(socket: Socket, response: AgentResponse): void {
     socket.end(`${JSON.stringify(response)}\n`);
   }
+}
+
+/** Whether something is listening on a unix socket (a stale file from a crash does not answer). */
+function answers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

@@ -54,8 +54,20 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
     sink = (line) => void stream.write(`${line}\n`);
   }
   const logger = createJsonLogger({ sink, level: config.log.level, component: 'controller', fields: { controllerId: options.id } });
-  const controller = await startController(options, { logger, clock: systemClock, version: currentVersion() });
-  const unregister = registerAgent({ id: options.id, pid: process.pid, socket: options.agentSocket });
+  let controller;
+  try {
+    controller = await startController(options, { logger, clock: systemClock, version: currentVersion() });
+  } catch (error) {
+    logger.error('controller failed to start', { error: (error as Error).message });
+    io.stderr(`error: the controller did not start: ${(error as Error).message}\n`);
+    return 1;
+  }
+  let unregister = () => undefined as void;
+  try {
+    unregister = registerAgent({ id: options.id, pid: process.pid, socket: options.agentSocket });
+  } catch (error) {
+    logger.warn('could not register the agent socket for discovery; use --socket with ./edgeward agent', { error: (error as Error).message });
+  }
 
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

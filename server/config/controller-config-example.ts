@@ -25,7 +25,7 @@ interface ExampleBase {
   readonly webAdvertiseAddress?: string;
   /** `tls:host:port` (a bare `host:port` gets `tls:`). */
   readonly ctrlAddress: string;
-  /** JSON-lines file for cluster, entity-change, API-session and authentication events; no events when unset. */
+  /** JSON-lines file the events handler writes (entity changes today; cluster events with the HA cluster); none when unset. */
   readonly eventsFile?: string;
   /** Log file; stderr when unset. */
   readonly logFile?: string;

@@ -9,7 +9,7 @@ import type { ControllerOptions, TlsMaterial, WebListener } from './controller-o
 
 const tlsVersion = (version: 'TLS1.2' | 'TLS1.3') => (version === 'TLS1.2' ? 'TLSv1.2' : 'TLSv1.3');
 
-async function readIdentity(identity: IdentityConfig, path: string, problems: ConfigProblem[]): Promise<TlsMaterial | undefined> {
+async function readIdentity(identity: IdentityConfig, path: string, problems: ConfigProblem[]): Promise<(TlsMaterial & { clientCertPem: string }) | undefined> {
   const read = async (key: keyof IdentityConfig) => {
     try {
       return await readFile(identity[key], 'utf8');
@@ -18,21 +18,32 @@ async function readIdentity(identity: IdentityConfig, path: string, problems: Co
       return undefined;
     }
   };
-  const [certPem, keyPem, caPem] = await Promise.all([read('server_cert'), read('server_key'), read('ca')]);
-  if (certPem === undefined || keyPem === undefined || caPem === undefined) return undefined;
-  try {
-    parseCertificates(certPem, 'server certificate');
-    parseCertificates(caPem, 'CA bundle');
-    const key = createPrivateKey(keyPem);
-    if (!new X509Certificate(certPem).checkPrivateKey(key)) {
-      problems.push({ severity: 'error', path: `${path}.server_key`, rule: 'key-matches-cert', message: `the key in ${identity.server_key} does not belong to the certificate in ${identity.server_cert}` });
-      return undefined;
+  const [clientCertPem, clientKeyPem, certPem, keyPem, caPem] = await Promise.all([read('cert'), read('key'), read('server_cert'), read('server_key'), read('ca')]);
+  if (clientCertPem === undefined || clientKeyPem === undefined || certPem === undefined || keyPem === undefined || caPem === undefined) return undefined;
+  const pairs: Array<[string, string, 'cert' | 'server_cert', 'key' | 'server_key']> = [
+    [clientCertPem, clientKeyPem, 'cert', 'key'],
+    [certPem, keyPem, 'server_cert', 'server_key'],
+  ];
+  let ok = true;
+  for (const [pem, key, certKey, keyKey] of pairs) {
+    try {
+      parseCertificates(pem, `${path}.${certKey}`);
+      if (!new X509Certificate(pem).checkPrivateKey(createPrivateKey(key))) {
+        problems.push({ severity: 'error', path: `${path}.${keyKey}`, rule: 'key-matches-cert', message: `the key in ${identity[keyKey]} does not belong to the certificate in ${identity[certKey]}` });
+        ok = false;
+      }
+    } catch (error) {
+      problems.push({ severity: 'error', path: `${path}.${certKey}`, rule: 'pem', message: `${identity[certKey]}: ${(error as Error).message}` });
+      ok = false;
     }
-  } catch (error) {
-    problems.push({ severity: 'error', path, rule: 'pem', message: (error as Error).message });
-    return undefined;
   }
-  return { certPem, keyPem, caPem };
+  try {
+    parseCertificates(caPem, `${path}.ca`);
+  } catch (error) {
+    problems.push({ severity: 'error', path: `${path}.ca`, rule: 'pem', message: `${identity.ca}: ${(error as Error).message}` });
+    ok = false;
+  }
+  return ok ? { certPem, keyPem, caPem, clientCertPem } : undefined;
 }
 
 export async function controllerOptionsFromConfig(config: ControllerConfig): Promise<{ options?: ControllerOptions; problems: ConfigProblem[] }> {
@@ -40,9 +51,10 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
   const identity = await readIdentity(config.identity, 'identity', problems);
   let id: string | undefined;
   if (identity) {
-    const spiffe = spiffeIdOf(identity.certPem);
+    // The controller's id is the one its identity certificate names, as its peers will see it.
+    const spiffe = spiffeIdOf(identity.clientCertPem);
     if (spiffe?.kind === 'controller') id = spiffe.id;
-    else problems.push({ severity: 'error', path: 'identity.cert', rule: 'spiffe-id', message: `the certificate ${config.identity.server_cert} has no spiffe://<trust-domain>/controller/<id> URI SAN` });
+    else problems.push({ severity: 'error', path: 'identity.cert', rule: 'spiffe-id', message: `the certificate ${config.identity.cert} has no spiffe://<trust-domain>/controller/<id> URI SAN` });
   }
   const webs: WebListener[] = [];
   for (const [index, web] of config.web.entries()) {

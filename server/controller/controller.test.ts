@@ -63,7 +63,9 @@ test('a session ends after 30 minutes without activity, and activity resets the 
   assert.equal(touched.status, 200);
   assert.equal(touched.json.data.expirationSeconds, 1800, 'activity pushed expiry back to the full timeout');
   clock.advance(10 * 60_000 + 1_000);
-  assert.equal((await current(idle)).status, 401, '30 minutes idle: ended');
+  const ended = await current(idle);
+  assert.equal(ended.status, 401, '30 minutes idle: ended');
+  assert.match(String(ended.headers['www-authenticate']), /error="expired"/);
   const stillBusy = await current(busy);
   assert.equal(stillBusy.status, 200, 'active 10 minutes ago: alive');
   assert.ok(Math.abs(stillBusy.json.data.expirationSeconds - 1800) <= 1);

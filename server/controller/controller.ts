@@ -38,7 +38,7 @@ export async function startController(options: ControllerOptions, runtime: { log
   const { logger, clock, version } = runtime;
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
 
-  const store = await ModelStore.open(join(options.dataDir, 'ctrl.db'), createModelTables());
+  const store = await explainOpen(join(options.dataDir, 'ctrl.db'), () => ModelStore.open(join(options.dataDir, 'ctrl.db'), createModelTables()));
   const stateMachine = new ModelStateMachine(store);
   const isLeader = () => true;
   const dispatcher = new EventDispatcher(
@@ -54,7 +54,7 @@ export async function startController(options: ControllerOptions, runtime: { log
       for (const event of entityChangeEvents(applied, { controllerId: options.id, version: version.version, now: () => clock.now() })) dispatcher.dispatch('entityChange', event);
     });
   }
-  const log = await SingleVoterLog.open(join(options.dataDir, 'raft.db'), stateMachine);
+  const log = await explainOpen(join(options.dataDir, 'raft.db'), () => SingleVoterLog.open(join(options.dataDir, 'raft.db'), stateMachine));
   logger.info('model opened', { appliedIndex: store.appliedIndex(), lastLogIndex: log.lastLogIndex(), term: log.currentTerm() });
 
   const writer = new ModelWriter(log);
@@ -166,4 +166,15 @@ export async function startController(options: ControllerOptions, runtime: { log
       logger.info('controller stopped', { id: options.id });
     },
   };
+}
+
+/** LevelDB's open errors name neither the path nor the usual cause; say both. */
+async function explainOpen<T>(path: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') throw new Error(`${path} is locked: another controller is using this data directory`);
+    throw new Error(`cannot open ${path}: ${cause?.message ?? (error as Error).message}`);
+  }
 }

@@ -64,9 +64,14 @@ export class ApiSessionService {
 
   /** The live session a token names, or undefined when unknown or expired (an expired one is swept later). */
   resolve(token: string): ApiSession | undefined {
+    const found = this.lookup(token);
+    return found.state === 'live' ? found.session : undefined;
+  }
+
+  lookup(token: string): { state: 'live'; session: ApiSession } | { state: 'expired' | 'unknown' } {
     const session = this.store.table<ApiSession>(tables.apiSessions).findUnique('tokenHash', hashToken(token));
-    if (!session) return undefined;
-    return this.isExpired(session) ? undefined : session;
+    if (!session) return { state: 'unknown' };
+    return this.isExpired(session) ? { state: 'expired' } : { state: 'live', session };
   }
 
   get(id: string): ApiSession | undefined {

@@ -85,7 +85,12 @@ export class AuthenticatorService {
   }
 
   async delete(id: string): Promise<void> {
-    this.get(id);
+    const authenticator = this.get(id);
+    const identity = this.store.table<Identity>(tables.identities).get(authenticator.identityId);
+    if (identity?.isDefaultAdmin && this.forIdentity(identity.id).length === 1) {
+      // Deleting it would lock the default admin out with no way back in.
+      throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'ENTITY_CAN_NOT_BE_DELETED', message: "the default admin's only authenticator can not be deleted" });
+    }
     await this.writer.write({ type: 'authenticator.delete', id });
   }
 

@@ -19,7 +19,9 @@ export function sessionGuard(sessions: ApiSessionService, identities: IdentitySe
     async (ctx: ApiContext, next: Next): Promise<void> => {
       const token = ctx.get('zt-session');
       if (token === '') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('missing'));
-      const session = sessions.resolve(token);
+      const found = sessions.lookup(token);
+      if (found.state === 'expired') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('expired'));
+      const session = found.state === 'live' ? found.session : undefined;
       const identity = session ? identities.find(session.identityId) : undefined;
       if (!session || !identity) throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('invalid'));
       if (access !== 'partial' && session.authQueries.length > 0) {
@@ -30,9 +32,16 @@ export function sessionGuard(sessions: ApiSessionService, identities: IdentitySe
       ctx.state.session = session;
       ctx.state.token = token;
       ctx.state.identity = identity;
-      const expiresAt = sessions.expiresAtMs(session);
-      ctx.set('expiration-seconds', String(Math.max(0, Math.ceil((expiresAt - sessions.now()) / 1000))));
-      ctx.set('expires-at', new Date(expiresAt).toISOString());
+      setExpiryHeaders(ctx, sessions);
       await next();
     };
+}
+
+/** `expires-at` and `expiration-seconds` for the request's session. */
+export function setExpiryHeaders(ctx: ApiContext, sessions: ApiSessionService): void {
+  const session = ctx.state.session;
+  if (!session) return;
+  const expiresAt = sessions.expiresAtMs(session);
+  ctx.set('expiration-seconds', String(Math.max(0, Math.ceil((expiresAt - sessions.now()) / 1000))));
+  ctx.set('expires-at', new Date(expiresAt).toISOString());
 }

@@ -6,7 +6,7 @@ import { identityView } from '../../edge/views/identity-view.ts';
 import { ApiError } from '../api-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
-import type { Access } from '../session-guard.ts';
+import { setExpiryHeaders, type Access } from '../session-guard.ts';
 import { requireSession, sendDetail, sendEmpty, type RouteKit } from './route-kit.ts';
 import type { Middleware } from 'koa';
 
@@ -61,6 +61,7 @@ export function authenticationRoutes(services: EdgeServices, kit: RouteKit, guar
     });
     ctx.state.session = session;
     ctx.set('zt-session', token);
+    setExpiryHeaders(ctx, sessions);
     sendDetail(ctx, sessionDetail(ctx, token));
   });
 

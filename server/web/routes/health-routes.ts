@@ -5,14 +5,17 @@ import type { RequestState } from '../koa-state.ts';
 
 export function healthRoutes(checker: HealthChecker, raft: () => { isRaftEnabled: boolean; isLeader: boolean }): Router<RequestState> {
   const router = new Router<RequestState>({ prefix: '/health-checks' });
+  // 503 when a check fails, so load balancers and probes need not parse the body (the body says the same).
   router.get('/', (ctx) => {
-    ctx.status = 200;
-    ctx.body = { data: checker.report(ctx.query.type === 'short'), meta: {} };
+    const report = checker.report(ctx.query.type === 'short');
+    ctx.status = report.healthy ? 200 : 503;
+    ctx.body = { data: report, meta: {} };
   });
   router.get('/controller/raft', (ctx) => {
     const state = raft();
-    ctx.status = state.isRaftEnabled && !state.isLeader ? 429 : 200;
-    ctx.body = { data: checker.report(ctx.query.type === 'short'), meta: {}, raft: state };
+    const report = checker.report(ctx.query.type === 'short');
+    ctx.status = !report.healthy ? 503 : state.isRaftEnabled && !state.isLeader ? 429 : 200;
+    ctx.body = { data: report, meta: {}, raft: state };
   });
   return router;
 }

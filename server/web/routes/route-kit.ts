@@ -46,8 +46,10 @@ export const sendCreated = (ctx: ApiContext, id: string, collection: string) => 
   ctx.body = createdEnvelope(id, `./${collection}/${id}`);
 };
 
-export function sendList<T>(ctx: ApiContext, items: readonly T[], catalogue: FieldCatalogue<T>, view: (item: T) => unknown) {
-  const result = runListQuery(items, ctx.query as Record<string, string | string[] | undefined>, catalogue);
+export function sendList<T extends { id: string }>(ctx: ApiContext, items: readonly T[], catalogue: FieldCatalogue<T>, view: (item: T) => unknown) {
+  // Without a sort, lists come in id order, so paging is stable across requests and restarts.
+  const ordered = [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const result = runListQuery(ordered, ctx.query as Record<string, string | string[] | undefined>, catalogue);
   ctx.status = 200;
   ctx.body = listEnvelope(result.data.map(view), result.meta);
 }

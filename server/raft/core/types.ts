@@ -1,0 +1,97 @@
+// The vocabulary of the raft core: entries, configurations, persistent state, messages and the Ready batch the
+// driver acts on. Everything is plain JSON so it can be written to disk and sent over the wire unchanged.
+
+export type NodeId = string;
+
+export type EntryType = 'normal' | 'config' | 'noop';
+
+export interface Entry {
+  readonly index: number;
+  readonly term: number;
+  readonly type: EntryType;
+  /** normal: the command; config: a ConfigChange; noop: null (a new leader's first entry). */
+  readonly data: unknown;
+}
+
+/** Voters count toward elections and commit; non-voters only receive the log. */
+export interface Configuration {
+  readonly voters: readonly NodeId[];
+  readonly nonVoters: readonly NodeId[];
+}
+
+/** One server at a time: add (as voter or non-voter, or change an existing member's suffrage) or remove. */
+export type ConfigChange =
+  | { readonly kind: 'add'; readonly id: NodeId; readonly voter: boolean; readonly context?: unknown }
+  | { readonly kind: 'remove'; readonly id: NodeId };
+
+export interface HardState {
+  readonly term: number;
+  readonly vote: NodeId | null;
+  readonly commit: number;
+}
+
+export interface SnapshotMeta {
+  readonly index: number;
+  readonly term: number;
+  readonly configuration: Configuration;
+}
+
+export interface Snapshot {
+  readonly meta: SnapshotMeta;
+  /** The state machine's serialised state, opaque to raft. */
+  readonly data: unknown;
+}
+
+interface MessageBase {
+  readonly from: NodeId;
+  readonly to: NodeId;
+  readonly term: number;
+}
+
+export type Message =
+  | (MessageBase & { readonly type: 'PreVote' | 'Vote'; readonly lastIndex: number; readonly lastTerm: number; readonly transfer?: boolean })
+  | (MessageBase & { readonly type: 'PreVoteResp' | 'VoteResp'; readonly reject: boolean })
+  | (MessageBase & { readonly type: 'Append'; readonly prevIndex: number; readonly prevTerm: number; readonly entries: readonly Entry[]; readonly commit: number })
+  | (MessageBase & { readonly type: 'AppendResp'; readonly reject: boolean; readonly index: number; readonly rejectHint: number; readonly hintTerm: number })
+  | (MessageBase & { readonly type: 'Heartbeat'; readonly commit: number })
+  | (MessageBase & { readonly type: 'HeartbeatResp' })
+  | (MessageBase & { readonly type: 'Snapshot'; readonly snapshot: Snapshot })
+  | (MessageBase & { readonly type: 'TimeoutNow' });
+
+export type MessageType = Message['type'];
+
+export type Role = 'follower' | 'precandidate' | 'candidate' | 'leader';
+
+export interface SoftState {
+  readonly role: Role;
+  readonly leader: NodeId | null;
+  readonly term: number;
+}
+
+/**
+ * What the driver must do, in order: persist `hardState`, `snapshot` and `entries` (entries[0].index replaces any
+ * stored entry at or after it), then send `messages`, then apply `committedEntries`, then call advance().
+ */
+export interface Ready {
+  readonly softState?: SoftState;
+  readonly hardState?: HardState;
+  readonly snapshot?: Snapshot;
+  readonly entries: readonly Entry[];
+  readonly messages: readonly Message[];
+  readonly committedEntries: readonly Entry[];
+}
+
+/** Why a proposal was refused; the driver maps these to typed errors. */
+export type ProposalRefusal = 'not-leader' | 'transfer-in-progress' | 'config-change-pending' | 'not-a-member' | 'dropped';
+
+export class ProposalRefused extends Error {
+  constructor(
+    readonly reason: ProposalRefusal,
+    readonly leader: NodeId | null,
+  ) {
+    super(`proposal refused: ${reason}${leader ? ` (leader is ${leader})` : ''}`);
+    this.name = 'ProposalRefused';
+  }
+}
+
+export const emptyConfiguration: Configuration = { voters: [], nonVoters: [] };

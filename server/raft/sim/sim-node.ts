@@ -1,0 +1,72 @@
+// One simulated controller: what it has synced (survives a crash), the raft core and the state machine (lost on
+// a crash, rebuilt from the synced state on restart), and a clock that runs a little fast or slow.
+import { RaftCore } from '../core/raft-core.ts';
+import type { Configuration, Entry, HardState, NodeId, Snapshot } from '../core/types.ts';
+import type { Random } from './seeded-random.ts';
+
+export interface SimStateMachine {
+  /** Index of the last applied entry. */
+  index: number;
+  /** A running hash of everything applied: equal hashes at an index mean equal histories. */
+  hash: number;
+}
+
+export interface Durable {
+  hardState: HardState | undefined;
+  entries: Entry[];
+  snapshot: Snapshot | undefined;
+}
+
+export class SimNode {
+  core: RaftCore | undefined;
+  machine: SimStateMachine = { index: 0, hash: 0 };
+  readonly durable: Durable = { hardState: undefined, entries: [], snapshot: undefined };
+  tickDebt = 0;
+  /** The highest term this node has ever persisted, and its vote in it: a restart must never go back. */
+  persistedTerm = 0;
+  persistedVote: NodeId | null = null;
+
+  constructor(
+    readonly id: NodeId,
+    readonly tickRate: number,
+    private readonly bootstrap: Configuration,
+  ) {}
+
+  get alive(): boolean {
+    return this.core !== undefined;
+  }
+
+  start(random: Random, electionTicks: number, heartbeatTicks: number): void {
+    const snapshot = this.durable.snapshot;
+    this.machine = snapshot ? { ...(snapshot.data as SimStateMachine) } : { index: 0, hash: 0 };
+    this.core = new RaftCore({
+      id: this.id,
+      electionTicks,
+      heartbeatTicks,
+      random,
+      maxEntriesPerAppend: 8,
+      maxInflight: 4,
+      ...(this.durable.hardState ? { hardState: this.durable.hardState } : {}),
+      ...(snapshot ? { snapshot: snapshot.meta } : {}),
+      entries: this.durable.entries,
+      applied: this.machine.index,
+      bootstrap: this.bootstrap,
+    });
+    if (snapshot) this.core.snapshotTaken(snapshot);
+    this.tickDebt = 0;
+  }
+
+  crash(): void {
+    this.core = undefined;
+  }
+}
+
+export function mixHash(hash: number, entry: Entry): number {
+  const text = `${entry.index}:${entry.term}:${entry.type}:${JSON.stringify(entry.data)}`;
+  let h = hash ^ 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
