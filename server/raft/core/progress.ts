@@ -82,6 +82,11 @@ export class Progress {
     }
   }
 
+  /** A heartbeat reply proves the follower is reachable: free one slot so a pipeline of lost appends unsticks. */
+  freeFirstOne(): void {
+    if (this.state === 'replicate' && this.inflight.length >= this.maxInflight) this.inflight.shift();
+  }
+
   isPaused(): boolean {
     if (this.state === 'probe') return this.probeSent;
     if (this.state === 'snapshot') return true;

@@ -432,25 +432,27 @@ export class RaftCore {
           return;
         }
         const wasPaused = pr.isPaused();
-        if (pr.maybeUpdate(m.index)) {
-          if (pr.state === 'probe') pr.becomeReplicate();
-          else if (pr.state === 'snapshot' && pr.match >= pr.pendingSnapshot) {
-            pr.becomeProbe();
-            pr.becomeReplicate();
-          }
-          if (this.maybeCommit()) this.broadcastAppend();
-          else if (wasPaused) this.sendAppend(m.from);
-          // Keep the pipeline full.
-          while (!pr.isPaused() && pr.next <= this.log.lastIndex() && this.sendAppend(m.from));
-          if (m.from === this.transferee && pr.match === this.log.lastIndex()) {
-            this.send({ type: 'TimeoutNow', to: m.from, term: this.term });
-          }
+        const updated = pr.maybeUpdate(m.index);
+        if (pr.state === 'snapshot' && pr.match >= pr.pendingSnapshot) {
+          // The follower has the snapshot: replicate from just after it.
+          pr.becomeProbe();
+          pr.becomeReplicate();
+        } else if (updated && pr.state === 'probe') {
+          pr.becomeReplicate();
+        }
+        if (updated && this.maybeCommit()) this.broadcastAppend();
+        else if (wasPaused) this.sendAppend(m.from);
+        // Keep the pipeline full.
+        while (!pr.isPaused() && pr.next <= this.log.lastIndex() && this.sendAppend(m.from));
+        if (m.from === this.transferee && pr.match === this.log.lastIndex()) {
+          this.send({ type: 'TimeoutNow', to: m.from, term: this.term });
         }
         return;
       }
       case 'HeartbeatResp': {
         pr.recentActive = true;
         pr.probeSent = false;
+        pr.freeFirstOne();
         // A snapshot that has been in flight for an election timeout is presumed lost: probe again.
         if (pr.state === 'snapshot' && pr.stateTicks >= this.electionTicks) pr.becomeProbe();
         if (pr.match < this.log.lastIndex()) this.sendAppend(m.from);

@@ -160,7 +160,7 @@ export function logStoreContract(name: string, makeStore: () => Promise<StoreHar
       assert.deepEqual(await bounds(await harness.reopen()), [1, 0]);
     }));
 
-    test('entries that are not contiguous are refused with a clear error, leaving the log as it was', withStore(async ({ store }) => {
+    test('non-contiguous or malformed entries and compaction indexes are refused with a clear error, leaving the log as it was', withStore(async ({ store }) => {
       await store.append(run(1, 3, 1));
       await assert.rejects(store.append([entry(4, 1), entry(6, 1)]), { message: 'append: entries are not contiguous: index 6 follows index 4' });
       await assert.rejects(store.append([entry(5, 1)]), { message: 'append: entries start at index 5, leaving a gap after lastIndex 3' });
