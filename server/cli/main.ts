@@ -3,6 +3,7 @@ import { runAgentCommand } from './agent-command.ts';
 import { runControllerCommand } from './controller-command.ts';
 import { runDemoCommand } from './demo-command.ts';
 import { runPkiCommand } from '../pki/pki-command.ts';
+import { runRaftCommand } from './raft-command.ts';
 import { currentVersion } from '../web/version-info.ts';
 
 const usage = `edgeward: identity overlay-network controller and router, shipped as an observability-first appliance
@@ -22,6 +23,10 @@ Operator:
   agent controller init --username <u> --password-file <f> [--name <n>] [--socket <path>]
                                                       create the default admin on a new controller
   pki init|controller|client|show ...                 the service's own PKI (./edgeward pki --help)
+
+Raft:
+  raft sim [--seeds <n>] [--first <seed>] [--steps <k>] [--nodes <m>]   run the seeded fault simulator
+  raft sim --seed <s> --trace                                            replay one seed with its events
 
   version                             print the version
   --help                              this text
@@ -51,6 +56,8 @@ async function main(argv: string[]): Promise<number> {
       return runControllerCommand(rest, io);
     case 'agent':
       return runAgentCommand(rest, io);
+    case 'raft':
+      return runRaftCommand(rest, io);
     case 'pki':
       return runPkiCommand(rest, { stdout: io.stdout, stderr: io.stderr });
     case 'demo':
