@@ -17,6 +17,9 @@ export type ModelCommand =
   | { type: 'authenticator.delete'; id: string }
   | { type: 'apiSession.create'; session: ApiSession }
   | { type: 'apiSession.delete'; ids: string[]; reason: 'logout' | 'administrative' | 'expired' }
-  | { type: 'apiSession.touch'; activity: Array<[id: string, lastActivityAt: string]> };
+  | { type: 'apiSession.touch'; activity: Array<[id: string, lastActivityAt: string]> }
+  /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
+  | { type: 'raft.noop' }
+  | { type: 'raft.config' };
 
 export type ModelCommandType = ModelCommand['type'];

@@ -29,6 +29,15 @@ export interface AppliedChanges {
 export type ChangeListener = (applied: AppliedChanges) => void;
 
 export class ModelStateMachine implements StateMachine {
+  /** The whole model, for a raft snapshot. */
+  snapshot(): unknown {
+    return this.store.exportRows();
+  }
+
+  async restore(data: unknown, index: number): Promise<void> {
+    await this.store.replaceAll(data as { tables: Record<string, never[]> }, index);
+  }
+
   private readonly listeners: ChangeListener[] = [];
 
   constructor(readonly store: ModelStore) {}
@@ -134,6 +143,9 @@ function applyCommand(command: ModelCommand, tx: ApplyTransaction): unknown {
       }
       return undefined;
     }
+    case 'raft.noop':
+    case 'raft.config':
+      return undefined;
     default: {
       const unknown: never = command;
       throw new CommandRefused({ code: 'COULD_NOT_VALIDATE', cause: { field: 'type', reason: `unknown command ${(unknown as { type: string }).type}` } });

@@ -40,11 +40,15 @@ export interface Proposer {
   close(): Promise<void>;
 }
 
-/** Raised when a proposal cannot be ordered at all (no leader, read-only cluster, storage failure). */
+export type RefusalReason = 'no-leader' | 'not-leader' | 'read-only' | 'closed' | 'storage' | 'transfer' | 'dropped' | 'timeout';
+
+/** Raised when a proposal cannot be ordered or did not commit (no leader, read-only cluster, storage failure…). */
 export class ProposalRefusedError extends Error {
   constructor(
-    readonly reason: 'no-leader' | 'read-only' | 'closed' | 'storage',
+    readonly reason: RefusalReason,
     message: string,
+    /** The leader, when one is known (a follower can forward to it). */
+    readonly leader: string | null = null,
   ) {
     super(message);
     this.name = reason === 'no-leader' ? 'ClusterHasNoLeaderError' : 'ProposalRefusedError';

@@ -120,6 +120,30 @@ export class ModelStore {
     return results;
   }
 
+  /** Every row of every table, as of the applied index: a raft snapshot's data. */
+  exportRows(): { appliedIndex: number; tables: Record<string, Row[]> } {
+    const tables: Record<string, Row[]> = {};
+    for (const [name, table] of this.tables) tables[name] = table.all();
+    return { appliedIndex: this.applied, tables };
+  }
+
+  /** Replaces everything with a snapshot's rows, durably, with `index` as the applied index. */
+  async replaceAll(data: { tables: Record<string, Row[]> }, index: number): Promise<void> {
+    const operations: Array<{ type: 'put'; key: string; value: unknown } | { type: 'del'; key: string }> = [];
+    for await (const key of this.db.keys({ gte: 'e!', lt: 'e!~' })) operations.push({ type: 'del', key });
+    for (const [name, rows] of Object.entries(data.tables)) {
+      if (!this.tables.has(name)) continue;
+      for (const row of rows) operations.push({ type: 'put', key: rowKey(name, row.id), value: row });
+    }
+    operations.push({ type: 'put', key: appliedIndexKey, value: index });
+    await this.db.batch(operations, { sync: true });
+    for (const [name, table] of this.tables) {
+      for (const row of table.all()) table.delete(row.id);
+      for (const row of data.tables[name] ?? []) table.put(row);
+    }
+    this.applied = index;
+  }
+
   /** A consistent check that the store answers reads (the `bolt.read` health check). */
   async ping(): Promise<void> {
     await this.db.get(appliedIndexKey);

@@ -188,6 +188,11 @@ export class RaftCore {
     }
   }
 
+  /** Starts an election now (a lone voter need not wait out an election timeout at start-up). */
+  campaign(): void {
+    if (this.role !== 'leader' && this.isVoter(this.id)) this.campaignFor(this.preVote ? 'pre' : 'real');
+  }
+
   /** Appends a command; returns its index and term. Throws ProposalRefused when this node cannot. */
   propose(data: unknown): { index: number; term: number } {
     this.checkCanPropose();
@@ -346,13 +351,13 @@ export class RaftCore {
     this.appendAsLeader([{ index: this.log.lastIndex() + 1, term: this.term, type: 'noop', data: null }]);
   }
 
-  private campaign(kind: 'pre' | 'real', transfer = false): void {
+  private campaignFor(kind: 'pre' | 'real', transfer = false): void {
     if (kind === 'pre') this.becomePreCandidate();
     else this.becomeCandidate();
     const term = kind === 'pre' ? this.term + 1 : this.term;
     this.votes.set(this.id, true);
     if (this.tally() === 'won') {
-      if (kind === 'pre') this.campaign('real');
+      if (kind === 'pre') this.campaignFor('real');
       else this.becomeLeader();
       return;
     }
@@ -375,7 +380,7 @@ export class RaftCore {
     this.electionElapsed++;
     if (this.isVoter(this.id) && this.electionElapsed >= this.randomizedElectionTimeout) {
       this.electionElapsed = 0;
-      this.campaign(this.preVote ? 'pre' : 'real');
+      this.campaignFor(this.preVote ? 'pre' : 'real');
     }
   }
 
@@ -478,7 +483,7 @@ export class RaftCore {
         if (!this.votes.has(m.from)) this.votes.set(m.from, !m.reject);
         const result = this.tally();
         if (result === 'won') {
-          if (this.role === 'precandidate') this.campaign('real');
+          if (this.role === 'precandidate') this.campaignFor('real');
           else this.becomeLeader();
         } else if (result === 'lost') {
           this.becomeFollower(this.term, null);
@@ -510,7 +515,7 @@ export class RaftCore {
         return;
       case 'TimeoutNow':
         // The leader asked us to take over: campaign at once, skipping pre-vote and the lease.
-        if (this.isVoter(this.id)) this.campaign('real', true);
+        if (this.isVoter(this.id)) this.campaignFor('real', true);
         return;
       default:
         return;

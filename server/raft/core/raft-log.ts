@@ -28,8 +28,9 @@ export class RaftLog {
       log.entries.push(entry);
     }
     log.stableIndex = log.lastIndex();
-    log.committed = Math.max(Math.min(committed, log.lastIndex()), log.snapshotIndex);
-    // The state machine may be ahead of the snapshot (it applied entries durably before a restart).
+    // What the state machine durably applied was committed, even if the stored commit index lags behind it (it is
+    // written with the entries, and a data dir from the one-voter log has none at all).
+    log.committed = Math.max(Math.min(Math.max(committed, applied), log.lastIndex()), log.snapshotIndex);
     log.applied = Math.max(log.snapshotIndex, Math.min(applied, log.committed));
     return log;
   }

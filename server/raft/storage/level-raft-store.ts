@@ -6,7 +6,7 @@
 // Every write is synced before it resolves, because the messages that depend on it are sent next.
 import { Level } from 'level';
 import type { Entry, HardState } from '../core/types.ts';
-import type { LogStore, StableStore } from './raft-storage.ts';
+import type { RaftStore } from './raft-storage.ts';
 import { checkAppend, checkCompact, checkHardState, copyHardState } from './store-rules.ts';
 
 const logPrefix = 'log!';
@@ -21,7 +21,7 @@ export const entryKey = (index: number): string => `${logPrefix}${index.toString
 
 type Operation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
 
-export class LevelRaftStore implements LogStore, StableStore {
+export class LevelRaftStore implements RaftStore {
   private closed = false;
   /** Writes run one at a time: each computes its deletes from the cached bounds the previous one left. */
   private writes: Promise<unknown> = Promise.resolve();
@@ -77,8 +77,16 @@ export class LevelRaftStore implements LogStore, StableStore {
   }
 
   append(entries: readonly Entry[]): Promise<void> {
+    return this.persist(entries, undefined);
+  }
+
+  persist(entries: readonly Entry[], state: HardState | undefined): Promise<void> {
     return this.serialise(async () => {
-      if (entries.length === 0) return;
+      if (state) checkHardState(state);
+      if (entries.length === 0) {
+        if (state) await this.db.put(hardStateKey, copyHardState(state), { sync: true });
+        return;
+      }
       checkAppend(entries, this.first, this.last);
       const start = entries[0]!.index;
       const end = entries[entries.length - 1]!.index;
@@ -91,6 +99,7 @@ export class LevelRaftStore implements LogStore, StableStore {
       for (const entry of entries) {
         operations.push({ type: 'put', key: entryKey(entry.index), value: { index: entry.index, term: entry.term, type: entry.type, data: entry.data } });
       }
+      if (state) operations.push({ type: 'put', key: hardStateKey, value: copyHardState(state) });
       await this.db.batch(operations, { sync: true });
       this.first = empty ? start : Math.min(this.first, start);
       this.last = end;

@@ -2,10 +2,10 @@
 // counts as synced, so a simulated crash keeps all of it; clone() gives a restarted node its own copy.
 // Entries are kept by reference (never copied) because they are immutable and the simulator appends many.
 import type { Entry, HardState } from '../core/types.ts';
-import type { LogStore, StableStore } from './raft-storage.ts';
+import type { RaftStore } from './raft-storage.ts';
 import { checkAppend, checkCompact, checkHardState, copyHardState } from './store-rules.ts';
 
-export class MemoryRaftStore implements LogStore, StableStore {
+export class MemoryRaftStore implements RaftStore {
   /**
    * `log[i]` has index `first + i`. When the log is empty, `first - 1` is the last index compacted away (0 if none),
    * which is what lastIndex() reports, as the LevelDB store does.
@@ -53,6 +53,12 @@ export class MemoryRaftStore implements LogStore, StableStore {
       this.log.length = start - this.first;
       for (const entry of entries) this.log.push(entry);
     }
+  }
+
+  async persist(entries: readonly Entry[], state: HardState | undefined): Promise<void> {
+    if (state) checkHardState(state);
+    await this.append(entries);
+    if (state) await this.setHardState(state);
   }
 
   async compact(index: number): Promise<void> {

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Configuration, Entry, Snapshot } from '../core/types.ts';
-import type { LogStore, SnapshotStore, StableStore } from './raft-storage.ts';
+import type { LogStore, RaftStore, SnapshotStore } from './raft-storage.ts';
 
-export type RaftStore = LogStore & StableStore;
+export type { RaftStore };
 
 export interface StoreHarness<S> {
   readonly store: S;
@@ -57,6 +57,17 @@ export function logStoreContract(name: string, makeStore: () => Promise<StoreHar
       assert.deepEqual(await store.entries(5, 5), [entry(5, 1)]);
       assert.deepEqual(await store.entries(6, 3), []);
       assert.deepEqual(await store.entries(9, 20), []);
+    }));
+
+    test('persist writes entries and the hard state together, and either alone', withStore(async (harness) => {
+      await harness.store.persist(run(1, 3, 2), { term: 2, vote: 'n1', commit: 1 });
+      await harness.store.persist([], { term: 3, vote: null, commit: 2 });
+      await harness.store.persist(run(4, 4, 3), undefined);
+      const store = await harness.reopen();
+      assert.deepEqual(await bounds(store), [1, 4]);
+      assert.deepEqual(await store.hardState(), { term: 3, vote: null, commit: 2 });
+      await assert.rejects(store.persist(run(9, 9, 3), { term: 3, vote: null, commit: 2 }), 'a gap is refused');
+      assert.deepEqual(await store.hardState(), { term: 3, vote: null, commit: 2 });
     }));
 
     test('every entry type and its data round-trip', withStore(async ({ store }) => {

@@ -23,6 +23,12 @@ export interface StableStore {
   close(): Promise<void>;
 }
 
+/** Log and hard state in one store, so a Ready's entries and hard state are synced in one write. */
+export interface RaftStore extends LogStore, StableStore {
+  /** append(entries) and setHardState(state) as one synced, atomic write; either may be empty. */
+  persist(entries: readonly Entry[], state: HardState | undefined): Promise<void>;
+}
+
 export interface SnapshotStore {
   /** Writes the snapshot (temp file, fsync, rename) and keeps only the newest `retain`. */
   save(snapshot: Snapshot): Promise<void>;

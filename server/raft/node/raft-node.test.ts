@@ -1,0 +1,162 @@
+// Three raft nodes in one process over the in-process transport: elections, replication, failover, snapshot
+// catch-up and restarts, with proposals resolving once applied.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { silentLogger } from '../../../common/log/logger.ts';
+import { seededRandom } from '../sim/seeded-random.ts';
+import type { ApplyResult, CommittedEntry } from '../state-machine.ts';
+import { FileSnapshotStore } from '../storage/file-snapshot-store.ts';
+import { LevelRaftStore } from '../storage/level-raft-store.ts';
+import { MemoryRaftStore } from '../storage/memory-raft-store.ts';
+import { MemorySnapshotStore } from '../storage/memory-snapshot-store.ts';
+import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
+import { RaftNode, type RaftStateMachine } from './raft-node.ts';
+import { InProcessTransport } from './raft-transport.ts';
+
+/** A key-value state machine that records what it applied. */
+class KvMachine implements RaftStateMachine {
+  values = new Map<string, string>();
+  applied = 0;
+  appliedIndex(): number {
+    return this.applied;
+  }
+  async apply(entries: readonly CommittedEntry[]): Promise<ApplyResult[]> {
+    return entries.map((entry) => {
+      this.applied = entry.index;
+      const command = entry.command as { type: string; key?: string; value?: string };
+      if (command.type === 'set') this.values.set(command.key!, command.value!);
+      return { ok: true, value: this.values.size };
+    });
+  }
+  snapshot(): unknown {
+    return { values: [...this.values], applied: this.applied };
+  }
+  async restore(data: unknown, index: number): Promise<void> {
+    this.values = new Map((data as { values: [string, string][] }).values);
+    this.applied = index;
+  }
+}
+
+const timing = { tickMs: 10, electionTicks: 10, heartbeatTicks: 2, commitTimeoutMs: 3000 };
+const dirs: string[] = [];
+after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+interface Member {
+  id: string;
+  store: RaftStore;
+  snapshots: SnapshotStore;
+  machine: KvMachine;
+  node?: RaftNode;
+}
+
+async function cluster(ids: string[], transport: InProcessTransport, make: (id: string) => Promise<Pick<Member, 'store' | 'snapshots'>>, threshold = 1000) {
+  const members: Member[] = [];
+  for (const [i, id] of ids.entries()) {
+    const { store, snapshots } = await make(id);
+    const member: Member = { id, store, snapshots, machine: new KvMachine() };
+    member.node = await RaftNode.start({
+      id, store, snapshots, stateMachine: member.machine, transport, timing,
+      snapshotPolicy: { intervalMs: 3_600_000, threshold, trailingLogs: 5 },
+      bootstrap: { voters: ids, nonVoters: [] }, random: seededRandom(100 + i), logger: silentLogger,
+    });
+    members.push(member);
+  }
+  return members;
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const leaderOf = (members: Member[]) => members.find((member) => member.node?.isLeader());
+
+test('three nodes elect one leader, replicate proposals, and resolve them with their index once applied', async () => {
+  const transport = new InProcessTransport();
+  const members = await cluster(['a', 'b', 'c'], transport, async () => ({ store: new MemoryRaftStore(), snapshots: new MemorySnapshotStore() }));
+  const leader = await waitFor('a leader', () => leaderOf(members));
+  assert.equal(members.filter((member) => member.node!.isLeader()).length, 1);
+  const proposals = await Promise.all(Array.from({ length: 50 }, (_, i) => leader.node!.propose({ type: 'set', key: `k${i}`, value: `v${i}` } as never)));
+  const indexes = proposals.map((proposal) => proposal.index);
+  assert.equal(new Set(indexes).size, 50);
+  assert.ok(proposals.every((proposal) => proposal.result.ok));
+  for (const member of members) await member.node!.waitForApplied(Math.max(...indexes), 3000);
+  for (const member of members) assert.equal(member.machine.values.get('k49'), 'v49');
+  await Promise.all(members.map((member) => member.node!.close()));
+});
+
+test('a follower refuses proposals and names the leader; the leader failing over elects another', async () => {
+  const transport = new InProcessTransport();
+  const members = await cluster(['a', 'b', 'c'], transport, async () => ({ store: new MemoryRaftStore(), snapshots: new MemorySnapshotStore() }));
+  const leader = await waitFor('a leader', () => leaderOf(members));
+  const follower = members.find((member) => member !== leader)!;
+  await assert.rejects(follower.node!.propose({ type: 'set', key: 'x', value: 'y' } as never), (error: { reason: string; leader: string }) => error.reason === 'not-leader' && error.leader === leader.id);
+
+  // Cut the leader off: the other two elect a new leader and keep committing.
+  for (const other of members) if (other !== leader) transport.cut.add(`${leader.id}>${other.id}`).add(`${other.id}>${leader.id}`);
+  const next = await waitFor('a new leader', () => members.find((member) => member !== leader && member.node!.isLeader()));
+  const proposal = await next.node!.propose({ type: 'set', key: 'after', value: 'failover' } as never);
+  assert.ok(proposal.index > 0);
+  // Check-quorum: the old leader steps down on its own.
+  await waitFor('the cut-off leader to step down', () => !leader.node!.isLeader());
+  transport.cut.clear();
+  await leader.node!.waitForApplied(proposal.index, 3000);
+  assert.equal(leader.machine.values.get('after'), 'failover');
+  await Promise.all(members.map((member) => member.node!.close()));
+});
+
+test('LevelDB storage: snapshots compact the log, a lagging follower catches up from a snapshot, restarts keep everything', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'edgeward-raft-node-'));
+  dirs.push(root);
+  const transport = new InProcessTransport();
+  const open = async (id: string) => ({ store: await LevelRaftStore.open(join(root, id, 'raft.db')), snapshots: await FileSnapshotStore.open(join(root, id, 'snapshots')) });
+  const members = await cluster(['a', 'b', 'c'], transport, open, 20);
+  const leader = await waitFor('a leader', () => leaderOf(members));
+  const laggard = members.find((member) => member !== leader)!;
+  for (const other of members) if (other !== laggard) transport.cut.add(`${other.id}>${laggard.id}`).add(`${laggard.id}>${other.id}`);
+
+  let last = 0;
+  for (let i = 0; i < 60; i++) last = (await leader.node!.propose({ type: 'set', key: `k${i}`, value: `v${i}` } as never)).index;
+  assert.equal(await leader.node!.maybeSnapshot(), true);
+  assert.ok(leader.node!.status().firstIndex > 10, 'the leader compacted its log');
+  assert.ok((await leader.snapshots.latest())!.meta.index >= last - 1);
+
+  transport.cut.clear();
+  await laggard.node!.waitForApplied(last, 5000);
+  assert.equal(laggard.machine.values.get('k59'), 'v59', 'caught up through the snapshot');
+  assert.ok((await laggard.snapshots.latest()) !== undefined, 'the follower stored the snapshot it installed');
+
+  // Restart everything: state and log come back from disk.
+  await Promise.all(members.map((member) => member.node!.close()));
+  await Promise.all(members.map((member) => member.store.close()));
+  const restarted = await cluster(['a', 'b', 'c'], transport, open, 20);
+  const again = await waitFor('a leader after restart', () => leaderOf(restarted));
+  const proposal = await again.node!.propose({ type: 'set', key: 'post', value: 'restart' } as never);
+  for (const member of restarted) {
+    await member.node!.waitForApplied(proposal.index, 5000);
+    assert.equal(member.machine.values.get('k30'), 'v30');
+    assert.equal(member.machine.values.get('post'), 'restart');
+  }
+  await Promise.all(restarted.map((member) => member.node!.close()));
+  await Promise.all(restarted.map((member) => member.store.close()));
+});
+
+test('leadership transfer hands over to the named voter', async () => {
+  const transport = new InProcessTransport();
+  const members = await cluster(['a', 'b', 'c'], transport, async () => ({ store: new MemoryRaftStore(), snapshots: new MemorySnapshotStore() }));
+  const leader = await waitFor('a leader', () => leaderOf(members));
+  await leader.node!.propose({ type: 'set', key: 'k', value: 'v' } as never);
+  const target = members.find((member) => member !== leader)!;
+  leader.node!.transferLeadership(target.id);
+  await waitFor('the target to lead', () => target.node!.isLeader());
+  assert.equal(leader.node!.isLeader(), false);
+  await Promise.all(members.map((member) => member.node!.close()));
+});

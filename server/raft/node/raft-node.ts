@@ -1,0 +1,331 @@
+// The raft node: the only asynchronous raft code. It owns the timers and runs the loop persist → send → apply →
+// advance around the pure core; proposals resolve with their raft index once applied locally; snapshots are taken
+// on a policy and compact the log; observers hear role and leader changes.
+import type { Logger } from '../../../common/log/logger.ts';
+import { RaftCore, type RaftStatus } from '../core/raft-core.ts';
+import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type Ready, type Snapshot, type SoftState } from '../core/types.ts';
+import type { ApplyResult, CommittedEntry, LogCommand, Proposal, Proposer } from '../state-machine.ts';
+import { ProposalRefusedError } from '../state-machine.ts';
+import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
+import type { RaftTransport } from './raft-transport.ts';
+
+/** The replicated state machine as the node drives it. */
+export interface RaftStateMachine {
+  appliedIndex(): number;
+  apply(entries: readonly CommittedEntry[]): Promise<ApplyResult[]>;
+  /** The whole state as of appliedIndex(), as JSON-able data. */
+  snapshot(): unknown;
+  /** Replaces the whole state with a snapshot's, as of `index`. */
+  restore(data: unknown, index: number): Promise<void>;
+}
+
+export interface RaftNodeTiming {
+  readonly tickMs: number;
+  readonly electionTicks: number;
+  readonly heartbeatTicks: number;
+  /** A proposal not applied within this long is refused (it may still commit later). */
+  readonly commitTimeoutMs: number;
+}
+
+export interface SnapshotPolicy {
+  readonly intervalMs: number;
+  /** Take one only when at least this many entries are new since the last. */
+  readonly threshold: number;
+  /** Entries kept in the log behind a snapshot, for followers that are only a little behind. */
+  readonly trailingLogs: number;
+}
+
+export interface RaftNodeOptions {
+  readonly id: NodeId;
+  readonly store: RaftStore;
+  readonly snapshots: SnapshotStore;
+  readonly stateMachine: RaftStateMachine;
+  readonly transport: RaftTransport;
+  readonly timing: RaftNodeTiming;
+  readonly snapshotPolicy: SnapshotPolicy;
+  /** The configuration when neither log nor snapshot holds one. */
+  readonly bootstrap: Configuration;
+  readonly random: () => number;
+  readonly logger: Logger;
+}
+
+export type RaftObserver = (state: SoftState, status: RaftStatus) => void;
+
+interface PendingProposal {
+  readonly term: number;
+  readonly resolve: (proposal: Proposal) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+export const defaultTiming: RaftNodeTiming = { tickMs: 50, electionTicks: 20, heartbeatTicks: 4, commitTimeoutMs: 5000 };
+
+export class RaftNode implements Proposer {
+  private readonly core: RaftCore;
+  private readonly pending = new Map<number, PendingProposal>();
+  private readonly observers: RaftObserver[] = [];
+  private inbox: Message[] = [];
+  private ticksDue = 0;
+  private pumping = false;
+  /** Set while a snapshot copies the state machine: the loop must not apply anything meanwhile. */
+  private holding = false;
+  private closed = false;
+  private idle: Promise<void> = Promise.resolve();
+  private ticker: NodeJS.Timeout | undefined;
+  private snapshotTimer: NodeJS.Timeout | undefined;
+  private lastSnapshotIndex: number;
+  private failure: Error | undefined;
+
+  private constructor(
+    private readonly options: RaftNodeOptions,
+    core: RaftCore,
+    lastSnapshotIndex: number,
+  ) {
+    this.core = core;
+    this.lastSnapshotIndex = lastSnapshotIndex;
+  }
+
+  /** Loads durable state (restoring the state machine from a newer snapshot if needed) and starts the loop. */
+  static async start(options: RaftNodeOptions): Promise<RaftNode> {
+    const { store, snapshots, stateMachine } = options;
+    const snapshot = await snapshots.latest();
+    if (snapshot && snapshot.meta.index > stateMachine.appliedIndex()) {
+      options.logger.info('restoring the state machine from a snapshot', { index: snapshot.meta.index, term: snapshot.meta.term });
+      await stateMachine.restore(snapshot.data, snapshot.meta.index);
+    }
+    const hardState = await store.hardState();
+    const entries = await store.entries(await store.firstIndex(), await store.lastIndex());
+    const core = new RaftCore({
+      id: options.id,
+      electionTicks: options.timing.electionTicks,
+      heartbeatTicks: options.timing.heartbeatTicks,
+      random: options.random,
+      ...(hardState ? { hardState } : {}),
+      ...(snapshot ? { snapshot: snapshot.meta } : {}),
+      entries,
+      applied: stateMachine.appliedIndex(),
+      bootstrap: options.bootstrap,
+    });
+    if (snapshot) core.snapshotTaken(snapshot);
+    const node = new RaftNode(options, core, snapshot?.meta.index ?? 0);
+    options.transport.listen(options.id, (message) => node.receive(message));
+    node.ticker = setInterval(() => {
+      node.ticksDue++;
+      node.pump();
+    }, options.timing.tickMs);
+    node.snapshotTimer = setInterval(() => void node.maybeSnapshot(), options.snapshotPolicy.intervalMs);
+    node.snapshotTimer.unref();
+    // A lone voter elects itself at once instead of waiting out an election timeout.
+    const { voters } = core.status().configuration;
+    if (voters.length === 1 && voters[0] === options.id) core.campaign();
+    node.pump();
+    await node.idle;
+    return node;
+  }
+
+  get id(): NodeId {
+    return this.options.id;
+  }
+
+  status(): RaftStatus {
+    return this.core.status();
+  }
+
+  isLeader(): boolean {
+    return this.core.status().role === 'leader';
+  }
+
+  leader(): NodeId | null {
+    return this.core.status().leader;
+  }
+
+  appliedIndex(): number {
+    return this.options.stateMachine.appliedIndex();
+  }
+
+  observe(observer: RaftObserver): void {
+    this.observers.push(observer);
+  }
+
+  propose(command: LogCommand): Promise<Proposal> {
+    return this.submit(() => this.core.propose(command));
+  }
+
+  proposeConfigChange(change: ConfigChange): Promise<Proposal> {
+    return this.submit(() => this.core.proposeConfigChange(change));
+  }
+
+  transferLeadership(target?: NodeId): NodeId {
+    const chosen = this.core.transferLeadership(target);
+    this.pump();
+    return chosen;
+  }
+
+  /** Waits until this node has applied everything up to `index`. */
+  async waitForApplied(index: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.appliedIndex() < index) {
+      if (Date.now() > deadline) throw new Error(`raft: index ${index} not applied within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.ticker);
+    clearInterval(this.snapshotTimer);
+    this.options.transport.close(this.options.id);
+    await this.idle;
+    const closing = new ProposalRefusedError('closed', 'the raft node is shutting down');
+    for (const [index, pending] of this.pending) {
+      clearTimeout(pending.timer);
+      pending.reject(closing);
+      this.pending.delete(index);
+    }
+  }
+
+  /** Takes a snapshot now if the policy's threshold is met (also runs on the policy's interval). */
+  async maybeSnapshot(force = false): Promise<boolean> {
+    const applied = this.options.stateMachine.appliedIndex();
+    if (this.closed || applied <= this.lastSnapshotIndex) return false;
+    if (!force && applied - this.lastSnapshotIndex < this.options.snapshotPolicy.threshold) return false;
+    // The state machine must not be mid-apply while it is copied: wait for the loop, then hold it off.
+    while (this.pumping) await this.idle;
+    let snapshot: Snapshot | undefined;
+    this.holding = true;
+    try {
+      const index = this.options.stateMachine.appliedIndex();
+      const term = this.core.log.term(index);
+      if (term !== undefined && index > this.lastSnapshotIndex) {
+        snapshot = { meta: { index, term, configuration: this.core.configurationAt(index) }, data: this.options.stateMachine.snapshot() };
+      }
+    } finally {
+      this.holding = false;
+    }
+    this.pump();
+    if (!snapshot) return false;
+    const { index, term } = snapshot.meta;
+    await this.options.snapshots.save(snapshot);
+    this.core.snapshotTaken(snapshot);
+    this.lastSnapshotIndex = index;
+    const compactTo = index - this.options.snapshotPolicy.trailingLogs;
+    if (compactTo > this.core.log.snapshotIndex) {
+      this.core.compact(compactTo);
+      await this.options.store.compact(compactTo);
+    }
+    this.options.logger.info('raft snapshot taken', { index, term, compactedTo: Math.max(compactTo, 0) });
+    return true;
+  }
+
+  // ---- the loop ----------------------------------------------------------------------------------------------
+
+  private submit(append: () => { index: number; term: number }): Promise<Proposal> {
+    if (this.closed) return Promise.reject(new ProposalRefusedError('closed', 'the raft node is shutting down'));
+    if (this.failure) return Promise.reject(new ProposalRefusedError('storage', `raft storage failed: ${this.failure.message}`));
+    let placed: { index: number; term: number };
+    try {
+      placed = append();
+    } catch (error) {
+      if (error instanceof ProposalRefused) {
+        const reason = error.reason === 'not-leader' ? (error.leader ? 'not-leader' : 'no-leader') : error.reason === 'transfer-in-progress' ? 'transfer' : 'dropped';
+        return Promise.reject(new ProposalRefusedError(reason, error.message, error.leader));
+      }
+      return Promise.reject(error);
+    }
+    const proposal = new Promise<Proposal>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (this.pending.delete(placed.index)) reject(new ProposalRefusedError('timeout', `raft: index ${placed.index} was not committed within ${this.options.timing.commitTimeoutMs} ms`));
+      }, this.options.timing.commitTimeoutMs);
+      this.pending.set(placed.index, { term: placed.term, resolve, reject, timer });
+    });
+    this.pump();
+    return proposal;
+  }
+
+  private receive(message: Message): void {
+    if (this.closed) return;
+    this.inbox.push(message);
+    this.pump();
+  }
+
+  /** Runs the loop unless it is already running; whatever arrives meanwhile is handled in its next round. */
+  private pump(): void {
+    if (this.pumping || this.holding || this.closed || this.failure) return;
+    this.pumping = true;
+    let done!: () => void;
+    this.idle = new Promise((resolve) => (done = resolve));
+    void this.loop()
+      .catch((error: Error) => {
+        // A storage or apply failure is a broken invariant: stop taking part rather than risk divergence.
+        this.failure = error;
+        this.options.logger.error('raft node stopped after a failure', { error: error.message });
+        for (const pending of this.pending.values()) pending.reject(new ProposalRefusedError('storage', error.message));
+        this.pending.clear();
+      })
+      .finally(() => {
+        this.pumping = false;
+        done();
+      });
+  }
+
+  private async loop(): Promise<void> {
+    for (;;) {
+      const before = this.core.status();
+      while (this.ticksDue > 0) {
+        this.ticksDue--;
+        this.core.tick();
+      }
+      const messages = this.inbox;
+      this.inbox = [];
+      for (const message of messages) this.core.step(message);
+      if (!this.core.hasReady()) {
+        if (this.inbox.length === 0 && this.ticksDue === 0) return;
+        continue;
+      }
+      await this.handleReady(this.core.ready(), before);
+    }
+  }
+
+  private async handleReady(rd: Ready, before: RaftStatus): Promise<void> {
+    const { store, snapshots, stateMachine, transport } = this.options;
+    if (rd.snapshot) {
+      await snapshots.save(rd.snapshot);
+      await store.reset();
+    }
+    if (rd.entries.length > 0 || rd.hardState) await store.persist(rd.entries, rd.hardState);
+    for (const message of rd.messages) transport.send(message);
+    if (rd.snapshot) {
+      await stateMachine.restore(rd.snapshot.data, rd.snapshot.meta.index);
+      this.lastSnapshotIndex = rd.snapshot.meta.index;
+      this.options.logger.warn('restored snapshot from the leader', { index: rd.snapshot.meta.index, term: rd.snapshot.meta.term });
+    }
+    if (rd.committedEntries.length > 0) await this.apply(rd.committedEntries);
+    this.core.advance(rd);
+    if (rd.softState) {
+      const status = this.core.status();
+      if (rd.softState.leader !== before.leader || rd.softState.role !== before.role) {
+        this.options.logger.info('raft state changed', { role: rd.softState.role, leader: rd.softState.leader, term: rd.softState.term });
+      }
+      for (const observer of this.observers) observer(rd.softState, status);
+    }
+  }
+
+  private async apply(entries: readonly Entry[]): Promise<void> {
+    const committed: CommittedEntry[] = entries.map((entry) => ({
+      index: entry.index,
+      term: entry.term,
+      // Raft's own entries still advance the applied index; the state machine treats them as no-ops.
+      command: entry.type === 'normal' ? (entry.data as LogCommand) : { type: entry.type === 'config' ? 'raft.config' : 'raft.noop' },
+    }));
+    const results = await this.options.stateMachine.apply(committed);
+    entries.forEach((entry, i) => {
+      const pending = this.pending.get(entry.index);
+      if (!pending) return;
+      this.pending.delete(entry.index);
+      clearTimeout(pending.timer);
+      if (pending.term === entry.term) pending.resolve({ index: entry.index, result: results[i]! });
+      else pending.reject(new ProposalRefusedError('dropped', `raft: the entry proposed at ${entry.index} was replaced by a newer leader's`));
+    });
+  }
+}
