@@ -79,6 +79,14 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
     options: {
       id,
       dataDir: config.cluster.dataDir,
+      raft: {
+        electionTimeoutMs: config.cluster.electionTimeout,
+        heartbeatTimeoutMs: config.cluster.heartbeatTimeout,
+        commitTimeoutMs: config.cluster.commitTimeout,
+        snapshotIntervalMs: config.cluster.snapshotInterval,
+        snapshotThreshold: config.cluster.snapshotThreshold,
+        trailingLogs: config.cluster.trailingLogs,
+      },
       webs,
       sessionTimeoutMs: config.edge.api.sessionTimeout,
       activityUpdateIntervalMs: config.edge.api.activityUpdateInterval,

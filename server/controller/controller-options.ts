@@ -28,9 +28,29 @@ export interface EventHandlerOptions {
   readonly handler: { readonly type: 'file'; readonly path: string } | { readonly type: 'stdout' };
 }
 
+/** Raft timing and snapshot policy, in milliseconds and entries. */
+export interface RaftOptions {
+  readonly electionTimeoutMs: number;
+  readonly heartbeatTimeoutMs: number;
+  readonly commitTimeoutMs: number;
+  readonly snapshotIntervalMs: number;
+  readonly snapshotThreshold: number;
+  readonly trailingLogs: number;
+}
+
+export const defaultRaftOptions: RaftOptions = {
+  electionTimeoutMs: 1000,
+  heartbeatTimeoutMs: 200,
+  commitTimeoutMs: 5000,
+  snapshotIntervalMs: 120_000,
+  snapshotThreshold: 500,
+  trailingLogs: 500,
+};
+
 export interface ControllerOptions {
   readonly id: string;
   readonly dataDir: string;
+  readonly raft: RaftOptions;
   readonly webs: readonly WebListener[];
   readonly sessionTimeoutMs: number;
   readonly activityUpdateIntervalMs: number;

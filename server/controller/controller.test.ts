@@ -12,6 +12,7 @@ import { currentVersion } from '../web/version-info.ts';
 import { freePort } from '../../test/support/free-port.ts';
 import { HttpsClient } from '../../test/support/https-client.ts';
 import { startController, type RunningController } from './controller.ts';
+import { defaultRaftOptions } from './controller-options.ts';
 
 const clock = new ManualClock(Date.UTC(2026, 3, 1, 12));
 let root: string;
@@ -31,6 +32,7 @@ before(async () => {
     {
       id: 'inproc',
       dataDir: join(root, 'data'),
+      raft: defaultRaftOptions,
       webs: [{ name: 'api', bindPoints: [{ interfaceHost: '127.0.0.1', interfacePort: port, address: `127.0.0.1:${port}` }], apis: ['edge-client', 'edge-management', 'health-checks', 'metrics'], tls, maxBodyBytes: 1 << 20, idleTimeoutMs: 5000, readTimeoutMs: 5000, writeTimeoutMs: 100_000, minTlsVersion: 'TLSv1.2', maxTlsVersion: 'TLSv1.3' }],
       sessionTimeoutMs: 30 * 60_000,
       // Long enough that only the test flushes.

@@ -18,7 +18,9 @@ import { fileEventSink, stdoutEventSink } from '../events/event-sinks.ts';
 import { HealthChecker } from '../health/health-checker.ts';
 import { createModelTables, tables } from '../model/entities.ts';
 import { ModelStateMachine } from '../model/model-state-machine.ts';
-import { SingleVoterLog } from '../raft/single-voter-log.ts';
+import type { RaftNode } from '../raft/node/raft-node.ts';
+import { openLocalRaft } from '../raft/node/local-raft.ts';
+import { raftTiming } from './raft-timing.ts';
 import { ModelStore } from '../store/model-store.ts';
 import { ControllerMetrics } from '../telemetry/controller-metrics.ts';
 import type { ApiBinding } from '../web/routes/version-routes.ts';
@@ -40,7 +42,8 @@ export async function startController(options: ControllerOptions, runtime: { log
 
   const store = await explainOpen(join(options.dataDir, 'ctrl.db'), () => ModelStore.open(join(options.dataDir, 'ctrl.db'), createModelTables()));
   const stateMachine = new ModelStateMachine(store);
-  const isLeader = () => true;
+  let node: RaftNode | undefined;
+  const isLeader = () => node?.isLeader() ?? false;
   const dispatcher = new EventDispatcher(
     options.events.map((handler) => ({
       name: handler.name,
@@ -54,10 +57,22 @@ export async function startController(options: ControllerOptions, runtime: { log
       for (const event of entityChangeEvents(applied, { controllerId: options.id, version: version.version, now: () => clock.now() })) dispatcher.dispatch('entityChange', event);
     });
   }
-  const log = await explainOpen(join(options.dataDir, 'raft.db'), () => SingleVoterLog.open(join(options.dataDir, 'raft.db'), stateMachine));
-  logger.info('model opened', { appliedIndex: store.appliedIndex(), lastLogIndex: log.lastLogIndex(), term: log.currentTerm() });
+  // A single controller is a cluster of one voter: the same raft code path a cluster runs.
+  const local = await explainOpen(join(options.dataDir, 'raft.db'), () =>
+    openLocalRaft({
+      id: options.id,
+      dataDir: options.dataDir,
+      stateMachine,
+      logger: logger.child('raft'),
+      timing: raftTiming(options.raft),
+      snapshotPolicy: { intervalMs: options.raft.snapshotIntervalMs, threshold: options.raft.snapshotThreshold, trailingLogs: options.raft.trailingLogs },
+    }),
+  );
+  node = local.node;
+  const raft = node;
+  logger.info('model opened', { appliedIndex: store.appliedIndex(), lastLogIndex: raft.status().lastIndex, term: raft.status().term, leader: raft.leader() });
 
-  const writer = new ModelWriter(log);
+  const writer = new ModelWriter(raft);
   const sessions = new ApiSessionService(store, writer, clock, { timeoutMs: options.sessionTimeoutMs, activityBatchSize: options.activityUpdateBatchSize });
   const services: EdgeServices = {
     store,
@@ -116,7 +131,13 @@ export async function startController(options: ControllerOptions, runtime: { log
   }
 
   const agentCommands = new Map<string, AgentCommand>([
-    ['status', async () => ({ id: options.id, version: version.version, appliedIndex: store.appliedIndex(), lastLogIndex: log.lastLogIndex(), term: log.currentTerm(), isLeader: isLeader(), initialized: services.identities.hasDefaultAdmin() })],
+    [
+      'status',
+      async () => {
+        const status = raft.status();
+        return { id: options.id, version: version.version, appliedIndex: store.appliedIndex(), lastLogIndex: status.lastIndex, commitIndex: status.commit, term: status.term, role: status.role, leader: status.leader, isLeader: isLeader(), initialized: services.identities.hasDefaultAdmin() };
+      },
+    ],
     [
       'controller.init',
       async (args) => {
@@ -159,7 +180,7 @@ export async function startController(options: ControllerOptions, runtime: { log
       await agent.close();
       await closeAll();
       await sessions.flushActivity().catch(() => 0);
-      await log.close();
+      await local.close();
       await store.close();
       await metrics.close();
       await dispatcher.close();

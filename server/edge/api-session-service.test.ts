@@ -6,7 +6,8 @@ import { after, test } from 'node:test';
 import { ManualClock } from '../../common/time/clock.ts';
 import { createModelTables, type Identity } from '../model/entities.ts';
 import { ModelStateMachine } from '../model/model-state-machine.ts';
-import { SingleVoterLog } from '../raft/single-voter-log.ts';
+import { silentLogger } from '../../common/log/logger.ts';
+import { openLocalRaft } from '../raft/node/local-raft.ts';
 import { ModelStore } from '../store/model-store.ts';
 import { ApiSessionService } from './api-session-service.ts';
 import { hashToken } from './ids.ts';
@@ -19,7 +20,8 @@ async function setup(timeoutMs = 30 * 60_000, activityBatchSize = 250) {
   const dir = mkdtempSync(join(tmpdir(), 'edgeward-sessions-'));
   dirs.push(dir);
   const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const log = await SingleVoterLog.open(join(dir, 'raft.db'), new ModelStateMachine(store));
+  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
+  const log = raft.node;
   const clock = new ManualClock(Date.UTC(2026, 5, 1));
   const writer = new ModelWriter(log);
   const sessions = new ApiSessionService(store, writer, clock, { timeoutMs, activityBatchSize });
@@ -30,7 +32,7 @@ async function setup(timeoutMs = 30 * 60_000, activityBatchSize = 250) {
   };
   await writer.write({ type: 'identity.create', identity });
   const open = () => sessions.create({ identity, authenticatorId: 'auth-1', authMethod: 'password', ipAddress: '127.0.0.1', configTypes: [], authQueries: [], isMfaRequired: false });
-  return { store, log, clock, sessions, open, close: async () => { await log.close(); await store.close(); } };
+  return { store, log, clock, sessions, open, close: async () => { await raft.close(); await store.close(); } };
 }
 
 test('the token resolves its session and only its hash is stored', async () => {

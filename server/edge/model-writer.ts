@@ -18,9 +18,20 @@ export class ModelWriter {
       proposal = await this.proposer.propose(command);
     } catch (error) {
       if (error instanceof ProposalRefusedError) {
-        if (error.reason === 'no-leader') throw new ApiError('CLUSTER_NO_LEADER', undefined, error);
-        if (error.reason === 'read-only') throw new ApiError('CLUSTER_READ_ONLY', undefined, error);
-        throw new ApiError('UNHANDLED', undefined, error);
+        switch (error.reason) {
+          case 'no-leader':
+          case 'not-leader':
+          case 'transfer':
+          case 'dropped':
+            // Leadership is absent or changing: the client may retry shortly.
+            throw new ApiError('CLUSTER_NO_LEADER', undefined, error);
+          case 'read-only':
+            throw new ApiError('CLUSTER_READ_ONLY', undefined, error);
+          case 'timeout':
+            throw new ApiError('TIMEOUT', undefined, error);
+          default:
+            throw new ApiError('UNHANDLED', undefined, error);
+        }
       }
       throw error;
     }
