@@ -556,7 +556,8 @@ export class RaftCore {
       this.pendingInstall = m.snapshot;
       this.refreshConfiguration();
     }
-    this.send({ type: 'AppendResp', to: m.from, term: this.term, reject: false, index: this.log.lastIndex(), rejectHint: 0, hintTerm: 0 });
+    // Report only what is known to match the leader: the committed prefix, never a possibly conflicting tail.
+    this.send({ type: 'AppendResp', to: m.from, term: this.term, reject: false, index: this.log.committed, rejectHint: 0, hintTerm: 0 });
   }
 
   // ---- replication -------------------------------------------------------------------------------------------
