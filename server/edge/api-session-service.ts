@@ -23,6 +23,8 @@ export type NewSession = Pick<ApiSession, 'authenticatorId' | 'authMethod' | 'ip
 export class ApiSessionService {
   /** sessionId → last activity (ms) not yet flushed to the model. */
   private readonly activity = new Map<string, number>();
+  /** Parsed lastActivityAt of each stored row (rows are immutable: a new row replaces the old). */
+  private readonly parsedActivity = new WeakMap<ApiSession, number>();
 
   constructor(
     private readonly store: ModelStore,
@@ -88,9 +90,15 @@ export class ApiSessionService {
   }
 
   lastActivityMs(session: ApiSession): number {
-    const stored = Date.parse(session.lastActivityAt);
+    const stored = this.storedActivityMs(session);
     const recent = this.activity.get(session.id);
     return recent !== undefined && recent > stored ? recent : stored;
+  }
+
+  private storedActivityMs(session: ApiSession): number {
+    let parsed = this.parsedActivity.get(session);
+    if (parsed === undefined) this.parsedActivity.set(session, (parsed = Date.parse(session.lastActivityAt)));
+    return parsed;
   }
 
   expiresAtMs(session: ApiSession): number {

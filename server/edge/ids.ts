@@ -1,6 +1,6 @@
 // Identifiers: entity ids are short random ids from [0-9a-zA-Z.-] like the real controller's shortids; session
 // tokens are UUIDv4 (122 random bits) and are stored only as their SHA-256.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 
 const alphabet = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-';
 
@@ -18,5 +18,5 @@ export function newSessionToken(): string {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }

@@ -1,12 +1,12 @@
 // Builds the Koa application for one `web` entry of the controller config from the APIs it binds.
 import Koa from 'koa';
-import Router from '@koa/router';
 import type { Logger } from '../../common/log/logger.ts';
 import type { EdgeServices } from '../edge/edge-services.ts';
 import type { HealthChecker } from '../health/health-checker.ts';
 import type { ControllerMetrics } from '../telemetry/controller-metrics.ts';
 import { errorHandler } from './error-handler.ts';
 import type { RequestState } from './koa-state.ts';
+import { RouteTable } from './route-table.ts';
 import { apiSessionRoutes } from './routes/api-session-routes.ts';
 import { authenticationRoutes } from './routes/authentication-routes.ts';
 import { authenticatorRoutes, ownAuthenticatorRoutes } from './routes/authenticator-routes.ts';
@@ -33,49 +33,56 @@ export interface WebAppDeps {
 export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): Koa<RequestState> {
   const app = new Koa<RequestState>();
   app.silent = true;
-  app.use(errorHandler({ logger: deps.logger, serverHeader: `edgeward-controller/${deps.version.version}`, requestTimeoutMs: deps.requestTimeoutMs ?? 10_000 }));
-  app.use(async (ctx, next) => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      const api = bindings.find((binding) => ctx.path.startsWith(apiPaths[binding])) ?? 'root';
-      deps.metrics.httpDuration.record((performance.now() - started) / 1000, { api, status_class: `${Math.floor(ctx.status / 100)}xx` });
-    }
-  });
-  // The legacy client prefix is an alias of the client API.
-  app.use(async (ctx, next) => {
-    if (ctx.path === '/edge/v1' || ctx.path.startsWith('/edge/v1/')) ctx.path = apiPaths['edge-client'] + ctx.path.slice('/edge/v1'.length);
-    await next();
-  });
+  // One outer layer does the per-request bookkeeping (request id, errors, deadline, metrics, the legacy alias):
+  // every extra Koa layer is another promise and dispatch on the hot path.
+  const labels = new Map<string, { api: string; status_class: string }>();
+  app.use(
+    errorHandler({
+      logger: deps.logger,
+      serverHeader: `edgeward-controller/${deps.version.version}`,
+      requestTimeoutMs: deps.requestTimeoutMs ?? 10_000,
+      rewritePath: (path) => (path === '/edge/v1' || path.startsWith('/edge/v1/') ? apiPaths['edge-client'] + path.slice('/edge/v1'.length) : undefined),
+      observe: (path, status, seconds) => {
+        const api = apiOf(path);
+        const statusClass = `${Math.floor(status / 100)}xx`;
+        const key = `${api}|${statusClass}`;
+        let attributes = labels.get(key);
+        if (!attributes) labels.set(key, (attributes = { api, status_class: statusClass }));
+        deps.metrics.httpDuration.record(seconds, attributes);
+      },
+    }),
+  );
 
   const kit = routeKit(deps.maxBodyBytes);
   const guard = sessionGuard(deps.services.sessions, deps.services.identities);
   const version = () => versionBody(deps.version, deps.baseUrls);
-  const mount = (router: Router<RequestState>) => {
-    app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
-  };
+  const mount = (router: RouteTable) => app.use(router.middleware());
 
-  const edgeApis = bindings.filter((binding): binding is 'edge-client' | 'edge-management' => binding === 'edge-client' || binding === 'edge-management');
-  if (edgeApis.length > 0) mount(versionRoutes(['/', '/version'], version));
-  for (const binding of edgeApis) {
-    const api = new Router<RequestState>({ prefix: apiPaths[binding] });
-    for (const routes of [versionRoutes(['/', '/version'], version), authenticationRoutes(deps.services, kit, guard)]) api.use(routes.routes(), routes.allowedMethods({ throw: true }));
-    if (binding === 'edge-client') {
-      const own = ownAuthenticatorRoutes(deps.services, kit, guard('full'));
-      api.use(own.routes(), own.allowedMethods({ throw: true }));
-    } else {
-      const admin = guard('admin');
-      for (const routes of [identityRoutes(deps.services, kit, admin), authenticatorRoutes(deps.services, kit, admin), apiSessionRoutes(deps.services, admin)]) {
-        api.use(routes.routes(), routes.allowedMethods({ throw: true }));
+  // One flat router per API: a request is matched against that API's routes only.
+  for (const binding of bindings) {
+    if (binding === 'edge-client' || binding === 'edge-management') {
+      const api = new RouteTable(apiPaths[binding]);
+      versionRoutes(api, ['/', '/version'], version);
+      authenticationRoutes(api, deps.services, kit, guard);
+      if (binding === 'edge-client') {
+        ownAuthenticatorRoutes(api, deps.services, kit, guard('full'));
+      } else {
+        const admin = guard('admin');
+        identityRoutes(api, deps.services, kit, admin);
+        authenticatorRoutes(api, deps.services, kit, admin);
+        apiSessionRoutes(api, deps.services, admin);
       }
+      mount(api);
     }
-    mount(api);
+  }
+  if (bindings.includes('edge-client') || bindings.includes('edge-management')) {
+    const root = new RouteTable();
+    versionRoutes(root, ['/', '/version'], version);
+    mount(root);
   }
   if (bindings.includes('health-checks')) mount(healthRoutes(deps.health, deps.raftState));
   if (bindings.includes('metrics')) {
-    const router = new Router<RequestState>();
+    const router = new RouteTable();
     router.get('/metrics', (ctx) => {
       ctx.respond = false;
       deps.metrics.serve(ctx.req, ctx.res);
@@ -83,4 +90,13 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
     mount(router);
   }
   return app;
+}
+
+/** The API a path belongs to, for metric labels. */
+function apiOf(path: string): string {
+  if (path.startsWith('/edge/client/')) return 'edge-client';
+  if (path.startsWith('/edge/management/')) return 'edge-management';
+  if (path.startsWith('/health-checks')) return 'health-checks';
+  if (path === '/metrics') return 'metrics';
+  return 'root';
 }

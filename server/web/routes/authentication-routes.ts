@@ -1,5 +1,5 @@
 // Routes both Edge APIs share: authenticate, current-api-session and current-identity.
-import Router from '@koa/router';
+import type { RouteTable } from '../route-table.ts';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { apiSessionView } from '../../edge/views/api-session-view.ts';
 import { identityView } from '../../edge/views/identity-view.ts';
@@ -30,8 +30,7 @@ const passwordBody = bodyValidator<PasswordBody>({
 
 const knownMethods = ['password', 'cert', 'ext-jwt'];
 
-export function authenticationRoutes(services: EdgeServices, kit: RouteKit, guard: (access: Access) => Middleware<RequestState>): Router<RequestState> {
-  const router = new Router<RequestState>();
+export function authenticationRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, guard: (access: Access) => Middleware<RequestState>): void {
   const { sessions, identities } = services;
 
   const sessionDetail = (ctx: ApiContext, token?: string) => {
@@ -85,5 +84,4 @@ export function authenticationRoutes(services: EdgeServices, kit: RouteKit, guar
     };
   });
 
-  return router;
 }

@@ -1,5 +1,5 @@
 // Management API: /authenticators (password authenticators), and the client's own under /current-identity.
-import Router from '@koa/router';
+import type { RouteTable } from '../route-table.ts';
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { authenticatorView } from '../../edge/views/authenticator-view.ts';
@@ -37,8 +37,7 @@ const patchBody = bodyValidator<UpdateBody>({ type: 'object', properties: { user
 const ownPutBody = bodyValidator<UpdateBody>({ type: 'object', required: ['username', 'password', 'currentPassword'], properties: { username, password, currentPassword: { type: 'string' }, tags: schemaParts.tags } });
 const ownPatchBody = bodyValidator<UpdateBody>({ type: 'object', required: ['currentPassword'], properties: { username, password, currentPassword: { type: 'string' }, tags: schemaParts.tags } });
 
-export function authenticatorRoutes(services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): Router<RequestState> {
-  const router = new Router<RequestState>();
+export function authenticatorRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { authenticators, identities } = services;
   const view = (row: Authenticator) => authenticatorView(row, identities.find(row.identityId));
 
@@ -66,12 +65,10 @@ export function authenticatorRoutes(services: EdgeServices, kit: RouteKit, admin
     await authenticators.delete(ctx.params.id!);
     sendEmpty(ctx);
   });
-  return router;
 }
 
 /** /current-identity/authenticators: an identity sees its own and changes its password with the current one. */
-export function ownAuthenticatorRoutes(services: EdgeServices, kit: RouteKit, full: Middleware<RequestState>): Router<RequestState> {
-  const router = new Router<RequestState>();
+export function ownAuthenticatorRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, full: Middleware<RequestState>): void {
   const { authenticators } = services;
   const own = (ctx: ApiContext): Authenticator => {
     const authenticator = authenticators.list().find((row) => row.id === ctx.params.id && row.identityId === ctx.state.identity!.id);
@@ -92,5 +89,4 @@ export function ownAuthenticatorRoutes(services: EdgeServices, kit: RouteKit, fu
     await authenticators.update(authenticator.id, await kit.validBody(ctx, ownPatchBody), { requireCurrentPassword: true });
     sendEmpty(ctx);
   });
-  return router;
 }

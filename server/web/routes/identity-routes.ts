@@ -1,5 +1,5 @@
 // Management API: /identities.
-import Router from '@koa/router';
+import type { RouteTable } from '../route-table.ts';
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { IdentityInput } from '../../edge/identity-service.ts';
@@ -32,8 +32,7 @@ const createBody = bodyValidator<IdentityBody>({ type: 'object', required: ['nam
 const putBody = bodyValidator<IdentityBody>({ type: 'object', required: ['name', 'isAdmin'], properties });
 const patchBody = bodyValidator<Partial<IdentityBody>>({ type: 'object', properties });
 
-export function identityRoutes(services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): Router<RequestState> {
-  const router = new Router<RequestState>();
+export function identityRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { identities, authenticators } = services;
   const view = (identity: Identity) =>
     identityView(identity, {
@@ -77,5 +76,4 @@ export function identityRoutes(services: EdgeServices, kit: RouteKit, admin: Mid
     const identity = identities.get(ctx.params.id!);
     sendList(ctx, authenticators.forIdentity(identity.id), authenticatorCatalogue, (row) => authenticatorView(row, identity));
   });
-  return router;
 }

@@ -1,6 +1,5 @@
 // GET /version (and `/`, and each API's own /version): what this controller is and which APIs it serves where.
-import Router from '@koa/router';
-import type { RequestState } from '../koa-state.ts';
+import type { RouteTable } from '../route-table.ts';
 import type { VersionInfo } from '../version-info.ts';
 import { sendDetail } from './route-kit.ts';
 
@@ -26,8 +25,6 @@ export function versionBody(version: VersionInfo, baseUrls: Partial<Record<ApiBi
   return { ...version, capabilities: ['HA_CONTROLLER'], apiVersions };
 }
 
-export function versionRoutes(paths: readonly string[], body: () => unknown): Router<RequestState> {
-  const router = new Router<RequestState>();
+export function versionRoutes(router: RouteTable, paths: readonly string[], body: () => unknown): void {
   for (const path of paths) router.get(path, (ctx) => sendDetail(ctx, body()));
-  return router;
 }

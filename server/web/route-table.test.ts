@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ApiError } from './api-error.ts';
+import { RouteTable, type RouteContext } from './route-table.ts';
+
+function request(table: RouteTable, method: string, path: string) {
+  const ctx = { method, path, state: {} } as unknown as RouteContext & { body?: unknown };
+  let fellThrough = false;
+  // Koa turns a synchronous throw into a rejection; so does this.
+  const result = Promise.resolve().then(() => table.middleware()(ctx as never, async () => void (fellThrough = true)));
+  return result.then(() => ({ ctx, fellThrough }));
+}
+
+test('exact and parameterised paths dispatch by method; params are decoded', async () => {
+  const table = new RouteTable('/api')
+    .get('/things', (ctx) => void ((ctx as { body?: unknown }).body = 'list'))
+    .get('/things/:id', (ctx) => void ((ctx as { body?: unknown }).body = `one ${ctx.params.id}`))
+    .delete('/things/:id', (ctx) => void ((ctx as { body?: unknown }).body = `gone ${ctx.params.id}`))
+    .get('/', (ctx) => void ((ctx as { body?: unknown }).body = 'root'));
+  assert.equal((await request(table, 'GET', '/api/things')).ctx.body, 'list');
+  assert.equal((await request(table, 'GET', '/api/things/')).ctx.body, 'list', 'a trailing slash is the same path');
+  assert.equal((await request(table, 'GET', '/api/things/a%20b')).ctx.body, 'one a b');
+  assert.equal((await request(table, 'DELETE', '/api/things/x1')).ctx.body, 'gone x1');
+  assert.equal((await request(table, 'GET', '/api')).ctx.body, 'root');
+  assert.equal((await request(table, 'HEAD', '/api/things')).ctx.body, 'list');
+});
+
+test('unknown paths fall through; a known path with another verb is 405 naming the allowed ones', async () => {
+  const table = new RouteTable('/api').get('/things', () => undefined).post('/things', () => undefined);
+  assert.equal((await request(table, 'GET', '/api/other')).fellThrough, true);
+  assert.equal((await request(table, 'GET', '/api/things/x/y')).fellThrough, true);
+  await assert.rejects(request(table, 'PUT', '/api/things'), (error: ApiError) => error.code === 'METHOD_NOT_ALLOWED' && error.headers?.Allow === 'GET, POST');
+});
+
+test('middleware chains run in order and can stop early', async () => {
+  const seen: string[] = [];
+  const table = new RouteTable().get(
+    '/guarded',
+    async (_ctx, next) => {
+      seen.push('guard');
+      await next();
+      seen.push('after');
+    },
+    () => void seen.push('handler'),
+  );
+  await request(table, 'GET', '/guarded');
+  assert.deepEqual(seen, ['guard', 'handler', 'after']);
+});
