@@ -1,0 +1,56 @@
+// Length-prefixed frames: a 4-byte big-endian length, then that many bytes of UTF-8 JSON. The decoder takes the
+// stream in whatever chunks TCP delivers and yields whole frames; an oversize or malformed frame is an error that
+// closes the channel, never a crash.
+
+export const maxFrameBytes = 256 * 1024 * 1024;
+
+export function encodeFrame(value: unknown): Buffer {
+  const body = Buffer.from(JSON.stringify(value), 'utf8');
+  if (body.length > maxFrameBytes) throw new Error(`frame of ${body.length} bytes exceeds ${maxFrameBytes}`);
+  const frame = Buffer.allocUnsafe(4 + body.length);
+  frame.writeUInt32BE(body.length, 0);
+  body.copy(frame, 4);
+  return frame;
+}
+
+export class FrameDecoder {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+
+  /** Adds bytes; returns every frame now complete. Throws on an oversize length or a body that is not JSON. */
+  push(chunk: Buffer): unknown[] {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const frames: unknown[] = [];
+    for (;;) {
+      if (this.buffered < 4) break;
+      const head = this.peek(4);
+      const length = head.readUInt32BE(0);
+      if (length > maxFrameBytes) throw new Error(`peer sent a frame of ${length} bytes (limit ${maxFrameBytes})`);
+      if (this.buffered < 4 + length) break;
+      const whole = this.take(4 + length);
+      const text = whole.subarray(4).toString('utf8');
+      try {
+        frames.push(JSON.parse(text));
+      } catch {
+        throw new Error('peer sent a frame that is not JSON');
+      }
+    }
+    return frames;
+  }
+
+  private peek(bytes: number): Buffer {
+    if (this.chunks[0]!.length >= bytes) return this.chunks[0]!;
+    this.chunks = [Buffer.concat(this.chunks)];
+    return this.chunks[0]!;
+  }
+
+  private take(bytes: number): Buffer {
+    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    const taken = all.subarray(0, bytes);
+    const rest = all.subarray(bytes);
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.buffered = rest.length;
+    return taken;
+  }
+}

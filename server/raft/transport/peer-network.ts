@@ -1,0 +1,371 @@
+// Controller-to-controller channels: mutually authenticated TLS on the control address, peers identified by the
+// SPIFFE id in their certificates, length-prefixed JSON frames. Each channel exchanges hellos (id, address,
+// version, preferred-leader flag), carries raft messages and request/response calls (join, forwarded writes),
+// and heartbeats that measure round trip and send-queue time; a channel silent for closeUnresponsiveTimeout is
+// closed. It is the raft node's transport.
+import { randomUUID } from 'node:crypto';
+import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
+import type { Logger } from '../../../common/log/logger.ts';
+import type { Message, NodeId } from '../core/types.ts';
+import type { RaftTransport } from '../node/raft-transport.ts';
+import { spiffeIdOf } from '../../pki/spiffe-id.ts';
+import { encodeFrame, FrameDecoder } from './frame-codec.ts';
+import { documentedTlsText } from './tls-failure-text.ts';
+
+export interface PeerHello {
+  readonly id: NodeId;
+  readonly address: string;
+  readonly version: string;
+  readonly preferred: boolean;
+}
+
+export interface PeerStatus extends PeerHello {
+  readonly connected: boolean;
+  readonly latencyMs?: number;
+}
+
+export interface HeartbeatOptions {
+  readonly sendIntervalMs: number;
+  readonly checkIntervalMs: number;
+  readonly closeUnresponsiveTimeoutMs: number;
+}
+
+export interface PeerNetworkOptions {
+  readonly self: PeerHello;
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly tls: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
+  readonly trustDomain: string;
+  readonly heartbeat: HeartbeatOptions;
+  readonly logger: Logger;
+  readonly onLatency?: (channelId: string, ms: number) => void;
+  readonly onQueueTime?: (channelId: string, ms: number) => void;
+}
+
+type Frame =
+  | { type: 'hello'; hello: PeerHello }
+  | { type: 'raft'; message: Message }
+  | { type: 'hb'; sentAt: number }
+  | { type: 'hbAck'; sentAt: number }
+  | { type: 'req'; rid: string; body: unknown }
+  | { type: 'res'; rid: string; ok: boolean; value?: unknown; error?: string };
+
+export type RequestHandler = (from: PeerHello, body: unknown) => Promise<unknown>;
+export type PeerEventHandler = (event: 'connected' | 'disconnected', peer: PeerHello) => void;
+
+class Channel {
+  peer: PeerHello | undefined;
+  lastReceived = Date.now();
+  private readonly decoder = new FrameDecoder();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private check: NodeJS.Timeout | undefined;
+  closed = false;
+
+  constructor(
+    readonly socket: TLSSocket,
+    readonly outbound: boolean,
+    private readonly network: PeerNetwork,
+    private readonly options: PeerNetworkOptions,
+  ) {
+    socket.on('data', (chunk: Buffer) => {
+      this.lastReceived = Date.now();
+      let frames: unknown[];
+      try {
+        frames = this.decoder.push(chunk);
+      } catch (error) {
+        this.close(`bad frame: ${(error as Error).message}`);
+        return;
+      }
+      for (const frame of frames) this.network.handleFrame(this, frame as Frame);
+    });
+    socket.on('close', () => this.close('connection closed'));
+    socket.on('error', (error) => this.close(error.message));
+    this.send({ type: 'hello', hello: options.self });
+    const { sendIntervalMs, checkIntervalMs, closeUnresponsiveTimeoutMs } = options.heartbeat;
+    this.heartbeat = setInterval(() => this.send({ type: 'hb', sentAt: performance.now() }, true), sendIntervalMs);
+    this.check = setInterval(() => {
+      if (Date.now() - this.lastReceived > closeUnresponsiveTimeoutMs) this.close(`no traffic for ${closeUnresponsiveTimeoutMs} ms (closeUnresponsiveTimeout)`);
+    }, checkIntervalMs);
+    this.heartbeat.unref();
+    this.check.unref();
+  }
+
+  get channelId(): string {
+    return this.peer?.id ?? 'unidentified';
+  }
+
+  send(frame: Frame, measureQueue = false): void {
+    if (this.closed) return;
+    const queued = performance.now();
+    this.socket.write(encodeFrame(frame), measureQueue ? () => this.options.onQueueTime?.(this.channelId, performance.now() - queued) : undefined);
+  }
+
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    clearInterval(this.check);
+    this.socket.destroy();
+    this.network.channelClosed(this, reason);
+  }
+}
+
+export class PeerNetwork implements RaftTransport {
+  private server: Server | undefined;
+  private readonly channels = new Map<NodeId, Channel>();
+  private readonly dialing = new Map<NodeId, Promise<Channel | undefined>>();
+  private readonly addresses = new Map<NodeId, string>();
+  private readonly known = new Map<NodeId, PeerHello>();
+  private readonly pendingRequests = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+  private raftHandler: ((message: Message) => void) | undefined;
+  private requestHandler: RequestHandler | undefined;
+  private readonly peerEvents: PeerEventHandler[] = [];
+  private closed = false;
+
+  constructor(private readonly options: PeerNetworkOptions) {}
+
+  get self(): PeerHello {
+    return this.options.self;
+  }
+
+  async start(): Promise<void> {
+    const { tls } = this.options;
+    const server = createServer({ cert: tls.certPem, key: tls.keyPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' }, (socket) => {
+      // The handshake already checked the chain; the certificate must also name a controller of our domain.
+      if (!this.identify(socket)) {
+        this.options.logger.warn('peer connection refused: no certs presented matched the CA for this node', { remote: socket.remoteAddress });
+        socket.destroy();
+        return;
+      }
+      new Channel(socket, false, this, this.options);
+    });
+    server.on('tlsClientError', (error, socket) => {
+      this.options.logger.warn(`peer TLS handshake failed: ${documentedTlsText(error as Error & { code?: string })}`, { remote: socket.remoteAddress, code: (error as Error & { code?: string }).code });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.listen.port, this.options.listen.host, () => resolve());
+    });
+    this.server = server;
+  }
+
+  /** Where each member can be dialled (from the raft configuration). */
+  setAddresses(addresses: Readonly<Record<NodeId, string>>): void {
+    for (const [id, address] of Object.entries(addresses)) if (id !== this.options.self.id) this.addresses.set(id, address);
+  }
+
+  onPeerEvent(handler: PeerEventHandler): void {
+    this.peerEvents.push(handler);
+  }
+
+  onRequest(handler: RequestHandler): void {
+    this.requestHandler = handler;
+  }
+
+  // RaftTransport
+  listen(_id: NodeId, handler: (message: Message) => void): void {
+    this.raftHandler = handler;
+  }
+
+  close(_id?: NodeId): void {
+    void this.shutdown();
+  }
+
+  send(message: Message): void {
+    const channel = this.channels.get(message.to);
+    if (channel && !channel.closed) {
+      channel.send({ type: 'raft', message });
+      return;
+    }
+    // Raft tolerates loss: dial in the background and let the next message (or retry) use the channel.
+    void this.channelTo(message.to);
+  }
+
+  /** Calls `body` on peer `id` and waits for its answer. */
+  async request(id: NodeId, body: unknown, timeoutMs: number): Promise<unknown> {
+    const channel = await this.channelTo(id);
+    if (!channel) throw new Error(`no channel to ${id}`);
+    const rid = randomUUID();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pendingRequests.delete(rid);
+        reject(new Error(`peer ${id} did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pendingRequests.set(rid, { resolve, reject, timer });
+      channel.send({ type: 'req', rid, body });
+    });
+  }
+
+  /** Dials an address, completes the handshake and returns the peer's hello (the `cluster add` probe). */
+  async probe(address: string, timeoutMs = 10_000): Promise<PeerHello> {
+    const channel = await this.dial(address, undefined, timeoutMs);
+    if (!channel?.peer) throw new Error(`could not reach a controller at ${address}`);
+    return channel.peer;
+  }
+
+  peers(): PeerStatus[] {
+    const ids = new Set([...this.addresses.keys(), ...this.known.keys()]);
+    return [...ids].map((id) => {
+      const hello = this.known.get(id);
+      const channel = this.channels.get(id);
+      return {
+        id,
+        address: hello?.address ?? this.addresses.get(id) ?? '',
+        version: hello?.version ?? '',
+        preferred: hello?.preferred ?? false,
+        connected: channel !== undefined && !channel.closed,
+      };
+    });
+  }
+
+  isConnected(id: NodeId): boolean {
+    const channel = this.channels.get(id);
+    return channel !== undefined && !channel.closed;
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const channel of this.channels.values()) channel.close('shutting down');
+    for (const pending of this.pendingRequests.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(new Error('shutting down'));
+    }
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  // ---- internals (used by Channel) ---------------------------------------------------------------------------
+
+  handleFrame(channel: Channel, frame: Frame): void {
+    switch (frame.type) {
+      case 'hello': {
+        const certified = this.identify(channel.socket);
+        if (!certified || certified !== frame.hello.id) {
+          this.options.logger.warn('peer refused: its hello does not match its certificate', { claimed: frame.hello.id, certificate: certified });
+          channel.close('identity mismatch');
+          return;
+        }
+        channel.peer = frame.hello;
+        this.known.set(frame.hello.id, frame.hello);
+        const existing = this.channels.get(frame.hello.id);
+        if (!existing || existing.closed || (channel.outbound && !existing.outbound)) {
+          this.channels.set(frame.hello.id, channel);
+          if (!existing || existing.closed) {
+            this.options.logger.info('peer connected', { peerId: frame.hello.id, address: frame.hello.address, version: frame.hello.version });
+            for (const handler of this.peerEvents) handler('connected', frame.hello);
+          }
+        }
+        return;
+      }
+      case 'raft':
+        if (channel.peer) this.raftHandler?.(frame.message);
+        return;
+      case 'hb':
+        channel.send({ type: 'hbAck', sentAt: frame.sentAt });
+        return;
+      case 'hbAck':
+        this.options.onLatency?.(channel.channelId, performance.now() - frame.sentAt);
+        return;
+      case 'req': {
+        const from = channel.peer;
+        if (!from || !this.requestHandler) {
+          channel.send({ type: 'res', rid: frame.rid, ok: false, error: 'not ready' });
+          return;
+        }
+        this.requestHandler(from, frame.body).then(
+          (value) => channel.send({ type: 'res', rid: frame.rid, ok: true, value }),
+          (error: Error) => channel.send({ type: 'res', rid: frame.rid, ok: false, error: error.message }),
+        );
+        return;
+      }
+      case 'res': {
+        const pending = this.pendingRequests.get(frame.rid);
+        if (!pending) return;
+        this.pendingRequests.delete(frame.rid);
+        clearTimeout(pending.timer);
+        if (frame.ok) pending.resolve(frame.value);
+        else pending.reject(new Error(frame.error ?? 'request failed'));
+        return;
+      }
+    }
+  }
+
+  channelClosed(channel: Channel, reason: string): void {
+    const peer = channel.peer;
+    if (!peer || this.channels.get(peer.id) !== channel) return;
+    this.channels.delete(peer.id);
+    if (this.closed) return;
+    this.options.logger.info('peer disconnected', { peerId: peer.id, reason });
+    for (const handler of this.peerEvents) handler('disconnected', peer);
+  }
+
+  private channelTo(id: NodeId): Promise<Channel | undefined> {
+    const existing = this.channels.get(id);
+    if (existing && !existing.closed) return Promise.resolve(existing);
+    const inFlight = this.dialing.get(id);
+    if (inFlight) return inFlight;
+    const address = this.addresses.get(id) ?? this.known.get(id)?.address;
+    if (!address || this.closed) return Promise.resolve(undefined);
+    const dialed = this.dial(address, id, 5000).finally(() => this.dialing.delete(id));
+    this.dialing.set(id, dialed);
+    return dialed;
+  }
+
+  /** Opens a channel and waits for the peer's hello; undefined when it cannot be reached or is not `expected`. */
+  private dial(address: string, expected: NodeId | undefined, timeoutMs: number): Promise<Channel | undefined> {
+    const match = /^tls:(\[[^\]]+\]|[^:]+):(\d+)$/.exec(address);
+    if (!match) return Promise.resolve(undefined);
+    const host = match[1]!.replace(/^\[|\]$/g, '');
+    const port = Number(match[2]);
+    const { tls } = this.options;
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (channel: Channel | undefined) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(channel);
+      };
+      const socket = connect({ host, port, cert: tls.certPem, key: tls.keyPem, ca: tls.caPem, rejectUnauthorized: true, checkServerIdentity: () => undefined, minVersion: 'TLSv1.2' });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        finish(undefined);
+      }, timeoutMs);
+      socket.once('secureConnect', () => {
+        const certified = this.identify(socket);
+        if (!certified || (expected !== undefined && certified !== expected)) {
+          this.options.logger.warn('peer refused: its certificate names another controller', { address, expected, certificate: certified });
+          socket.destroy();
+          finish(undefined);
+          return;
+        }
+        const channel = new Channel(socket, true, this, this.options);
+        const waitForHello = setInterval(() => {
+          if (channel.peer) {
+            clearInterval(waitForHello);
+            finish(channel);
+          } else if (channel.closed) {
+            clearInterval(waitForHello);
+            finish(undefined);
+          }
+        }, 5);
+      });
+      socket.once('error', (error: Error & { code?: string }) => {
+        if (error.code !== 'ECONNREFUSED' && error.code !== 'ECONNRESET' && error.code !== 'EHOSTUNREACH') {
+          this.options.logger.warn(`peer TLS handshake failed: ${documentedTlsText(error)}`, { address, code: error.code });
+        }
+        finish(undefined);
+      });
+    });
+  }
+
+  /** The controller id in the peer's certificate, if it is a controller of our trust domain. */
+  private identify(socket: TLSSocket): NodeId | undefined {
+    const certificate = socket.getPeerCertificate(false);
+    if (!certificate || !certificate.raw) return undefined;
+    const pem = `-----BEGIN CERTIFICATE-----\n${certificate.raw.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
+    const spiffe = spiffeIdOf(pem);
+    if (!spiffe || spiffe.kind !== 'controller' || spiffe.trustDomain !== this.options.trustDomain) return undefined;
+    return spiffe.id;
+  }
+}
