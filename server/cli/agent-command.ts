@@ -4,9 +4,15 @@ import { callAgent } from '../agent/agent-client.ts';
 import { runningAgents } from '../agent/agent-registry.ts';
 import { CliUsageError, parseArgs } from './cli-args.ts';
 import type { CliIo } from './main.ts';
+import type { MemberRow } from '../cluster/cluster-service.ts';
+import { memberTable } from './member-table.ts';
 
 const usage = `Usage:
   ./edgeward agent status [--socket <path>] [--json]
+  ./edgeward agent cluster list [--json] [--socket <path>]
+  ./edgeward agent cluster add tls:<host>:<port> [--voter=false] [--socket <path>]
+  ./edgeward agent cluster remove <id> [--socket <path>]
+  ./edgeward agent cluster transfer-leadership [<id>] [--socket <path>]
   ./edgeward agent controller init --username <name> --password-file <file> [--name <display name>] [--socket <path>]
 
 Without --socket the command finds the one controller running on this machine.
@@ -22,7 +28,7 @@ function pickSocket(explicit: string | undefined): string {
 
 export async function runAgentCommand(args: string[], io: CliIo): Promise<number> {
   try {
-    const parsed = parseArgs(args, { socket: 'string', json: 'boolean', username: 'string', 'password-file': 'string', name: 'string', help: 'boolean' });
+    const parsed = parseArgs(args, { socket: 'string', json: 'boolean', username: 'string', 'password-file': 'string', name: 'string', help: 'boolean', voter: 'boolean' });
     const [group, action] = parsed.positional;
     if (parsed.flags.help || group === undefined) {
       io.stdout(usage);
@@ -36,6 +42,42 @@ export async function runAgentCommand(args: string[], io: CliIo): Promise<number
       if (parsed.flags.json) io.stdout(`${JSON.stringify(status)}\n`);
       else for (const [key, value] of Object.entries(status)) io.stdout(`${key.padEnd(14)} ${String(value)}\n`);
       return 0;
+    }
+    if (group === 'cluster') {
+      const rest = parsed.positional.slice(2);
+      switch (action) {
+        case 'list': {
+          if (rest.length > 1) throw new CliUsageError('cluster list takes no arguments');
+          const response = await callAgent(socket(), 'cluster.list');
+          if (!response.ok) return fail(io, response.error);
+          const rows = response.result as MemberRow[];
+          io.stdout(parsed.flags.json ? `${JSON.stringify(rows)}\n` : memberTable(rows));
+          return 0;
+        }
+        case 'add': {
+          if (rest.length !== 1) throw new CliUsageError('cluster add takes exactly one address: tls:<host>:<port>');
+          const response = await callAgent(socket(), 'cluster.add', { address: rest[0], voter: parsed.flags.voter !== false }, 60_000);
+          if (!response.ok) return fail(io, response.error.startsWith('cluster add failed') ? response.error : `cluster add failed: ${response.error}`);
+          io.stdout(`${String(response.result)}\n`);
+          return 0;
+        }
+        case 'remove': {
+          if (rest.length !== 1) throw new CliUsageError('cluster remove takes exactly one controller id');
+          const response = await callAgent(socket(), 'cluster.remove', { id: rest[0] }, 60_000);
+          if (!response.ok) return fail(io, response.error);
+          io.stdout(`${String(response.result)}\n`);
+          return 0;
+        }
+        case 'transfer-leadership': {
+          if (rest.length > 1) throw new CliUsageError('cluster transfer-leadership takes at most one controller id');
+          const response = await callAgent(socket(), 'cluster.transfer', rest[0] ? { id: rest[0] } : {}, 60_000);
+          if (!response.ok) return fail(io, response.error);
+          io.stdout(`${String(response.result)}\n`);
+          return 0;
+        }
+        default:
+          throw new CliUsageError(`unknown cluster command '${action ?? ''}'`);
+      }
     }
     if (group === 'controller' && action === 'init') {
       const username = parsed.flags.username as string | undefined;

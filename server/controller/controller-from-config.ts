@@ -50,10 +50,14 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
   const problems: ConfigProblem[] = [];
   const identity = await readIdentity(config.identity, 'identity', problems);
   let id: string | undefined;
+  let trustDomain = '';
   if (identity) {
     // The controller's id is the one its identity certificate names, as its peers will see it.
     const spiffe = spiffeIdOf(identity.clientCertPem);
-    if (spiffe?.kind === 'controller') id = spiffe.id;
+    if (spiffe?.kind === 'controller') {
+      id = spiffe.id;
+      trustDomain = spiffe.trustDomain;
+    }
     else problems.push({ severity: 'error', path: 'identity.cert', rule: 'spiffe-id', message: `the certificate ${config.identity.cert} has no spiffe://<trust-domain>/controller/<id> URI SAN` });
   }
   const webs: WebListener[] = [];
@@ -73,12 +77,22 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
       maxTlsVersion: tlsVersion(web.options.maxTLSVersion),
     });
   }
-  if (problems.length > 0 || id === undefined) return { problems };
+  if (problems.length > 0 || id === undefined || !identity) return { problems };
+  const listener = config.ctrl.listener;
+  const heartbeat = config.ctrl.options.peerHeartbeatOptions;
   return {
     problems,
     options: {
       id,
       dataDir: config.cluster.dataDir,
+      cluster: {
+        address: `tls:${listener.host.includes(':') ? `[${listener.host}]` : listener.host}:${listener.port}`,
+        listen: { host: listener.host, port: listener.port },
+        trustDomain,
+        preferredLeader: config.cluster.preferredLeader,
+        heartbeat: { sendIntervalMs: heartbeat.sendInterval, checkIntervalMs: heartbeat.checkInterval, closeUnresponsiveTimeoutMs: heartbeat.closeUnresponsiveTimeout },
+        tls: { certPem: identity.certPem, keyPem: identity.keyPem, caPem: identity.caPem },
+      },
       raft: {
         electionTimeoutMs: config.cluster.electionTimeout,
         heartbeatTimeoutMs: config.cluster.heartbeatTimeout,

@@ -47,10 +47,23 @@ export const defaultRaftOptions: RaftOptions = {
   trailingLogs: 500,
 };
 
+/** The control listener other controllers dial, and how its channels are watched. */
+export interface ClusterOptions {
+  /** `tls:<host>:<port>` advertised to peers. */
+  readonly address: string;
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly trustDomain: string;
+  readonly preferredLeader: boolean;
+  readonly heartbeat: { readonly sendIntervalMs: number; readonly checkIntervalMs: number; readonly closeUnresponsiveTimeoutMs: number };
+  /** TLS for peer channels (this controller's identity). */
+  readonly tls: TlsMaterial;
+}
+
 export interface ControllerOptions {
   readonly id: string;
   readonly dataDir: string;
   readonly raft: RaftOptions;
+  readonly cluster: ClusterOptions;
   readonly webs: readonly WebListener[];
   readonly sessionTimeoutMs: number;
   readonly activityUpdateIntervalMs: number;

@@ -28,11 +28,20 @@ before(async () => {
   const paths = controllerPaths(pkiDir, 'inproc');
   const tls = { certPem: readFileSync(paths.chain, 'utf8'), keyPem: readFileSync(paths.key, 'utf8'), caPem: readFileSync(pkiPaths(pkiDir).bundle, 'utf8') };
   const port = await freePort();
+  const ctrlPort = await freePort();
   controller = await startController(
     {
       id: 'inproc',
       dataDir: join(root, 'data'),
       raft: defaultRaftOptions,
+      cluster: {
+        address: `tls:127.0.0.1:${ctrlPort}`,
+        listen: { host: '127.0.0.1', port: ctrlPort },
+        trustDomain: 'edgeward.test',
+        preferredLeader: false,
+        heartbeat: { sendIntervalMs: 10_000, checkIntervalMs: 1000, closeUnresponsiveTimeoutMs: 30_000 },
+        tls,
+      },
       webs: [{ name: 'api', bindPoints: [{ interfaceHost: '127.0.0.1', interfacePort: port, address: `127.0.0.1:${port}` }], apis: ['edge-client', 'edge-management', 'health-checks', 'metrics'], tls, maxBodyBytes: 1 << 20, idleTimeoutMs: 5000, readTimeoutMs: 5000, writeTimeoutMs: 100_000, minTlsVersion: 'TLSv1.2', maxTlsVersion: 'TLSv1.3' }],
       sessionTimeoutMs: 30 * 60_000,
       // Long enough that only the test flushes.
@@ -43,7 +52,7 @@ before(async () => {
     },
     { logger: silentLogger, clock, version: currentVersion() },
   );
-  await controller.services.identities.bootstrapAdmin({ username: 'admin', password: 'admin-password', name: 'Admin' });
+  await controller.initialize({ username: 'admin', password: 'admin-password', name: 'Admin' });
   http = new HttpsClient(tls.caPem);
   base = `https://127.0.0.1:${port}/edge/client/v1`;
 });

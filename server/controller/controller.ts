@@ -19,7 +19,10 @@ import { HealthChecker } from '../health/health-checker.ts';
 import { createModelTables, tables } from '../model/entities.ts';
 import { ModelStateMachine } from '../model/model-state-machine.ts';
 import type { RaftNode } from '../raft/node/raft-node.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
+import { bootstrapSingleVoter, openLocalRaft } from '../raft/node/local-raft.ts';
+import { PeerNetwork } from '../raft/transport/peer-network.ts';
+import { ClusterProposer } from '../cluster/cluster-proposer.ts';
+import { ClusterService } from '../cluster/cluster-service.ts';
 import { raftTiming } from './raft-timing.ts';
 import { ModelStore } from '../store/model-store.ts';
 import { ControllerMetrics } from '../telemetry/controller-metrics.ts';
@@ -31,6 +34,10 @@ import type { ControllerOptions } from './controller-options.ts';
 export interface RunningController {
   readonly id: string;
   readonly services: EdgeServices;
+  readonly raft: RaftNode;
+  readonly cluster: ClusterService;
+  /** Bootstraps a new cluster with this node if needed and creates the default admin. */
+  initialize(args: { username: string; password: string; name?: string }): Promise<{ identityId: string }>;
   /** https://host:port origins for each bound API. */
   readonly baseUrls: Partial<Record<ApiBinding, readonly string[]>>;
   close(): Promise<void>;
@@ -57,7 +64,30 @@ export async function startController(options: ControllerOptions, runtime: { log
       for (const event of entityChangeEvents(applied, { controllerId: options.id, version: version.version, now: () => clock.now() })) dispatcher.dispatch('entityChange', event);
     });
   }
-  // A single controller is a cluster of one voter: the same raft code path a cluster runs.
+  const metricsSources = { controllerId: options.id, appliedIndex: () => store.appliedIndex(), apiSessionCount: () => store.table(tables.apiSessions).size, isLeader };
+  const metrics = new ControllerMetrics(metricsSources);
+
+  // Peer channels on the control address carry raft traffic, forwarded writes and membership requests.
+  const self = { id: options.id, address: options.cluster.address, version: version.version, preferred: options.cluster.preferredLeader };
+  const peers = new PeerNetwork({
+    self,
+    listen: options.cluster.listen,
+    tls: options.cluster.tls,
+    trustDomain: options.cluster.trustDomain,
+    heartbeat: options.cluster.heartbeat,
+    logger: logger.child('peers'),
+    onLatency: (channelId, ms) => metrics.peerLatency.record(ms / 1000, { channel_id: channelId }),
+    onQueueTime: (channelId, ms) => metrics.peerQueueTime.record(ms / 1000, { channel_id: channelId }),
+  });
+  try {
+    await peers.start();
+  } catch (error) {
+    await store.close();
+    throw new Error(`cannot listen on the control address ${options.cluster.address}: ${(error as Error).message}`);
+  }
+
+  // One raft code path for every controller: a new node waits to be initialized or added to a cluster; a node
+  // with the first release's data is a one-voter cluster of itself.
   const local = await explainOpen(join(options.dataDir, 'raft.db'), () =>
     openLocalRaft({
       id: options.id,
@@ -66,13 +96,25 @@ export async function startController(options: ControllerOptions, runtime: { log
       logger: logger.child('raft'),
       timing: raftTiming(options.raft),
       snapshotPolicy: { intervalMs: options.raft.snapshotIntervalMs, threshold: options.raft.snapshotThreshold, trailingLogs: options.raft.trailingLogs },
+      transport: peers,
+      newNode: 'wait-for-cluster',
+      address: options.cluster.address,
     }),
-  );
+  ).catch(async (error) => {
+    await peers.shutdown();
+    await store.close();
+    throw error;
+  });
   node = local.node;
   const raft = node;
-  logger.info('model opened', { appliedIndex: store.appliedIndex(), lastLogIndex: raft.status().lastIndex, term: raft.status().term, leader: raft.leader() });
+  raft.observeConfiguration((configuration) => peers.setAddresses(configuration.addresses ?? {}));
+  logger.info('model opened', { appliedIndex: store.appliedIndex(), lastLogIndex: raft.status().lastIndex, term: raft.status().term, leader: raft.leader(), initialized: !raft.isUninitialized() });
 
-  const writer = new ModelWriter(raft);
+  const proposer = new ClusterProposer(raft, peers, options.raft.commitTimeoutMs);
+  const cluster = new ClusterService(raft, peers, proposer, self, logger.child('cluster'), options.raft.commitTimeoutMs);
+  peers.onRequest((from, body) => cluster.handle(from, body));
+
+  const writer = new ModelWriter(proposer);
   const sessions = new ApiSessionService(store, writer, clock, { timeoutMs: options.sessionTimeoutMs, activityBatchSize: options.activityUpdateBatchSize });
   const services: EdgeServices = {
     store,
@@ -87,7 +129,6 @@ export async function startController(options: ControllerOptions, runtime: { log
   const health = new HealthChecker([{ id: 'bolt.read', run: () => store.ping(), intervalMs: 30_000, timeoutMs: 20_000, initialDelayMs: 30_000 }], clock);
   await health.runAll();
   health.start();
-  const metrics = new ControllerMetrics({ controllerId: options.id, appliedIndex: () => store.appliedIndex(), apiSessionCount: () => store.table(tables.apiSessions).size, isLeader });
 
   const baseUrls: Partial<Record<ApiBinding, string[]>> = {};
   for (const web of options.webs) for (const api of web.apis) for (const point of web.bindPoints) (baseUrls[api] ??= []).push(`https://${point.address}`);
@@ -138,21 +179,28 @@ export async function startController(options: ControllerOptions, runtime: { log
         return { id: options.id, version: version.version, appliedIndex: store.appliedIndex(), lastLogIndex: status.lastIndex, commitIndex: status.commit, term: status.term, role: status.role, leader: status.leader, isLeader: isLeader(), initialized: services.identities.hasDefaultAdmin() };
       },
     ],
-    [
-      'controller.init',
-      async (args) => {
-        const username = typeof args.username === 'string' ? args.username : '';
-        const password = typeof args.password === 'string' ? args.password : '';
-        const name = typeof args.name === 'string' && args.name !== '' ? args.name : 'Default Admin';
-        if (username.length < 4 || username.length > 100) throw new Error('username must be 4 to 100 characters');
-        if (password.length < 5 || password.length > 100) throw new Error('password must be 5 to 100 characters');
-        if (services.identities.hasDefaultAdmin()) throw new Error('the controller is already initialized with a default admin');
-        const { id } = await services.identities.bootstrapAdmin({ username, password, name });
-        logger.info('default admin created', { identityId: id, username });
-        return { identityId: id };
-      },
-    ],
+    ['controller.init', async (args) => initialize(args)],
+    ['cluster.list', async () => cluster.members()],
+    ['cluster.add', async (args) => cluster.add(String(args.address ?? ''), args.voter !== false)],
+    ['cluster.remove', async (args) => cluster.remove(String(args.id ?? ''))],
+    ['cluster.transfer', async (args) => cluster.transferLeadership(typeof args.id === 'string' && args.id !== '' ? args.id : undefined)],
   ]);
+  /** `agent controller init`: makes a new node the first member of a cluster, then creates the default admin. */
+  async function initialize(args: Record<string, unknown>): Promise<{ identityId: string }> {
+    const username = typeof args.username === 'string' ? args.username : '';
+    const password = typeof args.password === 'string' ? args.password : '';
+    const name = typeof args.name === 'string' && args.name !== '' ? args.name : 'Default Admin';
+    if (username.length < 4 || username.length > 100) throw new Error('username must be 4 to 100 characters');
+    if (password.length < 5 || password.length > 100) throw new Error('password must be 5 to 100 characters');
+    if (raft.isUninitialized()) {
+      await bootstrapSingleVoter(raft, options.id, options.cluster.address);
+      logger.info('initialized a new cluster with this controller as its first member', { address: options.cluster.address });
+    }
+    if (services.identities.hasDefaultAdmin()) throw new Error('the controller is already initialized with a default admin');
+    const { id } = await services.identities.bootstrapAdmin({ username, password, name });
+    logger.info('default admin created', { identityId: id, username });
+    return { identityId: id };
+  }
   const agent = new AgentServer(options.agentSocket, agentCommands, logger.child('agent'));
   await agent.start();
 
@@ -161,6 +209,8 @@ export async function startController(options: ControllerOptions, runtime: { log
   }, options.activityUpdateIntervalMs);
   const sweepInterval = Math.min(60_000, Math.max(1_000, Math.floor(options.sessionTimeoutMs / 4)));
   const sweepTimer = setInterval(() => {
+    // The leader sweeps for everyone: one command, not one per controller.
+    if (!isLeader()) return;
     sessions
       .sweepExpired()
       .then((count) => count > 0 && logger.info('expired api sessions removed', { count }))
@@ -173,6 +223,9 @@ export async function startController(options: ControllerOptions, runtime: { log
     id: options.id,
     services,
     baseUrls,
+    raft,
+    cluster,
+    initialize: (args) => initialize(args),
     async close() {
       clearInterval(flushTimer);
       clearInterval(sweepTimer);
@@ -181,6 +234,7 @@ export async function startController(options: ControllerOptions, runtime: { log
       await closeAll();
       await sessions.flushActivity().catch(() => 0);
       await local.close();
+      await peers.shutdown();
       await store.close();
       await metrics.close();
       await dispatcher.close();

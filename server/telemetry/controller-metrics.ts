@@ -16,6 +16,10 @@ export interface ControllerMetricsSources {
 export class ControllerMetrics {
   readonly meter: Meter;
   readonly httpDuration: Histogram;
+  /** Heartbeat round trip per peer channel (`peer.latency:<channel-id>`). */
+  readonly peerLatency: Histogram;
+  /** Time a heartbeat waited in the local send queue per peer channel (`peer.queue_time:<channel-id>`). */
+  readonly peerQueueTime: Histogram;
   private readonly exporter: PrometheusExporter;
   private readonly provider: MeterProvider;
 
@@ -30,6 +34,9 @@ export class ControllerMetrics {
       description: 'Edge API request durations by API and status class',
       advice: { explicitBucketBoundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
     });
+    const peerBuckets = { advice: { explicitBucketBoundaries: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] } };
+    this.peerLatency = this.meter.createHistogram('peer.latency.seconds', { description: 'Heartbeat round trip on a peer channel', ...peerBuckets });
+    this.peerQueueTime = this.meter.createHistogram('peer.queue_time.seconds', { description: 'Time a heartbeat spent in the send queue of a peer channel', ...peerBuckets });
     this.meter
       .createObservableGauge('raft.applied_index', { description: 'Index of the last raft entry applied to the model on this controller' })
       .addCallback((result) => result.observe(sources.appliedIndex()));

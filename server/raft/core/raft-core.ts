@@ -188,6 +188,25 @@ export class RaftCore {
     }
   }
 
+  /**
+   * Makes a brand-new node the first member of a new cluster: writes `configuration` as the log's first entry
+   * (term 1) and campaigns. Refused once the node has any state: then it is already in a cluster.
+   */
+  bootstrap(configuration: Configuration): void {
+    if (this.term !== 0 || this.log.lastIndex() !== 0 || this.log.snapshotIndex !== 0) throw new Error('raft: this node already has state; it cannot bootstrap a new cluster');
+    if (!configuration.voters.includes(this.id)) throw new Error('raft: the bootstrap configuration must make this node a voter');
+    this.term = 1;
+    const data: ConfigEntryData = { change: { kind: 'add', id: this.id, voter: true, ...(configuration.addresses?.[this.id] ? { address: configuration.addresses[this.id] } : {}) }, configuration };
+    this.log.append([{ index: 1, term: 1, type: 'config', data }]);
+    this.refreshConfiguration();
+    this.campaign();
+  }
+
+  /** True while the node has no configuration and no log: it waits to be bootstrapped or added to a cluster. */
+  isUninitialized(): boolean {
+    return this.configuration.voters.length === 0 && this.configuration.nonVoters.length === 0 && this.log.lastIndex() === 0 && this.term === 0;
+  }
+
   /** Starts an election now (a lone voter need not wait out an election timeout at start-up). */
   campaign(): void {
     if (this.role !== 'leader' && this.isVoter(this.id)) this.campaignFor(this.preVote ? 'pre' : 'real');
@@ -756,8 +775,14 @@ type Outgoing = Message extends infer M ? (M extends Message ? Omit<M, 'from'> :
 export function applyChange(configuration: Configuration, change: ConfigChange): Configuration {
   const voters = configuration.voters.filter((id) => id !== change.id);
   const nonVoters = configuration.nonVoters.filter((id) => id !== change.id);
-  if (change.kind === 'add') (change.voter ? voters : nonVoters).push(change.id);
-  return { voters, nonVoters };
+  const addresses: Record<NodeId, string> = { ...(configuration.addresses ?? {}) };
+  delete addresses[change.id];
+  if (change.kind === 'add') {
+    (change.voter ? voters : nonVoters).push(change.id);
+    const address = change.address ?? configuration.addresses?.[change.id];
+    if (address) addresses[change.id] = address;
+  }
+  return Object.keys(addresses).length > 0 ? { voters, nonVoters, addresses } : { voters, nonVoters };
 }
 
 const sameHardState = (a: HardState, b: HardState) => a.term === b.term && a.vote === b.vote && a.commit === b.commit;

@@ -17,11 +17,13 @@ export interface Entry {
 export interface Configuration {
   readonly voters: readonly NodeId[];
   readonly nonVoters: readonly NodeId[];
+  /** Where each member can be reached (`tls:<host>:<port>`), when known. */
+  readonly addresses?: Readonly<Record<NodeId, string>>;
 }
 
 /** One server at a time: add (as voter or non-voter, or change an existing member's suffrage) or remove. */
 export type ConfigChange =
-  | { readonly kind: 'add'; readonly id: NodeId; readonly voter: boolean; readonly context?: unknown }
+  | { readonly kind: 'add'; readonly id: NodeId; readonly voter: boolean; readonly address?: string }
   | { readonly kind: 'remove'; readonly id: NodeId };
 
 export interface HardState {

@@ -18,6 +18,14 @@ export interface LocalRaftOptions {
   readonly bootstrap?: Configuration;
   readonly transport?: RaftTransport;
   readonly random?: () => number;
+  /**
+   * What a brand-new node (no log, no snapshot) does: bootstrap itself as a one-voter cluster at once, or wait
+   * uninitialized to be bootstrapped (`agent controller init`) or added to a cluster. A node with state from the
+   * first release (a log but no configuration in it) is always a one-voter cluster of itself.
+   */
+  readonly newNode?: 'bootstrap-single-voter' | 'wait-for-cluster';
+  /** This node's control address, recorded in the configuration when it bootstraps. */
+  readonly address?: string;
 }
 
 export interface LocalRaft {
@@ -42,12 +50,15 @@ export async function openLocalRaft(options: LocalRaftOptions): Promise<LocalRaf
       transport: options.transport ?? new InProcessTransport(),
       timing: options.timing ?? defaultTiming,
       snapshotPolicy: options.snapshotPolicy ?? defaultSnapshotPolicy,
-      bootstrap: options.bootstrap ?? { voters: [options.id], nonVoters: [] },
+      bootstrap: options.bootstrap ?? ((await hasState(store)) ? { voters: [options.id], nonVoters: [] } : { voters: [], nonVoters: [] }),
       // Election jitter only; nothing about safety depends on it.
       random: options.random ?? Math.random,
       logger: options.logger,
     });
     const opened = snapshots;
+    if ((options.newNode ?? 'bootstrap-single-voter') === 'bootstrap-single-voter' && node.isUninitialized()) {
+      await bootstrapSingleVoter(node, options.id, options.address);
+    }
     return {
       node,
       async close() {
@@ -60,5 +71,19 @@ export async function openLocalRaft(options: LocalRaftOptions): Promise<LocalRaf
     await store.close();
     await snapshots?.close();
     throw error;
+  }
+}
+
+async function hasState(store: LevelRaftStore): Promise<boolean> {
+  return (await store.hardState()) !== undefined || (await store.lastIndex()) > 0;
+}
+
+/** Bootstraps a new node as the only voter of a new cluster and waits until it leads. */
+export async function bootstrapSingleVoter(node: RaftNode, id: string, address: string | undefined, timeoutMs = 10_000): Promise<void> {
+  node.bootstrap({ voters: [id], nonVoters: [], ...(address ? { addresses: { [id]: address } } : {}) });
+  const deadline = Date.now() + timeoutMs;
+  while (!node.isLeader() || node.appliedIndex() < node.status().commit) {
+    if (Date.now() > deadline) throw new Error('raft: the new cluster did not elect this node within the timeout');
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

@@ -50,6 +50,7 @@ export interface RaftNodeOptions {
 }
 
 export type RaftObserver = (state: SoftState, status: RaftStatus) => void;
+export type ConfigurationObserver = (configuration: Configuration) => void;
 
 interface PendingProposal {
   readonly term: number;
@@ -64,6 +65,8 @@ export class RaftNode implements Proposer {
   private readonly core: RaftCore;
   private readonly pending = new Map<number, PendingProposal>();
   private readonly observers: RaftObserver[] = [];
+  private readonly configurationObservers: ConfigurationObserver[] = [];
+  private lastConfiguration: Configuration | undefined;
   private inbox: Message[] = [];
   private ticksDue = 0;
   private pumping = false;
@@ -145,6 +148,22 @@ export class RaftNode implements Proposer {
 
   observe(observer: RaftObserver): void {
     this.observers.push(observer);
+  }
+
+  /** Called with the configuration in effect now and whenever it changes (it changes when an entry arrives). */
+  observeConfiguration(observer: ConfigurationObserver): void {
+    this.configurationObservers.push(observer);
+    observer(this.core.status().configuration);
+  }
+
+  isUninitialized(): boolean {
+    return this.core.isUninitialized();
+  }
+
+  /** Makes this new, empty node the first member of a new cluster (see RaftCore.bootstrap). */
+  bootstrap(configuration: Configuration): void {
+    this.core.bootstrap(configuration);
+    this.pump();
   }
 
   propose(command: LogCommand): Promise<Proposal> {
@@ -302,6 +321,11 @@ export class RaftNode implements Proposer {
     }
     if (rd.committedEntries.length > 0) await this.apply(rd.committedEntries);
     this.core.advance(rd);
+    const configuration = this.core.status().configuration;
+    if (configuration !== this.lastConfiguration) {
+      this.lastConfiguration = configuration;
+      for (const observer of this.configurationObservers) observer(configuration);
+    }
     if (rd.softState) {
       const status = this.core.status();
       if (rd.softState.leader !== before.leader || rd.softState.role !== before.role) {

@@ -1,0 +1,61 @@
+// Writes from any controller: the leader proposes them itself; a follower forwards them to the leader over its
+// peer channel and answers its client once it has applied the entry locally (so a client reads its own write on
+// the controller it wrote to). With no leader, the write fails as ClusterHasNoLeaderError.
+import type { RaftNode } from '../raft/node/raft-node.ts';
+import { ProposalRefusedError, type LogCommand, type Proposal, type Proposer, type RefusalReason } from '../raft/state-machine.ts';
+import type { PeerNetwork } from '../raft/transport/peer-network.ts';
+
+export interface ForwardedProposal {
+  readonly type: 'propose';
+  readonly command: LogCommand;
+}
+
+export interface ForwardedResult {
+  readonly index?: number;
+  readonly result?: Proposal['result'];
+  readonly refused?: RefusalReason;
+  readonly message?: string;
+}
+
+export class ClusterProposer implements Proposer {
+  constructor(
+    private readonly node: RaftNode,
+    private readonly peers: PeerNetwork,
+    private readonly commitTimeoutMs: number,
+  ) {}
+
+  appliedIndex(): number {
+    return this.node.appliedIndex();
+  }
+
+  async propose(command: LogCommand): Promise<Proposal> {
+    if (this.node.isLeader()) return this.node.propose(command);
+    const leader = this.node.leader();
+    if (!leader) throw new ProposalRefusedError('no-leader', 'ClusterHasNoLeaderError: the cluster has no leader');
+    let answer: ForwardedResult;
+    try {
+      answer = (await this.peers.request(leader, { type: 'propose', command } satisfies ForwardedProposal, this.commitTimeoutMs + 2000)) as ForwardedResult;
+    } catch (error) {
+      throw new ProposalRefusedError('no-leader', `ClusterHasNoLeaderError: could not reach the leader ${leader}: ${(error as Error).message}`);
+    }
+    if (answer.refused) throw new ProposalRefusedError(answer.refused, answer.message ?? `the leader refused the command (${answer.refused})`, leader);
+    if (answer.index === undefined || answer.result === undefined) throw new ProposalRefusedError('dropped', 'the leader gave no result');
+    await this.node.waitForApplied(answer.index, this.commitTimeoutMs);
+    return { index: answer.index, result: answer.result };
+  }
+
+  /** The leader's side of a forwarded write. */
+  async serveForwarded(request: ForwardedProposal): Promise<ForwardedResult> {
+    try {
+      const proposal = await this.node.propose(request.command);
+      return { index: proposal.index, result: proposal.result };
+    } catch (error) {
+      if (error instanceof ProposalRefusedError) return { refused: error.reason, message: error.message };
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    // The node and the network are closed by their owner.
+  }
+}

@@ -1,0 +1,163 @@
+// Cluster membership as operators drive it: list the members, add one by its control address (from the leader,
+// or from the new empty node itself), remove one, hand leadership over. Every change is a raft configuration
+// entry proposed on the leader; a follower forwards the request to it.
+import type { Logger } from '../../common/log/logger.ts';
+import type { ConfigChange, NodeId } from '../raft/core/types.ts';
+import type { RaftNode } from '../raft/node/raft-node.ts';
+import { ProposalRefusedError } from '../raft/state-machine.ts';
+import type { PeerHello, PeerNetwork } from '../raft/transport/peer-network.ts';
+import type { ClusterProposer, ForwardedProposal } from './cluster-proposer.ts';
+
+export interface MemberRow {
+  readonly id: string;
+  readonly address: string;
+  readonly voter: boolean;
+  readonly leader: boolean;
+  readonly version: string;
+  readonly connected: boolean;
+  readonly preferred: boolean;
+}
+
+type ClusterRequest =
+  | ForwardedProposal
+  | { readonly type: 'join'; readonly id: NodeId; readonly address: string; readonly voter: boolean }
+  | { readonly type: 'configChange'; readonly change: ConfigChange }
+  | { readonly type: 'transfer'; readonly target?: NodeId };
+
+export class ClusterError extends Error {}
+
+export class ClusterService {
+  constructor(
+    private readonly node: RaftNode,
+    private readonly peers: PeerNetwork,
+    private readonly proposer: ClusterProposer,
+    private readonly self: PeerHello,
+    private readonly logger: Logger,
+    private readonly timeoutMs: number,
+  ) {}
+
+  members(): MemberRow[] {
+    const status = this.node.status();
+    const { voters, nonVoters, addresses } = status.configuration;
+    const peers = new Map(this.peers.peers().map((peer) => [peer.id, peer]));
+    const row = (id: string, voter: boolean): MemberRow => {
+      if (id === this.self.id) {
+        return { id, address: this.self.address, voter, leader: status.leader === id, version: this.self.version, connected: true, preferred: this.self.preferred };
+      }
+      const peer = peers.get(id);
+      const connected = this.peers.isConnected(id);
+      return {
+        id,
+        address: addresses?.[id] ?? peer?.address ?? '',
+        voter,
+        leader: status.leader === id,
+        version: connected && peer ? peer.version : '<not connected>',
+        connected,
+        preferred: connected && peer ? peer.preferred : false,
+      };
+    };
+    const rows = [...voters.map((id) => row(id, true)), ...nonVoters.map((id) => row(id, false))];
+    // Connected controllers that are not members are shown too, as non-voters, as the real controller does.
+    for (const peer of peers.values()) {
+      if (!voters.includes(peer.id) && !nonVoters.includes(peer.id) && this.peers.isConnected(peer.id)) {
+        rows.push({ id: peer.id, address: peer.address, voter: false, leader: false, version: peer.version, connected: true, preferred: peer.preferred });
+      }
+    }
+    return rows;
+  }
+
+  /** `cluster add <address>`: from a member, adds the controller there; from a new empty node, joins through it. */
+  async add(address: string, voter: boolean): Promise<string> {
+    if (!/^tls:(\[[^\]]+\]|[^:]+):\d+$/.test(address)) throw new ClusterError(`cluster add failed: '${address}' is not tls:<host>:<port>`);
+    let hello: PeerHello;
+    try {
+      hello = await this.peers.probe(address, this.timeoutMs);
+    } catch (error) {
+      throw new ClusterError(`cluster add failed: ${(error as Error).message}`);
+    }
+    if (hello.id === this.self.id) throw new ClusterError('cluster add failed: that address is this controller');
+    if (this.node.isUninitialized()) {
+      await this.call(hello.id, { type: 'join', id: this.self.id, address: this.self.address, voter });
+      this.logger.info('joined the cluster', { through: hello.id, address });
+      return 'success, added self to cluster';
+    }
+    await this.changeConfiguration({ kind: 'add', id: hello.id, voter, address });
+    this.logger.info('cluster member added', { id: hello.id, address, voter });
+    return `success, added peer at ${address} to cluster`;
+  }
+
+  async remove(id: string): Promise<string> {
+    const { voters, nonVoters } = this.node.status().configuration;
+    if (!voters.includes(id) && !nonVoters.includes(id)) throw new ClusterError(`${id} is not a member of the cluster`);
+    await this.changeConfiguration({ kind: 'remove', id });
+    this.logger.info('cluster member removed', { id });
+    return `success, removed ${id} from cluster`;
+  }
+
+  async transferLeadership(target?: string): Promise<string> {
+    if (this.node.isLeader()) {
+      this.transferHere(target);
+      return 'success';
+    }
+    const leader = this.node.leader();
+    if (!leader) throw new ClusterError('ClusterHasNoLeaderError: the cluster has no leader');
+    await this.call(leader, { type: 'transfer', ...(target ? { target } : {}) });
+    return 'success';
+  }
+
+  /** Requests from other controllers. */
+  async handle(from: PeerHello, body: unknown): Promise<unknown> {
+    const request = body as ClusterRequest;
+    switch (request?.type) {
+      case 'propose':
+        return this.proposer.serveForwarded(request);
+      case 'join':
+        if (from.id !== request.id) throw new Error('a controller can only ask to add itself');
+        await this.changeConfiguration({ kind: 'add', id: request.id, voter: request.voter, address: request.address });
+        this.logger.info('cluster member added', { id: request.id, address: request.address, voter: request.voter, asked: 'by the new member' });
+        return { ok: true };
+      case 'configChange':
+        await this.changeConfiguration(request.change);
+        return { ok: true };
+      case 'transfer':
+        this.transferHere(request.target);
+        return { ok: true };
+      default:
+        throw new Error('unknown cluster request');
+    }
+  }
+
+  private transferHere(target?: string): void {
+    try {
+      const chosen = this.node.transferLeadership(target);
+      this.logger.info('transferring leadership', { to: chosen });
+    } catch (error) {
+      throw new ClusterError((error as Error).message);
+    }
+  }
+
+  /** Proposes the change on the leader (here, or forwarded) and waits until it is applied here. */
+  private async changeConfiguration(change: ConfigChange): Promise<void> {
+    if (this.node.isLeader()) {
+      try {
+        const proposal = await this.node.proposeConfigChange(change);
+        await this.node.waitForApplied(proposal.index, this.timeoutMs);
+        return;
+      } catch (error) {
+        if (error instanceof ProposalRefusedError && error.reason === 'dropped') throw new ClusterError('the change was lost to a leadership change; try again');
+        throw new ClusterError((error as Error).message);
+      }
+    }
+    const leader = this.node.leader();
+    if (!leader) throw new ClusterError('ClusterHasNoLeaderError: the cluster has no leader');
+    await this.call(leader, { type: 'configChange', change });
+  }
+
+  private async call(peer: NodeId, request: ClusterRequest): Promise<unknown> {
+    try {
+      return await this.peers.request(peer, request, this.timeoutMs + 2000);
+    } catch (error) {
+      throw new ClusterError((error as Error).message);
+    }
+  }
+}
