@@ -22,6 +22,9 @@ export interface ControllerFixtureOptions {
   readonly editConfig?: (yaml: string) => string;
   readonly env?: NodeJS.ProcessEnv;
   readonly initAdmin?: boolean;
+  /** A PKI folder shared by a cluster's controllers (created by the caller with initPki); own one when unset. */
+  readonly pkiDir?: string;
+  readonly id?: string;
 }
 
 export class ControllerFixture {
@@ -30,6 +33,8 @@ export class ControllerFixture {
   output = '';
 
   private constructor(
+    readonly id: string,
+    readonly ctrlAddress: string,
     readonly root: string,
     readonly configFile: string,
     readonly caPem: string,
@@ -53,10 +58,11 @@ export class ControllerFixture {
 
   static async create(options: ControllerFixtureOptions = {}): Promise<ControllerFixture> {
     const root = mkdtempSync(join(tmpdir(), 'edgeward-ctrl-'));
-    const pkiDir = join(root, 'pki');
-    await initPki(pkiDir, { trustDomain: 'edgeward.test' });
-    await issueControllerCertificate(pkiDir, { id: 'ctrl-test', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-    const certificate = controllerPaths(pkiDir, 'ctrl-test');
+    const id = options.id ?? 'ctrl-test';
+    const pkiDir = options.pkiDir ?? join(root, 'pki');
+    if (!options.pkiDir) await initPki(pkiDir, { trustDomain: 'edgeward.test' });
+    await issueControllerCertificate(pkiDir, { id, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const certificate = controllerPaths(pkiDir, id);
     const webPort = await freePort();
     const ctrlPort = await freePort();
     const dataDir = join(root, 'data');
@@ -64,7 +70,7 @@ export class ControllerFixture {
     const logFile = join(root, 'controller.log');
     const agentSocket = join(root, 'agent.sock');
     let yaml = controllerConfigExample({
-      id: 'ctrl-test',
+      id,
       dataDir,
       identity: { cert: certificate.chain, key: certificate.key, ca: pkiPaths(pkiDir).bundle },
       webAddress: `127.0.0.1:${webPort}`,
@@ -76,7 +82,7 @@ export class ControllerFixture {
     if (options.editConfig) yaml = options.editConfig(yaml);
     const configFile = join(root, 'ctrl.yml');
     writeFileSync(configFile, yaml);
-    const fixture = new ControllerFixture(root, configFile, readFileSync(pkiPaths(pkiDir).bundle, 'utf8'), `https://127.0.0.1:${webPort}`, agentSocket, dataDir, eventsFile, logFile, {
+    const fixture = new ControllerFixture(id, `tls:127.0.0.1:${ctrlPort}`, root, configFile, readFileSync(pkiPaths(pkiDir).bundle, 'utf8'), `https://127.0.0.1:${webPort}`, agentSocket, dataDir, eventsFile, logFile, {
       ...process.env,
       EDGEWARD_AGENT_REGISTRY: join(root, 'agents'),
       ...(options.env ?? {}),
