@@ -1,27 +1,47 @@
-// The benchmark's baseline: Koa 3 and @koa/router behind node:https with the controller's TLS options, one route
-// and nothing else. Run as its own process (like the controller) so it never shares an event loop with wrk or the
-// orchestrator. Usage: bare-koa-server.ts <chain.pem> <key.pem> <ca.pem>; prints {"port":N} once listening and
-// exits on SIGTERM, SIGINT or when its stdin closes (the parent is gone).
+// The benchmark's baselines: Koa 3 behind node:https with the controller's TLS options and plain middleware, no
+// router: (a) `GET /bare`, a 28-byte JSON body, and (a′) `GET /bare-session`, which answers with a copy of the
+// controller's real current-api-session response, captured once by run.ts before measuring: the same JSON body
+// (serialised by Koa on each request, as (a) and the controller do) and the same `server`, `expires-at` and
+// `expiration-seconds` headers, so (b) against (a′) compares only the work behind the response. Run as its own
+// process (like the controller) so it never shares an event loop with wrk or the orchestrator.
+// Usage: bare-koa-server.ts <chain.pem> <key.pem> <ca.pem> [<session-response.json>], the last holding
+// {"body": "<response text>", "headers": {"<name>": "<value>", ...}}; without it, /bare-session is not served.
+// Prints {"port":N} once listening and exits on SIGTERM, SIGINT or when its stdin closes (the parent is gone).
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import Koa from 'koa';
-import Router from '@koa/router';
 
-const [certFile, keyFile, caFile] = process.argv.slice(2);
+const [certFile, keyFile, caFile, sessionResponseFile] = process.argv.slice(2);
 if (certFile === undefined || keyFile === undefined || caFile === undefined) {
-  process.stderr.write('usage: bare-koa-server.ts <chain.pem> <key.pem> <ca.pem>\n');
+  process.stderr.write('usage: bare-koa-server.ts <chain.pem> <key.pem> <ca.pem> [<session-response.json>]\n');
   process.exit(2);
 }
 
+/** The captured response: its body parsed (Koa writes it back out as (b)'s JSON) and the headers to repeat. */
+function readSessionResponse(file: string): { body: unknown; headers: Record<string, string> } {
+  const captured = JSON.parse(readFileSync(file, 'utf8')) as { body: string; headers: Record<string, string> };
+  return { body: JSON.parse(captured.body), headers: captured.headers };
+}
+const sessionResponse = sessionResponseFile === undefined ? undefined : readSessionResponse(sessionResponseFile);
+
 const app = new Koa();
 app.silent = true;
-const router = new Router();
-router.get('/bare', (ctx) => {
+app.use((ctx, next) => {
+  if (ctx.method !== 'GET' || ctx.path !== '/bare') return next();
   ctx.status = 200;
   ctx.body = { data: { ok: true }, meta: {} };
+  return undefined;
 });
-app.use(router.routes());
-app.use(router.allowedMethods());
+if (sessionResponse !== undefined) {
+  const { body, headers } = sessionResponse;
+  app.use((ctx, next) => {
+    if (ctx.method !== 'GET' || ctx.path !== '/bare-session') return next();
+    ctx.status = 200;
+    ctx.set(headers);
+    ctx.body = body;
+    return undefined;
+  });
+}
 
 // Same options as server/controller/controller.ts with the example config's web options (idleTimeout 5s,
 // readTimeout 5s, writeTimeout 100s, TLS 1.2 to 1.3), so only the application differs between the two runs.

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { markedSections, replaceSection } from './raft-bench-report.ts';
 import { renderResults, type BenchRun } from './results-report.ts';
 import type { WrkFigures } from './wrk-output.ts';
 
-const figures = (requestsPerSecond: number): WrkFigures => ({
+const figures = (requestsPerSecond: number, bytesPerResponse = 200): WrkFigures => ({
   requests: requestsPerSecond * 10,
   durationSeconds: 10,
   requestsPerSecond,
@@ -11,39 +12,83 @@ const figures = (requestsPerSecond: number): WrkFigures => ({
   p90Ms: 6,
   p99Ms: 9.25,
   maxMs: 20,
+  bytes: requestsPerSecond * 10 * bytesPerResponse,
   httpErrors: 0,
   socketErrors: 0,
 });
 
-const run = (date: string, bare: number, session: number): BenchRun => ({
+const run = (date: string, bare: number, bareSession: number, session: number): BenchRun => ({
   date,
   machine: { cpus: 2, cpuModel: 'Test CPU', node: 'v20.20.2', os: 'Linux 6.1', loadAverage: 0.25 },
   wrkVersion: 'wrk 4.1.0',
   threads: 2,
   seconds: 10,
   warmupSeconds: 2,
-  bare: { label: '`GET /bare`', connections: 64, figures: figures(bare), serverCpuUsPerRequest: 40 },
-  session: { label: '`GET /edge/client/v1/current-api-session`', connections: 64, figures: figures(session), serverCpuUsPerRequest: 100 },
+  pinning: 'none',
+  bare: { label: '`GET /bare`', connections: 64, figures: figures(bare, 180), serverCpuUsPerRequest: 40 },
+  bareSession: { label: '`GET /bare-session`', connections: 64, figures: figures(bareSession, 1020), serverCpuUsPerRequest: 80 },
+  session: { label: '`GET /edge/client/v1/current-api-session`', connections: 64, figures: figures(session, 1020), serverCpuUsPerRequest: 100 },
   login: { label: '`POST /edge/client/v1/authenticate?method=password`', connections: 16, figures: figures(42.5) },
 });
 
-test('each run replaces the table and states whether b/a met the target', () => {
-  const first = renderResults(run('2025-01-01T00:00:00Z', 10_000, 5_000), undefined);
-  assert.match(first, /Ratio b\/a: \*\*0\.50\*\*\. Target: ≥ 0\.7 at 64 connections: \*\*not met\*\*/);
-  const second = renderResults(run('2025-01-02T00:00:00Z', 10_000, 8_000), first);
-  assert.match(second, /\*\*0\.80\*\*.*\*\*met\*\*/);
-  assert.doesNotMatch(second, /\*\*0\.50\*\*/);
-  assert.match(second, /\| b \| `GET \/edge\/client\/v1\/current-api-session` \| 64 \| 8000 \| 4\.50 \| 9\.25 \| 0 \| 0 \| 100 \|/);
-  assert.match(second, /\| c \| .* \| 16 \| 42\.5 \| .* \| n\/a \|/);
-  assert.match(second, /Server CPU per request a\/b: 0\.40 \(40 µs vs 100 µs\)/);
+test('each run replaces the table and states whether b/a and b/a′ met the target', () => {
+  const first = renderResults(run('2025-01-01T00:00:00Z', 10_000, 6_000, 5_000), undefined);
+  assert.match(first, /Ratio b\/a: \*\*0\.50\*\*\. Target \(the issue's\): ≥ 0\.7 at 64 connections: \*\*not met\*\*\./);
+  assert.match(first, /Ratio b\/a′ \(same response bytes and headers\): \*\*0\.83\*\*\. Against the same target, ≥ 0\.7: \*\*met\*\*\./);
+  const second = renderResults(run('2025-01-02T00:00:00Z', 10_000, 12_000, 8_000), first);
+  assert.match(second, /Ratio b\/a: \*\*0\.80\*\*.*\*\*met\*\*/);
+  assert.match(second, /Ratio b\/a′ .*\*\*0\.67\*\*.*\*\*not met\*\*/);
+  assert.doesNotMatch(second, /\*\*0\.50\*\*|\*\*0\.83\*\*/);
+  assert.match(second, /\| a \| `GET \/bare` \| 64 \| 10000 \| 4\.50 \| 9\.25 \| 0 \| 0 \| 180 \| 40 \|/);
+  assert.match(second, /\| a′ \| `GET \/bare-session` \| 64 \| 12000 \| 4\.50 \| 9\.25 \| 0 \| 0 \| 1020 \| 80 \|/);
+  assert.match(second, /\| b \| `GET \/edge\/client\/v1\/current-api-session` \| 64 \| 8000 \| 4\.50 \| 9\.25 \| 0 \| 0 \| 1020 \| 100 \|/);
+  assert.match(second, /\| c \| .* \| 16 \| 42\.5 \| .* \| 200 \| n\/a \|/);
+  assert.match(second, /Server CPU per request a\/b 0\.40 \(40 µs vs 100 µs\), a′\/b 0\.80 \(80 µs vs 100 µs\);/);
 });
 
-test('the history keeps one line per earlier run, oldest first, and appends this one', () => {
-  const first = renderResults(run('2025-01-01T00:00:00Z', 10_000, 5_000), undefined);
-  const second = renderResults(run('2025-01-02T00:00:00Z', 10_000, 8_000), first);
+test('the history keeps one line per earlier run, oldest first, and appends this one with both ratios', () => {
+  const first = renderResults(run('2025-01-01T00:00:00Z', 10_000, 6_000, 5_000), undefined);
+  const second = renderResults(run('2025-01-02T00:00:00Z', 10_000, 12_000, 8_000), first);
   const history = second.slice(second.indexOf('## History')).split('\n').filter((line) => line.startsWith('- '));
   assert.deepEqual(history, [
-    '- 2025-01-01T00:00:00Z: a 10000 rps, b 5000 rps, b/a 0.50, c 42.5 rps (2 CPUs, Node v20.20.2, 10 s)',
-    '- 2025-01-02T00:00:00Z: a 10000 rps, b 8000 rps, b/a 0.80, c 42.5 rps (2 CPUs, Node v20.20.2, 10 s)',
+    '- 2025-01-01T00:00:00Z: a 10000 rps, a′ 6000 rps, b 5000 rps, b/a 0.50, b/a′ 0.83, c 42.5 rps (2 CPUs, Node v20.20.2, 10 s, unpinned)',
+    '- 2025-01-02T00:00:00Z: a 10000 rps, a′ 12000 rps, b 8000 rps, b/a 0.80, b/a′ 0.67, c 42.5 rps (2 CPUs, Node v20.20.2, 10 s, unpinned)',
   ]);
+});
+
+test('history lines in the older format are kept as they were', () => {
+  const older = '# Benchmark results\n\n## History\n\n- 2024-12-31T00:00:00Z: a 9000 rps, b 4000 rps, b/a 0.44, c 40.0 rps (2 CPUs, Node v20.20.2, 10 s)\n';
+  const next = renderResults(run('2025-01-01T00:00:00Z', 10_000, 6_000, 5_000), older);
+  assert.match(next, /## History\n\n- 2024-12-31T00:00:00Z: a 9000 rps, b 4000 rps, b\/a 0\.44, c 40\.0 rps \(2 CPUs, Node v20\.20\.2, 10 s\)\n- 2025-01-01T00:00:00Z: /);
+});
+
+test('another benchmark\'s marked section survives an HTTP run, wherever it was, and stays out of the history', () => {
+  const raftBody = '| Concurrent proposers | Raft proposals/s |\n|---:|---:|\n| 1 | 180 |\n- not a history line';
+  // raft-bench.ts appends its section at the end, after the history, the first time it runs.
+  const withRaft = replaceSection(renderResults(run('2025-01-01T00:00:00Z', 10_000, 6_000, 5_000), undefined), 'raft', '## Raft', raftBody);
+  const section = markedSections(withRaft)[0]!;
+  assert.ok(section.startsWith('<!-- raft-bench:start -->\n## Raft\n') && section.endsWith('<!-- raft-bench:end -->'));
+
+  const second = renderResults(run('2025-01-02T00:00:00Z', 10_000, 12_000, 8_000), withRaft);
+  assert.deepEqual(markedSections(second), [section]);
+  assert.ok(second.indexOf(section) > second.indexOf('## Last run') && second.indexOf(section) < second.indexOf('## History'));
+  const history = second.slice(second.indexOf('## History')).split('\n').filter((line) => line.startsWith('- '));
+  assert.deepEqual(history.map((line) => line.slice(2, 22)), ['2025-01-01T00:00:00Z', '2025-01-02T00:00:00Z']);
+
+  // Another HTTP run, and the raft benchmark replacing its section in place, each keep the rest.
+  const third = renderResults(run('2025-01-03T00:00:00Z', 10_000, 12_000, 8_000), second);
+  assert.deepEqual(markedSections(third), [section]);
+  const raftAgain = replaceSection(third, 'raft', '## Raft', '| 1 | 200 |');
+  assert.equal(markedSections(raftAgain).length, 1);
+  assert.ok(raftAgain.includes('| 1 | 200 |') && !raftAgain.includes('| 1 | 180 |'));
+  assert.equal(raftAgain.replace(markedSections(raftAgain)[0]!, ''), third.replace(section, ''));
+  const fourth = renderResults(run('2025-01-04T00:00:00Z', 10_000, 12_000, 8_000), raftAgain);
+  assert.deepEqual(markedSections(fourth), markedSections(raftAgain));
+  assert.equal(fourth.split('\n').filter((line) => line.startsWith('- 2025-')).length, 4);
+});
+
+test('without an earlier file there are no other sections and one history line', () => {
+  const only = renderResults(run('2025-01-01T00:00:00Z', 10_000, 6_000, 5_000), undefined);
+  assert.deepEqual(markedSections(only), []);
+  assert.equal(only.split('\n').filter((line) => line.startsWith('- ')).length, 1);
 });

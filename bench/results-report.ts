@@ -1,5 +1,8 @@
-// Renders bench/RESULTS.md from one run: the run's table (replaced each time) and a history section that keeps
-// every earlier run's one-line summary and appends this one. Pure: figures and the previous file in, text out.
+// Renders bench/RESULTS.md from one HTTP run: the run's table (replaced each time), the other benchmarks' marked
+// sections (`<!-- <name>-bench:start -->` … `<!-- <name>-bench:end -->`, kept as they were) and a history section
+// that keeps every earlier run's one-line summary and appends this one. Pure: figures and the previous file in,
+// text out.
+import { markedSections } from './raft-bench-report.ts';
 import type { WrkFigures } from './wrk-output.ts';
 
 /** Authenticated requests should keep at least this share of the bare route's throughput at 64 connections. */
@@ -23,81 +26,115 @@ export interface BenchRun {
   readonly threads: number;
   readonly seconds: number;
   readonly warmupSeconds: number;
+  /** How the server and wrk were placed on CPUs, as shown. */
+  readonly pinning: string;
+  /** (a): the bare Koa route with its own small body. */
   readonly bare: LoadResult;
+  /** (a′): the bare Koa server answering with (b)'s captured body and headers. */
+  readonly bareSession: LoadResult;
+  /** (b) */
   readonly session: LoadResult;
+  /** (c) */
   readonly login: LoadResult;
 }
 
 const historyHeading = '## History';
 
-export const ratioOf = (run: BenchRun) => run.session.figures.requestsPerSecond / run.bare.figures.requestsPerSecond;
+/** b over a baseline's requests per second: (a) by default, the issue's ratio; `bareSession` for (a′). */
+export const ratioOf = (run: BenchRun, baseline: 'bare' | 'bareSession' = 'bare') => run.session.figures.requestsPerSecond / run[baseline].figures.requestsPerSecond;
 
 const rps = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(1));
 const ms = (value: number) => value.toFixed(2);
+const verdict = (ratio: number) => (ratio >= ratioTarget ? 'met' : 'not met');
 
 export function historyLine(run: BenchRun): string {
-  return `- ${run.date}: a ${rps(run.bare.figures.requestsPerSecond)} rps, b ${rps(run.session.figures.requestsPerSecond)} rps, b/a ${ratioOf(run).toFixed(2)}, c ${rps(run.login.figures.requestsPerSecond)} rps (${run.machine.cpus} CPUs, Node ${run.machine.node}, ${run.seconds} s)`;
+  const r = (load: LoadResult) => rps(load.figures.requestsPerSecond);
+  return `- ${run.date}: a ${r(run.bare)} rps, a′ ${r(run.bareSession)} rps, b ${r(run.session)} rps, b/a ${ratioOf(run).toFixed(2)}, b/a′ ${ratioOf(run, 'bareSession').toFixed(2)}, c ${r(run.login)} rps (${run.machine.cpus} CPUs, Node ${run.machine.node}, ${run.seconds} s, ${run.pinning === 'none' ? 'unpinned' : 'pinned'})`;
 }
 
-/** The run's own section: what was measured, the table and the ratio verdict. Also what is printed to stdout. */
+/** The run's own section: what was measured, the table and the ratio verdicts. Also what is printed to stdout. */
 export function runSummary(run: BenchRun): string {
   const ratio = ratioOf(run);
+  const sameResponseRatio = ratioOf(run, 'bareSession');
   const row = (name: string, load: LoadResult) => {
     const f = load.figures;
     const cpu = load.serverCpuUsPerRequest === undefined ? 'n/a' : load.serverCpuUsPerRequest.toFixed(0);
-    return `| ${name} | ${load.label} | ${load.connections} | ${rps(f.requestsPerSecond)} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.httpErrors} | ${f.socketErrors} | ${cpu} |`;
+    const bytes = f.requests > 0 ? (f.bytes / f.requests).toFixed(0) : 'n/a';
+    return `| ${name} | ${load.label} | ${load.connections} | ${rps(f.requestsPerSecond)} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.httpErrors} | ${f.socketErrors} | ${bytes} | ${cpu} |`;
   };
   return [
     `Date: ${run.date}`,
     `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}, ${run.wrkVersion}; load average ${run.machine.loadAverage.toFixed(2)} at start`,
-    `Load: wrk, ${run.threads} threads, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up; server and wrk on the same machine.`,
+    `Load: wrk, ${run.threads} threads, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up; server and wrk on the same machine; CPU pinning: ${run.pinning}.`,
     '',
-    '| | Load | Connections | Requests/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors | Server CPU (µs/request) |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| | Load | Connections | Requests/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors | Bytes/response | Server CPU (µs/request) |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     row('a', run.bare),
+    row('a′', run.bareSession),
     row('b', run.session),
     row('c', run.login),
     '',
-    `Ratio b/a: **${ratio.toFixed(2)}**. Target: ≥ ${ratioTarget} at 64 connections: **${ratio >= ratioTarget ? 'met' : 'not met'}**.`,
+    `Ratio b/a: **${ratio.toFixed(2)}**. Target (the issue's): ≥ ${ratioTarget} at 64 connections: **${verdict(ratio)}**.`,
+    `Ratio b/a′ (same response bytes and headers): **${sameResponseRatio.toFixed(2)}**. Against the same target, ≥ ${ratioTarget}: **${verdict(sameResponseRatio)}**.`,
     ...cpuRatioLine(run),
   ].join('\n');
 }
 
-/** Server CPU per request, a over b: where b/a would settle if the server process alone bounded throughput. */
+/** Server CPU per request, each baseline over b: where b/a and b/a′ would settle if the server process alone
+ * bounded throughput. */
 function cpuRatioLine(run: BenchRun): string[] {
-  const a = run.bare.serverCpuUsPerRequest;
   const b = run.session.serverCpuUsPerRequest;
-  if (a === undefined || b === undefined || b === 0) return [];
-  return [`Server CPU per request a/b: ${(a / b).toFixed(2)} (${a.toFixed(0)} µs vs ${b.toFixed(0)} µs), less sensitive than requests/s to other load on the machine.`];
+  if (b === undefined || b === 0) return [];
+  const parts = (['a', 'a′'] as const).flatMap((name) => {
+    const baseline = (name === 'a' ? run.bare : run.bareSession).serverCpuUsPerRequest;
+    return baseline === undefined ? [] : [`${name}/b ${(baseline / b).toFixed(2)} (${baseline.toFixed(0)} µs vs ${b.toFixed(0)} µs)`];
+  });
+  if (parts.length === 0) return [];
+  return [`Server CPU per request ${parts.join(', ')}; less sensitive than requests/s to other load on the machine.`];
 }
 
-/** The history lines of an earlier RESULTS.md, oldest first; none when there is no earlier file. */
+/** `document` without its marked sections (which belong to other benchmarks). */
+function withoutMarkedSections(document: string): string {
+  return markedSections(document).reduce((rest, section) => rest.replace(section, ''), document);
+}
+
+/** The history lines of an earlier RESULTS.md, oldest first; none when there is no earlier file. Only the history
+ * section counts: lines in another benchmark's marked section or under a later heading are not history. */
 export function previousHistory(previous: string | undefined): string[] {
   if (previous === undefined) return [];
-  const start = previous.indexOf(`\n${historyHeading}\n`);
+  const document = withoutMarkedSections(previous);
+  const start = document.indexOf(`\n${historyHeading}\n`);
   if (start === -1) return [];
-  return previous
-    .slice(start + historyHeading.length + 2)
-    .split('\n')
-    .filter((line) => line.startsWith('- '));
+  const lines = document.slice(start + historyHeading.length + 2).split('\n');
+  const end = lines.findIndex((line) => line.startsWith('#'));
+  return (end === -1 ? lines : lines.slice(0, end)).filter((line) => line.startsWith('- '));
 }
 
+/** The whole file: this run, then the other benchmarks' marked sections carried over from the previous file
+ * unchanged, then the history. */
 export function renderResults(run: BenchRun, previous: string | undefined): string {
+  const otherSections = previous === undefined ? [] : markedSections(previous);
   return [
     '# Benchmark results',
     '',
-    'Written by `bench/run.sh` (or `node --import tsx bench/run.ts`; `BENCH_SECONDS` sets the measured seconds).',
-    'Each server runs in its own process over HTTPS with a P-256 certificate from our PKI:',
-    '(a) a bare Koa 3 route `GET /bare`, the baseline; (b) a real controller answering the authenticated',
+    'Written by `bench/run.sh`, which runs the HTTP benchmark (`bench/run.ts`; `BENCH_SECONDS` sets the measured seconds)',
+    'and then the raft benchmark (`bench/raft-bench.ts`), which keeps its own marked section below; `bench/run.sh http` or',
+    '`bench/run.sh raft` runs one.',
+    'For HTTP, each server runs in its own process over HTTPS with a P-256 certificate from our PKI:',
+    '(a) a bare Koa 3 route `GET /bare` (28-byte body), the baseline; (a′) the same bare Koa server answering',
+    '`GET /bare-session` with the same body and `server`, `expires-at` and `expiration-seconds` headers as (b), captured from',
+    'the controller before measuring; (b) a real controller answering the authenticated',
     '`GET /edge/client/v1/current-api-session` (`zt-session` header); (c) password logins,',
     '`POST /edge/client/v1/authenticate?method=password`, bound by scrypt, each creating an API session (a raft command).',
     '"Non-2xx" is what wrk counts as a status error (400 and above); socket errors are connect/read/write errors and timeouts.',
+    'Bytes/response is what wrk read (headers and body, after TLS) per request.',
     'Server CPU is the server process\'s user + system time (all threads, so scrypt too) over the measured run, per request.',
     '',
     '## Last run',
     '',
     runSummary(run),
     '',
+    ...otherSections.flatMap((section) => [section, '']),
     historyHeading,
     '',
     ...previousHistory(previous),

@@ -1,8 +1,78 @@
 #!/usr/bin/env bash
-# Installs wrk when missing (apt-get, via scripts/ensure-deps.sh), then runs the HTTP benchmark, which writes
-# bench/RESULTS.md. BENCH_SECONDS sets the measured seconds per load (default 10).
+# Runs the benchmarks, each writing its part of bench/RESULTS.md: the HTTP benchmark (bench/run.ts; installs wrk
+# first when missing, via scripts/ensure-deps.sh), then the raft benchmark (bench/raft-bench.ts).
+# Usage: bench/run.sh [all|http|raft]   (all, the default, runs both, in that order, and stops at the first failure)
+# Env: BENCH_SECONDS, measured seconds per HTTP load (default 10); BENCH_RAFT_SECONDS, seconds per raft
+# measurement (default 5); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts.
+# Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
+# the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
+# step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/scripts/ensure-deps.sh" bench
 cd "$root"
-exec node --import "file://$root/node_modules/tsx/dist/loader.mjs" bench/run.ts "$@"
+
+what="${1:-all}"
+case "$what" in
+  all | http | raft) ;;
+  *)
+    echo "usage: bench/run.sh [all|http|raft]" >&2
+    exit 2
+    ;;
+esac
+
+# Whole seconds from 1 to 3600, as run.ts and raft-bench.ts accept.
+seconds_from() {
+  local name="$1" value="${!1:-$2}"
+  if ! [[ "$value" =~ ^[1-9][0-9]{0,3}$ ]] || ((value > 3600)); then
+    echo "bench: $name must be a whole number of seconds from 1 to 3600, not \"$value\"" >&2
+    return 2
+  fi
+  echo "$value"
+}
+http_seconds="$(seconds_from BENCH_SECONDS 10)"
+raft_seconds="$(seconds_from BENCH_RAFT_SECONDS 5)"
+
+step_pid=""
+on_signal() {
+  trap - INT TERM
+  if [ -n "$step_pid" ]; then
+    echo "bench: interrupted; stopping the running step" >&2
+    kill -TERM "$step_pid" 2>/dev/null || true
+    wait "$step_pid" 2>/dev/null || true
+  fi
+  exit 130
+}
+trap on_signal INT TERM
+
+# run_step <name> <limit in seconds> <command...>
+run_step() {
+  local name="$1" limit="$2" status=0
+  shift 2
+  echo "bench: $name (limit ${limit} s)" >&2
+  # In the background so that this shell's traps run while it waits.
+  timeout --kill-after=30 "$limit" "$@" &
+  step_pid=$!
+  wait "$step_pid" || status=$?
+  step_pid=""
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    echo "bench: $name ran past its ${limit} s limit and was stopped" >&2
+  elif [ "$status" -ne 0 ]; then
+    echo "bench: $name failed (exit status $status)" >&2
+  fi
+  return "$status"
+}
+
+node_tsx=(node --import "file://$root/node_modules/tsx/dist/loader.mjs")
+
+if [ "$what" = all ] || [ "$what" = http ]; then
+  run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
+  # run.ts's own watchdog: 4 loads x (2 s warm-up + measurement + 25 s) + 150 s; this limit leaves it a minute more.
+  run_step "HTTP benchmark" $((4 * (2 + http_seconds + 25) + 150 + 60)) "${node_tsx[@]}" bench/run.ts
+fi
+if [ "$what" = all ] || [ "$what" = raft ]; then
+  if [ "$what" = raft ]; then
+    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" npm
+  fi
+  # raft-bench.ts's own watchdog: 6 measurements x BENCH_RAFT_SECONDS + 90 s; this limit leaves it a minute more.
+  run_step "raft benchmark" $((6 * raft_seconds + 90 + 60)) "${node_tsx[@]}" bench/raft-bench.ts
+fi

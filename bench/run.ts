@@ -1,8 +1,12 @@
-// The HTTP benchmark: (a) a bare Koa route, (b) the controller's authenticated current-api-session and (c) password
-// logins, each served by its own process over HTTPS and loaded by wrk. Writes bench/RESULTS.md and prints the
+// The HTTP benchmark: (a) a bare Koa route, (a′) the same bare Koa server answering with a copy of (b)'s response,
+// (b) the controller's authenticated current-api-session and (c) password logins, each server in its own process
+// over HTTPS and loaded by wrk. Writes bench/RESULTS.md (keeping other benchmarks' marked sections) and prints the
 // summary. Everything is bounded by a watchdog, and every process started here is stopped before exit.
-// Env: BENCH_SECONDS (measured seconds per load, default 10); BENCH_CPU_PROF=<dir> writes .cpuprofile files
-// of both servers there.
+// Order: the controller starts and answers (b) once, and that response is saved; the controller is then paused
+// (SIGSTOP) while the bare server, given the saved response, serves (a) and (a′); the bare server stops, the
+// controller resumes and serves (b) and (c). No two servers ever compete for CPU.
+// Env: BENCH_SECONDS (measured seconds per load, default 10); BENCH_PIN=0 turns CPU pinning off (see
+// cpu-pinning.ts); BENCH_CPU_PROF=<dir> writes .cpuprofile files of both servers there.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
@@ -13,6 +17,7 @@ import { initPki, issueControllerCertificate, pkiPaths } from '../server/pki/pki
 import { adminCredentials, ControllerFixture } from '../test/support/controller-fixture.ts';
 import { HttpsClient } from '../test/support/https-client.ts';
 import { stopAllChildren, stopChild, track } from './child-processes.ts';
+import { pinningPlan, pinProcess } from './cpu-pinning.ts';
 import { processCpuSeconds } from './process-cpu.ts';
 import { renderResults, runSummary, type BenchRun, type LoadResult } from './results-report.ts';
 import { runWrk, type WrkLoad } from './wrk-runner.ts';
@@ -26,6 +31,7 @@ const seconds = positiveInteger('BENCH_SECONDS', 10);
 const warmupSeconds = 2;
 const threads = 2;
 const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
+const pinning = pinningPlan();
 
 function positiveInteger(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -62,10 +68,47 @@ async function expectStatus(what: string, response: Promise<{ status: number; te
   if (answer.status !== status) throw new Error(`${what}: expected HTTP ${status}, got ${answer.status} ${answer.text}`);
 }
 
-async function startBareServer(certFile: string, keyFile: string, caFile: string): Promise<{ port: number; pid: number | undefined; stop: () => Promise<void> }> {
+/** The parts of (b)'s response that (a′) repeats: the body text and the headers the controller sets. */
+interface CapturedResponse {
+  readonly body: string;
+  readonly headers: Record<string, string>;
+}
+
+/** Headers every Node HTTP response carries, set per response by Node or Koa rather than by the application. */
+const perResponseHeaders = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'content-type']);
+/** Headers (b) must carry; the capture fails without them rather than measure a different response. */
+const sessionHeaders = ['server', 'expires-at', 'expiration-seconds'];
+
+async function captureResponse(what: string, response: Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }>): Promise<CapturedResponse & { contentType: string }> {
+  const answer = await response;
+  if (answer.status !== 200) throw new Error(`${what}: expected HTTP 200, got ${answer.status} ${answer.text}`);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (value === undefined || perResponseHeaders.has(name)) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const missing = sessionHeaders.filter((name) => headers[name] === undefined);
+  if (missing.length > 0) throw new Error(`${what}: the response has no ${missing.join(', ')} header`);
+  return { body: answer.text, headers, contentType: String(answer.headers['content-type']) };
+}
+
+/** Fails unless (a′) answers with the same status, content type, headers and body text as the captured (b). */
+async function expectSameResponse(bareSessionUrl: string, client: HttpsClient, expected: CapturedResponse & { contentType: string }): Promise<void> {
+  const actual = await captureResponse('GET /bare-session', client.get(bareSessionUrl));
+  const differences = [
+    ...(actual.contentType === expected.contentType ? [] : [`content-type ${actual.contentType} instead of ${expected.contentType}`]),
+    ...(actual.body === expected.body ? [] : [`a ${Buffer.byteLength(actual.body)}-byte body instead of the captured ${Buffer.byteLength(expected.body)} bytes`]),
+    ...[...new Set([...Object.keys(actual.headers), ...Object.keys(expected.headers)])]
+      .filter((name) => actual.headers[name] !== expected.headers[name])
+      .map((name) => `header ${name}: ${actual.headers[name] ?? '(none)'} instead of ${expected.headers[name] ?? '(none)'}`),
+  ];
+  if (differences.length > 0) throw new Error(`GET /bare-session does not repeat the controller's response: ${differences.join('; ')}`);
+}
+
+async function startBareServer(certFile: string, keyFile: string, caFile: string, sessionResponseFile: string): Promise<{ port: number; pid: number | undefined; stop: () => Promise<void> }> {
   const profile = profileDir ? ['--import', profileHook] : [];
   const env = profileDir ? { ...process.env, BENCH_CPU_PROF_FILE: join(profileDir, 'bare-koa.cpuprofile') } : process.env;
-  const child = track(spawn(process.execPath, [...profile, '--import', tsxLoader, join(benchDir, 'bare-koa-server.ts'), certFile, keyFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'], env }));
+  const child = track(spawn(process.execPath, [...profile, '--import', tsxLoader, join(benchDir, 'bare-koa-server.ts'), certFile, keyFile, caFile, sessionResponseFile], { stdio: ['pipe', 'pipe', 'inherit'], env }));
   const port = await new Promise<number>((resolvePort, reject) => {
     const timer = setTimeout(() => reject(new Error('the bare Koa server did not start within 30 s')), 30_000);
     child.once('exit', (code) => reject(new Error(`the bare Koa server exited with ${code} before listening`)));
@@ -102,31 +145,70 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<BenchRun>
   const client = new HttpsClient(readFileSync(bundle, 'utf8'));
   cleanups.push(() => client.close());
 
-  const bareServer = await startBareServer(certificate.paths.chain, certificate.paths.key, bundle);
-  cleanups.push(bareServer.stop);
-  const bareUrl = `https://127.0.0.1:${bareServer.port}/bare`;
-  await expectStatus('GET /bare', client.get(bareUrl));
-  const bare = await measure('`GET /bare` (bare Koa)', bareServer.pid, { url: bareUrl, connections: 64 });
-  // Stopped before the controller starts, so the two never compete for CPU.
-  await bareServer.stop();
-
   progress('starting a controller');
-  const fixture = await ControllerFixture.create(profileDir ? { env: { NODE_OPTIONS: `--import=${profileHook}`, BENCH_CPU_PROF_FILE: join(profileDir, 'controller.cpuprofile') } } : {});
+  // The fixture makes its folder under os.tmpdir(); pointing that into ours means a start-up failure, which leaves
+  // no fixture to dispose, still leaves nothing behind.
+  const previousTmpdir = process.env.TMPDIR;
+  process.env.TMPDIR = root;
+  let fixture: ControllerFixture;
+  try {
+    fixture = await ControllerFixture.create(profileDir ? { env: { NODE_OPTIONS: `--import=${profileHook}`, BENCH_CPU_PROF_FILE: join(profileDir, 'controller.cpuprofile') } } : {});
+  } finally {
+    if (previousTmpdir === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previousTmpdir;
+  }
   cleanups.push(async () => {
     await withTimeout(fixture.dispose(), 15_000, 'stopping the controller').catch((error: Error) => {
       progress(`${error.message}; killing it`);
       fixture.child?.kill('SIGKILL');
     });
   });
+  const controllerPid = fixture.child?.pid;
   const token = await fixture.login(adminCredentials.username, adminCredentials.password, 'client');
   const sessionUrl = `${fixture.clientApi}/current-api-session`;
+  const sessionResponse = await captureResponse('GET current-api-session', fixture.http.get(sessionUrl, { headers: { 'zt-session': token } }));
+  const sessionResponseFile = join(root, 'session-response.json');
+  writeFileSync(sessionResponseFile, JSON.stringify({ body: sessionResponse.body, headers: sessionResponse.headers } satisfies CapturedResponse));
+  progress(`captured the controller's current-api-session response: ${Buffer.byteLength(sessionResponse.body)}-byte body, headers ${Object.keys(sessionResponse.headers).join(', ')}`);
+
+  // Paused, the idle controller (timers, raft ticks) takes no CPU from the baselines. Resumed before anything else
+  // in the cleanups (they run newest first), so it can still be stopped gracefully after a failure.
+  if (controllerPid === undefined) throw new Error('the controller has no pid');
+  process.kill(controllerPid, 'SIGSTOP');
+  let controllerPaused = true;
+  const resumeController = () => {
+    if (!controllerPaused) return;
+    controllerPaused = false;
+    process.kill(controllerPid, 'SIGCONT');
+  };
+  cleanups.push(resumeController);
+
+  const bareServer = await startBareServer(certificate.paths.chain, certificate.paths.key, bundle, sessionResponseFile);
+  cleanups.push(bareServer.stop);
+  const bareUrl = `https://127.0.0.1:${bareServer.port}/bare`;
+  const bareSessionUrl = `https://127.0.0.1:${bareServer.port}/bare-session`;
+  await expectStatus('GET /bare', client.get(bareUrl));
+  await expectSameResponse(bareSessionUrl, client, sessionResponse);
+  if (pinning) pinProcess(bareServer.pid, pinning.server);
+  const bare = await measure('`GET /bare` (bare Koa)', bareServer.pid, { url: bareUrl, connections: 64, cpus: pinning?.load });
+  const bareSession = await measure('`GET /bare-session` (bare Koa, same response as b)', bareServer.pid, { url: bareSessionUrl, connections: 64, cpus: pinning?.load });
+  // Stopped before the controller resumes, so the two never compete for CPU.
+  await bareServer.stop();
+  resumeController();
+  // Let it run its overdue timers first: closing idle keep-alive sockets, which the next request could otherwise
+  // be sent on and lose.
+  await new Promise((resolveDelay) => setTimeout(resolveDelay, 1_000));
+
   await expectStatus('GET current-api-session', fixture.http.get(sessionUrl, { headers: { 'zt-session': token } }));
-  const session = await measure('`GET /edge/client/v1/current-api-session`', fixture.child?.pid, { url: sessionUrl, connections: 64, headers: { 'zt-session': token } });
+  if (pinning) pinProcess(controllerPid, pinning.server);
+  const session = await measure('`GET /edge/client/v1/current-api-session`', controllerPid, { url: sessionUrl, connections: 64, headers: { 'zt-session': token }, cpus: pinning?.load });
+  // Logins hash on libuv's thread pool: give the controller every CPU again so scrypt is not confined to one.
+  if (pinning) pinProcess(controllerPid, pinning.all);
 
   const loginUrl = `${fixture.clientApi}/authenticate?method=password`;
   const loginBody = JSON.stringify({ username: adminCredentials.username, password: adminCredentials.password });
   await expectStatus('POST authenticate', fixture.http.post(loginUrl, { rawBody: loginBody, headers: { 'content-type': 'application/json' } }));
-  const login = await measure('`POST /edge/client/v1/authenticate?method=password`', fixture.child?.pid, {
+  const login = await measure('`POST /edge/client/v1/authenticate?method=password`', controllerPid, {
     url: loginUrl,
     connections: 16,
     method: 'POST',
@@ -141,7 +223,9 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<BenchRun>
     threads,
     seconds,
     warmupSeconds,
+    pinning: pinning ? `server on CPU ${pinning.server}, wrk on CPU ${pinning.load} for (a), (a′) and (b); (c) unpinned` : 'none',
     bare,
+    bareSession,
     session,
     login,
   };
@@ -169,8 +253,8 @@ const abort = async (reason: string, code: number) => {
   await runCleanups(cleanups);
   process.exit(code);
 };
-// Three loads of warm-up + measurement + wrk's request-timeout margin, plus PKI, controller start-up and shutdown.
-const budgetMs = (3 * (warmupSeconds + seconds + 25) + 150) * 1000;
+// Four loads of warm-up + measurement + wrk's request-timeout margin, plus PKI, controller start-up and shutdown.
+const budgetMs = (4 * (warmupSeconds + seconds + 25) + 150) * 1000;
 setTimeout(() => void abort(`the benchmark ran past its ${budgetMs / 1000} s budget`, 1), budgetMs).unref();
 process.once('SIGINT', () => void abort('interrupted', 130));
 process.once('SIGTERM', () => void abort('terminated', 143));

@@ -22,6 +22,7 @@ test('a run reads as requests per second, latency percentiles in ms and error co
   assert.equal(figures.p50Ms, 4.98);
   assert.equal(figures.p99Ms, 9.12);
   assert.equal(figures.maxMs, 48.2);
+  assert.equal(figures.bytes, 28637760);
   assert.equal(figures.httpErrors, 3);
   assert.equal(figures.socketErrors, 3);
 });

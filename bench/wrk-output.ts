@@ -9,6 +9,8 @@ export interface WrkFigures {
   readonly p90Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
+  /** Bytes wrk read (after TLS: status lines, headers and bodies), over all requests. */
+  readonly bytes: number;
   /** Responses wrk counts as errors: HTTP status 400 and above (2xx and 3xx pass). */
   readonly httpErrors: number;
   /** Connect, read and write errors and timeouts: requests that got no response at all. */
@@ -43,6 +45,7 @@ export function parseWrkOutput(stdout: string): WrkFigures {
     p90Ms: ms('latencyUs.p90'),
     p99Ms: ms('latencyUs.p99'),
     maxMs: ms('latencyUs.max'),
+    bytes: number('bytes'),
     httpErrors: number('errors.status'),
     socketErrors: number('errors.connect') + number('errors.read') + number('errors.write') + number('errors.timeout'),
   };

@@ -17,6 +17,8 @@ export interface WrkLoad {
   readonly headers?: Readonly<Record<string, string>>;
   /** A request without a response after this long counts as a timeout (wrk's default is 2 s). */
   readonly requestTimeoutSeconds?: number;
+  /** A taskset CPU list to run wrk on; any CPU when absent. */
+  readonly cpus?: string;
 }
 
 export async function runWrk(load: WrkLoad): Promise<WrkFigures> {
@@ -24,7 +26,8 @@ export async function runWrk(load: WrkLoad): Promise<WrkFigures> {
   const args = [`-t${load.threads}`, `-c${load.connections}`, `-d${load.seconds}s`, `--timeout`, `${requestTimeout}s`, '-s', luaScript];
   for (const [name, value] of Object.entries(load.headers ?? {})) args.push('-H', `${name}: ${value}`);
   args.push(load.url);
-  const child = track(spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WRK_METHOD: load.method ?? 'GET', WRK_BODY: load.body ?? '' } }));
+  const [command, commandArgs] = load.cpus === undefined ? ['wrk', args] : ['taskset', ['-c', load.cpus, 'wrk', ...args]];
+  const child = track(spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WRK_METHOD: load.method ?? 'GET', WRK_BODY: load.body ?? '' } }));
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
