@@ -69,12 +69,14 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
     logger.warn('could not register the agent socket for discovery; use --socket with ./edgeward agent', { error: (error as Error).message });
   }
 
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  const reason = await new Promise<'signal' | 'restart'>((resolve) => {
+    process.once('SIGINT', () => resolve('signal'));
+    process.once('SIGTERM', () => resolve('signal'));
+    void controller.restartRequired.then(() => resolve('restart'));
   });
-  logger.info('shutting down');
+  logger.info(reason === 'restart' ? 'shutting down for a restart' : 'shutting down');
   unregister();
   await controller.close();
-  return 0;
+  // A non-zero exit asks the supervisor (systemd's Restart=on-failure, the demo's) to start us again.
+  return reason === 'restart' ? 3 : 0;
 }

@@ -22,13 +22,20 @@ export class ClusterProposer implements Proposer {
     private readonly node: RaftNode,
     private readonly peers: PeerNetwork,
     private readonly commitTimeoutMs: number,
+    /** True while members disagree on the version: every write is refused. */
+    private readonly isReadOnly: () => boolean = () => false,
   ) {}
+
+  private refuseWhenReadOnly(): void {
+    if (this.isReadOnly()) throw new ProposalRefusedError('read-only', 'unable to execute command. In a readonly state: different versions detected in cluster');
+  }
 
   appliedIndex(): number {
     return this.node.appliedIndex();
   }
 
   async propose(command: LogCommand): Promise<Proposal> {
+    this.refuseWhenReadOnly();
     if (this.node.isLeader()) return this.node.propose(command);
     const leader = this.node.leader();
     if (!leader) throw new ProposalRefusedError('no-leader', 'ClusterHasNoLeaderError: the cluster has no leader');
@@ -47,6 +54,7 @@ export class ClusterProposer implements Proposer {
   /** The leader's side of a forwarded write. */
   async serveForwarded(request: ForwardedProposal): Promise<ForwardedResult> {
     try {
+      this.refuseWhenReadOnly();
       const proposal = await this.node.propose(request.command);
       return { index: proposal.index, result: proposal.result };
     } catch (error) {

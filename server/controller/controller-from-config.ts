@@ -90,6 +90,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
         listen: { host: listener.host, port: listener.port },
         trustDomain,
         preferredLeader: config.cluster.preferredLeader,
+        warnWhenLeaderlessForMs: config.cluster.warnWhenLeaderlessFor,
         heartbeat: { sendIntervalMs: heartbeat.sendInterval, checkIntervalMs: heartbeat.checkInterval, closeUnresponsiveTimeoutMs: heartbeat.closeUnresponsiveTimeout },
         tls: { certPem: identity.certPem, keyPem: identity.keyPem, caPem: identity.caPem },
       },

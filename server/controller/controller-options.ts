@@ -54,6 +54,7 @@ export interface ClusterOptions {
   readonly listen: { readonly host: string; readonly port: number };
   readonly trustDomain: string;
   readonly preferredLeader: boolean;
+  readonly warnWhenLeaderlessForMs: number;
   readonly heartbeat: { readonly sendIntervalMs: number; readonly checkIntervalMs: number; readonly closeUnresponsiveTimeoutMs: number };
   /** TLS for peer channels (this controller's identity). */
   readonly tls: TlsMaterial;

@@ -39,6 +39,7 @@ before(async () => {
         listen: { host: '127.0.0.1', port: ctrlPort },
         trustDomain: 'edgeward.test',
         preferredLeader: false,
+        warnWhenLeaderlessForMs: 60_000,
         heartbeat: { sendIntervalMs: 10_000, checkIntervalMs: 1000, closeUnresponsiveTimeoutMs: 30_000 },
         tls,
       },

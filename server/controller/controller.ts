@@ -23,6 +23,7 @@ import { bootstrapSingleVoter, openLocalRaft } from '../raft/node/local-raft.ts'
 import { PeerNetwork } from '../raft/transport/peer-network.ts';
 import { ClusterProposer } from '../cluster/cluster-proposer.ts';
 import { ClusterService } from '../cluster/cluster-service.ts';
+import { ClusterMonitor } from '../cluster/cluster-monitor.ts';
 import { raftTiming } from './raft-timing.ts';
 import { ModelStore } from '../store/model-store.ts';
 import { ControllerMetrics } from '../telemetry/controller-metrics.ts';
@@ -36,6 +37,8 @@ export interface RunningController {
   readonly services: EdgeServices;
   readonly raft: RaftNode;
   readonly cluster: ClusterService;
+  /** Resolves when this controller must stop and be started again (it installed a leader's snapshot over its data). */
+  readonly restartRequired: Promise<void>;
   /** Bootstraps a new cluster with this node if needed and creates the default admin. */
   initialize(args: { username: string; password: string; name?: string }): Promise<{ identityId: string }>;
   /** https://host:port origins for each bound API. */
@@ -64,6 +67,8 @@ export async function startController(options: ControllerOptions, runtime: { log
       for (const event of entityChangeEvents(applied, { controllerId: options.id, version: version.version, now: () => clock.now() })) dispatcher.dispatch('entityChange', event);
     });
   }
+  let requireRestart: () => void = () => undefined;
+  const restartRequired = new Promise<void>((resolve) => (requireRestart = resolve));
   const metricsSources = { controllerId: options.id, appliedIndex: () => store.appliedIndex(), apiSessionCount: () => store.table(tables.apiSessions).size, isLeader };
   const metrics = new ControllerMetrics(metricsSources);
 
@@ -99,6 +104,13 @@ export async function startController(options: ControllerOptions, runtime: { log
       transport: peers,
       newNode: 'wait-for-cluster',
       address: options.cluster.address,
+      onSnapshotRestored: ({ index, hadData }) => {
+        if (!hadData) return;
+        // A node that had data of its own restarts cleanly on the leader's state rather than carrying on with
+        // whatever it built around its old model; its supervisor starts it again.
+        logger.error('restored snapshot to initialized system, restart required', { index });
+        requireRestart();
+      },
     }),
   ).catch(async (error) => {
     await peers.shutdown();
@@ -110,7 +122,16 @@ export async function startController(options: ControllerOptions, runtime: { log
   raft.observeConfiguration((configuration) => peers.setAddresses(configuration.addresses ?? {}));
   logger.info('model opened', { appliedIndex: store.appliedIndex(), lastLogIndex: raft.status().lastIndex, term: raft.status().term, leader: raft.leader(), initialized: !raft.isUninitialized() });
 
-  const proposer = new ClusterProposer(raft, peers, options.raft.commitTimeoutMs);
+  const monitor = new ClusterMonitor(
+    raft,
+    peers,
+    { self, warnWhenLeaderlessForMs: options.cluster.warnWhenLeaderlessForMs, preferredTransferDelayMs: 10_000, transferAttemptMs: Math.max(2000, options.raft.electionTimeoutMs * 2) },
+    clock,
+    logger.child('cluster'),
+    (event) => dispatcher.dispatch('cluster', event),
+  );
+  monitor.start();
+  const proposer = new ClusterProposer(raft, peers, options.raft.commitTimeoutMs, () => monitor.readOnly);
   const cluster = new ClusterService(raft, peers, proposer, self, logger.child('cluster'), options.raft.commitTimeoutMs);
   peers.onRequest((from, body) => cluster.handle(from, body));
 
@@ -226,7 +247,9 @@ export async function startController(options: ControllerOptions, runtime: { log
     raft,
     cluster,
     initialize: (args) => initialize(args),
+    restartRequired,
     async close() {
+      monitor.close();
       clearInterval(flushTimer);
       clearInterval(sweepTimer);
       health.stop();

@@ -1,14 +1,18 @@
-// The local appliance on loopback: PKI, controller config, the controller process, the bootstrap admin, and
-// demo.json describing it all. Re-running with the same data folder reuses what is there.
+// The local appliance on loopback: one PKI, three controllers (ctrl1, ctrl2, ctrl3) formed into one cluster, the
+// bootstrap admin, and demo.json describing it all. Each controller runs under a supervisor that restarts it when
+// it fails (Restart=on-failure). Re-running with the same data folder reuses what is there: the controllers keep
+// their ports, find each other from their raft logs and form the same cluster again.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { parse as parseYaml } from 'yaml';
 import { controllerConfigExample } from '../config/controller-config.ts';
 import { callAgent } from '../agent/agent-client.ts';
 import { initPki, issueControllerCertificate, controllerPaths, pkiPaths } from '../pki/pki-directory.ts';
 import { freeLoopbackPort } from './loopback-port.ts';
-import { spawnEdgeward, waitForExit } from './child-process.ts';
+import { spawnEdgeward } from './child-process.ts';
+import { formCluster } from './demo-cluster.ts';
+import { Supervisor } from './supervisor.ts';
 import { waitForHealthy } from './wait-for-health.ts';
 
 export interface DemoController {
@@ -32,98 +36,253 @@ export interface DemoState {
 }
 
 export interface RunningDemo {
+  /** What demo.json holds; controller pids are updated in place when a controller is restarted. */
   readonly state: DemoState;
   readonly stateFile: string;
+  /** The cluster's leader when the demo came up. */
+  readonly leader: string;
+  /** Whether this start created the cluster (a fresh data folder). */
+  readonly created: boolean;
   stop(): Promise<void>;
-  /** Resolves when any child exits on its own (a crash): the demo then stops everything. */
+  /** Resolves when the demo cannot go on (a controller keeps failing, or every controller has exited). */
   readonly unexpectedExit: Promise<string>;
 }
 
-const adminUsername = 'admin';
+export interface StartDemoOptions {
+  /** Abandons the start-up (Ctrl-C while it is coming up): everything started is stopped and startDemo rejects. */
+  readonly signal?: AbortSignal;
+  /** How long to wait for each start-up step (healthy controllers, the formed cluster). */
+  readonly timeoutMs?: number;
+}
 
-export async function startDemo(dataFolder: string, log: (line: string) => void): Promise<RunningDemo> {
+export const demoControllerIds = ['ctrl1', 'ctrl2', 'ctrl3'] as const;
+const adminUsername = 'admin';
+const firstWebPort = 1280;
+const firstCtrlPort = 6262;
+const stopGraceMs = 15_000;
+
+interface ControllerPlan {
+  readonly entry: DemoController;
+  readonly origin: string;
+  readonly ctrlAddress: string;
+}
+
+export async function startDemo(dataFolder: string, log: (line: string) => void, options: StartDemoOptions = {}): Promise<RunningDemo> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
   const root = resolve(dataFolder);
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const pkiDir = join(root, 'pki');
   await initPki(pkiDir, { trustDomain: 'edgeward.demo' });
   const pki = pkiPaths(pkiDir);
+  const caPem = readFileSync(pki.bundle, 'utf8');
+  const stateFile = join(root, 'demo.json');
 
-  const id = 'ctrl1';
+  // Ports already promised to one of the three, so that no two get the same fallback port.
+  const taken = new Set<number>();
+  const plans: ControllerPlan[] = [];
+  for (const [index, id] of demoControllerIds.entries()) {
+    plans.push(await planController(root, pkiDir, pki.bundle, id, index, taken, log));
+  }
+  await refuseIfRunning(plans);
+
+  const passwordFile = join(root, 'admin-password');
+  if (!existsSync(passwordFile)) writeFileSync(passwordFile, `${randomBytes(18).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  const state: DemoState = {
+    controllers: plans.map((plan) => plan.entry),
+    caBundle: pki.bundle,
+    admin: { username: adminUsername, passwordFile },
+  };
+  let published = false;
+  const persist = () => {
+    if (!published) return;
+    writeFileSync(`${stateFile}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+    renameSync(`${stateFile}.tmp`, stateFile);
+  };
+
+  let stopping = false;
+  let endDemo: (reason: string) => void = () => undefined;
+  const unexpectedExit = new Promise<string>((resolveExit) => (endDemo = resolveExit));
+  const supervisors = plans.map(
+    (plan) =>
+      new Supervisor({
+        name: `controller ${plan.entry.id}`,
+        spawn: () => spawnEdgeward(['controller', 'run', plan.entry.config], { outputFile: plan.entry.logFile }),
+        log,
+        logFile: plan.entry.logFile,
+        onStart: (child, restarted) => {
+          plan.entry.pid = child.pid!;
+          try {
+            persist();
+          } catch (error) {
+            log(`could not update ${stateFile}: ${(error as Error).message}`);
+          }
+          if (restarted) {
+            const current = () => !stopping && child.exitCode === null && child.signalCode === null;
+            waitForHealthy(plan.entry.healthChecks, caPem, timeoutMs, current).then(
+              () => log(`controller ${plan.entry.id} is healthy again`),
+              () => undefined,
+            );
+          }
+        },
+        onGiveUp: (reason) => endDemo(reason),
+        onCleanExit: () => {
+          if (supervisors.every((supervisor) => !supervisor.up)) endDemo('every controller has exited');
+        },
+      }),
+  );
+
+  const stop = async () => {
+    stopping = true;
+    const killed = await Promise.all(supervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
+    // A controller that had to be killed could not remove its agent socket; nothing answers there any more.
+    killed.forEach((wasKilled, index) => wasKilled && rmSync(plans[index]!.entry.agentSocket, { force: true }));
+  };
+  const guard = () => {
+    if (options.signal?.aborted) throw new Error('the demo was asked to stop while it was starting');
+    const failed = supervisors.find((supervisor) => supervisor.failed !== undefined);
+    if (failed) throw new Error(failed.failed);
+  };
+
+  const bringUp = async () => {
+    for (const supervisor of supervisors) supervisor.start();
+    await Promise.all(
+      plans.map(async (plan, index) => {
+        const supervisor = supervisors[index]!;
+        try {
+          await waitForHealthy(plan.entry.healthChecks, caPem, timeoutMs, () => supervisor.failed === undefined && !stopping);
+        } catch (error) {
+          throw new Error(supervisor.failed ?? `controller ${plan.entry.id}: ${(error as Error).message}; see ${plan.entry.logFile}`);
+        }
+      }),
+    );
+    log(`controllers ${demoControllerIds.join(', ')} are healthy; forming the cluster`);
+    return formCluster(
+      plans.map((plan) => ({ id: plan.entry.id, agentSocket: plan.entry.agentSocket, ctrlAddress: plan.ctrlAddress, dataDir: plan.entry.dataDir })),
+      {
+        admin: { username: adminUsername, password: () => readFileSync(passwordFile, 'utf8').trim(), name: 'Default Admin' },
+        log,
+        guard,
+        timeoutMs,
+      },
+    );
+  };
+
+  try {
+    const startup = bringUp();
+    startup.catch(() => undefined);
+    const formed = await abortable(startup, options.signal, unexpectedExit);
+    log(`cluster formed: ${formed.rows.map((row) => row.id).join(', ')} are connected voters; the leader is ${formed.leader}`);
+    published = true;
+    persist();
+    return { state, stateFile, leader: formed.leader, created: formed.created, stop, unexpectedExit };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Certificate, ports and config of one controller; ports are kept from an earlier start so the cluster's addresses stay valid. */
+async function planController(root: string, pkiDir: string, caBundle: string, id: string, index: number, taken: Set<number>, log: (line: string) => void): Promise<ControllerPlan> {
   const controllerDir = join(root, id);
   mkdirSync(controllerDir, { recursive: true, mode: 0o700 });
   const certificate = controllerPaths(pkiDir, id);
   if (!existsSync(certificate.cert)) await issueControllerCertificate(pkiDir, { id, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
 
-  const webPort = await freeLoopbackPort(1280);
-  const ctrlPort = await freeLoopbackPort(6262);
   const configFile = join(controllerDir, 'ctrl.yml');
+  const stored = storedPorts(configFile);
+  const webPort = await freeLoopbackPort([...(stored.web ? [stored.web] : []), firstWebPort + index], taken);
+  taken.add(webPort);
+  const ctrlPort = await freeLoopbackPort([...(stored.ctrl ? [stored.ctrl] : []), firstCtrlPort + index], taken);
+  taken.add(ctrlPort);
+  if (stored.ctrl !== undefined && stored.ctrl !== ctrlPort) {
+    log(`warning: ${id}'s control port ${stored.ctrl} is taken; using ${ctrlPort}, which the other controllers do not know yet`);
+  }
+
   const dataDir = join(controllerDir, 'data');
   const logFile = join(controllerDir, 'controller.log');
   const eventsFile = join(controllerDir, 'events.jsonl');
   const agentSocket = join(dataDir, 'agent.sock');
+  const ctrlAddress = `tls:127.0.0.1:${ctrlPort}`;
   writeFileSync(
     configFile,
     controllerConfigExample({
       id,
       dataDir,
-      identity: { cert: certificate.chain, key: certificate.key, ca: pki.bundle },
+      identity: { cert: certificate.chain, key: certificate.key, ca: caBundle },
       webAddress: `127.0.0.1:${webPort}`,
-      ctrlAddress: `tls:127.0.0.1:${ctrlPort}`,
+      ctrlAddress,
       eventsFile,
       logFile,
       agentSocket,
     }),
     { mode: 0o600 },
   );
-
-  const child: ChildProcess = spawnEdgeward(['controller', 'run', configFile], { outputFile: logFile });
-  const unexpectedExit = new Promise<string>((resolveExit) => child.once('exit', (code, signal) => resolveExit(`controller ${id} exited (${signal ?? `code ${code}`}); see ${logFile}`)));
-  const caPem = readFileSync(pki.bundle, 'utf8');
   const origin = `https://127.0.0.1:${webPort}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      if (!(await waitForExit(child, 15_000))) child.kill('SIGKILL');
-    }
+  return {
+    origin,
+    ctrlAddress,
+    entry: {
+      id,
+      pid: 0,
+      config: configFile,
+      clientApi: `${origin}/edge/client/v1`,
+      managementApi: `${origin}/edge/management/v1`,
+      healthChecks: `${origin}/health-checks`,
+      metrics: `${origin}/metrics`,
+      agentSocket,
+      dataDir,
+      logFile,
+      eventsFile,
+    },
   };
+}
+
+/** The web and control ports of a config written by an earlier start, when there is one. */
+function storedPorts(configFile: string): { web?: number; ctrl?: number } {
+  if (!existsSync(configFile)) return {};
   try {
-    await waitForHealthy(`${origin}/health-checks`, caPem, 60_000, () => child.exitCode === null && child.signalCode === null);
-
-    const passwordFile = join(root, 'admin-password');
-    if (!existsSync(passwordFile)) writeFileSync(passwordFile, `${randomBytes(18).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-    const status = await callAgent(agentSocket, 'status');
-    if (status.ok && !(status.result as { initialized: boolean }).initialized) {
-      const password = readFileSync(passwordFile, 'utf8').trim();
-      const init = await callAgent(agentSocket, 'controller.init', { username: adminUsername, password, name: 'Default Admin' });
-      if (!init.ok) throw new Error(`could not create the admin: ${init.error}`);
-      log(`created the admin identity '${adminUsername}'`);
-    }
-
-    const state: DemoState = {
-      controllers: [
-        {
-          id,
-          pid: child.pid!,
-          config: configFile,
-          clientApi: `${origin}/edge/client/v1`,
-          managementApi: `${origin}/edge/management/v1`,
-          healthChecks: `${origin}/health-checks`,
-          metrics: `${origin}/metrics`,
-          agentSocket,
-          dataDir,
-          logFile,
-          eventsFile,
-        },
-      ],
-      caBundle: pki.bundle,
-      admin: { username: adminUsername, passwordFile },
+    const config = parseYaml(readFileSync(configFile, 'utf8')) as { ctrl?: { listener?: unknown }; web?: { bindPoints?: { interface?: unknown }[] }[] };
+    const port = (value: unknown) => {
+      const match = typeof value === 'string' ? /:(\d+)$/.exec(value) : null;
+      return match ? Number(match[1]) : undefined;
     };
-    const stateFile = join(root, 'demo.json');
-    writeFileSync(`${stateFile}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
-    renameSync(`${stateFile}.tmp`, stateFile);
-    return { state, stateFile, stop, unexpectedExit };
-  } catch (error) {
-    await stop();
-    throw error;
+    return { ctrl: port(config.ctrl?.listener), web: port(config.web?.[0]?.bindPoints?.[0]?.interface) };
+  } catch {
+    return {};
   }
+}
+
+/** A second demo on the same data folder would fight over the data directories: refuse early, saying why. */
+async function refuseIfRunning(plans: readonly ControllerPlan[]): Promise<void> {
+  for (const { entry } of plans) {
+    if (!existsSync(entry.agentSocket)) continue;
+    const answered = await callAgent(entry.agentSocket, 'status', {}, 5000).then(
+      () => true,
+      () => false,
+    );
+    if (answered) throw new Error(`controller ${entry.id} is already running (its agent socket ${entry.agentSocket} answers); is another demo using this data folder?`);
+  }
+}
+
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, ended: Promise<string>): Promise<T> {
+  return new Promise<T>((resolvePromise, reject) => {
+    const onAbort = () => reject(new Error('the demo was asked to stop while it was starting'));
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = () => signal?.removeEventListener('abort', onAbort);
+    void ended.then((reason) => {
+      settle();
+      reject(new Error(reason));
+    });
+    work.then(
+      (value) => {
+        settle();
+        resolvePromise(value);
+      },
+      (error: unknown) => {
+        settle();
+        reject(error);
+      },
+    );
+  });
 }

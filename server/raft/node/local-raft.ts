@@ -26,6 +26,7 @@ export interface LocalRaftOptions {
   readonly newNode?: 'bootstrap-single-voter' | 'wait-for-cluster';
   /** This node's control address, recorded in the configuration when it bootstraps. */
   readonly address?: string;
+  readonly onSnapshotRestored?: (restored: { index: number; hadData: boolean }) => void;
 }
 
 export interface LocalRaft {
@@ -54,6 +55,7 @@ export async function openLocalRaft(options: LocalRaftOptions): Promise<LocalRaf
       // Election jitter only; nothing about safety depends on it.
       random: options.random ?? Math.random,
       logger: options.logger,
+      ...(options.onSnapshotRestored ? { onSnapshotRestored: options.onSnapshotRestored } : {}),
     });
     const opened = snapshots;
     if ((options.newNode ?? 'bootstrap-single-voter') === 'bootstrap-single-voter' && node.isUninitialized()) {

@@ -47,6 +47,8 @@ export interface RaftNodeOptions {
   readonly bootstrap: Configuration;
   readonly random: () => number;
   readonly logger: Logger;
+  /** Told after a snapshot from the leader replaced the state machine (`hadData`: it was not empty before). */
+  readonly onSnapshotRestored?: (restored: { index: number; hadData: boolean }) => void;
 }
 
 export type RaftObserver = (state: SoftState, status: RaftStatus) => void;
@@ -315,9 +317,11 @@ export class RaftNode implements Proposer {
     if (rd.entries.length > 0 || rd.hardState) await store.persist(rd.entries, rd.hardState);
     for (const message of rd.messages) transport.send(message);
     if (rd.snapshot) {
+      const hadData = stateMachine.appliedIndex() > 0;
       await stateMachine.restore(rd.snapshot.data, rd.snapshot.meta.index);
       this.lastSnapshotIndex = rd.snapshot.meta.index;
-      this.options.logger.warn('restored snapshot from the leader', { index: rd.snapshot.meta.index, term: rd.snapshot.meta.term });
+      this.options.logger.warn('restored snapshot from the leader', { index: rd.snapshot.meta.index, term: rd.snapshot.meta.term, hadData });
+      this.options.onSnapshotRestored?.({ index: rd.snapshot.meta.index, hadData });
     }
     if (rd.committedEntries.length > 0) await this.apply(rd.committedEntries);
     this.core.advance(rd);
