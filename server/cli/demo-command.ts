@@ -1,4 +1,5 @@
-// `./edgeward demo [--data <dir>]`: runs the local appliance in the foreground until Ctrl-C.
+// `./edgeward demo [--data <dir>]`: runs the local appliance (a cluster of three controllers) in the foreground
+// until Ctrl-C or SIGTERM.
 import { startDemo } from '../demo/demo-appliance.ts';
 import { CliUsageError, parseArgs } from './cli-args.ts';
 import type { CliIo } from './main.ts';
@@ -18,38 +19,81 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     return 2;
   }
 
-  io.stdout(`edgeward demo: starting the appliance in ${data} ...\n`);
-  const demo = await startDemo(data, (line) => io.stdout(`edgeward demo: ${line}\n`));
-  const controller = demo.state.controllers[0]!;
-  io.stdout(
-    [
-      '',
-      'edgeward demo is up.',
-      `  Edge Client API      ${controller.clientApi}`,
-      `  Edge Management API  ${controller.managementApi}`,
-      `  Health checks        ${controller.healthChecks}`,
-      `  Metrics              ${controller.metrics}`,
-      `  CA bundle            ${demo.state.caBundle}`,
-      `  Admin                username '${demo.state.admin.username}', password in ${demo.state.admin.passwordFile}`,
-      `  Controller log       ${controller.logFile}`,
-      `  State                ${demo.stateFile}`,
-      '',
-      `Try: curl --cacert ${demo.state.caBundle} -H 'content-type: application/json' \\`,
-      `       -d "{\\"username\\":\\"admin\\",\\"password\\":\\"$(cat ${demo.state.admin.passwordFile})\\"}" \\`,
-      `       '${controller.managementApi}/authenticate?method=password'`,
-      '',
-      'Press Ctrl-C to stop.',
-      '',
-    ].join('\n'),
-  );
+  // Signals are ours from the start: Ctrl-C while the controllers come up stops them too.
+  let signalled: string | undefined;
+  let onSignal: (name: string) => void = () => undefined;
+  const aborter = new AbortController();
+  const handlers = {
+    SIGINT: () => onSignal('SIGINT'),
+    SIGTERM: () => onSignal('SIGTERM'),
+  };
+  onSignal = (name) => {
+    signalled ??= name;
+    aborter.abort();
+  };
+  process.on('SIGINT', handlers.SIGINT);
+  process.on('SIGTERM', handlers.SIGTERM);
+  const release = () => {
+    process.off('SIGINT', handlers.SIGINT);
+    process.off('SIGTERM', handlers.SIGTERM);
+  };
 
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    void demo.unexpectedExit.then((reason) => resolve(reason));
+  io.stdout(`edgeward demo: starting the appliance in ${data} ...\n`);
+  const log = (line: string) => io.stdout(`edgeward demo: ${line}\n`);
+  let demo;
+  try {
+    demo = await startDemo(data, log, { signal: aborter.signal });
+  } catch (error) {
+    release();
+    if (signalled) {
+      io.stdout(`\nedgeward demo: stopped (${signalled}) before it was up.\n`);
+      return 0;
+    }
+    io.stderr(`edgeward demo: error: ${(error as Error).message}\n`);
+    return 1;
+  }
+
+  const { state } = demo;
+  const first = state.controllers[0]!;
+  const lines = ['', `edgeward demo is up: a cluster of ${state.controllers.length} controllers (leader ${demo.leader}).`];
+  for (const controller of state.controllers) {
+    lines.push(
+      `  ${controller.id} (pid ${controller.pid})`,
+      `    Edge Client API      ${controller.clientApi}`,
+      `    Edge Management API  ${controller.managementApi}`,
+      `    Health checks        ${controller.healthChecks}`,
+      `    Metrics              ${controller.metrics}`,
+      `    Agent socket         ${controller.agentSocket}`,
+      `    Log                  ${controller.logFile}`,
+    );
+  }
+  lines.push(
+    `  CA bundle              ${state.caBundle}`,
+    `  Admin                  username '${state.admin.username}', password in ${state.admin.passwordFile}`,
+    `  State                  ${demo.stateFile}`,
+    '',
+    `Try: curl --cacert ${state.caBundle} -H 'content-type: application/json' \\`,
+    `       -d "{\\"username\\":\\"admin\\",\\"password\\":\\"$(cat ${state.admin.passwordFile})\\"}" \\`,
+    `       '${first.managementApi}/authenticate?method=password'`,
+    `     ./edgeward agent cluster list --socket ${first.agentSocket}`,
+    '',
+    'A controller that fails is restarted after 1 s (at most 5 times a minute).',
+    'Press Ctrl-C to stop.',
+    '',
+  );
+  io.stdout(lines.join('\n'));
+
+  const reason = await new Promise<string>((resolve) => {
+    if (signalled) return resolve(signalled);
+    onSignal = (name) => {
+      signalled ??= name;
+      resolve(name);
+    };
+    void demo.unexpectedExit.then((why) => resolve(why));
   });
-  io.stdout(`\nedgeward demo: stopping (${signal}) ...\n`);
+  io.stdout(signalled ? `\nedgeward demo: stopping (${reason}) ...\n` : `\nedgeward demo: stopping: ${reason}\n`);
   await demo.stop();
+  release();
   io.stdout('edgeward demo: stopped.\n');
-  return signal.startsWith('SIG') ? 0 : 1;
+  return signalled ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 import type { RaftNode } from '../raft/node/raft-node.ts';
 import { ProposalRefusedError, type LogCommand, type Proposal, type Proposer, type RefusalReason } from '../raft/state-machine.ts';
 import type { PeerNetwork } from '../raft/transport/peer-network.ts';
+import { RateLimitedError } from './rate-limiter.ts';
 
 export interface ForwardedProposal {
   readonly type: 'propose';
@@ -14,12 +15,15 @@ export interface ForwardedResult {
   readonly index?: number;
   readonly result?: Proposal['result'];
   readonly refused?: RefusalReason;
+  readonly rateLimited?: boolean;
   readonly message?: string;
 }
 
 export class ClusterProposer implements Proposer {
   constructor(
     private readonly node: RaftNode,
+    /** How the leader proposes: the raft node behind the adaptive rate limiter. */
+    private readonly leaderProposer: Proposer,
     private readonly peers: PeerNetwork,
     private readonly commitTimeoutMs: number,
     /** True while members disagree on the version: every write is refused. */
@@ -36,7 +40,7 @@ export class ClusterProposer implements Proposer {
 
   async propose(command: LogCommand): Promise<Proposal> {
     this.refuseWhenReadOnly();
-    if (this.node.isLeader()) return this.node.propose(command);
+    if (this.node.isLeader()) return this.leaderProposer.propose(command);
     const leader = this.node.leader();
     if (!leader) throw new ProposalRefusedError('no-leader', 'ClusterHasNoLeaderError: the cluster has no leader');
     let answer: ForwardedResult;
@@ -45,6 +49,7 @@ export class ClusterProposer implements Proposer {
     } catch (error) {
       throw new ProposalRefusedError('no-leader', `ClusterHasNoLeaderError: could not reach the leader ${leader}: ${(error as Error).message}`);
     }
+    if (answer.rateLimited) throw new RateLimitedError(0, 0, 0);
     if (answer.refused) throw new ProposalRefusedError(answer.refused, answer.message ?? `the leader refused the command (${answer.refused})`, leader);
     if (answer.index === undefined || answer.result === undefined) throw new ProposalRefusedError('dropped', 'the leader gave no result');
     await this.node.waitForApplied(answer.index, this.commitTimeoutMs);
@@ -55,10 +60,11 @@ export class ClusterProposer implements Proposer {
   async serveForwarded(request: ForwardedProposal): Promise<ForwardedResult> {
     try {
       this.refuseWhenReadOnly();
-      const proposal = await this.node.propose(request.command);
+      const proposal = await this.leaderProposer.propose(request.command);
       return { index: proposal.index, result: proposal.result };
     } catch (error) {
       if (error instanceof ProposalRefusedError) return { refused: error.reason, message: error.message };
+      if (error instanceof RateLimitedError) return { rateLimited: true, message: error.message };
       throw error;
     }
   }

@@ -24,6 +24,8 @@ import { PeerNetwork } from '../raft/transport/peer-network.ts';
 import { ClusterProposer } from '../cluster/cluster-proposer.ts';
 import { ClusterService } from '../cluster/cluster-service.ts';
 import { ClusterMonitor } from '../cluster/cluster-monitor.ts';
+import { AdaptiveRateLimiter } from '../cluster/rate-limiter.ts';
+import { RateLimitedProposer } from '../cluster/rate-limited-proposer.ts';
 import { raftTiming } from './raft-timing.ts';
 import { ModelStore } from '../store/model-store.ts';
 import { ControllerMetrics } from '../telemetry/controller-metrics.ts';
@@ -69,7 +71,19 @@ export async function startController(options: ControllerOptions, runtime: { log
   }
   let requireRestart: () => void = () => undefined;
   const restartRequired = new Promise<void>((resolve) => (requireRestart = resolve));
-  const metricsSources = { controllerId: options.id, appliedIndex: () => store.appliedIndex(), apiSessionCount: () => store.table(tables.apiSessions).size, isLeader };
+  const limiter = new AdaptiveRateLimiter({
+    clock,
+    applyTimeoutMs: options.raft.commitTimeoutMs,
+    onWork: (ms) => metrics.workTimer.record(ms / 1000),
+    onWindowChange: ({ from, to, successRate }) => logger.info('raft rate limiter window changed', { from, to, successRate }),
+  });
+  const metricsSources = {
+    controllerId: options.id,
+    appliedIndex: () => store.appliedIndex(),
+    apiSessionCount: () => store.table(tables.apiSessions).size,
+    isLeader,
+    rateLimiter: () => ({ queueSize: limiter.queueSize(), windowSize: limiter.windowSize() }),
+  };
   const metrics = new ControllerMetrics(metricsSources);
 
   // Peer channels on the control address carry raft traffic, forwarded writes and membership requests.
@@ -131,7 +145,8 @@ export async function startController(options: ControllerOptions, runtime: { log
     (event) => dispatcher.dispatch('cluster', event),
   );
   monitor.start();
-  const proposer = new ClusterProposer(raft, peers, options.raft.commitTimeoutMs, () => monitor.readOnly);
+  // Every leader-side command passes the adaptive limiter, whether it came from this controller or a follower.
+  const proposer = new ClusterProposer(raft, new RateLimitedProposer(raft, limiter), peers, options.raft.commitTimeoutMs, () => monitor.readOnly);
   const cluster = new ClusterService(raft, peers, proposer, self, logger.child('cluster'), options.raft.commitTimeoutMs);
   peers.onRequest((from, body) => cluster.handle(from, body));
 

@@ -133,9 +133,9 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
 
   const stop = async () => {
     stopping = true;
-    const killed = await Promise.all(supervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
-    // A controller that had to be killed could not remove its agent socket; nothing answers there any more.
-    killed.forEach((wasKilled, index) => wasKilled && rmSync(plans[index]!.entry.agentSocket, { force: true }));
+    await Promise.all(supervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
+    // Every controller has exited: a socket left behind is from one that was killed and nothing answers there.
+    for (const plan of plans) rmSync(plan.entry.agentSocket, { force: true });
   };
   const guard = () => {
     if (options.signal?.aborted) throw new Error('the demo was asked to stop while it was starting');

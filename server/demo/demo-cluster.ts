@@ -1,7 +1,7 @@
 // Forms the demo's controllers into one cluster through their agent sockets, as an operator would: on a fresh data
 // folder `controller.init` on the first, then `cluster.add` of each other one; on later starts the members already
 // know each other from their raft logs, so nothing is initialized or added again. Either way it waits until every
-// controller sees all of them as connected voters under one leader.
+// controller names the same leader and the leader sees all of them as connected voters.
 import { callAgent } from '../agent/agent-client.ts';
 import type { MemberRow } from '../cluster/cluster-service.ts';
 
@@ -94,19 +94,19 @@ export async function formCluster(members: readonly ClusterMember[], options: Fo
     );
   }
 
+  // Followers need not talk to each other, so "connected" is the leader's view; every member must name that leader.
   const ids = members.map((member) => member.id).sort();
   const formed = await until(
     `${ids.join(', ')} to be connected voters under one leader`,
     async () => {
       const all = await Promise.all(members.map(list));
-      const leaders = new Set<string>();
-      for (const rows of all) {
-        const voters = rows.filter((row) => row.voter && row.connected).map((row) => row.id).sort();
-        const leader = rows.filter((row) => row.leader);
-        if (voters.join() !== ids.join() || rows.length !== ids.length || leader.length !== 1) return undefined;
-        leaders.add(leader[0]!.id);
-      }
-      return leaders.size === 1 ? { leader: [...leaders][0]!, rows: all[0]! } : undefined;
+      const named = new Set(all.map((rows) => rows.find((row) => row.leader)?.id));
+      const leader = [...named][0];
+      if (named.size !== 1 || leader === undefined) return undefined;
+      const rows = all[members.findIndex((member) => member.id === leader)];
+      if (!rows || rows.length !== ids.length || rows.filter((row) => row.leader).length !== 1) return undefined;
+      const voters = rows.filter((row) => row.voter && row.connected).map((row) => row.id).sort();
+      return voters.join() === ids.join() ? { leader, rows } : undefined;
     },
     timeoutMs,
     guard,

@@ -2,6 +2,7 @@
 // index, or the ApiError the refusal maps to. The only path by which the edge services change state.
 import type { ModelCommand } from '../model/commands.ts';
 import { ProposalRefusedError, type Proposer } from '../raft/state-machine.ts';
+import { RateLimitedError } from '../cluster/rate-limiter.ts';
 import { ApiError, apiErrorCodes, type ApiErrorCode, type ApiErrorCause } from '../web/api-error.ts';
 
 export interface Written<T> {
@@ -17,6 +18,7 @@ export class ModelWriter {
     try {
       proposal = await this.proposer.propose(command);
     } catch (error) {
+      if (error instanceof RateLimitedError) throw new ApiError('SERVER_TOO_MANY_REQUESTS', undefined, error);
       if (error instanceof ProposalRefusedError) {
         switch (error.reason) {
           case 'no-leader':

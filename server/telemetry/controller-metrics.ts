@@ -8,6 +8,7 @@ import type { Histogram, Meter } from '@opentelemetry/api';
 
 export interface ControllerMetricsSources {
   readonly controllerId: string;
+  readonly rateLimiter?: () => { queueSize: number; windowSize: number };
   readonly appliedIndex: () => number;
   readonly apiSessionCount: () => number;
   readonly isLeader: () => boolean;
@@ -16,6 +17,8 @@ export interface ControllerMetricsSources {
 export class ControllerMetrics {
   readonly meter: Meter;
   readonly httpDuration: Histogram;
+  /** Leader-side command execution times (`raft.rate_limiter.work_timer`). */
+  readonly workTimer: Histogram;
   /** Heartbeat round trip per peer channel (`peer.latency:<channel-id>`). */
   readonly peerLatency: Histogram;
   /** Time a heartbeat waited in the local send queue per peer channel (`peer.queue_time:<channel-id>`). */
@@ -34,6 +37,16 @@ export class ControllerMetrics {
       description: 'Edge API request durations by API and status class',
       advice: { explicitBucketBoundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
     });
+    this.workTimer = this.meter.createHistogram('raft.rate_limiter.work_timer.seconds', {
+      description: 'Execution time of raft commands through the leader-side rate limiter',
+      advice: { explicitBucketBoundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
+    });
+    this.meter
+      .createObservableGauge('raft.rate_limiter.queue_size', { description: 'Raft commands in the rate limiter (running and queued); about 0 at rest' })
+      .addCallback((result) => result.observe(sources.rateLimiter?.().queueSize ?? 0));
+    this.meter
+      .createObservableGauge('raft.rate_limiter.window_size', { description: 'Adaptive concurrency window of the rate limiter (5 to 250)' })
+      .addCallback((result) => result.observe(sources.rateLimiter?.().windowSize ?? 250));
     const peerBuckets = { advice: { explicitBucketBoundaries: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] } };
     this.peerLatency = this.meter.createHistogram('peer.latency.seconds', { description: 'Heartbeat round trip on a peer channel', ...peerBuckets });
     this.peerQueueTime = this.meter.createHistogram('peer.queue_time.seconds', { description: 'Time a heartbeat spent in the send queue of a peer channel', ...peerBuckets });

@@ -21,6 +21,7 @@ export const apiErrorCodes = {
   CAN_NOT_UPDATE_AUTHENTICATOR: { status: 409, message: 'The authenticator cannot be updated in this manner' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than the allowed maximum' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The content type of the request body is not supported' },
+  SERVER_TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests to alter state have been issued. Please slow your request rate or try again later.' },
   RATE_LIMITED: { status: 429, message: 'The resource is rate limited and the rate limit has been exceeded. Please try again later' },
   UNHANDLED: { status: 500, message: 'An unhandled error occurred' },
   TIMEOUT: { status: 503, message: 'The request timed out' },
