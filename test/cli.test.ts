@@ -104,6 +104,25 @@ test('controller run refuses a bad config before touching the data directory', (
   assert.equal(usage.status, 2);
 });
 
+test('controller run exits (releasing everything) when its web port is taken', async () => {
+  const { createServer } = await import('node:net');
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+  const taken = (blocker.address() as { port: number }).port;
+  const { freePort } = await import('./support/free-port.ts');
+  const pkiDir = join(root, 'pki');
+  const certificate = controllerPaths(pkiDir, 'cli-ctrl');
+  const config = join(root, 'port-taken.yml');
+  writeFileSync(config, controllerConfigExample({ id: 'cli-ctrl', dataDir: join(root, 'port-taken-data'), identity: { cert: certificate.chain, key: certificate.key, ca: pkiPaths(pkiDir).bundle }, webAddress: `127.0.0.1:${taken}`, ctrlAddress: `tls:127.0.0.1:${await freePort()}`, agentSocket: join(root, 'port-taken.sock') }));
+  try {
+    const result = spawnSync(edgeward, ['controller', 'run', config], { encoding: 'utf8', timeout: 45_000 });
+    assert.equal(result.status, 1, `exit ${result.status} signal ${result.signal}: ${result.stderr.slice(-500)}`);
+    assert.match(result.stderr, /the controller did not start: .*EADDRINUSE/);
+  } finally {
+    blocker.close();
+  }
+});
+
 test('agent commands explain what is wrong when no controller is running', () => {
   const status = run('agent', 'status');
   assert.equal(status.status, 2);

@@ -208,10 +208,10 @@ test('health checks report bolt.read and raft leadership', async () => {
   const health = await controller.http.get(`${controller.origin}/health-checks`);
   assert.equal(health.status, 200);
   assert.equal(health.json.data.healthy, true);
-  assert.equal(health.json.data.checks[0].id, 'bolt.read');
+  assert.deepEqual(health.json.data.checks.map((check: { id: string }) => check.id), ['bolt.read', 'raft.node']);
   const raft = await controller.http.get(`${controller.origin}/health-checks/controller/raft`);
   assert.equal(raft.status, 200);
   assert.deepEqual(raft.json.raft, { isRaftEnabled: true, isLeader: true });
   const short = await controller.http.get(`${controller.origin}/health-checks?type=short`);
-  assert.deepEqual(short.json.data.checks, [{ id: 'bolt.read', healthy: true }]);
+  assert.deepEqual(short.json.data.checks, [{ id: 'bolt.read', healthy: true }, { id: 'raft.node', healthy: true }]);
 });

@@ -41,6 +41,12 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
 }
 
+// A reader that closes the pipe early (`| head`) ends the command quietly, not with a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 const io: CliIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
 
 async function main(argv: string[]): Promise<number> {

@@ -52,7 +52,11 @@ export class ClusterProposer implements Proposer {
     if (answer.rateLimited) throw new RateLimitedError(0, 0, 0);
     if (answer.refused) throw new ProposalRefusedError(answer.refused, answer.message ?? `the leader refused the command (${answer.refused})`, leader);
     if (answer.index === undefined || answer.result === undefined) throw new ProposalRefusedError('dropped', 'the leader gave no result');
-    await this.node.waitForApplied(answer.index, this.commitTimeoutMs);
+    try {
+      await this.node.waitForApplied(answer.index, this.commitTimeoutMs);
+    } catch (error) {
+      throw new ProposalRefusedError('timeout', `the leader committed index ${answer.index} but this controller did not apply it in time: ${(error as Error).message}`);
+    }
     return { index: answer.index, result: answer.result };
   }
 

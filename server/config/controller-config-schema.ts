@@ -45,7 +45,14 @@ const peerHeartbeatsSchema = s
 const ctrlSchema = s.object({
   listener: s.address({ protocols: ['tls'] }).required(),
   options: s
-    .object({ peerHeartbeatOptions: peerHeartbeatsSchema.default({}) }, { aliases: { peerHeartbeats: 'peerHeartbeatOptions' } })
+    .object(
+      {
+        peerHeartbeatOptions: peerHeartbeatsSchema.default({}),
+        // What other controllers dial, when it differs from the listener (0.0.0.0, NAT, a proxy).
+        advertiseAddress: s.address({ protocols: ['tls'] }),
+      },
+      { aliases: { peerHeartbeats: 'peerHeartbeatOptions' } },
+    )
     .default({}),
 });
 

@@ -36,7 +36,7 @@ export interface PeerHeartbeatConfig {
 export interface CtrlConfig {
   readonly listener: Address<'tls'>;
   /** `peerHeartbeatOptions` in the file, or its alias `peerHeartbeats` (OpenZiti's spelling). */
-  readonly options: { readonly peerHeartbeatOptions: PeerHeartbeatConfig };
+  readonly options: { readonly peerHeartbeatOptions: PeerHeartbeatConfig; readonly advertiseAddress?: Address<'tls'> };
 }
 
 /** Raft settings; durations in ms. */

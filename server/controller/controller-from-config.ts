@@ -86,7 +86,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
       id,
       dataDir: config.cluster.dataDir,
       cluster: {
-        address: `tls:${listener.host.includes(':') ? `[${listener.host}]` : listener.host}:${listener.port}`,
+        address: tlsAddress(config.ctrl.options.advertiseAddress ?? listener),
         listen: { host: listener.host, port: listener.port },
         trustDomain,
         preferredLeader: config.cluster.preferredLeader,
@@ -116,4 +116,8 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
       })),
     },
   };
+}
+
+function tlsAddress(address: { host: string; port: number }): string {
+  return `tls:${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
 }

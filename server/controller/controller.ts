@@ -162,7 +162,21 @@ export async function startController(options: ControllerOptions, runtime: { log
     logger,
   };
 
-  const health = new HealthChecker([{ id: 'bolt.read', run: () => store.ping(), intervalMs: 30_000, timeoutMs: 20_000, initialDelayMs: 30_000 }], clock);
+  const health = new HealthChecker(
+    [
+      { id: 'bolt.read', run: () => store.ping(), intervalMs: 30_000, timeoutMs: 20_000, initialDelayMs: 30_000 },
+      {
+        id: 'raft.node',
+        run: async () => {
+          if (raft.failed) throw new Error(`the raft node stopped: ${raft.failed.message}`);
+        },
+        intervalMs: 5_000,
+        timeoutMs: 1_000,
+        initialDelayMs: 5_000,
+      },
+    ],
+    clock,
+  );
   await health.runAll();
   health.start();
 
@@ -173,6 +187,17 @@ export async function startController(options: ControllerOptions, runtime: { log
   const closeAll = async () => {
     for (const server of servers) server.closeAllConnections();
     await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  };
+  /** Leaves nothing running (ports, timers, the data-directory lock) so a process that failed to start can exit. */
+  const releaseAfterFailedStart = async () => {
+    await closeAll();
+    health.stop();
+    monitor.close();
+    await local.close();
+    await peers.shutdown();
+    await store.close();
+    await metrics.close();
+    await dispatcher.close();
   };
   try {
     for (const web of options.webs) {
@@ -203,7 +228,7 @@ export async function startController(options: ControllerOptions, runtime: { log
       }
     }
   } catch (error) {
-    await closeAll();
+    await releaseAfterFailedStart();
     throw error;
   }
 
@@ -238,7 +263,12 @@ export async function startController(options: ControllerOptions, runtime: { log
     return { identityId: id };
   }
   const agent = new AgentServer(options.agentSocket, agentCommands, logger.child('agent'));
-  await agent.start();
+  try {
+    await agent.start();
+  } catch (error) {
+    await releaseAfterFailedStart();
+    throw error;
+  }
 
   const flushTimer = setInterval(() => {
     sessions.flushActivity().catch((error) => logger.warn('api session activity flush failed', { error: (error as Error).message }));

@@ -63,7 +63,6 @@ const stopGraceMs = 15_000;
 
 interface ControllerPlan {
   readonly entry: DemoController;
-  readonly origin: string;
   readonly ctrlAddress: string;
 }
 
@@ -219,7 +218,6 @@ async function planController(root: string, pkiDir: string, caBundle: string, id
   );
   const origin = `https://127.0.0.1:${webPort}`;
   return {
-    origin,
     ctrlAddress,
     entry: {
       id,

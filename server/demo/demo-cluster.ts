@@ -74,8 +74,10 @@ export async function formCluster(members: readonly ClusterMember[], options: Fo
 
   for (const [index, member] of members.entries()) {
     if (member === seed) continue;
+    // Connected controllers that are not members are listed too, as non-voters: only a voter row means a member.
     const seedRows = await until(`cluster.list on ${seed.id}`, () => list(seed), timeoutMs, guard);
-    if (seedRows.some((row) => row.id === member.id)) continue;
+    const listedByAnother = [seedRows, ...views.filter((_, other) => other !== index)].some((rows) => rows.some((row) => row.id === member.id && row.voter));
+    if (listedByAnother) continue;
     if (isInCluster(member, views[index]!)) {
       throw new Error(`${member.id} belongs to a different cluster than ${seed.id}; stop the demo and remove ${member.dataDir} to have it join again`);
     }
@@ -83,7 +85,7 @@ export async function formCluster(members: readonly ClusterMember[], options: Fo
       `${member.id} to be added to the cluster`,
       async () => {
         // A timed-out attempt may still have been committed: look before asking again.
-        if ((await list(seed)).some((row) => row.id === member.id)) return true;
+        if ((await list(seed)).some((row) => row.id === member.id && row.voter)) return true;
         await agentCommand(seed.agentSocket, 'cluster.add', { address: member.ctrlAddress, voter: true });
         log(`added ${member.id} (${member.ctrlAddress}) to the cluster`);
         return true;

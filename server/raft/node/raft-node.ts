@@ -136,6 +136,11 @@ export class RaftNode implements Proposer {
     return this.core.status();
   }
 
+  /** Why the node stopped taking part (a storage or apply failure), if it did. */
+  get failed(): Error | undefined {
+    return this.failure;
+  }
+
   isLeader(): boolean {
     return this.core.status().role === 'leader';
   }

@@ -57,7 +57,12 @@ export function isConfiguration(value: unknown): value is Configuration {
 export const copyMeta = (meta: SnapshotMeta): SnapshotMeta => ({
   index: meta.index,
   term: meta.term,
-  configuration: { voters: [...meta.configuration.voters], nonVoters: [...meta.configuration.nonVoters] },
+  // Addresses travel with the membership: a cluster restarted from snapshots alone must still find itself.
+  configuration: {
+    voters: [...meta.configuration.voters],
+    nonVoters: [...meta.configuration.nonVoters],
+    ...(meta.configuration.addresses ? { addresses: { ...meta.configuration.addresses } } : {}),
+  },
 });
 
 /** Validates a snapshot for `save` and returns its data as JSON, the form both stores keep. */

@@ -111,7 +111,10 @@ class Channel {
 
 export class PeerNetwork implements RaftTransport {
   private server: Server | undefined;
+  /** Channels this node opened: everything it sends to a peer goes over its own outbound channel. */
   private readonly channels = new Map<NodeId, Channel>();
+  /** Channels peers opened to this node: what they send arrives here. Either kind counts as connected. */
+  private readonly inbound = new Map<NodeId, Set<Channel>>();
   private readonly dialing = new Map<NodeId, Promise<Channel | undefined>>();
   private readonly addresses = new Map<NodeId, string>();
   private readonly known = new Map<NodeId, PeerHello>();
@@ -206,26 +209,28 @@ export class PeerNetwork implements RaftTransport {
     const ids = new Set([...this.addresses.keys(), ...this.known.keys()]);
     return [...ids].map((id) => {
       const hello = this.known.get(id);
-      const channel = this.channels.get(id);
       return {
         id,
         address: hello?.address ?? this.addresses.get(id) ?? '',
         version: hello?.version ?? '',
         preferred: hello?.preferred ?? false,
-        connected: channel !== undefined && !channel.closed,
+        connected: this.isConnected(id),
       };
     });
   }
 
   isConnected(id: NodeId): boolean {
     const channel = this.channels.get(id);
-    return channel !== undefined && !channel.closed;
+    if (channel !== undefined && !channel.closed) return true;
+    for (const inbound of this.inbound.get(id) ?? []) if (!inbound.closed) return true;
+    return false;
   }
 
   async shutdown(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const channel of this.channels.values()) channel.close('shutting down');
+    for (const set of this.inbound.values()) for (const channel of set) channel.close('shutting down');
     for (const pending of this.pendingRequests.values()) {
       clearTimeout(pending.timer);
       pending.reject(new Error('shutting down'));
@@ -245,15 +250,23 @@ export class PeerNetwork implements RaftTransport {
           channel.close('identity mismatch');
           return;
         }
+        const wasConnected = this.isConnected(frame.hello.id);
         channel.peer = frame.hello;
         this.known.set(frame.hello.id, frame.hello);
-        const existing = this.channels.get(frame.hello.id);
-        if (!existing || existing.closed || (channel.outbound && !existing.outbound)) {
+        // Each direction has its own connection, so cutting the links into one controller partitions it even
+        // though it can still reach the others.
+        if (channel.outbound) {
+          const existing = this.channels.get(frame.hello.id);
+          if (existing && existing !== channel && !existing.closed) existing.close('replaced by a newer channel');
           this.channels.set(frame.hello.id, channel);
-          if (!existing || existing.closed) {
-            this.options.logger.info('peer connected', { peerId: frame.hello.id, address: frame.hello.address, version: frame.hello.version });
-            for (const handler of this.peerEvents) handler('connected', frame.hello);
-          }
+        } else {
+          let set = this.inbound.get(frame.hello.id);
+          if (!set) this.inbound.set(frame.hello.id, (set = new Set()));
+          set.add(channel);
+        }
+        if (!wasConnected) {
+          this.options.logger.info('peer connected', { peerId: frame.hello.id, address: frame.hello.address, version: frame.hello.version });
+          for (const handler of this.peerEvents) handler('connected', frame.hello);
         }
         return;
       }
@@ -292,9 +305,10 @@ export class PeerNetwork implements RaftTransport {
 
   channelClosed(channel: Channel, reason: string): void {
     const peer = channel.peer;
-    if (!peer || this.channels.get(peer.id) !== channel) return;
-    this.channels.delete(peer.id);
-    if (this.closed) return;
+    if (!peer) return;
+    if (this.channels.get(peer.id) === channel) this.channels.delete(peer.id);
+    this.inbound.get(peer.id)?.delete(channel);
+    if (this.closed || this.isConnected(peer.id)) return;
     this.options.logger.info('peer disconnected', { peerId: peer.id, reason });
     for (const handler of this.peerEvents) handler('disconnected', peer);
   }
