@@ -1,5 +1,6 @@
-// Runs wrk once against a URL with bench/wrk/bench.lua and returns its figures. The run is bounded: wrk is killed
-// if it outlives its duration by more than its own request timeout plus a margin.
+// Runs wrk once against a URL with bench/wrk/bench.lua (or another script that prints the same result line) and
+// returns its figures. The run is bounded: wrk is killed if it outlives its duration by more than its own request
+// timeout plus a margin.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { track } from './child-processes.ts';
@@ -19,15 +20,19 @@ export interface WrkLoad {
   readonly requestTimeoutSeconds?: number;
   /** A taskset CPU list to run wrk on; any CPU when absent. */
   readonly cpus?: string;
+  /** The Lua script, bench/wrk/bench.lua when absent; it must print bench.lua's BENCH_RESULT line from done(). */
+  readonly script?: string;
+  /** Extra environment for the script (bench.lua reads WRK_METHOD and WRK_BODY). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export async function runWrk(load: WrkLoad): Promise<WrkFigures> {
   const requestTimeout = load.requestTimeoutSeconds ?? 10;
-  const args = [`-t${load.threads}`, `-c${load.connections}`, `-d${load.seconds}s`, `--timeout`, `${requestTimeout}s`, '-s', luaScript];
+  const args = [`-t${load.threads}`, `-c${load.connections}`, `-d${load.seconds}s`, `--timeout`, `${requestTimeout}s`, '-s', load.script ?? luaScript];
   for (const [name, value] of Object.entries(load.headers ?? {})) args.push('-H', `${name}: ${value}`);
   args.push(load.url);
   const [command, commandArgs] = load.cpus === undefined ? ['wrk', args] : ['taskset', ['-c', load.cpus, 'wrk', ...args]];
-  const child = track(spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WRK_METHOD: load.method ?? 'GET', WRK_BODY: load.body ?? '' } }));
+  const child = track(spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WRK_METHOD: load.method ?? 'GET', WRK_BODY: load.body ?? '', ...(load.env ?? {}) } }));
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

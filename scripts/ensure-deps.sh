@@ -7,7 +7,7 @@ purpose="${1:-test}"
 
 debian_packages=(openssl curl ca-certificates)
 case "$purpose" in
-  bench) debian_packages+=(wrk) ;;
+  bench) debian_packages+=(wrk etcd-server etcd-client) ;;
 esac
 
 missing=()
