@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { callAgent } from '../server/agent/agent-client.ts';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
 import { initPki } from '../server/pki/pki-directory.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { until, agent } from './support/cluster-helpers.ts';
 
 const pkiRoot = mkdtempSync(join(tmpdir(), 'edgeward-behaviour-pki-'));
 const fixtures: ControllerFixture[] = [];
@@ -34,21 +34,7 @@ async function controller(id: string, options: { init?: boolean; version?: strin
   return fixture;
 }
 
-const agent = async (node: ControllerFixture, command: string, args: Record<string, unknown> = {}) => {
-  const response = await callAgent(node.agentSocket, command, args, 60_000);
-  if (!response.ok) throw new Error(`${command} on ${node.id}: ${response.error}`);
-  return response.result;
-};
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 const events = (node: ControllerFixture) => {
   try {

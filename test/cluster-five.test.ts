@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { callAgent } from '../server/agent/agent-client.ts';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
 import { initPki } from '../server/pki/pki-directory.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { until, agent } from './support/cluster-helpers.ts';
 
 const pkiRoot = mkdtempSync(join(tmpdir(), 'edgeward-five-pki-'));
 const nodes: ControllerFixture[] = [];
@@ -17,21 +17,7 @@ after(async () => {
   rmSync(pkiRoot, { recursive: true, force: true });
 });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 40_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await Promise.resolve().then(probe).catch(() => undefined);
-    if (value) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
-const agent = async (node: ControllerFixture, command: string, args: Record<string, unknown> = {}) => {
-  const response = await callAgent(node.agentSocket, command, args, 60_000);
-  if (!response.ok) throw new Error(`${command} on ${node.id}: ${response.error}`);
-  return response.result;
-};
 const list = (node: ControllerFixture) => agent(node, 'cluster.list') as Promise<MemberRow[]>;
 
 test('a five-controller cluster survives its leader, and membership changes as operators ask', async () => {

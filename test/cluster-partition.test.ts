@@ -9,6 +9,7 @@ import { callAgent } from '../server/agent/agent-client.ts';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
 import { initPki } from '../server/pki/pki-directory.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { until } from './support/cluster-helpers.ts';
 import { freePort } from './support/free-port.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
 
@@ -21,15 +22,6 @@ after(async () => {
   rmSync(pkiRoot, { recursive: true, force: true });
 });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 40_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await Promise.resolve().then(probe).catch(() => undefined);
-    if (value) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 const members = async (node: ControllerFixture) => {
   const response = await callAgent(node.agentSocket, 'cluster.list', {}, 10_000);

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { callAgent } from '../server/agent/agent-client.ts';
 import { initPki } from '../server/pki/pki-directory.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { until } from './support/cluster-helpers.ts';
 
 const pkiRoot = mkdtempSync(join(tmpdir(), 'edgeward-snap-pki-'));
 const fixtures: ControllerFixture[] = [];
@@ -19,15 +20,6 @@ after(async () => {
 
 const snappy = (yaml: string) => yaml.replace('snapshotInterval: 2m', 'snapshotInterval: 10s').replace('snapshotThreshold: 500', 'snapshotThreshold: 20').replace('trailingLogs: 500', 'trailingLogs: 5');
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 40_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await Promise.resolve().then(probe).catch(() => undefined);
-    if (value) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 async function createMany(node: ControllerFixture, token: string, prefix: string, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {

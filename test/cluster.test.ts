@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { callAgent } from '../server/agent/agent-client.ts';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
 import { initPki } from '../server/pki/pki-directory.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { until, agent } from './support/cluster-helpers.ts';
 
 const pkiRoot = mkdtempSync(join(tmpdir(), 'edgeward-cluster-pki-'));
 let nodes: ControllerFixture[] = [];
@@ -25,26 +25,7 @@ after(async () => {
   rmSync(pkiRoot, { recursive: true, force: true });
 });
 
-const agent = async (node: ControllerFixture, command: string, args: Record<string, unknown> = {}) => {
-  const response = await callAgent(node.agentSocket, command, args, 60_000);
-  if (!response.ok) throw new Error(`${command} on ${node.id}: ${response.error}`);
-  return response.result;
-};
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const leaderOf = async (node: ControllerFixture) => ((await agent(node, 'cluster.list')) as MemberRow[]).find((row) => row.leader)?.id;
 

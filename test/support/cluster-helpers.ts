@@ -1,0 +1,30 @@
+// Shared by the cross-process cluster tests: polling with a bound, and agent calls that fail loudly.
+import { callAgent } from '../../server/agent/agent-client.ts';
+import type { MemberRow } from '../../server/cluster/cluster-service.ts';
+import type { ControllerFixture } from './controller-fixture.ts';
+
+/** Polls `probe` until it returns something truthy (errors count as not yet), or fails naming `what`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 40_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    const value = await Promise.resolve()
+      .then(probe)
+      .catch((error: unknown) => {
+        lastError = error;
+        return undefined;
+      });
+    if (value) return value as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Runs an agent command on a controller; a refusal throws with the controller's message. */
+export async function agent(node: ControllerFixture, command: string, args: Record<string, unknown> = {}): Promise<unknown> {
+  const response = await callAgent(node.agentSocket, command, args, 60_000);
+  if (!response.ok) throw new Error(`${command} on ${node.id}: ${response.error}`);
+  return response.result;
+}
+
+export const memberList = (node: ControllerFixture) => agent(node, 'cluster.list') as Promise<MemberRow[]>;
