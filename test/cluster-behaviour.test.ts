@@ -64,6 +64,8 @@ test('a member with another version makes the cluster read-only until it is remo
   assert.ok(Number.isInteger(clusterEvent(first, 'state.ro')!.index));
 
   assert.equal(await agent(first, 'cluster.remove', { id: 'rw2' }), 'success, removed rw2 from cluster');
+  // rw2 now has state of its own: adding it back as if it were a new controller is refused.
+  await assert.rejects(agent(first, 'cluster.add', { address: stray.ctrlAddress, voter: true }), /already has state of its own/);
   await until('read-write again', () => first.readLog().includes('exiting read-only mode'));
   await until('the state.rw event', () => clusterEvent(first, 'state.rw'));
   const created = await first.http.post(`${first.managementApi}/identities`, { headers, body: { name: 'after-ro', isAdmin: false } });

@@ -22,7 +22,8 @@ type ClusterRequest =
   | ForwardedProposal
   | { readonly type: 'join'; readonly id: NodeId; readonly address: string; readonly voter: boolean }
   | { readonly type: 'configChange'; readonly change: ConfigChange }
-  | { readonly type: 'transfer'; readonly target?: NodeId };
+  | { readonly type: 'transfer'; readonly target?: NodeId }
+  | { readonly type: 'state' };
 
 export class ClusterError extends Error {}
 
@@ -81,6 +82,13 @@ export class ClusterService {
       this.logger.info('joined the cluster', { through: hello.id, address });
       return 'success, added self to cluster';
     }
+    const { voters, nonVoters } = this.node.status().configuration;
+    if (!voters.includes(hello.id) && !nonVoters.includes(hello.id)) {
+      // Only an empty controller may be added: one with state of its own belongs to another cluster, and joining
+      // would replace its data with ours.
+      const state = (await this.call(hello.id, { type: 'state' })) as { initialized: boolean };
+      if (state.initialized) throw new ClusterError(`cluster add failed: ${hello.id} at ${address} already has state of its own (another cluster); only an empty controller can be added`);
+    }
     await this.changeConfiguration({ kind: 'add', id: hello.id, voter, address });
     this.logger.info('cluster member added', { id: hello.id, address, voter });
     return `success, added peer at ${address} to cluster`;
@@ -122,6 +130,8 @@ export class ClusterService {
       case 'transfer':
         this.transferHere(request.target);
         return { ok: true };
+      case 'state':
+        return { initialized: !this.node.isUninitialized() };
       default:
         throw new Error('unknown cluster request');
     }
