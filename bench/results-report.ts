@@ -117,9 +117,9 @@ export function renderResults(run: BenchRun, previous: string | undefined): stri
   return [
     '# Benchmark results',
     '',
-    'Written by `bench/run.sh`, which runs the HTTP benchmark (`bench/run.ts`; `BENCH_SECONDS` sets the measured seconds)',
-    'and then the raft benchmark (`bench/raft-bench.ts`), which keeps its own marked section below; `bench/run.sh http` or',
-    '`bench/run.sh raft` runs one.',
+    'Written by `bench/run.sh`, which runs the HTTP benchmark (`bench/run.ts`; `BENCH_SECONDS` sets the measured seconds),',
+    'then the raft benchmark (`bench/raft-bench.ts`) and the three-node cluster against etcd (`bench/cluster-vs-etcd.ts`),',
+    'each keeping its own marked section below; `bench/run.sh http`, `bench/run.sh raft` or `bench/run.sh cluster` runs one.',
     'For HTTP, each server runs in its own process over HTTPS with a P-256 certificate from our PKI:',
     '(a) a bare Koa 3 route `GET /bare` (28-byte body), the baseline; (a′) the same bare Koa server answering',
     '`GET /bare-session` with the same body and `server`, `expires-at` and `expiration-seconds` headers as (b), captured from',

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs the benchmarks, each writing its part of bench/RESULTS.md: the HTTP benchmark (bench/run.ts; installs wrk
-# first when missing, via scripts/ensure-deps.sh), then the raft benchmark (bench/raft-bench.ts).
-# Usage: bench/run.sh [all|http|raft]   (all, the default, runs both, in that order, and stops at the first failure)
-# Env: BENCH_SECONDS, measured seconds per HTTP load (default 10); BENCH_RAFT_SECONDS, seconds per raft
-# measurement (default 5); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts.
+# and etcd first when missing, via scripts/ensure-deps.sh), the raft benchmark (bench/raft-bench.ts), then the
+# three-node cluster against a three-node etcd cluster (bench/cluster-vs-etcd.ts).
+# Usage: bench/run.sh [all|http|raft|cluster]   (all, the default, runs the three, in that order, and stops at the
+# first failure)
+# Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10);
+# BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -13,9 +15,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft) ;;
+  all | http | raft | cluster) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster]" >&2
     exit 2
     ;;
 esac
@@ -75,4 +77,12 @@ if [ "$what" = all ] || [ "$what" = raft ]; then
   fi
   # raft-bench.ts's own watchdog: 6 measurements x BENCH_RAFT_SECONDS + 90 s; this limit leaves it a minute more.
   run_step "raft benchmark" $((6 * raft_seconds + 90 + 60)) "${node_tsx[@]}" bench/raft-bench.ts
+fi
+if [ "$what" = all ] || [ "$what" = cluster ]; then
+  if [ "$what" = cluster ]; then
+    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
+  fi
+  # cluster-vs-etcd.ts's own watchdog: 240 s to start + 4 loads x (2 s warm-up + measurement + 35 s) + 10 failover
+  # trials x (20 s + 60 s recovery) + 60 s to stop; this limit leaves it a minute more.
+  run_step "cluster benchmark (edgeward vs etcd)" $((240 + 4 * (2 + http_seconds + 35) + 10 * 80 + 60 + 60)) "${node_tsx[@]}" bench/cluster-vs-etcd.ts
 fi

@@ -80,6 +80,9 @@ export class RaftNode implements Proposer {
   private snapshotTimer: NodeJS.Timeout | undefined;
   private lastSnapshotIndex: number;
   private failure: Error | undefined;
+  /** Term and vote last written, to tell a commit-only hard-state change from one that must be synced. */
+  private persistedTerm = -1;
+  private persistedVote: NodeId | null = null;
 
   private constructor(
     private readonly options: RaftNodeOptions,
@@ -319,7 +322,16 @@ export class RaftNode implements Proposer {
       await snapshots.save(rd.snapshot);
       await store.reset();
     }
-    if (rd.entries.length > 0 || rd.hardState) await store.persist(rd.entries, rd.hardState);
+    if (rd.entries.length > 0 || rd.hardState) {
+      // Term and vote must be durable before any message that depends on them leaves; a commit index alone need
+      // not be (it is learnt again from the leader), so a commit-only change skips the fsync.
+      const votingChanged = rd.hardState !== undefined && (rd.hardState.term !== this.persistedTerm || rd.hardState.vote !== this.persistedVote);
+      await store.persist(rd.entries, rd.hardState, { sync: rd.entries.length > 0 || votingChanged || rd.snapshot !== undefined });
+      if (rd.hardState) {
+        this.persistedTerm = rd.hardState.term;
+        this.persistedVote = rd.hardState.vote;
+      }
+    }
     for (const message of rd.messages) transport.send(message);
     if (rd.snapshot) {
       const hadData = stateMachine.appliedIndex() > 0;

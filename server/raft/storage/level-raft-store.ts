@@ -80,11 +80,12 @@ export class LevelRaftStore implements RaftStore {
     return this.persist(entries, undefined);
   }
 
-  persist(entries: readonly Entry[], state: HardState | undefined): Promise<void> {
+  persist(entries: readonly Entry[], state: HardState | undefined, options: { sync?: boolean } = {}): Promise<void> {
+    const sync = options.sync ?? true;
     return this.serialise(async () => {
       if (state) checkHardState(state);
       if (entries.length === 0) {
-        if (state) await this.db.put(hardStateKey, copyHardState(state), { sync: true });
+        if (state) await this.db.put(hardStateKey, copyHardState(state), { sync });
         return;
       }
       checkAppend(entries, this.first, this.last);

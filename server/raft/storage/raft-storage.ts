@@ -25,8 +25,11 @@ export interface StableStore {
 
 /** Log and hard state in one store, so a Ready's entries and hard state are synced in one write. */
 export interface RaftStore extends LogStore, StableStore {
-  /** append(entries) and setHardState(state) as one synced, atomic write; either may be empty. */
-  persist(entries: readonly Entry[], state: HardState | undefined): Promise<void>;
+  /**
+   * append(entries) and setHardState(state) as one atomic write; either may be empty. Synced unless `sync` is
+   * false, which the node asks for only when nothing but the commit index changed (it is recomputed after a crash).
+   */
+  persist(entries: readonly Entry[], state: HardState | undefined, options?: { sync?: boolean }): Promise<void>;
 }
 
 export interface SnapshotStore {

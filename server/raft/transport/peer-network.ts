@@ -49,6 +49,8 @@ type Frame =
   | { type: 'req'; rid: string; body: unknown }
   | { type: 'res'; rid: string; ok: boolean; value?: unknown; error?: string };
 
+const maxHeldPerPeer = 1024;
+
 export type RequestHandler = (from: PeerHello, body: unknown) => Promise<unknown>;
 export type PeerEventHandler = (event: 'connected' | 'disconnected', peer: PeerHello) => void;
 
@@ -66,6 +68,8 @@ class Channel {
     private readonly network: PeerNetwork,
     private readonly options: PeerNetworkOptions,
   ) {
+    // Raft messages are small and latency-bound: Nagle's delay plus delayed ACKs would add tens of milliseconds.
+    socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => {
       this.lastReceived = Date.now();
       let frames: unknown[];
@@ -118,6 +122,8 @@ export class PeerNetwork implements RaftTransport {
   private readonly dialing = new Map<NodeId, Promise<Channel | undefined>>();
   private readonly addresses = new Map<NodeId, string>();
   private readonly known = new Map<NodeId, PeerHello>();
+  /** Raft messages waiting for a channel that is being opened. */
+  private readonly held = new Map<NodeId, Message[]>();
   private readonly pendingRequests = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
   private raftHandler: ((message: Message) => void) | undefined;
   private requestHandler: RequestHandler | undefined;
@@ -179,8 +185,16 @@ export class PeerNetwork implements RaftTransport {
       channel.send({ type: 'raft', message });
       return;
     }
-    // Raft tolerates loss: dial in the background and let the next message (or retry) use the channel.
-    void this.channelTo(message.to);
+    // Hold what is sent while the channel is being opened (a new leader's first votes and appends would
+    // otherwise be lost and cost a whole election timeout); raft tolerates the loss if the dial fails.
+    let held = this.held.get(message.to);
+    if (!held) this.held.set(message.to, (held = []));
+    if (held.length < maxHeldPerPeer) held.push(message);
+    void this.channelTo(message.to).then((opened) => {
+      const waiting = this.held.get(message.to) ?? [];
+      this.held.delete(message.to);
+      if (opened && !opened.closed) for (const pending of waiting) opened.send({ type: 'raft', message: pending });
+    });
   }
 
   /** Calls `body` on peer `id` and waits for its answer. */

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  clusterSummary,
+  failoverComparison,
+  median,
+  renderClusterSection,
+  storedProblem,
+  throughputComparisons,
+  writesPerSecond,
+  type ClusterBenchRun,
+  type FailoverTrial,
+  type System,
+  type WriteLoad,
+} from './cluster-bench-report.ts';
+import type { WrkFigures } from './wrk-output.ts';
+
+const figures = (requests: number, httpErrors = 0): WrkFigures => ({
+  requests,
+  durationSeconds: 10,
+  requestsPerSecond: requests / 10,
+  p50Ms: 2,
+  p90Ms: 4,
+  p99Ms: 9.5,
+  maxMs: 20,
+  bytes: requests * 300,
+  httpErrors,
+  socketErrors: 0,
+});
+const load = (system: System, connections: number, requests: number, httpErrors = 0): WriteLoad => ({ system, connections, figures: figures(requests, httpErrors), stored: requests - httpErrors });
+const trial = (system: System, ms: number): FailoverTrial => ({ system, killed: system === 'etcd' ? 'etcd1' : 'ctrl1', ms, via: system === 'etcd' ? 'etcd2' : 'ctrl2' });
+
+const run: ClusterBenchRun = {
+  date: '2026-11-22T01:00:00Z',
+  machine: { cpus: 2, cpuModel: 'AMD EPYC', node: 'v20.20.2', os: 'Linux 6.1', loadAverage: 0.5 },
+  wrkVersion: 'wrk 4.1.0',
+  etcdVersion: '3.4.23',
+  threads: 2,
+  seconds: 10,
+  warmupSeconds: 2,
+  edgewardTimeouts: { electionTimeoutMs: 1000, heartbeatTimeoutMs: 200, commitTimeoutMs: 5000 },
+  etcdTimeouts: { heartbeatIntervalMs: 100, electionTimeoutMs: 1000 },
+  pollMs: 20,
+  failoverLimitMs: 20_000,
+  loads: [load('edgeward', 16, 12_000), load('etcd', 16, 10_000), load('edgeward', 64, 15_000, 3_000), load('etcd', 64, 20_000)],
+  failovers: [1400, 1500, 1300, 1600, 1450].flatMap((ms, i) => [trial('edgeward', ms), trial('etcd', [1200, 1700, 1900, 1250, 1500][i]!)]),
+};
+
+test('writes per second count 2xx answers only', () => {
+  assert.equal(writesPerSecond(figures(10_000)), 1000);
+  assert.equal(writesPerSecond(figures(10_000, 4_000)), 600);
+});
+
+test('medians of odd and even counts', () => {
+  assert.equal(median([5, 1, 3]), 3);
+  assert.equal(median([4, 1, 3, 2]), 2.5);
+  assert.ok(Number.isNaN(median([])));
+  assert.equal(median([1, Number.POSITIVE_INFINITY, 2]), 2);
+});
+
+test('throughput is compared per connection count against the 1.0× target', () => {
+  const [at16, at64] = throughputComparisons(run.loads);
+  assert.equal(at16?.connections, 16);
+  assert.equal(at16?.ratio, 1.2);
+  assert.equal(at16?.met, true);
+  assert.equal(at64?.connections, 64);
+  assert.equal(at64?.ratio, 0.6, 'non-2xx answers do not count as writes');
+  assert.equal(at64?.met, false);
+  assert.deepEqual(throughputComparisons([load('edgeward', 16, 1)]), [], 'a connection count without both systems is left out');
+});
+
+test('failover compares medians, and a trial without a write counts as infinitely long', () => {
+  const comparison = failoverComparison(run.failovers);
+  assert.equal(comparison.edgeward.median, 1450);
+  assert.equal(comparison.edgeward.max, 1600);
+  assert.equal(comparison.etcd.median, 1500);
+  assert.equal(comparison.etcd.max, 1900);
+  assert.equal(comparison.met, true);
+  const slow = failoverComparison([trial('edgeward', Number.POSITIVE_INFINITY), trial('edgeward', Number.POSITIVE_INFINITY), trial('edgeward', 10), trial('etcd', 1000)]);
+  assert.equal(slow.met, false);
+});
+
+test('fewer stored writes than 2xx answers is a problem; more is not', () => {
+  assert.equal(storedProblem(load('etcd', 16, 100)), undefined);
+  assert.equal(storedProblem({ ...load('etcd', 16, 100), stored: 120 }), undefined);
+  assert.match(storedProblem({ ...load('edgeward', 64, 100, 10), stored: 80 }) ?? '', /90 writes answered 2xx but only 80 are stored/);
+});
+
+test('the summary states the timeouts, the table, the ratios and honest verdicts', () => {
+  const text = clusterSummary(run);
+  assert.match(text, /electionTimeout 1000 ms, heartbeatTimeout 200 ms/);
+  assert.match(text, /--heartbeat-interval=100 --election-timeout=1000/);
+  assert.match(text, /fsync on/);
+  assert.match(text, /plain HTTP/);
+  assert.match(text, /Machine: 2 CPUs \(AMD EPYC\)/);
+  assert.match(text, /\| 16 \| edgeward \| 1200 \| 2\.00 \| 9\.50 \| 0 \| 0 \| 12000 \|/);
+  assert.match(text, /\| 64 \| edgeward \| 1200 \| 2\.00 \| 9\.50 \| 3000 \| 0 \| 12000 \|/);
+  assert.match(text, /at 16 connections: \*\*1\.20\*\*\. Target \(the issue's\): ≥ 1\.0×: \*\*met\*\*/);
+  assert.match(text, /at 64 connections: \*\*0\.60\*\*\. Target \(the issue's\): ≥ 1\.0×: \*\*not met\*\*/);
+  assert.match(text, /\| edgeward \| 1450 \| 1600 \| 1400 \(ctrl1 killed, via ctrl2\);/);
+  assert.match(text, /Failover median edgeward\/etcd: \*\*0\.97\*\*\. Target \(the issue's\): edgeward's median ≤ etcd's: \*\*met\*\*/);
+  const timedOut = clusterSummary({ ...run, failovers: [trial('edgeward', Number.POSITIVE_INFINITY), trial('etcd', 1000)] });
+  assert.match(timedOut, /\| edgeward \| > 20000 \| > 20000 \| > 20000 \(ctrl1 killed, via ctrl2\) \|/);
+  assert.match(timedOut, /\*\*n\/a\*\*.*\*\*not met\*\*/);
+});
+
+test('the section goes between its markers, leaving the rest of RESULTS.md alone', () => {
+  const previous = '# Benchmark results\n\nHTTP table\n\n<!-- raft-bench:start -->\nraft\n<!-- raft-bench:end -->\n';
+  const first = renderClusterSection(previous, run);
+  assert.ok(first.startsWith(previous.trimEnd()));
+  assert.match(first, /<!-- cluster-bench:start -->\n## Three-node clusters: edgeward vs etcd\n\nDate: 2026-11-22T01:00:00Z[\s\S]*<!-- cluster-bench:end -->\n$/);
+  const second = renderClusterSection(first, { ...run, date: '2026-11-23T01:00:00Z' });
+  assert.equal(second.match(/cluster-bench:start/g)?.length, 1);
+  assert.ok(second.includes('2026-11-23T01:00:00Z') && !second.includes('2026-11-22T01:00:00Z'));
+  assert.match(renderClusterSection(undefined, run), /^# Benchmark results\n\n<!-- cluster-bench:start -->/);
+});

@@ -1,0 +1,165 @@
+// Pure helpers for bench/cluster-vs-etcd.ts: the figures of one run in, the comparison (ratios, medians, the
+// issue's targets and their verdicts) and the text of its marked RESULTS.md section out.
+import { replaceSection } from './raft-bench-report.ts';
+import type { WrkFigures } from './wrk-output.ts';
+
+export type System = 'edgeward' | 'etcd';
+export const systems: readonly System[] = ['edgeward', 'etcd'];
+
+/** edgeward's writes/s should be at least this multiple of etcd's at each connection count. */
+export const throughputTarget = 1.0;
+
+export interface WriteLoad {
+  readonly system: System;
+  readonly connections: number;
+  readonly figures: WrkFigures;
+  /** Writes of the measured run found afterwards on the leader (identities or keys with the run's prefix). */
+  readonly stored: number;
+}
+
+export interface FailoverTrial {
+  readonly system: System;
+  /** The member killed (the leader). */
+  readonly killed: string;
+  /** From SIGKILL to the end of the first successful write; Infinity when none came within the limit. */
+  readonly ms: number;
+  /** The member that answered that write. */
+  readonly via?: string;
+}
+
+export interface ClusterBenchRun {
+  /** ISO 8601, UTC. */
+  readonly date: string;
+  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly node: string; readonly os: string; readonly loadAverage: number };
+  readonly wrkVersion: string;
+  readonly etcdVersion: string;
+  readonly threads: number;
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  /** As read back from the controllers' config. */
+  readonly edgewardTimeouts: { readonly electionTimeoutMs: number; readonly heartbeatTimeoutMs: number; readonly commitTimeoutMs: number };
+  /** As passed to etcd. */
+  readonly etcdTimeouts: { readonly heartbeatIntervalMs: number; readonly electionTimeoutMs: number };
+  readonly pollMs: number;
+  readonly failoverLimitMs: number;
+  readonly loads: readonly WriteLoad[];
+  readonly failovers: readonly FailoverTrial[];
+}
+
+/** Successful (2xx) writes per second: wrk's requests less its status errors, over the run's duration. */
+export function writesPerSecond(figures: WrkFigures): number {
+  return (figures.requests - figures.httpErrors) / figures.durationSeconds;
+}
+
+/** A problem with a load's stored count, or undefined: fewer writes stored than answered 2xx means lost or
+ * colliding writes. More is expected (writes still in flight when wrk stopped, or timed out but applied). */
+export function storedProblem(load: WriteLoad): string | undefined {
+  const succeeded = load.figures.requests - load.figures.httpErrors;
+  if (load.stored >= succeeded) return undefined;
+  return `${load.system} at ${load.connections} connections: ${succeeded} writes answered 2xx but only ${load.stored} are stored`;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export interface ThroughputComparison {
+  readonly connections: number;
+  readonly edgeward: WriteLoad;
+  readonly etcd: WriteLoad;
+  /** edgeward's writes/s over etcd's. */
+  readonly ratio: number;
+  readonly met: boolean;
+}
+
+export function throughputComparisons(loads: readonly WriteLoad[]): ThroughputComparison[] {
+  const connectionCounts = [...new Set(loads.map((load) => load.connections))].sort((a, b) => a - b);
+  return connectionCounts.flatMap((connections) => {
+    const edgeward = loads.find((load) => load.system === 'edgeward' && load.connections === connections);
+    const etcd = loads.find((load) => load.system === 'etcd' && load.connections === connections);
+    if (!edgeward || !etcd) return [];
+    const ratio = writesPerSecond(edgeward.figures) / writesPerSecond(etcd.figures);
+    return [{ connections, edgeward, etcd, ratio, met: ratio >= throughputTarget }];
+  });
+}
+
+export interface FailoverComparison {
+  readonly edgeward: { readonly median: number; readonly max: number; readonly trials: readonly FailoverTrial[] };
+  readonly etcd: { readonly median: number; readonly max: number; readonly trials: readonly FailoverTrial[] };
+  /** edgeward's median at most etcd's (a trial without a write within the limit counts as infinitely long). */
+  readonly met: boolean;
+}
+
+export function failoverComparison(trials: readonly FailoverTrial[]): FailoverComparison {
+  const of = (system: System) => {
+    const own = trials.filter((trial) => trial.system === system);
+    const times = own.map((trial) => trial.ms);
+    return { median: median(times), max: times.length === 0 ? Number.NaN : Math.max(...times), trials: own };
+  };
+  const edgeward = of('edgeward');
+  const etcd = of('etcd');
+  return { edgeward, etcd, met: edgeward.median <= etcd.median };
+}
+
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const rate = (value: number) => fixed(value, 0);
+const ms = (value: number) => fixed(value, 2);
+const failoverMs = (value: number, limitMs: number) => (value === Number.POSITIVE_INFINITY ? `> ${limitMs}` : fixed(value, 0));
+const verdict = (met: boolean) => (met ? 'met' : 'not met');
+
+export const clusterSectionHeading = '## Three-node clusters: edgeward vs etcd';
+
+/** The section's body, which is also what the benchmark prints. */
+export function clusterSummary(run: ClusterBenchRun): string {
+  const comparisons = throughputComparisons(run.loads);
+  const failover = failoverComparison(run.failovers);
+  const e = run.edgewardTimeouts;
+  const t = run.etcdTimeouts;
+  const loadRow = (load: WriteLoad) => {
+    const f = load.figures;
+    return `| ${load.connections} | ${load.system} | ${rate(writesPerSecond(f))} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.httpErrors} | ${f.socketErrors} | ${load.stored} |`;
+  };
+  const failoverRow = (system: System) => {
+    const own = failover[system];
+    const trials = own.trials.map((trial) => `${failoverMs(trial.ms, run.failoverLimitMs)} (${trial.killed} killed${trial.via ? `, via ${trial.via}` : ''})`).join('; ');
+    return `| ${system} | ${failoverMs(own.median, run.failoverLimitMs)} | ${failoverMs(own.max, run.failoverLimitMs)} | ${trials} |`;
+  };
+  const failoverRatio = failover.edgeward.median / failover.etcd.median;
+  return [
+    `Date: ${run.date}`,
+    `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}, ${run.wrkVersion}, etcd ${run.etcdVersion}; load average ${run.machine.loadAverage.toFixed(2)} at start.`,
+    'Everything on this one machine, on loopback, unpinned: both clusters stay up throughout (the one not under load idles), and wrk runs beside them.',
+    `edgeward: three controller processes formed with \`cluster.add\`, TLS (P-256) on the HTTP API and the peer channel; raft electionTimeout ${e.electionTimeoutMs} ms, heartbeatTimeout ${e.heartbeatTimeoutMs} ms (the defaults), commitTimeout ${e.commitTimeoutMs} ms.`,
+    `etcd: three members of Debian's etcd-server, durable defaults: fsync on, --heartbeat-interval=${t.heartbeatIntervalMs} --election-timeout=${t.electionTimeoutMs} (the defaults), pre-vote off (3.4's default); data dirs in a temp dir; plain HTTP for clients (the JSON gateway) and peers, so etcd pays no TLS.`,
+    `Writes: wrk, ${run.threads} threads, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up, against the leader, each request writing something new:`,
+    'edgeward `POST /edge/management/v1/identities` (`zt-session`, a unique name, answered 201 once the leader has applied it);',
+    'etcd `POST /v3/kv/put` (a unique key, a 128-byte value). Writes/s counts 2xx answers only; non-2xx is wrk\'s status errors (400 and up);',
+    'socket errors are connect/read/write errors and timeouts; "stored" is the measured run\'s writes found on the leader afterwards.',
+    '',
+    '| Connections | System | Writes/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors | Stored |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|',
+    ...comparisons.flatMap((comparison) => [loadRow(comparison.edgeward), loadRow(comparison.etcd)]),
+    '',
+    ...comparisons.map((comparison) => `Writes/s edgeward/etcd at ${comparison.connections} connections: **${comparison.ratio.toFixed(2)}**. Target (the issue's): ≥ ${throughputTarget.toFixed(1)}×: **${verdict(comparison.met)}**.`),
+    '',
+    `Failover, ${failover.edgeward.trials.length} trials each, alternating: SIGKILL of the leader, then a fresh write through each survivor every ${run.pollMs} ms,`,
+    'none waiting for an earlier one; the time runs from the kill to the end of the first successful write (edgeward: 201 through',
+    `either survivor, forwarded by a follower or taken by the new leader; etcd: 200), at most ${run.failoverLimitMs} ms. The killed member is`,
+    'restarted, and the cluster healthy again, before the next trial.',
+    '',
+    '| System | Median (ms) | Max (ms) | Trials (ms) |',
+    '|---|---:|---:|---|',
+    failoverRow('edgeward'),
+    failoverRow('etcd'),
+    '',
+    `Failover median edgeward/etcd: **${Number.isFinite(failoverRatio) ? failoverRatio.toFixed(2) : 'n/a'}**. Target (the issue's): edgeward's median ≤ etcd's: **${verdict(failover.met)}**.`,
+  ].join('\n');
+}
+
+/** RESULTS.md with this run's marked section replaced (or appended), everything else kept. */
+export function renderClusterSection(previous: string | undefined, run: ClusterBenchRun): string {
+  return replaceSection(previous ?? '# Benchmark results\n', 'cluster', clusterSectionHeading, clusterSummary(run));
+}

@@ -1,0 +1,170 @@
+// edgeward's three-node cluster against a three-node etcd cluster, side by side in one run on loopback:
+// replicated writes/s and latency over HTTP through the leader at 16 and 64 connections (wrk, a unique write per
+// request), then failover (SIGKILL the leader, time to the next successful write through a survivor), alternating
+// between the two, five trials each. Writes its marked section of bench/RESULTS.md (kept by the other benchmarks)
+// and prints the same. Everything is bounded by a watchdog; every controller and etcd member is stopped and the
+// temp dir removed on success, failure, timeout or a signal.
+// Env: BENCH_SECONDS (measured seconds per load, default 10).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stopAllChildren } from './child-processes.ts';
+import { clusterSummary, renderClusterSection, storedProblem, writesPerSecond, type ClusterBenchRun, type FailoverTrial, type WriteLoad } from './cluster-bench-report.ts';
+import { timeFailover, type ClusterUnderTest } from './cluster-under-test.ts';
+import { EdgewardCluster } from './edgeward-cluster.ts';
+import { EtcdCluster, etcdVersion } from './etcd-cluster.ts';
+import { etcdTimeouts } from './etcd-member.ts';
+import { runWrk } from './wrk-runner.ts';
+
+const benchDir = fileURLToPath(new URL('.', import.meta.url));
+const resultsFile = join(benchDir, 'RESULTS.md');
+const writeScript = join(benchDir, 'wrk', 'unique-writes.lua');
+
+const seconds = positiveInteger('BENCH_SECONDS', 10);
+const warmupSeconds = 2;
+const threads = 2;
+const connectionCounts = [16, 64];
+const trials = 5;
+const pollMs = 20;
+const failoverLimitMs = 20_000;
+const recoveryLimitMs = 60_000;
+/** Start-up of both clusters, the loads (each: warm-up, measurement, wrk's margins, the stored count), the
+ * failover trials (each: the limit and the recovery) and stopping everything. bench/run.sh repeats this sum. */
+const budgetMs = (240 + connectionCounts.length * 2 * (warmupSeconds + seconds + 35) + trials * 2 * (failoverLimitMs + recoveryLimitMs) / 1000 + 60) * 1000;
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 3600) throw new Error(`${name} must be a whole number of seconds from 1 to 3600, not "${raw}"`);
+  return value;
+}
+
+const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
+
+function wrkVersion(): string {
+  const result = spawnSync('wrk', ['-v'], { encoding: 'utf8', timeout: 5_000 });
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') throw new Error('wrk is not installed: run bench/run.sh, or apt-get install wrk');
+  return /wrk \S+/.exec(`${result.stdout}${result.stderr}`)?.[0] ?? 'wrk (unknown version)';
+}
+
+/** A run-unique prefix for the names one wrk run writes. */
+let prefixSequence = 0;
+const namePrefix = (what: string) => `bench-${what}-${process.pid}-${Date.now().toString(36)}-${prefixSequence++}`;
+
+/** Warm-up (figures dropped), then the measured run against the leader; then how many of the measured run's writes
+ * the leader holds. */
+async function measure(cluster: ClusterUnderTest, connections: number): Promise<WriteLoad> {
+  const leader = await cluster.leader(30_000);
+  const target = await cluster.loadTarget(leader);
+  const label = `${cluster.system} at ${connections} connections`;
+  const load = (prefix: string, duration: number) =>
+    runWrk({ url: target.url, connections, threads, seconds: duration, method: 'POST', headers: target.headers, script: writeScript, env: { WRK_WRITE_KIND: target.kind, WRK_NAME_PREFIX: prefix } });
+  progress(`${label}: warm-up ${warmupSeconds} s against ${cluster.memberNames[leader]}`);
+  await load(namePrefix(`${cluster.system}-warm`), warmupSeconds);
+  progress(`${label}: measuring ${seconds} s`);
+  const prefix = namePrefix(`${cluster.system}-c${connections}`);
+  const figures = await load(prefix, seconds);
+  const stored = await cluster.storedCount(leader, prefix);
+  const result: WriteLoad = { system: cluster.system, connections, figures, stored };
+  progress(`${label}: ${writesPerSecond(figures).toFixed(0)} writes/s, p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms, ${figures.httpErrors} non-2xx, ${figures.socketErrors} socket errors, ${stored} stored`);
+  const problem = storedProblem(result);
+  if (problem) throw new Error(problem);
+  return result;
+}
+
+async function failoverTrial(cluster: ClusterUnderTest, trial: number): Promise<FailoverTrial> {
+  const result = await timeFailover(cluster, namePrefix(`${cluster.system}-failover${trial}`), pollMs, failoverLimitMs);
+  progress(`${cluster.system} failover ${trial}: ${result.killed} killed; ${Number.isFinite(result.ms) ? `first write after ${result.ms.toFixed(0)} ms via ${result.via}` : `no write within ${failoverLimitMs} ms`}`);
+  progress(`${cluster.system}: restarting ${result.killed} and waiting for the cluster to be healthy`);
+  await cluster.restart(result.killedMember);
+  await cluster.waitHealthy(recoveryLimitMs);
+  const { killedMember: _, ...trialResult } = result;
+  return trialResult;
+}
+
+async function main(cleanups: (() => Promise<void> | void)[]): Promise<ClusterBenchRun> {
+  const wrk = wrkVersion();
+  const etcd = etcdVersion();
+  const loadAverage = loadavg()[0] ?? 0;
+  const root = mkdtempSync(join(tmpdir(), 'edgeward-cluster-bench-'));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+
+  const etcdCluster = await EtcdCluster.start(root, (cluster) => cleanups.push(() => cluster.stop()), progress);
+  const edgeward = await EdgewardCluster.start(root, (stop) => cleanups.push(stop), progress);
+  cleanups.push(() => edgeward.stop());
+  const edgewardTimeouts = await edgeward.timeouts();
+  progress(`both clusters are up: edgeward leader ${edgeward.memberNames[await edgeward.leader(30_000)]}, etcd leader ${etcdCluster.memberNames[await etcdCluster.leader(30_000)]}`);
+
+  const loads: WriteLoad[] = [];
+  for (const connections of connectionCounts) {
+    for (const cluster of [edgeward, etcdCluster]) loads.push(await measure(cluster, connections));
+  }
+
+  const failovers: FailoverTrial[] = [];
+  for (let trial = 1; trial <= trials; trial++) {
+    for (const cluster of [edgeward, etcdCluster]) failovers.push(await failoverTrial(cluster, trial));
+  }
+
+  return {
+    date: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU', node: process.version, os: `${type()} ${release()}`, loadAverage },
+    wrkVersion: wrk,
+    etcdVersion: etcd,
+    threads,
+    seconds,
+    warmupSeconds,
+    edgewardTimeouts,
+    etcdTimeouts,
+    pollMs,
+    failoverLimitMs,
+    loads,
+    failovers,
+  };
+}
+
+async function runCleanups(cleanups: (() => Promise<void> | void)[]): Promise<void> {
+  // Newest first: the processes stop before the temp dir goes.
+  for (const cleanup of cleanups.reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      progress(`cleanup: ${(error as Error).message}`);
+    }
+  }
+  cleanups.length = 0;
+  await stopAllChildren();
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+let finishing = false;
+const abort = async (reason: string, code: number) => {
+  if (finishing) return;
+  finishing = true;
+  progress(`${reason}; stopping every process`);
+  await runCleanups(cleanups);
+  process.exit(code);
+};
+setTimeout(() => void abort(`the benchmark ran past its ${budgetMs / 1000} s budget`, 1), budgetMs).unref();
+process.once('SIGINT', () => void abort('interrupted', 130));
+process.once('SIGTERM', () => void abort('terminated', 143));
+
+try {
+  const run = await main(cleanups);
+  finishing = true;
+  progress('stopping both clusters');
+  await runCleanups(cleanups);
+  let previous: string | undefined;
+  try {
+    previous = readFileSync(resultsFile, 'utf8');
+  } catch {
+    previous = undefined;
+  }
+  writeFileSync(resultsFile, renderClusterSection(previous, run));
+  process.stdout.write(`${clusterSummary(run)}\n\nWritten to ${resultsFile} (cluster section)\n`);
+  process.exit(0);
+} catch (error) {
+  await abort(`failed: ${(error as Error).stack ?? String(error)}`, 1);
+}
