@@ -301,6 +301,19 @@ export class RaftCore {
     if (this.role === 'leader' && !this.isVoter(this.id) && this.log.applied >= this.pendingConfIndex) this.becomeFollower(this.term, null);
   }
 
+  /** This node's role, without building a whole status (the hot path asks on every write). */
+  get currentRole(): Role {
+    return this.role;
+  }
+
+  get currentLeader(): NodeId | null {
+    return this.leader;
+  }
+
+  get currentConfiguration(): Configuration {
+    return this.configuration;
+  }
+
   status(): RaftStatus {
     const progress: Record<NodeId, { match: number; next: number; state: string; recentActive: boolean }> = {};
     for (const [id, pr] of this.progress) progress[id] = { match: pr.match, next: pr.next, state: pr.state, recentActive: pr.recentActive };

@@ -65,10 +65,13 @@ export class RaftLog {
     const end = Math.min(to, this.lastIndex());
     const out: Entry[] = [];
     let bytes = 0;
+    const bounded = maxBytes !== Infinity;
     for (let index = start; index <= end && out.length < maxEntries; index++) {
       const entry = this.entries[index - this.snapshotIndex - 1]!;
-      bytes += approximateSize(entry);
-      if (out.length > 0 && bytes > maxBytes) break;
+      if (bounded) {
+        bytes += approximateSize(entry);
+        if (out.length > 0 && bytes > maxBytes) break;
+      }
       out.push(entry);
     }
     return out;
@@ -179,9 +182,15 @@ export class RaftLog {
   }
 }
 
+/** Entries are immutable, so each one's size is measured once, not on every append that carries it. */
+const sizes = new WeakMap<Entry, number>();
+
 function approximateSize(entry: Entry): number {
-  const data = entry.data;
-  if (data === null || data === undefined) return 32;
-  if (typeof data === 'string') return 32 + data.length;
-  return 32 + JSON.stringify(data).length;
+  let size = sizes.get(entry);
+  if (size === undefined) {
+    const data = entry.data;
+    size = data === null || data === undefined ? 32 : typeof data === 'string' ? 32 + data.length : 32 + JSON.stringify(data).length;
+    sizes.set(entry, size);
+  }
+  return size;
 }

@@ -145,11 +145,11 @@ export class RaftNode implements Proposer {
   }
 
   isLeader(): boolean {
-    return this.core.status().role === 'leader';
+    return this.core.currentRole === 'leader';
   }
 
   leader(): NodeId | null {
-    return this.core.status().leader;
+    return this.core.currentLeader;
   }
 
   appliedIndex(): number {
@@ -300,7 +300,7 @@ export class RaftNode implements Proposer {
 
   private async loop(): Promise<void> {
     for (;;) {
-      const before = this.core.status();
+      const before = { role: this.core.currentRole, leader: this.core.currentLeader };
       while (this.ticksDue > 0) {
         this.ticksDue--;
         this.core.tick();
@@ -316,7 +316,7 @@ export class RaftNode implements Proposer {
     }
   }
 
-  private async handleReady(rd: Ready, before: RaftStatus): Promise<void> {
+  private async handleReady(rd: Ready, before: { role: string; leader: NodeId | null }): Promise<void> {
     const { store, snapshots, stateMachine, transport } = this.options;
     if (rd.snapshot) {
       await snapshots.save(rd.snapshot);
@@ -342,7 +342,7 @@ export class RaftNode implements Proposer {
     }
     if (rd.committedEntries.length > 0) await this.apply(rd.committedEntries);
     this.core.advance(rd);
-    const configuration = this.core.status().configuration;
+    const configuration = this.core.currentConfiguration;
     if (configuration !== this.lastConfiguration) {
       this.lastConfiguration = configuration;
       for (const observer of this.configurationObservers) observer(configuration);
