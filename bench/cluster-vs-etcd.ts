@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stopAllChildren } from './child-processes.ts';
+import { benchLifecycle } from './bench-lifecycle.ts';
 import { clusterSummary, renderClusterSection, storedProblem, writesPerSecond, type ClusterBenchRun, type FailoverTrial, type WriteLoad } from './cluster-bench-report.ts';
 import { timeFailover, type ClusterUnderTest } from './cluster-under-test.ts';
 import { EdgewardCluster } from './edgeward-cluster.ts';
@@ -125,37 +125,13 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<ClusterBe
   };
 }
 
-async function runCleanups(cleanups: (() => Promise<void> | void)[]): Promise<void> {
-  // Newest first: the processes stop before the temp dir goes.
-  for (const cleanup of cleanups.reverse()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      progress(`cleanup: ${(error as Error).message}`);
-    }
-  }
-  cleanups.length = 0;
-  await stopAllChildren();
-}
-
-const cleanups: (() => Promise<void> | void)[] = [];
-let finishing = false;
-const abort = async (reason: string, code: number) => {
-  if (finishing) return;
-  finishing = true;
-  progress(`${reason}; stopping every process`);
-  await runCleanups(cleanups);
-  process.exit(code);
-};
-setTimeout(() => void abort(`the benchmark ran past its ${budgetMs / 1000} s budget`, 1), budgetMs).unref();
-process.once('SIGINT', () => void abort('interrupted', 130));
-process.once('SIGTERM', () => void abort('terminated', 143));
+const { cleanups, runCleanups, abort, markFinishing } = benchLifecycle(budgetMs, progress);
 
 try {
   const run = await main(cleanups);
-  finishing = true;
+  markFinishing();
   progress('stopping both clusters');
-  await runCleanups(cleanups);
+  await runCleanups();
   let previous: string | undefined;
   try {
     previous = readFileSync(resultsFile, 'utf8');

@@ -12,11 +12,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchLifecycle } from './bench-lifecycle.ts';
 import { createInterface } from 'node:readline';
 import { initPki, issueControllerCertificate, pkiPaths } from '../server/pki/pki-directory.ts';
 import { adminCredentials, ControllerFixture } from '../test/support/controller-fixture.ts';
 import { HttpsClient } from '../test/support/https-client.ts';
-import { stopAllChildren, stopChild, track } from './child-processes.ts';
+import { stopChild, track } from './child-processes.ts';
 import { pinningPlan, pinProcess } from './cpu-pinning.ts';
 import { processCpuSeconds } from './process-cpu.ts';
 import { renderResults, runSummary, type BenchRun, type LoadResult } from './results-report.ts';
@@ -231,37 +232,13 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<BenchRun>
   };
 }
 
-async function runCleanups(cleanups: (() => Promise<void> | void)[]): Promise<void> {
-  // Newest first: the controller and servers stop before their temp folders go.
-  for (const cleanup of cleanups.reverse()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      progress(`cleanup: ${(error as Error).message}`);
-    }
-  }
-  cleanups.length = 0;
-  await stopAllChildren();
-}
-
-const cleanups: (() => Promise<void> | void)[] = [];
-let finishing = false;
-const abort = async (reason: string, code: number) => {
-  if (finishing) return;
-  finishing = true;
-  progress(`${reason}; stopping every process`);
-  await runCleanups(cleanups);
-  process.exit(code);
-};
 // Four loads of warm-up + measurement + wrk's request-timeout margin, plus PKI, controller start-up and shutdown.
 const budgetMs = (4 * (warmupSeconds + seconds + 25) + 150) * 1000;
-setTimeout(() => void abort(`the benchmark ran past its ${budgetMs / 1000} s budget`, 1), budgetMs).unref();
-process.once('SIGINT', () => void abort('interrupted', 130));
-process.once('SIGTERM', () => void abort('terminated', 143));
+const { cleanups, runCleanups, abort } = benchLifecycle(budgetMs, progress);
 
 try {
   const run = await main(cleanups);
-  await runCleanups(cleanups);
+  await runCleanups();
   let previous: string | undefined;
   try {
     previous = readFileSync(resultsFile, 'utf8');
