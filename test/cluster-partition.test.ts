@@ -117,7 +117,7 @@ test('no acknowledged create is lost across a leader kill and a leader partition
 
   assert.ok(acknowledged.size > 20, `the client kept writing (${acknowledged.size} acknowledged, ${unacknowledged.size} not)`);
   for (const node of [first, second, third]) {
-    const token = await node.adminToken();
+    const token = await until(`a login on ${node.id} after healing`, () => node.adminToken());
     const names = await until(`${node.id} to hold every acknowledged create`, async () => {
       const seen: string[] = [];
       for (let offset = 0; ; offset += 500) {
