@@ -115,7 +115,13 @@ export class ControllerFixture {
     if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill(signal);
-    return exited;
+    // A controller that does not stop within 15 s is killed, so a test can never hang on its clean-up.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async adminToken(api: 'client' | 'management' = 'management'): Promise<string> {

@@ -4,6 +4,7 @@
 // and heartbeats that measure round trip and send-queue time; a channel silent for closeUnresponsiveTimeout is
 // closed. It is the raft node's transport.
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from '../../../common/log/logger.ts';
 import type { Message, NodeId } from '../core/types.ts';
@@ -70,6 +71,7 @@ class Channel {
   ) {
     // Raft messages are small and latency-bound: Nagle's delay plus delayed ACKs would add tens of milliseconds.
     socket.setNoDelay(true);
+    network.track(this);
     socket.on('data', (chunk: Buffer) => {
       this.lastReceived = Date.now();
       let frames: unknown[];
@@ -122,6 +124,9 @@ export class PeerNetwork implements RaftTransport {
   private readonly dialing = new Map<NodeId, Promise<Channel | undefined>>();
   private readonly addresses = new Map<NodeId, string>();
   private readonly known = new Map<NodeId, PeerHello>();
+  private readonly rawSockets = new Set<Socket>();
+  /** Every open channel, identified or not: shutdown must end them all or the server never finishes closing. */
+  private readonly open = new Set<Channel>();
   /** Raft messages waiting for a channel that is being opened. */
   private readonly held = new Map<NodeId, Message[]>();
   private readonly pendingRequests = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
@@ -146,6 +151,11 @@ export class PeerNetwork implements RaftTransport {
         return;
       }
       new Channel(socket, false, this, this.options);
+    });
+    // Connections still in their handshake are not channels yet; shutdown ends them too.
+    server.on('connection', (socket: Socket) => {
+      this.rawSockets.add(socket);
+      socket.once('close', () => this.rawSockets.delete(socket));
     });
     server.on('tlsClientError', (error, socket) => {
       this.options.logger.warn(`peer TLS handshake failed: ${documentedTlsText(error as Error & { code?: string })}`, { remote: socket.remoteAddress, code: (error as Error & { code?: string }).code });
@@ -243,8 +253,8 @@ export class PeerNetwork implements RaftTransport {
   async shutdown(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const channel of this.channels.values()) channel.close('shutting down');
-    for (const set of this.inbound.values()) for (const channel of set) channel.close('shutting down');
+    for (const channel of [...this.open]) channel.close('shutting down');
+    for (const socket of this.rawSockets) socket.destroy();
     for (const pending of this.pendingRequests.values()) {
       clearTimeout(pending.timer);
       pending.reject(new Error('shutting down'));
@@ -317,7 +327,13 @@ export class PeerNetwork implements RaftTransport {
     }
   }
 
+  track(channel: Channel): void {
+    if (this.closed) channel.close('shutting down');
+    else this.open.add(channel);
+  }
+
   channelClosed(channel: Channel, reason: string): void {
+    this.open.delete(channel);
     const peer = channel.peer;
     if (!peer) return;
     if (this.channels.get(peer.id) === channel) this.channels.delete(peer.id);
