@@ -5,7 +5,6 @@
 // and prints the same. Everything is bounded by a watchdog; every controller and etcd member is stopped and the
 // temp dir removed on success, failure, timeout or a signal.
 // Env: BENCH_SECONDS (measured seconds per load, default 10).
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { EdgewardCluster } from './edgeward-cluster.ts';
 import { EtcdCluster, etcdVersion } from './etcd-cluster.ts';
 import { etcdTimeouts } from './etcd-member.ts';
 import { runWrk } from './wrk-runner.ts';
+import { positiveInteger, progress, wrkVersion } from './bench-env.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const resultsFile = join(benchDir, 'RESULTS.md');
@@ -33,22 +33,6 @@ const recoveryLimitMs = 60_000;
 /** Start-up of both clusters, the loads (each: warm-up, measurement, wrk's margins, the stored count), the
  * failover trials (each: the limit and the recovery) and stopping everything. bench/run.sh repeats this sum. */
 const budgetMs = (240 + connectionCounts.length * 2 * (warmupSeconds + seconds + 35) + trials * 2 * (failoverLimitMs + recoveryLimitMs) / 1000 + 60) * 1000;
-
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 3600) throw new Error(`${name} must be a whole number of seconds from 1 to 3600, not "${raw}"`);
-  return value;
-}
-
-const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
-
-function wrkVersion(): string {
-  const result = spawnSync('wrk', ['-v'], { encoding: 'utf8', timeout: 5_000 });
-  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') throw new Error('wrk is not installed: run bench/run.sh, or apt-get install wrk');
-  return /wrk \S+/.exec(`${result.stdout}${result.stderr}`)?.[0] ?? 'wrk (unknown version)';
-}
 
 /** A run-unique prefix for the names one wrk run writes. */
 let prefixSequence = 0;

@@ -14,18 +14,11 @@ import { FileSnapshotStore } from '../server/raft/storage/file-snapshot-store.ts
 import { LevelRaftStore } from '../server/raft/storage/level-raft-store.ts';
 import type { ApplyResult, CommittedEntry } from '../server/raft/state-machine.ts';
 import { percentile, replaceSection } from './raft-bench-report.ts';
+import { positiveInteger } from './bench-env.ts';
 
 const seconds = positiveInteger('BENCH_RAFT_SECONDS', 5);
 const concurrencies = [1, 16, 256];
 const payload = { type: 'set', key: '', value: 'x'.repeat(200) };
-
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 3600) throw new Error(`${name} must be a whole number of seconds from 1 to 3600, not "${raw}"`);
-  return value;
-}
 
 class CountingMachine implements RaftStateMachine {
   applied = 0;

@@ -7,7 +7,7 @@
 // controller resumes and serves (b) and (c). No two servers ever compete for CPU.
 // Env: BENCH_SECONDS (measured seconds per load, default 10); BENCH_PIN=0 turns CPU pinning off (see
 // cpu-pinning.ts); BENCH_CPU_PROF=<dir> writes .cpuprofile files of both servers there.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,6 +22,7 @@ import { pinningPlan, pinProcess } from './cpu-pinning.ts';
 import { processCpuSeconds } from './process-cpu.ts';
 import { renderResults, runSummary, type BenchRun, type LoadResult } from './results-report.ts';
 import { runWrk, type WrkLoad } from './wrk-runner.ts';
+import { positiveInteger, progress, wrkVersion } from './bench-env.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const resultsFile = join(benchDir, 'RESULTS.md');
@@ -33,22 +34,6 @@ const warmupSeconds = 2;
 const threads = 2;
 const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const pinning = pinningPlan();
-
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 3600) throw new Error(`${name} must be a whole number of seconds from 1 to 3600, not "${raw}"`);
-  return value;
-}
-
-const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
-
-function wrkVersion(): string {
-  const result = spawnSync('wrk', ['-v'], { encoding: 'utf8', timeout: 5_000 });
-  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') throw new Error('wrk is not installed: run bench/run.sh, or apt-get install wrk');
-  return /wrk \S+/.exec(`${result.stdout}${result.stderr}`)?.[0] ?? 'wrk (unknown version)';
-}
 
 /** A warm-up run whose figures are dropped (JIT, TLS sessions, caches), then the measured run, during which the
  * server process's CPU time is taken too. */

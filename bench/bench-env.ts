@@ -1,0 +1,19 @@
+// What every benchmark reads from its environment and prints while it runs.
+import { spawnSync } from 'node:child_process';
+
+/** A whole number of seconds from an environment variable (1..3600), or the fallback when unset. */
+export function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 3600) throw new Error(`${name} must be a whole number of seconds from 1 to 3600, not "${raw}"`);
+  return value;
+}
+
+export const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
+
+export function wrkVersion(): string {
+  const result = spawnSync('wrk', ['-v'], { encoding: 'utf8', timeout: 5_000 });
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') throw new Error('wrk is not installed: run bench/run.sh, or apt-get install wrk');
+  return /wrk \S+/.exec(`${result.stdout}${result.stderr}`)?.[0] ?? 'wrk (unknown version)';
+}
