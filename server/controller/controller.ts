@@ -134,6 +134,11 @@ export async function startController(options: ControllerOptions, runtime: { log
   node = local.node;
   const raft = node;
   raft.observeConfiguration((configuration) => peers.setAddresses(configuration.addresses ?? {}));
+  // A leader whose process dies closes its connections at once; waiting out a whole election timeout would only
+  // make the cluster unwritable for longer.
+  peers.onPeerEvent((event, peer) => {
+    if (event === 'disconnected') raft.leaderLost(peer.id);
+  });
   logger.info('model opened', { appliedIndex: store.appliedIndex(), lastLogIndex: raft.status().lastIndex, term: raft.status().term, leader: raft.leader(), initialized: !raft.isUninitialized() });
 
   const monitor = new ClusterMonitor(

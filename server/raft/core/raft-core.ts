@@ -232,6 +232,19 @@ export class RaftCore {
     return { index: entry.index, term: entry.term };
   }
 
+  /**
+   * The driver saw every connection to `id` close: its process died or the network between us failed. When `id` is
+   * our leader, forget it and stand for election after a short random delay (up to two heartbeat intervals) instead
+   * of a whole election timeout. This cannot disrupt a live leader: the pre-vote needs a majority that has also
+   * lost it, and the others' leases still hold while they hear from it.
+   */
+  leaderLost(id: NodeId): void {
+    if (this.role !== 'follower' || this.leader !== id || !this.isVoter(this.id)) return;
+    this.leader = null;
+    this.electionElapsed = 0;
+    this.randomizedElectionTimeout = 1 + Math.floor(this.random() * this.heartbeatTicks * 2);
+  }
+
   /** Hands leadership to `target`, or to the most caught-up voter when none is named. */
   transferLeadership(target?: NodeId): NodeId {
     if (this.role !== 'leader') throw new ProposalRefused('not-leader', this.leader);
@@ -530,18 +543,18 @@ export class RaftCore {
   private stepFollower(m: Message): void {
     switch (m.type) {
       case 'Append':
-        this.electionElapsed = 0;
+        this.heardFromLeader();
         this.leader = m.from;
         this.handleAppend(m);
         return;
       case 'Heartbeat':
-        this.electionElapsed = 0;
+        this.heardFromLeader();
         this.leader = m.from;
         this.log.commitTo(m.commit);
         this.send({ type: 'HeartbeatResp', to: m.from, term: this.term });
         return;
       case 'Snapshot':
-        this.electionElapsed = 0;
+        this.heardFromLeader();
         this.leader = m.from;
         this.handleSnapshot(m);
         return;
@@ -757,6 +770,12 @@ export class RaftCore {
     }
     for (const pr of this.progress.values()) pr.recentActive = false;
     return active >= Math.floor(voters.length / 2) + 1;
+  }
+
+  /** A message from the leader restarts the election timer, and undoes a shortened one from leaderLost. */
+  private heardFromLeader(): void {
+    this.electionElapsed = 0;
+    if (this.randomizedElectionTimeout < this.electionTicks) this.resetRandomizedElectionTimeout();
   }
 
   private resetTimers(): void {

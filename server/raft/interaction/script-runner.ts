@@ -14,6 +14,7 @@
 //   propose <id> <data...>                         propose a command (the rest of the line, as a string)
 //   propose-conf-change <id> add <x> voter|nonvoter | remove <x>
 //   transfer-leadership <id> [target]
+//   leader-lost <id> <peer>                        the driver saw every connection to <peer> close
 //   process-ready <id...|all>                      handle one Ready each: persist, send, apply, advance
 //   deliver-msgs <id...|all> [type=Append] [from=nX] [drop=true]
 //   stabilize [id...] [quiet=true]                 process Readies and deliver messages until nothing is left;
@@ -307,6 +308,16 @@ const commands: Record<string, Command> = {
       const [id, target] = args.positional;
       if (!id || args.positional.length > 2) throw new ScriptError('usage: transfer-leadership <id> [target]');
       return refusable(() => [`${id} transfers leadership to ${env.transferLeadership(id, target)}`]);
+    },
+  },
+  'leader-lost': {
+    options: [],
+    run: (env, args) => {
+      const [id, peer] = args.positional;
+      if (!id || !peer || args.positional.length > 2) throw new ScriptError('usage: leader-lost <id> <peer>');
+      env.core(id).leaderLost(peer);
+      const status = env.core(id).status();
+      return [`${id}: ${status.role} term ${status.term} lead ${status.leader ?? '-'}`];
     },
   },
   'process-ready': {

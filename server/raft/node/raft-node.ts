@@ -190,6 +190,13 @@ export class RaftNode implements Proposer {
     return chosen;
   }
 
+  /** Every connection to `id` closed: when it is our leader, stand for election soon (see RaftCore.leaderLost). */
+  leaderLost(id: NodeId): void {
+    if (this.failed) return;
+    this.core.leaderLost(id);
+    this.pump();
+  }
+
   /** Waits until this node has applied everything up to `index`. */
   async waitForApplied(index: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;

@@ -100,6 +100,7 @@ class Simulation {
     else if (roll < 0.96) this.heal();
     else if (roll < 0.965) this.transfer();
     else if (roll < 0.97) this.reconfigure();
+    else if (roll < 0.975) this.leaderLost();
     else this.tick();
   }
 
@@ -215,6 +216,13 @@ class Simulation {
     this.stats.crashes++;
     node.crash();
     for (const key of [...this.pending.keys()]) if (key.startsWith(`${node.id}:`)) this.pending.delete(key);
+    // Its connections close: most of the nodes that followed it hear so at once (some only later, by timeout).
+    for (const other of this.nodes) {
+      if (other.core && other.core.status().leader === node.id && this.random.chance(0.7)) {
+        other.core.leaderLost(node.id);
+        this.trace(`${other.id} told leader ${node.id} lost`);
+      }
+    }
   }
 
   private restart(node: SimNode): void {
@@ -254,6 +262,16 @@ class Simulation {
       if (!(error instanceof ProposalRefused)) throw error;
     }
     this.maybeProcessReady(leader);
+  }
+
+  /** A follower hears that its leader's connections closed: true after a crash or a cut, spurious otherwise. */
+  private leaderLost(): void {
+    const follower = this.random.pick(this.nodes.filter((node) => node.alive));
+    const leader = follower?.core?.status().leader;
+    if (!follower?.core || !leader || leader === follower.id) return;
+    follower.core.leaderLost(leader);
+    this.trace(`${follower.id} told leader ${leader} lost`);
+    this.maybeProcessReady(follower);
   }
 
   private reconfigure(): void {
