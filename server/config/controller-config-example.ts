@@ -31,6 +31,8 @@ interface ExampleBase {
   readonly logFile?: string;
   /** Agent socket; `<dataDir>/agent.sock` when unset. */
   readonly agentSocket?: string;
+  /** The CA (certificate and key) that signs enrolled clients' certificates; ott enrollment is off without it. */
+  readonly signingCert?: { readonly cert: string; readonly key: string };
 }
 
 /** Certificate paths as `pkiPaths`, or under the config's own name `identity`. Absolute, or relative to the config file. */
@@ -86,6 +88,9 @@ export function controllerConfigExample(options: ControllerConfigExampleOptions)
     '    activityUpdateInterval: 90s # session activity is flushed to the cluster this often',
     '    activityUpdateBatchSize: 250',
     '  enrollment:',
+    ...(options.signingCert
+      ? ['    signingCert: # the CA that signs enrolled clients\' certificates', `      cert: ${q(options.signingCert.cert)}`, `      key: ${q(options.signingCert.key)}`]
+      : ['    # signingCert: {cert, key} of a CA: needed for ott enrollment']),
     '    edgeIdentity:',
     '      duration: 180m',
     '    edgeRouter:',

@@ -77,6 +77,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
       maxTlsVersion: tlsVersion(web.options.maxTLSVersion),
     });
   }
+  const signer = config.edge.enrollment.signingCert ? await readSigningCert(config.edge.enrollment.signingCert, problems) : undefined;
   if (problems.length > 0 || id === undefined || !identity) return { problems };
   const listener = config.ctrl.listener;
   const heartbeat = config.ctrl.options.peerHeartbeatOptions;
@@ -103,6 +104,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
         trailingLogs: config.cluster.trailingLogs,
       },
       webs,
+      enrollment: { ...(signer ? { signer } : {}), identityDurationMs: config.edge.enrollment.edgeIdentity.duration },
       sessionTimeoutMs: config.edge.api.sessionTimeout,
       activityUpdateIntervalMs: config.edge.api.activityUpdateInterval,
       activityUpdateBatchSize: config.edge.api.activityUpdateBatchSize,
@@ -116,6 +118,34 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
       })),
     },
   };
+}
+
+/** edge.enrollment.signingCert: a CA certificate (with its issuers after it) and the key that belongs to it. */
+async function readSigningCert(paths: { cert: string; key: string }, problems: ConfigProblem[]): Promise<{ certPem: string; keyPem: string } | undefined> {
+  const path = 'edge.enrollment.signingCert';
+  let certPem: string;
+  let keyPem: string;
+  try {
+    [certPem, keyPem] = await Promise.all([readFile(paths.cert, 'utf8'), readFile(paths.key, 'utf8')]);
+  } catch (error) {
+    problems.push({ severity: 'error', path, rule: 'file-readable', message: `cannot read the signing certificate or key: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+    return undefined;
+  }
+  try {
+    const certificate = new X509Certificate(certPem);
+    if (!certificate.ca) {
+      problems.push({ severity: 'error', path: `${path}.cert`, rule: 'ca', message: `${paths.cert} is not a CA certificate (no CA:TRUE basic constraint): it cannot sign client certificates` });
+      return undefined;
+    }
+    if (!certificate.checkPrivateKey(createPrivateKey(keyPem))) {
+      problems.push({ severity: 'error', path: `${path}.key`, rule: 'key-matches-cert', message: `the key in ${paths.key} does not belong to the certificate in ${paths.cert}` });
+      return undefined;
+    }
+  } catch (error) {
+    problems.push({ severity: 'error', path, rule: 'pem', message: `${paths.cert}: ${(error as Error).message}` });
+    return undefined;
+  }
+  return { certPem, keyPem };
 }
 
 function tlsAddress(address: { host: string; port: number }): string {

@@ -66,6 +66,8 @@ export interface ControllerOptions {
   readonly raft: RaftOptions;
   readonly cluster: ClusterOptions;
   readonly webs: readonly WebListener[];
+  /** One-time enrollment: the CA that signs enrolled clients' certificates (ott needs it) and token lifetime. */
+  readonly enrollment?: { readonly signer?: { readonly certPem: string; readonly keyPem: string }; readonly identityDurationMs: number };
   readonly sessionTimeoutMs: number;
   readonly activityUpdateIntervalMs: number;
   readonly activityUpdateBatchSize: number;

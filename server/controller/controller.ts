@@ -1,16 +1,12 @@
 // The controller process's composition root: opens the model and its log, builds the edge services, serves the
 // web listeners, the agent socket and the periodic work (activity flush, expiry sweep, health checks).
+import { constants as cryptoConstants } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import { join } from 'node:path';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import { AgentServer, type AgentCommand } from '../agent/agent-server.ts';
-import { PasswordLogin } from '../auth/password-login.ts';
-import { ApiSessionService } from '../edge/api-session-service.ts';
-import { AuthenticatorService } from '../edge/authenticator-service.ts';
-import type { EdgeServices } from '../edge/edge-services.ts';
-import { IdentityService } from '../edge/identity-service.ts';
 import { ModelWriter } from '../edge/model-writer.ts';
 import { EventDispatcher } from '../events/event-dispatcher.ts';
 import { entityChangeEvents } from '../events/entity-change-events.ts';
@@ -33,6 +29,8 @@ import type { ApiBinding } from '../web/routes/version-routes.ts';
 import type { VersionInfo } from '../web/version-info.ts';
 import { buildWebApp } from '../web/web-app.ts';
 import type { ControllerOptions } from './controller-options.ts';
+import { buildEdgeServices } from './edge-services-wiring.ts';
+import type { EdgeServices } from '../edge/edge-services.ts';
 
 export interface RunningController {
   readonly id: string;
@@ -156,16 +154,10 @@ export async function startController(options: ControllerOptions, runtime: { log
   peers.onRequest((from, body) => cluster.handle(from, body));
 
   const writer = new ModelWriter(proposer);
-  const sessions = new ApiSessionService(store, writer, clock, { timeoutMs: options.sessionTimeoutMs, activityBatchSize: options.activityUpdateBatchSize });
-  const services: EdgeServices = {
-    store,
-    identities: new IdentityService(store, writer, clock),
-    authenticators: new AuthenticatorService(store, writer, clock),
-    sessions,
-    passwordLogin: new PasswordLogin(store, clock, logger.child('auth')),
-    clock,
-    logger,
-  };
+  const baseUrls: Partial<Record<ApiBinding, string[]>> = {};
+  for (const web of options.webs) for (const api of web.apis) for (const point of web.bindPoints) (baseUrls[api] ??= []).push(`https://${point.address}`);
+  const services = buildEdgeServices({ store, writer, clock, logger, options, clientApiOrigins: baseUrls['edge-client'] ?? [] });
+  const sessions = services.sessions;
 
   const health = new HealthChecker(
     [
@@ -184,9 +176,6 @@ export async function startController(options: ControllerOptions, runtime: { log
   );
   await health.runAll();
   health.start();
-
-  const baseUrls: Partial<Record<ApiBinding, string[]>> = {};
-  for (const web of options.webs) for (const api of web.apis) for (const point of web.bindPoints) (baseUrls[api] ??= []).push(`https://${point.address}`);
 
   const servers: Server[] = [];
   const closeAll = async () => {
@@ -215,6 +204,9 @@ export async function startController(options: ControllerOptions, runtime: { log
             ca: web.tls.caPem,
             requestCert: true,
             rejectUnauthorized: false,
+            // A resumed TLS session keeps only the client's leaf certificate, not the intermediates it sent, and
+            // method=cert needs them to chain a third-party certificate: every connection does a full handshake.
+            secureOptions: cryptoConstants.SSL_OP_NO_TICKET,
             minVersion: web.minTlsVersion,
             maxVersion: web.maxTlsVersion,
             keepAliveTimeout: web.idleTimeoutMs,

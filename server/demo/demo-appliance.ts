@@ -208,6 +208,7 @@ async function planController(root: string, pkiDir: string, caBundle: string, id
       id,
       dataDir,
       identity: { cert: certificate.chain, key: certificate.key, ca: caBundle },
+      signingCert: { cert: pkiPaths(pkiDir).intermediateCert, key: pkiPaths(pkiDir).intermediateKey },
       webAddress: `127.0.0.1:${webPort}`,
       ctrlAddress,
       eventsFile,

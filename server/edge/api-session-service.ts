@@ -64,6 +64,13 @@ export class ApiSessionService {
     return { session: this.store.table<ApiSession>(tables.apiSessions).get(session.id) ?? session, token };
   }
 
+  /** A secondary factor was answered: the session loses that auth query (and is full once none is left). */
+  async satisfyQuery(session: ApiSession, typeId: string): Promise<ApiSession> {
+    if (!session.authQueries.some((query) => query.typeId === typeId)) return session;
+    await this.writer.write({ type: 'apiSession.satisfyQuery', id: session.id, typeId });
+    return this.store.table<ApiSession>(tables.apiSessions).get(session.id) ?? session;
+  }
+
   /** The live session a token names, or undefined when unknown or expired (an expired one is swept later). */
   resolve(token: string): ApiSession | undefined {
     const found = this.lookup(token);

@@ -1,5 +1,6 @@
-// Password (updb) authenticators: created for an identity, their password changed by an admin or, with the
-// current password, by the identity itself. Password rules come from the identity's authentication policy.
+// Authenticators: passwords (updb) created for an identity, changed by an admin or, with the current password, by
+// the identity itself, under the password rules of the identity's authentication policy; and client certificates
+// (cert) an admin registers by PEM. Enrollment creates both kinds too (see enrollment-service.ts).
 import type { Clock } from '../../common/time/clock.ts';
 import { hashPassword, verifyPassword } from '../auth/password-hasher.ts';
 import type { AuthenticatorChanges } from '../model/commands.ts';
@@ -7,7 +8,9 @@ import type { Authenticator, Identity } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { ApiError } from '../web/api-error.ts';
-import { defaultAuthPolicy, passwordRuleViolations } from './default-auth-policy.ts';
+import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
+import type { AuthPolicyService } from './auth-policy-service.ts';
+import { passwordRuleViolations } from './default-auth-policy.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 
@@ -16,6 +19,7 @@ export class AuthenticatorService {
     private readonly store: ModelStore,
     private readonly writer: ModelWriter,
     private readonly clock: Clock,
+    private readonly policies: AuthPolicyService,
   ) {}
 
   list(): Authenticator[] {
@@ -43,7 +47,7 @@ export class AuthenticatorService {
       throw ApiError.validation('method', 'identity already has an authenticator of method updb', 'updb');
     }
     this.checkUsernameFree(input.username);
-    this.checkPasswordRules(input.password);
+    this.checkPasswordRules(input.password, identity);
     const at = this.now();
     const authenticator: Authenticator = {
       id: newEntityId(),
@@ -59,6 +63,39 @@ export class AuthenticatorService {
     return { id: written.value.id };
   }
 
+  /** Registers a client certificate (PEM) as the identity's cert authenticator. */
+  async createCert(input: { identityId: string; certPem: string; tags?: Record<string, unknown> | null }): Promise<{ id: string }> {
+    const identity = this.store.table<Identity>(tables.identities).get(input.identityId);
+    if (!identity) throw ApiError.validation('identityId', `identity with id ${input.identityId} not found`, input.identityId);
+    if (this.forIdentity(identity.id).some((existing) => existing.method === 'cert')) {
+      throw ApiError.validation('method', 'identity already has an authenticator of method cert', 'cert');
+    }
+    let fingerprint: string;
+    try {
+      fingerprint = fingerprintOfPem(input.certPem);
+    } catch (error) {
+      throw ApiError.validation('certPem', `certPem is not a PEM certificate: ${(error as Error).message}`);
+    }
+    if (this.store.table<Authenticator>(tables.authenticators).findUnique('fingerprint', fingerprint)) {
+      throw ApiError.validation('certPem', 'this certificate is already registered to an authenticator', fingerprint);
+    }
+    const at = this.now();
+    const authenticator: Authenticator = {
+      id: newEntityId(),
+      createdAt: at,
+      updatedAt: at,
+      tags: input.tags ?? {},
+      method: 'cert',
+      identityId: identity.id,
+      fingerprint,
+      certPem: input.certPem.trim() + '\n',
+      isIssuedByNetwork: false,
+      caId: null,
+    };
+    const written = await this.writer.write<{ id: string }>({ type: 'authenticator.create', authenticator });
+    return { id: written.value.id };
+  }
+
   /** Changes username and/or password; `currentPassword`, when required, must match first. */
   async update(
     id: string,
@@ -66,6 +103,9 @@ export class AuthenticatorService {
     options: { requireCurrentPassword: boolean },
   ): Promise<void> {
     const current = this.get(id);
+    if (current.method !== 'updb') {
+      throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR', { field: 'method', reason: 'only updb authenticators have a username and password', value: current.method });
+    }
     if (options.requireCurrentPassword) {
       if (input.currentPassword === undefined || !(await verifyPassword(input.currentPassword, current.password))) {
         throw ApiError.validation('currentPassword', 'the current password is incorrect');
@@ -77,7 +117,7 @@ export class AuthenticatorService {
       changes.username = input.username;
     }
     if (input.password !== undefined) {
-      this.checkPasswordRules(input.password);
+      this.checkPasswordRules(input.password, this.store.table<Identity>(tables.identities).get(current.identityId));
       changes.password = await hashPassword(input.password);
     }
     if (input.tags !== undefined) changes.tags = input.tags ?? {};
@@ -100,8 +140,10 @@ export class AuthenticatorService {
     }
   }
 
-  private checkPasswordRules(password: string): void {
-    const problems = passwordRuleViolations(password, defaultAuthPolicy.primary.updb);
+  /** The rules of the identity's policy; the default policy's for an identity that no longer exists. */
+  checkPasswordRules(password: string, identity: Identity | undefined): void {
+    const rules = (identity ? this.policies.forIdentity(identity) : this.policies.get('default')).primary.updb;
+    const problems = passwordRuleViolations(password, rules);
     if (problems.length > 0) throw ApiError.validation('password', `password ${problems.join(', ')}`);
   }
 

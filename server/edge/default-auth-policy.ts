@@ -1,6 +1,15 @@
-// The system authentication policy every identity starts with (id `default`), as the real controller ships it.
-export const defaultAuthPolicy = {
-  id: 'default',
+// The system authentication policy every identity starts with (id `default`), as the real controller ships it. It
+// exists before anyone stores it; an admin's first update stores the changed version.
+import type { AuthPolicy, AuthPolicyPrimary } from '../model/entities.ts';
+import { defaultAuthPolicyId } from '../model/model-state-machine.ts';
+
+const epoch = new Date(0).toISOString();
+
+export const defaultAuthPolicy: AuthPolicy = {
+  id: defaultAuthPolicyId,
+  createdAt: epoch,
+  updatedAt: epoch,
+  tags: {},
   name: 'Default',
   primary: {
     cert: { allowed: true, allowExpiredCerts: true },
@@ -13,12 +22,12 @@ export const defaultAuthPolicy = {
       maxAttempts: 0,
       lockoutDurationMinutes: 0,
     },
-    extJwt: { allowed: true, allowedSigners: [] as string[] },
+    extJwt: { allowed: true, allowedSigners: [] },
   },
-  secondary: { requireTotp: false, requireExtJwtSigner: null as string | null },
-} as const;
+  secondary: { requireTotp: false, requireExtJwtSigner: null },
+};
 
-export type UpdbRules = (typeof defaultAuthPolicy)['primary']['updb'];
+export type UpdbRules = AuthPolicyPrimary['updb'];
 
 /** The reasons a password breaks the policy's rules, empty when it is acceptable. */
 export function passwordRuleViolations(password: string, rules: UpdbRules): string[] {

@@ -1,10 +1,16 @@
 // The controller's edge services, built once and shared by both APIs.
 import type { Clock } from '../../common/time/clock.ts';
 import type { Logger } from '../../common/log/logger.ts';
+import type { CertLogin } from '../auth/cert-login.ts';
+import type { ExtJwtLogin } from '../auth/ext-jwt-login.ts';
 import type { PasswordLogin } from '../auth/password-login.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ApiSessionService } from './api-session-service.ts';
+import type { AuthPolicyService } from './auth-policy-service.ts';
 import type { AuthenticatorService } from './authenticator-service.ts';
+import type { CaService } from './ca-service.ts';
+import type { EnrollmentService } from './enrollment-service.ts';
+import type { ExternalJwtSignerService } from './ext-jwt-signer-service.ts';
 import type { IdentityService } from './identity-service.ts';
 
 export interface EdgeServices {
@@ -12,7 +18,15 @@ export interface EdgeServices {
   readonly identities: IdentityService;
   readonly authenticators: AuthenticatorService;
   readonly sessions: ApiSessionService;
+  readonly authPolicies: AuthPolicyService;
+  readonly signers: ExternalJwtSignerService;
+  readonly cas: CaService;
+  readonly enrollments: EnrollmentService;
   readonly passwordLogin: PasswordLogin;
+  readonly certLogin: CertLogin;
+  readonly extJwtLogin: ExtJwtLogin;
+  /** The CA bundle (PEM) clients use to trust this controller, served at /.well-known/est/cacerts. */
+  readonly caBundlePem: string;
   readonly clock: Clock;
   readonly logger: Logger;
 }

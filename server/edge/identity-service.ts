@@ -1,7 +1,7 @@
 // Identities: the management operations on them, validated against the model before a command is proposed
 // (the apply checks again, so concurrent writers cannot break uniqueness).
 import type { Clock } from '../../common/time/clock.ts';
-import type { Authenticator, Identity } from '../model/entities.ts';
+import type { Authenticator, Enrollment, Identity } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { IdentityChanges } from '../model/commands.ts';
 import type { ModelStore } from '../store/model-store.ts';
@@ -41,10 +41,10 @@ export class IdentityService {
     return identity;
   }
 
-  async create(input: IdentityInput, extra: { isDefaultAdmin?: boolean; authenticators?: (identityId: string, at: string) => Authenticator[] } = {}): Promise<{ id: string; index: number }> {
+  async create(input: IdentityInput, extra: { id?: string; isDefaultAdmin?: boolean; authenticators?: (identityId: string, at: string) => Authenticator[]; enrollments?: (identityId: string) => Promise<Enrollment[]> } = {}): Promise<{ id: string; index: number }> {
     const at = this.now();
     const identity: Identity = {
-      id: newEntityId(),
+      id: extra.id ?? newEntityId(),
       createdAt: at,
       updatedAt: at,
       tags: input.tags ?? {},
@@ -60,7 +60,8 @@ export class IdentityService {
     };
     this.checkUnique(identity);
     const authenticators = extra.authenticators?.(identity.id, at) ?? [];
-    const written = await this.writer.write<{ id: string }>({ type: 'identity.create', identity, authenticators });
+    const enrollments = (await extra.enrollments?.(identity.id)) ?? [];
+    const written = await this.writer.write<{ id: string }>({ type: 'identity.create', identity, authenticators, enrollments });
     return { id: written.value.id, index: written.index };
   }
 
@@ -90,6 +91,21 @@ export class IdentityService {
     await this.writer.write({ type: 'identity.delete', id });
   }
 
+  /** Disables the identity for `durationMinutes` (0: until enabled) and ends its API sessions. */
+  async disable(id: string, durationMinutes: number): Promise<void> {
+    const identity = this.get(id);
+    if (identity.isDefaultAdmin) throw ApiError.validation('id', 'the default admin can not be disabled', id);
+    const now = this.clock.now();
+    const until = durationMinutes > 0 ? new Date(now + durationMinutes * 60_000).toISOString() : null;
+    await this.writer.write({ type: 'identity.disable', id, at: new Date(now).toISOString(), until });
+  }
+
+  /** Lifts a disable or a lockout, and clears failed password counts. */
+  async enable(id: string): Promise<void> {
+    this.get(id);
+    await this.writer.write({ type: 'identity.enable', id, at: this.now() });
+  }
+
   hasDefaultAdmin(): boolean {
     return this.list().some((identity) => identity.isDefaultAdmin);
   }
@@ -113,7 +129,7 @@ export class IdentityService {
 
   private checkAuthPolicy(authPolicyId: string | null | undefined): string {
     const id = authPolicyId ?? defaultAuthPolicy.id;
-    if (id !== defaultAuthPolicy.id) throw ApiError.validation('authPolicyId', `auth policy with id ${id} not found`, id);
+    if (id !== defaultAuthPolicy.id && !this.store.table(tables.authPolicies).get(id)) throw ApiError.validation('authPolicyId', `auth policy with id ${id} not found`, id);
     return id;
   }
 

@@ -1,23 +1,51 @@
 // Every change to the model is one of these commands. They carry every value the apply needs (ids, timestamps,
 // hashes) so that every controller applying the same log reaches the same state.
-import type { ApiSession, Authenticator, Identity } from './entities.ts';
+import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity } from './entities.ts';
 
 export type IdentityChanges = Partial<
   Pick<Identity, 'name' | 'isAdmin' | 'authPolicyId' | 'externalId' | 'roleAttributes' | 'tags' | 'disabledAt' | 'disabledUntil'>
 >;
 
-export type AuthenticatorChanges = Partial<Pick<Authenticator, 'username' | 'password' | 'tags'>>;
+export type AuthenticatorChanges = Partial<{ username: string; password: import('./entities.ts').PasswordHash; tags: Readonly<Record<string, unknown>> }>;
+
+/** Everything of a row but its id and timestamps: what an update replaces. */
+export type EntityBody<T> = Omit<T, 'id' | 'createdAt' | 'updatedAt'>;
+
+export type CaChanges = Partial<Pick<Ca, 'name' | 'isAutoCaEnrollmentEnabled' | 'isOttCaEnrollmentEnabled' | 'isAuthEnabled' | 'identityRoles' | 'identityNameFormat' | 'externalIdClaim' | 'tags'>>;
 
 export type ModelCommand =
-  | { type: 'identity.create'; identity: Identity; authenticators?: Authenticator[] }
+  | { type: 'identity.create'; identity: Identity; authenticators?: Authenticator[]; enrollments?: Enrollment[] }
+  /** Disables an identity until `until` (null: until enabled) and ends its API sessions. */
+  | { type: 'identity.disable'; id: string; at: string; until: string | null }
+  | { type: 'identity.enable'; id: string; at: string }
   | { type: 'identity.update'; id: string; at: string; changes: IdentityChanges }
   | { type: 'identity.delete'; id: string; allowDefaultAdmin?: boolean }
   | { type: 'authenticator.create'; authenticator: Authenticator }
   | { type: 'authenticator.update'; id: string; at: string; changes: AuthenticatorChanges }
   | { type: 'authenticator.delete'; id: string }
+  /** One more failed password; at `maxAttempts` (when above 0) the identity is locked for `lockoutMinutes` (0: until enabled). */
+  | { type: 'authenticator.loginFailed'; id: string; at: string; maxAttempts: number; lockoutMinutes: number }
+  | { type: 'authenticator.loginSucceeded'; id: string }
+  | { type: 'authPolicy.create'; policy: AuthPolicy }
+  /** Replaces every field; the `default` policy is stored on its first update. */
+  | { type: 'authPolicy.update'; id: string; at: string; policy: EntityBody<AuthPolicy> }
+  | { type: 'authPolicy.delete'; id: string }
+  | { type: 'extJwtSigner.create'; signer: ExternalJwtSigner }
+  | { type: 'extJwtSigner.update'; id: string; at: string; signer: EntityBody<ExternalJwtSigner> }
+  | { type: 'extJwtSigner.delete'; id: string }
+  | { type: 'ca.create'; ca: Ca }
+  | { type: 'ca.update'; id: string; at: string; changes: CaChanges }
+  | { type: 'ca.verify'; id: string; at: string }
+  | { type: 'ca.delete'; id: string }
+  | { type: 'enrollment.create'; enrollment: Enrollment }
+  | { type: 'enrollment.delete'; id: string }
+  /** Uses up an enrollment: it must still exist with this token and not have expired at `at`. */
+  | { type: 'enrollment.complete'; id: string; token: string; at: string; authenticator: Authenticator }
   | { type: 'apiSession.create'; session: ApiSession }
   | { type: 'apiSession.delete'; ids: string[]; reason: 'logout' | 'administrative' | 'expired' }
   | { type: 'apiSession.touch'; activity: Array<[id: string, lastActivityAt: string]> }
+  /** A secondary factor was answered: its auth queries leave the session. */
+  | { type: 'apiSession.satisfyQuery'; id: string; typeId: string }
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
   | { type: 'raft.noop' }
   | { type: 'raft.config' };

@@ -35,9 +35,97 @@ export interface UpdbAuthenticator extends BaseEntity {
   readonly identityId: string;
   readonly username: string;
   readonly password: PasswordHash;
+  /** Failed password attempts since the last success or lockout; replicated so a lockout holds on every controller. */
+  readonly failedAttempts?: number;
 }
 
-export type Authenticator = UpdbAuthenticator;
+/** A client certificate an identity authenticates with, found by the SHA-1 fingerprint of its DER. */
+export interface CertAuthenticator extends BaseEntity {
+  readonly method: 'cert';
+  readonly identityId: string;
+  readonly fingerprint: string;
+  readonly certPem: string;
+  /** Signed by this controller's enrollment CA (true) or registered from a third-party CA (false). */
+  readonly isIssuedByNetwork: boolean;
+  /** The third-party CA that auto-enrolled the identity, when one did. */
+  readonly caId: string | null;
+}
+
+export type Authenticator = UpdbAuthenticator | CertAuthenticator;
+
+export interface AuthPolicyPrimary {
+  readonly cert: { readonly allowed: boolean; readonly allowExpiredCerts: boolean };
+  readonly updb: {
+    readonly allowed: boolean;
+    readonly minPasswordLength: number;
+    readonly requireSpecialChar: boolean;
+    readonly requireNumberChar: boolean;
+    readonly requireMixedCase: boolean;
+    readonly maxAttempts: number;
+    readonly lockoutDurationMinutes: number;
+  };
+  readonly extJwt: { readonly allowed: boolean; readonly allowedSigners: readonly string[] };
+}
+
+export interface AuthPolicySecondary {
+  readonly requireTotp: boolean;
+  readonly requireExtJwtSigner: string | null;
+}
+
+export interface AuthPolicy extends BaseEntity {
+  readonly name: string;
+  readonly primary: AuthPolicyPrimary;
+  readonly secondary: AuthPolicySecondary;
+}
+
+export interface ExternalJwtSigner extends BaseEntity {
+  readonly name: string;
+  readonly issuer: string;
+  readonly audience: string | null;
+  readonly enabled: boolean;
+  readonly certPem: string | null;
+  readonly jwksEndpoint: string | null;
+  readonly kid: string | null;
+  readonly claimsProperty: string;
+  readonly useExternalId: boolean;
+  readonly externalAuthUrl: string | null;
+  readonly clientId: string | null;
+  readonly scopes: readonly string[];
+  readonly targetToken: 'ACCESS' | 'ID' | null;
+  /** From certPem, when one is set. */
+  readonly commonName: string | null;
+  readonly fingerprint: string | null;
+  readonly notBefore: string | null;
+  readonly notAfter: string | null;
+}
+
+/** A third-party CA whose certificates may authenticate once it is verified by proof of possession. */
+export interface Ca extends BaseEntity {
+  readonly name: string;
+  readonly certPem: string;
+  readonly fingerprint: string;
+  readonly isVerified: boolean;
+  readonly verificationToken: string;
+  readonly isAutoCaEnrollmentEnabled: boolean;
+  readonly isOttCaEnrollmentEnabled: boolean;
+  readonly isAuthEnabled: boolean;
+  readonly identityRoles: readonly string[];
+  readonly identityNameFormat: string;
+  readonly externalIdClaim: Readonly<Record<string, unknown>> | null;
+}
+
+export type EnrollmentMethod = 'ott' | 'updb';
+
+/** A one-time enrollment: its token is single-use and expires. The JWT carries the token to the client. */
+export interface Enrollment extends BaseEntity {
+  readonly method: EnrollmentMethod;
+  readonly identityId: string;
+  readonly token: string;
+  readonly jwt: string;
+  readonly expiresAt: string;
+  /** updb: the username the password authenticator will get. */
+  readonly username: string | null;
+}
 
 export interface AuthQuery {
   readonly typeId: string;
@@ -63,18 +151,32 @@ export const tables = {
   identities: 'identities',
   authenticators: 'authenticators',
   apiSessions: 'apiSessions',
+  authPolicies: 'authPolicies',
+  externalJwtSigners: 'externalJwtSigners',
+  cas: 'cas',
+  enrollments: 'enrollments',
 } as const;
 
 export function createModelTables(): EntityTable<Row>[] {
   return [
     new EntityTable<Identity>(tables.identities)
       .uniqueIndex('name', (row) => row.name)
-      .uniqueIndex('externalId', (row) => row.externalId),
+      .uniqueIndex('externalId', (row) => row.externalId)
+      .multiIndex('authPolicyId', (row) => row.authPolicyId),
     new EntityTable<Authenticator>(tables.authenticators)
       .uniqueIndex('username', (row) => (row.method === 'updb' ? row.username : undefined))
+      .uniqueIndex('fingerprint', (row) => (row.method === 'cert' ? row.fingerprint : undefined))
       .multiIndex('identityId', (row) => row.identityId),
     new EntityTable<ApiSession>(tables.apiSessions)
       .uniqueIndex('tokenHash', (row) => row.tokenHash)
+      .multiIndex('identityId', (row) => row.identityId),
+    new EntityTable<AuthPolicy>(tables.authPolicies).uniqueIndex('name', (row) => row.name),
+    new EntityTable<ExternalJwtSigner>(tables.externalJwtSigners).uniqueIndex('name', (row) => row.name),
+    new EntityTable<Ca>(tables.cas)
+      .uniqueIndex('name', (row) => row.name)
+      .uniqueIndex('fingerprint', (row) => row.fingerprint),
+    new EntityTable<Enrollment>(tables.enrollments)
+      .uniqueIndex('token', (row) => row.token)
       .multiIndex('identityId', (row) => row.identityId),
   ] as unknown as EntityTable<Row>[];
 }

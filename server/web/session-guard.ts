@@ -1,12 +1,18 @@
 // Resolves the zt-session header to a live API session and enforces who may call a route: any session, only a
-// fully authenticated one (partially authenticated sessions reach only the spec's short list), or an admin.
+// fully authenticated one (partially authenticated sessions reach only the spec's short list), or an admin. A
+// session whose auth policy requires an external JWT signer must also carry a valid JWT from that signer in
+// `Authorization: Bearer` on every request; its first valid one answers the session's EXT-JWT auth query.
 import type { Next } from 'koa';
+import { bearerTokens } from '../auth/ext-jwt/bearer-tokens.ts';
+import { extJwtChallenge } from '../auth/ext-jwt-login.ts';
+import type { EdgeServices } from '../edge/edge-services.ts';
 import type { ApiSessionService } from '../edge/api-session-service.ts';
-import type { IdentityService } from '../edge/identity-service.ts';
 import { ApiError } from './api-error.ts';
 import type { ApiContext } from './koa-state.ts';
 
 export type Access = 'partial' | 'full' | 'admin';
+
+export const extJwtQueryType = 'EXT-JWT';
 
 const challenge = (error: 'missing' | 'invalid' | 'expired') => {
   const description = { missing: 'no matching token was provided', invalid: 'token is invalid', expired: 'token expired' }[error];
@@ -14,16 +20,30 @@ const challenge = (error: 'missing' | 'invalid' | 'expired') => {
   return error === 'missing' ? `${session}, Bearer realm="openziti-oidc" error="missing" error_description="${description}"` : session;
 };
 
-export function sessionGuard(sessions: ApiSessionService, identities: IdentityService) {
+export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identities' | 'authPolicies' | 'extJwtLogin'>) {
+  const { sessions, identities, authPolicies, extJwtLogin } = services;
   return (access: Access) =>
     async (ctx: ApiContext, next: Next): Promise<void> => {
       const token = ctx.get('zt-session');
       if (token === '') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('missing'));
       const found = sessions.lookup(token);
       if (found.state === 'expired') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('expired'));
-      const session = found.state === 'live' ? found.session : undefined;
+      let session = found.state === 'live' ? found.session : undefined;
       const identity = session ? identities.find(session.identityId) : undefined;
       if (!session || !identity) throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('invalid'));
+
+      const requiredSigner = authPolicies.forIdentity(identity).secondary.requireExtJwtSigner;
+      if (requiredSigner !== null) {
+        const check = await extJwtLogin.checkSecondary(bearerTokens(ctx.req.headers.authorization), requiredSigner, identity);
+        if (check.ok) {
+          session = await sessions.satisfyQuery(session, extJwtQueryType);
+        } else {
+          const header = extJwtChallenge('openziti-secondary-ext-jwt', check.reason, check.signer ? [check.signer] : []);
+          if (access !== 'partial') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', header);
+          // Partial routes still answer, with the challenge, so the client learns what it owes.
+          ctx.set('WWW-Authenticate', header);
+        }
+      }
       if (access !== 'partial' && session.authQueries.length > 0) {
         throw new ApiError('UNAUTHORIZED', { code: 'UNAUTHORIZED', message: 'the session is partially authenticated: outstanding authentication queries must be answered first' });
       }

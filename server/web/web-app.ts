@@ -12,6 +12,10 @@ import { authenticationRoutes } from './routes/authentication-routes.ts';
 import { authenticatorRoutes, ownAuthenticatorRoutes } from './routes/authenticator-routes.ts';
 import { healthRoutes } from './routes/health-routes.ts';
 import { identityRoutes } from './routes/identity-routes.ts';
+import { authPolicyRoutes } from './routes/auth-policy-routes.ts';
+import { caRoutes } from './routes/ca-routes.ts';
+import { caBundleRoute, clientEnrollmentRoutes, enrollmentRoutes } from './routes/enrollment-routes.ts';
+import { clientExternalJwtSignerRoutes, externalJwtSignerRoutes } from './routes/ext-jwt-signer-routes.ts';
 import { routeKit } from './routes/route-kit.ts';
 import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/version-routes.ts';
 import { sessionGuard } from './session-guard.ts';
@@ -54,7 +58,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
   );
 
   const kit = routeKit(deps.maxBodyBytes);
-  const guard = sessionGuard(deps.services.sessions, deps.services.identities);
+  const guard = sessionGuard(deps.services);
   const version = () => versionBody(deps.version, deps.baseUrls);
   const mount = (router: RouteTable) => app.use(router.middleware());
 
@@ -66,11 +70,17 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       authenticationRoutes(api, deps.services, kit, guard);
       if (binding === 'edge-client') {
         ownAuthenticatorRoutes(api, deps.services, kit, guard('full'));
+        clientExternalJwtSignerRoutes(api, deps.services);
+        clientEnrollmentRoutes(api, deps.services, kit);
       } else {
         const admin = guard('admin');
         identityRoutes(api, deps.services, kit, admin);
         authenticatorRoutes(api, deps.services, kit, admin);
         apiSessionRoutes(api, deps.services, admin);
+        authPolicyRoutes(api, deps.services, kit, admin);
+        externalJwtSignerRoutes(api, deps.services, kit, admin);
+        caRoutes(api, deps.services, kit, admin);
+        enrollmentRoutes(api, deps.services, kit, admin);
       }
       mount(api);
     }
@@ -78,6 +88,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
   if (bindings.includes('edge-client') || bindings.includes('edge-management')) {
     const root = new RouteTable();
     versionRoutes(root, ['/', '/version'], version);
+    caBundleRoute(root, deps.services);
     mount(root);
   }
   if (bindings.includes('health-checks')) mount(healthRoutes(deps.health, deps.raftState));

@@ -73,6 +73,7 @@ export class ControllerFixture {
       id,
       dataDir,
       identity: { cert: certificate.chain, key: certificate.key, ca: pkiPaths(pkiDir).bundle },
+      signingCert: { cert: pkiPaths(pkiDir).intermediateCert, key: pkiPaths(pkiDir).intermediateKey },
       webAddress: `127.0.0.1:${webPort}`,
       ctrlAddress: `tls:127.0.0.1:${ctrlPort}`,
       eventsFile,

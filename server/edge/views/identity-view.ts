@@ -1,16 +1,20 @@
 // The identity detail representation of the Edge Management API (no secrets).
-import type { Authenticator, Identity } from '../../model/entities.ts';
+import type { Authenticator, Enrollment, Identity } from '../../model/entities.ts';
+import { identityEnrollmentsView } from './enrollment-view.ts';
 import { defaultAuthPolicy } from '../default-auth-policy.ts';
 import { entityRef, link } from './links.ts';
 
 export interface IdentityFacts {
   readonly authenticators: readonly Authenticator[];
+  readonly enrollments?: readonly Enrollment[];
   readonly hasApiSession: boolean;
+  readonly authPolicyName?: string;
   readonly now: number;
 }
 
 export function identityView(identity: Identity, facts: IdentityFacts) {
   const updb = facts.authenticators.find((authenticator) => authenticator.method === 'updb');
+  const cert = facts.authenticators.find((authenticator) => authenticator.method === 'cert');
   const disabled = identity.disabledAt !== null && (identity.disabledUntil === null || Date.parse(identity.disabledUntil) > facts.now);
   return {
     id: identity.id,
@@ -32,11 +36,14 @@ export function identityView(identity: Identity, facts: IdentityFacts) {
     disabledAt: identity.disabledAt,
     disabledUntil: identity.disabledUntil,
     authPolicyId: identity.authPolicyId,
-    authPolicy: entityRef('auth-policies', identity.authPolicyId, identity.authPolicyId === defaultAuthPolicy.id ? defaultAuthPolicy.name : identity.authPolicyId),
+    authPolicy: entityRef('auth-policies', identity.authPolicyId, facts.authPolicyName ?? (identity.authPolicyId === defaultAuthPolicy.id ? defaultAuthPolicy.name : identity.authPolicyId)),
     externalId: identity.externalId,
     roleAttributes: identity.roleAttributes,
-    authenticators: updb ? { updb: { id: updb.id, username: updb.username } } : {},
-    enrollment: {},
+    authenticators: {
+      ...(updb?.method === 'updb' ? { updb: { id: updb.id, username: updb.username } } : {}),
+      ...(cert?.method === 'cert' ? { cert: { id: cert.id, fingerprint: cert.fingerprint } } : {}),
+    },
+    enrollment: identityEnrollmentsView(facts.enrollments ?? []),
     envInfo: {},
     sdkInfo: {},
     hasApiSession: facts.hasApiSession,

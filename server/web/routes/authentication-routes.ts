@@ -9,6 +9,12 @@ import type { ApiContext, RequestState } from '../koa-state.ts';
 import { setExpiryHeaders, type Access } from '../session-guard.ts';
 import { requireSession, sendDetail, sendEmpty, type RouteKit } from './route-kit.ts';
 import type { Middleware } from 'koa';
+import type { TLSSocket } from 'node:tls';
+import { peerChain } from '../../auth/cert/peer-chain.ts';
+import { bearerTokens } from '../../auth/ext-jwt/bearer-tokens.ts';
+import { extJwtChallenge } from '../../auth/ext-jwt-login.ts';
+import type { PrimaryAuthentication } from '../../auth/password-login.ts';
+import { authQueriesFor } from '../../auth/auth-queries.ts';
 
 interface PasswordBody {
   username: string;
@@ -28,6 +34,11 @@ const passwordBody = bodyValidator<PasswordBody>({
   },
 });
 
+const optionalBody = bodyValidator<{ configTypes?: string[] | null }>({
+  type: 'object',
+  properties: { configTypes: schemaParts.stringList, envInfo: { type: ['object', 'null'] }, sdkInfo: { type: ['object', 'null'] } },
+});
+
 const knownMethods = ['password', 'cert', 'ext-jwt'];
 
 export function authenticationRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, guard: (access: Access) => Middleware<RequestState>): void {
@@ -39,27 +50,44 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
     return apiSessionView(session, identities.find(session.identityId), { now, lastActivityMs: sessions.lastActivityMs(session), expiresAtMs: sessions.expiresAtMs(session) }, token);
   };
 
+  const primary = async (ctx: ApiContext, method: string): Promise<{ login: PrimaryAuthentication; configTypes: readonly string[] }> => {
+    switch (method) {
+      case 'password': {
+        const body = await kit.validBody(ctx, passwordBody);
+        return { login: await services.passwordLogin.authenticate(body.username, body.password), configTypes: body.configTypes ?? [] };
+      }
+      case 'cert': {
+        const body = await kit.validBody(ctx, optionalBody, { optional: true });
+        return { login: await services.certLogin.authenticate(peerChain(ctx.req.socket as TLSSocket)), configTypes: body.configTypes ?? [] };
+      }
+      default: {
+        const body = await kit.validBody(ctx, optionalBody, { optional: true });
+        return { login: await services.extJwtLogin.authenticate(bearerTokens(ctx.req.headers.authorization)), configTypes: body.configTypes ?? [] };
+      }
+    }
+  };
+
   router.post('/authenticate', async (ctx) => {
     const method = typeof ctx.query.method === 'string' ? ctx.query.method : '';
     if (!knownMethods.includes(method)) {
       throw new ApiError('INVALID_AUTH_METHOD', { field: 'method', reason: `method must be one of ${knownMethods.join(', ')}`, value: method });
     }
-    if (method !== 'password') {
-      throw new ApiError('INVALID_AUTH_METHOD', { field: 'method', reason: `authentication method ${method} is not enabled on this controller`, value: method });
-    }
-    const body = await kit.validBody(ctx, passwordBody);
-    const primary = await services.passwordLogin.authenticate(body.username, body.password);
+    const { login, configTypes } = await primary(ctx, method);
+    const policy = services.authPolicies.forIdentity(login.identity);
+    const { queries, secondarySigner } = authQueriesFor(policy, services.signers);
     const { session, token } = await sessions.create({
-      identity: primary.identity,
-      authenticatorId: primary.authenticator.id,
-      authMethod: primary.method,
+      identity: login.identity,
+      authenticatorId: login.authenticatorId,
+      authMethod: login.method,
       ipAddress: ctx.request.ip.replace(/^::ffff:/, ''),
-      configTypes: body.configTypes ?? [],
-      authQueries: [],
+      configTypes,
+      authQueries: queries,
       isMfaRequired: false,
     });
     ctx.state.session = session;
     ctx.set('zt-session', token);
+    // The secondary challenge goes out with the session, so the client learns at once which JWT it owes.
+    if (secondarySigner) ctx.set('WWW-Authenticate', extJwtChallenge('openziti-secondary-ext-jwt', 'missing', [secondarySigner]));
     setExpiryHeaders(ctx, sessions);
     sendDetail(ctx, sessionDetail(ctx, token));
   });

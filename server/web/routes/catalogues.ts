@@ -1,6 +1,6 @@
 // The fields each list endpoint can filter and sort on.
 import type { FieldCatalogue } from '../../edge/query/list-query.ts';
-import type { ApiSession, Authenticator, Identity } from '../../model/entities.ts';
+import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity } from '../../model/entities.ts';
 
 const base = <T extends { id: string; createdAt: string; updatedAt: string }>() => ({
   id: { type: 'string' as const, get: (row: T) => row.id },
@@ -24,7 +24,8 @@ export const authenticatorCatalogue: FieldCatalogue<Authenticator> = {
   ...base<Authenticator>(),
   method: { type: 'string', get: (row) => row.method },
   identityId: { type: 'string', get: (row) => row.identityId },
-  username: { type: 'string', get: (row) => row.username },
+  username: { type: 'string', get: (row) => (row.method === 'updb' ? row.username : null) },
+  fingerprint: { type: 'string', get: (row) => (row.method === 'cert' ? row.fingerprint : null) },
 };
 
 export const apiSessionCatalogue: FieldCatalogue<ApiSession> = {
@@ -33,4 +34,32 @@ export const apiSessionCatalogue: FieldCatalogue<ApiSession> = {
   ipAddress: { type: 'string', get: (row) => row.ipAddress },
   authenticatorId: { type: 'string', get: (row) => row.authenticatorId },
   lastActivityAt: { type: 'datetime', get: (row) => row.lastActivityAt },
+};
+
+export const authPolicyCatalogue: FieldCatalogue<AuthPolicy> = {
+  ...base<AuthPolicy>(),
+  name: { type: 'string', get: (row) => row.name },
+};
+
+export const externalJwtSignerCatalogue: FieldCatalogue<ExternalJwtSigner> = {
+  ...base<ExternalJwtSigner>(),
+  name: { type: 'string', get: (row) => row.name },
+  issuer: { type: 'string', get: (row) => row.issuer },
+  enabled: { type: 'boolean', get: (row) => row.enabled },
+};
+
+export const caCatalogue: FieldCatalogue<Ca> = {
+  ...base<Ca>(),
+  name: { type: 'string', get: (row) => row.name },
+  isVerified: { type: 'boolean', get: (row) => row.isVerified },
+  isAuthEnabled: { type: 'boolean', get: (row) => row.isAuthEnabled },
+  isAutoCaEnrollmentEnabled: { type: 'boolean', get: (row) => row.isAutoCaEnrollmentEnabled },
+  fingerprint: { type: 'string', get: (row) => row.fingerprint },
+};
+
+export const enrollmentCatalogue: FieldCatalogue<Enrollment> = {
+  ...base<Enrollment>(),
+  method: { type: 'string', get: (row) => row.method },
+  identityId: { type: 'string', get: (row) => row.identityId },
+  expiresAt: { type: 'datetime', get: (row) => row.expiresAt },
 };

@@ -9,7 +9,8 @@ import type { Identity } from '../../model/entities.ts';
 import { ApiError } from '../api-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
-import { authenticatorCatalogue, identityCatalogue } from './catalogues.ts';
+import { authenticatorCatalogue, enrollmentCatalogue, identityCatalogue } from './catalogues.ts';
+import { enrollmentView } from '../../edge/views/enrollment-view.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 
 const identityTypes = ['User', 'Device', 'Service', 'Router', 'Default'];
@@ -31,26 +32,49 @@ type IdentityBody = IdentityInput & { enrollment?: Record<string, unknown> | nul
 const createBody = bodyValidator<IdentityBody>({ type: 'object', required: ['name', 'isAdmin'], properties });
 const putBody = bodyValidator<IdentityBody>({ type: 'object', required: ['name', 'isAdmin'], properties });
 const patchBody = bodyValidator<Partial<IdentityBody>>({ type: 'object', properties });
+const disableBody = bodyValidator<{ durationMinutes: number }>({
+  type: 'object',
+  required: ['durationMinutes'],
+  properties: { durationMinutes: { type: 'integer', minimum: 0, maximum: 525_600 } },
+});
 
 export function identityRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { identities, authenticators } = services;
   const view = (identity: Identity) =>
     identityView(identity, {
       authenticators: authenticators.forIdentity(identity.id),
+      enrollments: services.enrollments.forIdentity(identity.id),
       hasApiSession: services.store.table('apiSessions').findMany('identityId', identity.id).length > 0,
       now: services.clock.now(),
     });
   const refuseEnrollment = (body: Partial<IdentityBody>) => {
     if (body.enrollment && Object.keys(body.enrollment).length > 0) {
-      throw ApiError.validation('enrollment', 'enrollment is not available on this controller: create an updb authenticator instead');
+      throw ApiError.validation('enrollment', 'enrollment can only be given when the identity is created: use /enrollments for an existing identity');
     }
+  };
+  /** `{ott: true}` or `{updb: "<username>"}`: the first one present is used, as the real controller does. */
+  const enrollmentOf = (enrollment: Record<string, unknown> | null | undefined): { method: 'ott' } | { method: 'updb'; username: string } | undefined => {
+    if (!enrollment) return undefined;
+    if (enrollment.ott === true) return { method: 'ott' };
+    if (enrollment.updb !== undefined && enrollment.updb !== null) {
+      if (typeof enrollment.updb !== 'string' || enrollment.updb.length < 4 || enrollment.updb.length > 100) {
+        throw ApiError.validation('enrollment.updb', 'enrollment.updb must be the username, 4 to 100 characters', enrollment.updb);
+      }
+      return { method: 'updb', username: enrollment.updb };
+    }
+    if (enrollment.ottca !== undefined && enrollment.ottca !== null) throw ApiError.validation('enrollment.ottca', 'ottca enrollment is not supported: use ott, updb, or a third-party CA with auto-enrollment');
+    return undefined;
   };
 
   router.get('/identities', admin, (ctx) => sendList(ctx, identities.list(), identityCatalogue, view));
   router.post('/identities', admin, async (ctx) => {
     const body = await kit.validBody(ctx, createBody);
-    refuseEnrollment(body);
-    const { id } = await identities.create(body);
+    const enrollment = enrollmentOf(body.enrollment);
+    const { id } = await identities.create(body, {
+      ...(enrollment
+        ? { enrollments: async (identityId: string) => [await services.enrollments.prepare({ id: identityId }, enrollment.method, enrollment.method === 'updb' ? { username: enrollment.username } : {})] }
+        : {}),
+    });
     sendCreated(ctx, id, 'identities');
   });
   router.get('/identities/:id', admin, (ctx) => sendDetail(ctx, view(identities.get(ctx.params.id!))));
@@ -71,6 +95,20 @@ export function identityRoutes(router: RouteTable, services: EdgeServices, kit: 
   router.delete('/identities/:id', admin, async (ctx) => {
     await identities.delete(ctx.params.id!);
     sendEmpty(ctx);
+  });
+  router.post('/identities/:id/disable', admin, async (ctx) => {
+    identities.get(ctx.params.id!);
+    const body = await kit.validBody(ctx, disableBody);
+    await identities.disable(ctx.params.id!, body.durationMinutes);
+    sendEmpty(ctx);
+  });
+  router.post('/identities/:id/enable', admin, async (ctx) => {
+    await identities.enable(ctx.params.id!);
+    sendEmpty(ctx);
+  });
+  router.get('/identities/:id/enrollments', admin, (ctx) => {
+    const identity = identities.get(ctx.params.id!);
+    sendList(ctx, services.enrollments.forIdentity(identity.id), enrollmentCatalogue, (row) => enrollmentView(row, identity));
   });
   router.get('/identities/:id/authenticators', admin, (ctx) => {
     const identity = identities.get(ctx.params.id!);

@@ -12,6 +12,8 @@ import type { FieldCatalogue } from '../../edge/query/list-query.ts';
 export interface RouteKit {
   /** The parsed JSON body (undefined when empty), limited in size. */
   body(ctx: ApiContext): Promise<unknown>;
+  /** The raw body as text (PEM, CSR), limited in size. */
+  text(ctx: ApiContext): Promise<string>;
   /** The body checked against a schema; an empty body reads as `{}` where `optional`. */
   validBody<T>(ctx: ApiContext, validator: BodyValidator<T>, options?: { optional?: boolean }): Promise<T>;
 }
@@ -20,6 +22,7 @@ export function routeKit(maxBodyBytes: number): RouteKit {
   const body = async (ctx: ApiContext) => parseJsonBody(await readRawBody(ctx.req, maxBodyBytes), ctx.get('content-type') || undefined);
   return {
     body,
+    text: async (ctx: ApiContext) => (await readRawBody(ctx.req, maxBodyBytes)).toString('utf8'),
     async validBody<T>(ctx: ApiContext, validator: BodyValidator<T>, options: { optional?: boolean } = {}) {
       const parsed = await body(ctx);
       if (parsed === undefined) {

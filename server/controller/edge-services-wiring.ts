@@ -1,0 +1,68 @@
+// Builds the edge services of one controller from its options: the model services, the three primary logins and
+// the enrollment settings (who signs client certificates and enrollment JWTs, and where clients enroll).
+import type { Logger } from '../../common/log/logger.ts';
+import type { Clock } from '../../common/time/clock.ts';
+import { CertLogin } from '../auth/cert-login.ts';
+import { ExtJwtVerifier } from '../auth/ext-jwt/ext-jwt-verifier.ts';
+import { JwksCache } from '../auth/ext-jwt/jwks-cache.ts';
+import { ExtJwtLogin } from '../auth/ext-jwt-login.ts';
+import { PasswordLogin } from '../auth/password-login.ts';
+import { ApiSessionService } from '../edge/api-session-service.ts';
+import { AuthPolicyService } from '../edge/auth-policy-service.ts';
+import { AuthenticatorService } from '../edge/authenticator-service.ts';
+import { CaService } from '../edge/ca-service.ts';
+import type { EdgeServices } from '../edge/edge-services.ts';
+import { EnrollmentService } from '../edge/enrollment-service.ts';
+import { ExternalJwtSignerService } from '../edge/ext-jwt-signer-service.ts';
+import { IdentityService } from '../edge/identity-service.ts';
+import type { ModelWriter } from '../edge/model-writer.ts';
+import type { ModelStore } from '../store/model-store.ts';
+import type { ControllerOptions } from './controller-options.ts';
+
+export interface EdgeWiring {
+  readonly store: ModelStore;
+  readonly writer: ModelWriter;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly options: ControllerOptions;
+  /** https://host:port of every client API binding; the first is the enrollment JWT's issuer. */
+  readonly clientApiOrigins: readonly string[];
+}
+
+export function buildEdgeServices({ store, writer, clock, logger, options, clientApiOrigins }: EdgeWiring): EdgeServices {
+  const authLogger = logger.child('auth');
+  const identityTls = options.cluster.tls;
+  const authPolicies = new AuthPolicyService(store, writer, clock);
+  const identities = new IdentityService(store, writer, clock);
+  const authenticators = new AuthenticatorService(store, writer, clock, authPolicies);
+  const sessions = new ApiSessionService(store, writer, clock, { timeoutMs: options.sessionTimeoutMs, activityBatchSize: options.activityUpdateBatchSize });
+  const signers = new ExternalJwtSignerService(store, writer, clock);
+  const cas = new CaService(store, writer, clock);
+  const signer = options.enrollment?.signer;
+  const enrollments = new EnrollmentService(store, writer, clock, authenticators, {
+    ...(signer ? { signer } : {}),
+    jwtKey: { certPem: identityTls.certPem, keyPem: identityTls.keyPem },
+    issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`,
+    controllers: clientApiOrigins,
+    identityDurationMs: options.enrollment?.identityDurationMs ?? 180 * 60_000,
+    caBundlePem: identityTls.caPem,
+  });
+  // JWKS endpoints are trusted when a public root or this controller's own CA bundle signed them.
+  const verifier = new ExtJwtVerifier({ jwks: new JwksCache({ trustedCaPems: [identityTls.caPem] }), now: () => clock.now() });
+  return {
+    store,
+    identities,
+    authenticators,
+    sessions,
+    authPolicies,
+    signers,
+    cas,
+    enrollments,
+    passwordLogin: new PasswordLogin(store, authPolicies, writer, clock, authLogger),
+    certLogin: new CertLogin(store, authPolicies, cas, identities, clock, authLogger, signer?.certPem),
+    extJwtLogin: new ExtJwtLogin(store, authPolicies, signers, verifier, clock, authLogger),
+    caBundlePem: identityTls.caPem,
+    clock,
+    logger,
+  };
+}

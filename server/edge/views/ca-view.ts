@@ -1,0 +1,24 @@
+// The third-party CA detail representation.
+import type { Ca } from '../../model/entities.ts';
+import { link } from './links.ts';
+
+export function caView(ca: Ca) {
+  return {
+    id: ca.id,
+    createdAt: ca.createdAt,
+    updatedAt: ca.updatedAt,
+    tags: ca.tags,
+    _links: { self: link(`./cas/${ca.id}`), ...(ca.isVerified ? {} : { verify: link(`./cas/${ca.id}/verify`, 'POST') }) },
+    name: ca.name,
+    certPem: ca.certPem,
+    fingerprint: ca.fingerprint,
+    isVerified: ca.isVerified,
+    verificationToken: ca.verificationToken,
+    isAutoCaEnrollmentEnabled: ca.isAutoCaEnrollmentEnabled,
+    isOttCaEnrollmentEnabled: ca.isOttCaEnrollmentEnabled,
+    isAuthEnabled: ca.isAuthEnabled,
+    identityRoles: ca.identityRoles,
+    identityNameFormat: ca.identityNameFormat,
+    externalIdClaim: ca.externalIdClaim,
+  };
+}

@@ -1,0 +1,62 @@
+// Management API: /cas, third-party CAs, and their proof-of-possession verification (a PEM body, text/plain).
+import type { Middleware } from 'koa';
+import type { CaInput } from '../../edge/ca-service.ts';
+import type { EdgeServices } from '../../edge/edge-services.ts';
+import { caView } from '../../edge/views/ca-view.ts';
+import { ApiError } from '../api-error.ts';
+import { bodyValidator, schemaParts } from '../body-schema.ts';
+import type { RequestState } from '../koa-state.ts';
+import type { RouteTable } from '../route-table.ts';
+import { caCatalogue } from './catalogues.ts';
+import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
+
+const properties = {
+  name: { type: 'string', minLength: 1, maxLength: 512 },
+  certPem: { type: 'string', minLength: 1, maxLength: 65536 },
+  isAutoCaEnrollmentEnabled: { type: 'boolean' },
+  isOttCaEnrollmentEnabled: { type: 'boolean' },
+  isAuthEnabled: { type: 'boolean' },
+  identityRoles: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 1024 }, maxItems: 1000 },
+  identityNameFormat: { type: ['string', 'null'], maxLength: 512 },
+  externalIdClaim: { type: ['object', 'null'] },
+  tags: schemaParts.tags,
+};
+const updateProperties = Object.fromEntries(Object.entries(properties).filter(([key]) => key !== 'certPem'));
+const settingsRequired = ['name', 'isAutoCaEnrollmentEnabled', 'isOttCaEnrollmentEnabled', 'isAuthEnabled', 'identityRoles'];
+
+const createBody = bodyValidator<CaInput>({ type: 'object', required: ['certPem', ...settingsRequired], properties });
+const putBody = bodyValidator<Partial<CaInput>>({ type: 'object', required: settingsRequired, properties: updateProperties });
+const patchBody = bodyValidator<Partial<CaInput>>({ type: 'object', properties: updateProperties });
+
+export function caRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+  const { cas } = services;
+  router.get('/cas', admin, (ctx) => sendList(ctx, cas.list(), caCatalogue, caView));
+  router.post('/cas', admin, async (ctx) => {
+    const { id } = await cas.create(await kit.validBody(ctx, createBody));
+    sendCreated(ctx, id, 'cas');
+  });
+  router.get('/cas/:id', admin, (ctx) => sendDetail(ctx, caView(cas.get(ctx.params.id!))));
+  router.put('/cas/:id', admin, async (ctx) => {
+    cas.get(ctx.params.id!);
+    await cas.update(ctx.params.id!, await kit.validBody(ctx, putBody), 'put');
+    sendEmpty(ctx);
+  });
+  router.patch('/cas/:id', admin, async (ctx) => {
+    cas.get(ctx.params.id!);
+    await cas.update(ctx.params.id!, await kit.validBody(ctx, patchBody, { optional: true }), 'patch');
+    sendEmpty(ctx);
+  });
+  router.delete('/cas/:id', admin, async (ctx) => {
+    await cas.delete(ctx.params.id!);
+    sendEmpty(ctx);
+  });
+  router.post('/cas/:id/verify', admin, async (ctx) => {
+    cas.get(ctx.params.id!);
+    const mediaType = (ctx.get('content-type') || 'text/plain').split(';')[0]!.trim().toLowerCase();
+    if (mediaType !== 'text/plain' && mediaType !== 'application/x-pem-file') {
+      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { field: 'Content-Type', reason: 'send the PEM certificate as text/plain', value: mediaType });
+    }
+    await cas.verify(ctx.params.id!, await kit.text(ctx));
+    sendEmpty(ctx);
+  });
+}
