@@ -1,18 +1,36 @@
 // Every write endpoint against the usual kinds of bad input: none may answer 500 or change anything.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { authPolicyBody } from './support/auth-policy-bodies.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 
 let controller: ControllerFixture;
 let admin: Record<string, string>;
 let identityId: string;
 let authenticatorId: string;
+let policyId: string;
+let signerId: string;
+let caId: string;
 
 before(async () => {
   controller = await ControllerFixture.create();
   admin = { 'zt-session': await controller.adminToken() };
   identityId = (await controller.http.post(`${controller.managementApi}/identities`, { headers: admin, body: { name: 'target', isAdmin: false } })).json.data.id;
   authenticatorId = (await controller.http.post(`${controller.managementApi}/authenticators`, { headers: admin, body: { method: 'updb', identityId, username: 'target', password: 'target-password' } })).json.data.id;
+  policyId = (await controller.http.post(`${controller.managementApi}/auth-policies`, { headers: admin, body: authPolicyBody('target-policy') })).json.data.id;
+  signerId = (await controller.http.post(`${controller.managementApi}/external-jwt-signers`, { headers: admin, body: { name: 'target-signer', issuer: 'https://idp.example', audience: 'edge', enabled: true, jwksEndpoint: 'https://idp.example/jwks' } })).json.data.id;
+  const caDir = controller.root;
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '30', '-subj', '/CN=target CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-keyout', join(caDir, 'target-ca.key'), '-out', join(caDir, 'target-ca.pem')], { stdio: 'ignore' });
+  const ca = await controller.http.post(`${controller.managementApi}/cas`, {
+    headers: admin,
+    body: { name: 'target-ca', certPem: readFileSync(join(caDir, 'target-ca.pem'), 'utf8'), isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: false, isAuthEnabled: true, identityRoles: [] },
+  });
+  assert.equal(ca.status, 201, ca.text);
+  caId = ca.json.data.id;
+  assert.ok(policyId && signerId);
 });
 after(async () => controller?.dispose());
 
@@ -34,14 +52,37 @@ const endpoints: Endpoint[] = [
   { method: 'PUT', path: () => `${controller.managementApi}/authenticators/${authenticatorId}`, auth: 'admin' },
   { method: 'PATCH', path: () => `${controller.managementApi}/authenticators/${authenticatorId}`, auth: 'admin' },
   { method: 'PUT', path: () => `${controller.clientApi}/current-identity/authenticators/${authenticatorId}`, auth: 'session' },
+  { method: 'POST', path: c('/authenticate?method=cert'), auth: 'none' },
+  { method: 'POST', path: c('/authenticate?method=ext-jwt'), auth: 'none' },
+  { method: 'POST', path: () => `${controller.managementApi}/identities/${identityId}/disable`, auth: 'admin' },
+  { method: 'POST', path: m('/auth-policies'), auth: 'admin' },
+  { method: 'PUT', path: () => `${controller.managementApi}/auth-policies/${policyId}`, auth: 'admin' },
+  { method: 'PATCH', path: () => `${controller.managementApi}/auth-policies/${policyId}`, auth: 'admin' },
+  { method: 'POST', path: m('/external-jwt-signers'), auth: 'admin' },
+  { method: 'PUT', path: () => `${controller.managementApi}/external-jwt-signers/${signerId}`, auth: 'admin' },
+  { method: 'PATCH', path: () => `${controller.managementApi}/external-jwt-signers/${signerId}`, auth: 'admin' },
+  { method: 'POST', path: m('/cas'), auth: 'admin' },
+  { method: 'PUT', path: () => `${controller.managementApi}/cas/${caId}`, auth: 'admin' },
+  { method: 'PATCH', path: () => `${controller.managementApi}/cas/${caId}`, auth: 'admin' },
+  { method: 'POST', path: m('/enrollments'), auth: 'admin' },
+  { method: 'POST', path: c('/enroll/updb?token=not-a-token'), auth: 'none' },
+  { method: 'POST', path: c('/enroll/ott?token=not-a-token'), auth: 'none' },
 ];
 
 async function snapshot(): Promise<string> {
-  const [identities, authenticators] = await Promise.all([
-    controller.http.get(`${controller.managementApi}/identities?limit=500&sort=id`, { headers: admin }),
-    controller.http.get(`${controller.managementApi}/authenticators?limit=500&sort=id`, { headers: admin }),
+  const list = (collection: string) => controller.http.get(`${controller.managementApi}/${collection}?limit=500&sort=id`, { headers: admin });
+  const [identities, authenticators, policies, signers, cas, enrollments, sessions] = await Promise.all(
+    ['identities', 'authenticators', 'auth-policies', 'external-jwt-signers', 'cas', 'enrollments', 'api-sessions'].map(list),
+  );
+  return JSON.stringify([
+    identities!.json.data,
+    authenticators!.json.data.map((row: { id: string; username: string; updatedAt: string }) => [row.id, row.username, row.updatedAt]),
+    policies!.json.data,
+    signers!.json.data,
+    cas!.json.data,
+    enrollments!.json.data,
+    sessions!.json.data.map((row: { id: string }) => row.id),
   ]);
-  return JSON.stringify([identities.json.data, authenticators.json.data.map((row: { id: string; username: string; updatedAt: string }) => [row.id, row.username, row.updatedAt])]);
 }
 
 test('malformed JSON, wrong shapes and oversize bodies are refused with 400/413 and change nothing', async () => {
@@ -52,7 +93,7 @@ test('malformed JSON, wrong shapes and oversize bodies are refused with 400/413 
     ['a JSON array', '["name"]', 400, 'COULD_NOT_VALIDATE'],
     ['a JSON number', '42', 400, 'COULD_NOT_VALIDATE'],
     ['null', 'null', 400, 'COULD_NOT_VALIDATE'],
-    ['wrong types', '{"name": 7, "isAdmin": "no", "username": 7, "password": false, "method": 3, "identityId": []}', 400, 'COULD_NOT_VALIDATE'],
+    ['wrong types', '{"name": 7, "isAdmin": "no", "username": 7, "password": false, "method": 3, "identityId": [], "configTypes": 5}', 400, 'COULD_NOT_VALIDATE'],
     ['an oversize body', JSON.stringify({ name: 'x'.repeat(1_100_000) }), 413, 'PAYLOAD_TOO_LARGE'],
   ];
   for (const endpoint of endpoints) {
@@ -85,6 +126,21 @@ test('missing and wrong tokens are 401 on every protected endpoint; unknown ids 
     ['GET', m('/api-sessions/doesNotExist')],
     ['DELETE', m('/api-sessions/doesNotExist')],
     ['GET', m('/identities/doesNotExist/authenticators')],
+    ['POST', m('/identities/doesNotExist/disable')],
+    ['POST', m('/identities/doesNotExist/enable')],
+    ['GET', m('/auth-policies/doesNotExist')],
+    ['PUT', m('/auth-policies/doesNotExist')],
+    ['PATCH', m('/auth-policies/doesNotExist')],
+    ['DELETE', m('/auth-policies/doesNotExist')],
+    ['GET', m('/external-jwt-signers/doesNotExist')],
+    ['PATCH', m('/external-jwt-signers/doesNotExist')],
+    ['DELETE', m('/external-jwt-signers/doesNotExist')],
+    ['GET', m('/cas/doesNotExist')],
+    ['PATCH', m('/cas/doesNotExist')],
+    ['DELETE', m('/cas/doesNotExist')],
+    ['POST', m('/cas/doesNotExist/verify')],
+    ['GET', m('/enrollments/doesNotExist')],
+    ['DELETE', m('/enrollments/doesNotExist')],
   ] as const;
   for (const [method, path] of unknown) {
     const response = await controller.http.request(method, path(), { headers: admin, body: { name: 'n1', isAdmin: false, username: 'user1', password: 'password1' } });

@@ -131,3 +131,71 @@ test('a data dir written by the one-voter log of the first release opens, and no
   assert.ok(next.index > 2);
   await model.close();
 });
+
+test('failed password attempts lock the identity at maxAttempts, for the duration, ending its sessions', async () => {
+  const model = await openModel(tempDir());
+  await model.propose({ type: 'identity.create', identity: identity('id-l', 'locky'), authenticators: [updb('auth-l', 'id-l', 'locky')] });
+  await model.propose({
+    type: 'apiSession.create',
+    session: { id: 's-l', createdAt: at, updatedAt: at, tags: {}, tokenHash: 'h', identityId: 'id-l', authenticatorId: 'auth-l', authMethod: 'password', ipAddress: '', configTypes: [], authQueries: [], isMfaRequired: false, isMfaComplete: false, lastActivityAt: at },
+  });
+  const fail = () => model.propose({ type: 'authenticator.loginFailed', id: 'auth-l', at, maxAttempts: 3, lockoutMinutes: 10 });
+  assert.deepEqual((await fail()).result, { ok: true, value: { locked: false, failedAttempts: 1 } });
+  await model.propose({ type: 'authenticator.loginSucceeded', id: 'auth-l' });
+  await fail();
+  await fail();
+  assert.equal(model.store.table<Identity>(tables.identities).get('id-l')!.disabledAt, null, 'a success reset the count: two failures since');
+  assert.deepEqual((await fail()).result, { ok: true, value: { locked: true, failedAttempts: 3 } });
+  const locked = model.store.table<Identity>(tables.identities).get('id-l')!;
+  assert.equal(locked.disabledAt, at);
+  assert.equal(locked.disabledUntil, '2026-01-01T00:10:00.000Z');
+  assert.equal(model.store.table(tables.apiSessions).get('s-l'), undefined, 'the lockout ended the session');
+  await model.propose({ type: 'identity.enable', id: 'id-l', at });
+  assert.equal(model.store.table<Identity>(tables.identities).get('id-l')!.disabledAt, null);
+  await model.close();
+});
+
+test('an enrollment is redeemed once, never after it expires, and creates its authenticator in the same entry', async () => {
+  const model = await openModel(tempDir());
+  await model.propose({ type: 'identity.create', identity: identity('id-e', 'enrollee') });
+  const enrollment = { id: 'en-1', createdAt: at, updatedAt: at, tags: {}, method: 'updb' as const, identityId: 'id-e', token: 'tok-1', jwt: 'jwt', expiresAt: '2026-01-01T01:00:00.000Z', username: 'enrollee' };
+  await model.propose({ type: 'enrollment.create', enrollment });
+  const again = await model.propose({ type: 'enrollment.create', enrollment: { ...enrollment, id: 'en-2', token: 'tok-2' } });
+  assert.equal(again.result.ok ? 'ok' : again.result.error.code, 'ENROLLMENT_EXISTS');
+  const late = await model.propose({ type: 'enrollment.complete', id: 'en-1', token: 'tok-1', at: '2026-01-01T01:00:00.000Z', authenticator: updb('auth-e', 'id-e', 'enrollee') });
+  assert.equal(late.result.ok ? 'ok' : late.result.error.code, 'INVALID_ENROLLMENT_TOKEN');
+  assert.equal(model.store.table(tables.authenticators).get('auth-e'), undefined, 'a refused redemption creates nothing');
+
+  assert.ok(model.store.table(tables.enrollments).get('en-1'), 'an expired enrollment stays until deleted');
+  await model.propose({ type: 'enrollment.delete', id: 'en-1' });
+  await model.propose({ type: 'enrollment.create', enrollment: { ...enrollment, id: 'en-3', token: 'tok-3' } });
+  const first = await model.propose({ type: 'enrollment.complete', id: 'en-3', token: 'tok-3', at, authenticator: updb('auth-e', 'id-e', 'enrollee') });
+  assert.equal(first.result.ok, true);
+  const second = await model.propose({ type: 'enrollment.complete', id: 'en-3', token: 'tok-3', at, authenticator: updb('auth-f', 'id-e', 'enrollee2') });
+  assert.equal(second.result.ok ? 'ok' : second.result.error.code, 'INVALID_ENROLLMENT_TOKEN');
+  assert.equal(model.store.table(tables.enrollments).get('en-3'), undefined);
+  assert.ok(model.store.table(tables.authenticators).get('auth-e'));
+  await model.close();
+});
+
+test('policies and signers in use cannot be deleted; the default policy cannot be deleted and is stored on update', async () => {
+  const model = await openModel(tempDir());
+  const signer = { id: 'sig-1', createdAt: at, updatedAt: at, tags: {}, name: 'idp', issuer: 'https://idp', audience: 'edge', enabled: true, certPem: null, jwksEndpoint: 'https://idp/jwks', kid: null, claimsProperty: 'sub', useExternalId: false, externalAuthUrl: null, clientId: null, scopes: [], targetToken: null, commonName: null, fingerprint: null, notBefore: null, notAfter: null };
+  await model.propose({ type: 'extJwtSigner.create', signer });
+  const primary = { cert: { allowed: true, allowExpiredCerts: true }, updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 }, extJwt: { allowed: true, allowedSigners: ['sig-1'] } };
+  const dangling = await model.propose({ type: 'authPolicy.create', policy: { id: 'p-0', createdAt: at, updatedAt: at, tags: {}, name: 'bad', primary: { ...primary, extJwt: { allowed: true, allowedSigners: ['missing'] } }, secondary: { requireTotp: false, requireExtJwtSigner: null } } });
+  assert.equal(dangling.result.ok ? 'ok' : dangling.result.error.code, 'COULD_NOT_VALIDATE');
+  await model.propose({ type: 'authPolicy.create', policy: { id: 'p-1', createdAt: at, updatedAt: at, tags: {}, name: 'uses-signer', primary, secondary: { requireTotp: false, requireExtJwtSigner: null } } });
+  const signerInUse = await model.propose({ type: 'extJwtSigner.delete', id: 'sig-1' });
+  assert.equal(signerInUse.result.ok ? 'ok' : signerInUse.result.error.code, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
+  await model.propose({ type: 'identity.create', identity: identity('id-p', 'policy-holder', { authPolicyId: 'p-1' }) });
+  const policyInUse = await model.propose({ type: 'authPolicy.delete', id: 'p-1' });
+  assert.equal(policyInUse.result.ok ? 'ok' : policyInUse.result.error.code, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
+  const unknownPolicy = await model.propose({ type: 'identity.create', identity: identity('id-q', 'orphan', { authPolicyId: 'nope' }) });
+  assert.equal(unknownPolicy.result.ok ? 'ok' : unknownPolicy.result.error.code, 'COULD_NOT_VALIDATE');
+  const deleteDefault = await model.propose({ type: 'authPolicy.delete', id: 'default' });
+  assert.equal(deleteDefault.result.ok ? 'ok' : deleteDefault.result.error.code, 'ENTITY_CAN_NOT_BE_DELETED');
+  await model.propose({ type: 'authPolicy.update', id: 'default', at, policy: { tags: {}, name: 'Default', primary, secondary: { requireTotp: true, requireExtJwtSigner: null } } });
+  assert.equal(model.store.table<{ id: string; secondary: { requireTotp: boolean } }>(tables.authPolicies).get('default')!.secondary.requireTotp, true);
+  await model.close();
+});

@@ -251,7 +251,6 @@ function applyCommand(command: ModelCommand, tx: ApplyTransaction): unknown {
         throw new CommandRefused({ code: 'INVALID_ENROLLMENT_TOKEN', cause: { field: 'token', reason: 'the enrollment token is unknown or already used' } });
       }
       if (Date.parse(enrollment.expiresAt) <= Date.parse(command.at)) {
-        tx.delete(tables.enrollments, enrollment.id);
         throw new CommandRefused({ code: 'INVALID_ENROLLMENT_TOKEN', cause: { field: 'token', reason: 'the enrollment token expired' } });
       }
       requireRow<Identity>(tx, tables.identities, enrollment.identityId, 'identity', 'identityId');

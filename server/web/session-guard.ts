@@ -34,7 +34,7 @@ export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identiti
 
       const requiredSigner = authPolicies.forIdentity(identity).secondary.requireExtJwtSigner;
       if (requiredSigner !== null) {
-        const check = await extJwtLogin.checkSecondary(bearerTokens(ctx.req.headers.authorization), requiredSigner, identity);
+        const check = await extJwtLogin.checkSecondary(bearerTokens(ctx.req.headersDistinct.authorization), requiredSigner, identity);
         if (check.ok) {
           session = await sessions.satisfyQuery(session, extJwtQueryType);
         } else {

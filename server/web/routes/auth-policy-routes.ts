@@ -21,7 +21,7 @@ function policySchema(partial: boolean): JsonSchema {
     ...(partial ? {} : { required: Object.keys(properties).filter((key) => key !== 'tags') }),
     properties: partial ? Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, nullable(value)])) : properties,
   });
-  return object({
+  const root = object({
     name: { type: 'string', minLength: 1, maxLength: 512 },
     tags: schemaParts.tags,
     primary: object({
@@ -39,6 +39,8 @@ function policySchema(partial: boolean): JsonSchema {
     }),
     secondary: { ...object({ requireTotp: bool, requireExtJwtSigner: { type: ['string', 'null'], minLength: 1 } }), ...(partial ? {} : { required: ['requireTotp'] }) },
   });
+  // The body itself is always an object; only its members may be null in a PATCH.
+  return { ...root, type: 'object' };
 }
 
 function nullable(schema: JsonSchema): JsonSchema {

@@ -62,7 +62,7 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
       }
       default: {
         const body = await kit.validBody(ctx, optionalBody, { optional: true });
-        return { login: await services.extJwtLogin.authenticate(bearerTokens(ctx.req.headers.authorization)), configTypes: body.configTypes ?? [] };
+        return { login: await services.extJwtLogin.authenticate(bearerTokens(ctx.req.headersDistinct.authorization)), configTypes: body.configTypes ?? [] };
       }
     }
   };
@@ -105,6 +105,7 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
     ctx.body = {
       data: identityView(identity, {
         authenticators: services.authenticators.forIdentity(identity.id),
+        authPolicyName: services.authPolicies.find(identity.authPolicyId)?.name ?? identity.authPolicyId,
         hasApiSession: true,
         now: services.clock.now(),
       }),

@@ -18,6 +18,7 @@ interface CreateBody {
   identityId: string;
   username?: string;
   password?: string;
+  certPem?: string;
   tags?: Record<string, unknown> | null;
 }
 interface UpdateBody {
@@ -44,7 +45,11 @@ export function authenticatorRoutes(router: RouteTable, services: EdgeServices, 
   router.get('/authenticators', admin, (ctx) => sendList(ctx, authenticators.list(), authenticatorCatalogue, view));
   router.post('/authenticators', admin, async (ctx) => {
     const body = await kit.validBody(ctx, createBody);
-    if (body.method !== 'updb') throw ApiError.validation('method', 'only updb authenticators can be created here; certificate authenticators come from enrollment', body.method);
+    if (body.method === 'cert') {
+      if (body.certPem === undefined) throw ApiError.validation('certPem', 'certPem in body is required');
+      const { id } = await authenticators.createCert({ identityId: body.identityId, certPem: body.certPem, tags: body.tags ?? null });
+      return sendCreated(ctx, id, 'authenticators');
+    }
     if (body.username === undefined) throw ApiError.validation('username', 'username in body is required');
     if (body.password === undefined) throw ApiError.validation('password', 'password in body is required');
     const { id } = await authenticators.createUpdb({ identityId: body.identityId, username: body.username, password: body.password, tags: body.tags ?? null });

@@ -44,6 +44,7 @@ export function identityRoutes(router: RouteTable, services: EdgeServices, kit: 
     identityView(identity, {
       authenticators: authenticators.forIdentity(identity.id),
       enrollments: services.enrollments.forIdentity(identity.id),
+      authPolicyName: services.authPolicies.find(identity.authPolicyId)?.name ?? identity.authPolicyId,
       hasApiSession: services.store.table('apiSessions').findMany('identityId', identity.id).length > 0,
       now: services.clock.now(),
     });

@@ -1,0 +1,127 @@
+// Authentication state is replicated: in a three-controller cluster of real processes, failed password attempts
+// counted through different controllers add up, the lockout survives a SIGKILL of the leader and holds on every
+// controller; an enrollment token issued through one controller is redeemed through another, and the enrolled
+// certificate logs in through any of them.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { MemberRow } from '../server/cluster/cluster-service.ts';
+import { initPki } from '../server/pki/pki-directory.ts';
+import { authPolicyBody } from './support/auth-policy-bodies.ts';
+import { agent, until } from './support/cluster-helpers.ts';
+import { ControllerFixture } from './support/controller-fixture.ts';
+
+const pkiRoot = mkdtempSync(join(tmpdir(), 'edgeward-cluster-auth-'));
+let nodes: ControllerFixture[] = [];
+
+before(async () => {
+  await initPki(pkiRoot, { trustDomain: 'edgeward.test' });
+  const first = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl1' });
+  const second = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl2', initAdmin: false });
+  const third = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl3', initAdmin: false });
+  nodes = [first, second, third];
+  await agent(first, 'cluster.add', { address: second.ctrlAddress, voter: true });
+  await agent(first, 'cluster.add', { address: third.ctrlAddress, voter: true });
+  await until('three connected voters', async () => {
+    const list = (await agent(first, 'cluster.list')) as MemberRow[];
+    return list.length === 3 && list.every((row) => row.connected && row.voter);
+  });
+});
+after(async () => {
+  await Promise.all(nodes.map((node) => node.dispose()));
+  rmSync(pkiRoot, { recursive: true, force: true });
+});
+
+const leaderOf = async (node: ControllerFixture) => ((await agent(node, 'cluster.list')) as MemberRow[]).find((row) => row.leader)?.id;
+const login = (node: ControllerFixture, username: string, password: string) =>
+  node.http.post(`${node.clientApi}/authenticate?method=password`, { body: { username, password } });
+/** A login is a write: retry while a follower has not yet learnt a new leader. */
+const settledLogin = (node: ControllerFixture, username: string, password: string) =>
+  until(`a login answer from ${node.id}`, async () => {
+    const response = await login(node, username, password);
+    return response.status === 503 ? undefined : response;
+  });
+
+test('failed attempts through different controllers add up, and the lockout survives a leader kill on every controller', async () => {
+  const [first, second, third] = nodes as [ControllerFixture, ControllerFixture, ControllerFixture];
+  const admin = { 'zt-session': await first.adminToken() };
+  const policy = await first.http.post(`${first.managementApi}/auth-policies`, { headers: admin, body: authPolicyBody('cluster-lockout', { updb: { maxAttempts: 4 } }) });
+  assert.equal(policy.status, 201, policy.text);
+  const user = await first.http.post(`${first.managementApi}/identities`, { headers: admin, body: { name: 'cluster-user', type: 'User', isAdmin: false, authPolicyId: policy.json.data.id } });
+  const userId = user.json.data.id as string;
+  assert.equal((await first.http.post(`${first.managementApi}/authenticators`, { headers: admin, body: { method: 'updb', identityId: userId, username: 'cluster-user', password: 'right-password' } })).status, 201);
+
+  assert.equal((await settledLogin(second, 'cluster-user', 'wrong-a')).status, 401);
+  assert.equal((await settledLogin(third, 'cluster-user', 'wrong-b')).status, 401);
+
+  const leaderId = await leaderOf(first);
+  const leader = nodes.find((node) => node.id === leaderId)!;
+  const survivors = nodes.filter((node) => node !== leader) as [ControllerFixture, ControllerFixture];
+  leader.child!.kill('SIGKILL');
+  await until('a new leader', async () => {
+    const id = await leaderOf(survivors[0]);
+    return id && id !== leaderId ? id : undefined;
+  });
+
+  assert.equal((await settledLogin(survivors[0], 'cluster-user', 'wrong-c')).status, 401);
+  const beforeLock = await settledLogin(survivors[1], 'cluster-user', 'right-password');
+  assert.equal(beforeLock.status, 200, 'three failures across controllers and a leader change are below the limit');
+  // A success resets the count; four more failures, alternating controllers, lock the identity.
+  for (const [i, password] of ['wrong-d', 'wrong-e', 'wrong-f', 'wrong-g'].entries()) {
+    assert.equal((await settledLogin(survivors[i % 2]!, 'cluster-user', password)).status, 401);
+  }
+  for (const node of survivors) {
+    const refused = await settledLogin(node, 'cluster-user', 'right-password');
+    assert.equal(refused.status, 401, `locked on ${node.id}`);
+    assert.equal(refused.json.error.code, 'INVALID_AUTH');
+  }
+
+  // The killed controller comes back, catches up, and holds the lock too.
+  await leader.start();
+  const token = await until('the old leader to serve logins again', () => leader.adminToken());
+  const detail = await until('the lock to reach the restarted controller', async () => {
+    const response = await leader.http.get(`${leader.managementApi}/identities/${userId}`, { headers: { 'zt-session': token } });
+    return response.status === 200 && response.json.data.disabled === true ? response : undefined;
+  });
+  assert.equal(detail.json.data.disabledUntil, null);
+  assert.equal((await settledLogin(leader, 'cluster-user', 'right-password')).status, 401);
+});
+
+test('an enrollment token issued through one controller is redeemed through another; the certificate logs in anywhere', async () => {
+  const [first, second, third] = nodes as [ControllerFixture, ControllerFixture, ControllerFixture];
+  const admin = { 'zt-session': await until('an admin session on ctrl1', () => first.adminToken()) };
+  const created = await until('an identity created through ctrl1', async () => {
+    const response = await first.http.post(`${first.managementApi}/identities`, { headers: admin, body: { name: 'cluster-device', type: 'Device', isAdmin: false, enrollment: { ott: true } } });
+    return response.status === 201 ? response : undefined;
+  });
+  const identityId = created.json.data.id as string;
+  const detail = await first.http.get(`${first.managementApi}/identities/${identityId}`, { headers: admin });
+  const token = detail.json.data.enrollment.ott.token as string;
+
+  const dir = mkdtempSync(join(tmpdir(), 'edgeward-cluster-enroll-'));
+  try {
+    execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=cluster-device', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'csr.pem')], { stdio: 'ignore' });
+    const csr = readFileSync(join(dir, 'csr.pem'), 'utf8');
+    const key = readFileSync(join(dir, 'key.pem'), 'utf8');
+    const enrolled = await until('the token to reach ctrl2', async () => {
+      const response = await second.http.post(`${second.clientApi}/enroll/ott?token=${encodeURIComponent(token)}`, { rawBody: csr, headers: { 'content-type': 'application/x-pem-file' } });
+      return response.status === 200 ? response : undefined;
+    });
+    const cert = enrolled.json.data.cert as string;
+    const reused = await third.http.post(`${third.clientApi}/enroll/ott?token=${encodeURIComponent(token)}`, { rawBody: csr, headers: { 'content-type': 'application/x-pem-file' } });
+    assert.equal(reused.status, 400, 'the token is single-use across the cluster');
+    assert.equal(reused.json.error.code, 'INVALID_ENROLLMENT_TOKEN');
+    for (const node of nodes) {
+      const session = await until(`a certificate login through ${node.id}`, async () => {
+        const response = await node.http.post(`${node.clientApi}/authenticate?method=cert`, { body: {}, cert, key });
+        return response.status === 200 ? response : undefined;
+      });
+      assert.equal(session.json.data.identity.id, identityId);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
