@@ -42,7 +42,7 @@ export class CertLogin {
     ];
     // Expiry is the policy's call (allowExpiredCerts), and the policy depends on whose certificate this is.
     const verified = verifyClientChain(chain, anchors, { now, allowExpired: true });
-    if (!verified.ok) return this.refuse(`certificate chain refused (${verified.reason}): ${verified.detail}`);
+    if (!verified.ok) return this.refuse(`certificate chain refused (${verified.reason}): ${verified.detail}${this.untrustedCaNote(chain, now)}`);
 
     let authenticator = this.store.table<Authenticator>(tables.authenticators).findUnique('fingerprint', verified.fingerprint);
     if (!authenticator) {
@@ -59,6 +59,17 @@ export class CertLogin {
     if (!policy.primary.cert.allowed) return this.refuse(`auth policy ${policy.id} does not allow certificate authentication`, identity);
     if (verified.expired && !policy.primary.cert.allowExpiredCerts) return this.refuse(`certificate expired at ${verified.leaf.validTo}`, identity);
     return { identity, authenticatorId: authenticator.id, method: 'cert' };
+  }
+
+  /** When the chain ends at a registered CA that may not authenticate yet, the log should say which and why. */
+  private untrustedCaNote(chain: readonly Buffer[], now: number): string {
+    for (const ca of this.cas.list()) {
+      if (ca.isVerified && ca.isAuthEnabled) continue;
+      if (verifyClientChain(chain, [{ id: ca.id, certificatesPem: ca.certPem }], { now, allowExpired: true }).ok) {
+        return `; it chains to third-party CA ${ca.id} (${ca.name}), which is ${ca.isVerified ? 'not enabled for authentication (isAuthEnabled false)' : 'not verified'}`;
+      }
+    }
+    return '';
   }
 
   /** First use of a certificate from an auto-enrolling CA: a new identity named by the CA's template. */
