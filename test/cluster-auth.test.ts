@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
 import { initPki } from '../server/pki/pki-directory.ts';
 import { authPolicyBody } from './support/auth-policy-bodies.ts';
+import { AuthenticatorApp } from './support/authenticator-app.ts';
 import { agent, until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 
@@ -123,5 +124,31 @@ test('an enrollment token issued through one controller is redeemed through anot
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a TOTP code accepted through one controller is refused through another; enrollment is readable everywhere', async () => {
+  const [first, second, third] = nodes as [ControllerFixture, ControllerFixture, ControllerFixture];
+  const admin = { 'zt-session': await until('an admin session on ctrl1', () => first.adminToken()) };
+  const user = await first.http.post(`${first.managementApi}/identities`, { headers: admin, body: { name: 'cluster-mfa', type: 'User', isAdmin: false } });
+  await first.http.post(`${first.managementApi}/authenticators`, { headers: admin, body: { method: 'updb', identityId: user.json.data.id, username: 'cluster-mfa', password: 'cluster-mfa-pw' } });
+  const session = await settledLogin(second, 'cluster-mfa', 'cluster-mfa-pw');
+  const headers = { 'zt-session': session.json.data.token as string };
+  const started = await second.http.post(`${second.clientApi}/current-identity/mfa`, { headers, body: {} });
+  assert.equal(started.status, 201, started.text);
+  const app = AuthenticatorApp.fromUrl(started.json.data.provisioningUrl);
+  // Enrolled through ctrl2 (its secret sealed there), verified through ctrl3: the controllers share the MFA key.
+  await until('the enrollment on ctrl3', async () => (await third.http.get(`${third.clientApi}/current-identity/mfa`, { headers })).status === 200);
+  const verified = await third.http.post(`${third.clientApi}/current-identity/mfa/verify`, { headers, body: { code: await app.nextCode() } });
+  assert.equal(verified.status, 200, verified.text);
+  const code = await app.nextCode();
+  const onFirst = await settledLogin(first, 'cluster-mfa', 'cluster-mfa-pw');
+  const answered = await first.http.post(`${first.clientApi}/authenticate/mfa`, { headers: { 'zt-session': onFirst.json.data.token }, body: { code } });
+  assert.equal(answered.status, 200, answered.text);
+  for (const node of [second, third]) {
+    const other = await settledLogin(node, 'cluster-mfa', 'cluster-mfa-pw');
+    const replay = await node.http.post(`${node.clientApi}/authenticate/mfa`, { headers: { 'zt-session': other.json.data.token }, body: { code } });
+    assert.equal(replay.status, 400, `replay through ${node.id}`);
+    assert.equal(replay.json.error.code, 'MFA_INVALID_TOKEN');
   }
 });

@@ -290,6 +290,44 @@ describe('validate: rules and transforms', () => {
   });
 });
 
+describe('validate: open objects and any values', () => {
+  const options = s.object({ advertise: s.hostPort(), mode: s.string({ enum: ['host', 'tproxy'] }).default('host') }, { otherKeys: s.any() });
+
+  it('keeps keys it does not name, as parsed, next to the validated ones', () => {
+    const { value, problems } = run(s.object({ options: options.default({}) }), ['options:', '  advertise: h:1', '  connectTimeoutMs: 5000', '  nested: { a: [1, x] }']);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(value, { options: { advertise: { host: 'h', port: 1 }, mode: 'host', connectTimeoutMs: 5000, nested: { a: [1, 'x'] } } });
+  });
+
+  it('warns about a near-miss of a named key but keeps it', () => {
+    const { value, problems } = run(s.object({ options }), ['options:', '  advertize: h:1', '  Mode: tproxy']);
+    assert.deepEqual(brief(problems), ['2 warning options.advertize unknown-key', '3 warning options.Mode unknown-key']);
+    assert.match(problems[0]!.message, /did you mean "advertise"\?\); kept as an option/);
+    assert.deepEqual(value, { options: { mode: 'host', advertize: 'h:1', Mode: 'tproxy' } });
+  });
+
+  it('validates the other keys with the schema it is given', () => {
+    const schema = s.object({ name: s.string() }, { otherKeys: s.integer({ min: 0 }) });
+    const { value, problems } = run(s.object({ limits: schema }), ['limits:', '  name: x', '  a: 1', '  b: -1']);
+    assert.equal(value, undefined);
+    assert.deepEqual(brief(problems), ['4 error limits.b min']);
+  });
+
+  it('builds custom scalars from any() with a rule and a transform', () => {
+    const pair = s
+      .any()
+      .rule((raw) => (typeof raw === 'string' && /^\w+:\d+$/.test(raw) ? [] : [{ rule: 'pair', message: 'must be <name>:<number>' }]))
+      .transform((raw) => {
+        const [name, n] = (raw as string).split(':');
+        return { name: name!, n: Number(n) };
+      });
+    const good = run(s.object({ p: pair.required() }), ['p: a:1']);
+    assert.deepEqual(good.value, { p: { name: 'a', n: 1 } });
+    const bad = run(s.object({ p: pair.required() }), ['p: [1]']);
+    assert.deepEqual(brief(bad.problems), ['1 error p pair']);
+  });
+});
+
 describe('Infer', () => {
   it('types required and defaulted keys as present and the rest as optional', () => {
     const schema = s.object({

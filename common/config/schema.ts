@@ -8,6 +8,8 @@
 // - An absent key and an explicit `null` (`log:` with nothing under it) are the same thing.
 // - Rules (relations between keys) see the value with invalid parts left out, so they still run when an unrelated
 //   key is broken; transforms run only on a subtree without errors, so they see exactly the inferred type.
+// - An object with `otherKeys` is open: keys it does not name are validated with that schema and kept (component
+//   options that a file may carry for someone else); only a near-miss of a named key is reported, as a warning.
 
 import { resolve as resolvePath } from 'node:path';
 import { parseAddress, parseHostPort } from './address.ts';
@@ -51,7 +53,7 @@ export type Loose<T> = T extends readonly (infer E)[]
 export type Rule<T> = (value: Loose<T>, ctx: SchemaContext) => readonly RuleFinding[];
 
 type Spec =
-  | { readonly kind: 'object'; readonly fields: Fields; readonly unknownKeys?: UnknownKeyPolicy; readonly aliases: Readonly<Record<string, string>>; readonly label?: string }
+  | { readonly kind: 'object'; readonly fields: Fields; readonly unknownKeys?: UnknownKeyPolicy; readonly aliases: Readonly<Record<string, string>>; readonly label?: string; readonly otherKeys?: AnySchema }
   | { readonly kind: 'record'; readonly values: AnySchema; readonly keyPattern?: RegExp; readonly label?: string }
   | { readonly kind: 'array'; readonly items: AnySchema; readonly minItems?: number; readonly maxItems?: number }
   | { readonly kind: 'tagged'; readonly tag: string; readonly variants: Fields; readonly aliases: Readonly<Record<string, string>>; readonly unknownTag: Severity; readonly label?: string }
@@ -62,7 +64,8 @@ type Spec =
   | { readonly kind: 'duration'; readonly min?: number; readonly max?: number }
   | { readonly kind: 'address'; readonly protocols?: readonly string[] }
   | { readonly kind: 'hostPort' }
-  | { readonly kind: 'path' };
+  | { readonly kind: 'path' }
+  | { readonly kind: 'any' };
 
 interface Modifiers {
   readonly required?: boolean;
@@ -132,8 +135,11 @@ interface ObjectOptions {
   readonly label?: string;
 }
 
-function object<F extends Fields>(fields: F, options: ObjectOptions = {}): Schema<ObjectOf<F>> {
-  return new Schema({ kind: 'object', fields, aliases: options.aliases ?? {}, ...pick(options, 'unknownKeys', 'label') });
+/** With `otherKeys`, keys not in `fields` are validated by that schema and kept (a near-miss of a field warns). */
+function object<F extends Fields, O extends AnySchema>(fields: F, options: ObjectOptions & { readonly otherKeys: O }): Schema<ObjectOf<F> & Readonly<Record<string, Infer<O>>>>;
+function object<F extends Fields>(fields: F, options?: ObjectOptions): Schema<ObjectOf<F>>;
+function object(fields: Fields, options: ObjectOptions & { readonly otherKeys?: AnySchema } = {}): Schema<unknown> {
+  return new Schema({ kind: 'object', fields, aliases: options.aliases ?? {}, ...pick(options, 'unknownKeys', 'label', 'otherKeys') });
 }
 
 function record<S extends AnySchema>(values: S, options: { keyPattern?: RegExp; label?: string } = {}): Schema<Readonly<Record<string, Infer<S>>>> {
@@ -205,7 +211,12 @@ function path(): Schema<string> {
   return new Schema({ kind: 'path' });
 }
 
-export const s = { object, record, array, tagged, string, integer, number, boolean, duration, address, hostPort, path };
+/** Any value, kept as parsed: free-form component options, or the base of a custom check (`.rule` + `.transform`). */
+function any(): Schema<unknown> {
+  return new Schema({ kind: 'any' });
+}
+
+export const s = { object, record, array, tagged, string, integer, number, boolean, duration, address, hostPort, path, any };
 
 function boundMs(key: 'min' | 'max', bound: number | string | undefined): { min?: number } | { max?: number } {
   if (bound === undefined) return {};
@@ -369,6 +380,8 @@ function check(spec: Spec, raw: unknown, path: KeyPath, w: Walker): unknown {
       if (typeof raw !== 'string') return typeError(w, path, raw, 'a path');
       if (raw === '') return invalid(w, path, 'path', 'must not be empty', raw);
       return resolvePath(w.baseDir, raw);
+    case 'any':
+      return raw;
   }
 }
 
@@ -376,6 +389,7 @@ function checkObject(spec: Extract<Spec, { kind: 'object' }>, raw: unknown, path
   if (!isMap(raw)) return typeError(w, path, raw, 'a map', spec.label);
   const present = (key: string): boolean => raw[key] !== null && raw[key] !== undefined;
   const values = new Map<string, unknown>();
+  const others: Record<string, unknown> = {};
 
   // Keys in the order the file has them, so problems without a line still read top to bottom.
   for (const key of Object.keys(raw)) {
@@ -383,7 +397,16 @@ function checkObject(spec: Extract<Spec, { kind: 'object' }>, raw: unknown, path
     const field = name === undefined ? undefined : spec.fields[name];
     if (name === undefined || field === undefined) {
       const known = [...Object.keys(spec.fields), ...Object.keys(spec.aliases)];
-      report(w, [...path, key], spec.unknownKeys ?? w.unknownKeys, 'unknown-key', `unknown key "${key}"${hint(key, known)}`);
+      if (spec.otherKeys === undefined) {
+        report(w, [...path, key], spec.unknownKeys ?? w.unknownKeys, 'unknown-key', `unknown key "${key}"${hint(key, known)}`);
+        continue;
+      }
+      const suggestion = hint(key, known);
+      if (suggestion !== '') report(w, [...path, key], 'warning', 'unknown-key', `unknown key "${key}"${suggestion}; kept as an option`);
+      if (present(key)) {
+        const value = walk(spec.otherKeys, raw[key], [...path, key], w);
+        if (value !== undefined) others[key] = value;
+      }
     } else if (name !== key && Object.hasOwn(raw, name)) {
       report(w, [...path, key], 'error', 'alias-conflict', `"${key}" is another name for "${name}"; set only one of them`);
     } else if (present(key)) {
@@ -406,7 +429,7 @@ function checkObject(spec: Extract<Spec, { kind: 'object' }>, raw: unknown, path
     const value = values.get(name);
     if (value !== undefined) out[name] = value;
   }
-  return out;
+  return { ...out, ...others };
 }
 
 function checkTagged(spec: Extract<Spec, { kind: 'tagged' }>, raw: unknown, path: KeyPath, w: Walker): unknown {

@@ -36,7 +36,7 @@ export class ExtJwtLogin {
   ) {}
 
   async authenticate(tokens: readonly string[]): Promise<PrimaryAuthentication> {
-    const enabled = this.signers.enabled();
+    const enabled = this.usable(this.signers.enabled());
     let worst: JwtFailureReason = 'missing';
     for (const token of tokens) {
       const result = await this.verifier.verify(token, enabled);
@@ -62,7 +62,7 @@ export class ExtJwtLogin {
   /** The secondary factor: one of the tokens is a valid JWT of `signerId` naming `identity`. */
   async checkSecondary(tokens: readonly string[], signerId: string, identity: Identity): Promise<SecondaryCheck> {
     const signer = this.signers.find(signerId);
-    if (!signer || !signer.enabled) return { ok: false, reason: 'invalid', signer };
+    if (!signer || !signer.enabled || this.usable([signer]).length === 0) return { ok: false, reason: 'invalid', signer };
     let worst: JwtFailureReason = 'missing';
     for (const token of tokens) {
       const result = await this.verifier.verify(token, [signer]);
@@ -72,8 +72,19 @@ export class ExtJwtLogin {
       } else if (rank(result.reason) > rank(worst)) {
         worst = result.reason;
       }
+      this.logger.info('secondary ext-jwt refused', { signerId, identityId: identity.id, reason: result.ok ? 'invalid' : result.reason, detail: result.ok ? 'the token names another identity' : result.detail });
     }
     return { ok: false, reason: worst, signer };
+  }
+
+  /** A signer whose certificate has expired (or is not yet valid) verifies nothing. */
+  private usable(signers: readonly ExternalJwtSigner[]): ExternalJwtSigner[] {
+    const now = this.clock.now();
+    return signers.filter((signer) => {
+      const valid = (!signer.notBefore || Date.parse(signer.notBefore) <= now) && (!signer.notAfter || Date.parse(signer.notAfter) > now);
+      if (!valid) this.logger.warn('external jwt signer certificate is outside its validity period', { signerId: signer.id, notBefore: signer.notBefore, notAfter: signer.notAfter });
+      return valid;
+    });
   }
 
   private identityFor(signer: ExternalJwtSigner, subject: string): Identity | undefined {

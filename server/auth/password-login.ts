@@ -20,6 +20,9 @@ export interface PrimaryAuthentication {
 }
 
 export class PasswordLogin {
+  /** Failed-attempt writes in flight, by authenticator: the next attempt for that user waits for them. */
+  private readonly pendingFailures = new Map<string, Promise<void>>();
+
   constructor(
     private readonly store: ModelStore,
     private readonly policies: AuthPolicyService,
@@ -32,17 +35,29 @@ export class PasswordLogin {
     const found = this.store.table<Authenticator>(tables.authenticators).findUnique('username', username);
     const authenticator = found?.method === 'updb' ? found : undefined;
     const matched = authenticator ? await verifyPassword(password, authenticator.password) : await verifyAgainstNothing(password);
+    // An earlier failure's count must be in the model before this attempt is judged, or a burst could outrun the lockout.
+    if (authenticator) await this.pendingFailures.get(authenticator.id);
     const identity = authenticator ? this.store.table<Identity>(tables.identities).get(authenticator.identityId) : undefined;
     if (!authenticator || !identity) return this.refuse('unknown username');
     if (isIdentityDisabled(identity, this.clock.now())) return this.refuse(identity.disabledUntil ? 'identity locked or disabled until ' + identity.disabledUntil : 'identity disabled', identity);
     const policy = this.policies.forIdentity(identity);
     if (!policy.primary.updb.allowed) return this.refuse(`auth policy ${policy.id} does not allow password authentication`, identity);
     if (!matched) {
-      await this.countFailure(authenticator, identity, policy.primary.updb);
+      // Counted without holding up the answer, so a wrong password for a real user takes as long as an unknown user.
+      this.trackFailure(authenticator.id, this.countFailure(authenticator, identity, policy.primary.updb));
       return this.refuse('wrong password', identity);
     }
     if (authenticator.failedAttempts) await this.writer.write({ type: 'authenticator.loginSucceeded', id: authenticator.id });
     return { identity, authenticatorId: authenticator.id, method: 'password' };
+  }
+
+  private trackFailure(authenticatorId: string, write: Promise<void>): void {
+    const previous = this.pendingFailures.get(authenticatorId) ?? Promise.resolve();
+    const chained = previous.then(() => write);
+    this.pendingFailures.set(authenticatorId, chained);
+    void chained.finally(() => {
+      if (this.pendingFailures.get(authenticatorId) === chained) this.pendingFailures.delete(authenticatorId);
+    });
   }
 
   /** Counted in the replicated model, so the count and the lockout hold on every controller and across leaders. */

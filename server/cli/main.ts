@@ -4,6 +4,7 @@ import { runControllerCommand } from './controller-command.ts';
 import { runDemoCommand } from './demo-command.ts';
 import { runPkiCommand } from '../pki/pki-command.ts';
 import { runRaftCommand } from './raft-command.ts';
+import { runRouterCommand } from '../../router/cli/router-command.ts';
 import { currentVersion } from '../web/version-info.ts';
 
 const usage = `edgeward: identity overlay-network controller and router, shipped as an observability-first appliance
@@ -17,6 +18,11 @@ Set-up (each installs whatever is missing first):
 Controller:
   controller run <ctrl.yml>           run a controller
   controller validate <ctrl.yml>      print every problem in a controller config (exit 1 when any is an error)
+
+Router:
+  router validate <router.yml> [--effective]
+                                      print every problem in a router config (exit 1 on errors, 0 with only warnings);
+                                      --effective also prints the config with defaults filled in, as YAML
 
 Operator:
   agent status [--socket <path>]                      the local controller's id, version, raft index and role
@@ -64,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'controller':
       return runControllerCommand(rest, io);
+    case 'router':
+      return runRouterCommand(rest, io);
     case 'agent':
       return runAgentCommand(rest, io);
     case 'raft':

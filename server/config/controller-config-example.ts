@@ -33,6 +33,8 @@ interface ExampleBase {
   readonly agentSocket?: string;
   /** The CA (certificate and key) that signs enrolled clients' certificates; ott enrollment is off without it. */
   readonly signingCert?: { readonly cert: string; readonly key: string };
+  /** The key file that seals TOTP secrets, shared by a cluster's controllers; `<dataDir>/mfa.key` when unset. */
+  readonly totpSecretKeyFile?: string;
 }
 
 /** Certificate paths as `pkiPaths`, or under the config's own name `identity`. Absolute, or relative to the config file. */
@@ -97,6 +99,7 @@ export function controllerConfigExample(options: ControllerConfigExampleOptions)
     '      duration: 180m',
     '  totp:',
     '    hostname: edgeward.local',
+    optional('secretKeyFile', options.totpSecretKeyFile, '    ', '<dataDir>/mfa.key (created when missing; a cluster\'s controllers must share one)'),
     '',
     'web:',
     '  - name: client-management',

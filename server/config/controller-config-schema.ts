@@ -108,6 +108,7 @@ const edgeSchema = s.object({
       hostname: s
         .string({ pattern: /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/, patternMessage: 'must be a host name such as edgeward.local' })
         .default('edgeward.local'),
+      secretKeyFile: s.path().describe('the 32-byte key that seals TOTP secrets; every controller of a cluster needs the same one'),
     })
     .default({}),
 });

@@ -68,7 +68,7 @@ export interface EnrollmentConfig {
 export interface EdgeConfig {
   readonly api: EdgeApiConfig;
   readonly enrollment: EnrollmentConfig;
-  readonly totp: { readonly hostname: string };
+  readonly totp: { readonly hostname: string; readonly secretKeyFile?: string };
 }
 
 export interface WebBindPoint {

@@ -105,6 +105,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
       },
       webs,
       enrollment: { ...(signer ? { signer } : {}), identityDurationMs: config.edge.enrollment.edgeIdentity.duration },
+      totp: { hostname: config.edge.totp.hostname, ...(config.edge.totp.secretKeyFile ? { secretKeyFile: config.edge.totp.secretKeyFile } : {}) },
       sessionTimeoutMs: config.edge.api.sessionTimeout,
       activityUpdateIntervalMs: config.edge.api.activityUpdateInterval,
       activityUpdateBatchSize: config.edge.api.activityUpdateBatchSize,
@@ -139,6 +140,11 @@ async function readSigningCert(paths: { cert: string; key: string }, problems: C
     }
     if (!certificate.checkPrivateKey(createPrivateKey(keyPem))) {
       problems.push({ severity: 'error', path: `${path}.key`, rule: 'key-matches-cert', message: `the key in ${paths.key} does not belong to the certificate in ${paths.cert}` });
+      return undefined;
+    }
+    const key = createPrivateKey(keyPem);
+    if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+      problems.push({ severity: 'error', path: `${path}.key`, rule: 'key-type', message: `${paths.key} must be an ECDSA P-256 key: the enrollment CA signs client certificates with ECDSA P-256 (SHA-256)` });
       return undefined;
     }
   } catch (error) {

@@ -68,6 +68,8 @@ export interface ControllerOptions {
   readonly webs: readonly WebListener[];
   /** One-time enrollment: the CA that signs enrolled clients' certificates (ott needs it) and token lifetime. */
   readonly enrollment?: { readonly signer?: { readonly certPem: string; readonly keyPem: string }; readonly identityDurationMs: number };
+  /** TOTP: the issuer in provisioning URLs, and the key file that seals secrets (`<dataDir>/mfa.key` when unset). */
+  readonly totp?: { readonly hostname: string; readonly secretKeyFile?: string };
   readonly sessionTimeoutMs: number;
   readonly activityUpdateIntervalMs: number;
   readonly activityUpdateBatchSize: number;

@@ -15,6 +15,11 @@ import type { EdgeServices } from '../edge/edge-services.ts';
 import { EnrollmentService } from '../edge/enrollment-service.ts';
 import { ExternalJwtSignerService } from '../edge/ext-jwt-signer-service.ts';
 import { IdentityService } from '../edge/identity-service.ts';
+import { MfaService } from '../edge/mfa-service.ts';
+import { buildOverlayServices } from '../edge/overlay-services.ts';
+import { loadOrCreateMfaKey } from '../auth/mfa/mfa-key-file.ts';
+import { SecretBox } from '../auth/mfa/secret-box.ts';
+import { join } from 'node:path';
 import type { ModelWriter } from '../edge/model-writer.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ControllerOptions } from './controller-options.ts';
@@ -47,6 +52,8 @@ export function buildEdgeServices({ store, writer, clock, logger, options, clien
     identityDurationMs: options.enrollment?.identityDurationMs ?? 180 * 60_000,
     caBundlePem: identityTls.caPem,
   });
+  const mfaKeyFile = options.totp?.secretKeyFile ?? join(options.dataDir, 'mfa.key');
+  const mfa = new MfaService(store, writer, clock, new SecretBox(loadOrCreateMfaKey(mfaKeyFile)), authPolicies, options.totp?.hostname ?? 'edgeward.local', logger.child('mfa'));
   // JWKS endpoints are trusted when a public root or this controller's own CA bundle signed them.
   const verifier = new ExtJwtVerifier({ jwks: new JwksCache({ trustedCaPems: [identityTls.caPem] }), now: () => clock.now() });
   return {
@@ -58,6 +65,8 @@ export function buildEdgeServices({ store, writer, clock, logger, options, clien
     signers,
     cas,
     enrollments,
+    mfa,
+    overlay: buildOverlayServices(store, writer, clock),
     passwordLogin: new PasswordLogin(store, authPolicies, writer, clock, authLogger),
     certLogin: new CertLogin(store, authPolicies, cas, identities, clock, authLogger, signer?.certPem),
     extJwtLogin: new ExtJwtLogin(store, authPolicies, signers, verifier, clock, authLogger),

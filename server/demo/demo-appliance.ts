@@ -209,6 +209,7 @@ async function planController(root: string, pkiDir: string, caBundle: string, id
       dataDir,
       identity: { cert: certificate.chain, key: certificate.key, ca: caBundle },
       signingCert: { cert: pkiPaths(pkiDir).intermediateCert, key: pkiPaths(pkiDir).intermediateKey },
+      totpSecretKeyFile: join(pkiDir, 'mfa.key'),
       webAddress: `127.0.0.1:${webPort}`,
       ctrlAddress,
       eventsFile,

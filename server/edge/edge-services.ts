@@ -12,6 +12,8 @@ import type { CaService } from './ca-service.ts';
 import type { EnrollmentService } from './enrollment-service.ts';
 import type { ExternalJwtSignerService } from './ext-jwt-signer-service.ts';
 import type { IdentityService } from './identity-service.ts';
+import type { MfaService } from './mfa-service.ts';
+import type { OverlayServices } from './overlay-services.ts';
 
 export interface EdgeServices {
   readonly store: ModelStore;
@@ -22,6 +24,9 @@ export interface EdgeServices {
   readonly signers: ExternalJwtSignerService;
   readonly cas: CaService;
   readonly enrollments: EnrollmentService;
+  readonly mfa: MfaService;
+  /** Services, service policies, posture checks and service sessions. */
+  readonly overlay: OverlayServices;
   readonly passwordLogin: PasswordLogin;
   readonly certLogin: CertLogin;
   readonly extJwtLogin: ExtJwtLogin;

@@ -101,8 +101,13 @@ export class EnrollmentService {
   async create(identityId: string, method: EnrollmentMethod, options: { username?: string; expiresAt?: number } = {}): Promise<{ id: string }> {
     const identity = this.store.table<Identity>(tables.identities).get(identityId);
     if (!identity) throw ApiError.validation('identityId', `identity with id ${identityId} not found`, identityId);
-    if (this.forIdentity(identityId).some((existing) => existing.method === method)) {
+    const now = this.clock.now();
+    if (this.forIdentity(identityId).some((existing) => existing.method === method && Date.parse(existing.expiresAt) > now)) {
       throw new ApiError('ENROLLMENT_EXISTS', { field: 'method', reason: `identity already has an enrollment of method ${method}`, value: method });
+    }
+    const authenticatorMethod = method === 'ott' ? 'cert' : 'updb';
+    if (this.authenticators.forIdentity(identityId).some((existing) => existing.method === authenticatorMethod)) {
+      throw ApiError.validation('method', `identity already has a ${authenticatorMethod} authenticator: delete it before enrolling again`, method);
     }
     const enrollment = await this.prepare(identity, method, options);
     const written = await this.writer.write<{ id: string }>({ type: 'enrollment.create', enrollment });

@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { AppliedChanges } from '../model/model-state-machine.ts';
 import type { Row } from '../store/entity-table.ts';
 
-/** Secrets never leave the model, not even as hashes. */
-const secretFields = new Set(['password', 'tokenHash']);
+/** Secrets never leave the model, not even hashed or encrypted: credentials, tokens, key material. */
+const secretFields = new Set(['password', 'tokenHash', 'token', 'jwt', 'secret', 'recoveryCodes', 'recoveryCodeHashes']);
 
 function redact(row: Row | undefined): Record<string, unknown> | null {
   if (!row) return null;

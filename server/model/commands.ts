@@ -1,6 +1,7 @@
 // Every change to the model is one of these commands. They carry every value the apply needs (ids, timestamps,
 // hashes) so that every controller applying the same log reaches the same state.
-import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity } from './entities.ts';
+import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, SealedValue } from './entities.ts';
+import type { ServiceCommand } from './service-commands.ts';
 
 export type IdentityChanges = Partial<
   Pick<Identity, 'name' | 'isAdmin' | 'authPolicyId' | 'externalId' | 'roleAttributes' | 'tags' | 'disabledAt' | 'disabledUntil'>
@@ -46,8 +47,22 @@ export type ModelCommand =
   | { type: 'apiSession.touch'; activity: Array<[id: string, lastActivityAt: string]> }
   /** A secondary factor was answered: its auth queries leave the session. */
   | { type: 'apiSession.satisfyQuery'; id: string; typeId: string }
+  /** Starts a TOTP enrollment; refused (MFA_EXISTS) while the identity has one. */
+  | { type: 'mfa.create'; mfa: Mfa }
+  /** A live TOTP code of time step `step` verified the enrollment. */
+  | { type: 'mfa.verify'; identityId: string; step: number; at: string; apiSessionId?: string }
+  | { type: 'mfa.delete'; identityId: string; proof?: MfaProof }
+  /** A code answered an MFA challenge: a TOTP step (never reused) or a recovery code (used up). */
+  | { type: 'mfa.authenticate'; identityId: string; proof: MfaProof; at: string; apiSessionId?: string }
+  | { type: 'mfa.replaceRecoveryCodes'; identityId: string; proof: MfaProof; at: string; recoveryCodes: SealedValue; recoveryCodeHashes: string[] }
+  /** A wrong code; at `maxAttempts` (above 0) the identity is locked like a password lockout. */
+  | { type: 'mfa.failed'; identityId: string; at: string; maxAttempts: number; lockoutMinutes: number }
+  | ServiceCommand
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
   | { type: 'raft.noop' }
   | { type: 'raft.config' };
 
 export type ModelCommandType = ModelCommand['type'];
+
+/** What a code proved, checked again in log order: a TOTP time step, or the keyed hash of a recovery code. */
+export type MfaProof = { readonly totpStep: number } | { readonly recoveryHash: string };

@@ -1,5 +1,6 @@
 // The replicated model's rows. They are stored as JSON; derived and secret-free views are built by the API layer.
 import { EntityTable, type Row } from '../store/entity-table.ts';
+import { createServiceTables } from './service-entities.ts';
 
 export interface BaseEntity extends Row {
   readonly id: string;
@@ -144,7 +145,32 @@ export interface ApiSession extends BaseEntity {
   readonly authQueries: readonly AuthQuery[];
   readonly isMfaRequired: boolean;
   readonly isMfaComplete: boolean;
+  /** When this session last answered a TOTP (or recovery) code: MFA posture checks time out from here. */
+  readonly mfaCompletedAt?: string | null;
   readonly lastActivityAt: string;
+}
+
+/** An encrypted value: AES-256-GCM, base64 parts. */
+export interface SealedValue {
+  readonly iv: string;
+  readonly tag: string;
+  readonly data: string;
+  /** Which key sealed it (a hash of the key, not the key). */
+  readonly keyId?: string;
+}
+
+/** An identity's TOTP enrollment. Its secret and recovery codes are sealed; the codes are also kept as keyed hashes. */
+export interface Mfa extends BaseEntity {
+  readonly identityId: string;
+  readonly isVerified: boolean;
+  readonly secret: SealedValue;
+  /** The current recovery codes, sealed, for the identity to read back. */
+  readonly recoveryCodes: SealedValue;
+  /** HMAC-SHA256 of each unused recovery code, hex; a used code leaves the list. */
+  readonly recoveryCodeHashes: readonly string[];
+  /** The newest TOTP time step accepted: a code of that step or older is refused (no replay). */
+  readonly lastAcceptedStep: number;
+  readonly failedAttempts: number;
 }
 
 export const tables = {
@@ -155,6 +181,7 @@ export const tables = {
   externalJwtSigners: 'externalJwtSigners',
   cas: 'cas',
   enrollments: 'enrollments',
+  mfas: 'mfas',
 } as const;
 
 export function createModelTables(): EntityTable<Row>[] {
@@ -178,5 +205,7 @@ export function createModelTables(): EntityTable<Row>[] {
     new EntityTable<Enrollment>(tables.enrollments)
       .uniqueIndex('token', (row) => row.token)
       .multiIndex('identityId', (row) => row.identityId),
+    new EntityTable<Mfa>(tables.mfas).uniqueIndex('identityId', (row) => row.identityId),
+    ...createServiceTables(),
   ] as unknown as EntityTable<Row>[];
 }

@@ -1,17 +1,18 @@
 // Applies committed model commands, in log order, to the model store. Each entry is all-or-nothing: a refused
 // command rolls back what it touched and reports an API error code; the batch and its raft index persist together.
-import type { ApplyFailure, ApplyResult, CommittedEntry, StateMachine } from '../raft/state-machine.ts';
+import type { ApplyResult, CommittedEntry, StateMachine } from '../raft/state-machine.ts';
+import { CommandRefused } from './command-refused.ts';
+import { endApiSession } from './end-api-session.ts';
+import { lockIdentity } from './identity-lock.ts';
+import { applyMfaCommand, isMfaCommand } from './mfa-commands.ts';
+import { applyServiceCommand, isServiceCommand } from './service-commands.ts';
 import { UniqueIndexViolation } from '../store/entity-table.ts';
 import type { ApplyTransaction, EntityChange, ModelStore } from '../store/model-store.ts';
 import type { ModelCommand } from './commands.ts';
-import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, UpdbAuthenticator } from './entities.ts';
+import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, UpdbAuthenticator } from './entities.ts';
 import { tables } from './entities.ts';
 
-export class CommandRefused extends Error {
-  constructor(readonly failure: ApplyFailure) {
-    super(failure.code);
-  }
-}
+export { CommandRefused } from './command-refused.ts';
 
 const refuse = (code: string, field: string, reason: string, value?: unknown): never => {
   throw new CommandRefused({ code, cause: value === undefined ? { field, reason } : { field, reason, value } });
@@ -95,7 +96,7 @@ function applyCommand(command: ModelCommand, tx: ApplyTransaction): unknown {
     case 'identity.disable': {
       const current = requireRow<Identity>(tx, tables.identities, command.id, 'identity');
       tx.put<Identity>(tables.identities, { ...current, disabledAt: command.at, disabledUntil: command.until, updatedAt: command.at });
-      for (const session of tx.table<ApiSession>(tables.apiSessions).findMany('identityId', command.id)) tx.delete(tables.apiSessions, session.id);
+      for (const session of tx.table<ApiSession>(tables.apiSessions).findMany('identityId', command.id)) endApiSession(tx, session.id);
       return undefined;
     }
     case 'identity.enable': {
@@ -117,11 +118,13 @@ function applyCommand(command: ModelCommand, tx: ApplyTransaction): unknown {
       if (current.isDefaultAdmin && !command.allowDefaultAdmin) {
         throw new CommandRefused({ code: 'ENTITY_CAN_NOT_BE_DELETED', cause: { code: 'ENTITY_CAN_NOT_BE_DELETED', message: 'the default admin identity can not be deleted' } });
       }
-      for (const session of tx.table<ApiSession>(tables.apiSessions).findMany('identityId', command.id)) tx.delete(tables.apiSessions, session.id);
+      for (const session of tx.table<ApiSession>(tables.apiSessions).findMany('identityId', command.id)) endApiSession(tx, session.id);
       for (const authenticator of tx.table<Authenticator>(tables.authenticators).findMany('identityId', command.id)) {
         tx.delete(tables.authenticators, authenticator.id);
       }
       for (const enrollment of tx.table<Enrollment>(tables.enrollments).findMany('identityId', command.id)) tx.delete(tables.enrollments, enrollment.id);
+      const mfa = tx.table<Mfa>(tables.mfas).findUnique('identityId', command.id);
+      if (mfa) tx.delete(tables.mfas, mfa.id);
       tx.delete(tables.identities, command.id);
       return undefined;
     }
@@ -156,13 +159,8 @@ function applyCommand(command: ModelCommand, tx: ApplyTransaction): unknown {
         tx.put<UpdbAuthenticator>(tables.authenticators, { ...current, failedAttempts });
         return { locked: false, failedAttempts };
       }
-      const identity = tx.table<Identity>(tables.identities).get(current.identityId);
       tx.put<UpdbAuthenticator>(tables.authenticators, { ...current, failedAttempts: 0 });
-      if (identity) {
-        const until = command.lockoutMinutes > 0 ? new Date(Date.parse(command.at) + command.lockoutMinutes * 60_000).toISOString() : null;
-        tx.put<Identity>(tables.identities, { ...identity, disabledAt: command.at, disabledUntil: until, updatedAt: command.at });
-        for (const session of tx.table<ApiSession>(tables.apiSessions).findMany('identityId', identity.id)) tx.delete(tables.apiSessions, session.id);
-      }
+      lockIdentity(tx, current.identityId, command.at, command.lockoutMinutes);
       return { locked: true, failedAttempts };
     }
     case 'authenticator.loginSucceeded': {
@@ -232,10 +230,17 @@ function applyCommand(command: ModelCommand, tx: ApplyTransaction): unknown {
     case 'enrollment.create': {
       const { enrollment } = command;
       requireRow<Identity>(tx, tables.identities, enrollment.identityId, 'identity', 'identityId');
-      const existing = tx.table<Enrollment>(tables.enrollments).findMany('identityId', enrollment.identityId);
-      if (existing.some((other) => other.method === enrollment.method)) {
+      const sameMethod = tx.table<Enrollment>(tables.enrollments).findMany('identityId', enrollment.identityId).filter((other) => other.method === enrollment.method);
+      // An expired enrollment gives way to a new one; a live one must be deleted first.
+      const live = sameMethod.filter((other) => Date.parse(other.expiresAt) > Date.parse(enrollment.createdAt));
+      if (live.length > 0) {
         throw new CommandRefused({ code: 'ENROLLMENT_EXISTS', cause: { field: 'method', reason: `identity already has an enrollment of method ${enrollment.method}`, value: enrollment.method } });
       }
+      const authenticatorMethod = enrollment.method === 'ott' ? 'cert' : 'updb';
+      if (tx.table<Authenticator>(tables.authenticators).findMany('identityId', enrollment.identityId).some((other) => other.method === authenticatorMethod)) {
+        refuse('COULD_NOT_VALIDATE', 'method', `identity already has a ${authenticatorMethod} authenticator: delete it before enrolling again`, enrollment.method);
+      }
+      for (const expired of sameMethod) tx.delete(tables.enrollments, expired.id);
       tx.put<Enrollment>(tables.enrollments, enrollment);
       return { id: enrollment.id };
     }
@@ -270,7 +275,7 @@ function applyCommand(command: ModelCommand, tx: ApplyTransaction): unknown {
     case 'apiSession.delete': {
       // Sessions may already be gone (a logout racing an expiry sweep): deleting what remains is not an error.
       let deleted = 0;
-      for (const id of command.ids) if (tx.delete(tables.apiSessions, id)) deleted++;
+      for (const id of command.ids) if (endApiSession(tx, id)) deleted++;
       return { deleted };
     }
     case 'apiSession.touch': {
@@ -290,6 +295,8 @@ function applyCommand(command: ModelCommand, tx: ApplyTransaction): unknown {
     case 'raft.config':
       return undefined;
     default: {
+      if (isMfaCommand(command)) return applyMfaCommand(command, tx);
+      if (isServiceCommand(command)) return applyServiceCommand(command, tx);
       const unknown: never = command;
       throw new CommandRefused({ code: 'COULD_NOT_VALIDATE', cause: { field: 'type', reason: `unknown command ${(unknown as { type: string }).type}` } });
     }

@@ -27,6 +27,7 @@ export const apiErrorCodes = {
   CA_ALREADY_VERIFIED: { status: 409, message: 'The CA has already been verified' },
   ENROLLMENT_EXISTS: { status: 409, message: 'An enrollment of this method already exists for the identity' },
   CAN_NOT_UPDATE_AUTHENTICATOR: { status: 409, message: 'The authenticator cannot be updated in this manner' },
+  INVALID_POSTURE: { status: 409, message: 'Posture response data is missing or wrong' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than the allowed maximum' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The content type of the request body is not supported' },
   SERVER_TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests to alter state have been issued. Please slow your request rate or try again later.' },

@@ -33,6 +33,10 @@ export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identiti
       if (!session || !identity) throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('invalid'));
 
       const requiredSigner = authPolicies.forIdentity(identity).secondary.requireExtJwtSigner;
+      if (requiredSigner === null && session.authQueries.some((query) => query.typeId === extJwtQueryType)) {
+        // The policy stopped requiring a signer after this session began: it owes nothing more.
+        session = await sessions.satisfyQuery(session, extJwtQueryType);
+      }
       if (requiredSigner !== null) {
         const check = await extJwtLogin.checkSecondary(bearerTokens(ctx.req.headersDistinct.authorization), requiredSigner, identity);
         if (check.ok) {

@@ -13,9 +13,11 @@ import { authenticatorRoutes, ownAuthenticatorRoutes } from './routes/authentica
 import { healthRoutes } from './routes/health-routes.ts';
 import { identityRoutes } from './routes/identity-routes.ts';
 import { authPolicyRoutes } from './routes/auth-policy-routes.ts';
+import { adminMfaRoutes, mfaRoutes } from './routes/mfa-routes.ts';
 import { caRoutes } from './routes/ca-routes.ts';
 import { caBundleRoute, clientEnrollmentRoutes, enrollmentRoutes } from './routes/enrollment-routes.ts';
 import { clientExternalJwtSignerRoutes, externalJwtSignerRoutes } from './routes/ext-jwt-signer-routes.ts';
+import { overlayRoutes } from './routes/overlay-routes.ts';
 import { routeKit } from './routes/route-kit.ts';
 import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/version-routes.ts';
 import { sessionGuard } from './session-guard.ts';
@@ -68,6 +70,8 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       const api = new RouteTable(apiPaths[binding]);
       versionRoutes(api, ['/', '/version'], version);
       authenticationRoutes(api, deps.services, kit, guard);
+      mfaRoutes(api, deps.services, kit, guard);
+      overlayRoutes(api, binding, deps.services, kit, guard);
       if (binding === 'edge-client') {
         ownAuthenticatorRoutes(api, deps.services, kit, guard('full'));
         clientExternalJwtSignerRoutes(api, deps.services);
@@ -75,6 +79,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       } else {
         const admin = guard('admin');
         identityRoutes(api, deps.services, kit, admin);
+        adminMfaRoutes(api, deps.services, admin);
         authenticatorRoutes(api, deps.services, kit, admin);
         apiSessionRoutes(api, deps.services, admin);
         authPolicyRoutes(api, deps.services, kit, admin);

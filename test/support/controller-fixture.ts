@@ -74,6 +74,8 @@ export class ControllerFixture {
       dataDir,
       identity: { cert: certificate.chain, key: certificate.key, ca: pkiPaths(pkiDir).bundle },
       signingCert: { cert: pkiPaths(pkiDir).intermediateCert, key: pkiPaths(pkiDir).intermediateKey },
+      // Beside the PKI, so the controllers of one cluster share it.
+      totpSecretKeyFile: join(pkiDir, 'mfa.key'),
       webAddress: `127.0.0.1:${webPort}`,
       ctrlAddress: `tls:127.0.0.1:${ctrlPort}`,
       eventsFile,

@@ -9,6 +9,8 @@ export interface IdentityFacts {
   readonly enrollments?: readonly Enrollment[];
   readonly hasApiSession: boolean;
   readonly authPolicyName?: string;
+  /** A verified TOTP enrollment. */
+  readonly isMfaEnabled?: boolean;
   readonly now: number;
 }
 
@@ -31,7 +33,7 @@ export function identityView(identity: Identity, facts: IdentityFacts) {
     typeId: identity.typeId,
     isAdmin: identity.isAdmin,
     isDefaultAdmin: identity.isDefaultAdmin,
-    isMfaEnabled: false,
+    isMfaEnabled: facts.isMfaEnabled ?? false,
     disabled,
     disabledAt: identity.disabledAt,
     disabledUntil: identity.disabledUntil,

@@ -61,6 +61,8 @@ function merge<T>(current: T, patch: unknown): T {
   const merged: Record<string, unknown> = { ...(current as Record<string, unknown>) };
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
     if (value === null && key === 'requireExtJwtSigner') merged[key] = null;
+    // Tags are one value: a PATCH that names them replaces them all, so a tag can be removed.
+    else if (key === 'tags' && value !== null) merged[key] = value;
     else if (value !== null && value !== undefined) merged[key] = merge((current as Record<string, unknown>)[key], value);
   }
   return merged as T;

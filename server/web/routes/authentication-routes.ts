@@ -74,7 +74,8 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
     }
     const { login, configTypes } = await primary(ctx, method);
     const policy = services.authPolicies.forIdentity(login.identity);
-    const { queries, secondarySigner } = authQueriesFor(policy, services.signers);
+    const mfaEnrolled = services.mfa.isEnrolled(login.identity.id);
+    const { queries, secondarySigner } = authQueriesFor(policy, services.signers, mfaEnrolled);
     const { session, token } = await sessions.create({
       identity: login.identity,
       authenticatorId: login.authenticatorId,
@@ -82,7 +83,7 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
       ipAddress: ctx.request.ip.replace(/^::ffff:/, ''),
       configTypes,
       authQueries: queries,
-      isMfaRequired: false,
+      isMfaRequired: mfaEnrolled,
     });
     ctx.state.session = session;
     ctx.set('zt-session', token);
@@ -106,6 +107,7 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
       data: identityView(identity, {
         authenticators: services.authenticators.forIdentity(identity.id),
         authPolicyName: services.authPolicies.find(identity.authPolicyId)?.name ?? identity.authPolicyId,
+        isMfaEnabled: services.mfa.isEnrolled(identity.id),
         hasApiSession: true,
         now: services.clock.now(),
       }),

@@ -45,6 +45,7 @@ export function identityRoutes(router: RouteTable, services: EdgeServices, kit: 
       authenticators: authenticators.forIdentity(identity.id),
       enrollments: services.enrollments.forIdentity(identity.id),
       authPolicyName: services.authPolicies.find(identity.authPolicyId)?.name ?? identity.authPolicyId,
+      isMfaEnabled: services.mfa.isEnrolled(identity.id),
       hasApiSession: services.store.table('apiSessions').findMany('identityId', identity.id).length > 0,
       now: services.clock.now(),
     });

@@ -1,0 +1,125 @@
+// `./edgeward router validate` as a user runs it: a child process, its output and its exit code.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+const edgeward = new URL('../../edgeward', import.meta.url).pathname;
+
+function run(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(edgeward, [...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let dir = '';
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'edgeward-router-cli-'));
+  writeFileSync(join(dir, 'router.cert'), '');
+  writeFileSync(join(dir, 'router.key'), '');
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const good = [
+  'v: 3',
+  'identity:',
+  '  cert: router.cert',
+  '  key: router.key',
+  '  ca: ca.pem',
+  'ctrl:',
+  '  endpoint: tls:${CTRL_HOST}:6262',
+  'healthCheck:',
+  '  port: 8081',
+  'metrics:',
+  '  reportInterval: 30s',
+  '',
+].join('\n');
+
+const broken = [
+  'v: "3"',
+  'identity:',
+  '  cert: router.cert',
+  'ctrl:',
+  '  endpoint: ctrl.example.com:6262',
+  'forwarder:',
+  '  linkDialWorkerCount: 20000',
+  'link:',
+  '  dialers:',
+  '    - binding: transport',
+  '      healthyDialBackoff:',
+  '        retryBackoffFactor: 0',
+  '',
+].join('\n');
+
+describe('./edgeward router validate', () => {
+  it('prints each warning as file:line with its key path, says the file is valid, and exits 0', async () => {
+    const file = join(dir, 'good.yml');
+    writeFileSync(file, good);
+    const { code, stdout, stderr } = await run(['router', 'validate', file], { CTRL_HOST: 'ctrl.example.com' });
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout, `${file}: valid (6 warning(s))\n`);
+    assert.deepEqual(stderr.trimEnd().split('\n'), [
+      `${file}: warning: dialers: no dialers section: the router cannot terminate services (rule: missing-section)`,
+      `${file}: warning: edge: no edge section: fabric-only, no SDK connectivity and no edge functionality (rule: missing-section)`,
+      `${file}: warning: link: no link section: the router neither dials nor accepts other routers (rule: missing-section)`,
+      `${file}: warning: listeners: no listeners section: external on-ramp connections are not accepted (rule: missing-section)`,
+      `${file}:5: warning: identity.ca: file "${join(dir, 'ca.pem')}" does not exist (enrollment writes it) (rule: file-missing)`,
+      `${file}:8: warning: healthCheck: unknown key "healthCheck" (did you mean "healthChecks"?) (rule: unknown-key)`,
+    ]);
+  });
+
+  it('prints every error in one run, in file order, and exits 1', async () => {
+    const file = join(dir, 'broken.yml');
+    writeFileSync(file, broken);
+    const { code, stdout, stderr } = await run(['router', 'validate', file]);
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    const lines = stderr.trimEnd().split('\n');
+    assert.deepEqual(lines.filter((line) => line.includes(': error: ')), [
+      `${file}:1: error: v: must be an integer, got string "3" (rule: type)`,
+      `${file}:2: error: identity.key: is required (the private key) (rule: required)`,
+      `${file}:5: error: ctrl.endpoint: "ctrl.example.com:6262": missing protocol; expected tls:<host>:<port> (rule: address)`,
+      `${file}:7: error: forwarder.linkDialWorkerCount: must be at most 10000 (rule: max)`,
+      `${file}:12: error: link.dialers[0].healthyDialBackoff.retryBackoffFactor: must be at least 1 (rule: min)`,
+    ]);
+    assert.equal(lines[lines.length - 1], `${file}: 5 error(s), 3 warning(s); the file is not valid`);
+  });
+
+  it('with --effective prints the config with defaults filled in as YAML on stdout', async () => {
+    const file = join(dir, 'good.yml');
+    writeFileSync(file, good);
+    const { code, stdout, stderr } = await run(['router', 'validate', '--effective', file], { CTRL_HOST: 'ctrl.example.com' });
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /valid \(6 warning\(s\)\)\n$/);
+    assert.ok(stdout.startsWith(`# effective router configuration of ${file}, defaults filled in\n`));
+    const effective = parse(stdout) as Record<string, Record<string, unknown>>;
+    assert.deepEqual(effective.ctrl?.endpoints, ['tls:ctrl.example.com:6262']);
+    assert.equal(effective.ctrl?.defaultRequestTimeout, '5s');
+    assert.equal(effective.ctrl?.endpointsFile, join(dir, 'endpoints'));
+    assert.deepEqual(effective.metrics, { reportInterval: '30s', messageQueueSize: 10, intervalAgeThreshold: '80s' });
+    assert.deepEqual(effective.healthChecks, { ctrlPingCheck: { interval: '30s', timeout: '15s', initialDelay: '15s' }, linkCheck: { interval: '5s', initialDelay: '1s', minLinks: 0 } });
+    assert.equal((effective.forwarder as Record<string, unknown>).xgressDialWorkerCount, 128);
+    assert.equal(effective.healthCheck, undefined);
+  });
+
+  it('exits 2 on misuse and 1 on a file that cannot be read', async () => {
+    const misuse = await run(['router', 'validate']);
+    assert.equal(misuse.code, 2);
+    assert.match(misuse.stderr, /expected one config file/);
+    const flag = await run(['router', 'validate', join(dir, 'good.yml'), '--effectve']);
+    assert.equal(flag.code, 2);
+    assert.match(flag.stderr, /unknown flag --effectve/);
+    const missing = await run(['router', 'validate', join(dir, 'nope.yml')]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /nope\.yml: error: cannot read the config file: no such file \(rule: read\)/);
+  });
+});

@@ -1,0 +1,74 @@
+// Services of the overlay network (what identities dial and bind; not to be confused with these edge services):
+// their management operations, checked against the model before a command is proposed. The apply checks again.
+import type { Clock } from '../../common/time/clock.ts';
+import type { EntityBody } from '../model/commands.ts';
+import type { Service } from '../model/service-entities.ts';
+import { serviceTables } from '../model/service-entities.ts';
+import type { ModelStore } from '../store/model-store.ts';
+import { ApiError } from '../web/api-error.ts';
+import { newEntityId } from './ids.ts';
+import type { ModelWriter } from './model-writer.ts';
+
+export type ServiceInput = EntityBody<Service>;
+
+/** The terminator strategies the real controller registers; an empty one means the default. */
+export const terminatorStrategies = ['smartrouting', 'weighted', 'random', 'ha'] as const;
+export const defaultTerminatorStrategy = 'smartrouting';
+
+export class NetworkServiceService {
+  constructor(
+    private readonly store: ModelStore,
+    private readonly writer: ModelWriter,
+    private readonly clock: Clock,
+  ) {}
+
+  list(): Service[] {
+    return this.store.table<Service>(serviceTables.services).all();
+  }
+
+  find(id: string): Service | undefined {
+    return this.store.table<Service>(serviceTables.services).get(id);
+  }
+
+  get(id: string): Service {
+    const service = this.find(id);
+    if (!service) throw ApiError.notFound('service', id);
+    return service;
+  }
+
+  async create(input: ServiceInput): Promise<{ id: string }> {
+    const at = this.now();
+    const service: Service = { ...input, id: newEntityId(), createdAt: at, updatedAt: at };
+    this.check(service);
+    const written = await this.writer.write<{ id: string }>({ type: 'service.create', service });
+    return { id: written.value.id };
+  }
+
+  /** Replaces every field but encryptionRequired, which is fixed at creation (the real controller ignores changes). */
+  async update(id: string, input: ServiceInput): Promise<void> {
+    const current = this.get(id);
+    const service: ServiceInput = { ...input, encryptionRequired: current.encryptionRequired };
+    this.check({ ...current, ...service });
+    await this.writer.write({ type: 'service.update', id, at: this.now(), service });
+  }
+
+  /** Deletes the service and every session opened to it. */
+  async delete(id: string): Promise<void> {
+    this.get(id);
+    await this.writer.write({ type: 'service.delete', id });
+  }
+
+  private check(service: Service): void {
+    // Config entities do not exist here, so no config id can be valid; the real controller refuses unknown ones too.
+    if (service.configs.length > 0) throw ApiError.validation('configs', 'no configs found with the given ids', [...service.configs]);
+    if (!(terminatorStrategies as readonly string[]).includes(service.terminatorStrategy)) {
+      throw ApiError.validation('terminatorStrategy', `invalid terminator strategy, expected one of ${terminatorStrategies.join(', ')}`, service.terminatorStrategy);
+    }
+    const violation = this.store.table<Service>(serviceTables.services).violationFor(service);
+    if (violation) throw ApiError.validation(violation.index, violation.message, violation.value);
+  }
+
+  private now(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+}

@@ -1,0 +1,94 @@
+// Service sessions: a client's permission, within one API session, to Dial or Bind one service. Opening one needs a
+// policy granting that permission whose posture checks pass now. The token is returned once; only its hash is kept.
+import type { Clock } from '../../common/time/clock.ts';
+import type { ApiSession, Identity } from '../model/entities.ts';
+import type { ServicePolicyType, ServiceSession } from '../model/service-entities.ts';
+import { serviceTables } from '../model/service-entities.ts';
+import type { ModelStore } from '../store/model-store.ts';
+import { ApiError } from '../web/api-error.ts';
+import { hashToken, newEntityId, newSessionToken } from './ids.ts';
+import type { ModelWriter } from './model-writer.ts';
+import { decideSession, type GrantResult } from './posture-evaluation.ts';
+import type { ServiceAccessService } from './service-access-service.ts';
+
+export class ServiceSessionService {
+  constructor(
+    private readonly store: ModelStore,
+    private readonly writer: ModelWriter,
+    private readonly clock: Clock,
+    private readonly access: ServiceAccessService,
+  ) {}
+
+  list(): ServiceSession[] {
+    return this.table().all();
+  }
+
+  forIdentity(identityId: string): ServiceSession[] {
+    return this.table().findMany('identityId', identityId);
+  }
+
+  forApiSession(apiSessionId: string): ServiceSession[] {
+    return this.table().findMany('apiSessionId', apiSessionId);
+  }
+
+  find(id: string): ServiceSession | undefined {
+    return this.table().get(id);
+  }
+
+  get(id: string): ServiceSession {
+    const session = this.find(id);
+    if (!session) throw ApiError.notFound('session', id);
+    return session;
+  }
+
+  /** An identity's own session; another identity's is reported as not found, as if it did not exist. */
+  getOwn(id: string, identityId: string): ServiceSession {
+    const session = this.find(id);
+    if (!session || session.identityId !== identityId) throw ApiError.notFound('session', id);
+    return session;
+  }
+
+  /**
+   * Opens a session, refused as the real controller refuses it: a service the identity cannot see is NOT_FOUND,
+   * one it sees without this permission is a validation error on serviceId, and failing posture is INVALID_POSTURE.
+   */
+  async create(identity: Identity, apiSession: ApiSession, serviceId: string, type: ServicePolicyType): Promise<{ session: ServiceSession; token: string }> {
+    const now = this.clock.now();
+    const decision = decideSession(this.access.accessFor(identity).get(serviceId), type, apiSession, now);
+    if (!decision.allowed) {
+      if (decision.reason === 'hidden') throw ApiError.notFound('service', serviceId);
+      if (decision.reason === 'not-granted') throw ApiError.validation('serviceId', 'service not found', serviceId);
+      throw postureRefusal(decision.failing);
+    }
+    const token = newSessionToken();
+    const at = new Date(now).toISOString();
+    const session: ServiceSession = {
+      id: newEntityId(),
+      createdAt: at,
+      updatedAt: at,
+      tags: {},
+      apiSessionId: apiSession.id,
+      identityId: identity.id,
+      serviceId,
+      type,
+      tokenHash: hashToken(token),
+      servicePolicyIds: [...decision.passingPolicyIds],
+    };
+    await this.writer.write({ type: 'serviceSession.create', session });
+    return { session, token };
+  }
+
+  async delete(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.writer.write({ type: 'serviceSession.delete', ids: [...ids] });
+  }
+
+  private table() {
+    return this.store.table<ServiceSession>(serviceTables.serviceSessions);
+  }
+}
+
+/** The real controller's cause: the failing policy ids in Go's list format, as an UNHANDLED nested error. */
+function postureRefusal(failing: readonly GrantResult[]): ApiError {
+  const ids = failing.map((result) => result.grant.policy.id).join(' ');
+  return new ApiError('INVALID_POSTURE', { code: 'UNHANDLED', message: `Failed to pass posture checks for service policies: [${ids}]` });
+}

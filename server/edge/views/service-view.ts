@@ -1,0 +1,63 @@
+// The service representation of both APIs: the service itself plus, for the identity asking, its permissions and
+// the posture queries guarding them (which policies grant it, and whether their checks pass for this session).
+import type { Service } from '../../model/service-entities.ts';
+import { evaluateGrant, type CheckResult, type PostureState } from '../posture-evaluation.ts';
+import type { ServiceAccess } from '../service-access.ts';
+import { link } from './links.ts';
+
+export interface ServiceViewContext {
+  /** The asking identity's access; undefined when no policy grants it the service (management only). */
+  readonly access: ServiceAccess | undefined;
+  readonly posture: PostureState;
+  readonly now: number;
+  /** With no posture check anywhere, the real controller lists one placeholder query set per permission. */
+  readonly anyPostureChecks: boolean;
+}
+
+export function serviceView(service: Service, context: ServiceViewContext) {
+  // The real controller never sends an empty permission list (some SDKs expect one): `Invalid` stands for none.
+  const permissions = context.access?.permissions.length ? [...context.access.permissions] : ['Invalid'];
+  return {
+    id: service.id,
+    createdAt: service.createdAt,
+    updatedAt: service.updatedAt,
+    tags: service.tags,
+    _links: { self: link(`./services/${service.id}`) },
+    name: service.name,
+    terminatorStrategy: service.terminatorStrategy,
+    roleAttributes: service.roleAttributes,
+    configs: service.configs,
+    config: {},
+    encryptionRequired: service.encryptionRequired,
+    maxIdleTimeMillis: service.maxIdleTimeMillis,
+    permissions,
+    postureQueries: postureQueries(context),
+  };
+}
+
+function postureQueries({ access, posture, now, anyPostureChecks }: ServiceViewContext) {
+  if (!access) return [];
+  if (!anyPostureChecks) {
+    return access.permissions.map((type) => ({ policyId: `dummy ${type.toLowerCase()} policy: no posture checks defined`, policyType: type, isPassing: true, postureQueries: [] }));
+  }
+  return access.grants.map((grant) => {
+    const result = evaluateGrant(grant, posture, now);
+    return { policyId: grant.policy.id, policyType: grant.policy.type, isPassing: result.isPassing, postureQueries: result.checks.map(postureQuery) };
+  });
+}
+
+function postureQuery({ check, isPassing, timeout, timeoutRemaining }: CheckResult) {
+  return {
+    id: check.id,
+    createdAt: check.createdAt,
+    updatedAt: check.updatedAt,
+    tags: check.tags,
+    _links: { self: link(`./posture-checks/${check.id}`) },
+    queryType: check.typeId,
+    isPassing,
+    timeout,
+    timeoutRemaining,
+    promptOnWake: check.promptOnWake,
+    promptOnUnlock: check.promptOnUnlock,
+  };
+}

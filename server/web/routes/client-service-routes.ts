@@ -1,0 +1,31 @@
+// Client API: /services. A fully authenticated client sees the services its policies let it Dial or Bind, each
+// with its permissions and the posture queries it must satisfy; any other service does not exist for it.
+import type { Middleware } from 'koa';
+import type { EdgeServices } from '../../edge/edge-services.ts';
+import { serviceView } from '../../edge/views/service-view.ts';
+import type { Service } from '../../model/service-entities.ts';
+import { ApiError } from '../api-error.ts';
+import type { ApiContext, RequestState } from '../koa-state.ts';
+import type { RouteTable } from '../route-table.ts';
+import { requireSession, sendDetail, sendList } from './route-kit.ts';
+import { serviceCatalogue } from './service-catalogues.ts';
+
+export function clientServiceRoutes(router: RouteTable, services: EdgeServices, full: Middleware<RequestState>): void {
+  const overlay = services.overlay;
+  const visible = (ctx: ApiContext) => {
+    const session = requireSession(ctx);
+    const access = overlay.access.accessFor(ctx.state.identity!);
+    const context = { posture: session, now: services.clock.now(), anyPostureChecks: overlay.access.anyPostureChecks() };
+    return { access, view: (service: Service) => serviceView(service, { ...context, access: access.get(service.id) }) };
+  };
+  router.get('/services', full, (ctx) => {
+    const { access, view } = visible(ctx);
+    sendList(ctx, [...access.values()].map((entry) => entry.service), serviceCatalogue, view);
+  });
+  router.get('/services/:id', full, (ctx) => {
+    const { access, view } = visible(ctx);
+    const entry = access.get(ctx.params.id!);
+    if (!entry) throw ApiError.notFound('service', ctx.params.id!);
+    sendDetail(ctx, view(entry.service));
+  });
+}

@@ -1,0 +1,79 @@
+// TOTP on both Edge APIs: /authenticate/mfa answers a session's MFA query; /current-identity/mfa enrolls, verifies,
+// cancels or removes, shows the QR code and reads or replaces recovery codes. Enrollment and the MFA answer work
+// while partially authenticated (the spec's allowed list); recovery codes need a full session. Codes come in the
+// body (`code`) or the `mfa-validation-code` header.
+import type { Middleware } from 'koa';
+import type { EdgeServices } from '../../edge/edge-services.ts';
+import { mfaView } from '../../edge/views/mfa-view.ts';
+import { link } from '../../edge/views/links.ts';
+import { bodyValidator } from '../body-schema.ts';
+import type { ApiContext, RequestState } from '../koa-state.ts';
+import type { Access } from '../session-guard.ts';
+import type { RouteTable } from '../route-table.ts';
+import { requireSession, sendDetail, sendEmpty, type RouteKit } from './route-kit.ts';
+
+const requiredCode = bodyValidator<{ code: string }>({ type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 100 } } });
+const optionalCode = bodyValidator<{ code?: string }>({ type: 'object', properties: { code: { type: 'string', maxLength: 100 } } });
+
+export function mfaRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, guard: (access: Access) => Middleware<RequestState>): void {
+  const { mfa } = services;
+  const partial = guard('partial');
+  const full = guard('full');
+  const identityOf = (ctx: ApiContext) => ctx.state.identity!;
+  /** The header wins when both are given; an absent code reads as empty. */
+  const codeOf = async (ctx: ApiContext, required: boolean): Promise<string> => {
+    const header = ctx.get('mfa-validation-code');
+    const body = await kit.validBody(ctx, required && header === '' ? requiredCode : optionalCode, { optional: !required || header !== '' });
+    return header !== '' ? header : (body.code ?? '');
+  };
+
+  router.post('/authenticate/mfa', partial, async (ctx) => {
+    const code = await codeOf(ctx, true);
+    await mfa.authenticate(identityOf(ctx), requireSession(ctx), code);
+    sendEmpty(ctx);
+  });
+
+  router.get('/current-identity/mfa', partial, (ctx) => sendDetail(ctx, mfaView(mfa.detail(identityOf(ctx)))));
+  router.post('/current-identity/mfa', partial, async (ctx) => {
+    await kit.validBody(ctx, optionalCode, { optional: true });
+    const started = await mfa.start(identityOf(ctx));
+    ctx.status = 201;
+    ctx.body = {
+      data: { ...mfaView(started), _links: { self: link('./current-identity/mfa'), verify: link('./current-identity/mfa/verify', 'POST'), qr: link('./current-identity/mfa/qr-code') } },
+      meta: {},
+    };
+  });
+  router.post('/current-identity/mfa/verify', partial, async (ctx) => {
+    const code = await codeOf(ctx, true);
+    await mfa.verify(identityOf(ctx), requireSession(ctx), code);
+    sendEmpty(ctx);
+  });
+  router.delete('/current-identity/mfa', partial, async (ctx) => {
+    await mfa.remove(identityOf(ctx), await codeOf(ctx, false));
+    sendEmpty(ctx);
+  });
+  router.get('/current-identity/mfa/qr-code', partial, async (ctx) => {
+    const png = await mfa.qrCode(identityOf(ctx));
+    ctx.status = 200;
+    ctx.type = 'image/png';
+    ctx.body = png;
+  });
+  router.get('/current-identity/mfa/recovery-codes', full, async (ctx) => {
+    const { mfa: row, recoveryCodes } = await mfa.readRecoveryCodes(identityOf(ctx), await codeOf(ctx, false));
+    sendDetail(ctx, { id: row.id, createdAt: row.createdAt, updatedAt: row.updatedAt, tags: row.tags, _links: { self: link('./current-identity/mfa/recovery-codes') }, recoveryCodes });
+  });
+  router.post('/current-identity/mfa/recovery-codes', full, async (ctx) => {
+    const recoveryCodes = await mfa.replaceRecoveryCodes(identityOf(ctx), await codeOf(ctx, false));
+    // The real controller answers with an empty body; the new list is also given here so a client need not ask again.
+    sendDetail(ctx, { recoveryCodes });
+  });
+}
+
+/** Management API: an admin removes any identity's enrollment. */
+export function adminMfaRoutes(router: RouteTable, services: EdgeServices, admin: Middleware<RequestState>): void {
+  router.delete('/identities/:id/mfa', admin, async (ctx) => {
+    services.identities.get(ctx.params.id!);
+    await services.mfa.adminRemove(ctx.params.id!);
+    sendEmpty(ctx);
+  });
+}

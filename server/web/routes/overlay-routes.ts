@@ -1,0 +1,25 @@
+// Mounts the service, service-policy, posture-check and session routes on one API: the Client API's are for fully
+// authenticated sessions (a partially authenticated one gets 401), the Management API's for admins.
+import type { EdgeServices } from '../../edge/edge-services.ts';
+import type { RouteTable } from '../route-table.ts';
+import type { sessionGuard } from '../session-guard.ts';
+import { clientServiceRoutes } from './client-service-routes.ts';
+import { postureCheckRoutes } from './posture-check-routes.ts';
+import type { RouteKit } from './route-kit.ts';
+import { servicePolicyRoutes } from './service-policy-routes.ts';
+import { serviceRoutes } from './service-routes.ts';
+import { clientServiceSessionRoutes, serviceSessionRoutes } from './service-session-routes.ts';
+
+export function overlayRoutes(router: RouteTable, api: 'edge-client' | 'edge-management', services: EdgeServices, kit: RouteKit, guard: ReturnType<typeof sessionGuard>): void {
+  if (api === 'edge-client') {
+    const full = guard('full');
+    clientServiceRoutes(router, services, full);
+    clientServiceSessionRoutes(router, services, kit, full);
+    return;
+  }
+  const admin = guard('admin');
+  serviceRoutes(router, services, kit, admin);
+  servicePolicyRoutes(router, services, kit, admin);
+  postureCheckRoutes(router, services, kit, admin);
+  serviceSessionRoutes(router, services, admin);
+}

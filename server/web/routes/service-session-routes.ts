@@ -1,0 +1,63 @@
+// Sessions: on the Client API a fully authenticated client opens (POST, 201 with the token, shown once), lists,
+// reads and deletes its own Dial and Bind sessions; on the Management API an admin lists (all, or one API
+// session's), reads and deletes any.
+import type { Middleware } from 'koa';
+import type { EdgeServices } from '../../edge/edge-services.ts';
+import { serviceSessionView } from '../../edge/views/service-session-view.ts';
+import type { ServicePolicyType, ServiceSession } from '../../model/service-entities.ts';
+import { ApiError } from '../api-error.ts';
+import { bodyValidator, schemaParts } from '../body-schema.ts';
+import { detailEnvelope } from '../envelope.ts';
+import type { RequestState } from '../koa-state.ts';
+import type { RouteTable } from '../route-table.ts';
+import { requireSession, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
+import { serviceSessionCatalogue } from './service-catalogues.ts';
+
+const createBody = bodyValidator<{ serviceId: string; type?: ServicePolicyType | null }>({
+  type: 'object',
+  required: ['serviceId'],
+  properties: {
+    serviceId: { type: 'string', minLength: 1, maxLength: 1024 },
+    // The real controller opens a Dial session when no type is given.
+    type: { type: ['string', 'null'], enum: ['Dial', 'Bind', null] },
+    tags: schemaParts.tags,
+  },
+});
+
+export function clientServiceSessionRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, full: Middleware<RequestState>): void {
+  const { overlay } = services;
+  const view = (session: ServiceSession, token?: string) => serviceSessionView(session, { serviceName: overlay.services.find(session.serviceId)?.name ?? '' }, token);
+  router.get('/sessions', full, (ctx) => sendList(ctx, overlay.sessions.forIdentity(ctx.state.identity!.id), serviceSessionCatalogue, (session) => view(session)));
+  router.post('/sessions', full, async (ctx) => {
+    const body = await kit.validBody(ctx, createBody);
+    const { session, token } = await overlay.sessions.create(ctx.state.identity!, requireSession(ctx), body.serviceId, body.type ?? 'Dial');
+    ctx.status = 201;
+    ctx.body = detailEnvelope(view(session, token));
+  });
+  router.get('/sessions/:id', full, (ctx) => sendDetail(ctx, view(overlay.sessions.getOwn(ctx.params.id!, ctx.state.identity!.id))));
+  router.delete('/sessions/:id', full, async (ctx) => {
+    await overlay.sessions.delete([overlay.sessions.getOwn(ctx.params.id!, ctx.state.identity!.id).id]);
+    sendEmpty(ctx);
+  });
+}
+
+export function serviceSessionRoutes(router: RouteTable, services: EdgeServices, admin: Middleware<RequestState>): void {
+  const { overlay } = services;
+  const view = (session: ServiceSession) =>
+    serviceSessionView(session, {
+      serviceName: overlay.services.find(session.serviceId)?.name ?? '',
+      policyName: (id) => overlay.policies.find(id)?.name ?? '',
+    });
+  router.get('/sessions', admin, (ctx) => sendList(ctx, overlay.sessions.list(), serviceSessionCatalogue, view));
+  // The API session representation links here (`_links.sessions`).
+  router.get('/api-sessions/:id/sessions', admin, (ctx) => {
+    const apiSession = services.sessions.get(ctx.params.id!);
+    if (!apiSession || services.sessions.isExpired(apiSession)) throw ApiError.notFound('api session', ctx.params.id!);
+    sendList(ctx, overlay.sessions.forApiSession(apiSession.id), serviceSessionCatalogue, view);
+  });
+  router.get('/sessions/:id', admin, (ctx) => sendDetail(ctx, view(overlay.sessions.get(ctx.params.id!))));
+  router.delete('/sessions/:id', admin, async (ctx) => {
+    await overlay.sessions.delete([overlay.sessions.get(ctx.params.id!).id]);
+    sendEmpty(ctx);
+  });
+}
