@@ -10,7 +10,7 @@ import type { Logger } from '../../../common/log/logger.ts';
 import type { Message, NodeId } from '../core/types.ts';
 import type { RaftTransport } from '../node/raft-transport.ts';
 import { spiffeIdOf } from '../../pki/spiffe-id.ts';
-import { encodeFrame, FrameDecoder } from './frame-codec.ts';
+import { encodeFrame, FrameDecoder } from '../../../common/framing/frame-codec.ts';
 import { documentedTlsText } from './tls-failure-text.ts';
 
 export interface PeerHello {

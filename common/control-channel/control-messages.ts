@@ -1,0 +1,136 @@
+// The router control channel: what a router and a controller say to each other over mutual TLS on the controller's
+// control address (`tls:<host>:<port>`, the address controllers also use among themselves). Frames are the
+// length-prefixed JSON of common/framing/frame-codec.ts. The router speaks first (`router.hello`); the controller
+// answers `ctrl.welcome` or closes the connection after `ctrl.refused`.
+//
+// Identity: the router's client certificate (issued at enrollment by the controller's enrollment CA; its common
+// name is the router's id) must chain to the controller's CA bundle and belong to an enrolled, enabled edge router.
+// The router checks the controller's server certificate against its own `identity.ca`.
+
+/** A link listener a router offers to other routers: they dial `advertise` when they share one of its `groups`. */
+export interface LinkListenerInfo {
+  readonly binding: 'transport';
+  /** `tls:<host>:<port>` */
+  readonly advertise: string;
+  readonly groups: readonly string[];
+}
+
+/** A controller of the cluster, as routers save it in their endpoints file. */
+export interface ControllerEndpoint {
+  readonly id: string;
+  /** `tls:<host>:<port>` */
+  readonly address: string;
+}
+
+export interface RouterInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly linkListeners: readonly LinkListenerInfo[];
+}
+
+/** Router → controller, first frame. */
+export interface RouterHello {
+  readonly type: 'router.hello';
+  readonly routerId: string;
+  readonly version: string;
+  readonly linkListeners: readonly LinkListenerInfo[];
+}
+
+/** Controller → router: accepted. `members` is the cluster (this controller included), for the endpoints file. */
+export interface CtrlWelcome {
+  readonly type: 'ctrl.welcome';
+  readonly controllerId: string;
+  readonly members: readonly ControllerEndpoint[];
+  /** The other routers connected to the cluster now, to dial at once (healthy policy). */
+  readonly routers: readonly RouterInfo[];
+}
+
+/** Controller → router: refused (unknown or disabled router, bad hello); the controller then closes the channel. */
+export interface CtrlRefused {
+  readonly type: 'ctrl.refused';
+  readonly reason: string;
+}
+
+/** Controller → router whenever the cluster's membership changes. */
+export interface CtrlMembers {
+  readonly type: 'ctrl.members';
+  readonly members: readonly ControllerEndpoint[];
+}
+
+/** Controller → routers: another router connected (dial it now, healthy policy) or went away. */
+export interface CtrlRouterConnected {
+  readonly type: 'ctrl.routerConnected';
+  readonly router: RouterInfo;
+}
+export interface CtrlRouterDisconnected {
+  readonly type: 'ctrl.routerDisconnected';
+  readonly routerId: string;
+}
+
+/** Controller → router: the router's edge data model (what it needs to serve SDKs), a whole new version. */
+export interface CtrlEdgeModel {
+  readonly type: 'ctrl.edgeModel';
+  /** Raft index the model was read at; a router keeps the highest it has seen. */
+  readonly index: number;
+  readonly model: EdgeModel;
+}
+
+export interface EdgeModel {
+  readonly services: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[] }>;
+  readonly identities: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[] }>;
+}
+
+/** Router → controller every `metrics.reportInterval`: one interval's values; the controller labels them router_id. */
+export interface RouterMetrics {
+  readonly type: 'router.metrics';
+  readonly routerId: string;
+  /** Unix ms at the end of the interval. */
+  readonly timestamp: number;
+  /** Gauges by metric name, e.g. `link.count`, `ctrl.latency_ms`, `link.<linkId>.latency_ms`. */
+  readonly gauges: Readonly<Record<string, number>>;
+}
+
+/** Router → controller: the links it holds now (sent when they change), for the controller's view. */
+export interface RouterLinks {
+  readonly type: 'router.links';
+  readonly links: ReadonlyArray<{ readonly id: string; readonly destRouterId: string; readonly latencyMs: number | null }>;
+}
+
+/** Either side: heartbeat and its answer; `sentAt` is the sender's performance.now(). */
+export interface Heartbeat {
+  readonly type: 'hb';
+  readonly sentAt: number;
+}
+export interface HeartbeatAck {
+  readonly type: 'hbAck';
+  readonly sentAt: number;
+}
+
+/** Either side: a request, answered with a response of the same `rid` within the caller's timeout. */
+export interface ControlRequest {
+  readonly type: 'req';
+  readonly rid: number;
+  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' };
+}
+export interface ControlResponse {
+  readonly type: 'res';
+  readonly rid: number;
+  readonly ok: boolean;
+  readonly value?: unknown;
+  readonly error?: string;
+}
+
+export type RouterToController = RouterHello | RouterMetrics | RouterLinks | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+
+/** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */
+export interface LinkHello {
+  readonly type: 'link.hello';
+  readonly routerId: string;
+  readonly linkId: string;
+}
+export interface LinkWelcome {
+  readonly type: 'link.welcome';
+  readonly routerId: string;
+}
+export type LinkMessage = LinkHello | LinkWelcome | Heartbeat | HeartbeatAck;
