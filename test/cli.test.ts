@@ -123,6 +123,21 @@ test('controller run exits (releasing everything) when its web port is taken', a
   }
 });
 
+test('controller run exits at once, with the reason, when its MFA key file is malformed', async () => {
+  const { freePort } = await import('./support/free-port.ts');
+  const pkiDir = join(root, 'pki');
+  const certificate = controllerPaths(pkiDir, 'cli-ctrl');
+  const keyFile = join(root, 'bad-mfa.key');
+  writeFileSync(keyFile, 'not a key\n');
+  const config = join(root, 'bad-mfa-key.yml');
+  writeFileSync(config, controllerConfigExample({ id: 'cli-ctrl', dataDir: join(root, 'bad-mfa-data'), identity: { cert: certificate.chain, key: certificate.key, ca: pkiPaths(pkiDir).bundle }, webAddress: `127.0.0.1:${await freePort()}`, ctrlAddress: `tls:127.0.0.1:${await freePort()}`, agentSocket: join(root, 'bad-mfa.sock'), totpSecretKeyFile: keyFile }));
+  const started = Date.now();
+  const result = spawnSync(edgeward, ['controller', 'run', config], { encoding: 'utf8', timeout: 45_000 });
+  assert.equal(result.status, 1, `exit ${result.status} signal ${result.signal}: ${result.stderr.slice(-500)}`);
+  assert.match(result.stderr, /the controller did not start: the MFA key file .* must hold 64 hex characters/);
+  assert.ok(Date.now() - started < 20_000);
+});
+
 test('agent commands explain what is wrong when no controller is running', () => {
   const status = run('agent', 'status');
   assert.equal(status.status, 2);

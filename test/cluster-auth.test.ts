@@ -130,9 +130,17 @@ test('an enrollment token issued through one controller is redeemed through anot
 test('a TOTP code accepted through one controller is refused through another; enrollment is readable everywhere', async () => {
   const [first, second, third] = nodes as [ControllerFixture, ControllerFixture, ControllerFixture];
   const admin = { 'zt-session': await until('an admin session on ctrl1', () => first.adminToken()) };
-  const user = await first.http.post(`${first.managementApi}/identities`, { headers: admin, body: { name: 'cluster-mfa', type: 'User', isAdmin: false } });
-  await first.http.post(`${first.managementApi}/authenticators`, { headers: admin, body: { method: 'updb', identityId: user.json.data.id, username: 'cluster-mfa', password: 'cluster-mfa-pw' } });
-  const session = await settledLogin(second, 'cluster-mfa', 'cluster-mfa-pw');
+  const user = await until('the identity created', async () => {
+    const response = await first.http.post(`${first.managementApi}/identities`, { headers: admin, body: { name: 'cluster-mfa', type: 'User', isAdmin: false } });
+    return response.status === 201 ? response : undefined;
+  });
+  const password = await first.http.post(`${first.managementApi}/authenticators`, { headers: admin, body: { method: 'updb', identityId: user.json.data.id, username: 'cluster-mfa', password: 'cluster-mfa-pw' } });
+  assert.equal(password.status, 201, password.text);
+  // A follower may not have applied the new password yet: its first answers can be 401.
+  const session = await until('a login through ctrl2', async () => {
+    const response = await login(second, 'cluster-mfa', 'cluster-mfa-pw');
+    return response.status === 200 ? response : undefined;
+  });
   const headers = { 'zt-session': session.json.data.token as string };
   const started = await second.http.post(`${second.clientApi}/current-identity/mfa`, { headers, body: {} });
   assert.equal(started.status, 201, started.text);
@@ -143,6 +151,7 @@ test('a TOTP code accepted through one controller is refused through another; en
   assert.equal(verified.status, 200, verified.text);
   const code = await app.nextCode();
   const onFirst = await settledLogin(first, 'cluster-mfa', 'cluster-mfa-pw');
+  assert.equal(onFirst.status, 200, onFirst.text);
   const answered = await first.http.post(`${first.clientApi}/authenticate/mfa`, { headers: { 'zt-session': onFirst.json.data.token }, body: { code } });
   assert.equal(answered.status, 200, answered.text);
   for (const node of [second, third]) {

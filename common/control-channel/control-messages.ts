@@ -34,6 +34,10 @@ export interface RouterHello {
   readonly routerId: string;
   readonly version: string;
   readonly linkListeners: readonly LinkListenerInfo[];
+  /** Optional: the router host's name, shown as the edge router's `hostname` in the management API. */
+  readonly hostname?: string;
+  /** Optional: edge listeners by protocol (e.g. `{tls: "tls:host:3022"}`), shown as `supportedProtocols`. */
+  readonly supportedProtocols?: Readonly<Record<string, string>>;
 }
 
 /** Controller → router: accepted. `members` is the cluster (this controller included), for the endpoints file. */

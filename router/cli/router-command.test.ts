@@ -123,3 +123,43 @@ describe('./edgeward router validate', () => {
     assert.match(missing.stderr, /nope\.yml: error: cannot read the config file: no such file \(rule: read\)/);
   });
 });
+
+describe('router run and router enroll: arguments and refusals', () => {
+  const call = async (args: readonly string[]) => {
+    const { runRouterCommand } = await import('./router-command.ts');
+    let stdout = '';
+    let stderr = '';
+    const code = await runRouterCommand(args, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) }, { CTRL_HOST: 'ctrl.example.com' });
+    return { code, stdout, stderr };
+  };
+
+  it('lists run and enroll in its usage', async () => {
+    const help = await call(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /router run <router\.yml>/);
+    assert.match(help.stdout, /router enroll <router\.yml> --jwt <jwt-file>/);
+  });
+
+  it('exits 2 when enroll has no --jwt or run has no single file', async () => {
+    const file = join(dir, 'good.yml');
+    assert.match((await call(['enroll', file])).stderr, /router enroll needs --jwt <jwt-file>/);
+    assert.equal((await call(['enroll', file, '--jwt'])).code, 2);
+    assert.equal((await call(['run'])).code, 2);
+    assert.match((await call(['run', file, '--effective'])).stderr, /unknown flag --effective/);
+  });
+
+  it('exits 1 when the JWT file cannot be read', async () => {
+    writeFileSync(join(dir, 'good.yml'), good);
+    const result = await call(['enroll', join(dir, 'good.yml'), `--jwt=${join(dir, 'missing.jwt')}`]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /cannot read the enrollment JWT .*missing\.jwt: no such file/);
+  });
+
+  it('refuses to run with a missing identity file, as an error with its line, and points to router enroll', async () => {
+    writeFileSync(join(dir, 'good.yml'), good);
+    const result = await call(['run', join(dir, 'good.yml')]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /good\.yml:5: error: identity\.ca: file ".*ca\.pem" does not exist \(enrollment writes it\) \(rule: file-missing\)/);
+    assert.match(result.stderr, /enroll it first with \.\/edgeward router enroll .*good\.yml --jwt <jwt-file>/);
+  });
+});

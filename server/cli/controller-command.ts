@@ -60,6 +60,8 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
   } catch (error) {
     logger.error('controller failed to start', { error: (error as Error).message });
     io.stderr(`error: the controller did not start: ${(error as Error).message}\n`);
+    // Whatever half-started (a listener, a timer) must not keep a failed controller alive: its supervisor restarts it.
+    setTimeout(() => process.exit(1), 200).unref();
     return 1;
   }
   let unregister = () => undefined as void;

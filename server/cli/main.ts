@@ -20,6 +20,9 @@ Controller:
   controller validate <ctrl.yml>      print every problem in a controller config (exit 1 when any is an error)
 
 Router:
+  router enroll <router.yml> --jwt <file>
+                                      enroll with an edge router's one-time JWT: key, certificates, endpoints file
+  router run <router.yml>             run a router: control channel, links, health checks, metrics
   router validate <router.yml> [--effective]
                                       print every problem in a router config (exit 1 on errors, 0 with only warnings);
                                       --effective also prints the config with defaults filled in, as YAML

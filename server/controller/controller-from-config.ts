@@ -104,7 +104,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
         trailingLogs: config.cluster.trailingLogs,
       },
       webs,
-      enrollment: { ...(signer ? { signer } : {}), identityDurationMs: config.edge.enrollment.edgeIdentity.duration },
+      enrollment: { ...(signer ? { signer } : {}), identityDurationMs: config.edge.enrollment.edgeIdentity.duration, routerDurationMs: config.edge.enrollment.edgeRouter.duration },
       totp: { hostname: config.edge.totp.hostname, ...(config.edge.totp.secretKeyFile ? { secretKeyFile: config.edge.totp.secretKeyFile } : {}) },
       sessionTimeoutMs: config.edge.api.sessionTimeout,
       activityUpdateIntervalMs: config.edge.api.activityUpdateInterval,

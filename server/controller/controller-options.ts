@@ -66,8 +66,8 @@ export interface ControllerOptions {
   readonly raft: RaftOptions;
   readonly cluster: ClusterOptions;
   readonly webs: readonly WebListener[];
-  /** One-time enrollment: the CA that signs enrolled clients' certificates (ott needs it) and token lifetime. */
-  readonly enrollment?: { readonly signer?: { readonly certPem: string; readonly keyPem: string }; readonly identityDurationMs: number };
+  /** One-time enrollment: the CA that signs enrolled clients' and routers' certificates (ott and erott need it) and token lifetimes (routers: 180 min when unset). */
+  readonly enrollment?: { readonly signer?: { readonly certPem: string; readonly keyPem: string }; readonly identityDurationMs: number; readonly routerDurationMs?: number };
   /** TOTP: the issuer in provisioning URLs, and the key file that seals secrets (`<dataDir>/mfa.key` when unset). */
   readonly totp?: { readonly hostname: string; readonly secretKeyFile?: string };
   readonly sessionTimeoutMs: number;

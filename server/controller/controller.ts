@@ -30,6 +30,8 @@ import type { VersionInfo } from '../web/version-info.ts';
 import { buildWebApp } from '../web/web-app.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { buildEdgeServices } from './edge-services-wiring.ts';
+import { loadOrCreateMfaKey } from '../auth/mfa/mfa-key-file.ts';
+import { startRouterControl, type RouterControl } from '../routers/router-control.ts';
 import type { EdgeServices } from '../edge/edge-services.ts';
 
 export interface RunningController {
@@ -49,6 +51,8 @@ export interface RunningController {
 export async function startController(options: ControllerOptions, runtime: { logger: Logger; clock: Clock; version: VersionInfo }): Promise<RunningController> {
   const { logger, clock, version } = runtime;
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  // Read before anything starts: a bad key file must stop the start-up with nothing left running.
+  const mfaKey = loadOrCreateMfaKey(options.totp?.secretKeyFile ?? join(options.dataDir, 'mfa.key'));
 
   const store = await explainOpen(join(options.dataDir, 'ctrl.db'), () => ModelStore.open(join(options.dataDir, 'ctrl.db'), createModelTables()));
   const stateMachine = new ModelStateMachine(store);
@@ -84,7 +88,9 @@ export async function startController(options: ControllerOptions, runtime: { log
   };
   const metrics = new ControllerMetrics(metricsSources);
 
-  // Peer channels on the control address carry raft traffic, forwarded writes and membership requests.
+  // Peer channels on the control address carry raft traffic, forwarded writes and membership requests; routers'
+  // control channels arrive on the same address and go to the router hub once it exists.
+  let routerControl: RouterControl | undefined;
   const self = { id: options.id, address: options.cluster.address, version: version.version, preferred: options.cluster.preferredLeader };
   const peers = new PeerNetwork({
     self,
@@ -95,6 +101,7 @@ export async function startController(options: ControllerOptions, runtime: { log
     logger: logger.child('peers'),
     onLatency: (channelId, ms) => metrics.peerLatency.record(ms / 1000, { channel_id: channelId }),
     onQueueTime: (channelId, ms) => metrics.peerQueueTime.record(ms / 1000, { channel_id: channelId }),
+    acceptOther: (socket) => (routerControl ? routerControl.accept(socket) : socket.destroy()),
   });
   try {
     await peers.start();
@@ -151,12 +158,23 @@ export async function startController(options: ControllerOptions, runtime: { log
   // Every leader-side command passes the adaptive limiter, whether it came from this controller or a follower.
   const proposer = new ClusterProposer(raft, new RateLimitedProposer(raft, limiter), peers, options.raft.commitTimeoutMs, () => monitor.readOnly);
   const cluster = new ClusterService(raft, peers, proposer, self, logger.child('cluster'), options.raft.commitTimeoutMs);
-  peers.onRequest((from, body) => cluster.handle(from, body));
+  routerControl = startRouterControl({
+    self: { id: options.id, address: options.cluster.address },
+    store,
+    onModelChanges: (listener) => stateMachine.onChanges(listener),
+    observeConfiguration: (observer) => raft.observeConfiguration(observer),
+    peers,
+    metrics,
+    logger: logger.child('routers'),
+    clock,
+  });
+  const routers = routerControl;
+  peers.onRequest((from, body) => (routers.handlesPeerRequest(body) ? routers.handlePeerRequest(body) : cluster.handle(from, body)));
 
   const writer = new ModelWriter(proposer);
   const baseUrls: Partial<Record<ApiBinding, string[]>> = {};
   for (const web of options.webs) for (const api of web.apis) for (const point of web.bindPoints) (baseUrls[api] ??= []).push(`https://${point.address}`);
-  const services = buildEdgeServices({ store, writer, clock, logger, options, clientApiOrigins: baseUrls['edge-client'] ?? [] });
+  const services = buildEdgeServices({ store, writer, clock, logger, options, mfaKey, clientApiOrigins: baseUrls['edge-client'] ?? [], routerPresence: routers.presence, controlAddresses: () => routers.controlAddresses() });
   const sessions = services.sessions;
 
   const health = new HealthChecker(
@@ -187,6 +205,7 @@ export async function startController(options: ControllerOptions, runtime: { log
     await closeAll();
     health.stop();
     monitor.close();
+    routers.close();
     await local.close();
     await peers.shutdown();
     await store.close();
@@ -292,6 +311,7 @@ export async function startController(options: ControllerOptions, runtime: { log
     restartRequired,
     async close() {
       monitor.close();
+      routers.close();
       clearInterval(flushTimer);
       clearInterval(sweepTimer);
       health.stop();

@@ -17,9 +17,9 @@ import { ExternalJwtSignerService } from '../edge/ext-jwt-signer-service.ts';
 import { IdentityService } from '../edge/identity-service.ts';
 import { MfaService } from '../edge/mfa-service.ts';
 import { buildOverlayServices } from '../edge/overlay-services.ts';
-import { loadOrCreateMfaKey } from '../auth/mfa/mfa-key-file.ts';
+import { EdgeRouterService } from '../edge/edge-router-service.ts';
+import { noRouterPresence, type RouterPresence } from '../edge/router-presence.ts';
 import { SecretBox } from '../auth/mfa/secret-box.ts';
-import { join } from 'node:path';
 import type { ModelWriter } from '../edge/model-writer.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ControllerOptions } from './controller-options.ts';
@@ -30,11 +30,17 @@ export interface EdgeWiring {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly options: ControllerOptions;
+  /** The key that seals TOTP secrets (edge.totp.secretKeyFile). */
+  readonly mfaKey: Buffer;
   /** https://host:port of every client API binding; the first is the enrollment JWT's issuer. */
   readonly clientApiOrigins: readonly string[];
+  /** Which routers are connected to the cluster (none when unset). */
+  readonly routerPresence?: RouterPresence;
+  /** The cluster members' control addresses now, for router enrollment JWTs (this controller's when unset). */
+  readonly controlAddresses?: () => readonly string[];
 }
 
-export function buildEdgeServices({ store, writer, clock, logger, options, clientApiOrigins }: EdgeWiring): EdgeServices {
+export function buildEdgeServices({ store, writer, clock, logger, options, mfaKey, clientApiOrigins, routerPresence, controlAddresses }: EdgeWiring): EdgeServices {
   const authLogger = logger.child('auth');
   const identityTls = options.cluster.tls;
   const authPolicies = new AuthPolicyService(store, writer, clock);
@@ -52,8 +58,7 @@ export function buildEdgeServices({ store, writer, clock, logger, options, clien
     identityDurationMs: options.enrollment?.identityDurationMs ?? 180 * 60_000,
     caBundlePem: identityTls.caPem,
   });
-  const mfaKeyFile = options.totp?.secretKeyFile ?? join(options.dataDir, 'mfa.key');
-  const mfa = new MfaService(store, writer, clock, new SecretBox(loadOrCreateMfaKey(mfaKeyFile)), authPolicies, options.totp?.hostname ?? 'edgeward.local', logger.child('mfa'));
+  const mfa = new MfaService(store, writer, clock, new SecretBox(mfaKey), authPolicies, options.totp?.hostname ?? 'edgeward.local', logger.child('mfa'));
   // JWKS endpoints are trusted when a public root or this controller's own CA bundle signed them.
   const verifier = new ExtJwtVerifier({ jwks: new JwksCache({ trustedCaPems: [identityTls.caPem] }), now: () => clock.now() });
   return {
@@ -67,6 +72,16 @@ export function buildEdgeServices({ store, writer, clock, logger, options, clien
     enrollments,
     mfa,
     overlay: buildOverlayServices(store, writer, clock),
+    routers: new EdgeRouterService(store, writer, clock, {
+      ...(signer ? { signer } : {}),
+      jwtKey: { keyPem: identityTls.keyPem },
+      issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`,
+      controllers: clientApiOrigins,
+      controlAddresses: controlAddresses ?? (() => [options.cluster.address]),
+      durationMs: options.enrollment?.routerDurationMs ?? 180 * 60_000,
+      caBundlePem: identityTls.caPem,
+    }),
+    routerPresence: routerPresence ?? noRouterPresence,
     passwordLogin: new PasswordLogin(store, authPolicies, writer, clock, authLogger),
     certLogin: new CertLogin(store, authPolicies, cas, identities, clock, authLogger, signer?.certPem),
     extJwtLogin: new ExtJwtLogin(store, authPolicies, signers, verifier, clock, authLogger),

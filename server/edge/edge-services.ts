@@ -13,7 +13,9 @@ import type { EnrollmentService } from './enrollment-service.ts';
 import type { ExternalJwtSignerService } from './ext-jwt-signer-service.ts';
 import type { IdentityService } from './identity-service.ts';
 import type { MfaService } from './mfa-service.ts';
+import type { EdgeRouterService } from './edge-router-service.ts';
 import type { OverlayServices } from './overlay-services.ts';
+import type { RouterPresence } from './router-presence.ts';
 
 export interface EdgeServices {
   readonly store: ModelStore;
@@ -27,6 +29,10 @@ export interface EdgeServices {
   readonly mfa: MfaService;
   /** Services, service policies, posture checks and service sessions. */
   readonly overlay: OverlayServices;
+  /** Edge routers and their enrollment. */
+  readonly routers: EdgeRouterService;
+  /** Which routers are connected to the cluster now. */
+  readonly routerPresence: RouterPresence;
   readonly passwordLogin: PasswordLogin;
   readonly certLogin: CertLogin;
   readonly extJwtLogin: ExtJwtLogin;

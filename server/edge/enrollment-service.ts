@@ -3,6 +3,7 @@
 // the token; the client redeems it once before it expires. The redeeming command re-checks the token in log
 // order, so a token cannot be used twice even through two controllers at once.
 import { randomBytes, createPrivateKey } from 'node:crypto';
+import { jwtAlgorithm } from './enrollment-jwt.ts';
 import { SignJWT } from 'jose';
 import type { Clock } from '../../common/time/clock.ts';
 import { hashPassword } from '../auth/password-hasher.ts';
@@ -182,13 +183,4 @@ export class EnrollmentService {
     if (Date.parse(enrollment.expiresAt) <= this.clock.now()) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token expired' });
     return enrollment;
   }
-}
-
-/** ES256/384/512 for EC keys by curve, RS256 for RSA, EdDSA for Ed25519. */
-function jwtAlgorithm(keyPem: string): string {
-  const key = createPrivateKey(keyPem);
-  if (key.asymmetricKeyType === 'rsa') return 'RS256';
-  if (key.asymmetricKeyType === 'ed25519') return 'EdDSA';
-  const curve = key.asymmetricKeyDetails?.namedCurve;
-  return curve === 'secp384r1' ? 'ES384' : curve === 'secp521r1' ? 'ES512' : 'ES256';
 }

@@ -5,7 +5,7 @@ import type { AppliedChanges } from '../model/model-state-machine.ts';
 import type { Row } from '../store/entity-table.ts';
 
 /** Secrets never leave the model, not even hashed or encrypted: credentials, tokens, key material. */
-const secretFields = new Set(['password', 'tokenHash', 'token', 'jwt', 'secret', 'recoveryCodes', 'recoveryCodeHashes']);
+const secretFields = new Set(['password', 'tokenHash', 'token', 'jwt', 'secret', 'recoveryCodes', 'recoveryCodeHashes', 'enrollmentToken', 'enrollmentJwt']);
 
 function redact(row: Row | undefined): Record<string, unknown> | null {
   if (!row) return null;

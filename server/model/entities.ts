@@ -1,5 +1,6 @@
 // The replicated model's rows. They are stored as JSON; derived and secret-free views are built by the API layer.
 import { EntityTable, type Row } from '../store/entity-table.ts';
+import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
 
 export interface BaseEntity extends Row {
@@ -207,5 +208,6 @@ export function createModelTables(): EntityTable<Row>[] {
       .multiIndex('identityId', (row) => row.identityId),
     new EntityTable<Mfa>(tables.mfas).uniqueIndex('identityId', (row) => row.identityId),
     ...createServiceTables(),
+    ...createRouterTables(),
   ] as unknown as EntityTable<Row>[];
 }

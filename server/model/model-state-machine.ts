@@ -5,6 +5,7 @@ import { CommandRefused } from './command-refused.ts';
 import { endApiSession } from './end-api-session.ts';
 import { lockIdentity } from './identity-lock.ts';
 import { applyMfaCommand, isMfaCommand } from './mfa-commands.ts';
+import { applyRouterCommand, isRouterCommand } from './router-commands.ts';
 import { applyServiceCommand, isServiceCommand } from './service-commands.ts';
 import { UniqueIndexViolation } from '../store/entity-table.ts';
 import type { ApplyTransaction, EntityChange, ModelStore } from '../store/model-store.ts';
@@ -297,6 +298,7 @@ function applyCommand(command: ModelCommand, tx: ApplyTransaction): unknown {
     default: {
       if (isMfaCommand(command)) return applyMfaCommand(command, tx);
       if (isServiceCommand(command)) return applyServiceCommand(command, tx);
+      if (isRouterCommand(command)) return applyRouterCommand(command, tx);
       const unknown: never = command;
       throw new CommandRefused({ code: 'COULD_NOT_VALIDATE', cause: { field: 'type', reason: `unknown command ${(unknown as { type: string }).type}` } });
     }

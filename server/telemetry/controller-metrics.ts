@@ -2,9 +2,21 @@
 // the `edgeward_` prefix. Callers record through the API; only this module knows about the exporter.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { Histogram, Meter } from '@opentelemetry/api';
+import type { Attributes, Histogram, Meter } from '@opentelemetry/api';
+
+/**
+ * Router metrics are read with delta temporality, so a gauge series that is no longer observed (its router went
+ * away) leaves the exposition instead of repeating its last value forever as cumulative storage would.
+ */
+class RouterMetricsReader extends MetricReader {
+  constructor() {
+    super({ aggregationTemporalitySelector: () => AggregationTemporality.DELTA });
+  }
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
 
 export interface ControllerMetricsSources {
   readonly controllerId: string;
@@ -25,9 +37,15 @@ export class ControllerMetrics {
   readonly peerQueueTime: Histogram;
   private readonly exporter: PrometheusExporter;
   private readonly provider: MeterProvider;
+  private readonly routerProvider: MeterProvider;
+  private readonly routerMeter: Meter;
+  private readonly routerGauges = new Set<string>();
 
   constructor(sources: ControllerMetricsSources) {
-    this.exporter = new PrometheusExporter({ preventServerStart: true, prefix: 'edgeward', withoutScopeInfo: true });
+    const routerReader = new RouterMetricsReader();
+    this.routerProvider = new MeterProvider({ readers: [routerReader] });
+    this.routerMeter = this.routerProvider.getMeter('edgeward-routers');
+    this.exporter = new PrometheusExporter({ preventServerStart: true, prefix: 'edgeward', withoutScopeInfo: true, metricProducers: [{ collect: () => routerReader.collect() }] });
     this.provider = new MeterProvider({
       readers: [this.exporter],
       resource: resourceFromAttributes({ 'service.name': 'edgeward-controller', 'service.instance.id': sources.controllerId }),
@@ -61,11 +79,26 @@ export class ControllerMetrics {
       .addCallback((result) => result.observe(sources.isLeader() ? 1 : 0));
   }
 
+  /**
+   * A gauge of metrics routers report over their control channels (e.g. `router.link.count`), registered once per
+   * name; `observe` gives every router's current series, each with a `router_id` attribute.
+   */
+  routerGauge(name: string, observe: () => Iterable<{ value: number; attributes: Attributes }>): void {
+    if (this.routerGauges.has(name)) return;
+    this.routerGauges.add(name);
+    this.routerMeter
+      .createObservableGauge(name, { description: `Router metric ${name.slice('router.'.length) || name}, as each router last reported it` })
+      .addCallback((result) => {
+        for (const series of observe()) result.observe(series.value, series.attributes);
+      });
+  }
+
   serve(request: IncomingMessage, response: ServerResponse): void {
     this.exporter.getMetricsRequestHandler(request, response);
   }
 
   async close(): Promise<void> {
     await this.provider.shutdown();
+    await this.routerProvider.shutdown();
   }
 }

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createMemoryLogger } from '../../../common/log/logger.ts';
-import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../../pki/pki-directory.ts';
+import { createClientCertificate } from '../../pki/client-certificate.ts';
+import { controllerPaths, initPki, issueControllerCertificate, loadIssuer, pkiPaths } from '../../pki/pki-directory.ts';
 import { freePort } from '../../../test/support/free-port.ts';
 import type { Message } from '../core/types.ts';
 import { PeerNetwork } from './peer-network.ts';
@@ -108,5 +109,48 @@ test('a controller from another PKI, or a client without a certificate, is refus
   } finally {
     await a.net.shutdown();
     await stranger.net.shutdown();
+  }
+});
+
+test('with acceptOther, a verified certificate that is not a controller\'s is handed over; controllers still pair and no certificate is still refused', async () => {
+  const port = await freePort();
+  const logger = createMemoryLogger();
+  const handed: string[] = [];
+  const a = new PeerNetwork({
+    self: { id: 'p1', address: `tls:127.0.0.1:${port}`, version: 'v1.0.0', preferred: false },
+    listen: { host: '127.0.0.1', port },
+    tls: tlsOf(join(root, 'pki'), 'p1'),
+    trustDomain: 'edgeward.test',
+    heartbeat: { sendIntervalMs: 50, checkIntervalMs: 20, closeUnresponsiveTimeoutMs: 1000 },
+    logger,
+    acceptOther: (socket) => {
+      handed.push(String(socket.getPeerCertificate().subject?.CN));
+      socket.end('taken');
+    },
+  });
+  await a.start();
+  const b = await network('p2');
+  try {
+    const router = await createClientCertificate(await loadIssuer(join(root, 'pki')), { commonName: 'router-1' });
+    const answer = await new Promise<string>((resolve) => {
+      let text = '';
+      const socket = connect({ host: '127.0.0.1', port, cert: router.chainPem, key: router.keyPem, ca: tlsOf(join(root, 'pki'), 'p1').caPem, servername: 'localhost' });
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', () => undefined);
+    });
+    assert.equal(answer, 'taken');
+    assert.deepEqual(handed, ['router-1']);
+    assert.equal((await b.net.probe(`tls:127.0.0.1:${port}`)).id, 'p1', 'a controller is still a peer');
+    await new Promise<void>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false });
+      socket.on('error', () => resolve());
+      socket.on('close', () => resolve());
+    });
+    await until('the no-certs line', () => logger.lines.some((line) => String(line.msg).includes('no certs presented matched the CA for this node')));
+    assert.deepEqual(handed, ['router-1'], 'nothing else was handed over');
+  } finally {
+    await a.shutdown();
+    await b.net.shutdown();
   }
 });

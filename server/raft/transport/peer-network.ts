@@ -40,6 +40,11 @@ export interface PeerNetworkOptions {
   readonly logger: Logger;
   readonly onLatency?: (channelId: string, ms: number) => void;
   readonly onQueueTime?: (channelId: string, ms: number) => void;
+  /**
+   * Takes a connection whose certificate (chain already verified against the CA bundle) carries no controller
+   * SPIFFE id: a router's control channel. Unset, such connections are refused like any non-controller.
+   */
+  readonly acceptOther?: (socket: TLSSocket) => void;
 }
 
 type Frame =
@@ -146,6 +151,10 @@ export class PeerNetwork implements RaftTransport {
     const server = createServer({ cert: tls.certPem, key: tls.keyPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' }, (socket) => {
       // The handshake already checked the chain; the certificate must also name a controller of our domain.
       if (!this.identify(socket)) {
+        if (this.options.acceptOther && !this.closed && isOtherCertificate(socket)) {
+          this.options.acceptOther(socket);
+          return;
+        }
         this.options.logger.warn('peer connection refused: no certs presented matched the CA for this node', { remote: socket.remoteAddress });
         socket.destroy();
         return;
@@ -411,5 +420,17 @@ export class PeerNetwork implements RaftTransport {
     const spiffe = spiffeIdOf(pem);
     if (!spiffe || spiffe.kind !== 'controller' || spiffe.trustDomain !== this.options.trustDomain) return undefined;
     return spiffe.id;
+  }
+}
+
+/** A certificate is present and names no controller (of any trust domain): not a peer, maybe a router. */
+function isOtherCertificate(socket: TLSSocket): boolean {
+  const certificate = socket.getPeerCertificate(false);
+  if (!certificate || !certificate.raw) return false;
+  const pem = `-----BEGIN CERTIFICATE-----\n${certificate.raw.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
+  try {
+    return spiffeIdOf(pem)?.kind !== 'controller';
+  } catch {
+    return false;
   }
 }

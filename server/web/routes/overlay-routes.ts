@@ -1,9 +1,10 @@
-// Mounts the service, service-policy, posture-check and session routes on one API: the Client API's are for fully
+// Mounts the service, service-policy, posture-check, session and edge-router routes on one API: the Client API's are for fully
 // authenticated sessions (a partially authenticated one gets 401), the Management API's for admins.
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { RouteTable } from '../route-table.ts';
 import type { sessionGuard } from '../session-guard.ts';
 import { clientServiceRoutes } from './client-service-routes.ts';
+import { clientRouterEnrollmentRoutes, edgeRouterRoutes } from './edge-router-routes.ts';
 import { postureCheckRoutes } from './posture-check-routes.ts';
 import type { RouteKit } from './route-kit.ts';
 import { servicePolicyRoutes } from './service-policy-routes.ts';
@@ -15,6 +16,7 @@ export function overlayRoutes(router: RouteTable, api: 'edge-client' | 'edge-man
     const full = guard('full');
     clientServiceRoutes(router, services, full);
     clientServiceSessionRoutes(router, services, kit, full);
+    clientRouterEnrollmentRoutes(router, services, kit);
     return;
   }
   const admin = guard('admin');
@@ -22,4 +24,5 @@ export function overlayRoutes(router: RouteTable, api: 'edge-client' | 'edge-man
   servicePolicyRoutes(router, services, kit, admin);
   postureCheckRoutes(router, services, kit, admin);
   serviceSessionRoutes(router, services, admin);
+  edgeRouterRoutes(router, services, kit, admin);
 }

@@ -1,0 +1,95 @@
+// Dials one link: mutual TLS to a remote router's link listener (this router's client certificate; the server's
+// certificate must chain to `ca` and name the dialed host, as with Go's TLS and OpenZiti's advertise rule), then
+// `link.hello {routerId, linkId}` and the answer `link.welcome {routerId}`, which must name the router we meant to
+// dial. Everything within one timeout; cancel() ends it early.
+
+import { isIP } from 'node:net';
+import { connect } from 'node:tls';
+import type { HostPort } from '../../common/config/address.ts';
+import { FramedSocket, frameType } from './framed-socket.ts';
+
+export interface DialLinkOptions {
+  readonly selfId: string;
+  readonly expectedRouterId: string;
+  readonly linkId: string;
+  readonly address: HostPort;
+  /** Local address to dial from (the dialer's resolved `bind`). */
+  readonly localAddress?: string;
+  readonly certPem: string;
+  readonly keyPem: string;
+  readonly caPem: string;
+  /** Connect, TLS handshake and welcome together. */
+  readonly timeoutMs: number;
+}
+
+export interface PendingDial {
+  readonly result: Promise<FramedSocket>;
+  cancel(): void;
+}
+
+export class LinkDialError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'CONNECT' | 'TIMEOUT' | 'REFUSED' | 'CANCELLED',
+  ) {
+    super(message);
+    this.name = 'LinkDialError';
+  }
+}
+
+export function dialLink(options: DialLinkOptions): PendingDial {
+  const { address } = options;
+  const socket = connect({
+    host: address.host,
+    port: address.port,
+    ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+    ...(isIP(address.host) === 0 ? { servername: address.host } : {}),
+    cert: options.certPem,
+    key: options.keyPem,
+    ca: options.caPem,
+    rejectUnauthorized: true,
+    minVersion: 'TLSv1.2',
+  });
+  let settle: ((error: LinkDialError | undefined, framed?: FramedSocket) => void) | undefined;
+  const result = new Promise<FramedSocket>((resolve, reject) => {
+    const timer = setTimeout(() => fail(new LinkDialError(`no link within ${options.timeoutMs}ms`, 'TIMEOUT')), options.timeoutMs);
+    let done = false;
+    const fail = (error: LinkDialError) => settle!(error);
+    settle = (error, framed) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (error === undefined && framed !== undefined) {
+        resolve(framed);
+        return;
+      }
+      socket.destroy();
+      reject(error);
+    };
+    const onError = (error: Error & { code?: string }) => fail(new LinkDialError(error.code ? `${error.code}: ${error.message}` : error.message, 'CONNECT'));
+    const onClose = () => fail(new LinkDialError('connection closed before TLS was established', 'CONNECT'));
+    socket.once('error', onError);
+    socket.once('close', onClose);
+    socket.once('secureConnect', () => {
+      // From here the framed socket reports errors and closing; both mean the listener refused the hello.
+      socket.off('error', onError);
+      socket.off('close', onClose);
+      const framed = new FramedSocket(socket);
+      framed.send({ type: 'link.hello', routerId: options.selfId, linkId: options.linkId });
+      framed.next(options.timeoutMs).then(
+        (frame) => {
+          const routerId = frameType(frame) === undefined ? undefined : (frame as { routerId?: unknown }).routerId;
+          if (frameType(frame) !== 'link.welcome' || typeof routerId !== 'string') {
+            fail(new LinkDialError(`expected link.welcome, got ${JSON.stringify(frameType(frame) ?? frame)}`, 'REFUSED'));
+          } else if (routerId !== options.expectedRouterId) {
+            fail(new LinkDialError(`the listener is router "${routerId}", not "${options.expectedRouterId}"`, 'REFUSED'));
+          } else {
+            settle!(undefined, framed);
+          }
+        },
+        (error: Error) => fail(new LinkDialError(`link refused before welcome: ${error.message}`, 'REFUSED')),
+      );
+    });
+  });
+  return { result, cancel: () => settle?.(new LinkDialError('dial cancelled', 'CANCELLED')) };
+}

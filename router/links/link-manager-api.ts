@@ -1,0 +1,66 @@
+// The contract between the router's run driver (router/run/, owned by the router-run work) and the link manager
+// (router/links/link-manager.ts, owned by the links work). The run driver creates one LinkManager at start with
+// `createLinkManager` (a LinkManagerFactory), feeds it what the control channel learns, and reads its links for the
+// link health check, the `router.links` frame and the `link.*` metrics.
+//
+// Call order the run driver guarantees:
+// - `start()` once, before any other call but `links()`; `stop()` once at shutdown (after it, no further calls).
+// - `onControllerConnected(true)` each time a control channel is welcomed, `onControllerConnected(false)` when it
+//   is lost (the link manager may switch its dial policy between healthy and unhealthy backoff on this).
+// - `knownRouters(routers)` with the `routers` of every `ctrl.welcome` (the routers connected to the cluster now;
+//   a full list — routers not in it are not known to be connected any more).
+// - `routerConnected(info)` / `routerDisconnected(id)` for `ctrl.routerConnected` / `ctrl.routerDisconnected`.
+// - `links()` may be called at any time (health check, metrics); it must be cheap and synchronous.
+// - `onLinksChanged(listener)` registers listeners called whenever the set of links or their latencies change
+//   (the run driver then sends `router.links`).
+// Listeners the manager never calls are fine; a manager must not throw from these calls (log instead).
+
+import type { Logger } from '../../common/log/logger.ts';
+import type { RouterInfo } from '../../common/control-channel/control-messages.ts';
+import type { RouterConfig } from '../config/router-config.ts';
+
+export type { RouterInfo } from '../../common/control-channel/control-messages.ts';
+
+export interface LinkInfo {
+  readonly id: string;
+  readonly destRouterId: string;
+  /** Last measured round trip in ms, null before the first measurement. */
+  readonly latencyMs: number | null;
+  /** `host:port` of this end. */
+  readonly localAddr: string;
+  /** `host:port` of the other end. */
+  readonly remoteAddr: string;
+}
+
+export interface LinkManagerApi {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  onControllerConnected(connected: boolean): void;
+  routerConnected(info: RouterInfo): void;
+  routerDisconnected(routerId: string): void;
+  knownRouters(routers: readonly RouterInfo[]): void;
+  links(): ReadonlyArray<LinkInfo>;
+  onLinksChanged(listener: () => void): void;
+}
+
+/** PEM texts, already loaded from the identity section (file: or pem:). */
+export interface LinkTlsMaterial {
+  /** Client certificate used when dialing other routers' link listeners. */
+  readonly certPem: string;
+  readonly keyPem: string;
+  /** Served on the link listeners. */
+  readonly serverCertPem: string;
+  readonly serverKeyPem: string;
+  /** Trust for the peers' certificates (the controller's CA bundle, `identity.ca`). */
+  readonly caPem: string;
+}
+
+export interface LinkManagerOptions {
+  readonly config: RouterConfig;
+  /** This router's id (common name of its certificate). */
+  readonly routerId: string;
+  readonly tls: LinkTlsMaterial;
+  readonly logger: Logger;
+}
+
+export type LinkManagerFactory = (options: LinkManagerOptions) => LinkManagerApi;

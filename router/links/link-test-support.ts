@@ -1,0 +1,116 @@
+// Test support for the link tests: a throwaway PKI (server/pki), per-router TLS material, link configs, a
+// listener that only counts connections, and polling with a deadline. Not used by the router itself.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { CertificateIssuer } from '../../server/pki/certificate-signer.ts';
+import { createClientCertificate, signCertificateRequest } from '../../server/pki/client-certificate.ts';
+import { generateKeyPair, privateKeyToPem } from '../../server/pki/key-pair.ts';
+import { initPki } from '../../server/pki/pki-directory.ts';
+import { ecdsaWithSha256, x509 } from '../../server/pki/x509-runtime.ts';
+import type { DialBackoffConfig, LinkDialerConfig, LinkListenerConfig, RouterConfig } from '../config/router-config.ts';
+import type { LinkTlsMaterial } from './link-manager-api.ts';
+
+export interface TestPki {
+  readonly issuer: CertificateIssuer;
+  readonly caPem: string;
+  /** Client certificate `CN=<clientName>` (default: the router id) and server certificate for 127.0.0.1. */
+  routerTls(routerId: string, clientName?: string): Promise<LinkTlsMaterial>;
+  dispose(): Promise<void>;
+}
+
+export async function createTestPki(): Promise<TestPki> {
+  const dir = await mkdtemp(join(tmpdir(), 'edgeward-links-'));
+  const pki = await initPki(dir);
+  const issuer = pki.intermediate;
+  return {
+    issuer,
+    caPem: pki.bundlePem,
+    async routerTls(routerId, clientName = routerId) {
+      const client = await createClientCertificate(issuer, { commonName: clientName, validityDays: 1 });
+      const keys = await generateKeyPair();
+      const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: `CN=${routerId}`, keys, signingAlgorithm: ecdsaWithSha256 });
+      const server = await signCertificateRequest(issuer, csr.toString('pem'), {
+        usage: 'server',
+        commonName: routerId,
+        ipAddresses: ['127.0.0.1'],
+        validityDays: 1,
+      });
+      return {
+        certPem: client.certPem,
+        keyPem: client.keyPem,
+        serverCertPem: server.chainPem,
+        serverKeyPem: await privateKeyToPem(keys.privateKey),
+        caPem: pki.bundlePem,
+      };
+    },
+    dispose: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export function backoff(minRetryInterval: number, retryBackoffFactor: number, maxRetryInterval: number): DialBackoffConfig {
+  return { minRetryInterval, maxRetryInterval, retryBackoffFactor };
+}
+
+export interface TestLinkConfig {
+  /** Groups of one link listener on 127.0.0.1 (port `port`, default 0); omit for no listener. */
+  readonly listener?: { readonly groups: readonly string[]; readonly port?: number };
+  /** One link dialer; omit for none. */
+  readonly dialer?: Partial<Omit<LinkDialerConfig, 'binding'>>;
+}
+
+/** A RouterConfig whose only section the link manager reads, `link`, is filled in. */
+export function linkRouterConfig(spec: TestLinkConfig): RouterConfig {
+  const listeners: LinkListenerConfig[] = spec.listener
+    ? [
+        {
+          binding: 'transport',
+          bind: { protocol: 'tls', host: '127.0.0.1', port: spec.listener.port ?? 0 },
+          advertise: { protocol: 'tls', host: '127.0.0.1', port: spec.listener.port ?? 0 },
+          groups: spec.listener.groups,
+          options: {},
+        },
+      ]
+    : [];
+  const dialers: LinkDialerConfig[] = spec.dialer
+    ? [
+        {
+          binding: 'transport',
+          split: true,
+          groups: ['default'],
+          options: {},
+          healthyDialBackoff: backoff(5_000, 1.5, 300_000),
+          unhealthyDialBackoff: backoff(60_000, 10, 3_600_000),
+          ...spec.dialer,
+        },
+      ]
+    : [];
+  return { link: { listeners, dialers } } as Partial<RouterConfig> as RouterConfig;
+}
+
+/** A TCP listener that records when each connection arrives and drops it: every link dial to it fails. */
+export async function countingListener(): Promise<{ port: number; attempts: number[]; close(): Promise<void> }> {
+  const attempts: number[] = [];
+  const server: Server = createServer((socket) => {
+    attempts.push(performance.now());
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return { port, attempts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** Polls `condition` every 5 ms until it holds; fails after `timeoutMs` with `what`. */
+export async function waitFor(what: string, condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

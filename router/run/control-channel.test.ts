@@ -1,0 +1,165 @@
+// The control channel against the fake controller of test/support (a TLS server speaking the contract), in process.
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { ControllerEndpoint, CtrlWelcome, EdgeModel, RouterInfo } from '../../common/control-channel/control-messages.ts';
+import { createMemoryLogger } from '../../common/log/logger.ts';
+import { createClientCertificate } from '../../server/pki/client-certificate.ts';
+import { initPki, loadIssuer } from '../../server/pki/pki-directory.ts';
+import { FakeController } from '../../test/support/fake-controller.ts';
+import { ControlChannel, type ControlChannelHandlers } from './control-channel.ts';
+
+let pkiDir: string;
+let tls: { certPem: string; keyPem: string; caPem: string };
+const controllers: FakeController[] = [];
+const channels: ControlChannel[] = [];
+
+before(async () => {
+  pkiDir = mkdtempSync(join(tmpdir(), 'edgeward-ctrl-channel-'));
+  const pki = await initPki(pkiDir, { trustDomain: 'edgeward.test' });
+  const router = await createClientCertificate(await loadIssuer(pkiDir), { commonName: 'router-1' });
+  tls = { certPem: router.chainPem, keyPem: router.keyPem, caPem: pki.bundlePem };
+});
+
+after(async () => {
+  await Promise.all(channels.map((channel) => channel.stop()));
+  await Promise.all(controllers.map((controller) => controller.kill()));
+});
+
+async function fake(id: string, options: { allowedRouters?: Set<string>; answerHeartbeats?: boolean } = {}): Promise<FakeController> {
+  const controller = await FakeController.start({ id, pkiDir, ...options });
+  controllers.push(controller);
+  return controller;
+}
+
+interface Events {
+  welcomes: { welcome: CtrlWelcome; endpoint: string }[];
+  downs: string[];
+  members: (readonly ControllerEndpoint[])[];
+  connected: RouterInfo[];
+  disconnected: string[];
+  models: { index: number; model: EdgeModel }[];
+}
+
+function channel(endpoints: string[], overrides: { closeUnresponsiveTimeout?: number } = {}) {
+  const events: Events = { welcomes: [], downs: [], members: [], connected: [], disconnected: [], models: [] };
+  const logger = createMemoryLogger();
+  const handlers: ControlChannelHandlers = {
+    onWelcome: (welcome, endpoint) => events.welcomes.push({ welcome, endpoint }),
+    onDown: (reason) => events.downs.push(reason),
+    onMembers: (members) => events.members.push(members),
+    onRouterConnected: (router) => events.connected.push(router),
+    onRouterDisconnected: (id) => events.disconnected.push(id),
+    onEdgeModel: (index, model) => events.models.push({ index, model }),
+    onRequest: async (body) => (body.op === 'ping' ? { routerId: 'router-1' } : null),
+  };
+  const created = new ControlChannel({
+    routerId: 'router-1',
+    version: 'v0.1.0',
+    linkListeners: [{ binding: 'transport', advertise: 'tls:127.0.0.1:6000', groups: ['default', 'east'] }],
+    tls,
+    endpoints,
+    heartbeats: { sendInterval: 50, checkInterval: 20, closeUnresponsiveTimeout: overrides.closeUnresponsiveTimeout ?? 5000 },
+    requestTimeoutMs: 1000,
+    connectTimeoutMs: 2000,
+    backoff: { minMs: 20, maxMs: 200, factor: 2, jitter: 0 },
+    maxQueuedFrames: 100,
+    requestWorkers: 2,
+    logger,
+    handlers,
+  });
+  channels.push(created);
+  return { channel: created, events, logger };
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('router control channel', () => {
+  it('says hello with its id, version and link listeners, and is welcomed with the cluster members', async () => {
+    const a = await fake('ctrl-a');
+    const { channel: ch, events } = channel([a.ctrlAddress]);
+    ch.start();
+    const hello = await a.waitFor((entry) => entry.message.type === 'router.hello');
+    assert.deepEqual(hello.message, { type: 'router.hello', routerId: 'router-1', version: 'v0.1.0', linkListeners: [{ binding: 'transport', advertise: 'tls:127.0.0.1:6000', groups: ['default', 'east'] }] });
+    assert.equal(hello.routerId, 'router-1');
+    await until(() => ch.connected, 'welcome');
+    assert.equal(events.welcomes[0]?.welcome.controllerId, 'ctrl-a');
+    assert.deepEqual(events.members, [[a.member]]);
+    await ch.stop();
+  });
+
+  it('measures heartbeat latency, answers the controller\'s heartbeats and requests, and sends pings', async () => {
+    const a = await fake('ctrl-b');
+    const { channel: ch, events } = channel([a.ctrlAddress]);
+    ch.start();
+    await until(() => ch.connected, 'welcome');
+    await until(() => ch.latencyMs !== undefined, 'a heartbeat answer');
+    assert.ok(ch.latencyMs! >= 0 && ch.latencyMs! < 1000);
+    assert.equal(await ch.request({ op: 'ping' }), 'pong');
+    a.send('router-1', { type: 'hb', sentAt: 42 });
+    a.send('router-1', { type: 'req', rid: 7, body: { op: 'ping' } });
+    await a.waitFor((entry) => entry.message.type === 'hbAck' && entry.message.sentAt === 42);
+    const response = await a.waitFor((entry) => entry.message.type === 'res' && entry.message.rid === 7);
+    assert.deepEqual(response.message, { type: 'res', rid: 7, ok: true, value: { routerId: 'router-1' } });
+    a.send('router-1', { type: 'ctrl.routerConnected', router: { id: 'router-2', name: 'r2', linkListeners: [] } });
+    a.send('router-1', { type: 'ctrl.routerDisconnected', routerId: 'router-3' });
+    a.send('router-1', { type: 'ctrl.edgeModel', index: 9, model: { services: [], identities: [] } });
+    await until(() => events.models.length === 1, 'the edge model');
+    assert.deepEqual(events.connected.map((router) => router.id), ['router-2']);
+    assert.deepEqual(events.disconnected, ['router-3']);
+    await ch.stop();
+  });
+
+  it('logs a refusal and tries again later', async () => {
+    const a = await fake('ctrl-c', { allowedRouters: new Set(['someone-else']) });
+    const { channel: ch, events, logger } = channel([a.ctrlAddress]);
+    ch.start();
+    await until(() => a.messages('router.hello').length >= 2, 'a second hello after the refusal');
+    assert.equal(events.welcomes.length, 0);
+    const refusal = logger.lines.find((line) => line.msg === 'controller refused the router');
+    assert.equal(refusal?.reason, 'router router-1 is not enrolled');
+    await ch.stop();
+  });
+
+  it('fails over to another member when its controller dies, and follows membership changes', async () => {
+    const a = await fake('ctrl-d');
+    const b = await fake('ctrl-e');
+    a.options.members = [a.member, b.member];
+    b.options.members = [a.member, b.member];
+    const { channel: ch, events } = channel([a.ctrlAddress]);
+    ch.start();
+    await until(() => ch.connected, 'welcome from a');
+    assert.deepEqual(ch.endpoints, [a.ctrlAddress, b.ctrlAddress]);
+    await a.kill();
+    await until(() => events.downs.length === 1, 'the channel to go down');
+    await until(() => ch.connected && ch.endpoint === b.ctrlAddress, 'failover to b');
+    assert.equal(events.welcomes.at(-1)?.welcome.controllerId, 'ctrl-e');
+    b.send('router-1', { type: 'ctrl.members', members: [b.member] });
+    await until(() => ch.endpoints.length === 1, 'membership change');
+    assert.deepEqual(ch.endpoints, [b.ctrlAddress]);
+    await ch.stop();
+  });
+
+  it('closes a channel that stays silent for closeUnresponsiveTimeout', async () => {
+    const a = await fake('ctrl-f', { answerHeartbeats: false });
+    const { channel: ch, events } = channel([a.ctrlAddress], { closeUnresponsiveTimeout: 300 });
+    ch.start();
+    await until(() => ch.connected, 'welcome');
+    await until(() => events.downs.length > 0, 'the silent channel to close');
+    assert.match(events.downs[0]!, /closeUnresponsiveTimeout 300 ms/);
+    await ch.stop();
+  });
+
+  it('refuses requests while no channel is established', async () => {
+    const { channel: ch } = channel(['tls:127.0.0.1:1']);
+    await assert.rejects(ch.request({ op: 'ping' }), /no control channel established/);
+  });
+});

@@ -1,0 +1,403 @@
+// The router's end of the control channel (common/control-channel/control-messages.ts): mutual TLS to one
+// controller at a time, `router.hello` first, then `ctrl.welcome` (or `ctrl.refused`, logged, retried later).
+// Heartbeats every `sendInterval` measure the round trip; `hb` is answered with `hbAck`; a channel silent for
+// `closeUnresponsiveTimeout` (checked every `checkInterval`) is closed. Requests carry a `rid` and time out after
+// `defaultRequestTimeout` unless told otherwise.
+//
+// Failover: the known controller addresses are tried round robin. A welcomed channel that dies moves the router to
+// the next address at once; a failed attempt (refused, TLS error, no welcome in time) waits a bounded backoff first.
+// `ctrl.welcome` and `ctrl.members` replace the known addresses with the cluster's members.
+//
+// Bounds (forwarder section): at most `maxQueuedFrames` frames wait for the socket to drain (more are dropped and
+// counted), at most `maxQueuedFrames` requests are outstanding, and requests from the controller run on a queue of
+// `maxQueuedFrames` waiting items and `requestWorkers` workers (more are answered "router busy").
+
+import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { connect, type TLSSocket } from 'node:tls';
+import { parseAddress } from '../../common/config/address.ts';
+import type {
+  ControlRequest,
+  ControllerEndpoint,
+  ControllerToRouter,
+  CtrlWelcome,
+  EdgeModel,
+  LinkListenerInfo,
+  RouterInfo,
+  RouterToController,
+} from '../../common/control-channel/control-messages.ts';
+import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
+import type { Logger } from '../../common/log/logger.ts';
+import type { HeartbeatConfig } from '../config/router-config.ts';
+import { Backoff, EndpointRotation, type BackoffPolicy } from './backoff.ts';
+import { BoundedWorkQueue } from './bounded-work-queue.ts';
+
+export type TraceDirection = 'send' | 'recv';
+
+export interface ControlChannelHandlers {
+  /** A controller welcomed the router (the channel is up). */
+  onWelcome(welcome: CtrlWelcome, endpoint: string): void;
+  /** The welcomed channel went down. */
+  onDown(reason: string): void;
+  /** The cluster's members (from `ctrl.welcome` and `ctrl.members`). */
+  onMembers(members: readonly ControllerEndpoint[]): void;
+  onRouterConnected(router: RouterInfo): void;
+  onRouterDisconnected(routerId: string): void;
+  onEdgeModel(index: number, model: EdgeModel): void;
+  /** A request from the controller; its value is the response's. */
+  onRequest(body: ControlRequest['body']): Promise<unknown>;
+}
+
+export interface ControlChannelOptions {
+  readonly routerId: string;
+  readonly version: string;
+  readonly linkListeners: readonly LinkListenerInfo[];
+  readonly tls: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
+  /** `tls:<host>:<port>` addresses, in the order to try. */
+  readonly endpoints: readonly string[];
+  /** ctrl.bind: a local IP or an interface name. */
+  readonly bind?: string;
+  readonly heartbeats: HeartbeatConfig;
+  readonly requestTimeoutMs: number;
+  /** How long a connection may take from dial to welcome. */
+  readonly connectTimeoutMs: number;
+  readonly backoff: BackoffPolicy;
+  readonly random?: () => number;
+  readonly maxQueuedFrames: number;
+  readonly requestWorkers: number;
+  readonly logger: Logger;
+  readonly handlers: ControlChannelHandlers;
+  /** Every decoded message, both directions (trace.path). */
+  readonly trace?: (direction: TraceDirection, message: unknown, endpoint: string) => void;
+}
+
+interface PendingRequest {
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+class Session {
+  welcomed = false;
+  closed = false;
+  welcomeTimer: NodeJS.Timeout | undefined;
+  lastReceived = performance.now();
+  readonly pendingFrames: Buffer[] = [];
+  readonly timers: NodeJS.Timeout[] = [];
+  readonly ended: Promise<{ welcomed: boolean; reason: string }>;
+  private finish!: (result: { welcomed: boolean; reason: string }) => void;
+
+  constructor(
+    readonly endpoint: string,
+    readonly socket: TLSSocket,
+  ) {
+    this.ended = new Promise((resolve) => (this.finish = resolve));
+  }
+
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.welcomeTimer);
+    for (const timer of this.timers) clearTimeout(timer);
+    this.socket.destroy();
+    this.finish({ welcomed: this.welcomed, reason });
+  }
+}
+
+export class ControlChannel {
+  private readonly rotation: EndpointRotation;
+  private readonly backoff: Backoff;
+  private session: Session | undefined;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private wakeRetry: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private nextRid = 1;
+  private readonly pending = new Map<number, PendingRequest>();
+  private readonly inbound: BoundedWorkQueue<{ session: Session; request: ControlRequest }>;
+  private lastLatencyMs: number | undefined;
+  /** Frames dropped because the send queue was full. */
+  droppedFrames = 0;
+
+  constructor(private readonly options: ControlChannelOptions) {
+    this.rotation = new EndpointRotation(options.endpoints);
+    this.backoff = new Backoff(options.backoff, options.random ?? Math.random);
+    this.inbound = new BoundedWorkQueue({
+      maxQueued: options.maxQueuedFrames,
+      workers: options.requestWorkers,
+      handle: async ({ session, request }) => {
+        try {
+          const value = await options.handlers.onRequest(request.body);
+          this.write(session, { type: 'res', rid: request.rid, ok: true, value });
+        } catch (error) {
+          this.write(session, { type: 'res', rid: request.rid, ok: false, error: (error as Error).message });
+        }
+      },
+    });
+  }
+
+  /** Welcomed by a controller now. */
+  get connected(): boolean {
+    return this.session?.welcomed === true && !this.session.closed;
+  }
+
+  /** The controller address of the current (or last attempted) channel. */
+  get endpoint(): string | undefined {
+    return this.session?.endpoint;
+  }
+
+  get endpoints(): readonly string[] {
+    return this.rotation.endpoints;
+  }
+
+  /** Last heartbeat round trip, ms. */
+  get latencyMs(): number | undefined {
+    return this.lastLatencyMs;
+  }
+
+  start(): void {
+    if (this.rotation.endpoints.length === 0) throw new Error('no controller endpoint to dial: set ctrl.endpoint(s) or provide an endpoints file');
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this.wakeRetry?.();
+    const session = this.session;
+    if (session && !session.closed) {
+      // Let frames already written (the last metrics) leave before closing.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 500);
+        session.socket.end(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      session.close('router stopping');
+    }
+    await this.loop;
+    this.rejectPending('control channel stopped');
+  }
+
+  /** Sends a message on the welcomed channel; false when there is none or the send queue is full. */
+  send(message: RouterToController): boolean {
+    const session = this.session;
+    if (!session || !session.welcomed || session.closed) return false;
+    return this.write(session, message);
+  }
+
+  /** A request to the controller; rejects on timeout, on a failed response and when the channel closes. */
+  request(body: ControlRequest['body'], timeoutMs = this.options.requestTimeoutMs): Promise<unknown> {
+    const session = this.session;
+    if (!session || !session.welcomed || session.closed) return Promise.reject(new Error('no control channel established'));
+    if (this.pending.size >= this.options.maxQueuedFrames) return Promise.reject(new Error('too many outstanding controller requests'));
+    const rid = this.nextRid++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(rid);
+        reject(new Error(`controller request ${body.op} timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(rid, { resolve, reject, timer });
+      if (!this.write(session, { type: 'req', rid, body })) {
+        clearTimeout(timer);
+        this.pending.delete(rid);
+        reject(new Error('control channel send queue is full'));
+      }
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const endpoint = this.rotation.current()!;
+      let result: { welcomed: boolean; reason: string };
+      try {
+        result = await this.attempt(endpoint);
+      } catch (error) {
+        result = { welcomed: false, reason: (error as Error).message };
+      }
+      if (this.stopped) break;
+      if (result.welcomed) {
+        this.options.logger.warn('control channel lost', { endpoint, reason: result.reason });
+        this.options.handlers.onDown(result.reason);
+        this.backoff.reset();
+      }
+      this.rotation.advance();
+      const delay = result.welcomed ? 0 : this.backoff.next();
+      if (!result.welcomed) this.options.logger.warn('cannot reach controller; trying the next one', { endpoint, reason: result.reason, next: this.rotation.current(), retryInMs: delay });
+      if (delay > 0) await this.sleep(delay);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wakeRetry = resolve;
+      this.retryTimer = setTimeout(resolve, ms);
+    });
+  }
+
+  private async attempt(endpoint: string): Promise<{ welcomed: boolean; reason: string }> {
+    const parsed = parseAddress(endpoint, ['tls'] as const);
+    if (!parsed.ok) return { welcomed: false, reason: `bad controller address "${endpoint}": ${parsed.message}` };
+    const { host, port } = parsed.value;
+    const localAddress = this.options.bind === undefined ? undefined : resolveBind(this.options.bind, host);
+    if (this.options.bind !== undefined && localAddress === undefined) this.options.logger.warn('ctrl.bind names no local address of this host: dialing without it', { bind: this.options.bind });
+    this.options.logger.info('dialing controller', { endpoint, ...(localAddress ? { localAddress } : {}) });
+    const socket = connect({
+      host,
+      port,
+      ...(isIP(host) ? {} : { servername: host }),
+      ...(localAddress ? { localAddress } : {}),
+      cert: this.options.tls.certPem,
+      key: this.options.tls.keyPem,
+      ca: this.options.tls.caPem,
+      rejectUnauthorized: true,
+    });
+    const session = new Session(endpoint, socket);
+    this.session = session;
+    const decoder = new FrameDecoder();
+    const { connectTimeoutMs, heartbeats } = this.options;
+
+    session.welcomeTimer = setTimeout(() => session.close(`no welcome within ${connectTimeoutMs} ms`), connectTimeoutMs);
+    socket.on('secureConnect', () => {
+      socket.setNoDelay(true);
+      session.lastReceived = performance.now();
+      this.write(session, { type: 'router.hello', routerId: this.options.routerId, version: this.options.version, linkListeners: this.options.linkListeners });
+      const beat = setInterval(() => this.write(session, { type: 'hb', sentAt: performance.now() }), heartbeats.sendInterval);
+      const check = setInterval(() => {
+        const silence = performance.now() - session.lastReceived;
+        if (silence > heartbeats.closeUnresponsiveTimeout) session.close(`no traffic for ${Math.round(silence)} ms (closeUnresponsiveTimeout ${heartbeats.closeUnresponsiveTimeout} ms)`);
+      }, heartbeats.checkInterval);
+      session.timers.push(beat, check);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      session.lastReceived = performance.now();
+      let frames: unknown[];
+      try {
+        frames = decoder.push(chunk);
+      } catch (error) {
+        session.close(`bad frame: ${(error as Error).message}`);
+        return;
+      }
+      for (const frame of frames) {
+        if (session.closed) break;
+        this.options.trace?.('recv', frame, endpoint);
+        this.receive(session, frame as ControllerToRouter);
+      }
+    });
+    socket.on('drain', () => this.flush(session));
+    socket.on('error', (error: Error & { code?: string }) => session.close(error.code ? `${error.message} (${error.code})` : error.message));
+    socket.on('close', () => session.close('connection closed by the controller'));
+
+    const result = await session.ended;
+    if (this.session === session) this.rejectPending(`control channel closed: ${result.reason}`);
+    return result;
+  }
+
+  private receive(session: Session, message: ControllerToRouter): void {
+    const { handlers, logger } = this.options;
+    if (!message || typeof message !== 'object' || typeof (message as { type?: unknown }).type !== 'string') {
+      session.close('the controller sent a frame that is not a message');
+      return;
+    }
+    switch (message.type) {
+      case 'ctrl.welcome': {
+        if (session.welcomed) return;
+        session.welcomed = true;
+        clearTimeout(session.welcomeTimer);
+        this.backoff.reset();
+        logger.info('control channel established', { endpoint: session.endpoint, controllerId: message.controllerId, members: message.members.length, routers: message.routers.length });
+        this.followMembers(message.members);
+        handlers.onWelcome(message, session.endpoint);
+        return;
+      }
+      case 'ctrl.refused':
+        logger.warn('controller refused the router', { endpoint: session.endpoint, reason: message.reason });
+        session.close(`refused: ${message.reason}`);
+        return;
+      case 'hb':
+        this.write(session, { type: 'hbAck', sentAt: message.sentAt });
+        return;
+      case 'hbAck':
+        if (typeof message.sentAt === 'number') this.lastLatencyMs = Math.max(0, performance.now() - message.sentAt);
+        return;
+      case 'res': {
+        const waiting = this.pending.get(message.rid);
+        if (!waiting) return;
+        this.pending.delete(message.rid);
+        clearTimeout(waiting.timer);
+        if (message.ok) waiting.resolve(message.value);
+        else waiting.reject(new Error(message.error ?? 'controller request failed'));
+        return;
+      }
+      case 'req':
+        if (!this.inbound.push({ session, request: message })) this.write(session, { type: 'res', rid: message.rid, ok: false, error: 'router busy: request queue full' });
+        return;
+      default:
+        break;
+    }
+    if (!session.welcomed) {
+      logger.warn('controller message before welcome ignored', { type: message.type });
+      return;
+    }
+    switch (message.type) {
+      case 'ctrl.members':
+        this.followMembers(message.members);
+        return;
+      case 'ctrl.routerConnected':
+        handlers.onRouterConnected(message.router);
+        return;
+      case 'ctrl.routerDisconnected':
+        handlers.onRouterDisconnected(message.routerId);
+        return;
+      case 'ctrl.edgeModel':
+        handlers.onEdgeModel(message.index, message.model);
+        return;
+      default:
+        logger.debug('unknown control message ignored', { type: (message as { type: string }).type });
+    }
+  }
+
+  private followMembers(members: readonly ControllerEndpoint[]): void {
+    if (!Array.isArray(members) || members.length === 0) return;
+    this.rotation.replace(members.map((member) => member.address));
+    this.options.handlers.onMembers(members);
+  }
+
+  private write(session: Session, message: RouterToController): boolean {
+    if (session.closed) return false;
+    if (session.pendingFrames.length >= this.options.maxQueuedFrames) {
+      this.droppedFrames++;
+      if (this.droppedFrames === 1 || this.droppedFrames % 100 === 0) this.options.logger.warn('control channel send queue full: message dropped', { type: message.type, dropped: this.droppedFrames });
+      return false;
+    }
+    this.options.trace?.('send', message, session.endpoint);
+    const frame = encodeFrame(message);
+    if (session.pendingFrames.length > 0 || session.socket.writableNeedDrain) session.pendingFrames.push(frame);
+    else session.socket.write(frame);
+    return true;
+  }
+
+  private flush(session: Session): void {
+    while (session.pendingFrames.length > 0 && !session.closed) {
+      const frame = session.pendingFrames.shift()!;
+      if (!session.socket.write(frame)) break;
+    }
+  }
+
+  private rejectPending(reason: string): void {
+    for (const [rid, waiting] of this.pending) {
+      clearTimeout(waiting.timer);
+      this.pending.delete(rid);
+      waiting.reject(new Error(reason));
+    }
+  }
+}
+
+/** ctrl.bind: an IP is used as is; an interface name becomes its first address of the controller's family. */
+export function resolveBind(bind: string, controllerHost: string): string | undefined {
+  if (isIP(bind)) return bind;
+  const family = isIP(controllerHost) === 6 ? 'IPv6' : 'IPv4';
+  const addresses = networkInterfaces()[bind] ?? [];
+  return addresses.find((address) => address.family === family)?.address ?? addresses[0]?.address;
+}

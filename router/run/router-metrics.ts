@@ -1,0 +1,38 @@
+// One interval's `router.metrics` message: gauges named as the contract says (`link.count`, `ctrl.latency_ms`,
+// `link.<id>.latency_ms`) plus the process's own. Pure: every value is a parameter.
+
+import type { RouterMetrics } from '../../common/control-channel/control-messages.ts';
+import type { LinkInfo } from '../links/link-manager-api.ts';
+
+export interface MetricsSample {
+  readonly routerId: string;
+  /** Unix ms at the end of the interval. */
+  readonly now: number;
+  readonly links: readonly LinkInfo[];
+  /** Last control-channel round trip, ms; undefined before the first heartbeat answer. */
+  readonly ctrlLatencyMs: number | undefined;
+  readonly ctrlConnected: boolean;
+  readonly heapUsedBytes: number;
+  readonly rssBytes: number;
+  /** Metrics messages dropped so far (queue full or stale). */
+  readonly metricsDropped: number;
+}
+
+export function buildRouterMetrics(sample: MetricsSample): RouterMetrics {
+  const gauges: Record<string, number> = {
+    'link.count': sample.links.length,
+    'ctrl.connected': sample.ctrlConnected ? 1 : 0,
+    'process.heap_used_bytes': sample.heapUsedBytes,
+    'process.rss_bytes': sample.rssBytes,
+    'metrics.dropped_messages': sample.metricsDropped,
+  };
+  if (sample.ctrlLatencyMs !== undefined) gauges['ctrl.latency_ms'] = round3(sample.ctrlLatencyMs);
+  for (const link of sample.links) {
+    if (link.latencyMs !== null) gauges[`link.${link.id}.latency_ms`] = round3(link.latencyMs);
+  }
+  return { type: 'router.metrics', routerId: sample.routerId, timestamp: sample.now, gauges };
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

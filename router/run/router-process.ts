@@ -1,0 +1,263 @@
+// `router run`: wires the router's parts around one config. Started once; listener, link and tunnel settings are
+// read here at start and never again (a change needs a restart).
+//
+//   identity ─► control channel ─► link manager (routers, controller up/down)
+//                    │  ├─► endpoints file (cluster members)
+//                    │  ├─► edge model ─► edge db (every dbSaveIntervalSeconds)
+//                    │  └─► trace file
+//   metrics (every reportInterval, queued while down) ─┘
+//   health checks (controllerPing, link.health) ─► health-checks API (web)
+
+import { formatAddress } from '../../common/config/address.ts';
+import type { LinkListenerInfo } from '../../common/control-channel/control-messages.ts';
+import type { Logger } from '../../common/log/logger.ts';
+import type { Clock } from '../../common/time/clock.ts';
+import type { RouterConfig } from '../config/router-config.ts';
+import { HealthServer, type HealthListener } from '../health/health-server.ts';
+import { HealthCheckRunner, routerCheckDefinitions } from '../health/router-health-checks.ts';
+import type { LinkManagerApi, LinkManagerFactory } from '../links/link-manager-api.ts';
+import { controlChannelBackoff } from './backoff.ts';
+import { ControlChannel } from './control-channel.ts';
+import { EdgeDb, loadEdgeSnapshot } from './edge-db.ts';
+import { EdgeModelHolder } from './edge-model-snapshot.ts';
+import { contentFromMembers, normaliseControlAddress } from './endpoints-file-format.ts';
+import { readEndpointsFile, writeEndpointsFile } from './endpoints-file.ts';
+import { loadIdentity, readIdentityValue, type IdentityMaterial } from './identity-material.ts';
+import { loadLinkManagerFactory } from './link-manager-loader.ts';
+import { MetricsQueue } from './metrics-queue.ts';
+import { RouterProfiler } from './profiler.ts';
+import { buildRouterMetrics } from './router-metrics.ts';
+import { TraceWriter } from './trace-writer.ts';
+
+export interface RouterProcessDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly version: string;
+  readonly random?: () => number;
+  /** Default: router/links/link-manager.ts when it exists, else a manager without links. */
+  readonly linkManagerFactory?: LinkManagerFactory;
+}
+
+export interface RunningRouter {
+  readonly routerId: string;
+  readonly channel: ControlChannel;
+  readonly linkManager: LinkManagerApi;
+  readonly health: HealthCheckRunner;
+  stop(): Promise<void>;
+}
+
+export class RouterStartError extends Error {}
+
+export async function startRouter(config: RouterConfig, deps: RouterProcessDeps): Promise<RunningRouter> {
+  const { clock, logger } = deps;
+  const identity = await loadIdentity(config.identity);
+  const routerId = identity.routerId;
+  logger.info('router starting', { routerId, version: deps.version });
+
+  const endpoints = await initialEndpoints(config, logger);
+  if (endpoints.length === 0) {
+    throw new RouterStartError(`no controller address: ctrl.endpoint(s) give no tls: address and the endpoints file ${config.ctrl.endpointsFile} names none`);
+  }
+
+  const started: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of started.reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        logger.error('error while stopping', { error: (error as Error).message });
+      }
+    }
+  };
+
+  try {
+    const profiler = new RouterProfiler(config.profile, clock, logger.child('profile'));
+    await profiler.start();
+    started.push(() => profiler.stop());
+
+    const trace = config.trace ? new TraceWriter(config.trace.path, config.forwarder.rateLimitedQueueLength, clock, logger.child('trace')) : undefined;
+    if (trace) started.push(() => trace.close());
+
+    const edge = config.edge;
+    const holder = new EdgeModelHolder(edge ? await loadEdgeSnapshot(edge.db, logger.child('edge-db')) : undefined);
+    const edgeDb = edge ? new EdgeDb(edge.db, edge.dbSaveIntervalSeconds * 1000, holder, clock, logger.child('edge-db')) : undefined;
+    if (edgeDb) {
+      edgeDb.start();
+      started.push(() => edgeDb.stop());
+    }
+
+    const factory = deps.linkManagerFactory ?? (await loadLinkManagerFactory(logger));
+    const linkManager = factory({
+      config,
+      routerId,
+      tls: { certPem: identity.certPem, keyPem: identity.keyPem, serverCertPem: identity.serverCertPem, serverKeyPem: identity.serverKeyPem, caPem: identity.caPem },
+      logger: logger.child('links'),
+    });
+    await linkManager.start();
+    started.push(() => linkManager.stop());
+
+    const metricsQueue = new MetricsQueue({ maxMessages: config.metrics.messageQueueSize, maxAgeMs: config.metrics.intervalAgeThreshold });
+    let endpointsWrite: Promise<void> = Promise.resolve();
+    const sendLinks = () => channel.send({ type: 'router.links', links: linkManager.links().map(({ id, destRouterId, latencyMs }) => ({ id, destRouterId, latencyMs })) });
+    const flushMetrics = () => {
+      for (const message of metricsQueue.drain(clock.now())) {
+        if (!channel.send(message)) {
+          metricsQueue.push(message);
+          break;
+        }
+      }
+    };
+
+    const channelLog = logger.child('ctrl');
+    const channel: ControlChannel = new ControlChannel({
+      routerId,
+      version: deps.version,
+      linkListeners: linkListenersOf(config),
+      tls: { certPem: identity.certPem, keyPem: identity.keyPem, caPem: identity.caPem },
+      endpoints,
+      ...(config.ctrl.bind === undefined ? {} : { bind: config.ctrl.bind }),
+      heartbeats: config.ctrl.heartbeats,
+      requestTimeoutMs: config.ctrl.defaultRequestTimeout,
+      connectTimeoutMs: numberOption(config.ctrl.options, 'connectTimeoutMs') ?? config.ctrl.defaultRequestTimeout,
+      backoff: controlChannelBackoff,
+      ...(deps.random ? { random: deps.random } : {}),
+      maxQueuedFrames: config.forwarder.rateLimitedQueueLength,
+      requestWorkers: config.forwarder.rateLimitedWorkerCount,
+      logger: channelLog,
+      ...(trace ? { trace: (direction, message, endpoint) => trace.record(direction, message, endpoint) } : {}),
+      handlers: {
+        onWelcome: (welcome) => {
+          linkManager.knownRouters(welcome.routers);
+          linkManager.onControllerConnected(true);
+          flushMetrics();
+          sendLinks();
+        },
+        onDown: () => linkManager.onControllerConnected(false),
+        onMembers: (members) => {
+          const content = contentFromMembers(members);
+          if (content.endpoints.length === 0) return;
+          endpointsWrite = endpointsWrite
+            .then(async () => {
+              if (await writeEndpointsFile(config.ctrl.endpointsFile, content)) channelLog.info('endpoints file updated', { path: config.ctrl.endpointsFile, endpoints: content.endpoints });
+            })
+            .catch((error: Error) => channelLog.error('cannot write the endpoints file', { path: config.ctrl.endpointsFile, error: error.message }));
+        },
+        onRouterConnected: (router) => linkManager.routerConnected(router),
+        onRouterDisconnected: (id) => linkManager.routerDisconnected(id),
+        onEdgeModel: (index, model) => {
+          if (holder.offer(index, model)) channelLog.debug('edge model updated', { index });
+        },
+        onRequest: async (body) => {
+          if (body.op === 'ping') return { routerId };
+          if (body.op === 'edgeModel') return holder.current;
+          throw new Error(`unknown request ${(body as { op?: unknown }).op}`);
+        },
+      },
+    });
+    linkManager.onLinksChanged(() => {
+      if (channel.connected) sendLinks();
+    });
+    channel.start();
+    started.push(async () => {
+      await channel.stop();
+      await endpointsWrite;
+    });
+
+    const metricsTimer = setInterval(() => {
+      const memory = process.memoryUsage();
+      const message = buildRouterMetrics({
+        routerId,
+        now: clock.now(),
+        links: linkManager.links(),
+        ctrlLatencyMs: channel.latencyMs,
+        ctrlConnected: channel.connected,
+        heapUsedBytes: memory.heapUsed,
+        rssBytes: memory.rss,
+        metricsDropped: metricsQueue.droppedFull + metricsQueue.droppedStale,
+      });
+      if (channel.connected) flushMetrics();
+      if (!channel.connected || metricsQueue.size > 0 || !channel.send(message)) metricsQueue.push(message);
+    }, config.metrics.reportInterval);
+    metricsTimer.unref();
+    started.push(async () => clearInterval(metricsTimer));
+
+    const health = new HealthCheckRunner(
+      routerCheckDefinitions(config.healthChecks, {
+        ctrlConnected: () => channel.connected,
+        pingController: async (timeoutMs) => void (await channel.request({ op: 'ping' }, timeoutMs)),
+        links: () => linkManager.links(),
+      }),
+      clock,
+    );
+    health.start();
+    started.push(async () => health.stop());
+
+    const listeners = await healthListeners(config, identity);
+    if (listeners.length > 0) {
+      const server = new HealthServer(listeners, (short) => health.report(short), logger.child('health'));
+      started.push(() => server.stop());
+      await server.start();
+    }
+
+    let stopping: Promise<void> | undefined;
+    return {
+      routerId,
+      channel,
+      linkManager,
+      health,
+      stop: () => {
+        stopping ??= (async () => {
+          logger.info('router stopping', { routerId });
+          await stopAll();
+          logger.info('router stopped', { routerId });
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** The endpoints file when it names any (it wins at start), else the config's tls: endpoints. */
+async function initialEndpoints(config: RouterConfig, logger: Logger): Promise<string[]> {
+  const file = await readEndpointsFile(config.ctrl.endpointsFile, logger);
+  if (file) {
+    logger.info('controller endpoints from the endpoints file', { path: config.ctrl.endpointsFile, endpoints: file.endpoints });
+    return [...file.endpoints];
+  }
+  const endpoints: string[] = [];
+  for (const address of config.ctrl.endpoints) {
+    const text = formatAddress(address);
+    const normalised = normaliseControlAddress(text);
+    if (normalised === undefined) logger.warn('controller endpoint ignored: the control channel speaks tls only', { endpoint: text });
+    else endpoints.push(normalised);
+  }
+  logger.info('controller endpoints from the config', { endpoints });
+  return endpoints;
+}
+
+export function linkListenersOf(config: RouterConfig): LinkListenerInfo[] {
+  return (config.link?.listeners ?? []).map((listener) => ({ binding: 'transport', advertise: formatAddress(listener.advertise), groups: [...listener.groups] }));
+}
+
+async function healthListeners(config: RouterConfig, identity: IdentityMaterial): Promise<HealthListener[]> {
+  const listeners: HealthListener[] = [];
+  for (const [index, web] of (config.web ?? []).entries()) {
+    if (!web.apis.some((api) => api.binding === 'health-checks')) continue;
+    let certPem = identity.serverCertPem;
+    let keyPem = identity.serverKeyPem;
+    if (web.identity) {
+      certPem = await readIdentityValue(web.identity.server_cert, `web[${index}].identity.server_cert`);
+      keyPem = await readIdentityValue(web.identity.server_key, `web[${index}].identity.server_key`);
+    }
+    for (const bindPoint of web.bindPoints) listeners.push({ name: web.name, host: bindPoint.interface.host, port: bindPoint.interface.port, certPem, keyPem });
+  }
+  return listeners;
+}
+
+function numberOption(options: Readonly<Record<string, unknown>>, key: string): number | undefined {
+  const value = options[key];
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+}

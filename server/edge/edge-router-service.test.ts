@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { webcrypto, X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { decodeJwt } from 'jose';
+import { silentLogger } from '../../common/log/logger.ts';
+import { ManualClock } from '../../common/time/clock.ts';
+import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
+import { createModelTables } from '../model/entities.ts';
+import { ModelStateMachine } from '../model/model-state-machine.ts';
+import { controllerPaths, initPki, issueControllerCertificate, loadIssuer } from '../pki/pki-directory.ts';
+import { ecdsaP256, ecdsaWithSha256, x509 } from '../pki/x509-runtime.ts';
+import { openLocalRaft } from '../raft/node/local-raft.ts';
+import { ModelStore } from '../store/model-store.ts';
+import { ApiError } from '../web/api-error.ts';
+import { EdgeRouterService, type RouterEnrollmentSettings } from './edge-router-service.ts';
+import { ModelWriter } from './model-writer.ts';
+
+let root: string;
+let settings: RouterEnrollmentSettings;
+const closers: Array<() => Promise<void>> = [];
+
+before(async () => {
+  root = mkdtempSync(join(tmpdir(), 'edgeward-router-service-'));
+  const pki = join(root, 'pki');
+  await initPki(pki, { trustDomain: 'edgeward.test' });
+  await issueControllerCertificate(pki, { id: 'c1', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  settings = {
+    signer: await loadIssuer(pki),
+    jwtKey: { keyPem: readFileSync(controllerPaths(pki, 'c1').key, 'utf8') },
+    issuer: 'https://ctrl.example.test:1280',
+    controllers: ['https://ctrl.example.test:1280'],
+    controlAddresses: () => ['tls:ctrl1.example.test:6262', 'tls:ctrl2.example.test:6262'],
+    durationMs: 60 * 60_000,
+    caBundlePem: 'the bundle',
+  };
+});
+after(async () => {
+  for (const close of closers) await close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function service(overrides: Partial<RouterEnrollmentSettings> = {}) {
+  const dir = mkdtempSync(join(root, 'model-'));
+  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
+  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
+  closers.push(async () => {
+    await raft.close();
+    await store.close();
+  });
+  const clock = new ManualClock(Date.UTC(2026, 5, 1));
+  return { clock, routers: new EdgeRouterService(store, new ModelWriter(raft.node), clock, { ...settings, ...overrides }) };
+}
+
+const settingsOf = (name: string) => ({ name, roleAttributes: [], isTunnelerEnabled: false, cost: 0, noTraversal: false, disabled: false, appData: {}, tags: {} });
+
+async function csr(names: x509.JsonGeneralName[] = []): Promise<string> {
+  const keys = (await webcrypto.subtle.generateKey(ecdsaP256, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const request = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: 'CN=asked',
+    keys,
+    signingAlgorithm: ecdsaWithSha256,
+    extensions: names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : [],
+  });
+  return request.toString('pem');
+}
+
+const invalidToken = (reason: RegExp) => (error: unknown) => error instanceof ApiError && error.code === 'INVALID_ENROLLMENT_TOKEN' && reason.test((error.cause as { reason: string }).reason);
+
+test('a new router has an erott enrollment whose JWT names it, its token and the cluster, expiring after the duration', async () => {
+  const { routers, clock } = await service();
+  const { id } = await routers.create(settingsOf('r'));
+  const router = routers.get(id);
+  const claims = decodeJwt(router.enrollmentJwt!);
+  assert.equal(claims.sub, id);
+  assert.equal(claims.jti, router.enrollmentToken);
+  assert.equal(claims.em, 'erott');
+  assert.equal(claims.iss, 'https://ctrl.example.test:1280');
+  assert.deepEqual(claims.ctrls, ['https://ctrl.example.test:1280']);
+  assert.deepEqual(claims.ctrlAddresses, ['tls:ctrl1.example.test:6262', 'tls:ctrl2.example.test:6262']);
+  assert.equal(claims.exp, Math.floor(clock.now() / 1000) + 3600);
+  assert.equal(router.enrollmentExpiresAt, new Date(clock.now() + 3600_000).toISOString());
+  assert.equal(router.isVerified, false);
+});
+
+test('enrolling signs both CSRs for the router id, grants the requested names on the server certificate only, once', async () => {
+  const { routers } = await service();
+  const { id } = await routers.create(settingsOf('r'));
+  const token = routers.get(id).enrollmentToken!;
+  const certs = await routers.enroll(token, { certCsr: await csr([{ type: 'dns', value: 'not-for-client.example' }]), serverCertCsr: await csr([{ type: 'dns', value: 'edge.example.test' }, { type: 'ip', value: '10.0.0.5' }]) });
+  const client = new X509Certificate(certs.cert);
+  const server = new X509Certificate(certs.serverCert);
+  assert.equal(client.subject, `CN=${id}`);
+  assert.equal(server.subject, `CN=${id}`);
+  assert.equal(client.subjectAltName, undefined, 'the client certificate carries no names');
+  assert.equal(server.subjectAltName, 'DNS:edge.example.test, IP Address:10.0.0.5');
+  assert.equal(certs.ca, 'the bundle');
+  const enrolled = routers.get(id);
+  assert.equal(enrolled.fingerprint, fingerprintOfPem(certs.cert));
+  assert.equal(enrolled.enrollmentToken, null);
+  await assert.rejects(routers.enroll(token, { certCsr: await csr(), serverCertCsr: await csr() }), invalidToken(/unknown or already used/));
+
+  await routers.reEnroll(id);
+  const reopened = routers.get(id);
+  assert.equal(reopened.fingerprint, null);
+  assert.notEqual(reopened.enrollmentToken, token);
+});
+
+test('an expired token is refused and stays unused; a bad server name is a CSR error naming serverCertCsr', async () => {
+  const { routers, clock } = await service();
+  const { id } = await routers.create(settingsOf('r'));
+  const token = routers.get(id).enrollmentToken!;
+  await assert.rejects(
+    routers.enroll(token, { certCsr: await csr(), serverCertCsr: await csr([{ type: 'dns', value: 'bad_name!' }]) }),
+    (error: unknown) => error instanceof ApiError && error.code === 'COULD_NOT_PROCESS_CSR' && (error.cause as { field: string }).field === 'serverCertCsr',
+  );
+  clock.advance(3600_000);
+  await assert.rejects(routers.enroll(token, { certCsr: await csr(), serverCertCsr: await csr() }), invalidToken(/expired/));
+  assert.equal(routers.get(id).enrollmentToken, token);
+});
+
+test('without an enrollment CA a router cannot be created: there would be no way to enroll it', async () => {
+  const { routers } = await service({ signer: undefined });
+  await assert.rejects(routers.create(settingsOf('r')), (error: unknown) => error instanceof ApiError && error.code === 'COULD_NOT_VALIDATE');
+  assert.deepEqual(routers.list(), []);
+});

@@ -1,0 +1,173 @@
+// Edge routers: their management operations and their enrollment. A router is created with a one-time enrollment
+// whose JWT an operator hands to the router; the router redeems it once (`/enroll/erott`) with two CSRs and gets a
+// client certificate (CN = its id; the only certificate its control channel is accepted with) and a server
+// certificate with the DNS and IP names it asked for. Re-enrolling makes a new enrollment and forgets the old
+// certificate. Every check here is repeated by the apply, in log order.
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../common/time/clock.ts';
+import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
+import type { EdgeRouterSettings, RouterEnrollment } from '../model/router-commands.ts';
+import type { EdgeRouter } from '../model/router-entities.ts';
+import { routerTables } from '../model/router-entities.ts';
+import { signCertificateRequest } from '../pki/client-certificate.ts';
+import { PkiError } from '../pki/pki-error.ts';
+import { requestedSubjectAltNames } from '../pki/requested-names.ts';
+import type { ModelStore } from '../store/model-store.ts';
+import { ApiError } from '../web/api-error.ts';
+import { signEnrollmentJwt } from './enrollment-jwt.ts';
+import { newEntityId } from './ids.ts';
+import type { ModelWriter } from './model-writer.ts';
+
+export type { EdgeRouterSettings } from '../model/router-commands.ts';
+
+export interface RouterEnrollmentSettings {
+  /** The enrollment CA (edge.enrollment.signingCert) that signs routers' certificates. */
+  readonly signer?: { readonly certPem: string; readonly keyPem: string };
+  /** This controller's identity key: signs the enrollment JWTs. */
+  readonly jwtKey: { readonly keyPem: string };
+  /** The JWT's issuer: this controller's client API origin. */
+  readonly issuer: string;
+  /** Every client API origin (`ctrls`). */
+  readonly controllers: readonly string[];
+  /** The cluster members' control addresses (`tls:<host>:<port>`) now: the JWT's `ctrlAddresses`. */
+  readonly controlAddresses: () => readonly string[];
+  /** edge.enrollment.edgeRouter.duration */
+  readonly durationMs: number;
+  /** Handed to an enrolled router so it can trust the controllers. */
+  readonly caBundlePem: string;
+}
+
+export interface RouterEnrollmentRequest {
+  readonly certCsr: string;
+  readonly serverCertCsr: string;
+}
+
+export interface RouterCertificates {
+  /** The client certificate and its issuer, PEM. */
+  readonly cert: string;
+  /** The server certificate and its issuer, PEM. */
+  readonly serverCert: string;
+  readonly ca: string;
+}
+
+export class EdgeRouterService {
+  constructor(
+    private readonly store: ModelStore,
+    private readonly writer: ModelWriter,
+    private readonly clock: Clock,
+    private readonly settings: RouterEnrollmentSettings,
+  ) {}
+
+  list(): EdgeRouter[] {
+    return this.store.table<EdgeRouter>(routerTables.edgeRouters).all();
+  }
+
+  find(id: string): EdgeRouter | undefined {
+    return this.store.table<EdgeRouter>(routerTables.edgeRouters).get(id);
+  }
+
+  get(id: string): EdgeRouter {
+    const router = this.find(id);
+    if (!router) throw ApiError.notFound('edge router', id);
+    return router;
+  }
+
+  async create(settings: EdgeRouterSettings): Promise<{ id: string }> {
+    const id = newEntityId();
+    const enrollment = await this.newEnrollment(id);
+    const router: EdgeRouter = {
+      ...settings,
+      id,
+      createdAt: enrollment.createdAt,
+      updatedAt: enrollment.createdAt,
+      isVerified: false,
+      fingerprint: null,
+      certPem: null,
+      enrollmentToken: enrollment.token,
+      enrollmentJwt: enrollment.jwt,
+      enrollmentCreatedAt: enrollment.createdAt,
+      enrollmentExpiresAt: enrollment.expiresAt,
+    };
+    this.checkUnique(router);
+    const written = await this.writer.write<{ id: string }>({ type: 'edgeRouter.create', router });
+    return { id: written.value.id };
+  }
+
+  async update(id: string, settings: EdgeRouterSettings): Promise<void> {
+    const current = this.get(id);
+    this.checkUnique({ ...current, ...settings });
+    await this.writer.write({ type: 'edgeRouter.update', id, at: this.now(), settings });
+  }
+
+  async delete(id: string): Promise<void> {
+    this.get(id);
+    await this.writer.write({ type: 'edgeRouter.delete', id });
+  }
+
+  /** A new one-time enrollment; the enrolled certificate stops being accepted once this is applied. */
+  async reEnroll(id: string): Promise<void> {
+    this.get(id);
+    const enrollment = await this.newEnrollment(id);
+    await this.writer.write({ type: 'edgeRouter.reEnroll', id, at: enrollment.createdAt, enrollment });
+  }
+
+  /** `/enroll/erott`: signs the router's two CSRs and records the client certificate's fingerprint. */
+  async enroll(token: string, request: RouterEnrollmentRequest): Promise<RouterCertificates> {
+    const router = this.redeemable(token);
+    const signer = this.settings.signer;
+    if (!signer) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'this controller has no enrollment signing CA' });
+    const sign = async (field: 'certCsr' | 'serverCertCsr', work: () => Promise<{ certPem: string; chainPem: string }>) => {
+      try {
+        return await work();
+      } catch (error) {
+        if (error instanceof PkiError) throw new ApiError('COULD_NOT_PROCESS_CSR', { field, reason: error.message });
+        throw error;
+      }
+    };
+    // The router's id is both certificates' common name, as the real controller issues them.
+    const client = await sign('certCsr', () => signCertificateRequest(signer, request.certCsr, { commonName: router.id, usage: 'client', clock: this.clock }));
+    const server = await sign('serverCertCsr', () =>
+      signCertificateRequest(signer, request.serverCertCsr, { commonName: router.id, usage: 'server', ...requestedSubjectAltNames(request.serverCertCsr), clock: this.clock }),
+    );
+    const at = this.now();
+    await this.writer.write({ type: 'edgeRouter.enroll', id: router.id, token, at, fingerprint: fingerprintOfPem(client.certPem), certPem: client.certPem });
+    return { cert: client.chainPem, serverCert: server.chainPem, ca: this.settings.caBundlePem };
+  }
+
+  private redeemable(token: string): EdgeRouter {
+    const router = token ? this.store.table<EdgeRouter>(routerTables.edgeRouters).findUnique('enrollmentToken', token) : undefined;
+    if (!router || router.enrollmentExpiresAt === null) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token is unknown or already used' });
+    if (Date.parse(router.enrollmentExpiresAt) <= this.clock.now()) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token expired' });
+    return router;
+  }
+
+  private async newEnrollment(routerId: string): Promise<RouterEnrollment> {
+    if (!this.settings.signer) {
+      throw ApiError.validation('enrollment', 'edge router enrollment needs an enrollment signing CA: set edge.enrollment.signingCert in the controller config');
+    }
+    const now = this.clock.now();
+    const expiresAtMs = now + this.settings.durationMs;
+    // 256 random bits: the token alone lets its holder become the router.
+    const token = randomBytes(32).toString('base64url');
+    const jwt = await signEnrollmentJwt(this.settings.jwtKey.keyPem, {
+      issuer: this.settings.issuer,
+      subject: routerId,
+      token,
+      method: 'erott',
+      controllers: this.settings.controllers,
+      issuedAtMs: now,
+      expiresAtMs,
+      extra: { ctrlAddresses: [...this.settings.controlAddresses()] },
+    });
+    return { token, jwt, createdAt: new Date(now).toISOString(), expiresAt: new Date(expiresAtMs).toISOString() };
+  }
+
+  private checkUnique(router: EdgeRouter): void {
+    const violation = this.store.table<EdgeRouter>(routerTables.edgeRouters).violationFor(router);
+    if (violation) throw ApiError.validation(violation.index, violation.message, violation.value);
+  }
+
+  private now(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+}

@@ -1,0 +1,139 @@
+// Which routers are connected to the cluster: this controller's own channels, plus what the other connected
+// controllers answer to a `routers.connected` peer request (each asked with a short timeout; one that does not
+// answer in time counts as having no routers). The remote part is cached briefly so a list request or a burst of
+// router connections does not become a burst of peer requests. Controllers also tell each other when one of their
+// routers comes or goes (`routers.event`), which refreshes the cache and reaches their own routers.
+import type { RouterInfo } from '../../common/control-channel/control-messages.ts';
+import type { Clock } from '../../common/time/clock.ts';
+import type { RouterConnection, RouterPresence } from '../edge/router-presence.ts';
+import type { RouterEvent, RouterSummary } from './router-hub.ts';
+
+export type RouterPeerRequest = { readonly type: 'routers.connected' } | { readonly type: 'routers.event'; readonly event: RouterEvent };
+
+export function isRouterPeerRequest(body: unknown): body is RouterPeerRequest {
+  const type = (body as { type?: unknown } | null)?.type;
+  return type === 'routers.connected' || type === 'routers.event';
+}
+
+/** The part of the peer network this needs. */
+export interface PeerCaller {
+  peers(): ReadonlyArray<{ readonly id: string; readonly connected: boolean }>;
+  request(id: string, body: unknown, timeoutMs: number): Promise<unknown>;
+}
+
+export interface ClusterRouterPresenceOptions {
+  /** How long a peer has to answer (500 ms). */
+  readonly requestTimeoutMs: number;
+  /** How long the other controllers' answers are reused (1 s). */
+  readonly cacheMs: number;
+}
+
+export class ClusterRouterPresence implements RouterPresence {
+  private cache: { at: number; routers: RouterSummary[] } | undefined;
+  private inFlight: Promise<RouterSummary[]> | undefined;
+  private generation = 0;
+
+  constructor(
+    private readonly selfId: string,
+    private readonly peers: PeerCaller,
+    private readonly local: () => RouterSummary[],
+    private readonly clock: Clock,
+    private readonly options: ClusterRouterPresenceOptions,
+  ) {}
+
+  async connected(): Promise<ReadonlyMap<string, RouterConnection>> {
+    const all = new Map<string, RouterConnection>();
+    for (const summary of await this.remote()) all.set(summary.routerId, summary);
+    // A router connected here is connected here, whatever a slower answer from elsewhere still says.
+    for (const summary of this.local()) all.set(summary.routerId, summary);
+    return all;
+  }
+
+  /** The routers connected to the other controllers, for a new router's welcome. */
+  async otherRouters(): Promise<RouterInfo[]> {
+    return (await this.remote()).map((summary) => ({ id: summary.routerId, name: summary.name, linkListeners: summary.linkListeners }));
+  }
+
+  /** The other controllers' routers (cached for `cacheMs`). */
+  remote(): Promise<RouterSummary[]> {
+    if (this.cache && this.clock.now() - this.cache.at < this.options.cacheMs) return Promise.resolve(this.cache.routers);
+    if (this.inFlight) return this.inFlight;
+    const generation = this.generation;
+    const asked = this.askPeers().then((routers) => {
+      if (generation === this.generation) this.cache = { at: this.clock.now(), routers };
+      return routers;
+    });
+    this.inFlight = asked;
+    void asked.finally(() => {
+      if (this.inFlight === asked) this.inFlight = undefined;
+    });
+    return asked;
+  }
+
+  /** Forgets the cached answers (another controller told us something changed). */
+  invalidate(): void {
+    this.generation++;
+    this.cache = undefined;
+    this.inFlight = undefined;
+  }
+
+  /** Tells every connected controller; nobody waits for the answers. */
+  announce(event: RouterEvent): void {
+    for (const peer of this.connectedPeers()) this.withTimeout(this.peers.request(peer, { type: 'routers.event', event } satisfies RouterPeerRequest, this.options.requestTimeoutMs)).catch(() => undefined);
+  }
+
+  private async askPeers(): Promise<RouterSummary[]> {
+    const answers = await Promise.all(
+      this.connectedPeers().map((peer) =>
+        this.withTimeout(this.peers.request(peer, { type: 'routers.connected' } satisfies RouterPeerRequest, this.options.requestTimeoutMs)).then(
+          (answer) => summariesIn(answer),
+          () => [] as RouterSummary[],
+        ),
+      ),
+    );
+    return answers.flat();
+  }
+
+  private connectedPeers(): string[] {
+    return this.peers
+      .peers()
+      .filter((peer) => peer.connected && peer.id !== this.selfId)
+      .map((peer) => peer.id);
+  }
+
+  /** The request's own timeout starts once a channel is open; this bounds the dial too. */
+  private withTimeout<T>(promise: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('timeout')), this.options.requestTimeoutMs);
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  }
+}
+
+/** A peer's answer, keeping only well-formed entries. */
+export function summariesIn(answer: unknown): RouterSummary[] {
+  const routers = (answer as { routers?: unknown } | null)?.routers;
+  if (!Array.isArray(routers)) return [];
+  return routers.filter(
+    (item): item is RouterSummary =>
+      typeof item === 'object' && item !== null && typeof item.routerId === 'string' && typeof item.controllerId === 'string' && Array.isArray(item.linkListeners),
+  ).map((item) => ({
+    routerId: item.routerId,
+    controllerId: item.controllerId,
+    version: typeof item.version === 'string' ? item.version : '',
+    hostname: typeof item.hostname === 'string' ? item.hostname : '',
+    supportedProtocols: typeof item.supportedProtocols === 'object' && item.supportedProtocols !== null ? item.supportedProtocols : {},
+    connectedAt: typeof item.connectedAt === 'string' ? item.connectedAt : '',
+    name: typeof item.name === 'string' ? item.name : item.routerId,
+    linkListeners: item.linkListeners,
+  }));
+}

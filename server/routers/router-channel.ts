@@ -1,0 +1,116 @@
+// One router's control channel on the controller side: a TLS socket (chain already verified) carrying
+// length-prefixed JSON frames. It reads the presented certificate, hands every frame to its owner, sends heartbeats
+// on an interval, answers none itself, and closes when the peer is silent too long or never says hello.
+import type { TLSSocket } from 'node:tls';
+import type { ControllerToRouter, RouterHello } from '../../common/control-channel/control-messages.ts';
+import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
+import { certificateFingerprint } from '../auth/cert/certificate-fingerprint.ts';
+import type { PresentedCertificate } from './router-admission.ts';
+
+export interface RouterChannelTiming {
+  /** How often the controller sends `hb` (10 s). */
+  readonly heartbeatIntervalMs: number;
+  /** A channel that has sent nothing for this long is closed (30 s). */
+  readonly unresponsiveMs: number;
+  /** How long a new connection may take to send `router.hello` (10 s). */
+  readonly helloTimeoutMs: number;
+}
+
+export const defaultRouterChannelTiming: RouterChannelTiming = { heartbeatIntervalMs: 10_000, unresponsiveMs: 30_000, helloTimeoutMs: 10_000 };
+
+export interface RouterChannelOwner {
+  frame(channel: RouterChannel, frame: unknown): void;
+  closed(channel: RouterChannel, reason: string): void;
+}
+
+export class RouterChannel {
+  /** Set once the router is admitted. */
+  hello: RouterHello | undefined;
+  /** Set once `ctrl.welcome` has gone out: from then on the channel hears broadcasts. */
+  welcomed = false;
+  connectedAt = 0;
+  closed = false;
+  /** Refused or told to go: what it still sends is ignored while the refusal is flushed. */
+  ending = false;
+  readonly certificate: PresentedCertificate;
+  readonly remote: string;
+  private lastReceived = Date.now();
+  private readonly decoder = new FrameDecoder();
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    readonly socket: TLSSocket,
+    private readonly owner: RouterChannelOwner,
+    timing: RouterChannelTiming,
+  ) {
+    socket.setNoDelay(true);
+    this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    const presented = socket.getPeerCertificate(false);
+    const commonName = presented?.subject?.CN;
+    this.certificate = {
+      commonName: Array.isArray(commonName) ? commonName[0] : commonName || undefined,
+      fingerprint: presented?.raw ? certificateFingerprint(presented.raw) : '',
+    };
+    socket.on('data', (chunk: Buffer) => {
+      this.lastReceived = Date.now();
+      let frames: unknown[];
+      try {
+        frames = this.decoder.push(chunk);
+      } catch (error) {
+        this.close(`bad frame: ${(error as Error).message}`);
+        return;
+      }
+      for (const frame of frames) {
+        if (this.closed || this.ending) return;
+        this.owner.frame(this, frame);
+      }
+    });
+    socket.on('close', () => this.close('connection closed'));
+    socket.on('error', (error) => this.close(error.message));
+    const checkEvery = Math.max(10, Math.min(1000, Math.floor(timing.unresponsiveMs / 4)));
+    this.timers.push(
+      setTimeout(() => {
+        if (!this.hello) this.close(`no router.hello within ${timing.helloTimeoutMs} ms`);
+      }, timing.helloTimeoutMs),
+      setInterval(() => {
+        if (this.welcomed) this.send({ type: 'hb', sentAt: performance.now() });
+      }, timing.heartbeatIntervalMs),
+      setInterval(() => {
+        if (Date.now() - this.lastReceived > timing.unresponsiveMs) this.close(`no traffic for ${timing.unresponsiveMs} ms`);
+      }, checkEvery),
+    );
+    for (const timer of this.timers) timer.unref();
+  }
+
+  send(frame: ControllerToRouter): void {
+    if (this.closed) return;
+    this.socket.write(encodeFrame(frame));
+  }
+
+  /** Says why (`ctrl.refused`) and closes once that frame is written. */
+  refuse(reason: string): void {
+    if (this.closed || this.ending) return;
+    this.send({ type: 'ctrl.refused', reason });
+    this.ending = true;
+    this.closeAfterFlush(reason);
+  }
+
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.socket.destroy();
+    this.owner.closed(this, reason);
+  }
+
+  private closeAfterFlush(reason: string): void {
+    // end() flushes what is queued (the refusal) before the FIN; destroy follows if the peer never closes.
+    this.socket.end();
+    const force = setTimeout(() => this.close(reason), 1000);
+    force.unref();
+    this.socket.once('close', () => {
+      clearTimeout(force);
+      this.close(reason);
+    });
+  }
+}

@@ -1,0 +1,116 @@
+// Wires the controller side of router control channels into a running controller: the hub of this controller's
+// channels, the cluster-wide presence (peer requests), router metrics on /metrics, membership pushes and edge-model
+// pushes. controller.ts hands it every non-controller TLS connection of the control address and every
+// `routers.*` peer request.
+import type { TLSSocket } from 'node:tls';
+import type { ControllerEndpoint } from '../../common/control-channel/control-messages.ts';
+import type { Logger } from '../../common/log/logger.ts';
+import type { Clock } from '../../common/time/clock.ts';
+import type { RouterPresence } from '../edge/router-presence.ts';
+import type { AppliedChanges } from '../model/model-state-machine.ts';
+import type { EdgeRouter } from '../model/router-entities.ts';
+import { routerTables } from '../model/router-entities.ts';
+import type { Configuration } from '../raft/core/types.ts';
+import type { ModelStore } from '../store/model-store.ts';
+import type { ControllerMetrics } from '../telemetry/controller-metrics.ts';
+import { clusterMembers } from './cluster-members.ts';
+import { ClusterRouterPresence, isRouterPeerRequest, type PeerCaller, type RouterPeerRequest } from './cluster-router-presence.ts';
+import { edgeModelOf } from './edge-model-snapshot.ts';
+import { defaultRouterChannelTiming } from './router-channel.ts';
+import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './router-hub.ts';
+import { RouterMetricsStore } from './router-metrics-store.ts';
+
+export interface RouterControlTiming extends RouterHubTiming {
+  readonly peerRequestTimeoutMs: number;
+  readonly presenceCacheMs: number;
+  /** A disconnected router's metric series stay this long (60 s). */
+  readonly metricsRetainMs: number;
+  /** A series a router stopped reporting stays this long (5 min). */
+  readonly metricsStaleMs: number;
+}
+
+export const defaultRouterControlTiming: RouterControlTiming = {
+  ...defaultRouterChannelTiming,
+  edgeModelDebounceMs: 1000,
+  peerRequestTimeoutMs: 500,
+  presenceCacheMs: 1000,
+  metricsRetainMs: 60_000,
+  metricsStaleMs: 300_000,
+};
+
+export interface RouterControlDeps {
+  readonly self: ControllerEndpoint;
+  readonly store: ModelStore;
+  readonly onModelChanges: (listener: (applied: AppliedChanges) => void) => void;
+  readonly observeConfiguration: (observer: (configuration: Configuration) => void) => void;
+  readonly peers: PeerCaller;
+  readonly metrics: Pick<ControllerMetrics, 'routerGauge'>;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly timing?: Partial<RouterControlTiming>;
+}
+
+export interface RouterControl {
+  readonly presence: RouterPresence;
+  /** The cluster's members' control addresses now (for router enrollment JWTs). */
+  controlAddresses(): string[];
+  accept(socket: TLSSocket): void;
+  handlesPeerRequest(body: unknown): body is RouterPeerRequest;
+  handlePeerRequest(body: RouterPeerRequest): Promise<unknown>;
+  close(): void;
+}
+
+export function startRouterControl(deps: RouterControlDeps): RouterControl {
+  const timing = { ...defaultRouterControlTiming, ...(deps.timing ?? {}) };
+  const { clock, store } = deps;
+  const metricsSink = routerMetricsSink(deps.metrics, clock, timing);
+  let presence: ClusterRouterPresence | undefined;
+  const hub = new RouterHub({
+    controllerId: deps.self.id,
+    findRouter: (id) => store.table<EdgeRouter>(routerTables.edgeRouters).get(id),
+    edgeModel: () => edgeModelOf(store),
+    otherRouters: () => presence!.otherRouters(),
+    announce: (event) => presence!.announce(event),
+    metrics: metricsSink,
+    logger: deps.logger,
+    clock,
+    timing,
+  });
+  presence = new ClusterRouterPresence(deps.self.id, deps.peers, () => hub.summaries(), clock, { requestTimeoutMs: timing.peerRequestTimeoutMs, cacheMs: timing.presenceCacheMs });
+  let members: ControllerEndpoint[] = [deps.self];
+  deps.observeConfiguration((configuration) => {
+    members = clusterMembers(configuration, deps.self);
+    hub.setMembers(members);
+  });
+  deps.onModelChanges((applied) => hub.modelChanged(applied));
+  return {
+    presence,
+    controlAddresses: () => members.map((member) => member.address),
+    accept: (socket) => hub.accept(socket),
+    handlesPeerRequest: isRouterPeerRequest,
+    async handlePeerRequest(body) {
+      if (body.type === 'routers.connected') return { routers: hub.summaries() };
+      presence!.invalidate();
+      hub.remoteEvent(body.event);
+      return { ok: true };
+    },
+    close: () => hub.close(),
+  };
+}
+
+/** Router metrics into the store, and a gauge on /metrics for every metric name a router has reported. */
+function routerMetricsSink(metrics: Pick<ControllerMetrics, 'routerGauge'>, clock: Clock, timing: RouterControlTiming): RouterMetricsSink {
+  const store = new RouterMetricsStore({ retainMs: timing.metricsRetainMs, staleMs: timing.metricsStaleMs, maxSeriesPerRouter: 1000 });
+  return {
+    record(routerId, gauges) {
+      for (const metric of store.record(routerId, gauges, clock.now())) {
+        metrics.routerGauge(metric, () => {
+          store.sweep(clock.now());
+          return store.series(metric);
+        });
+      }
+    },
+    connected: (routerId) => store.connected(routerId),
+    disconnected: (routerId) => store.disconnected(routerId, clock.now()),
+  };
+}

@@ -1,0 +1,237 @@
+// The hub over real TLS on loopback with short timings: heartbeats and silence, the hello deadline, debounced edge
+// models, membership pushes, a router's newer channel replacing its older one, and other controllers' routers.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, createServer, type Server } from 'node:tls';
+import { after, before, test } from 'node:test';
+import type { RouterInfo } from '../../common/control-channel/control-messages.ts';
+import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
+import { createMemoryLogger } from '../../common/log/logger.ts';
+import { systemClock } from '../../common/time/clock.ts';
+import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
+import type { AppliedChanges } from '../model/model-state-machine.ts';
+import type { EdgeRouter } from '../model/router-entities.ts';
+import { createClientCertificate } from '../pki/client-certificate.ts';
+import { controllerPaths, initPki, issueControllerCertificate, loadIssuer, pkiPaths } from '../pki/pki-directory.ts';
+import { RouterHub, type RouterEvent, type RouterHubTiming } from './router-hub.ts';
+
+let root: string;
+let caPem: string;
+let serverTls: { cert: string; key: string };
+const credentials = new Map<string, { cert: string; key: string }>();
+const at = '2026-01-01T00:00:00.000Z';
+
+before(async () => {
+  root = mkdtempSync(join(tmpdir(), 'edgeward-hub-'));
+  const dir = join(root, 'pki');
+  await initPki(dir, { trustDomain: 'edgeward.test' });
+  await issueControllerCertificate(dir, { id: 'c1', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  caPem = readFileSync(pkiPaths(dir).bundle, 'utf8');
+  serverTls = { cert: readFileSync(controllerPaths(dir, 'c1').chain, 'utf8'), key: readFileSync(controllerPaths(dir, 'c1').key, 'utf8') };
+  const issuer = await loadIssuer(dir);
+  for (const id of ['r1', 'r2']) {
+    const issued = await createClientCertificate(issuer, { commonName: id });
+    credentials.set(id, { cert: issued.chainPem, key: issued.keyPem });
+  }
+});
+after(() => rmSync(root, { recursive: true, force: true }));
+
+const routerRow = (id: string, changes: Partial<EdgeRouter> = {}): EdgeRouter => ({
+  id, createdAt: at, updatedAt: at, tags: {}, name: `name-${id}`, roleAttributes: [], isTunnelerEnabled: false, cost: 0, noTraversal: false, disabled: false, appData: {},
+  isVerified: true, fingerprint: fingerprintOfPem(credentials.get(id)!.cert), certPem: null, enrollmentToken: null, enrollmentJwt: null, enrollmentCreatedAt: null, enrollmentExpiresAt: null, ...changes,
+});
+
+const timing: RouterHubTiming = { heartbeatIntervalMs: 50, unresponsiveMs: 400, helloTimeoutMs: 300, edgeModelDebounceMs: 100 };
+
+async function startHub(options: { others?: RouterInfo[] } = {}) {
+  const rows = new Map<string, EdgeRouter>([['r1', routerRow('r1')], ['r2', routerRow('r2')]]);
+  const logger = createMemoryLogger();
+  const announced: RouterEvent[] = [];
+  const recorded: Array<[string, Readonly<Record<string, unknown>>]> = [];
+  let modelIndex = 1;
+  const hub = new RouterHub({
+    controllerId: 'c1',
+    findRouter: (id) => rows.get(id),
+    edgeModel: () => ({ index: modelIndex, model: { services: [], identities: [] } }),
+    otherRouters: async () => options.others ?? [],
+    announce: (event) => announced.push(event),
+    metrics: { record: (id, gauges) => recorded.push([id, gauges]), connected: () => undefined, disconnected: () => undefined },
+    logger,
+    clock: systemClock,
+    timing,
+  });
+  const server: Server = createServer({ ...serverTls, ca: caPem, requestCert: true, rejectUnauthorized: true }, (socket) => hub.accept(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  const close = async () => {
+    hub.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return { hub, rows, logger, announced, recorded, port, close, bumpModel: () => modelIndex++ };
+}
+
+interface Client {
+  frames: any[];
+  closed: boolean;
+  send(frame: unknown): void;
+  next(type: string, ms?: number): Promise<any>;
+  count(type: string): number;
+  destroy(): void;
+}
+
+async function client(port: number, id: string, options: { answerHeartbeats?: boolean; hello?: boolean } = {}): Promise<Client> {
+  const { cert, key } = credentials.get(id)!;
+  const socket = connect({ host: '127.0.0.1', port, cert, key, ca: caPem, servername: 'localhost' });
+  const decoder = new FrameDecoder();
+  const result: Client = {
+    frames: [],
+    closed: false,
+    send: (frame) => socket.write(encodeFrame(frame)),
+    async next(type, ms = 3000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const index = result.frames.findIndex((frame) => frame.type === type);
+        if (index >= 0) return result.frames.splice(index, 1)[0];
+        if (Date.now() > deadline) throw new Error(`no ${type}; have ${JSON.stringify(result.frames.map((frame) => frame.type))}, closed=${result.closed}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    count: (type) => result.frames.filter((frame) => frame.type === type).length,
+    destroy: () => socket.destroy(),
+  };
+  socket.on('data', (chunk: Buffer) => {
+    for (const frame of decoder.push(chunk) as any[]) {
+      result.frames.push(frame);
+      if (frame.type === 'hb' && options.answerHeartbeats !== false) result.send({ type: 'hbAck', sentAt: frame.sentAt });
+    }
+  });
+  socket.on('close', () => (result.closed = true));
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+  if (options.hello !== false) result.send({ type: 'router.hello', routerId: id, version: 'v1', linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:40${id.slice(1)}`, groups: ['g'] }] });
+  return result;
+}
+
+const until = async (what: string, probe: () => boolean, ms = 3000) => {
+  const deadline = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+test('the controller heartbeats a welcomed router; one that answers stays, one that goes silent is closed', async () => {
+  const env = await startHub();
+  try {
+    const live = await client(env.port, 'r1');
+    const silent = await client(env.port, 'r2', { answerHeartbeats: false });
+    await live.next('ctrl.welcome');
+    await silent.next('ctrl.welcome');
+    silent.send({ type: 'hb', sentAt: 5 });
+    assert.equal((await silent.next('hbAck')).sentAt, 5);
+    // r2 sends nothing more: after unresponsiveMs it is closed.
+    await until('the silent channel to close', () => silent.closed);
+    const line = env.logger.lines.find((record) => record.msg === 'router disconnected' && record.routerId === 'r2')!;
+    assert.match(String(line.reason), /no traffic for 400 ms/);
+    assert.ok(live.count('hb') >= 3, 'heartbeats every 50 ms');
+    assert.equal(live.closed, false, 'answering heartbeats keeps a channel open');
+    assert.equal(env.hub.isConnected('r1'), true);
+    assert.equal(env.hub.isConnected('r2'), false);
+    assert.deepEqual(env.announced, [
+      { event: 'connected', router: { id: 'r1', name: 'name-r1', linkListeners: [{ binding: 'transport', advertise: 'tls:127.0.0.1:401', groups: ['g'] }] } },
+      { event: 'connected', router: { id: 'r2', name: 'name-r2', linkListeners: [{ binding: 'transport', advertise: 'tls:127.0.0.1:402', groups: ['g'] }] } },
+      { event: 'disconnected', routerId: 'r2' },
+    ]);
+    assert.equal((await live.next('ctrl.routerDisconnected')).routerId, 'r2');
+    live.destroy();
+  } finally {
+    await env.close();
+  }
+});
+
+test('a connection that never says hello is closed after helloTimeoutMs, without a welcome', async () => {
+  const env = await startHub();
+  try {
+    const quiet = await client(env.port, 'r1', { hello: false });
+    await until('the hello deadline', () => quiet.closed);
+    assert.equal(quiet.count('ctrl.welcome'), 0);
+    assert.equal(env.announced.length, 0);
+  } finally {
+    await env.close();
+  }
+});
+
+test('model changes within the debounce window make one edge model; members are pushed only when they change', async () => {
+  const env = await startHub();
+  try {
+    const router = await client(env.port, 'r1');
+    const welcome = await router.next('ctrl.welcome');
+    assert.deepEqual(welcome.members, []);
+    assert.equal((await router.next('ctrl.edgeModel')).index, 1);
+    const change = (entityType: string): AppliedChanges => ({ index: 9, command: { type: 'raft.noop' }, changes: [{ eventType: 'updated', entityType, id: 'x' }] });
+    for (let i = 0; i < 5; i++) {
+      env.bumpModel();
+      env.hub.modelChanged(change('services'));
+    }
+    env.hub.modelChanged(change('apiSessions'));
+    const pushed = await router.next('ctrl.edgeModel');
+    assert.equal(pushed.index, 6, 'read when the window closes');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    assert.equal(router.count('ctrl.edgeModel'), 0, 'one push for the burst; api sessions are not part of it');
+
+    const members = [{ id: 'c1', address: 'tls:127.0.0.1:1' }];
+    env.hub.setMembers(members);
+    env.hub.setMembers([...members]);
+    assert.deepEqual((await router.next('ctrl.members')).members, members);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(router.count('ctrl.members'), 0, 'the same members are not pushed again');
+
+    router.send({ type: 'router.metrics', routerId: 'r1', timestamp: 1, gauges: { 'link.count': 1 } });
+    router.send({ type: 'router.metrics', routerId: 'r2', timestamp: 1, gauges: { 'link.count': 9 } });
+    await until('metrics recorded', () => env.recorded.length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(env.recorded, [['r1', { 'link.count': 1 }]], 'metrics naming another router are ignored');
+    router.destroy();
+  } finally {
+    await env.close();
+  }
+});
+
+test('a router connecting again replaces its older channel without announcing a disconnect; a disabled router is closed', async () => {
+  const env = await startHub({ others: [{ id: 'far', name: 'far-away', linkListeners: [] }] });
+  try {
+    const older = await client(env.port, 'r1');
+    const welcome = await older.next('ctrl.welcome');
+    assert.deepEqual(welcome.routers, [{ id: 'far', name: 'far-away', linkListeners: [] }], 'routers of other controllers are in the welcome');
+    const watcher = await client(env.port, 'r2');
+    await watcher.next('ctrl.welcome');
+    const newer = await client(env.port, 'r1');
+    await newer.next('ctrl.welcome');
+    await until('the older channel to close', () => older.closed);
+    assert.equal(env.hub.isConnected('r1'), true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(watcher.count('ctrl.routerDisconnected'), 0);
+    assert.ok(!env.announced.some((event) => event.event === 'disconnected'));
+    assert.equal((await watcher.next('ctrl.routerConnected')).router.id, 'r1', 'the reconnect is announced again: its listeners may have changed');
+
+    // Other controllers' routers: their coming and going reaches this controller's routers, unless the router is here.
+    env.hub.remoteEvent({ event: 'connected', router: { id: 'r9', name: 'n9', linkListeners: [] } });
+    assert.equal((await watcher.next('ctrl.routerConnected')).router.id, 'r9');
+    env.hub.remoteEvent({ event: 'disconnected', routerId: 'r1' });
+    env.hub.remoteEvent({ event: 'disconnected', routerId: 'r9' });
+    assert.equal((await watcher.next('ctrl.routerDisconnected')).routerId, 'r9');
+    assert.equal(watcher.frames.filter((frame) => frame.type === 'ctrl.routerDisconnected' && frame.routerId === 'r1').length, 0, 'r1 is connected here');
+
+    env.rows.set('r1', routerRow('r1', { disabled: true }));
+    env.hub.modelChanged({ index: 10, command: { type: 'raft.noop' }, changes: [{ eventType: 'updated', entityType: 'edgeRouters', id: 'r1' }] });
+    assert.match((await newer.next('ctrl.refused')).reason, /disabled/);
+    await until('the disabled router to be closed', () => newer.closed);
+    assert.equal((await watcher.next('ctrl.routerDisconnected')).routerId, 'r1');
+    watcher.destroy();
+  } finally {
+    await env.close();
+  }
+});

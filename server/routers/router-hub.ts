@@ -1,0 +1,255 @@
+// This controller's router control channels: admits routers (see router-admission.ts), welcomes them with the
+// cluster's members and the other connected routers, keeps them up to date (membership, routers coming and going,
+// the edge model, debounced), answers their heartbeats and requests, and passes their metrics on. Closes a channel
+// whose router is disabled, deleted or re-enrolled while connected.
+import type { TLSSocket } from 'node:tls';
+import type { ControllerEndpoint, ControllerToRouter, EdgeModel, LinkListenerInfo, RouterInfo } from '../../common/control-channel/control-messages.ts';
+import type { Logger } from '../../common/log/logger.ts';
+import type { Clock } from '../../common/time/clock.ts';
+import type { RouterConnection } from '../edge/router-presence.ts';
+import type { AppliedChanges } from '../model/model-state-machine.ts';
+import type { EdgeRouter } from '../model/router-entities.ts';
+import { routerTables } from '../model/router-entities.ts';
+import { sameMembers } from './cluster-members.ts';
+import { edgeModelTables } from './edge-model-snapshot.ts';
+import { admitRouter, readHello } from './router-admission.ts';
+import { RouterChannel, type RouterChannelOwner, type RouterChannelTiming } from './router-channel.ts';
+
+/** A router connected to some controller, as controllers tell each other. */
+export interface RouterSummary extends RouterConnection {
+  readonly name: string;
+  readonly linkListeners: readonly LinkListenerInfo[];
+}
+
+/** What one controller tells the others when one of its routers comes or goes. */
+export type RouterEvent = { readonly event: 'connected'; readonly router: RouterInfo } | { readonly event: 'disconnected'; readonly routerId: string };
+
+export interface RouterMetricsSink {
+  record(routerId: string, gauges: Readonly<Record<string, unknown>>): void;
+  connected(routerId: string): void;
+  disconnected(routerId: string): void;
+}
+
+export interface RouterHubTiming extends RouterChannelTiming {
+  /** Model changes within this window make one `ctrl.edgeModel` (1 s). */
+  readonly edgeModelDebounceMs: number;
+}
+
+export interface RouterHubDeps {
+  readonly controllerId: string;
+  readonly findRouter: (id: string) => EdgeRouter | undefined;
+  readonly edgeModel: () => { index: number; model: EdgeModel };
+  /** The routers connected to the other controllers of the cluster, for the welcome. */
+  readonly otherRouters: () => Promise<readonly RouterInfo[]>;
+  /** Tells the other controllers; must not throw. */
+  readonly announce: (event: RouterEvent) => void;
+  readonly metrics: RouterMetricsSink;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly timing: RouterHubTiming;
+}
+
+export class RouterHub implements RouterChannelOwner {
+  private readonly open = new Set<RouterChannel>();
+  /** Welcomed channels by router id: the routers connected here. */
+  private readonly connected = new Map<string, RouterChannel>();
+  private members: ControllerEndpoint[] = [];
+  private modelTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: RouterHubDeps) {}
+
+  /** A TLS connection on the control address whose (CA-verified) certificate is not a controller's. */
+  accept(socket: TLSSocket): void {
+    if (this.stopped) {
+      socket.destroy();
+      return;
+    }
+    this.open.add(new RouterChannel(socket, this, this.deps.timing));
+  }
+
+  setMembers(members: readonly ControllerEndpoint[]): void {
+    if (sameMembers(this.members, members)) return;
+    this.members = [...members];
+    this.broadcast({ type: 'ctrl.members', members: this.members });
+  }
+
+  /** Applied model changes: a new edge model (debounced), and routers that may no longer keep their channel. */
+  modelChanged(applied: AppliedChanges): void {
+    let modelChanged = false;
+    for (const change of applied.changes) {
+      if (edgeModelTables.has(change.entityType)) modelChanged = true;
+      if (change.entityType === routerTables.edgeRouters) this.recheck(change.id);
+    }
+    if (modelChanged) this.scheduleEdgeModel();
+  }
+
+  /** Another controller's router came or went: this controller's routers hear of it. */
+  remoteEvent(event: RouterEvent): void {
+    if (event.event === 'connected') {
+      if (!this.connected.has(event.router.id)) this.broadcast({ type: 'ctrl.routerConnected', router: event.router });
+    } else if (!this.connected.has(event.routerId)) {
+      this.broadcast({ type: 'ctrl.routerDisconnected', routerId: event.routerId });
+    }
+  }
+
+  isConnected(routerId: string): boolean {
+    return this.connected.has(routerId);
+  }
+
+  /** The routers connected here now. */
+  summaries(): RouterSummary[] {
+    return [...this.connected.values()].map((channel) => {
+      const hello = channel.hello!;
+      return {
+        routerId: hello.routerId,
+        controllerId: this.deps.controllerId,
+        version: hello.version,
+        hostname: hello.hostname ?? '',
+        supportedProtocols: hello.supportedProtocols ?? {},
+        connectedAt: new Date(channel.connectedAt).toISOString(),
+        name: this.deps.findRouter(hello.routerId)?.name ?? hello.routerId,
+        linkListeners: hello.linkListeners,
+      };
+    });
+  }
+
+  close(): void {
+    this.stopped = true;
+    clearTimeout(this.modelTimer);
+    for (const channel of [...this.open]) channel.close('controller shutting down');
+  }
+
+  // ---- RouterChannelOwner ---------------------------------------------------------------------------------------
+
+  frame(channel: RouterChannel, frame: unknown): void {
+    if (!channel.hello) {
+      this.admit(channel, frame);
+      return;
+    }
+    const value = frame as { type?: unknown; [key: string]: unknown };
+    const routerId = channel.hello.routerId;
+    switch (value?.type) {
+      case 'hb':
+        channel.send({ type: 'hbAck', sentAt: typeof value.sentAt === 'number' ? value.sentAt : 0 });
+        return;
+      case 'hbAck':
+      case 'res':
+      case 'router.links':
+        return;
+      case 'req':
+        this.answer(channel, value);
+        return;
+      case 'router.metrics': {
+        if (value.routerId !== undefined && value.routerId !== routerId) {
+          this.deps.logger.warn('router metrics ignored: they name another router', { routerId, claimed: value.routerId });
+          return;
+        }
+        const gauges = value.gauges;
+        if (typeof gauges !== 'object' || gauges === null || Array.isArray(gauges)) return;
+        this.deps.metrics.record(routerId, gauges as Record<string, unknown>);
+        return;
+      }
+      default:
+        this.deps.logger.debug('router frame ignored', { routerId, type: typeof value?.type === 'string' ? value.type : typeof value });
+    }
+  }
+
+  closed(channel: RouterChannel, reason: string): void {
+    this.open.delete(channel);
+    const routerId = channel.hello?.routerId;
+    if (!channel.welcomed || routerId === undefined) return;
+    if (this.connected.get(routerId) !== channel) {
+      this.deps.logger.info('router channel replaced', { routerId, reason, remote: channel.remote });
+      return;
+    }
+    this.connected.delete(routerId);
+    this.deps.logger.info('router disconnected', { routerId, reason, remote: channel.remote });
+    this.deps.metrics.disconnected(routerId);
+    if (this.stopped) return;
+    this.broadcast({ type: 'ctrl.routerDisconnected', routerId });
+    this.deps.announce({ event: 'disconnected', routerId });
+  }
+
+  // ---- internals -------------------------------------------------------------------------------------------------
+
+  private admit(channel: RouterChannel, frame: unknown): void {
+    const read = readHello(frame);
+    if (!read.ok) return this.refuse(channel, read.reason);
+    const admission = admitRouter(channel.certificate, read.hello, this.deps.findRouter(channel.certificate.commonName ?? ''));
+    if (!admission.ok) return this.refuse(channel, admission.reason);
+    channel.hello = read.hello;
+    channel.connectedAt = this.deps.clock.now();
+    void this.welcome(channel);
+  }
+
+  private async welcome(channel: RouterChannel): Promise<void> {
+    const hello = channel.hello!;
+    let others: readonly RouterInfo[] = [];
+    try {
+      others = await this.deps.otherRouters();
+    } catch (error) {
+      this.deps.logger.warn('could not learn the routers of the other controllers', { error: (error as Error).message });
+    }
+    if (channel.closed || channel.ending || this.stopped) return;
+    // The router may have been disabled or re-enrolled while the other controllers were asked.
+    const again = admitRouter(channel.certificate, hello, this.deps.findRouter(hello.routerId));
+    if (!again.ok) return this.refuse(channel, again.reason);
+    const previous = this.connected.get(hello.routerId);
+    this.connected.set(hello.routerId, channel);
+    channel.welcomed = true;
+    if (previous && previous !== channel) previous.close('replaced by a newer channel from the same router');
+    const info = this.infoOf(channel);
+    const local = [...this.connected.values()].filter((other) => other !== channel).map((other) => this.infoOf(other));
+    const routers = [...local, ...others.filter((other) => other.id !== hello.routerId && !local.some((mine) => mine.id === other.id))];
+    channel.send({ type: 'ctrl.welcome', controllerId: this.deps.controllerId, members: this.members, routers });
+    channel.send({ type: 'ctrl.edgeModel', ...this.deps.edgeModel() });
+    this.deps.metrics.connected(hello.routerId);
+    this.deps.logger.info('router connected', { routerId: hello.routerId, name: info.name, version: hello.version, remote: channel.remote, linkListeners: hello.linkListeners.length });
+    this.broadcast({ type: 'ctrl.routerConnected', router: info }, channel);
+    this.deps.announce({ event: 'connected', router: info });
+  }
+
+  private refuse(channel: RouterChannel, reason: string): void {
+    this.deps.logger.warn(`router connection refused: ${reason}`, { certificate: channel.certificate.commonName ?? null, remote: channel.remote, reason });
+    channel.refuse(reason);
+  }
+
+  private answer(channel: RouterChannel, request: { [key: string]: unknown }): void {
+    const rid = typeof request.rid === 'number' ? request.rid : -1;
+    const op = (request.body as { op?: unknown } | undefined)?.op;
+    if (op === 'ping') channel.send({ type: 'res', rid, ok: true });
+    else if (op === 'edgeModel') channel.send({ type: 'res', rid, ok: true, value: this.deps.edgeModel() });
+    else channel.send({ type: 'res', rid, ok: false, error: `unknown request ${JSON.stringify(op ?? null)}` });
+  }
+
+  /** A router row changed: a channel it no longer qualifies for is told why and closed. */
+  private recheck(routerId: string): void {
+    for (const channel of this.open) {
+      if (channel.hello?.routerId !== routerId || channel.ending) continue;
+      const admission = admitRouter(channel.certificate, channel.hello, this.deps.findRouter(routerId));
+      if (admission.ok) continue;
+      this.deps.logger.info('router channel closed: it may no longer connect', { routerId, reason: admission.reason });
+      channel.refuse(admission.reason);
+    }
+  }
+
+  private scheduleEdgeModel(): void {
+    if (this.modelTimer || this.stopped) return;
+    this.modelTimer = setTimeout(() => {
+      this.modelTimer = undefined;
+      if (this.connected.size === 0) return;
+      this.broadcast({ type: 'ctrl.edgeModel', ...this.deps.edgeModel() });
+    }, this.deps.timing.edgeModelDebounceMs);
+    this.modelTimer.unref();
+  }
+
+  private infoOf(channel: RouterChannel): RouterInfo {
+    const hello = channel.hello!;
+    return { id: hello.routerId, name: this.deps.findRouter(hello.routerId)?.name ?? hello.routerId, linkListeners: hello.linkListeners };
+  }
+
+  private broadcast(frame: ControllerToRouter, except?: RouterChannel): void {
+    for (const channel of this.connected.values()) if (channel !== except && !channel.ending) channel.send(frame);
+  }
+}

@@ -1,0 +1,97 @@
+// Router control channels across a two-controller cluster of real processes: a router hears of a new member
+// (`ctrl.members`), a router enrolled through one controller connects to the other, each controller's routers learn
+// of the other's (welcome and `ctrl.routerConnected` / `ctrl.routerDisconnected`), and `isOnline` is true on every
+// controller while the router is connected to any of them.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { initPki } from '../server/pki/pki-directory.ts';
+import { agent, until } from './support/cluster-helpers.ts';
+import { ControllerFixture } from './support/controller-fixture.ts';
+import { OpensslWorkbench } from './support/openssl-workbench.ts';
+import { enrollRouter, ScriptedRouter } from './support/scripted-router.ts';
+
+const pkiRoot = mkdtempSync(join(tmpdir(), 'edgeward-routers-pki-'));
+let first: ControllerFixture;
+let second: ControllerFixture;
+let workbench: OpensslWorkbench;
+const routers: ScriptedRouter[] = [];
+
+before(async () => {
+  await initPki(pkiRoot, { trustDomain: 'edgeward.test' });
+  first = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl1' });
+  second = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl2', initAdmin: false });
+  workbench = new OpensslWorkbench(join(first.root, 'router-certs'));
+});
+after(async () => {
+  for (const router of routers) router.close();
+  await Promise.all([first?.dispose(), second?.dispose()]);
+  rmSync(pkiRoot, { recursive: true, force: true });
+});
+
+async function routerDetail(node: ControllerFixture, id: string): Promise<any> {
+  const response = await node.http.get(`${node.managementApi}/edge-routers/${id}`, { headers: { 'zt-session': await node.adminToken() } });
+  assert.equal(response.status, 200, response.text);
+  return response.json.data;
+}
+
+async function createRouter(name: string): Promise<{ id: string; token: string; jwt: string }> {
+  const headers = { 'zt-session': await first.adminToken() };
+  const created = await first.http.post(`${first.managementApi}/edge-routers`, { headers, body: { name } });
+  assert.equal(created.status, 201, created.text);
+  const detail = await routerDetail(first, created.json.data.id);
+  return { id: detail.id, token: detail.enrollmentToken, jwt: detail.enrollmentJwt };
+}
+
+async function connect(node: ControllerFixture, enrolled: { id: string; certPem: string; keyPem: string }, linkListeners: unknown[] = []) {
+  const router = await ScriptedRouter.connect(node.ctrlAddress, node.caPem, enrolled);
+  routers.push(router);
+  router.hello(enrolled.id, { linkListeners });
+  return { router, welcome: await router.next('ctrl.welcome') };
+}
+
+const jwtClaims = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
+
+test('routers on two controllers: membership pushes, cross-controller welcome and events, isOnline everywhere', async () => {
+  const a = await createRouter('cluster-router-a');
+  assert.deepEqual(jwtClaims(a.jwt).ctrlAddresses, [first.ctrlAddress], 'a one-controller cluster');
+  const enrolledA = await enrollRouter(first, workbench, a.id, a.token);
+  const listenerA = { binding: 'transport', advertise: 'tls:127.0.0.1:4101', groups: ['default'] };
+  const onFirst = await connect(first, enrolledA, [listenerA]);
+  assert.deepEqual(onFirst.welcome.members, [{ id: 'ctrl1', address: first.ctrlAddress }]);
+
+  // A new member: the connected router is told, for its endpoints file.
+  await agent(first, 'cluster.add', { address: second.ctrlAddress, voter: true });
+  const members = await onFirst.router.next('ctrl.members', 20_000);
+  assert.deepEqual(
+    [...members.members].sort((x: any, y: any) => x.id.localeCompare(y.id)),
+    [
+      { id: 'ctrl1', address: first.ctrlAddress },
+      { id: 'ctrl2', address: second.ctrlAddress },
+    ],
+  );
+
+  // A router created now is told about both controllers, and enrolls and connects through the second.
+  const b = await createRouter('cluster-router-b');
+  assert.deepEqual([...jwtClaims(b.jwt).ctrlAddresses].sort(), [first.ctrlAddress, second.ctrlAddress].sort());
+  await until('the router on ctrl2', async () => (await routerDetail(second, b.id).catch(() => undefined))?.enrollmentToken === b.token || undefined);
+  const enrolledB = await enrollRouter(second, workbench, b.id, b.token);
+  const onSecond = await connect(second, enrolledB);
+  assert.deepEqual(onSecond.welcome.controllerId, 'ctrl2');
+  assert.equal(onSecond.welcome.members.length, 2);
+  assert.deepEqual(onSecond.welcome.routers, [{ id: a.id, name: 'cluster-router-a', linkListeners: [listenerA] }], 'the welcome names the routers of the other controller');
+  const heard = await onFirst.router.next('ctrl.routerConnected');
+  assert.deepEqual(heard.router, { id: b.id, name: 'cluster-router-b', linkListeners: [] });
+
+  for (const node of [first, second]) {
+    assert.equal((await routerDetail(node, a.id)).isOnline, true, `a on ${node.id}`);
+    assert.equal((await routerDetail(node, b.id)).isOnline, true, `b on ${node.id}`);
+  }
+
+  onSecond.router.close();
+  assert.equal((await onFirst.router.next('ctrl.routerDisconnected')).routerId, b.id);
+  await until('b offline on ctrl1', async () => ((await routerDetail(first, b.id)).isOnline === false ? true : undefined), 5000);
+  assert.equal((await routerDetail(first, a.id)).isOnline, true);
+});
