@@ -14,7 +14,7 @@ echo "== tests (${#files[@]} files)"
 tap="$(mktemp)"
 trap 'rm -f "$tap"' EXIT
 status=0
-node --import "file://$root/node_modules/tsx/dist/loader.mjs" --test --test-concurrency=2 \
+node --import "file://$root/node_modules/tsx/dist/loader.mjs" --test --test-concurrency=2 --test-timeout=300000 \
   --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination="$tap" "${files[@]}" || status=$?
 passed="$(grep -E '^# pass [0-9]+' "$tap" | tail -1 | awk '{print $3}')"

@@ -52,5 +52,7 @@ test('a five-controller cluster survives its leader, and membership changes as o
   const target = survivors.find((node) => node.id !== leaderId && node.id !== demoted.id)!;
   assert.equal(await agent(leader, 'cluster.transfer', { id: target.id }), 'success');
   await until(`${target.id} to lead`, async () => (await list(target)).find((row) => row.leader)?.id === target.id);
+  // The old leader forwards the next request: it must have heard from the new one first.
+  await until(`${leader.id} to know the new leader`, async () => (await list(leader)).find((row) => row.leader)?.id === target.id);
   await assert.rejects(agent(leader, 'cluster.transfer', { id: demoted.id }), /not a voter/, 'a non-voter cannot be made leader');
 });

@@ -1,15 +1,17 @@
-// The README's run command as a user runs it: ./edgeward demo brings up three controllers formed into one cluster,
-// writes demo.json, serves the admin on every controller, restarts a controller that is killed, stops everything
-// on Ctrl-C, and on a second start reuses the data and forms the same cluster without initializing it again.
+// The README's run command as a user runs it: ./edgeward demo brings up three controllers formed into one cluster
+// and two routers linked to each other and connected to it, writes demo.json, serves the admin on every controller,
+// restarts a controller or router that is killed, stops everything on Ctrl-C, and on a second start reuses the data
+// and forms the same cluster without initializing it again, with the same routers, neither created nor enrolled again.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { callAgent } from '../server/agent/agent-client.ts';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
+import { parse as parseYaml } from 'yaml';
 import { HttpsClient } from './support/https-client.ts';
 
 const edgeward = fileURLToPath(new URL('../edgeward', import.meta.url));
@@ -18,10 +20,13 @@ const data = join(root, 'data');
 const stateFile = join(data, 'demo.json');
 const ids = ['ctrl1', 'ctrl2', 'ctrl3'];
 const controllerKeys = ['agentSocket', 'clientApi', 'config', 'dataDir', 'eventsFile', 'healthChecks', 'id', 'logFile', 'managementApi', 'metrics', 'pid'].sort();
+const routerNames = ['router1', 'router2'];
+const routerKeys = ['config', 'endpointsFile', 'healthChecks', 'id', 'pid'];
 
 interface Controller {
   id: string;
   pid: number;
+  config: string;
   clientApi: string;
   managementApi: string;
   healthChecks: string;
@@ -29,8 +34,16 @@ interface Controller {
   agentSocket: string;
   logFile: string;
 }
+interface Router {
+  id: string;
+  pid: number;
+  config: string;
+  healthChecks: string;
+  endpointsFile: string;
+}
 interface State {
   controllers: Controller[];
+  routers: Router[];
   caBundle: string;
   admin: { username: string; passwordFile: string };
 }
@@ -55,7 +68,7 @@ after(async () => {
     running.child.kill('SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
   }
-  if (existsSync(stateFile)) for (const controller of readState().controllers) pidsSeen.add(controller.pid);
+  if (existsSync(stateFile)) for (const process of [...readState().controllers, ...(readState().routers ?? [])]) pidsSeen.add(process.pid);
   for (const pid of pidsSeen) if (alive(pid)) process.kill(pid, 'SIGKILL');
   running?.child.kill('SIGKILL');
   rmSync(root, { recursive: true, force: true });
@@ -72,7 +85,7 @@ async function runDemo() {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`demo did not come up:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  for (const controller of readState().controllers) pidsSeen.add(controller.pid);
+  for (const process of [...readState().controllers, ...readState().routers]) pidsSeen.add(process.pid);
   return running;
 }
 
@@ -131,14 +144,74 @@ async function loginEverywhere(state: State, password: string): Promise<void> {
   }
 }
 
+/** An admin session on ctrl1's management API. */
+async function adminSession(state: State, http: HttpsClient): Promise<Record<string, string>> {
+  const controller = state.controllers[0]!;
+  const token = await until(`a login on ${controller.id}`, async () => {
+    const login = await http.post(`${controller.managementApi}/authenticate?method=password`, { body: { username: state.admin.username, password } });
+    return login.status === 200 ? (login.json.data.token as string) : undefined;
+  });
+  return { 'zt-session': token };
+}
+
+interface EdgeRouterRow {
+  id: string;
+  name: string;
+  isOnline: boolean;
+  isVerified: boolean;
+}
+
+/** The edge routers the management API lists, once every one of them is online. */
+async function edgeRoutersOnline(state: State): Promise<EdgeRouterRow[]> {
+  const http = new HttpsClient(readFileSync(state.caBundle, 'utf8'));
+  try {
+    const session = await adminSession(state, http);
+    return await until('both edge routers online on the management API', async () => {
+      const list = await http.get(`${state.controllers[0]!.managementApi}/edge-routers?limit=100`, { headers: session });
+      const rows = list.json?.data as EdgeRouterRow[] | undefined;
+      return rows && rows.length > 0 && rows.every((row) => row.isOnline) ? rows : undefined;
+    }, 30_000);
+  } finally {
+    http.close();
+  }
+}
+
+interface RouterHealth {
+  healthy: boolean;
+  checks: { id: string; healthy: boolean; details?: { destRouterId: string }[] | null }[];
+}
+
+/** Each router's health checks, read over HTTPS with the CA bundle, once controllerPing passes and it is linked to the other. */
+async function routersLinked(state: State): Promise<Map<string, RouterHealth>> {
+  const http = new HttpsClient(readFileSync(state.caBundle, 'utf8'));
+  const reports = new Map<string, RouterHealth>();
+  try {
+    for (const router of state.routers) {
+      const other = state.routers.find((candidate) => candidate !== router)!;
+      reports.set(
+        router.id,
+        await until(`${router.id}: controllerPing passing and a link to ${other.id}`, async () => {
+          const report = (await http.get(router.healthChecks)).json?.data as RouterHealth | undefined;
+          const ping = report?.checks.find((check) => check.id === 'controllerPing');
+          const links = report?.checks.find((check) => check.id === 'link.health')?.details ?? [];
+          return ping?.healthy && links.some((link) => link.destRouterId === other.id) ? report : undefined;
+        }, 30_000),
+      );
+    }
+    return reports;
+  } finally {
+    http.close();
+  }
+}
+
 let firstState: State;
 let password: string;
 
-test('first start: three controllers formed into one cluster, described in demo.json', async () => {
+test('first start: three controllers formed into one cluster and two routers linked to each other, described in demo.json', async () => {
   const demo = await runDemo();
   const state = readState();
   firstState = state;
-  assert.deepEqual(Object.keys(state).sort(), ['admin', 'caBundle', 'controllers']);
+  assert.deepEqual(Object.keys(state).sort(), ['admin', 'caBundle', 'controllers', 'routers']);
   assert.deepEqual(
     state.controllers.map((controller) => controller.id),
     ids,
@@ -154,6 +227,31 @@ test('first start: three controllers formed into one cluster, described in demo.
   assert.equal(new Set(state.controllers.map((controller) => new URL(controller.managementApi).port)).size, 3, 'each controller has its own port');
   assert.equal(new Set(state.controllers.map((controller) => controller.pid)).size, 3);
   assert.ok(demo.output().includes(state.admin.passwordFile), 'where the password is, is printed');
+
+  // The routers: demo.json's entries (exactly the contract's keys), their files, and what they print.
+  assert.equal(state.routers.length, 2);
+  const controlAddresses = state.controllers.map((controller) => (parseYaml(readFileSync(controller.config, 'utf8')) as { ctrl: { listener: string } }).ctrl.listener);
+  for (const [index, router] of state.routers.entries()) {
+    const name = routerNames[index]!;
+    assert.deepEqual(Object.keys(router).sort(), routerKeys);
+    assert.match(router.id, /^[0-9a-zA-Z.-]+$/);
+    assert.equal(router.config, join(data, name, 'router.yml'));
+    assert.match(router.healthChecks, /^https:\/\/127\.0\.0\.1:\d+\/health-checks$/);
+    assert.ok(alive(router.pid), `${name} is running`);
+    const config = parseYaml(readFileSync(router.config, 'utf8')) as { ctrl: { endpoints: string[]; endpointsFile: string } };
+    assert.deepEqual(config.ctrl.endpoints, controlAddresses, `${name} is configured with the three controllers`);
+    assert.equal(config.ctrl.endpointsFile, router.endpointsFile);
+    const endpoints = parseYaml(readFileSync(router.endpointsFile, 'utf8')) as { endpoints: string[] };
+    assert.deepEqual([...endpoints.endpoints].sort(), [...controlAddresses].sort(), `${name}'s endpoints file names the cluster's members`);
+    const logFile = join(dirname(router.config), 'router.log');
+    assert.match(readFileSync(logFile, 'utf8'), /"msg":"control channel established"/, `${name} logs to ${logFile}`);
+    assert.ok(demo.output().includes(logFile), `${name}'s log file is printed`);
+    assert.ok(demo.output().includes(router.healthChecks), `${name}'s health checks URL is printed`);
+    assert.match(demo.output(), new RegExp(`created edge router ${name} \\(id ${router.id}\\)`));
+    assert.match(demo.output(), new RegExp(`enrolled ${name} `));
+  }
+  assert.notEqual(state.routers[0]!.id, state.routers[1]!.id);
+  assert.equal(new Set(state.routers.map((router) => router.healthChecks)).size, 2, 'each router has its own health port');
   assert.match(demo.output(), /created the admin identity 'admin'/);
   assert.match(demo.output(), /added ctrl2 .* to the cluster/);
   assert.match(demo.output(), /added ctrl3 .* to the cluster/);
@@ -176,9 +274,31 @@ test('first start: three controllers formed into one cluster, described in demo.
       const metrics = await http.get(controller.metrics);
       assert.match(metrics.text, /edgeward_raft_applied_index/);
     }
+    // Both routers, over HTTPS with the CA bundle: controllerPing passing and a link to the other (demo.json was
+    // written only once they were).
+    for (const [router, other] of [
+      [state.routers[0]!, state.routers[1]!],
+      [state.routers[1]!, state.routers[0]!],
+    ]) {
+      const report = (await http.get(router.healthChecks)).json.data as RouterHealth;
+      assert.equal(report.checks.find((check) => check.id === 'controllerPing')?.healthy, true, `${router.id}: controllerPing`);
+      const links = report.checks.find((check) => check.id === 'link.health')!;
+      assert.equal(links.healthy, true);
+      assert.ok(links.details!.some((link) => link.destRouterId === other.id), `${router.id} is linked to ${other.id}`);
+    }
   } finally {
     http.close();
   }
+
+  // Online on the management API under their names, and nothing else there.
+  const edgeRouters = await edgeRoutersOnline(state);
+  assert.deepEqual(
+    edgeRouters.map((row) => [row.name, row.id, row.isVerified]).sort(),
+    [
+      ['router1', state.routers[0]!.id, true],
+      ['router2', state.routers[1]!.id, true],
+    ],
+  );
 });
 
 test('SIGKILL of a controller: the supervisor restarts it with a new pid in demo.json and it rejoins', async () => {
@@ -206,15 +326,31 @@ test('SIGKILL of a controller: the supervisor restarts it with a new pid in demo
   await loginEverywhere(state, password);
 });
 
-test('SIGINT stops every controller and removes their agent sockets', async () => {
+test('SIGKILL of a router: the supervisor restarts it with a new pid in demo.json and the two link up again', async () => {
+  const victim = readState().routers[1]!;
+  process.kill(victim.pid, 'SIGKILL');
+  const restarted = await until('router2 restarted with a new pid in demo.json', async () => {
+    const current = readState().routers.find((router) => router.id === victim.id)!;
+    return current.pid !== victim.pid && alive(current.pid) ? current : undefined;
+  });
+  pidsSeen.add(restarted.pid);
+  assert.match(running!.output(), /router router2 exited \(signal SIGKILL\); restarting it in 1 s/);
+  assert.match(running!.output(), new RegExp(`router router2 restarted \\(pid ${restarted.pid}\\)`));
+  const state = readState();
+  assert.equal(state.routers[0]!.pid, firstState.routers[0]!.pid, 'router1 was left alone');
+  await routersLinked(state);
+});
+
+test('SIGINT stops every controller and router and removes the agent sockets', async () => {
   const state = readState();
   assert.equal(await stopDemo(running!, 'SIGINT'), 0);
   assert.match(running!.output(), /stopped\./);
-  for (const pid of pidsSeen) assert.equal(alive(pid), false, `controller pid ${pid} is gone`);
+  for (const pid of pidsSeen) assert.equal(alive(pid), false, `pid ${pid} is gone`);
+  for (const router of state.routers) assert.equal(alive(router.pid), false, `${router.id} is stopped`);
   for (const controller of state.controllers) assert.equal(existsSync(controller.agentSocket), false, `${controller.id}'s agent socket is removed`);
 });
 
-test('a second start reuses the data and the password and forms the same cluster without initializing it again', async () => {
+test('a second start reuses the data, the password and the routers: the same cluster, not initialized again, and no new edge router', async () => {
   const again = await runDemo();
   const state = readState();
   assert.equal(readFileSync(state.admin.passwordFile, 'utf8').trim(), password);
@@ -229,9 +365,21 @@ test('a second start reuses the data and the password and forms the same cluster
   assert.deepEqual(rows.map((row) => row.id).sort(), ids);
   await loginEverywhere(state, password);
 
+  // The same routers, on the same ports, neither created nor enrolled again, linked and online again.
+  assert.doesNotMatch(again.output(), /created edge router|enrolled router/);
+  assert.deepEqual(
+    state.routers.map(({ id, config, healthChecks, endpointsFile }) => ({ id, config, healthChecks, endpointsFile })),
+    firstState.routers.map(({ id, config, healthChecks, endpointsFile }) => ({ id, config, healthChecks, endpointsFile })),
+  );
+  for (const router of state.routers) assert.ok(alive(router.pid), `${router.id} is running`);
+  await routersLinked(state);
+  const edgeRouters = await edgeRoutersOnline(state);
+  assert.deepEqual(edgeRouters.map((row) => row.id).sort(), state.routers.map((router) => router.id).sort(), 'no new edge router');
+
   assert.equal(await stopDemo(again, 'SIGTERM'), 0);
   for (const controller of state.controllers) {
     assert.equal(alive(controller.pid), false);
     assert.equal(existsSync(controller.agentSocket), false);
   }
+  for (const router of state.routers) assert.equal(alive(router.pid), false, `${router.id} is stopped`);
 });

@@ -1,5 +1,5 @@
-// `./edgeward demo [--data <dir>]`: runs the local appliance (a cluster of three controllers) in the foreground
-// until Ctrl-C or SIGTERM.
+// `./edgeward demo [--data <dir>]`: runs the local appliance (a cluster of three controllers and two routers linked
+// to each other) in the foreground until Ctrl-C or SIGTERM.
 import { startDemo } from '../demo/demo-appliance.ts';
 import { CliUsageError, parseArgs } from './cli-args.ts';
 import type { CliIo } from './main.ts';
@@ -19,7 +19,7 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     return 2;
   }
 
-  // Signals are ours from the start: Ctrl-C while the controllers come up stops them too.
+  // Signals are ours from the start: Ctrl-C while the controllers and routers come up stops them too.
   let signalled: string | undefined;
   let onSignal: (name: string) => void = () => undefined;
   const aborter = new AbortController();
@@ -55,7 +55,7 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
 
   const { state } = demo;
   const first = state.controllers[0]!;
-  const lines = ['', `edgeward demo is up: a cluster of ${state.controllers.length} controllers (leader ${demo.leader}).`];
+  const lines = ['', `edgeward demo is up: a cluster of ${state.controllers.length} controllers (leader ${demo.leader}) and ${demo.routers.length} linked routers.`];
   for (const controller of state.controllers) {
     lines.push(
       `  ${controller.id} (pid ${controller.pid})`,
@@ -67,6 +67,15 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
       `    Log                  ${controller.logFile}`,
     );
   }
+  for (const router of demo.routers) {
+    lines.push(
+      `  ${router.name} (id ${router.entry.id}, pid ${router.entry.pid})`,
+      `    Health checks        ${router.entry.healthChecks}`,
+      `    Link listener        ${router.linkAddress}`,
+      `    Config               ${router.entry.config}`,
+      `    Log                  ${router.logFile}`,
+    );
+  }
   lines.push(
     `  CA bundle              ${state.caBundle}`,
     `  Admin                  username '${state.admin.username}', password in ${state.admin.passwordFile}`,
@@ -76,8 +85,9 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     `       -d "{\\"username\\":\\"admin\\",\\"password\\":\\"$(cat ${state.admin.passwordFile})\\"}" \\`,
     `       '${first.managementApi}/authenticate?method=password'`,
     `     ./edgeward agent cluster list --socket ${first.agentSocket}`,
+    ...(demo.routers[0] ? [`     curl --cacert ${state.caBundle} ${demo.routers[0].entry.healthChecks}`] : []),
     '',
-    'A controller that fails is restarted after 1 s (at most 5 times a minute).',
+    'A controller or router that fails is restarted after 1 s (at most 5 times a minute).',
     'Press Ctrl-C to stop.',
     '',
   );

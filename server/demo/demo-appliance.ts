@@ -1,7 +1,9 @@
 // The local appliance on loopback: one PKI, three controllers (ctrl1, ctrl2, ctrl3) formed into one cluster, the
-// bootstrap admin, and demo.json describing it all. Each controller runs under a supervisor that restarts it when
-// it fails (Restart=on-failure). Re-running with the same data folder reuses what is there: the controllers keep
-// their ports, find each other from their raft logs and form the same cluster again.
+// bootstrap admin, two routers (router1, router2) linked to each other and connected to the cluster, and demo.json
+// describing it all. Each controller and router runs under a supervisor that restarts it when it fails
+// (Restart=on-failure). Re-running with the same data folder reuses what is there: the controllers and routers keep
+// their ports, the controllers find each other from their raft logs and form the same cluster again, and the
+// routers, already enrolled, are neither created nor enrolled again.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -12,6 +14,7 @@ import { initPki, issueControllerCertificate, controllerPaths, pkiPaths } from '
 import { freeLoopbackPort } from './loopback-port.ts';
 import { spawnEdgeward } from './child-process.ts';
 import { formCluster } from './demo-cluster.ts';
+import { demoRouterNames, planRouter, provisionRouters, refuseIfRouterRunning, waitForRouterLinks, type DemoRouter, type RouterPlan } from './demo-routers.ts';
 import { Supervisor } from './supervisor.ts';
 import { waitForHealthy } from './wait-for-health.ts';
 
@@ -29,29 +32,42 @@ export interface DemoController {
   eventsFile: string;
 }
 
+export type { DemoRouter } from './demo-routers.ts';
+
 export interface DemoState {
   controllers: DemoController[];
+  routers: DemoRouter[];
   caBundle: string;
   admin: { username: string; passwordFile: string };
 }
 
+/** What the summary prints about a router beyond its demo.json entry. */
+export interface DemoRouterDetails {
+  readonly name: string;
+  readonly entry: DemoRouter;
+  readonly linkAddress: string;
+  readonly logFile: string;
+}
+
 export interface RunningDemo {
-  /** What demo.json holds; controller pids are updated in place when a controller is restarted. */
+  /** What demo.json holds; controller and router pids are updated in place when one is restarted. */
   readonly state: DemoState;
+  /** The routers in the order of state.routers, with their names. */
+  readonly routers: readonly DemoRouterDetails[];
   readonly stateFile: string;
   /** The cluster's leader when the demo came up. */
   readonly leader: string;
   /** Whether this start created the cluster (a fresh data folder). */
   readonly created: boolean;
   stop(): Promise<void>;
-  /** Resolves when the demo cannot go on (a controller keeps failing, or every controller has exited). */
+  /** Resolves when the demo cannot go on (a controller or router keeps failing, or every controller has exited). */
   readonly unexpectedExit: Promise<string>;
 }
 
 export interface StartDemoOptions {
   /** Abandons the start-up (Ctrl-C while it is coming up): everything started is stopped and startDemo rejects. */
   readonly signal?: AbortSignal;
-  /** How long to wait for each start-up step (healthy controllers, the formed cluster). */
+  /** How long to wait for each start-up step (healthy controllers, the formed cluster, linked routers). */
   readonly timeoutMs?: number;
 }
 
@@ -76,18 +92,25 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
   const caPem = readFileSync(pki.bundle, 'utf8');
   const stateFile = join(root, 'demo.json');
 
-  // Ports already promised to one of the three, so that no two get the same fallback port.
+  // Before anything is written: a demo still running on this folder must keep its configs and ports.
+  await refuseIfRunning(root, caPem);
+
+  // Ports already promised to one of the processes, so that no two get the same fallback port.
   const taken = new Set<number>();
   const plans: ControllerPlan[] = [];
   for (const [index, id] of demoControllerIds.entries()) {
     plans.push(await planController(root, pkiDir, pki.bundle, id, index, taken, log));
   }
-  await refuseIfRunning(plans);
+  const routerPlans: RouterPlan[] = [];
+  for (const [index, name] of demoRouterNames.entries()) {
+    routerPlans.push(await planRouter(root, name, index, plans.map((plan) => plan.ctrlAddress), taken));
+  }
 
   const passwordFile = join(root, 'admin-password');
   if (!existsSync(passwordFile)) writeFileSync(passwordFile, `${randomBytes(18).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
   const state: DemoState = {
     controllers: plans.map((plan) => plan.entry),
+    routers: routerPlans.map((plan) => plan.entry),
     caBundle: pki.bundle,
     admin: { username: adminUsername, passwordFile },
   };
@@ -101,44 +124,51 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
   let stopping = false;
   let endDemo: (reason: string) => void = () => undefined;
   const unexpectedExit = new Promise<string>((resolveExit) => (endDemo = resolveExit));
-  const supervisors = plans.map(
-    (plan) =>
-      new Supervisor({
-        name: `controller ${plan.entry.id}`,
-        spawn: () => spawnEdgeward(['controller', 'run', plan.entry.config], { outputFile: plan.entry.logFile }),
-        log,
-        logFile: plan.entry.logFile,
-        onStart: (child, restarted) => {
-          plan.entry.pid = child.pid!;
-          try {
-            persist();
-          } catch (error) {
-            log(`could not update ${stateFile}: ${(error as Error).message}`);
-          }
-          if (restarted) {
-            const current = () => !stopping && child.exitCode === null && child.signalCode === null;
-            waitForHealthy(plan.entry.healthChecks, caPem, timeoutMs, current).then(
-              () => log(`controller ${plan.entry.id} is healthy again`),
-              () => undefined,
-            );
-          }
-        },
-        onGiveUp: (reason) => endDemo(reason),
-        onCleanExit: () => {
-          if (supervisors.every((supervisor) => !supervisor.up)) endDemo('every controller has exited');
-        },
-      }),
+  /** A supervised child: its pid kept current in demo.json, and a restart followed until it is healthy again. */
+  const supervise = (name: string, args: string[], logFile: string, entry: { pid: number; readonly healthChecks: string }, onCleanExit?: () => void) =>
+    new Supervisor({
+      name,
+      spawn: () => spawnEdgeward(args, { outputFile: logFile }),
+      log,
+      logFile,
+      onStart: (child, restarted) => {
+        entry.pid = child.pid!;
+        try {
+          persist();
+        } catch (error) {
+          log(`could not update ${stateFile}: ${(error as Error).message}`);
+        }
+        if (restarted) {
+          const current = () => !stopping && child.exitCode === null && child.signalCode === null;
+          waitForHealthy(entry.healthChecks, caPem, timeoutMs, current).then(
+            () => log(`${name} is healthy again`),
+            () => undefined,
+          );
+        }
+      },
+      onGiveUp: (reason) => endDemo(reason),
+      ...(onCleanExit ? { onCleanExit } : {}),
+    });
+  const supervisors: Supervisor[] = plans.map((plan) =>
+    supervise(`controller ${plan.entry.id}`, ['controller', 'run', plan.entry.config], plan.entry.logFile, plan.entry, () => {
+      if (supervisors.every((supervisor) => !supervisor.up)) endDemo('every controller has exited');
+    }),
   );
+  // Routers are supervised the same way; they are started once the cluster has formed and they are enrolled.
+  const routerSupervisors = routerPlans.map((plan) => supervise(`router ${plan.name}`, ['router', 'run', plan.entry.config], plan.files.logFile, plan.entry));
 
   const stop = async () => {
     stopping = true;
+    // Routers first, so that they do not spend their last moments failing over between stopping controllers.
+    await Promise.all(routerSupervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
     await Promise.all(supervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
     // Every controller has exited: a socket left behind is from one that was killed and nothing answers there.
     for (const plan of plans) rmSync(plan.entry.agentSocket, { force: true });
   };
   const guard = () => {
     if (options.signal?.aborted) throw new Error('the demo was asked to stop while it was starting');
-    const failed = supervisors.find((supervisor) => supervisor.failed !== undefined);
+    if (stopping) throw new Error('the demo is stopping');
+    const failed = [...supervisors, ...routerSupervisors].find((supervisor) => supervisor.failed !== undefined);
     if (failed) throw new Error(failed.failed);
   };
 
@@ -155,7 +185,7 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
       }),
     );
     log(`controllers ${demoControllerIds.join(', ')} are healthy; forming the cluster`);
-    return formCluster(
+    const formed = await formCluster(
       plans.map((plan) => ({ id: plan.entry.id, agentSocket: plan.entry.agentSocket, ctrlAddress: plan.ctrlAddress, dataDir: plan.entry.dataDir })),
       {
         admin: { username: adminUsername, password: () => readFileSync(passwordFile, 'utf8').trim(), name: 'Default Admin' },
@@ -164,16 +194,32 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
         timeoutMs,
       },
     );
+    log(`cluster formed: ${formed.rows.map((row) => row.id).join(', ')} are connected voters; the leader is ${formed.leader}`);
+
+    const leaderFirst = [...plans].sort((a, b) => Number(b.entry.id === formed.leader) - Number(a.entry.id === formed.leader));
+    await provisionRouters(routerPlans, {
+      managementApis: leaderFirst.map((plan) => plan.entry.managementApi),
+      caPem,
+      admin: { username: adminUsername, password: () => readFileSync(passwordFile, 'utf8').trim() },
+      log,
+      guard,
+      timeoutMs,
+    });
+    for (const supervisor of routerSupervisors) supervisor.start();
+    log(`routers ${demoRouterNames.join(', ')} are starting; waiting for them to reach the cluster and link to each other`);
+    await waitForRouterLinks(routerPlans, caPem, timeoutMs, guard);
+    log(`routers ${routerPlans.map((plan) => `${plan.name} (${plan.entry.id})`).join(' and ')} are connected and linked`);
+    return formed;
   };
 
   try {
     const startup = bringUp();
     startup.catch(() => undefined);
     const formed = await abortable(startup, options.signal, unexpectedExit);
-    log(`cluster formed: ${formed.rows.map((row) => row.id).join(', ')} are connected voters; the leader is ${formed.leader}`);
     published = true;
     persist();
-    return { state, stateFile, leader: formed.leader, created: formed.created, stop, unexpectedExit };
+    const routers = routerPlans.map((plan) => ({ name: plan.name, entry: plan.entry, linkAddress: plan.linkAddress, logFile: plan.files.logFile }));
+    return { state, routers, stateFile, leader: formed.leader, created: formed.created, stop, unexpectedExit };
   } catch (error) {
     await stop();
     throw error;
@@ -200,7 +246,7 @@ async function planController(root: string, pkiDir: string, caBundle: string, id
   const dataDir = join(controllerDir, 'data');
   const logFile = join(controllerDir, 'controller.log');
   const eventsFile = join(controllerDir, 'events.jsonl');
-  const agentSocket = join(dataDir, 'agent.sock');
+  const agentSocket = agentSocketOf(root, id);
   const ctrlAddress = `tls:127.0.0.1:${ctrlPort}`;
   writeFileSync(
     configFile,
@@ -252,16 +298,22 @@ function storedPorts(configFile: string): { web?: number; ctrl?: number } {
   }
 }
 
-/** A second demo on the same data folder would fight over the data directories: refuse early, saying why. */
-async function refuseIfRunning(plans: readonly ControllerPlan[]): Promise<void> {
-  for (const { entry } of plans) {
-    if (!existsSync(entry.agentSocket)) continue;
-    const answered = await callAgent(entry.agentSocket, 'status', {}, 5000).then(
+function agentSocketOf(root: string, id: string): string {
+  return join(root, id, 'data', 'agent.sock');
+}
+
+/** A second demo on the same data folder would fight over the data directories and rewrite the configs: refuse early, saying why. */
+async function refuseIfRunning(root: string, caPem: string): Promise<void> {
+  for (const id of demoControllerIds) {
+    const agentSocket = agentSocketOf(root, id);
+    if (!existsSync(agentSocket)) continue;
+    const answered = await callAgent(agentSocket, 'status', {}, 5000).then(
       () => true,
       () => false,
     );
-    if (answered) throw new Error(`controller ${entry.id} is already running (its agent socket ${entry.agentSocket} answers); is another demo using this data folder?`);
+    if (answered) throw new Error(`controller ${id} is already running (its agent socket ${agentSocket} answers); is another demo using this data folder?`);
   }
+  for (const name of demoRouterNames) await refuseIfRouterRunning(root, name, caPem);
 }
 
 function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, ended: Promise<string>): Promise<T> {
