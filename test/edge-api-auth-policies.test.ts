@@ -31,6 +31,16 @@ async function createUser(name: string, password: string, authPolicyId?: string)
   return { id, authenticatorId: auth.json.data.id as string };
 }
 
+/** The identity's detail once it shows as disabled (at most 5 s). */
+async function lockedIdentity(id: string) {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const detail = await controller.http.get(mgmt(`/identities/${id}`), { headers: admin });
+    if (detail.json.data.disabled === true || Date.now() > deadline) return detail;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 const passwordLogin = (username: string, password: string) => controller.http.post(`${controller.clientApi}/authenticate?method=password`, { body: { username, password } });
 
 test('the default policy always exists with the real controller values, can be changed, and cannot be deleted', async () => {
@@ -188,7 +198,8 @@ test('lockout: after maxAttempts failures the identity is locked (even for the r
   assert.equal(stillOpen.json.data.disabled, false, 'two failures after a success do not lock');
   assert.equal((await passwordLogin('lockme', 'wrong-5')).status, 401);
 
-  const locked = await controller.http.get(mgmt(`/identities/${user.id}`), { headers: admin });
+  // The failure count is written without holding up the answer: the lock lands a moment later.
+  const locked = await lockedIdentity(user.id);
   assert.equal(locked.json.data.disabled, true);
   assert.equal(locked.json.data.disabledUntil, null, 'lockoutDurationMinutes 0 locks until an admin unlocks');
   const refused = await passwordLogin('lockme', 'right-password');
@@ -208,7 +219,7 @@ test('lockout with a duration: disabledUntil is set that far ahead; an admin dis
   const startedAt = Date.now();
   assert.equal((await passwordLogin('timed-lock', 'nope-1')).status, 401);
   assert.equal((await passwordLogin('timed-lock', 'nope-2')).status, 401);
-  const detail = await controller.http.get(mgmt(`/identities/${user.id}`), { headers: admin });
+  const detail = await lockedIdentity(user.id);
   assert.equal(detail.json.data.disabled, true);
   const until = Date.parse(detail.json.data.disabledUntil);
   assert.ok(Math.abs(until - (startedAt + 15 * 60_000)) < 30_000, `disabledUntil ${detail.json.data.disabledUntil} is about 15 minutes ahead`);
