@@ -74,6 +74,11 @@ test('failed attempts through different controllers add up, and the lockout surv
   for (const [i, password] of ['wrong-d', 'wrong-e', 'wrong-f', 'wrong-g'].entries()) {
     assert.equal((await settledLogin(survivors[i % 2]!, 'cluster-user', password)).status, 401);
   }
+  // Counts are written without holding up the answers: wait for the lock to be applied everywhere first.
+  for (const node of survivors) {
+    const token = await until(`an admin session on ${node.id}`, () => node.adminToken());
+    await until(`the lock on ${node.id}`, async () => (await node.http.get(`${node.managementApi}/identities/${userId}`, { headers: { 'zt-session': token } })).json?.data?.disabled === true);
+  }
   for (const node of survivors) {
     const refused = await settledLogin(node, 'cluster-user', 'right-password');
     assert.equal(refused.status, 401, `locked on ${node.id}`);
