@@ -9,9 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
-import type { MemberRow } from '../server/cluster/cluster-service.ts';
-import { initPki } from '../server/pki/pki-directory.ts';
-import { agent, until } from './support/cluster-helpers.ts';
+import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
 import { HttpsClient } from './support/https-client.ts';
@@ -33,17 +31,8 @@ interface TestRouter {
 const routers = new Map<string, TestRouter>();
 
 before(async () => {
-  await initPki(pkiRoot, { trustDomain: 'edgeward.test' });
-  const first = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl1' });
-  const second = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl2', initAdmin: false });
-  const third = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl3', initAdmin: false });
-  nodes = [first, second, third];
-  await agent(first, 'cluster.add', { address: second.ctrlAddress, voter: true });
-  await agent(first, 'cluster.add', { address: third.ctrlAddress, voter: true });
-  await until('three connected voters', async () => {
-    const list = (await agent(first, 'cluster.list')) as MemberRow[];
-    return list.length === 3 && list.every((row) => row.connected && row.voter);
-  });
+  nodes = await threeControllerCluster(pkiRoot);
+  const [first] = nodes as [ControllerFixture];
   http = new HttpsClient(first.caPem);
 });
 

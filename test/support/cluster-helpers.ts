@@ -1,7 +1,8 @@
 // Shared by the cross-process cluster tests: polling with a bound, and agent calls that fail loudly.
 import { callAgent } from '../../server/agent/agent-client.ts';
 import type { MemberRow } from '../../server/cluster/cluster-service.ts';
-import type { ControllerFixture } from './controller-fixture.ts';
+import { initPki } from '../../server/pki/pki-directory.ts';
+import { ControllerFixture } from './controller-fixture.ts';
 
 /** Polls `probe` until it returns something truthy (errors count as not yet), or fails naming `what`. */
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 40_000): Promise<T> {
@@ -28,3 +29,18 @@ export async function agent(node: ControllerFixture, command: string, args: Reco
 }
 
 export const memberList = (node: ControllerFixture) => agent(node, 'cluster.list') as Promise<MemberRow[]>;
+
+/** Three controllers (ctrl1..ctrl3) on one new PKI in `pkiDir`: ctrl1 initialized and adding the other two as voters. */
+export async function threeControllerCluster(pkiDir: string): Promise<ControllerFixture[]> {
+  await initPki(pkiDir, { trustDomain: 'edgeward.test' });
+  const first = await ControllerFixture.create({ pkiDir, id: 'ctrl1' });
+  const second = await ControllerFixture.create({ pkiDir, id: 'ctrl2', initAdmin: false });
+  const third = await ControllerFixture.create({ pkiDir, id: 'ctrl3', initAdmin: false });
+  await agent(first, 'cluster.add', { address: second.ctrlAddress, voter: true });
+  await agent(first, 'cluster.add', { address: third.ctrlAddress, voter: true });
+  await until('three connected voters', async () => {
+    const list = await memberList(first);
+    return list.length === 3 && list.every((row) => row.connected && row.voter);
+  });
+  return [first, second, third];
+}
