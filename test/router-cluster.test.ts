@@ -2,7 +2,7 @@
 // management API, `./edgeward router enroll` with their JWTs, `./edgeward router run`. Routers sharing a link group
 // link up (a third, in another group, does not), each saves the cluster's members to its endpoints file, survives
 // the SIGKILL of its controller by moving to another, keeps reporting metrics there, saves its edge db and loads it
-// again at the next start.
+// again at the next start, and is dialled again at once when it comes back.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -154,13 +154,28 @@ test('a router whose controller is killed moves to another controller, reports m
   await victim.start();
 });
 
-test('the edge db is saved, and loaded at the next start', async () => {
-  const b = routers.get('router-b')!;
+test('the edge db is saved and loaded at the next start; a router that comes back is dialled again at once', async () => {
+  const [a, b] = [routers.get('router-a')!, routers.get('router-b')!];
   const db = `${b.config}.proto.gzip`;
   await until('router-b saves its edge db', () => existsSync(db));
   assert.equal(await b.run!.stop(), 0);
+  await until('router-a sees the link to router-b go', async () => !(await linkedTo(a)).includes(b.id));
+  // router-b is not connected now, so router-a would wait a whole minute (unhealthy policy) before dialling again;
+  // when router-b connects, the controller tells router-a, which dials at once on the healthy policy.
+  const aLinesBefore = a.run!.lines.length;
   b.run = RouterRun.start(b.config);
   const loaded = await b.run.waitForLog((line) => line.msg === 'edge db loaded', 30_000, 'the edge db loaded at start');
   assert.equal(loaded.path, db);
   await b.run.waitForLog((line) => line.msg === 'control channel established', 30_000, 'router-b back on the control channel');
+  const started = Date.now();
+  try {
+    await until('router-a linked to router-b again, by its own dial', async () => (await linkedTo(a)).includes(b.id) && a.run!.lines.slice(aLinesBefore).some((line) => line.msg === 'link established' && line.destRouterId === b.id && line.direction === 'dialed'), 20_000);
+  } catch (error) {
+    const dump = (lines: unknown[]) => lines.map((line) => JSON.stringify(line)).join('\n');
+    throw new Error(`${(error as Error).message}\nrouter-a since b stopped:\n${dump(a.run!.lines.slice(aLinesBefore))}\nrouter-b:\n${dump(b.run.lines)}\n${nodes.map((node) => `--- ${node.id}\n` + node.readLog().split('\n').filter((l) => /router|peer/i.test(l)).slice(-40).join('\n')).join('\n')}`);
+  }
+  // router-a itself dialled (router-b dials router-a too, as it learns of it in its welcome; both links are kept).
+  const dialled = a.run!.lines.slice(aLinesBefore).find((line) => line.msg === 'link established' && line.destRouterId === b.id && line.direction === 'dialed');
+  assert.ok(dialled, 'router-a dialled router-b');
+  assert.ok(Date.now() - started < 15_000, "well inside the unhealthy policy's one minute");
 });

@@ -22,7 +22,7 @@ function fakePeers(answers: Record<string, (body: unknown) => Promise<unknown>>,
 
 const options = { requestTimeoutMs: 50, cacheMs: 1000 };
 
-test('connected routers are this controller\'s plus what the connected peers answer; a silent peer counts as none', async () => {
+test('connected routers are this controller\'s plus what every other member answers, connected now or not; a silent peer counts as none', async () => {
   const { peers, calls } = fakePeers(
     {
       c2: async () => ({ routers: [summary('r2', 'c2'), summary('r1', 'c2')] }),
@@ -35,12 +35,13 @@ test('connected routers are this controller\'s plus what the connected peers ans
   const started = Date.now();
   const connected = await presence.connected();
   assert.ok(Date.now() - started < 1000, 'bounded by the request timeout');
-  assert.deepEqual([...connected.keys()].sort(), ['r1', 'r2']);
+  assert.deepEqual([...connected.keys()].sort(), ['r1', 'r2', 'r4']);
   assert.equal(connected.get('r1')!.controllerId, 'self', 'a local channel wins');
-  assert.deepEqual(calls.map((call) => call.id).sort(), ['c2', 'c3'], 'only connected peers, never itself');
+  assert.deepEqual(calls.map((call) => call.id).sort(), ['c2', 'c3', 'c4'], 'every other member (the request opens a channel), never itself');
   assert.deepEqual(await presence.otherRouters(), [
     { id: 'r2', name: 'name-r2', linkListeners: [] },
     { id: 'r1', name: 'name-r1', linkListeners: [] },
+    { id: 'r4', name: 'name-r4', linkListeners: [] },
   ]);
 });
 
@@ -60,7 +61,7 @@ test('answers are reused for cacheMs and asked again after, or after invalidate'
   assert.equal(x, y, 'concurrent callers share one round of requests');
 });
 
-test('announce tells every connected peer and never throws', async () => {
+test('announce tells every other member and never throws', async () => {
   const { peers, calls } = fakePeers({ c2: async () => ({ ok: true }), c3: async () => Promise.reject(new Error('gone')) });
   const presence = new ClusterRouterPresence('self', peers, () => [], new ManualClock(), options);
   presence.announce({ event: 'disconnected', routerId: 'r9' });

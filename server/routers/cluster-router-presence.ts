@@ -1,6 +1,7 @@
-// Which routers are connected to the cluster: this controller's own channels, plus what the other connected
-// controllers answer to a `routers.connected` peer request (each asked with a short timeout; one that does not
-// answer in time counts as having no routers). The remote part is cached briefly so a list request or a burst of
+// Which routers are connected to the cluster: this controller's own channels, plus what the other controllers
+// answer to a `routers.connected` peer request (each asked with a short timeout; one that does not answer in time
+// counts as having no routers). Every member is asked, not only those with a channel open now: raft opens channels
+// only where it sends, so a restarted follower has none to the other followers until something asks. The remote part is cached briefly so a list request or a burst of
 // router connections does not become a burst of peer requests. Controllers also tell each other when one of their
 // routers comes or goes (`routers.event`), which refreshes the cache and reaches their own routers.
 import type { RouterInfo } from '../../common/control-channel/control-messages.ts';
@@ -77,14 +78,14 @@ export class ClusterRouterPresence implements RouterPresence {
     this.inFlight = undefined;
   }
 
-  /** Tells every connected controller; nobody waits for the answers. */
+  /** Tells every other controller; nobody waits for the answers. */
   announce(event: RouterEvent): void {
-    for (const peer of this.connectedPeers()) this.withTimeout(this.peers.request(peer, { type: 'routers.event', event } satisfies RouterPeerRequest, this.options.requestTimeoutMs)).catch(() => undefined);
+    for (const peer of this.otherControllers()) this.withTimeout(this.peers.request(peer, { type: 'routers.event', event } satisfies RouterPeerRequest, this.options.requestTimeoutMs)).catch(() => undefined);
   }
 
   private async askPeers(): Promise<RouterSummary[]> {
     const answers = await Promise.all(
-      this.connectedPeers().map((peer) =>
+      this.otherControllers().map((peer) =>
         this.withTimeout(this.peers.request(peer, { type: 'routers.connected' } satisfies RouterPeerRequest, this.options.requestTimeoutMs)).then(
           (answer) => summariesIn(answer),
           () => [] as RouterSummary[],
@@ -94,10 +95,11 @@ export class ClusterRouterPresence implements RouterPresence {
     return answers.flat();
   }
 
-  private connectedPeers(): string[] {
+  /** Every other member, connected or not: a request opens the channel it needs. */
+  private otherControllers(): string[] {
     return this.peers
       .peers()
-      .filter((peer) => peer.connected && peer.id !== this.selfId)
+      .filter((peer) => peer.id !== this.selfId)
       .map((peer) => peer.id);
   }
 

@@ -76,8 +76,13 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     clock,
     timing,
   });
-  presence = new ClusterRouterPresence(deps.self.id, deps.peers, () => hub.summaries(), clock, { requestTimeoutMs: timing.peerRequestTimeoutMs, cacheMs: timing.presenceCacheMs });
   let members: ControllerEndpoint[] = [deps.self];
+  // Only the configuration's members are asked and told: a removed controller may still be known to the network.
+  const memberPeers: PeerCaller = {
+    peers: () => deps.peers.peers().filter((peer) => members.some((member) => member.id === peer.id)),
+    request: (id, body, timeoutMs) => deps.peers.request(id, body, timeoutMs),
+  };
+  presence = new ClusterRouterPresence(deps.self.id, memberPeers, () => hub.summaries(), clock, { requestTimeoutMs: timing.peerRequestTimeoutMs, cacheMs: timing.presenceCacheMs });
   deps.observeConfiguration((configuration) => {
     members = clusterMembers(configuration, deps.self);
     hub.setMembers(members);
