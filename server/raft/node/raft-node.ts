@@ -3,6 +3,7 @@
 // on a policy and compact the log; observers hear role and leader changes.
 import type { Logger } from '../../../common/log/logger.ts';
 import { RaftCore, type RaftStatus } from '../core/raft-core.ts';
+import { coalesceMessages } from './coalesce-messages.ts';
 import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type Ready, type Snapshot, type SoftState } from '../core/types.ts';
 import type { ApplyResult, CommittedEntry, LogCommand, Proposal, Proposer } from '../state-machine.ts';
 import { ProposalRefusedError } from '../state-machine.ts';
@@ -339,7 +340,7 @@ export class RaftNode implements Proposer {
         this.persistedVote = rd.hardState.vote;
       }
     }
-    for (const message of rd.messages) transport.send(message);
+    for (const message of coalesceMessages(rd.messages)) transport.send(message);
     if (rd.snapshot) {
       const hadData = stateMachine.appliedIndex() > 0;
       await stateMachine.restore(rd.snapshot.data, rd.snapshot.meta.index);

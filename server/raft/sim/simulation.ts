@@ -3,6 +3,7 @@
 // clocks, snapshots and leadership transfers, checking the raft safety properties after every step. A liveness
 // phase then heals everything and requires a leader and every new proposal applied everywhere within a bound.
 import { ProposalRefused, type Message, type NodeId, type Ready, type Snapshot } from '../core/types.ts';
+import { coalesceMessages } from '../node/coalesce-messages.ts';
 import { seededRandom, type Random } from './seeded-random.ts';
 import { History, SafetyViolation, checkDurableState, checkElectionSafety, checkLeaderCompleteness, checkLogMatching } from './sim-checkers.ts';
 import { mixHash, SimNode, type SimStateMachine } from './sim-node.ts';
@@ -305,7 +306,7 @@ class Simulation {
     while (core.hasReady()) {
       const rd = core.ready();
       this.persist(node, rd);
-      for (const message of rd.messages) this.send(message);
+      for (const message of coalesceMessages(rd.messages)) this.send(message);
       this.apply(node, rd);
       core.advance(rd);
       if (rd.softState?.role === 'leader') this.stats.elections++;
