@@ -102,6 +102,14 @@ describe('router health checks', () => {
     assert.deepEqual(check().details, []);
   });
 
+  it('link.health: a split link lists the ends of its payload and its ack connection', async () => {
+    const addresses = { payload: { localAddr: '127.0.0.1:3', remoteAddr: '127.0.0.1:4' }, ack: { localAddr: '127.0.0.1:5', remoteAddr: '127.0.0.1:4' } };
+    const runner = new HealthCheckRunner(routerCheckDefinitions(config, { ctrlConnected: () => true, pingController: async () => undefined, links: () => [{ ...link, addresses }] }), new ManualClock(t0));
+    await runner.runOnce('link.health');
+    const details = runner.report(false).data.checks.find((entry) => entry.id === 'link.health')!.details as Array<{ addresses: unknown }>;
+    assert.deepEqual(details[0]!.addresses, addresses);
+  });
+
   it('link.health starts passing when minLinks is 0', () => {
     const runner = new HealthCheckRunner(routerCheckDefinitions({ ...config, linkCheck: { ...config.linkCheck, minLinks: 0 } }, { ctrlConnected: () => false, pingController: async () => undefined, links: () => [] }), new ManualClock(t0));
     assert.equal(runner.report(true).data.checks.find((entry) => entry.id === 'link.health')!.healthy, true);

@@ -4,6 +4,8 @@
 // "didn't run yet", or passing) and no details; after a run, `details` is always present (null when the check has
 // none). Pure: times and durations are parameters.
 
+import type { LinkInfo } from '../links/link-manager-api.ts';
+
 export const didNotRunYet = "didn't run yet";
 
 export interface CheckOutcome {
@@ -135,12 +137,13 @@ export interface LinkDetail {
   readonly addresses: Readonly<Record<string, { readonly localAddr: string; readonly remoteAddr: string }>>;
 }
 
-/** The link check's details: one entry per link, in OpenZiti's shape (one `single` connection per link here). */
-export function linkDetails(links: ReadonlyArray<{ id: string; destRouterId: string; latencyMs: number | null; localAddr: string; remoteAddr: string }>): LinkDetail[] {
+/** The link check's details: one entry per link, in OpenZiti's shape: the ends of each connection by kind
+ * (`single`, or `payload` and `ack` for a split link; `single` from localAddr/remoteAddr when not given). */
+export function linkDetails(links: ReadonlyArray<LinkInfo>): LinkDetail[] {
   return links.map((link) => ({
     linkId: link.id,
     destRouterId: link.destRouterId,
     latency: link.latencyMs === null ? null : link.latencyMs * 1e6,
-    addresses: { single: { localAddr: link.localAddr, remoteAddr: link.remoteAddr } },
+    addresses: link.addresses !== undefined && Object.keys(link.addresses).length > 0 ? link.addresses : { single: { localAddr: link.localAddr, remoteAddr: link.remoteAddr } },
   }));
 }

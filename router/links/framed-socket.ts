@@ -6,6 +6,7 @@ import type { TLSSocket } from 'node:tls';
 import { formatHostPort } from '../../common/config/address.ts';
 import type { LinkMessage } from '../../common/control-channel/control-messages.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
+import type { LinkHelloFrame } from './link-hello.ts';
 
 export class FramedSocket {
   private readonly decoder = new FrameDecoder();
@@ -50,7 +51,7 @@ export class FramedSocket {
     return this.socket.remoteAddress === undefined ? '' : formatHostPort({ host: this.socket.remoteAddress, port: this.socket.remotePort ?? 0 });
   }
 
-  send(message: LinkMessage): void {
+  send(message: LinkMessage | LinkHelloFrame): void {
     if (this.reason !== undefined || this.socket.destroyed) return;
     this.socket.write(encodeFrame(message));
   }

@@ -1,11 +1,16 @@
-// A live link after its handshake: both ends send `hb` every heartbeatIntervalMs (and one at once, so latency is
-// known quickly) and answer every `hb` with `hbAck` carrying the sender's `sentAt`; the round trip of each ack is
-// one latency sample and the link's latency is the mean of the last few. A link from which nothing at all has
-// been heard for unresponsiveTimeoutMs is closed (checked on each heartbeat tick, so it closes within one
-// interval after the timeout).
+// A live link after its handshake, over its one `single` connection or the `payload` and `ack` connections of a
+// split link. Each connection carries its own heartbeats (connection-heartbeat.ts): both ends send `hb` on each
+// connection every heartbeatIntervalMs (and one at once, so latency is known quickly) and answer every `hb` with
+// `hbAck`. The link's latency is the payload (or single) connection's. A connection from which nothing at all has
+// been heard for unresponsiveTimeoutMs closes the link (checked on each heartbeat tick, so it closes within one
+// interval after the timeout); so does any connection ending. Either way every connection of the link is closed
+// and `onClose` runs once: a link is never left half up.
 
-import { performance } from 'node:perf_hooks';
-import { frameType, type FramedSocket } from './framed-socket.ts';
+import { ConnectionHeartbeat } from './connection-heartbeat.ts';
+import type { LinkConnType, LinkShape } from './link-hello.ts';
+import { connectionsOf, type LinkSockets } from './link-sockets.ts';
+
+export { latencySampleCount } from './connection-heartbeat.ts';
 
 export interface LinkTiming {
   /** ms between heartbeats. OpenZiti's link.heartbeats.sendInterval default: 10 s. */
@@ -16,9 +21,6 @@ export interface LinkTiming {
 
 export const defaultLinkTiming: LinkTiming = { heartbeatIntervalMs: 10_000, unresponsiveTimeoutMs: 60_000 };
 
-/** How many recent round trips the latency averages. */
-export const latencySampleCount = 5;
-
 export type LinkDirection = 'dialed' | 'accepted';
 
 export interface LinkChannelEvents {
@@ -28,31 +30,54 @@ export interface LinkChannelEvents {
   onClose(channel: LinkChannel, reason: string): void;
 }
 
+interface ChannelConnection {
+  readonly connType: LinkConnType;
+  readonly heartbeat: ConnectionHeartbeat;
+}
+
 export class LinkChannel {
+  readonly shape: LinkShape;
+  /** The payload (or single) connection's addresses. */
   readonly localAddr: string;
   readonly remoteAddr: string;
-  private readonly samples: number[] = [];
-  private lastHeard = performance.now();
+  /** Every connection's addresses, by connType. */
+  readonly addresses: Readonly<Partial<Record<LinkConnType, { readonly localAddr: string; readonly remoteAddr: string }>>>;
+  private readonly connections: readonly ChannelConnection[];
   private timer: NodeJS.Timeout | undefined;
   private ended = false;
 
   constructor(
-    private readonly framed: FramedSocket,
+    sockets: LinkSockets,
     readonly id: string,
     readonly destRouterId: string,
     readonly direction: LinkDirection,
     private readonly timing: LinkTiming,
     private readonly events: LinkChannelEvents,
   ) {
-    this.localAddr = framed.localAddr;
-    this.remoteAddr = framed.remoteAddr;
+    this.shape = sockets.shape;
+    this.connections = connectionsOf(sockets).map(({ connType, framed }, index) => ({
+      connType,
+      // Only the payload (or single) connection's samples are the link's latency.
+      heartbeat: new ConnectionHeartbeat(framed, timing.unresponsiveTimeoutMs, index === 0 ? () => this.sampled() : () => undefined),
+    }));
+    const first = this.connections[0]!.heartbeat.framed;
+    this.localAddr = first.localAddr;
+    this.remoteAddr = first.remoteAddr;
+    this.addresses = Object.fromEntries(
+      this.connections.map(({ connType, heartbeat }) => [connType, { localAddr: heartbeat.framed.localAddr, remoteAddr: heartbeat.framed.remoteAddr }]),
+    );
   }
 
   start(): void {
-    this.framed.onClose((reason) => this.end(reason));
-    this.framed.onFrame((frame) => this.receive(frame));
+    for (const connection of this.connections) {
+      const { framed } = connection.heartbeat;
+      framed.onClose((reason) => this.end(this.describe(connection, reason)));
+      framed.onFrame((frame) => {
+        if (!this.ended) connection.heartbeat.receive(frame);
+      });
+    }
     if (this.ended) return;
-    this.heartbeat();
+    for (const { heartbeat } of this.connections) heartbeat.beat();
     this.timer = setInterval(() => this.tick(), this.timing.heartbeatIntervalMs);
   }
 
@@ -60,51 +85,37 @@ export class LinkChannel {
     return this.ended;
   }
 
-  /** Mean of the recent round trips in ms, null before the first. */
+  /** Mean of the recent round trips on the payload (or single) connection in ms, null before the first. */
   get latencyMs(): number | null {
-    if (this.samples.length === 0) return null;
-    const mean = this.samples.reduce((sum, sample) => sum + sample, 0) / this.samples.length;
-    return Math.round(mean * 1000) / 1000;
+    return this.connections[0]!.heartbeat.latencyMs;
   }
 
   get sampleCount(): number {
-    return this.samples.length;
+    return this.connections[0]!.heartbeat.sampleCount;
   }
 
   close(reason: string): void {
-    this.framed.close(reason);
     this.end(reason);
   }
 
   private tick(): void {
-    const silentFor = performance.now() - this.lastHeard;
-    if (silentFor > this.timing.unresponsiveTimeoutMs) {
-      this.close(`unresponsive: nothing heard for ${Math.round(silentFor)}ms (limit ${this.timing.unresponsiveTimeoutMs}ms)`);
-      return;
+    for (const connection of this.connections) {
+      const silentFor = connection.heartbeat.silentForMs;
+      if (silentFor > this.timing.unresponsiveTimeoutMs) {
+        this.end(this.describe(connection, `unresponsive: nothing heard for ${Math.round(silentFor)}ms (limit ${this.timing.unresponsiveTimeoutMs}ms)`));
+        return;
+      }
     }
-    this.heartbeat();
+    for (const { heartbeat } of this.connections) heartbeat.beat();
   }
 
-  private heartbeat(): void {
-    this.framed.send({ type: 'hb', sentAt: performance.now() });
+  private sampled(): void {
+    if (!this.ended) this.events.onLatency(this);
   }
 
-  private receive(frame: unknown): void {
-    if (this.ended) return;
-    this.lastHeard = performance.now();
-    const type = frameType(frame);
-    const sentAt = type === undefined ? undefined : (frame as { sentAt?: unknown }).sentAt;
-    if (type === 'hb' && typeof sentAt === 'number') {
-      this.framed.send({ type: 'hbAck', sentAt });
-    } else if (type === 'hbAck' && typeof sentAt === 'number') {
-      const roundTrip = performance.now() - sentAt;
-      // An ack for a heartbeat this end never sent (or from another process's clock) is not a sample.
-      if (!(roundTrip >= 0 && roundTrip <= this.timing.unresponsiveTimeoutMs)) return;
-      this.samples.push(roundTrip);
-      if (this.samples.length > latencySampleCount) this.samples.shift();
-      this.events.onLatency(this);
-    }
-    // Other frames are not part of this protocol version; hearing them still counts as the peer being alive.
+  /** A reason about one connection; a split link's says which connection it was. */
+  private describe(connection: ChannelConnection, reason: string): string {
+    return this.shape === 'single' ? reason : `${connection.connType} connection: ${reason}`;
   }
 
   private end(reason: string): void {
@@ -112,6 +123,8 @@ export class LinkChannel {
     this.ended = true;
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+    // Closing the others makes them report closing too; `ended` keeps that from running onClose again.
+    for (const { heartbeat } of this.connections) heartbeat.framed.close(reason);
     this.events.onClose(this, reason);
   }
 }

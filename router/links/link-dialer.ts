@@ -1,12 +1,17 @@
-// Dials one link: mutual TLS to a remote router's link listener (this router's client certificate; the server's
-// certificate must chain to `ca` and name the dialed host, as with Go's TLS and OpenZiti's advertise rule), then
-// `link.hello {routerId, linkId}` and the answer `link.welcome {routerId}`, which must name the router we meant to
-// dial. Everything within one timeout; cancel() ends it early.
+// Dials one link: for `split: false` one `single` connection, for `split: true` a `payload` and an `ack` connection
+// at once, with the same link id; the link is up when every connection is. Each connection: mutual TLS to a remote
+// router's link listener (this router's client certificate; the server's certificate must chain to `ca` and name
+// the dialed host, as with Go's TLS and OpenZiti's advertise rule), then `link.hello {routerId, linkId, connType}`
+// and the answer `link.welcome {routerId}`, which must name the router we meant to dial. Everything within one
+// timeout; cancel() ends it early. When one connection of a split link fails, the other is closed and the dial
+// fails once, with the first error.
 
 import { isIP } from 'node:net';
 import { connect } from 'node:tls';
 import type { HostPort } from '../../common/config/address.ts';
 import { FramedSocket, frameType } from './framed-socket.ts';
+import { connTypesFor, linkHello, type LinkConnType } from './link-hello.ts';
+import { linkSocketsOf, type LinkSockets } from './link-sockets.ts';
 
 export interface DialLinkOptions {
   readonly selfId: string;
@@ -20,9 +25,16 @@ export interface DialLinkOptions {
   readonly caPem: string;
   /** Connect, TLS handshake and welcome together. */
   readonly timeoutMs: number;
+  /** The dialer's `split`: a payload and an ack connection, or one single connection. */
+  readonly split: boolean;
 }
 
 export interface PendingDial {
+  readonly result: Promise<LinkSockets>;
+  cancel(): void;
+}
+
+interface PendingConnection {
   readonly result: Promise<FramedSocket>;
   cancel(): void;
 }
@@ -38,6 +50,47 @@ export class LinkDialError extends Error {
 }
 
 export function dialLink(options: DialLinkOptions): PendingDial {
+  const connTypes = connTypesFor(options.split);
+  const dials = connTypes.map((connType) => ({ connType, pending: dialConnection(options, connType) }));
+  // Errors of a split link's connections say which one failed; a single connection's keep their old text.
+  const named = (connType: LinkConnType, error: LinkDialError) =>
+    connTypes.length === 1 || error.code === 'CANCELLED' ? error : new LinkDialError(`${connType} connection: ${error.message}`, error.code);
+  let fail: (error: LinkDialError) => void = () => undefined;
+  const result = new Promise<LinkSockets>((resolve, reject) => {
+    const up = new Map<LinkConnType, FramedSocket>();
+    let done = false;
+    fail = (error) => {
+      if (done) return;
+      done = true;
+      for (const { pending } of dials) pending.cancel();
+      const reason = error.code === 'CANCELLED' ? error.message : 'the other connection of the link failed';
+      for (const framed of up.values()) framed.close(reason);
+      reject(error);
+    };
+    for (const { connType, pending } of dials) {
+      pending.result.then(
+        (framed) => {
+          if (done) {
+            framed.close('the other connection of the link failed');
+            return;
+          }
+          up.set(connType, framed);
+          // A connection that is up but drops while its partner is still dialing fails the whole dial.
+          framed.onClose((reason) => fail(named(connType, new LinkDialError(`closed before the link was up: ${reason}`, 'CONNECT'))));
+          const sockets = up.size === connTypes.length ? linkSocketsOf(up) : undefined;
+          if (sockets === undefined) return;
+          done = true;
+          resolve(sockets);
+        },
+        (error: LinkDialError) => fail(named(connType, error)),
+      );
+    }
+  });
+  return { result, cancel: () => fail(new LinkDialError('dial cancelled', 'CANCELLED')) };
+}
+
+/** One connection of a link: TLS, hello with `connType`, welcome. */
+function dialConnection(options: DialLinkOptions, connType: LinkConnType): PendingConnection {
   const { address } = options;
   const socket = connect({
     host: address.host,
@@ -75,7 +128,7 @@ export function dialLink(options: DialLinkOptions): PendingDial {
       socket.off('error', onError);
       socket.off('close', onClose);
       const framed = new FramedSocket(socket);
-      framed.send({ type: 'link.hello', routerId: options.selfId, linkId: options.linkId });
+      framed.send(linkHello(options.selfId, options.linkId, connType));
       framed.next(options.timeoutMs).then(
         (frame) => {
           const routerId = frameType(frame) === undefined ? undefined : (frame as { routerId?: unknown }).routerId;

@@ -1,14 +1,19 @@
 // One link listener (`link.listeners[]`, binding `transport`): a TLS server on `bind` presenting the router's
-// server certificate and requiring a client certificate that chains to `ca`. The dialer's first frame must be
-// `link.hello`; the remote router is the common name of its client certificate, which must equal the hello's
-// routerId (else the connection is closed and logged). The listener answers `link.welcome {routerId}` and hands
-// the connection over as an accepted link.
+// server certificate and requiring a client certificate that chains to `ca`. The dialer's first frame on each
+// connection must be `link.hello`; the remote router is the common name of its client certificate, which must equal
+// the hello's routerId (else the connection is closed and logged). A `single` connection (or a hello without
+// connType) is a link at once; the `payload` and `ack` halves of a split link are paired by link id
+// (split-link-pairing.ts) and the first one waits at most the handshake timeout for the other. The listener answers
+// `link.welcome {routerId}` on every connection of the link once it is complete and hands the link over as accepted.
 
 import type { Socket } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { HostPort } from '../../common/config/address.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import { FramedSocket, frameType } from './framed-socket.ts';
+import { parseLinkHello, type ParsedHello } from './link-hello.ts';
+import { closeLinkSockets, connectionsOf, type LinkSockets } from './link-sockets.ts';
+import { SplitLinkPairing, type LinkHalf } from './split-link-pairing.ts';
 
 export interface AcceptedHello {
   readonly routerId: string;
@@ -21,20 +26,21 @@ export interface LinkListenerOptions {
   readonly serverCertPem: string;
   readonly serverKeyPem: string;
   readonly caPem: string;
-  /** ms for the dialer's hello after TLS. */
+  /** ms for the dialer's hello after TLS, and for the second half of a split link after the first. */
   readonly handshakeTimeoutMs: number;
   readonly logger: Logger;
   /** Decides on a hello whose certificate matched: return a reason to refuse it, or undefined to accept. */
   readonly admit: (hello: AcceptedHello) => string | undefined;
-  /** An accepted link, after the welcome was sent. */
-  readonly onLink: (framed: FramedSocket, hello: AcceptedHello) => void;
+  /** An accepted link, after the welcome was sent on each of its connections. */
+  readonly onLink: (sockets: LinkSockets, hello: AcceptedHello) => void;
 }
-
-const maxIdLength = 512;
 
 export class LinkListenerServer {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private readonly pairing = new SplitLinkPairing<FramedSocket>();
+  /** The partner deadline of each waiting half. */
+  private readonly partnerTimers = new Map<FramedSocket, NodeJS.Timeout>();
   private bound: HostPort | undefined;
 
   constructor(private readonly options: LinkListenerOptions) {}
@@ -80,6 +86,9 @@ export class LinkListenerServer {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    for (const timer of this.partnerTimers.values()) clearTimeout(timer);
+    this.partnerTimers.clear();
+    for (const half of this.pairing.drain()) half.connection.close('listener stopping');
     for (const socket of this.sockets) socket.destroy();
     if (server === undefined) return;
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -98,8 +107,8 @@ export class LinkListenerServer {
       framed.close('no hello');
       return;
     }
-    const hello = frame as { routerId?: unknown; linkId?: unknown };
-    if (frameType(frame) !== 'link.hello' || !isId(hello.routerId) || !isId(hello.linkId)) {
+    const hello = parseLinkHello(frame);
+    if (hello === undefined) {
       options.logger.warn('link refused: the first frame is not a valid link.hello', { remote, certificateRouterId, type: frameType(frame) });
       framed.close('bad hello');
       return;
@@ -110,24 +119,81 @@ export class LinkListenerServer {
         certificateRouterId: certificateRouterId ?? null,
         helloRouterId: hello.routerId,
         linkId: hello.linkId,
+        connType: hello.connType,
       });
       framed.close('certificate does not match hello');
       return;
     }
-    const accepted = { routerId: hello.routerId, linkId: hello.linkId };
-    const refusal = options.admit(accepted);
+    const refusal = this.refusalOf(hello);
     if (refusal !== undefined) {
-      options.logger.warn(`link refused: ${refusal}`, { remote, routerId: accepted.routerId, linkId: accepted.linkId });
+      options.logger.warn(`link refused: ${refusal}`, { remote, routerId: hello.routerId, linkId: hello.linkId, connType: hello.connType });
       framed.close(refusal);
       return;
     }
-    framed.send({ type: 'link.welcome', routerId: options.selfId });
-    options.onLink(framed, accepted);
+    if (hello.connType === 'single') this.welcome({ shape: 'single', single: framed }, hello);
+    else this.pair({ routerId: hello.routerId, linkId: hello.linkId, connType: hello.connType, connection: framed }, remote);
   }
-}
 
-function isId(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= maxIdLength;
+  /** Why a hello is refused (the manager's say, or a link id taken by a waiting half), or undefined. */
+  private refusalOf(hello: ParsedHello): string | undefined {
+    const refusal = this.options.admit({ routerId: hello.routerId, linkId: hello.linkId });
+    if (refusal !== undefined) return refusal;
+    // A single connection must not reuse the id of a split link being assembled (the pairing refuses a second half).
+    if (hello.connType === 'single' && this.pairing.has(hello.linkId)) return `duplicate link id ${hello.linkId}`;
+    return undefined;
+  }
+
+  private pair(half: LinkHalf<FramedSocket>, remote: string | undefined): void {
+    const { options } = this;
+    const framed = half.connection;
+    const outcome = this.pairing.offer(half);
+    if (outcome.kind === 'refused') {
+      options.logger.warn(`link refused: ${outcome.reason}`, { remote, routerId: half.routerId, linkId: half.linkId, connType: half.connType });
+      framed.close(outcome.reason);
+      return;
+    }
+    if (outcome.kind === 'waiting') {
+      const timer = setTimeout(() => {
+        this.partnerTimers.delete(framed);
+        if (!this.pairing.withdraw(half)) return;
+        options.logger.warn('link refused: the other connection of a split link did not arrive', {
+          remote,
+          routerId: half.routerId,
+          linkId: half.linkId,
+          connType: half.connType,
+          waitedMs: options.handshakeTimeoutMs,
+        });
+        framed.close('the other connection of the split link did not arrive');
+      }, options.handshakeTimeoutMs);
+      this.partnerTimers.set(framed, timer);
+      framed.onClose((reason) => {
+        clearTimeout(timer);
+        this.partnerTimers.delete(framed);
+        if (this.pairing.withdraw(half)) {
+          options.logger.info('split link connection closed while waiting for its partner', { remote, routerId: half.routerId, linkId: half.linkId, connType: half.connType, reason });
+        }
+      });
+      return;
+    }
+    for (const waited of [outcome.payload, outcome.ack]) {
+      clearTimeout(this.partnerTimers.get(waited.connection));
+      this.partnerTimers.delete(waited.connection);
+    }
+    const sockets: LinkSockets = { shape: 'split', payload: outcome.payload.connection, ack: outcome.ack.connection };
+    // The manager's answer may have changed while the first half waited (a link with this id came up, or stopping).
+    const refusal = options.admit({ routerId: half.routerId, linkId: half.linkId });
+    if (refusal !== undefined) {
+      options.logger.warn(`link refused: ${refusal}`, { remote, routerId: half.routerId, linkId: half.linkId, connType: 'split' });
+      closeLinkSockets(sockets, refusal);
+      return;
+    }
+    this.welcome(sockets, half);
+  }
+
+  private welcome(sockets: LinkSockets, hello: AcceptedHello): void {
+    for (const { framed } of connectionsOf(sockets)) framed.send({ type: 'link.welcome', routerId: this.options.selfId });
+    this.options.onLink(sockets, { routerId: hello.routerId, linkId: hello.linkId });
+  }
 }
 
 /** The single common name of the peer's certificate (a router's id), undefined when absent or ambiguous. */

@@ -30,6 +30,8 @@ export interface LinkInfo {
   readonly localAddr: string;
   /** `host:port` of the other end. */
   readonly remoteAddr: string;
+  /** The ends of each of the link's connections by kind: `single`, or `payload` and `ack` for a split link. */
+  readonly addresses?: Readonly<Partial<Record<'single' | 'payload' | 'ack', { readonly localAddr: string; readonly remoteAddr: string }>>>;
 }
 
 export interface LinkManagerApi {

@@ -69,7 +69,8 @@ describe('link manager over real TLS', () => {
     assert.equal(sameOnB.destRouterId, 'router-a');
     assert.equal(sameOnB.remoteAddr, aToB.localAddr, 'the two ends see each other');
     assert.match(aToB.localAddr, /^127\.0\.0\.1:\d+$/, 'dialed from the dialer bind address');
-    assert.equal(aToB.connType, 'single');
+    assert.equal(aToB.connType, 'split', 'split is the dialer default');
+    assert.equal(sameOnB.connType, 'split');
     for (const r of all) await stopped(r.manager);
   });
 
@@ -77,7 +78,8 @@ describe('link manager over real TLS', () => {
     const target = await countingListener();
     closers.push(target.close);
     const a = await router('router-a', {
-      dialer: { healthyDialBackoff: backoff(400, 1.5, 2_000), unhealthyDialBackoff: backoff(20, 2, 200) },
+      // One connection per dial, so each dial is one attempt at the counting listener.
+      dialer: { split: false, healthyDialBackoff: backoff(400, 1.5, 2_000), unhealthyDialBackoff: backoff(20, 2, 200) },
     });
     const x: RouterInfo = { id: 'router-x', name: 'router-x', linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:${target.port}`, groups: [] }] };
     const failures = () => a.logged('link dial failed');

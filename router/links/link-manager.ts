@@ -2,11 +2,13 @@
 // listeners of the routers the controller reports, one link per (local dialer, remote listener) pair whose groups
 // meet, and keep them: a failed dial or a lost link is retried on the healthy policy while the remote router is
 // connected to the controller and on the unhealthy one while it is not; when a router connects, its targets are
-// dialed at once on the healthy policy. Links carry heartbeats and latency (link-channel.ts).
+// dialed at once on the healthy policy. A dialer with `split` (the default) makes each link of a payload and an ack
+// connection, otherwise of one single connection (link-dialer.ts, link-listener.ts). Links carry heartbeats and
+// latency on each connection (link-channel.ts).
 //
-// Choices (see README.md): groups default to `default`; `split` is accepted but every link is one connection
-// (connType `single`); links dialed by both ends are both kept (one per direction); retries keep going while this
-// router's own control channel is down, with the last known set of connected routers.
+// Choices (see README.md): groups default to `default`; links dialed by both ends are both kept (one per
+// direction); retries keep going while this router's own control channel is down, with the last known set of
+// connected routers.
 
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
@@ -17,11 +19,12 @@ import type { LinkDialerConfig } from '../config/router-config.ts';
 import { DialBackoff, type DialPolicyKind, type RetryStep } from './dial-backoff.ts';
 import { advertisedLinkListeners, dialTargetsFor, type DialTarget } from './dial-targets.ts';
 import { bindAddressFor, type InterfaceTable } from './dialer-bind.ts';
-import type { FramedSocket } from './framed-socket.ts';
 import { defaultLinkTiming, LinkChannel, type LinkDirection, type LinkTiming } from './link-channel.ts';
 import { dialLink, type LinkDialError, type PendingDial } from './link-dialer.ts';
+import { shapeFor, type LinkConnType, type LinkShape } from './link-hello.ts';
 import { LinkListenerServer } from './link-listener.ts';
 import type { LinkInfo, LinkManagerApi, LinkManagerFactory, LinkManagerOptions } from './link-manager-api.ts';
+import { closeLinkSockets, type LinkSockets } from './link-sockets.ts';
 
 export type { LinkTiming } from './link-channel.ts';
 
@@ -31,7 +34,7 @@ export interface LinkManagerTuning {
   readonly timing?: LinkTiming;
   /** Connect + TLS + welcome for one dial; default 10 s. */
   readonly dialTimeoutMs?: number;
-  /** How long a listener waits for the hello after TLS; default 10 s. */
+  /** How long a listener waits for the hello after TLS, and for a split link's second connection; default 10 s. */
   readonly handshakeTimeoutMs?: number;
   /** Draws in [0, 1) for retry jitter; default Math.random. */
   readonly random?: () => number;
@@ -42,8 +45,10 @@ export interface LinkManagerTuning {
 /** What `links()` lists: the contract's fields plus how the link came to be. */
 export interface LinkDetails extends LinkInfo {
   readonly direction: LinkDirection;
-  /** Always `single`: payloads and acknowledgements share one connection (`split` is not implemented). */
-  readonly connType: 'single';
+  /** `split`: a payload and an ack connection (the dialer's `split: true`); `single`: one connection for both. */
+  readonly connType: LinkShape;
+  /** Each connection's `host:port` ends, by its connType (`payload` and `ack`, or `single`), as OpenZiti lists them. */
+  readonly addresses: Readonly<Partial<Record<LinkConnType, { readonly localAddr: string; readonly remoteAddr: string }>>>;
 }
 
 interface Target extends DialTarget {
@@ -109,7 +114,7 @@ export class LinkManager implements LinkManagerApi {
           handshakeTimeoutMs: this.handshakeTimeoutMs,
           logger: this.logger,
           admit: (hello) => this.admit(hello.linkId),
-          onLink: (framed, hello) => this.addLink(framed, hello.linkId, hello.routerId, 'accepted', undefined),
+          onLink: (sockets, hello) => this.addLink(sockets, hello.linkId, hello.routerId, 'accepted', undefined),
         });
         try {
           await server.start();
@@ -134,7 +139,7 @@ export class LinkManager implements LinkManagerApi {
         groups: dialer.groups,
         bind: dialer.bind ?? null,
         split: dialer.split,
-        connType: 'single',
+        connType: shapeFor(dialer.split),
         healthyDialBackoff: dialer.healthyDialBackoff,
         unhealthyDialBackoff: dialer.unhealthyDialBackoff,
       });
@@ -201,7 +206,8 @@ export class LinkManager implements LinkManagerApi {
       localAddr: link.localAddr,
       remoteAddr: link.remoteAddr,
       direction: link.direction,
-      connType: 'single' as const,
+      connType: link.shape,
+      addresses: link.addresses,
     }));
   }
 
@@ -327,20 +333,27 @@ export class LinkManager implements LinkManagerApi {
       keyPem: tls.keyPem,
       caPem: tls.caPem,
       timeoutMs: this.dialTimeoutMs,
+      split: target.dialer.split,
     });
     target.dial = pending;
-    this.logger.debug('dialing link', { routerId: target.routerId, advertise: target.advertise, linkId, policy: this.policyFor(target.routerId) });
+    this.logger.debug('dialing link', {
+      routerId: target.routerId,
+      advertise: target.advertise,
+      linkId,
+      connType: shapeFor(target.dialer.split),
+      policy: this.policyFor(target.routerId),
+    });
     pending.result.then(
-      (framed) => {
+      (sockets) => {
         target.dial = undefined;
         if (this.state === 'stopped' || target.retired) {
-          framed.close('link no longer wanted');
+          closeLinkSockets(sockets, 'link no longer wanted');
           if (target.retired && target.link === undefined) this.targets.delete(target.key);
           return;
         }
         target.failures = 0;
         target.backoff.reset();
-        target.link = this.addLink(framed, linkId, target.routerId, 'dialed', target);
+        target.link = this.addLink(sockets, linkId, target.routerId, 'dialed', target);
       },
       (error: LinkDialError) => {
         target.dial = undefined;
@@ -373,8 +386,8 @@ export class LinkManager implements LinkManagerApi {
     return undefined;
   }
 
-  private addLink(framed: FramedSocket, id: string, destRouterId: string, direction: LinkDirection, target: Target | undefined): LinkChannel {
-    const channel = new LinkChannel(framed, id, destRouterId, direction, this.timing, {
+  private addLink(sockets: LinkSockets, id: string, destRouterId: string, direction: LinkDirection, target: Target | undefined): LinkChannel {
+    const channel = new LinkChannel(sockets, id, destRouterId, direction, this.timing, {
       onLatency: () => this.changed(),
       onClose: (closed, reason) => this.linkClosed(closed, reason, target),
     });
@@ -384,7 +397,7 @@ export class LinkManager implements LinkManagerApi {
       linkId: id,
       destRouterId,
       direction,
-      connType: 'single',
+      connType: channel.shape,
       localAddr: channel.localAddr,
       remoteAddr: channel.remoteAddr,
       ...(target === undefined ? {} : { dialer: target.dialerIndex, advertise: target.advertise }),

@@ -1,8 +1,10 @@
 // Test support for the link tests: a throwaway PKI (server/pki), per-router TLS material, link configs, a
-// listener that only counts connections, and polling with a deadline. Not used by the router itself.
+// listener that only counts connections, a counting TCP relay in front of a link listener, a hand-driven link
+// client and a scripted link listener (raw frames over TLS), and polling with a deadline. Not used by the router.
 
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { connect as connectTcp, createServer, type Server, type Socket } from 'node:net';
+import { connect as connectTls, createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,6 +13,7 @@ import { createClientCertificate, signCertificateRequest } from '../../server/pk
 import { generateKeyPair, privateKeyToPem } from '../../server/pki/key-pair.ts';
 import { initPki } from '../../server/pki/pki-directory.ts';
 import { ecdsaWithSha256, x509 } from '../../server/pki/x509-runtime.ts';
+import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
 import type { DialBackoffConfig, LinkDialerConfig, LinkListenerConfig, RouterConfig } from '../config/router-config.ts';
 import type { LinkTlsMaterial } from './link-manager-api.ts';
 
@@ -114,3 +117,128 @@ export async function waitFor(what: string, condition: () => boolean, timeoutMs 
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One TCP connection through a relay: the dialer's source port, and a way to cut it (both sides at once). */
+export interface RelayedConnection {
+  readonly clientPort: number;
+  readonly open: boolean;
+  cut(): void;
+}
+
+/**
+ * A TCP relay on 127.0.0.1 to `targetPort`: dialers given its port reach the listener behind it (TLS passes
+ * through untouched), and the test sees every TCP connection made and can cut any one of them.
+ */
+export async function countingRelay(targetPort: number): Promise<{ port: number; connections: RelayedConnection[]; close(): Promise<void> }> {
+  const connections: RelayedConnection[] = [];
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+  };
+  const server: Server = createServer((client) => {
+    const upstream = connectTcp({ host: '127.0.0.1', port: targetPort });
+    track(client);
+    track(upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    let open = true;
+    const cut = () => {
+      open = false;
+      client.destroy();
+      upstream.destroy();
+    };
+    client.once('close', cut);
+    upstream.once('close', cut);
+    connections.push({
+      clientPort: client.remotePort ?? 0,
+      get open() {
+        return open;
+      },
+      cut,
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    port,
+    connections,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A link connection driven by hand: TLS with `tls`'s client certificate, raw frames in and out. */
+export interface LinkTestClient {
+  readonly frames: unknown[];
+  /** performance.now() when the connection closed, undefined while open. */
+  readonly closedAt: number | undefined;
+  send(frame: unknown): void;
+  destroy(): void;
+}
+
+export async function linkTestClient(port: number, tls: LinkTlsMaterial): Promise<LinkTestClient> {
+  const socket = connectTls({ host: '127.0.0.1', port, cert: tls.certPem, key: tls.keyPem, ca: tls.caPem });
+  const decoder = new FrameDecoder();
+  const frames: unknown[] = [];
+  let closedAt: number | undefined;
+  socket.on('data', (chunk: Buffer) => frames.push(...decoder.push(chunk)));
+  socket.on('error', () => undefined);
+  socket.once('close', () => (closedAt = performance.now()));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('secureConnect', () => resolve());
+    socket.once('close', () => reject(new Error('the link test client closed before TLS was up')));
+  });
+  return {
+    frames,
+    get closedAt() {
+      return closedAt;
+    },
+    send: (frame) => void socket.write(encodeFrame(frame)),
+    destroy: () => void socket.destroy(),
+  };
+}
+
+/**
+ * A link listener on 127.0.0.1 that reads each connection's hello and lets `answer` decide: `welcome` (as router
+ * `routerId`) or `close`. It records every hello and can tell which of its connections are still open.
+ */
+export async function scriptedLinkListener(
+  tls: LinkTlsMaterial,
+  routerId: string,
+  answer: (hello: { connType?: string; linkId?: string }) => 'welcome' | 'close',
+): Promise<{ port: number; hellos: Array<{ connType?: string; linkId?: string }>; openCount(): number; close(): Promise<void> }> {
+  const hellos: Array<{ connType?: string; linkId?: string }> = [];
+  const open = new Set<TLSSocket>();
+  const server = createTlsServer({ cert: tls.serverCertPem, key: tls.serverKeyPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true }, (socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    socket.on('error', () => undefined);
+    const decoder = new FrameDecoder();
+    socket.on('data', (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk)) {
+        const hello = frame as { type?: string; connType?: string; linkId?: string };
+        if (hello.type !== 'link.hello') continue;
+        hellos.push(hello);
+        if (answer(hello) === 'welcome') socket.write(encodeFrame({ type: 'link.welcome', routerId }));
+        else socket.destroy();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    port,
+    hellos,
+    openCount: () => open.size,
+    close: () => {
+      for (const socket of open) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
