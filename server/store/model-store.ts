@@ -1,7 +1,12 @@
-// The durable model: in-memory entity tables backed by LevelDB. Every change arrives through apply; the rows an
-// entry touched and the applied raft index are written in one atomic batch, so a crash never splits them.
+// The durable model: in-memory entity tables backed by LevelDB. Every change arrives through apply, in memory at
+// once; the rows touched since the last write and the applied raft index are written together in one atomic batch,
+// so a crash never splits them. Writes trail the applies by a few milliseconds and never hold up the raft loop: one
+// write covers every apply in that time (a write per raft round cost each controller as much as the round's
+// fsync), and a crash loses nothing, because the raft log is the durable record: at start, raft applies again every
+// committed entry after the stored applied index (or restores a newer snapshot). Not synced, as before.
 import { Level } from 'level';
 import { EntityTable, type Row } from './entity-table.ts';
+import { writeBatch } from './level-batch.ts';
 
 const appliedIndexKey = 'meta!appliedIndex';
 const rowKey = (table: string, id: string) => `e!${table}!${id}`;
@@ -67,6 +72,17 @@ export class ApplyTransaction {
 export class ModelStore {
   private readonly tables = new Map<string, EntityTable<Row>>();
   private applied = 0;
+  /** Rows changed in memory since the last write began. */
+  private readonly dirty = new Map<string, { table: string; id: string }>();
+  private writing: Promise<void> = Promise.resolve();
+  private writeInFlight = false;
+  private writeTimer: NodeJS.Timeout | undefined;
+  private writtenIndex = 0;
+  private writeFailure: Error | undefined;
+  private closing = false;
+  private replacing = false;
+  /** How long changes gather before a write (2 ms). */
+  private readonly writeDelayMs = 2;
 
   private constructor(
     private readonly db: Level<string, unknown>,
@@ -83,6 +99,7 @@ export class ModelStore {
     for await (const [key, value] of db.iterator()) {
       if (key === appliedIndexKey) {
         store.applied = value as number;
+        store.writtenIndex = store.applied;
         continue;
       }
       const [, tableName, id] = key.split('!');
@@ -105,19 +122,61 @@ export class ModelStore {
 
   /** Runs `work` for each entry, then persists every touched row with the last index in one batch. */
   async applyBatch<E extends { readonly index: number }, R>(items: readonly E[], work: (item: E, tx: ApplyTransaction) => R): Promise<R[]> {
-    const dirty = new Map<string, { table: string; id: string }>();
-    const results = items.map((item) => work(item, new ApplyTransaction(this, dirty)));
+    // A failed write stops the store (as it stopped the raft loop when writes were awaited): nothing more applies.
+    if (this.writeFailure) throw this.writeFailure;
+    const results = items.map((item) => work(item, new ApplyTransaction(this, this.dirty)));
     const last = items[items.length - 1]?.index;
     if (last === undefined) return results;
+    this.applied = last;
+    this.scheduleWrite();
+    return results;
+  }
+
+  /** Waits until everything applied so far is written (tests and shutdown). */
+  async flush(): Promise<void> {
+    if (this.writeTimer !== undefined) {
+      clearTimeout(this.writeTimer);
+      this.writeTimer = undefined;
+    }
+    await this.writing;
+    if (this.writeTimer !== undefined) clearTimeout(this.writeTimer);
+    this.writeTimer = undefined;
+    if (this.writeFailure) throw this.writeFailure;
+    if (this.dirty.size > 0 || this.writtenIndex !== this.applied) await this.writeDirty();
+    if (this.writeFailure) throw this.writeFailure;
+  }
+
+  private scheduleWrite(): void {
+    if (this.writeTimer !== undefined || this.writeInFlight || this.replacing) return;
+    this.writeTimer = setTimeout(() => {
+      this.writeTimer = undefined;
+      void this.writeDirty();
+    }, this.writeDelayMs);
+  }
+
+  private writeDirty(): Promise<void> {
+    const dirty = [...this.dirty];
+    this.dirty.clear();
+    const applied = this.applied;
     const operations: Array<{ type: 'put'; key: string; value: unknown } | { type: 'del'; key: string }> = [];
     for (const [key, { table, id }] of dirty) {
       const row = this.table(table).get(id);
       operations.push(row ? { type: 'put', key, value: row } : { type: 'del', key });
     }
-    operations.push({ type: 'put', key: appliedIndexKey, value: last });
-    await this.db.batch(operations);
-    this.applied = last;
-    return results;
+    operations.push({ type: 'put', key: appliedIndexKey, value: applied });
+    this.writeInFlight = true;
+    this.writing = writeBatch(this.db, operations).then(
+      () => {
+        this.writtenIndex = applied;
+        this.writeInFlight = false;
+        if ((this.dirty.size > 0 || this.writtenIndex !== this.applied) && !this.closing) this.scheduleWrite();
+      },
+      (error: Error) => {
+        this.writeInFlight = false;
+        this.writeFailure = new Error(`model store write failed: ${error.message}`, { cause: error });
+      },
+    );
+    return this.writing;
   }
 
   /** Every row of every table, as of the applied index: a raft snapshot's data. */
@@ -129,6 +188,23 @@ export class ModelStore {
 
   /** Replaces everything with a snapshot's rows, durably, with `index` as the applied index. */
   async replaceAll(data: { tables: Record<string, Row[]> }, index: number): Promise<void> {
+    // Pending row writes are superseded by the snapshot's rows; one in flight must land first, and none may start
+    // until the snapshot is written (it would write the old applied index over the snapshot's).
+    this.replacing = true;
+    try {
+      await this.replaceRows(data, index);
+    } finally {
+      this.replacing = false;
+    }
+  }
+
+  private async replaceRows(data: { tables: Record<string, Row[]> }, index: number): Promise<void> {
+    if (this.writeTimer !== undefined) clearTimeout(this.writeTimer);
+    this.writeTimer = undefined;
+    await this.writing;
+    if (this.writeTimer !== undefined) clearTimeout(this.writeTimer);
+    this.writeTimer = undefined;
+    this.dirty.clear();
     const operations: Array<{ type: 'put'; key: string; value: unknown } | { type: 'del'; key: string }> = [];
     for await (const key of this.db.keys({ gte: 'e!', lt: 'e!~' })) operations.push({ type: 'del', key });
     for (const [name, rows] of Object.entries(data.tables)) {
@@ -136,7 +212,8 @@ export class ModelStore {
       for (const row of rows) operations.push({ type: 'put', key: rowKey(name, row.id), value: row });
     }
     operations.push({ type: 'put', key: appliedIndexKey, value: index });
-    await this.db.batch(operations, { sync: true });
+    await writeBatch(this.db, operations, { sync: true });
+    this.writtenIndex = index;
     for (const [name, table] of this.tables) {
       for (const row of table.all()) table.delete(row.id);
       for (const row of data.tables[name] ?? []) table.put(row);
@@ -150,6 +227,8 @@ export class ModelStore {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    await this.flush().catch(() => undefined);
     await this.db.close();
   }
 }

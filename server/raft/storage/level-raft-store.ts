@@ -5,6 +5,7 @@
 //   stable!compacted      the last index compacted away, so an empty log keeps its position across restarts
 // Every write is synced before it resolves, because the messages that depend on it are sent next.
 import { Level } from 'level';
+import { writeBatch, type LevelOperation } from '../../store/level-batch.ts';
 import type { Entry, HardState } from '../core/types.ts';
 import type { RaftStore } from './raft-storage.ts';
 import { checkAppend, checkCompact, checkHardState, copyHardState } from './store-rules.ts';
@@ -19,7 +20,7 @@ const deleteChunk = 4096;
 
 export const entryKey = (index: number): string => `${logPrefix}${index.toString().padStart(16, '0')}`;
 
-type Operation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
+type Operation = LevelOperation;
 
 export class LevelRaftStore implements RaftStore {
   private closed = false;
@@ -101,7 +102,7 @@ export class LevelRaftStore implements RaftStore {
         operations.push({ type: 'put', key: entryKey(entry.index), value: { index: entry.index, term: entry.term, type: entry.type, data: entry.data } });
       }
       if (state) operations.push({ type: 'put', key: hardStateKey, value: copyHardState(state) });
-      await this.db.batch(operations, { sync: true });
+      await writeBatch(this.db, operations, { sync: true });
       this.first = empty ? start : Math.min(this.first, start);
       this.last = end;
     });
@@ -160,7 +161,7 @@ export class LevelRaftStore implements RaftStore {
       const operations: Operation[] = [];
       for (let index = from; index <= chunkEnd; index++) operations.push({ type: 'del', key: entryKey(index) });
       if (chunkEnd >= to) operations.push(final);
-      await this.db.batch(operations, { sync: true });
+      await writeBatch(this.db, operations, { sync: true });
       from = chunkEnd + 1;
       if (from <= this.last) this.first = from;
     } while (from <= to);
