@@ -330,11 +330,13 @@ export class RaftNode implements Proposer {
       await snapshots.save(rd.snapshot);
       await store.reset();
     }
-    if (rd.entries.length > 0 || rd.hardState) {
-      // Term and vote must be durable before any message that depends on them leaves; a commit index alone need
-      // not be (it is learnt again from the leader), so a commit-only change skips the fsync.
-      const votingChanged = rd.hardState !== undefined && (rd.hardState.term !== this.persistedTerm || rd.hardState.vote !== this.persistedVote);
-      await store.persist(rd.entries, rd.hardState, { sync: rd.entries.length > 0 || votingChanged || rd.snapshot !== undefined });
+    // Term and vote must be durable before any message that depends on them leaves. A commit index alone need not
+    // be: it rides along when entries are written, and is otherwise not written at all (a restarted node learns it
+    // again from the leader, and what its model applied counts as committed), which spares every commit-only round
+    // a write.
+    const votingChanged = rd.hardState !== undefined && (rd.hardState.term !== this.persistedTerm || rd.hardState.vote !== this.persistedVote);
+    if (rd.entries.length > 0 || votingChanged || (rd.snapshot !== undefined && rd.hardState !== undefined)) {
+      await store.persist(rd.entries, rd.hardState, { sync: true });
       if (rd.hardState) {
         this.persistedTerm = rd.hardState.term;
         this.persistedVote = rd.hardState.vote;

@@ -323,7 +323,10 @@ class Simulation {
       const first = rd.entries[0]!.index;
       node.durable.entries = node.durable.entries.filter((entry) => entry.index < first).concat(rd.entries);
     }
-    if (rd.hardState) node.durable.hardState = rd.hardState;
+    // As RaftNode does: a commit-only change is not written; the commit index rides along with entries or a vote.
+    const previous = node.durable.hardState;
+    const votingChanged = rd.hardState !== undefined && (rd.hardState.term !== previous?.term || rd.hardState.vote !== previous?.vote);
+    if (rd.hardState && (rd.entries.length > 0 || votingChanged || rd.snapshot)) node.durable.hardState = rd.hardState;
     checkDurableState(node);
   }
 
