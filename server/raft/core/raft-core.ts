@@ -281,7 +281,7 @@ export class RaftCore {
       this.messages.length > 0 ||
       this.pendingInstall !== undefined ||
       this.log.unstableEntries().length > 0 ||
-      this.log.committed > this.log.applied ||
+      this.log.applicable() > this.log.applied ||
       !sameHardState(this.hardState(), this.prevHardState) ||
       !sameSoftState(this.softState(), this.prevSoftState)
     );
@@ -307,7 +307,11 @@ export class RaftCore {
     if (rd.softState) this.prevSoftState = rd.softState;
     if (rd.snapshot && this.pendingInstall === rd.snapshot) this.pendingInstall = undefined;
     const lastEntry = rd.entries[rd.entries.length - 1];
-    if (lastEntry) this.log.stableTo(lastEntry.index, lastEntry.term);
+    if (lastEntry) {
+      this.log.stableTo(lastEntry.index, lastEntry.term);
+      // The leader's own copy counts toward commit only now that it is durable; tell the followers if it moved.
+      if (this.role === 'leader' && this.maybeCommit()) this.broadcastAppend();
+    }
     const lastCommitted = rd.committedEntries[rd.committedEntries.length - 1];
     if (lastCommitted) this.log.appliedTo(lastCommitted.index);
     // A leader that removed itself steps down once the change is applied.
@@ -660,7 +664,9 @@ export class RaftCore {
   private maybeCommit(): boolean {
     const voters = this.configuration.voters;
     if (voters.length === 0) return false;
-    const matches = voters.map((id) => (id === this.id ? this.log.lastIndex() : (this.progress.get(id)?.match ?? 0))).sort((a, b) => b - a);
+    // The leader counts only what it has persisted: its appends leave before its own write (§10.2.1 of the raft
+    // thesis), so a commit never rests on a copy that a crash of the leader could still lose.
+    const matches = voters.map((id) => (id === this.id ? this.log.stableIndex : (this.progress.get(id)?.match ?? 0))).sort((a, b) => b - a);
     const quorumIndex = matches[Math.floor(voters.length / 2)]!;
     // Only entries of the current term are committed by counting replicas (§5.4.2).
     if (quorumIndex > this.log.committed && this.log.term(quorumIndex) === this.term) return this.log.commitTo(quorumIndex);

@@ -119,13 +119,20 @@ export class RaftLog {
     return true;
   }
 
+  /** The highest index that may be applied: committed and durable here, so what is applied never runs ahead of
+   * the stored log (a restart rebuilds the log from the store and takes what was applied as committed). */
+  applicable(): number {
+    return Math.min(this.committed, this.stableIndex);
+  }
+
   /**
-   * Entries committed but not yet handed out for applying. They may include entries in the same Ready's unstable
-   * batch: the driver persists a Ready's entries before it applies its committed ones.
+   * Entries committed, durable here and not yet handed out for applying. Never entries of the same Ready's unstable
+   * batch: the driver applies a Ready's committed entries while it persists that Ready's new ones.
    */
   nextCommitted(maxEntries = Infinity): Entry[] {
-    if (this.committed <= this.applied) return [];
-    return this.slice(this.applied + 1, this.committed, maxEntries);
+    const upTo = this.applicable();
+    if (upTo <= this.applied) return [];
+    return this.slice(this.applied + 1, upTo, maxEntries);
   }
 
   appliedTo(index: number): void {

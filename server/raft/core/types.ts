@@ -71,8 +71,11 @@ export interface SoftState {
 }
 
 /**
- * What the driver must do, in order: persist `hardState`, `snapshot` and `entries` (entries[0].index replaces any
- * stored entry at or after it), then send `messages`, then apply `committedEntries`, then call advance().
+ * What the driver must do: persist `hardState`, `snapshot` and `entries` (entries[0].index replaces any stored entry
+ * at or after it), send `messages`, apply `committedEntries`, then call advance(). Messages that vouch for the write
+ * (answers, votes) leave only after it; a leader's appends may leave before it (see write-ordering.ts).
+ * `committedEntries` are already durable here, so they may be applied while the write runs; a Ready holding a
+ * `snapshot` is written before anything else.
  */
 export interface Ready {
   readonly softState?: SoftState;

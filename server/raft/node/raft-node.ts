@@ -1,9 +1,11 @@
-// The raft node: the only asynchronous raft code. It owns the timers and runs the loop persist → send → apply →
-// advance around the pure core; proposals resolve with their raft index once applied locally; snapshots are taken
+// The raft node: the only asynchronous raft code. It owns the timers and runs the loop around the pure core, each
+// round overlapped (a leader's appends leave, the write runs while committed entries apply, then the answers
+// leave and the core advances); proposals resolve with their raft index once applied locally; snapshots are taken
 // on a policy and compact the log; observers hear role and leader changes.
 import type { Logger } from '../../../common/log/logger.ts';
 import { RaftCore, type RaftStatus } from '../core/raft-core.ts';
 import { coalesceMessages } from './coalesce-messages.ts';
+import { splitByWrite } from '../core/write-ordering.ts';
 import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type Ready, type Snapshot, type SoftState } from '../core/types.ts';
 import type { ApplyResult, CommittedEntry, LogCommand, Proposal, Proposer } from '../state-machine.ts';
 import { ProposalRefusedError } from '../state-machine.ts';
@@ -117,6 +119,10 @@ export class RaftNode implements Proposer {
     });
     if (snapshot) core.snapshotTaken(snapshot);
     const node = new RaftNode(options, core, snapshot?.meta.index ?? 0);
+    if (hardState) {
+      node.persistedTerm = hardState.term;
+      node.persistedVote = hardState.vote;
+    }
     options.transport.listen(options.id, (message) => node.receive(message));
     node.ticker = setInterval(() => {
       node.ticksDue++;
@@ -325,32 +331,8 @@ export class RaftNode implements Proposer {
   }
 
   private async handleReady(rd: Ready, before: { role: string; leader: NodeId | null }): Promise<void> {
-    const { store, snapshots, stateMachine, transport } = this.options;
-    if (rd.snapshot) {
-      await snapshots.save(rd.snapshot);
-      await store.reset();
-    }
-    // Term and vote must be durable before any message that depends on them leaves. A commit index alone need not
-    // be: it rides along when entries are written, and is otherwise not written at all (a restarted node learns it
-    // again from the leader, and what its model applied counts as committed), which spares every commit-only round
-    // a write.
-    const votingChanged = rd.hardState !== undefined && (rd.hardState.term !== this.persistedTerm || rd.hardState.vote !== this.persistedVote);
-    if (rd.entries.length > 0 || votingChanged || (rd.snapshot !== undefined && rd.hardState !== undefined)) {
-      await store.persist(rd.entries, rd.hardState, { sync: true });
-      if (rd.hardState) {
-        this.persistedTerm = rd.hardState.term;
-        this.persistedVote = rd.hardState.vote;
-      }
-    }
-    for (const message of coalesceMessages(rd.messages)) transport.send(message);
-    if (rd.snapshot) {
-      const hadData = stateMachine.appliedIndex() > 0;
-      await stateMachine.restore(rd.snapshot.data, rd.snapshot.meta.index);
-      this.lastSnapshotIndex = rd.snapshot.meta.index;
-      this.options.logger.warn('restored snapshot from the leader', { index: rd.snapshot.meta.index, term: rd.snapshot.meta.term, hadData });
-      this.options.onSnapshotRestored?.({ index: rd.snapshot.meta.index, hadData });
-    }
-    if (rd.committedEntries.length > 0) await this.apply(rd.committedEntries);
+    if (rd.snapshot) await this.handleSnapshotReady(rd, rd.snapshot);
+    else await this.handlePipelinedReady(rd);
     this.core.advance(rd);
     const configuration = this.core.currentConfiguration;
     if (configuration !== this.lastConfiguration) {
@@ -364,6 +346,57 @@ export class RaftNode implements Proposer {
       }
       for (const observer of this.observers) observer(rd.softState, status);
     }
+  }
+
+  /**
+   * The usual round, overlapped: what may leave before this node's write leaves at once, the write starts, the
+   * committed entries (all durable here already, see RaftLog.applicable) are applied while it runs, and what
+   * depends on the write leaves once it is done. A leader's appends thus reach the followers while the leader
+   * writes the same entries, and a write's answer to its client does not wait for the next entries' fsync.
+   */
+  private async handlePipelinedReady(rd: Ready): Promise<void> {
+    const { transport } = this.options;
+    const { early, late } = splitByWrite(rd.messages, this.persistedTerm);
+    for (const message of coalesceMessages(early)) transport.send(message);
+    const writing = this.writeDurableState(rd);
+    // Awaited below; a failed apply must not leave its rejection unhandled meanwhile.
+    writing?.catch(() => undefined);
+    if (rd.committedEntries.length > 0) await this.apply(rd.committedEntries);
+    if (writing) await writing;
+    for (const message of coalesceMessages(late)) transport.send(message);
+  }
+
+  /** A snapshot from the leader replaces the log: it is saved and written before anything else happens. */
+  private async handleSnapshotReady(rd: Ready, snapshot: Snapshot): Promise<void> {
+    const { store, snapshots, stateMachine, transport } = this.options;
+    await snapshots.save(snapshot);
+    await store.reset();
+    await this.writeDurableState(rd, true);
+    for (const message of coalesceMessages(rd.messages)) transport.send(message);
+    const hadData = stateMachine.appliedIndex() > 0;
+    await stateMachine.restore(snapshot.data, snapshot.meta.index);
+    this.lastSnapshotIndex = snapshot.meta.index;
+    this.options.logger.warn('restored snapshot from the leader', { index: snapshot.meta.index, term: snapshot.meta.term, hadData });
+    this.options.onSnapshotRestored?.({ index: snapshot.meta.index, hadData });
+    if (rd.committedEntries.length > 0) await this.apply(rd.committedEntries);
+  }
+
+  /**
+   * Writes a Ready's entries and hard state (synced), or nothing. Term and vote must be durable before any message
+   * that depends on them leaves. A commit index alone need not be: it rides along when entries are written, and is
+   * otherwise not written at all (a restarted node learns it again from the leader, and what its model applied
+   * counts as committed), which spares every commit-only round a write.
+   */
+  private writeDurableState(rd: Ready, force = false): Promise<void> | undefined {
+    const { hardState } = rd;
+    const votingChanged = hardState !== undefined && (hardState.term !== this.persistedTerm || hardState.vote !== this.persistedVote);
+    if (rd.entries.length === 0 && !votingChanged && !(force && hardState)) return undefined;
+    return this.options.store.persist(rd.entries, hardState, { sync: true }).then(() => {
+      if (hardState) {
+        this.persistedTerm = hardState.term;
+        this.persistedVote = hardState.vote;
+      }
+    });
   }
 
   private async apply(entries: readonly Entry[]): Promise<void> {

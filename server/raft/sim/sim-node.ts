@@ -1,7 +1,7 @@
 // One simulated controller: what it has synced (survives a crash), the raft core and the state machine (lost on
 // a crash, rebuilt from the synced state on restart), and a clock that runs a little fast or slow.
 import { RaftCore } from '../core/raft-core.ts';
-import type { Configuration, Entry, HardState, NodeId, Snapshot } from '../core/types.ts';
+import type { Configuration, Entry, HardState, Message, NodeId, Ready, Snapshot } from '../core/types.ts';
 import type { Random } from './seeded-random.ts';
 
 export interface SimStateMachine {
@@ -25,6 +25,10 @@ export class SimNode {
   /** The highest term this node has ever persisted, and its vote in it: a restart must never go back. */
   persistedTerm = 0;
   persistedVote: NodeId | null = null;
+  /** A Ready whose write has not happened yet, with the messages that wait for it (lost if the node crashes). */
+  inFlight: { readonly rd: Ready; readonly late: readonly Message[] } | undefined;
+  /** Messages that arrived while a write was in flight: stepped once it is done, as RaftNode does. */
+  inbox: Message[] = [];
 
   constructor(
     readonly id: NodeId,
@@ -58,6 +62,8 @@ export class SimNode {
 
   crash(): void {
     this.core = undefined;
+    this.inFlight = undefined;
+    this.inbox = [];
   }
 }
 

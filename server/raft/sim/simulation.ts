@@ -4,6 +4,7 @@
 // phase then heals everything and requires a leader and every new proposal applied everywhere within a bound.
 import { ProposalRefused, type Message, type NodeId, type Ready, type Snapshot } from '../core/types.ts';
 import { coalesceMessages } from '../node/coalesce-messages.ts';
+import { splitByWrite } from '../core/write-ordering.ts';
 import { seededRandom, type Random } from './seeded-random.ts';
 import { History, SafetyViolation, checkDurableState, checkElectionSafety, checkLeaderCompleteness, checkLogMatching } from './sim-checkers.ts';
 import { mixHash, SimNode, type SimStateMachine } from './sim-node.ts';
@@ -158,11 +159,17 @@ class Simulation {
     for (const node of this.nodes) {
       if (!node.core) continue;
       node.tickDebt += node.tickRate;
-      while (node.tickDebt >= 1) {
-        node.tickDebt -= 1;
-        node.core.tick();
-      }
+      this.runTicks(node);
       this.maybeProcessReady(node);
+    }
+  }
+
+  /** Ticks owed to a node; they wait while its write is in flight, as RaftNode's do. */
+  private runTicks(node: SimNode): void {
+    if (node.inFlight || !node.core) return;
+    while (node.tickDebt >= 1) {
+      node.tickDebt -= 1;
+      node.core.tick();
     }
   }
 
@@ -192,7 +199,8 @@ class Simulation {
     }
     this.stats.delivered++;
     this.trace(`deliver ${describe(message)}`);
-    target.core.step(message);
+    if (target.inFlight) target.inbox.push(message);
+    else target.core.step(message);
     this.maybeProcessReady(target);
   }
 
@@ -292,26 +300,66 @@ class Simulation {
   }
 
   private processSomeReady(): void {
-    const candidates = this.nodes.filter((node) => node.core?.hasReady());
+    const candidates = this.nodes.filter((node) => node.inFlight || node.core?.hasReady());
     if (candidates.length > 0) this.processReady(this.random.pick(candidates));
   }
 
   /** Most of the time a node handles its Ready at once; sometimes it lags, so a crash can catch it unsynced. */
   private maybeProcessReady(node: SimNode): void {
-    if (node.core?.hasReady() && this.random.chance(0.85)) this.processReady(node);
+    if ((node.inFlight || node.core?.hasReady()) && this.random.chance(0.85)) this.processReady(node);
   }
 
+  /**
+   * RaftNode's round: a leader's appends leave, the committed entries are applied, the write happens, the answers
+   * leave, advance. The write usually follows at once; sometimes it lags, so a crash can catch a node whose
+   * appends are out but whose own copy is not written.
+   */
   private processReady(node: SimNode): void {
     const core = node.core!;
-    while (core.hasReady()) {
-      const rd = core.ready();
+    for (;;) {
+      if (node.inFlight) {
+        if (this.random.chance(0.15)) return;
+        this.completeWrite(node);
+      }
+      if (!core.hasReady()) return;
+      this.beginReady(node);
+    }
+  }
+
+  private beginReady(node: SimNode): void {
+    const core = node.core!;
+    const rd = core.ready();
+    if (rd.snapshot) {
+      // A snapshot from the leader is written before anything else happens.
       this.persist(node, rd);
       for (const message of coalesceMessages(rd.messages)) this.send(message);
       this.apply(node, rd);
-      core.advance(rd);
-      if (rd.softState?.role === 'leader') this.stats.elections++;
-      this.maybeSnapshot(node);
+      this.finishReady(node, rd);
+      return;
     }
+    const { early, late } = splitByWrite(rd.messages, node.durable.hardState?.term ?? 0);
+    for (const message of coalesceMessages(early)) this.send(message);
+    this.apply(node, rd);
+    node.inFlight = { rd, late };
+  }
+
+  private completeWrite(node: SimNode): void {
+    const { rd, late } = node.inFlight!;
+    node.inFlight = undefined;
+    this.persist(node, rd);
+    for (const message of coalesceMessages(late)) this.send(message);
+    this.finishReady(node, rd);
+  }
+
+  private finishReady(node: SimNode, rd: Ready): void {
+    const core = node.core!;
+    core.advance(rd);
+    if (rd.softState?.role === 'leader') this.stats.elections++;
+    this.maybeSnapshot(node);
+    const waiting = node.inbox;
+    node.inbox = [];
+    for (const message of waiting) core.step(message);
+    this.runTicks(node);
   }
 
   private persist(node: SimNode, rd: Ready): void {
