@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { authPolicyBody } from './support/auth-policy-bodies.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { LogWatch } from './support/log-watch.ts';
 
 let controller: ControllerFixture;
 let admin: { 'zt-session': string };
@@ -177,12 +178,14 @@ test('password rules of the policy apply wherever a password is set: admin, the 
 test('a method the policy forbids is refused with INVALID_AUTH even with the right password', async () => {
   const noPasswords = await createPolicy(authPolicyBody('no-passwords', { updb: { allowed: false } }));
   await createUser('no-pw-user', 'no-pw-user-pw', noPasswords);
+  const logWatch = new LogWatch(controller.logFile);
+  const mark = logWatch.mark();
   const refused = await passwordLogin('no-pw-user', 'no-pw-user-pw');
   assert.equal(refused.status, 401);
   assert.equal(refused.json.error.code, 'INVALID_AUTH');
-  const log = readFileSync(controller.logFile, 'utf8');
-  assert.match(log, /"reason":"auth policy [^"]+ does not allow password authentication"/);
-  assert.doesNotMatch(log, /no-pw-user-pw/, 'the password never reaches the log');
+  // The logger writes in the background: wait for the line rather than read the file at once.
+  await logWatch.waitFor(mark, (record) => /^auth policy [^"]+ does not allow password authentication$/.test(String(record.reason)));
+  assert.doesNotMatch(readFileSync(controller.logFile, 'utf8'), /no-pw-user-pw/, 'the password never reaches the log');
 });
 
 test('lockout: after maxAttempts failures the identity is locked (even for the right password) until an admin enables it', async () => {
@@ -205,7 +208,9 @@ test('lockout: after maxAttempts failures the identity is locked (even for the r
   const refused = await passwordLogin('lockme', 'right-password');
   assert.equal(refused.status, 401);
   assert.equal(refused.json.error.code, 'INVALID_AUTH');
-  assert.match(readFileSync(controller.logFile, 'utf8'), /"msg":"identity locked after failed password attempts"[^\n]*"identityId":"[^"]+"/);
+  // The logger writes in the background: wait for the line.
+  const lockLine = await new LogWatch(controller.logFile).waitFor(0, (record) => record.msg === 'identity locked after failed password attempts');
+  assert.equal(typeof lockLine.identityId, 'string');
 
   const enabled = await controller.http.post(mgmt(`/identities/${user.id}/enable`), { headers: admin });
   assert.equal(enabled.status, 200, enabled.text);

@@ -9,6 +9,7 @@ import { PNG } from 'pngjs';
 import { AuthenticatorApp, parseProvisioningUrl } from './support/authenticator-app.ts';
 import { authPolicyBody } from './support/auth-policy-bodies.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { LogWatch } from './support/log-watch.ts';
 import { clientService, openSession, OverlaySetup } from './support/overlay-setup.ts';
 
 let controller: ControllerFixture;
@@ -267,7 +268,8 @@ test('wrong MFA codes count toward the policy lockout', async () => {
   assert.equal((await controller.http.get(client('/current-api-session'), { headers: next.headers })).status, 401, 'the lockout ended the session');
   const refused = await controller.http.post(client('/authenticate?method=password'), { body: { username: 'mfa-locked', password: 'mfa-locked-password' } });
   assert.equal(refused.status, 401);
-  assert.match(readFileSync(controller.logFile, 'utf8'), /identity locked after failed MFA codes/);
+  // The logger writes in the background: wait for the line.
+  await new LogWatch(controller.logFile).waitFor(0, (record) => record.msg === 'identity locked after failed MFA codes');
 });
 
 test('secrets are sealed at rest: neither the TOTP secret nor a recovery code is in the data files, events or logs', async () => {

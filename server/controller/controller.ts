@@ -59,10 +59,13 @@ export async function startController(options: ControllerOptions, runtime: { log
   let node: RaftNode | undefined;
   const isLeader = () => node?.isLeader() ?? false;
   const dispatcher = new EventDispatcher(
-    options.events.map((handler) => ({
-      name: handler.name,
-      subscriptions: handler.subscriptions,
-      sink: handler.handler.type === 'file' ? fileEventSink(handler.handler.path) : stdoutEventSink(),
+    options.events.map(({ name, subscriptions, handler }) => ({
+      name,
+      subscriptions,
+      sink:
+        handler.type === 'file'
+          ? fileEventSink(handler.path, (error) => logger.error('event handler could not append to its file', { handler: name, path: handler.path, error: error.message }))
+          : stdoutEventSink(),
     })),
     isLeader,
   );

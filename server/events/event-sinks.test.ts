@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -30,4 +30,27 @@ test('close writes what is still gathered, and a reopened sink appends', async (
   second.write({ n: 2 });
   await second.close();
   assert.deepEqual(lines(path).map((line) => line.n), [1, 2]);
+});
+
+test('a failing append is reported once per failing run, never thrown at the writer', async () => {
+  // /dev/full accepts the open and refuses every write with ENOSPC, as a full disk would.
+  const failures: Error[] = [];
+  const sink = fileEventSink('/dev/full', (error) => failures.push(error));
+  sink.write({ n: 1 });
+  await new Promise((resolve) => setImmediate(resolve));
+  sink.write({ n: 2 });
+  await new Promise((resolve) => setImmediate(resolve));
+  await sink.close();
+  assert.equal(failures.length, 1);
+  assert.match(failures[0]!.message, /ENOSPC/);
+});
+
+test('the file is created with mode 0640 and nothing is written after close', async () => {
+  const path = join(dir, 'mode', 'events.jsonl');
+  const sink = fileEventSink(path);
+  await sink.close();
+  sink.write({ n: 1 });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(statSync(path).mode & 0o777, 0o640 & ~process.umask());
+  assert.equal(readFileSync(path, 'utf8'), '');
 });

@@ -1,7 +1,7 @@
 // The durable model: in-memory entity tables backed by LevelDB. Every change arrives through apply, in memory at
 // once; the rows touched since the last write and the applied raft index are written together in one atomic batch,
 // so a crash never splits them. Writes trail the applies by a few milliseconds and never hold up the raft loop: one
-// write covers every apply in that time (a write per raft round cost each controller as much as the round's
+// write covers every apply in that time (50 ms; a write per raft round cost each controller as much as the round's
 // fsync), and a crash loses nothing, because the raft log is the durable record: at start, raft applies again every
 // committed entry after the stored applied index (or restores a newer snapshot). Not synced, as before.
 import { Level } from 'level';
@@ -81,8 +81,9 @@ export class ModelStore {
   private writeFailure: Error | undefined;
   private closing = false;
   private replacing = false;
-  /** How long changes gather before a write (2 ms). */
-  private readonly writeDelayMs = 2;
+  /** How long changes gather before a write: one batch per 50 ms under load instead of one per raft round (each
+   * LevelDB write costs a thread-pool hand-off however few rows it holds); a crash replays at most this much. */
+  private readonly writeDelayMs = 50;
 
   private constructor(
     private readonly db: Level<string, unknown>,
