@@ -10,7 +10,8 @@ const secretFields = new Set(['password', 'tokenHash', 'token', 'jwt', 'secret',
 function redact(row: Row | undefined): Record<string, unknown> | null {
   if (!row) return null;
   const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) if (!secretFields.has(key)) copy[key] = value;
+  // for…in over a plain row (own, enumerable fields only) without building an entries array per row.
+  for (const key in row) if (!secretFields.has(key)) copy[key] = (row as unknown as Record<string, unknown>)[key];
   return copy;
 }
 

@@ -52,13 +52,13 @@ interface Member {
   node?: RaftNode;
 }
 
-async function cluster(ids: string[], transport: InProcessTransport, make: (id: string) => Promise<Pick<Member, 'store' | 'snapshots'>>, threshold = 1000) {
+async function cluster(ids: string[], transport: InProcessTransport, make: (id: string) => Promise<Pick<Member, 'store' | 'snapshots'>>, threshold = 1000, nodeTiming = timing) {
   const members: Member[] = [];
   for (const [i, id] of ids.entries()) {
     const { store, snapshots } = await make(id);
     const member: Member = { id, store, snapshots, machine: new KvMachine() };
     member.node = await RaftNode.start({
-      id, store, snapshots, stateMachine: member.machine, transport, timing,
+      id, store, snapshots, stateMachine: member.machine, transport, timing: nodeTiming,
       snapshotPolicy: { intervalMs: 3_600_000, threshold, trailingLogs: 5 },
       bootstrap: { voters: ids, nonVoters: [] }, random: seededRandom(100 + i), logger: silentLogger,
     });
@@ -158,5 +158,43 @@ test('leadership transfer hands over to the named voter', async () => {
   leader.node!.transferLeadership(target.id);
   await waitFor('the target to lead', () => target.node!.isLeader());
   assert.equal(leader.node!.isLeader(), false);
+  await Promise.all(members.map((member) => member.node!.close()));
+});
+
+test('a proposal not applied within commitTimeoutMs is refused as a timeout; one applied in time resolves', async () => {
+  const transport = new InProcessTransport();
+  const members = await cluster(['a', 'b', 'c'], transport, async () => ({ store: new MemoryRaftStore(), snapshots: new MemorySnapshotStore() }), 1000, { ...timing, commitTimeoutMs: 300 });
+  const leader = await waitFor('a leader', () => leaderOf(members));
+  assert.ok((await leader.node!.propose({ type: 'set', key: 'in-time', value: 'v' } as never)).index > 0);
+  for (const other of members) if (other !== leader) transport.cut.add(`${leader.id}>${other.id}`).add(`${other.id}>${leader.id}`);
+  const started = Date.now();
+  await assert.rejects(leader.node!.propose({ type: 'set', key: 'stuck', value: 'v' } as never), (error: { reason: string; message: string }) => {
+    assert.equal(error.reason, 'timeout');
+    assert.match(error.message, /was not committed within 300 ms/);
+    return true;
+  });
+  const waited = Date.now() - started;
+  assert.ok(waited >= 290 && waited < 1500, `refused after ${waited} ms`);
+  transport.cut.clear();
+  await Promise.all(members.map((member) => member.node!.close()));
+});
+
+test('waitForApplied wakes when the entry is applied here, and gives up after its timeout', async () => {
+  const transport = new InProcessTransport();
+  const members = await cluster(['a', 'b', 'c'], transport, async () => ({ store: new MemoryRaftStore(), snapshots: new MemorySnapshotStore() }));
+  const leader = await waitFor('a leader', () => leaderOf(members));
+  const follower = members.find((member) => member !== leader)!;
+  const next = leader.node!.status().lastIndex + 1;
+  const waiting = follower.node!.waitForApplied(next, 3000);
+  const proposal = await leader.node!.propose({ type: 'set', key: 'w', value: 'v' } as never);
+  assert.equal(proposal.index, next);
+  await waiting;
+  assert.equal(follower.machine.values.get('w'), 'v');
+  await follower.node!.waitForApplied(next, 10); // already applied: at once
+  for (const other of members) if (other !== follower) transport.cut.add(`${other.id}>${follower.id}`);
+  const started = Date.now();
+  await assert.rejects(follower.node!.waitForApplied(next + 1000, 200), /not applied within 200 ms/);
+  assert.ok(Date.now() - started >= 190);
+  transport.cut.clear();
   await Promise.all(members.map((member) => member.node!.close()));
 });

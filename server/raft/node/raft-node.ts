@@ -54,6 +54,14 @@ export interface RaftNodeOptions {
   readonly onSnapshotRestored?: (restored: { index: number; hadData: boolean }) => void;
 }
 
+interface AppliedWaiter {
+  readonly index: number;
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
 export type RaftObserver = (state: SoftState, status: RaftStatus) => void;
 export type ConfigurationObserver = (configuration: Configuration) => void;
 
@@ -61,7 +69,9 @@ interface PendingProposal {
   readonly term: number;
   readonly resolve: (proposal: Proposal) => void;
   readonly reject: (error: Error) => void;
-  readonly timer: NodeJS.Timeout;
+  /** When it is refused as `timeout` if not applied by then (checked on every tick: a timer per proposal cost the
+   * hot path two timer-list operations per write). */
+  readonly deadline: number;
 }
 
 export const defaultTiming: RaftNodeTiming = { tickMs: 50, electionTicks: 20, heartbeatTicks: 4, commitTimeoutMs: 5000 };
@@ -69,6 +79,7 @@ export const defaultTiming: RaftNodeTiming = { tickMs: 50, electionTicks: 20, he
 export class RaftNode implements Proposer {
   private readonly core: RaftCore;
   private readonly pending = new Map<number, PendingProposal>();
+  private appliedWaiters: AppliedWaiter[] = [];
   private readonly observers: RaftObserver[] = [];
   private readonly configurationObservers: ConfigurationObserver[] = [];
   private lastConfiguration: Configuration | undefined;
@@ -126,6 +137,8 @@ export class RaftNode implements Proposer {
     options.transport.listen(options.id, (message) => node.receive(message));
     node.ticker = setInterval(() => {
       node.ticksDue++;
+      node.expireProposals();
+      node.settleAppliedWaiters();
       node.pump();
     }, options.timing.tickMs);
     node.snapshotTimer = setInterval(() => void node.maybeSnapshot(), options.snapshotPolicy.intervalMs);
@@ -204,13 +217,13 @@ export class RaftNode implements Proposer {
     this.pump();
   }
 
-  /** Waits until this node has applied everything up to `index`. */
-  async waitForApplied(index: number, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.appliedIndex() < index) {
-      if (Date.now() > deadline) throw new Error(`raft: index ${index} not applied within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+  /** Waits until this node has applied everything up to `index` (woken by the apply itself, not by polling). */
+  waitForApplied(index: number, timeoutMs: number): Promise<void> {
+    if (this.appliedIndex() >= index) return Promise.resolve();
+    if (this.closed) return Promise.reject(new Error(`raft: index ${index} not applied: the raft node is shutting down`));
+    return new Promise((resolve, reject) => {
+      this.appliedWaiters.push({ index, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject });
+    });
   }
 
   async close(): Promise<void> {
@@ -220,9 +233,10 @@ export class RaftNode implements Proposer {
     clearInterval(this.snapshotTimer);
     this.options.transport.close(this.options.id);
     await this.idle;
+    for (const waiter of this.appliedWaiters) waiter.reject(new Error(`raft: index ${waiter.index} not applied: the raft node is shutting down`));
+    this.appliedWaiters = [];
     const closing = new ProposalRefusedError('closed', 'the raft node is shutting down');
     for (const [index, pending] of this.pending) {
-      clearTimeout(pending.timer);
       pending.reject(closing);
       this.pending.delete(index);
     }
@@ -261,6 +275,32 @@ export class RaftNode implements Proposer {
     return true;
   }
 
+  /** Refuses the proposals not applied by their deadline (they may still commit later). Proposals are held in index
+   * order and share one timeout, so the expired ones are the first ones. */
+  private expireProposals(): void {
+    if (this.pending.size === 0) return;
+    const now = Date.now();
+    for (const [index, pending] of this.pending) {
+      if (pending.deadline > now) return;
+      this.pending.delete(index);
+      pending.reject(new ProposalRefusedError('timeout', `raft: index ${index} was not committed within ${this.options.timing.commitTimeoutMs} ms`));
+    }
+  }
+
+  /** Wakes the waiters whose index is applied, and refuses those past their deadline. */
+  private settleAppliedWaiters(): void {
+    if (this.appliedWaiters.length === 0) return;
+    const applied = this.appliedIndex();
+    const now = Date.now();
+    const waiting: AppliedWaiter[] = [];
+    for (const waiter of this.appliedWaiters) {
+      if (waiter.index <= applied) waiter.resolve();
+      else if (waiter.deadline <= now) waiter.reject(new Error(`raft: index ${waiter.index} not applied within ${waiter.timeoutMs} ms`));
+      else waiting.push(waiter);
+    }
+    this.appliedWaiters = waiting;
+  }
+
   // ---- the loop ----------------------------------------------------------------------------------------------
 
   private submit(append: () => { index: number; term: number }): Promise<Proposal> {
@@ -276,11 +316,9 @@ export class RaftNode implements Proposer {
       }
       return Promise.reject(error);
     }
+    const deadline = Date.now() + this.options.timing.commitTimeoutMs;
     const proposal = new Promise<Proposal>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (this.pending.delete(placed.index)) reject(new ProposalRefusedError('timeout', `raft: index ${placed.index} was not committed within ${this.options.timing.commitTimeoutMs} ms`));
-      }, this.options.timing.commitTimeoutMs);
-      this.pending.set(placed.index, { term: placed.term, resolve, reject, timer });
+      this.pending.set(placed.index, { term: placed.term, resolve, reject, deadline });
     });
     this.pump();
     return proposal;
@@ -375,6 +413,7 @@ export class RaftNode implements Proposer {
     for (const message of coalesceMessages(rd.messages)) transport.send(message);
     const hadData = stateMachine.appliedIndex() > 0;
     await stateMachine.restore(snapshot.data, snapshot.meta.index);
+    this.settleAppliedWaiters();
     this.lastSnapshotIndex = snapshot.meta.index;
     this.options.logger.warn('restored snapshot from the leader', { index: snapshot.meta.index, term: snapshot.meta.term, hadData });
     this.options.onSnapshotRestored?.({ index: snapshot.meta.index, hadData });
@@ -407,11 +446,11 @@ export class RaftNode implements Proposer {
       command: entry.type === 'normal' ? (entry.data as LogCommand) : { type: entry.type === 'config' ? 'raft.config' : 'raft.noop' },
     }));
     const results = await this.options.stateMachine.apply(committed);
+    this.settleAppliedWaiters();
     entries.forEach((entry, i) => {
       const pending = this.pending.get(entry.index);
       if (!pending) return;
       this.pending.delete(entry.index);
-      clearTimeout(pending.timer);
       if (pending.term === entry.term) pending.resolve({ index: entry.index, result: results[i]! });
       else pending.reject(new ProposalRefusedError('dropped', `raft: the entry proposed at ${entry.index} was replaced by a newer leader's`));
     });
