@@ -5,11 +5,16 @@
 export const maxFrameBytes = 256 * 1024 * 1024;
 
 export function encodeFrame(value: unknown): Buffer {
-  const body = Buffer.from(JSON.stringify(value), 'utf8');
-  if (body.length > maxFrameBytes) throw new Error(`frame of ${body.length} bytes exceeds ${maxFrameBytes}`);
-  const frame = Buffer.allocUnsafe(4 + body.length);
-  frame.writeUInt32BE(body.length, 0);
-  body.copy(frame, 4);
+  return encodeJsonFrame(JSON.stringify(value));
+}
+
+/** A frame of JSON text the caller already has (written straight after the length, without an extra copy). */
+export function encodeJsonFrame(json: string): Buffer {
+  const length = Buffer.byteLength(json, 'utf8');
+  if (length > maxFrameBytes) throw new Error(`frame of ${length} bytes exceeds ${maxFrameBytes}`);
+  const frame = Buffer.allocUnsafe(4 + length);
+  frame.writeUInt32BE(length, 0);
+  frame.write(json, 4, 'utf8');
   return frame;
 }
 

@@ -1,5 +1,6 @@
 // The core's view of the log: a snapshot boundary plus every entry after it, held in memory. Which entries are
 // durable is tracked with `stableIndex`, so Ready hands the driver exactly the entries it has not yet persisted.
+import { entryJson } from './entry-json.ts';
 import type { Entry, Snapshot } from './types.ts';
 
 export class RaftLog {
@@ -189,15 +190,7 @@ export class RaftLog {
   }
 }
 
-/** Entries are immutable, so each one's size is measured once, not on every append that carries it. */
-const sizes = new WeakMap<Entry, number>();
-
+/** An entry's size as sent: the length of its JSON, made once per entry and reused for the log file and frames. */
 function approximateSize(entry: Entry): number {
-  let size = sizes.get(entry);
-  if (size === undefined) {
-    const data = entry.data;
-    size = data === null || data === undefined ? 32 : typeof data === 'string' ? 32 + data.length : 32 + JSON.stringify(data).length;
-    sizes.set(entry, size);
-  }
-  return size;
+  return entryJson(entry).length;
 }

@@ -10,7 +10,8 @@ import type { Logger } from '../../../common/log/logger.ts';
 import type { Message, NodeId } from '../core/types.ts';
 import type { RaftTransport } from '../node/raft-transport.ts';
 import { spiffeIdOf } from '../../pki/spiffe-id.ts';
-import { encodeFrame, FrameDecoder } from '../../../common/framing/frame-codec.ts';
+import { encodeFrame, encodeJsonFrame, FrameDecoder } from '../../../common/framing/frame-codec.ts';
+import { raftFrameJson } from './raft-frame.ts';
 import { documentedTlsText } from './tls-failure-text.ts';
 
 export interface PeerHello {
@@ -110,7 +111,7 @@ class Channel {
     if (this.closed) return;
     // Frames sent in the same tick (a leader's appends, a burst of answers) leave as one write: one TLS record and
     // one system call instead of one each, which is most of what a small frame costs.
-    this.outgoing.push(encodeFrame(frame));
+    this.outgoing.push(frame.type === 'raft' ? encodeJsonFrame(raftFrameJson(frame.message)) : encodeFrame(frame));
     if (measureQueue) {
       const queued = performance.now();
       this.written.push(() => this.options.onQueueTime?.(this.channelId, performance.now() - queued));
