@@ -94,6 +94,16 @@ describe('validate: defaults and parsing', () => {
     const { problems } = validate(schema, { a: 0, b: 30 }, base);
     assert.deepEqual(problems.map((p) => [p.path, p.rule, p.message]), [['b', 'type', 'must be a duration such as 30s, got number 30']]);
   });
+
+  it('holds a bare 0 to the bounds like any other duration', () => {
+    const schema = s.object({ a: s.duration({ min: '10ms' }), b: s.duration({ min: 0 }), c: s.duration({ min: '1s', max: '5m' }) });
+    const { value, problems } = validate(schema, { a: 0, b: 0, c: 0 }, base);
+    assert.equal(value, undefined);
+    assert.deepEqual(problems.map((p) => [p.path, p.rule, p.message, p.value]), [
+      ['a', 'min', 'must be at least 10ms', 0],
+      ['c', 'min', 'must be at least 1s', 0],
+    ]);
+  });
 });
 
 describe('validate: problems', () => {

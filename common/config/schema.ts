@@ -364,7 +364,8 @@ function check(spec: Spec, raw: unknown, path: KeyPath, w: Walker): unknown {
       return typeError(w, path, raw, spec.acceptStrings ? 'a boolean (or "true"/"false")' : 'a boolean');
     }
     case 'duration': {
-      if (raw === 0) return 0; // Go reads a bare 0; any other number lacks its unit
+      // Go reads a bare 0 as zero; any other number lacks its unit. Zero still has to meet the bounds.
+      if (raw === 0) return checkBounds(w, path, 0, spec.min, spec.max, formatDuration, raw);
       if (typeof raw !== 'string') return typeError(w, path, raw, 'a duration such as 30s');
       const ms = parseGoDuration(raw);
       if (ms === undefined) return invalid(w, path, 'duration', `"${raw}" is not a duration; use Go syntax such as 500ms, 30s, 1m30s, 2h`, raw);

@@ -432,6 +432,22 @@ describe('router config: defaults and bounds', () => {
     });
   }
 
+  it('holds a bare 0 to each duration bound: refused where the minimum is above zero, read as 0 where zero is allowed', () => {
+    for (const [path, , min] of durationBounds) {
+      const name = path.join('.');
+      const zero = withValue(path, 0);
+      if (min === '0s') {
+        assert.equal(zero.config === undefined ? undefined : valueAt(zero.config, path), 0, `${name}: 0 is accepted as 0 ms`);
+      } else {
+        assert.deepEqual(brief(zero.problems.filter((p) => p.severity === 'error')), [`${lineOf(zero.lines, `${path[path.length - 1]}:`)} error ${name} min`], `${name}: 0 is refused`);
+      }
+    }
+    const backoff = withSection({ link: { dialers: [{ binding: 'transport', unhealthyDialBackoff: { minRetryInterval: 0 } }] } });
+    assert.deepEqual(backoff.problems.map((p) => [p.path, p.rule, p.message, p.line]), [
+      ['link.dialers[0].unhealthyDialBackoff.minRetryInterval', 'min', 'must be at least 10ms', lineOf(backoff.lines, 'minRetryInterval')],
+    ]);
+  });
+
   it('rejects wrong types: strings for integers, numbers for durations, maps for lists, lists for maps', () => {
     const { lines, config, problems } = withSection({
       forwarder: { linkDialQueueLength: '1000', xgressDialDwellTime: 1.5 },

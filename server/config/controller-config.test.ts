@@ -265,6 +265,16 @@ describe('parseControllerConfig: problems', () => {
     assert.match(problems[1]!.message, /did you mean "snapshotInterval"/);
   });
 
+  it('holds a bare 0 to a duration minimum', () => {
+    const lines = edit(minimal, 'dataDir:', '  dataDir: ./data', '  electionTimeout: 0', '  heartbeatTimeout: 0');
+    const { config, problems } = parse(lines);
+    assert.equal(config, undefined);
+    assert.deepEqual(where(problems), [
+      [10, 'cluster.electionTimeout', 'min'],
+      [11, 'cluster.heartbeatTimeout', 'min'],
+    ]);
+  });
+
   it('requires the election timeout to be above the heartbeat timeout', () => {
     const lines = edit(minimal, 'dataDir:', '  dataDir: ./data', '  electionTimeout: 200ms', '  heartbeatTimeout: 200ms');
     const { problems } = parse(lines);
