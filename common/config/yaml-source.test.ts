@@ -62,6 +62,17 @@ describe('parseYamlSource', () => {
     assert.equal(source.lineOf(''), undefined);
   });
 
+  it('gives a scalar as written, which the data cannot tell apart (3.0 and 3)', () => {
+    const source = parseYamlSource('v: 3.0\nw: 3\nq: "3"\nlist: [0x3, a]\nmap: {a: 1}\n');
+    assert.deepEqual(source.data, { v: 3, w: 3, q: '3', list: [3, 'a'], map: { a: 1 } });
+    assert.equal(source.sourceOf('v'), '3.0');
+    assert.equal(source.sourceOf('w'), '3');
+    assert.equal(source.sourceOf('q'), '3');
+    assert.equal(source.sourceOf('list[0]'), '0x3');
+    assert.equal(source.sourceOf('map'), undefined);
+    assert.equal(source.sourceOf('absent'), undefined);
+  });
+
   it('follows aliases and merge keys', () => {
     const source = parseYamlSource(['base: &base', '  timeout: 5s', 'one:', '  <<: *base', '  extra: 1', 'two: *base'].join('\n'));
     assert.deepEqual(source.data, { base: { timeout: '5s' }, one: { timeout: '5s', extra: 1 }, two: { timeout: '5s' } });

@@ -13,6 +13,8 @@ export interface YamlSource {
   readonly problems: readonly ConfigProblem[];
   /** 1-based line of a key (or list item) given as segments or as text like `web[0].bindPoints[0].address`. */
   lineOf(path: KeyPath | string): number | undefined;
+  /** A scalar value exactly as written (`3.0` where the data holds 3); undefined when it is not a scalar or absent. */
+  sourceOf(path: KeyPath | string): string | undefined;
 }
 
 // Same guard as the parser's default, stated here because config files come from users.
@@ -42,20 +44,28 @@ export function parseYamlSource(text: string): YamlSource {
     data,
     problems,
     lineOf(path) {
-      const segments = typeof path === 'string' ? parseKeyPath(path) : path;
-      if (segments === undefined || segments.length === 0) return undefined;
-      const offset = offsetOf(doc, doc.contents, segments);
+      const offset = find(doc, path)?.offset;
       return offset === undefined ? undefined : lineAt(offset);
     },
+    sourceOf(path) {
+      const node = find(doc, path)?.value;
+      return isScalar(node) && typeof node.source === 'string' ? node.source : undefined;
+    },
   };
+}
+
+function find(doc: Document, path: KeyPath | string): { offset: number | undefined; value: unknown } | undefined {
+  const segments = typeof path === 'string' ? parseKeyPath(path) : path;
+  if (segments === undefined || segments.length === 0) return undefined;
+  return entryOf(doc, doc.contents, segments);
 }
 
 function syntaxProblem(severity: ConfigProblem['severity'], message: string, line: number | undefined, code: string): ConfigProblem {
   return { severity, path: '', ...(line === undefined ? {} : { line }), rule: 'yaml-syntax', message: `${message} (${code})` };
 }
 
-/** Offset of the key (for a map entry) or the item (for a list entry) that `path` names, walking through aliases and merges. */
-function offsetOf(doc: Document, start: unknown, path: KeyPath): number | undefined {
+/** The offset of the key (map entry) or item (list entry) that `path` names, and its value node, through aliases and merges. */
+function entryOf(doc: Document, start: unknown, path: KeyPath): { offset: number | undefined; value: unknown } | undefined {
   let node = deref(doc, start);
   let offset: number | undefined;
   for (const segment of path) {
@@ -70,7 +80,7 @@ function offsetOf(doc: Document, start: unknown, path: KeyPath): number | undefi
     offset = found.offset;
     node = deref(doc, found.value);
   }
-  return offset;
+  return { offset, value: node };
 }
 
 function findPair(doc: Document, pairs: readonly unknown[], key: string): { offset: number | undefined; value: unknown } | undefined {

@@ -141,6 +141,9 @@ describe('router config: v', () => {
       ['v: 4', 'enum', 'must be 3'],
       ['v: "3"', 'type', 'must be an integer, got string "3"'],
       ['v: 3.0.0', 'type', 'must be an integer, got string "3.0.0"'],
+      // YAML reads these as the number 3; only the integer literal passes.
+      ['v: 3.0', 'type', 'must be the integer 3, written 3; got 3.0'],
+      ['v: 0x3', 'type', 'must be the integer 3, written 3; got 0x3'],
     ] as const) {
       const { config, problems } = parse([text, ...base.slice(1)]);
       assert.equal(config, undefined, text);

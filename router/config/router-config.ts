@@ -10,6 +10,7 @@ import { hasErrors } from '../../common/config/problem.ts';
 import type { ConfigProblem } from '../../common/config/problem.ts';
 import { validate } from '../../common/config/schema.ts';
 import { parseYamlSource } from '../../common/config/yaml-source.ts';
+import type { YamlSource } from '../../common/config/yaml-source.ts';
 import { dirname } from 'node:path';
 import { routerSchema } from './router-config-schema.ts';
 import type { dialerBindings, listenerBindings, tunnelModes, webApiBindings } from './router-config-schema.ts';
@@ -225,7 +226,16 @@ export function parseRouterConfig(text: string, options: ParseRouterConfigOption
     locate: lineOf,
     unknownKeys: 'warning',
   });
-  const problems = [...source.problems, ...result.problems];
-  const config: RouterConfig | undefined = result.value;
+  const versionProblem = versionWrittenAsInteger(source);
+  const problems = [...source.problems, ...result.problems, ...(versionProblem ? [versionProblem] : [])];
+  const config: RouterConfig | undefined = versionProblem ? undefined : result.value;
   return config === undefined ? { problems, lineOf } : { config, problems, lineOf };
+}
+
+/** YAML reads `v: 3.0` (or `0x3`) as the number 3; OpenZiti wants the integer literal, so the text is checked too. */
+function versionWrittenAsInteger(source: YamlSource): ConfigProblem | undefined {
+  const written = source.sourceOf(['v']);
+  if ((source.data as { v?: unknown } | null)?.v !== 3 || written === undefined || written === '3') return undefined;
+  const line = source.lineOf(['v']);
+  return { severity: 'error', path: 'v', ...(line === undefined ? {} : { line }), rule: 'type', message: `must be the integer 3, written 3; got ${written}`, value: written };
 }
