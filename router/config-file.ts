@@ -50,8 +50,7 @@ export function checkRouterFiles(config: RouterConfig, options: CheckFilesOption
   const problems: ConfigProblem[] = [];
   const seen = new Set<string>();
   const report = (path: KeyPath, rule: string, message: string, value: string) => {
-    const line = locate(options.lineOf, path);
-    problems.push({ severity: options.severity, path: formatKeyPath(path), ...(line === undefined ? {} : { line }), rule, message, value });
+    problems.push({ severity: options.severity, path: formatKeyPath(path), line: locate(options.lineOf, path), rule, message, value });
   };
 
   const checkIdentity = (identity: IdentityConfig, at: KeyPath, enrollment: boolean) => {
@@ -87,10 +86,11 @@ export function checkRouterFiles(config: RouterConfig, options: CheckFilesOption
   return problems;
 }
 
-function locate(lineOf: (path: KeyPath) => number | undefined, path: KeyPath): number | undefined {
+/** The line of the path or its nearest written ancestor; the document start (1) when none is written. */
+function locate(lineOf: (path: KeyPath) => number | undefined, path: KeyPath): number {
   for (let depth = path.length; depth > 0; depth--) {
     const line = lineOf(path.slice(0, depth));
     if (line !== undefined) return line;
   }
-  return undefined;
+  return 1;
 }

@@ -68,10 +68,10 @@ describe('./edgeward router validate', () => {
     assert.equal(code, 0, stderr);
     assert.equal(stdout, `${file}: valid (6 warning(s))\n`);
     assert.deepEqual(stderr.trimEnd().split('\n'), [
-      `${file}: warning: dialers: no dialers section: the router cannot terminate services (rule: missing-section)`,
-      `${file}: warning: edge: no edge section: fabric-only, no SDK connectivity and no edge functionality (rule: missing-section)`,
-      `${file}: warning: link: no link section: the router neither dials nor accepts other routers (rule: missing-section)`,
-      `${file}: warning: listeners: no listeners section: external on-ramp connections are not accepted (rule: missing-section)`,
+      `${file}:1: warning: dialers: no dialers section: the router cannot terminate services (rule: missing-section)`,
+      `${file}:1: warning: edge: no edge section: fabric-only, no SDK connectivity and no edge functionality (rule: missing-section)`,
+      `${file}:1: warning: link: no link section: the router neither dials nor accepts other routers (rule: missing-section)`,
+      `${file}:1: warning: listeners: no listeners section: external on-ramp connections are not accepted (rule: missing-section)`,
       `${file}:5: warning: identity.ca: file "${join(dir, 'ca.pem')}" does not exist (enrollment writes it) (rule: file-missing)`,
       `${file}:8: warning: healthCheck: unknown key "healthCheck" (did you mean "healthChecks"?) (rule: unknown-key)`,
     ]);

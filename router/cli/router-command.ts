@@ -15,6 +15,7 @@ import { systemClock } from '../../common/time/clock.ts';
 import { currentVersion } from '../../server/web/version-info.ts';
 import { checkRouterFiles, readRouterConfig } from '../config-file.ts';
 import { renderEffectiveConfig } from '../config/effective-config.ts';
+import { inFileOrder } from '../config/router-config.ts';
 import { enrollRouter, EnrollmentError } from '../enroll/enroll-router.ts';
 import { IdentityError } from '../run/identity-material.ts';
 import { RouterStartError, startRouter } from '../run/router-process.ts';
@@ -182,13 +183,6 @@ async function enroll(file: string, jwtFile: string, io: RouterCliIo, env: Env):
     io.stderr(`error: ${message}\n`);
     return 1;
   }
-}
-
-function inFileOrder(problems: readonly ConfigProblem[]): ConfigProblem[] {
-  return problems
-    .map((problem, order) => ({ problem, order }))
-    .sort((a, b) => (a.problem.line ?? 0) - (b.problem.line ?? 0) || a.order - b.order)
-    .map(({ problem }) => problem);
 }
 
 function logLevel(env: Env): LogLevel {

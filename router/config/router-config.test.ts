@@ -103,29 +103,31 @@ describe('router config: the smallest valid file', () => {
       },
       metrics: { reportInterval: 60_000, messageQueueSize: 10, intervalAgeThreshold: 80_000 },
     });
-    // The four optional sections the standard setup uses are missing: each consequence is a warning, nothing more.
+    // The four optional sections the standard setup uses are missing: each consequence is a warning, nothing more,
+    // at the document start (line 1) since the file has no line for what it lacks.
     assert.deepEqual(
-      problems.map((p) => [p.severity, p.path, p.message]),
+      problems.map((p) => [p.line, p.severity, p.path, p.message]),
       [
-        ['warning', 'dialers', 'no dialers section: the router cannot terminate services'],
-        ['warning', 'edge', 'no edge section: fabric-only, no SDK connectivity and no edge functionality'],
-        ['warning', 'link', 'no link section: the router neither dials nor accepts other routers'],
-        ['warning', 'listeners', 'no listeners section: external on-ramp connections are not accepted'],
+        [1, 'warning', 'dialers', 'no dialers section: the router cannot terminate services'],
+        [1, 'warning', 'edge', 'no edge section: fabric-only, no SDK connectivity and no edge functionality'],
+        [1, 'warning', 'link', 'no link section: the router neither dials nor accepts other routers'],
+        [1, 'warning', 'listeners', 'no listeners section: external on-ramp connections are not accepted'],
       ],
     );
   });
 
-  it('reports each of ctrl, identity and v missing from an empty file', () => {
+  it('reports each of ctrl, identity and v missing from an empty file, at line 1 with its key path', () => {
     const { config, problems } = parse(['# nothing yet']);
     assert.equal(config, undefined);
     assert.deepEqual(
-      problems.filter((p) => p.severity === 'error').map((p) => [p.path, p.rule]),
+      problems.filter((p) => p.severity === 'error').map((p) => [p.line, p.path, p.rule]),
       [
-        ['v', 'required'],
-        ['identity', 'required'],
-        ['ctrl', 'required'],
+        [1, 'v', 'required'],
+        [1, 'identity', 'required'],
+        [1, 'ctrl', 'required'],
       ],
     );
+    assert.ok(problems.every((p) => p.line !== undefined && p.path !== ''), 'every problem has a line and a key path');
   });
 
   it('deep-freezes the config', () => {

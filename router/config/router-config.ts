@@ -210,7 +210,7 @@ export interface ParseRouterConfigOptions {
 export interface ParsedRouterConfig {
   /** Present only when no problem is an error. */
   readonly config?: RouterConfig;
-  /** Every error and warning, in file order. */
+  /** Every error and warning, in file order, each with a line (1 for what the file lacks). */
   readonly problems: ConfigProblem[];
   /** Line of a key path in the file, for checks made after parsing (identity files). */
   readonly lineOf: (path: KeyPath | string) => number | undefined;
@@ -220,16 +220,32 @@ export interface ParsedRouterConfig {
 export function parseRouterConfig(text: string, options: ParseRouterConfigOptions): ParsedRouterConfig {
   const source = parseYamlSource(text);
   const lineOf = (path: KeyPath | string): number | undefined => source.lineOf(path);
-  if (hasErrors(source.problems)) return { problems: [...source.problems], lineOf };
+  if (hasErrors(source.problems)) return { problems: withLine(source.problems), lineOf };
   const result = validate(routerSchema(options.file), substituteEnv(source.data, options.env), {
     baseDir: dirname(options.file),
     locate: lineOf,
     unknownKeys: 'warning',
   });
   const versionProblem = versionWrittenAsInteger(source);
-  const problems = [...source.problems, ...result.problems, ...(versionProblem ? [versionProblem] : [])];
+  const problems = withLine([...source.problems, ...result.problems, ...(versionProblem ? [versionProblem] : [])]);
   const config: RouterConfig | undefined = versionProblem ? undefined : result.value;
   return config === undefined ? { problems, lineOf } : { config, problems, lineOf };
+}
+
+/** Sorted by line (a problem without one, such as an unreadable file, first), otherwise in the order found. */
+export function inFileOrder(problems: readonly ConfigProblem[]): ConfigProblem[] {
+  return problems
+    .map((problem, order) => ({ problem, order }))
+    .sort((a, b) => (a.problem.line ?? 0) - (b.problem.line ?? 0) || a.order - b.order)
+    .map(({ problem }) => problem);
+}
+
+/**
+ * A problem about something the file does not have (a missing section; a missing v, identity or ctrl) has no line
+ * of its own: it points at the document start, line 1, and keeps its key path, so every problem has both.
+ */
+function withLine(problems: readonly ConfigProblem[]): ConfigProblem[] {
+  return inFileOrder(problems.map((problem) => (problem.line === undefined ? { ...problem, line: 1 } : problem)));
 }
 
 /** YAML reads `v: 3.0` (or `0x3`) as the number 3; OpenZiti wants the integer literal, so the text is checked too. */
