@@ -88,4 +88,19 @@ describe('checkRouterFiles', () => {
       assert.equal(problems[2]!.message, `file "${join(dir, 'web.pem')}" does not exist`);
       assert.equal(problems[3]!.message, `no controller address: ctrl gives none and endpointsFile "${join(dir, 'state/endpoints')}" does not exist`);
     }));
+
+  it('does not count a controller endpoint that router run would not dial (not tls:)', () =>
+    withDir(async (dir) => {
+      const file = join(dir, 'router.yml');
+      writeFileSync(file, ['v: 3', 'identity: { cert: c.pem, key: k.pem }', 'ctrl:', '  endpoints: [wss:ctrl.example.com:443]'].join('\n'));
+      const { config, problems: parsed, lineOf } = await readRouterConfig(file, {});
+      assert.ok(config);
+      assert.deepEqual(parsed.filter((p) => p.rule === 'ctrl-not-tls').map((p) => [p.path, p.line, p.severity]), [['ctrl.endpoints[0]', 4, 'warning']]);
+      const problems = checkRouterFiles(config, { severity: 'warning', lineOf, exists: () => true });
+      assert.deepEqual(problems, []);
+      const withoutFile = checkRouterFiles(config, { severity: 'warning', lineOf, exists: (path) => path !== join(dir, 'endpoints') });
+      assert.deepEqual(withoutFile.map((p) => [p.path, p.line, p.rule, p.message]), [
+        ['ctrl.endpointsFile', 3, 'no-controller', `no controller address: ctrl gives no tls: address and endpointsFile "${join(dir, 'endpoints')}" does not exist`],
+      ]);
+    }));
 });

@@ -80,8 +80,10 @@ export function checkRouterFiles(config: RouterConfig, options: CheckFilesOption
     if (web.identity) checkIdentity(web.identity, ['web', i, 'identity'], false);
   });
 
-  if (config.ctrl.endpoints.length === 0 && !exists(config.ctrl.endpointsFile)) {
-    report(['ctrl', 'endpointsFile'], 'no-controller', `no controller address: ctrl gives none and endpointsFile "${config.ctrl.endpointsFile}" does not exist`, config.ctrl.endpointsFile);
+  // `router run` dials only tls: addresses, so endpoints of other protocols do not count.
+  if (!config.ctrl.endpoints.some((endpoint) => endpoint.protocol === 'tls') && !exists(config.ctrl.endpointsFile)) {
+    const given = config.ctrl.endpoints.length === 0 ? 'ctrl gives none' : 'ctrl gives no tls: address';
+    report(['ctrl', 'endpointsFile'], 'no-controller', `no controller address: ${given} and endpointsFile "${config.ctrl.endpointsFile}" does not exist`, config.ctrl.endpointsFile);
   }
   return problems;
 }

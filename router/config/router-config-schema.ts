@@ -4,8 +4,8 @@
 // `options` keep the keys the spec does not enumerate.
 
 import { basename } from 'node:path';
-import { parseAddress } from '../../common/config/address.ts';
-import type { HostPort, ParseResult } from '../../common/config/address.ts';
+import { formatAddress, parseAddress } from '../../common/config/address.ts';
+import type { Address, HostPort, ParseResult } from '../../common/config/address.ts';
 import { formatDuration } from '../../common/config/go-duration.ts';
 import { s } from '../../common/config/schema.ts';
 import type { Loose, RuleFinding, Schema } from '../../common/config/schema.ts';
@@ -38,6 +38,12 @@ export const missingSectionConsequences = {
   edge: 'no edge section: fabric-only, no SDK connectivity and no edge functionality',
   link: 'no link section: the router neither dials nor accepts other routers',
   listeners: 'no listeners section: external on-ramp connections are not accepted',
+} as const;
+
+/** What `router run` does not do with a protocol other than tls; validate and run say it in the same words. */
+export const runProtocolMessages = {
+  linkBind: (protocol: string) => `protocol "${protocol}" is not supported for links; use tls:<host>:<port>`,
+  ctrlEndpoint: (address: string) => `"${address}" is ignored: the control channel speaks tls only; use tls:<host>:<port>`,
 } as const;
 
 // ---- value helpers ----------------------------------------------------------------------------------------
@@ -151,7 +157,14 @@ const ctrlSchema = s
     if (ctrl.endpoint === undefined && !listed) {
       return [{ severity: 'warning', rule: 'no-endpoints', message: 'neither endpoint nor endpoints gives a controller address: the router can reach only the controllers saved in endpointsFile' }];
     }
-    return [];
+    // `router run` dials tls: only; any other address is skipped there, so it is named here.
+    const given = ctrl.endpoint === undefined ? (ctrl.endpoints ?? []).map((address, i) => ({ address, path: ['endpoints', i] })) : [{ address: ctrl.endpoint, path: ['endpoint'] }];
+    return given.flatMap(({ address, path }): RuleFinding[] => {
+      // An invalid endpoint stays as its raw text here; it is reported as an address error already.
+      if (typeof address !== 'object' || address.protocol === 'tls') return [];
+      const text = formatAddress(address as Address<AddressProtocol>);
+      return [{ path, severity: 'warning', rule: 'ctrl-not-tls', message: runProtocolMessages.ctrlEndpoint(text), value: text }];
+    });
   })
   .transform((ctrl) => ({
     endpoints: ctrl.endpoint === undefined ? (ctrl.endpoints ?? []) : [ctrl.endpoint],
@@ -259,6 +272,12 @@ const linkListenerSchema = s
       options: componentOptions(),
     },
     { label: 'link listener' },
+  )
+  // router/links listens on tls: only and refuses to start otherwise: an error here too.
+  .rule((listener): RuleFinding[] =>
+    listener.bind?.protocol === undefined || listener.bind.protocol === 'tls'
+      ? []
+      : [{ path: ['bind'], rule: 'link-not-tls', message: runProtocolMessages.linkBind(listener.bind.protocol), value: formatAddress(listener.bind as Address<AddressProtocol>) }],
   )
   .transform((listener) => ({ ...listener, advertise: withProtocol(listener.advertise, listener.bind.protocol) }));
 

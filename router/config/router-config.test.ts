@@ -247,6 +247,16 @@ describe('router config: ctrl', () => {
     assert.match(problems[2]!.message, /missing protocol/);
   });
 
+  it('warns, at its line, about each endpoint router run will not dial because it is not tls:', () => {
+    const { config, problems } = parse([...base.slice(0, 5), '  endpoints: [tls:c1:6262, wss:c3.example.com:443]', ...quiet]);
+    assert.ok(config, 'a warning: the file still loads');
+    assert.deepEqual(problems.map((p) => [p.line, p.severity, p.path, p.rule, p.message]), [
+      [6, 'warning', 'ctrl.endpoints[1]', 'ctrl-not-tls', '"wss:c3.example.com:443" is ignored: the control channel speaks tls only; use tls:<host>:<port>'],
+    ]);
+    const single = parse([...base.slice(0, 5), '  endpoint: tcp:ctrl.example.com:6262', ...quiet]);
+    assert.deepEqual(brief(single.problems), ['6 warning ctrl.endpoint ctrl-not-tls']);
+  });
+
   it('checks that heartbeats close an unresponsive channel only after a send interval, within 1s..1h', () => {
     const { problems } = parse([...base, '  heartbeats: { sendInterval: 30s, closeUnresponsiveTimeout: 20s }', ...quiet]);
     assert.deepEqual(brief(problems), ['7 error ctrl.heartbeats.closeUnresponsiveTimeout close-above-send']);
@@ -546,6 +556,14 @@ describe('router config: link', () => {
       ['link.dialers[0].unhealthyDialBackoff.minRetryInterval', 'min-not-above-max', 'must not be above maxRetryInterval: 1m > 30s'],
     ]);
     assert.equal(inverted.problems[0]!.line, lineOf(inverted.lines, 'unhealthyDialBackoff'));
+  });
+
+  it('refuses a link listener bind that is not tls:, as router run cannot listen on it', () => {
+    const { lines, config, problems } = withSection({ link: { listeners: [{ binding: 'transport', bind: 'tcp:0.0.0.0:6000', advertise: 'tls:router1.example.com:6000' }] } });
+    assert.equal(config, undefined);
+    assert.deepEqual(problems.map((p) => [p.line, p.path, p.rule, p.message]), [
+      [lineOf(lines, 'bind: tcp:'), 'link.listeners[0].bind', 'link-not-tls', 'protocol "tcp" is not supported for links; use tls:<host>:<port>'],
+    ]);
   });
 
   it('requires binding transport, bind and advertise on a listener, and binding transport on a dialer', () => {

@@ -260,6 +260,11 @@ describe('link manager over real TLS', () => {
     assert.ok(clash instanceof LinkManager);
     await assert.rejects(clash.start(), /link\.listeners\[0\]: cannot listen on tls:127\.0\.0\.1:\d+: .*EADDRINUSE/);
     await clash.stop();
+    // A bind that is not tls: fails the start in the words router validate uses for it (rule link-not-tls).
+    const tcp = linkRouterConfig({ listener: { groups: ['default'] } });
+    const tcpListener = { ...tcp.link!.listeners[0]!, bind: { protocol: 'tcp' as const, host: '127.0.0.1', port: 0 } };
+    const plain = createLinkManager({ config: { ...tcp, link: { ...tcp.link!, listeners: [tcpListener] } }, routerId: 'router-c', tls: await tlsFor('router-c'), logger: createMemoryLogger() });
+    await assert.rejects(plain.start(), { message: 'link.listeners[0].bind: protocol "tcp" is not supported for links; use tls:<host>:<port>' });
     await stopped(a.manager);
   });
 });

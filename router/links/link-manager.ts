@@ -16,6 +16,7 @@ import { formatAddress } from '../../common/config/address.ts';
 import type { LinkListenerInfo, RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { LinkDialerConfig } from '../config/router-config.ts';
+import { runProtocolMessages } from '../config/router-config-schema.ts';
 import { DialBackoff, type DialPolicyKind, type RetryStep } from './dial-backoff.ts';
 import { advertisedLinkListeners, dialTargetsFor, type DialTarget } from './dial-targets.ts';
 import { bindAddressFor, type InterfaceTable } from './dialer-bind.ts';
@@ -103,7 +104,8 @@ export class LinkManager implements LinkManagerApi {
     try {
       for (const [index, listener] of listeners.entries()) {
         if (listener.bind.protocol !== 'tls') {
-          throw new Error(`link.listeners[${index}].bind: protocol "${listener.bind.protocol}" is not supported for links; use tls:<host>:<port>`);
+          // `router validate` refuses the same bind in the same words (rule link-not-tls).
+          throw new Error(`link.listeners[${index}].bind: ${runProtocolMessages.linkBind(listener.bind.protocol)}`);
         }
         const server = new LinkListenerServer({
           selfId: this.selfId,

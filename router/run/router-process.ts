@@ -13,6 +13,7 @@ import type { LinkListenerInfo } from '../../common/control-channel/control-mess
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { RouterConfig } from '../config/router-config.ts';
+import { runProtocolMessages } from '../config/router-config-schema.ts';
 import { HealthServer, type HealthListener } from '../health/health-server.ts';
 import { HealthCheckRunner, routerCheckDefinitions } from '../health/router-health-checks.ts';
 import type { LinkManagerApi, LinkManagerFactory } from '../links/link-manager-api.ts';
@@ -231,7 +232,8 @@ async function initialEndpoints(config: RouterConfig, logger: Logger): Promise<s
   for (const address of config.ctrl.endpoints) {
     const text = formatAddress(address);
     const normalised = normaliseControlAddress(text);
-    if (normalised === undefined) logger.warn('controller endpoint ignored: the control channel speaks tls only', { endpoint: text });
+    // `router validate` warns about the same endpoint in the same words (rule ctrl-not-tls).
+    if (normalised === undefined) logger.warn('controller endpoint ignored', { endpoint: text, reason: runProtocolMessages.ctrlEndpoint(text) });
     else endpoints.push(normalised);
   }
   logger.info('controller endpoints from the config', { endpoints });
