@@ -1,7 +1,8 @@
-// `./edgeward router enroll` and `./edgeward router run` as separate processes, against FAKE controllers: the
-// controller side of the control channel and `/enroll/erott` (server/routers/) is being built in parallel, so the
-// controllers here are test/support/fake-controller.ts (real TLS and a real edgeward PKI, speaking the contract of
-// common/control-channel/control-messages.ts). The end-to-end test with real controllers comes when both sides land.
+// `./edgeward router enroll` and `./edgeward router run` as separate processes, against FAKE controllers
+// (test/support/fake-controller.ts: real TLS and a real edgeward PKI, speaking the contract of
+// common/control-channel/control-messages.ts), which let a test see every frame the router sends and kill a
+// controller at will. The same router against real controllers: test/router-controller.test.ts (one) and
+// test/router-cluster.test.ts (a cluster).
 import assert from 'node:assert/strict';
 import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -17,6 +17,7 @@ import { runProtocolMessages } from '../config/router-config-schema.ts';
 import { HealthServer, type HealthListener } from '../health/health-server.ts';
 import { HealthCheckRunner, routerCheckDefinitions } from '../health/router-health-checks.ts';
 import type { LinkManagerApi, LinkManagerFactory } from '../links/link-manager-api.ts';
+import { createLinkManager } from '../links/link-manager.ts';
 import { controlChannelBackoff } from './backoff.ts';
 import { ControlChannel } from './control-channel.ts';
 import { EdgeDb, loadEdgeSnapshot } from './edge-db.ts';
@@ -24,7 +25,6 @@ import { EdgeModelHolder } from './edge-model-snapshot.ts';
 import { contentFromMembers, normaliseControlAddress } from './endpoints-file-format.ts';
 import { readEndpointsFile, writeEndpointsFile } from './endpoints-file.ts';
 import { loadIdentity, readIdentityValue, type IdentityMaterial } from './identity-material.ts';
-import { loadLinkManagerFactory } from './link-manager-loader.ts';
 import { MetricsQueue } from './metrics-queue.ts';
 import { RouterProfiler } from './profiler.ts';
 import { buildRouterMetrics } from './router-metrics.ts';
@@ -35,7 +35,7 @@ export interface RouterProcessDeps {
   readonly logger: Logger;
   readonly version: string;
   readonly random?: () => number;
-  /** Default: router/links/link-manager.ts when it exists, else a manager without links. */
+  /** Default: router/links/link-manager.ts's createLinkManager. */
   readonly linkManagerFactory?: LinkManagerFactory;
 }
 
@@ -87,7 +87,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       started.push(() => edgeDb.stop());
     }
 
-    const factory = deps.linkManagerFactory ?? (await loadLinkManagerFactory(logger));
+    const factory = deps.linkManagerFactory ?? createLinkManager;
     const linkManager = factory({
       config,
       routerId,
