@@ -1,4 +1,4 @@
-// Raft throughput and commit latency: three in-process nodes with LevelDB storage in temp dirs, at 1, 16 and 256
+// Raft throughput and commit latency: three in-process nodes with the write-ahead log storage in temp dirs, at 1, 16 and 256
 // concurrent proposers, against a baseline in the same run: the same proposals written straight to one LevelDB
 // with sync and no replication. Figures go to a marked section of bench/RESULTS.md, which the HTTP benchmark keeps.
 // Env: BENCH_RAFT_SECONDS (seconds per measurement, default 5). Bounded by a watchdog: past its budget the run
@@ -11,7 +11,7 @@ import { silentLogger } from '../common/log/logger.ts';
 import { RaftNode, type RaftStateMachine } from '../server/raft/node/raft-node.ts';
 import { InProcessTransport } from '../server/raft/node/raft-transport.ts';
 import { FileSnapshotStore } from '../server/raft/storage/file-snapshot-store.ts';
-import { LevelRaftStore } from '../server/raft/storage/level-raft-store.ts';
+import { WalRaftStore } from '../server/raft/storage/wal-raft-store.ts';
 import type { ApplyResult, CommittedEntry } from '../server/raft/state-machine.ts';
 import { percentile, replaceSection } from './raft-bench-report.ts';
 import { positiveInteger } from './bench-env.ts';
@@ -78,10 +78,10 @@ async function baseline(root: string, concurrency: number): Promise<Measurement>
 async function threeNodes(root: string, concurrency: number): Promise<Measurement> {
   const transport = new InProcessTransport();
   const ids = ['a', 'b', 'c'];
-  const opened: Array<{ node: RaftNode; store: LevelRaftStore; snapshots: FileSnapshotStore }> = [];
+  const opened: Array<{ node: RaftNode; store: WalRaftStore; snapshots: FileSnapshotStore }> = [];
   for (const [i, id] of ids.entries()) {
     const dir = join(root, `raft-${concurrency}`, id);
-    const store = await LevelRaftStore.open(join(dir, 'raft.db'));
+    const store = await WalRaftStore.open(join(dir, 'raft.db'));
     const snapshots = await FileSnapshotStore.open(join(dir, 'snapshots'));
     const node = await RaftNode.start({
       id, store, snapshots, stateMachine: new CountingMachine(), transport,
@@ -125,7 +125,7 @@ async function main(root: string): Promise<void> {
   }
   const table = [
     `Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}; ${cpus().length} CPUs, Node ${process.version}; ${seconds} s per measurement; 200-byte commands.`,
-    'Raft: three RaftNodes in one process (in-process transport), each with LevelDB storage (synced) in a temp dir; a proposal',
+    'Raft: three RaftNodes in one process (in-process transport), each with its write-ahead log (O_DSYNC) in a temp dir; a proposal',
     'counts when the leader has applied it. Baseline: the same commands written straight to one LevelDB with `sync: true`, no replication.',
     '',
     '| Concurrent proposers | Raft proposals/s | Raft p50 (ms) | Raft p99 (ms) | LevelDB sync writes/s | LevelDB p50 (ms) | LevelDB p99 (ms) | Raft / LevelDB |',
@@ -141,7 +141,7 @@ async function main(root: string): Promise<void> {
   } catch {
     previous = '# Benchmark results\n';
   }
-  writeFileSync(file, replaceSection(previous, 'raft', '## Raft: three nodes with LevelDB storage', table));
+  writeFileSync(file, replaceSection(previous, 'raft', '## Raft: three nodes with write-ahead log storage', table));
   console.log('wrote bench/RESULTS.md (raft section)');
 }
 

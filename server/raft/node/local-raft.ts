@@ -1,10 +1,12 @@
-// Opens a raft node over a data directory: the log and hard state in <dir>/raft.db, snapshots in <dir>/snapshots.
+// Opens a raft node over a data directory: the log and hard state in <dir>/raft.db (a write-ahead log; a LevelDB
+// raft.db of an earlier release is migrated on first open), snapshots in <dir>/snapshots.
 // A controller that is not (yet) part of a cluster is a one-voter cluster of itself.
 import { join } from 'node:path';
 import type { Logger } from '../../../common/log/logger.ts';
 import type { Configuration } from '../core/types.ts';
 import { FileSnapshotStore } from '../storage/file-snapshot-store.ts';
-import { LevelRaftStore } from '../storage/level-raft-store.ts';
+import { openRaftStore } from '../storage/raft-db-migration.ts';
+import type { RaftStore } from '../storage/raft-storage.ts';
 import { RaftNode, defaultTiming, type RaftNodeTiming, type RaftStateMachine, type SnapshotPolicy } from './raft-node.ts';
 import { InProcessTransport, type RaftTransport } from './raft-transport.ts';
 
@@ -37,7 +39,9 @@ export interface LocalRaft {
 export const defaultSnapshotPolicy: SnapshotPolicy = { intervalMs: 120_000, threshold: 500, trailingLogs: 500 };
 
 export async function openLocalRaft(options: LocalRaftOptions): Promise<LocalRaft> {
-  const store = await LevelRaftStore.open(join(options.dataDir, 'raft.db'));
+  const store = await openRaftStore(join(options.dataDir, 'raft.db'), {
+    onMigrated: ({ firstIndex, lastIndex }) => options.logger.info('migrated raft.db from LevelDB to the write-ahead log', { firstIndex, lastIndex }),
+  });
   let snapshots: FileSnapshotStore | undefined;
   try {
     snapshots = await FileSnapshotStore.open(join(options.dataDir, 'snapshots'), {
@@ -76,7 +80,7 @@ export async function openLocalRaft(options: LocalRaftOptions): Promise<LocalRaf
   }
 }
 
-async function hasState(store: LevelRaftStore): Promise<boolean> {
+async function hasState(store: RaftStore): Promise<boolean> {
   return (await store.hardState()) !== undefined || (await store.lastIndex()) > 0;
 }
 

@@ -9,7 +9,7 @@ import { silentLogger } from '../../../common/log/logger.ts';
 import { seededRandom } from '../sim/seeded-random.ts';
 import type { ApplyResult, CommittedEntry } from '../state-machine.ts';
 import { FileSnapshotStore } from '../storage/file-snapshot-store.ts';
-import { LevelRaftStore } from '../storage/level-raft-store.ts';
+import { WalRaftStore } from '../storage/wal-raft-store.ts';
 import { MemoryRaftStore } from '../storage/memory-raft-store.ts';
 import { MemorySnapshotStore } from '../storage/memory-snapshot-store.ts';
 import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
@@ -113,11 +113,11 @@ test('a follower refuses proposals and names the leader; the leader failing over
   await Promise.all(members.map((member) => member.node!.close()));
 });
 
-test('LevelDB storage: snapshots compact the log, a lagging follower catches up from a snapshot, restarts keep everything', async () => {
+test('write-ahead log storage: snapshots compact the log, a lagging follower catches up from a snapshot, restarts keep everything', async () => {
   const root = mkdtempSync(join(tmpdir(), 'edgeward-raft-node-'));
   dirs.push(root);
   const transport = new InProcessTransport();
-  const open = async (id: string) => ({ store: await LevelRaftStore.open(join(root, id, 'raft.db')), snapshots: await FileSnapshotStore.open(join(root, id, 'snapshots')) });
+  const open = async (id: string) => ({ store: await WalRaftStore.open(join(root, id, 'raft.db'), { segmentBytes: 64 * 1024 }), snapshots: await FileSnapshotStore.open(join(root, id, 'snapshots')) });
   const members = await cluster(['a', 'b', 'c'], transport, open, 20);
   const leader = await waitFor('a leader', () => leaderOf(members));
   const laggard = members.find((member) => member !== leader)!;
