@@ -83,6 +83,7 @@ link:
       unhealthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 1m, maxRetryInterval: 5m}
 metrics:
   reportInterval: 500ms
+  intervalAgeThreshold: 200ms
 healthChecks:
   ctrlPingCheck: {interval: 300ms, timeout: 2s, initialDelay: 100ms}
   linkCheck: {minLinks: ${groups.includes('blue') ? 1 : 0}, interval: 300ms, initialDelay: 100ms}

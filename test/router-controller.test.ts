@@ -59,6 +59,7 @@ dialers:
   - binding: transport
 metrics:
   reportInterval: 300ms
+  intervalAgeThreshold: 200ms
 healthChecks:
   ctrlPingCheck: {interval: 300ms, timeout: 2s, initialDelay: 100ms}
 web:

@@ -66,6 +66,7 @@ dialers:
 metrics:
   reportInterval: 200ms
   messageQueueSize: 5
+  intervalAgeThreshold: 100ms
 healthChecks:
   ctrlPingCheck: {interval: 200ms, timeout: 1s, initialDelay: 100ms}
   linkCheck: {interval: 200ms, initialDelay: 100ms, minLinks: 0}
@@ -227,6 +228,9 @@ describe('router process (fake controllers)', { timeout: 240_000 }, () => {
     const count = a.messages('router.metrics').length;
     await new Promise((resolve) => setTimeout(resolve, 1000));
     assert.ok(a.messages('router.metrics').length >= count + 3, 'about five metrics messages a second');
+    // Each is held until intervalAgeThreshold (100ms) old, and sent within a check interval (10 ms) after that.
+    const ages = a.received.filter((entry) => entry.message.type === 'router.metrics').map((entry) => entry.at - (entry.message as { timestamp: number }).timestamp);
+    assert.ok(ages.every((age) => age >= 100), `every message at least 100 ms old when it arrived: ${ages.join(', ')}`);
   });
 
   it('keeps the newest edge model and saves it gzipped to edge.db', async () => {

@@ -254,11 +254,30 @@ const healthChecksSchema = s.object({
     .default({}),
 });
 
-const metricsSchema = s.object({
-  reportInterval: s.duration({ min: '1ms' }).default('1m'),
-  messageQueueSize: s.integer({ min: 1 }).default(10),
-  intervalAgeThreshold: s.duration({ min: 0 }).default('80s'),
-});
+const metricsSchema = s
+  .object({
+    reportInterval: s.duration({ min: '1ms' }).default('1m'),
+    messageQueueSize: s.integer({ min: 1 }).default(10),
+    intervalAgeThreshold: s.duration({ min: 0 }).default('80s'),
+  })
+  // A message is held until intervalAgeThreshold old, but pushed out by the messageQueueSize-th newer one, which
+  // comes messageQueueSize × reportInterval after it: with a threshold that long, no message is ever sent.
+  .rule((metrics): RuleFinding[] => {
+    const { reportInterval, messageQueueSize, intervalAgeThreshold } = metrics;
+    if (reportInterval === undefined || messageQueueSize === undefined || intervalAgeThreshold === undefined) return [];
+    const held = messageQueueSize * reportInterval;
+    return intervalAgeThreshold < held
+      ? []
+      : [
+          {
+            path: ['intervalAgeThreshold'],
+            severity: 'warning',
+            rule: 'metrics-never-sent',
+            message: `no metrics message is ever sent: each is held until ${formatDuration(intervalAgeThreshold)} old, but the queue of ${messageQueueSize} drops it after ${formatDuration(held)} (messageQueueSize × reportInterval)`,
+            value: intervalAgeThreshold,
+          },
+        ];
+  });
 
 // ---- link -------------------------------------------------------------------------------------------------
 

@@ -489,6 +489,22 @@ describe('router config: defaults and bounds', () => {
     assert.equal(problems[2]!.message, 'must be a duration such as 30s, got number 30');
   });
 
+  it('warns when intervalAgeThreshold is so long that the metrics queue drops every message before it may be sent', () => {
+    const never = withSection({ metrics: { reportInterval: '1s', messageQueueSize: 10, intervalAgeThreshold: '10s' } });
+    assert.ok(never.config);
+    assert.deepEqual(never.problems.map((p) => [p.line, p.severity, p.path, p.rule, p.message]), [
+      [
+        lineOf(never.lines, 'intervalAgeThreshold'),
+        'warning',
+        'metrics.intervalAgeThreshold',
+        'metrics-never-sent',
+        'no metrics message is ever sent: each is held until 10s old, but the queue of 10 drops it after 10s (messageQueueSize × reportInterval)',
+      ],
+    ]);
+    assert.deepEqual(withSection({ metrics: { reportInterval: '1s', messageQueueSize: 10, intervalAgeThreshold: '9s' } }).problems, []);
+    assert.deepEqual(withSection({ metrics: {} }).problems, [], 'the defaults (1m, 10, 80s) are fine');
+  });
+
   it('keeps latencyProbeInterval absent unless written (its default is not stated)', () => {
     assert.equal(valid([...base, ...quiet]).forwarder.latencyProbeInterval, undefined);
     assert.equal(withSection({ forwarder: { latencyProbeInterval: 0 } }).config?.forwarder.latencyProbeInterval, 0);

@@ -1,34 +1,76 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RouterMetrics } from '../../common/control-channel/control-messages.ts';
-import { MetricsQueue } from './metrics-queue.ts';
+import { MetricsQueue, metricsCheckIntervalMs } from './metrics-queue.ts';
 import { buildRouterMetrics } from './router-metrics.ts';
 
 const at = (timestamp: number): RouterMetrics => ({ type: 'router.metrics', routerId: 'r1', timestamp, gauges: {} });
 
+/** Everything due at `now`, as a sender that always succeeds takes it. */
+function sendDue(queue: MetricsQueue, now: number): number[] {
+  const sent: number[] = [];
+  for (let message = queue.due(now); message !== undefined; message = queue.due(now)) {
+    sent.push(message.timestamp);
+    queue.sent();
+  }
+  return sent;
+}
+
 describe('MetricsQueue', () => {
-  it('holds at most messageQueueSize messages, dropping the oldest', () => {
-    const queue = new MetricsQueue({ maxMessages: 3, maxAgeMs: 80_000 });
-    for (const t of [1000, 2000, 3000, 4000, 5000]) queue.push(at(t));
-    assert.equal(queue.size, 3);
-    assert.equal(queue.droppedFull, 2);
-    assert.deepEqual(queue.drain(5000).map((message) => message.timestamp), [3000, 4000, 5000]);
+  it('holds a message until it is intervalAgeThreshold old, then hands it out', () => {
+    const queue = new MetricsQueue({ maxMessages: 10, minAgeMs: 80_000 });
+    queue.push(at(0));
+    assert.equal(queue.due(0), undefined, 'a new message is not sent');
+    assert.equal(queue.due(79_999), undefined);
+    assert.equal(queue.due(80_000)?.timestamp, 0, 'sent once exactly the threshold old');
+    assert.equal(queue.size, 1, 'it stays queued until it is sent');
+    queue.sent();
     assert.equal(queue.size, 0);
   });
 
-  it('never hands out an interval older than intervalAgeThreshold', () => {
-    const queue = new MetricsQueue({ maxMessages: 10, maxAgeMs: 80_000 });
-    queue.push(at(0));
-    queue.push(at(20_000));
-    queue.push(at(90_000));
-    assert.deepEqual(queue.drain(100_000).map((message) => message.timestamp), [20_000, 90_000]);
-    assert.equal(queue.droppedStale, 1);
+  it('sends oldest first, each only once it is old enough, never dropping one for its age', () => {
+    const queue = new MetricsQueue({ maxMessages: 10, minAgeMs: 1000 });
+    for (const t of [0, 500, 1000, 1500]) queue.push(at(t));
+    assert.deepEqual(sendDue(queue, 1200), [0]);
+    assert.deepEqual(sendDue(queue, 2100), [500, 1000]);
+    assert.deepEqual(sendDue(queue, 100_000), [1500], 'a message long past its threshold still goes');
   });
 
-  it('keeps a message exactly at the threshold', () => {
-    const queue = new MetricsQueue({ maxMessages: 10, maxAgeMs: 1000 });
+  it('with a threshold of 0 hands a message out at once', () => {
+    const queue = new MetricsQueue({ maxMessages: 1, minAgeMs: 0 });
+    queue.push(at(5));
+    assert.deepEqual(sendDue(queue, 5), [5]);
+  });
+
+  it('holds at most messageQueueSize, dropping the oldest, and says when a run of drops starts', () => {
+    const queue = new MetricsQueue({ maxMessages: 3, minAgeMs: 0 });
+    const started = [1000, 2000, 3000, 4000, 5000].map((t) => queue.push(at(t)));
+    assert.deepEqual(started, [false, false, false, true, false], 'the first drop starts the run; the next is part of it');
+    assert.equal(queue.size, 3);
+    assert.equal(queue.dropped, 2);
+    assert.deepEqual(sendDue(queue, 5000), [3000, 4000, 5000]);
+    for (const t of [6000, 7000, 8000]) queue.push(at(t));
+    assert.equal(queue.push(at(9000)), true, 'a send ended the run: the next drop starts another');
+    assert.equal(queue.dropped, 3);
+  });
+
+  it('a message that cannot go stays first in line (the sender calls sent() only on success)', () => {
+    const queue = new MetricsQueue({ maxMessages: 5, minAgeMs: 100 });
     queue.push(at(0));
-    assert.equal(queue.drain(1000).length, 1);
+    queue.push(at(50));
+    assert.equal(queue.due(500)?.timestamp, 0);
+    assert.equal(queue.due(500)?.timestamp, 0, 'not sent: still the oldest');
+    assert.equal(queue.size, 2);
+  });
+});
+
+describe('metricsCheckIntervalMs', () => {
+  it('checks every second at most, a tenth of the threshold when smaller, never under 10 ms', () => {
+    assert.equal(metricsCheckIntervalMs(80_000), 1000);
+    assert.equal(metricsCheckIntervalMs(5000), 500);
+    assert.equal(metricsCheckIntervalMs(200), 20);
+    assert.equal(metricsCheckIntervalMs(50), 10);
+    assert.equal(metricsCheckIntervalMs(0), 10);
   });
 });
 

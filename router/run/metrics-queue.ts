@@ -1,22 +1,22 @@
-// Metrics messages waiting for the control channel: at most `messageQueueSize` (the oldest is dropped to make
-// room) and none older than `intervalAgeThreshold` is ever sent (an interval that waited too long is stale and is
-// dropped when the channel comes back). Pure: the time is a parameter.
+// Metrics messages on their way to the controller. Each message (one `reportInterval`) is held until it is at least
+// `intervalAgeThreshold` old (the spec's "minimum age of a batch before it is sent"), then handed out oldest first.
+// At most `messageQueueSize` wait: a push onto a full queue drops the oldest. Nothing is dropped for being old: while
+// the controller is unreachable the messages stay (bounded) and go out once it is back. Pure: the time is a parameter.
 
 import type { RouterMetrics } from '../../common/control-channel/control-messages.ts';
 
 export interface MetricsQueueLimits {
   /** metrics.messageQueueSize */
   readonly maxMessages: number;
-  /** metrics.intervalAgeThreshold, ms */
-  readonly maxAgeMs: number;
+  /** metrics.intervalAgeThreshold, ms: how old a message must be before it is sent. */
+  readonly minAgeMs: number;
 }
 
 export class MetricsQueue {
   private readonly queued: RouterMetrics[] = [];
+  private dropping = false;
   /** Messages dropped because the queue was full. */
-  droppedFull = 0;
-  /** Messages dropped because they were older than the threshold when they could have been sent. */
-  droppedStale = 0;
+  dropped = 0;
 
   constructor(private readonly limits: MetricsQueueLimits) {
     if (limits.maxMessages < 1) throw new Error('metrics queue needs room for at least one message');
@@ -26,19 +26,36 @@ export class MetricsQueue {
     return this.queued.length;
   }
 
-  push(message: RouterMetrics): void {
+  /**
+   * Queues a message, dropping the oldest when the queue is full. True when this drop starts a run of drops (the
+   * first since a message was last sent), so the caller can log a run once.
+   */
+  push(message: RouterMetrics): boolean {
     this.queued.push(message);
-    while (this.queued.length > this.limits.maxMessages) {
-      this.queued.shift();
-      this.droppedFull++;
-    }
+    if (this.queued.length <= this.limits.maxMessages) return false;
+    this.queued.shift();
+    this.dropped++;
+    const started = !this.dropping;
+    this.dropping = true;
+    return started;
   }
 
-  /** Empties the queue: the messages still young enough to send at `now`, oldest first. */
-  drain(now: number): RouterMetrics[] {
-    const all = this.queued.splice(0);
-    const fresh = all.filter((message) => now - message.timestamp <= this.limits.maxAgeMs);
-    this.droppedStale += all.length - fresh.length;
-    return fresh;
+  /** The oldest message when it is at least `minAgeMs` old at `now`; it stays queued until `sent()`. */
+  due(now: number): RouterMetrics | undefined {
+    const oldest = this.queued[0];
+    return oldest !== undefined && now - oldest.timestamp >= this.limits.minAgeMs ? oldest : undefined;
   }
+
+  /** The oldest message went out: it leaves the queue, and a run of drops ends. */
+  sent(): void {
+    if (this.queued.shift() !== undefined) this.dropping = false;
+  }
+}
+
+/**
+ * How often the sender looks for due messages, so none waits more than this beyond its threshold: a second or a
+ * tenth of the threshold, whichever is smaller, and at least 10 ms.
+ */
+export function metricsCheckIntervalMs(minAgeMs: number): number {
+  return Math.max(10, Math.min(1000, Math.floor(minAgeMs / 10)));
 }

@@ -14,7 +14,7 @@ export interface MetricsSample {
   readonly ctrlConnected: boolean;
   readonly heapUsedBytes: number;
   readonly rssBytes: number;
-  /** Metrics messages dropped so far (queue full or stale). */
+  /** Metrics messages dropped so far because the queue was full. */
   readonly metricsDropped: number;
 }
 

@@ -5,7 +5,7 @@
 //                    │  ├─► endpoints file (cluster members)
 //                    │  ├─► edge model ─► edge db (every dbSaveIntervalSeconds)
 //                    │  └─► trace file
-//   metrics (every reportInterval, queued while down) ─┘
+//   metrics (built every reportInterval, sent once intervalAgeThreshold old, queued while down) ─┘
 //   health checks (controllerPing, link.health) ─► health-checks API (web)
 
 import { formatAddress } from '../../common/config/address.ts';
@@ -25,7 +25,7 @@ import { EdgeModelHolder } from './edge-model-snapshot.ts';
 import { contentFromMembers, normaliseControlAddress } from './endpoints-file-format.ts';
 import { readEndpointsFile, writeEndpointsFile } from './endpoints-file.ts';
 import { loadIdentity, readIdentityValue, type IdentityMaterial } from './identity-material.ts';
-import { MetricsQueue } from './metrics-queue.ts';
+import { MetricsReporter } from './metrics-reporter.ts';
 import { RouterProfiler } from './profiler.ts';
 import { buildRouterMetrics } from './router-metrics.ts';
 import { TraceWriter } from './trace-writer.ts';
@@ -97,17 +97,29 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     await linkManager.start();
     started.push(() => linkManager.stop());
 
-    const metricsQueue = new MetricsQueue({ maxMessages: config.metrics.messageQueueSize, maxAgeMs: config.metrics.intervalAgeThreshold });
+    const metrics = new MetricsReporter({
+      reportIntervalMs: config.metrics.reportInterval,
+      messageQueueSize: config.metrics.messageQueueSize,
+      intervalAgeThresholdMs: config.metrics.intervalAgeThreshold,
+      clock,
+      logger: logger.child('metrics'),
+      build: (now, dropped) => {
+        const memory = process.memoryUsage();
+        return buildRouterMetrics({
+          routerId,
+          now,
+          links: linkManager.links(),
+          ctrlLatencyMs: channel.latencyMs,
+          ctrlConnected: channel.connected,
+          heapUsedBytes: memory.heapUsed,
+          rssBytes: memory.rss,
+          metricsDropped: dropped,
+        });
+      },
+      send: (message) => channel.send(message),
+    });
     let endpointsWrite: Promise<void> = Promise.resolve();
     const sendLinks = () => channel.send({ type: 'router.links', links: linkManager.links().map(({ id, destRouterId, latencyMs }) => ({ id, destRouterId, latencyMs })) });
-    const flushMetrics = () => {
-      for (const message of metricsQueue.drain(clock.now())) {
-        if (!channel.send(message)) {
-          metricsQueue.push(message);
-          break;
-        }
-      }
-    };
 
     const channelLog = logger.child('ctrl');
     const channel: ControlChannel = new ControlChannel({
@@ -130,7 +142,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
         onWelcome: (welcome) => {
           linkManager.knownRouters(welcome.routers);
           linkManager.onControllerConnected(true);
-          flushMetrics();
+          metrics.flush();
           sendLinks();
         },
         onDown: () => linkManager.onControllerConnected(false),
@@ -164,23 +176,12 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       await endpointsWrite;
     });
 
-    const metricsTimer = setInterval(() => {
-      const memory = process.memoryUsage();
-      const message = buildRouterMetrics({
-        routerId,
-        now: clock.now(),
-        links: linkManager.links(),
-        ctrlLatencyMs: channel.latencyMs,
-        ctrlConnected: channel.connected,
-        heapUsedBytes: memory.heapUsed,
-        rssBytes: memory.rss,
-        metricsDropped: metricsQueue.droppedFull + metricsQueue.droppedStale,
-      });
-      if (channel.connected) flushMetrics();
-      if (!channel.connected || metricsQueue.size > 0 || !channel.send(message)) metricsQueue.push(message);
-    }, config.metrics.reportInterval);
-    metricsTimer.unref();
-    started.push(async () => clearInterval(metricsTimer));
+    metrics.start();
+    // At stop, the messages already old enough go out before the channel closes.
+    started.push(async () => {
+      metrics.stop();
+      metrics.flush();
+    });
 
     const health = new HealthCheckRunner(
       routerCheckDefinitions(config.healthChecks, {
