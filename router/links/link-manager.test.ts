@@ -7,7 +7,7 @@ import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
 import { createLinkManager, LinkManager, type LinkManagerTuning } from './link-manager.ts';
 import type { LinkTlsMaterial } from './link-manager-api.ts';
-import { backoff, countingListener, createTestPki, linkRouterConfig, sleep, waitFor, type TestLinkConfig, type TestPki } from './link-test-support.ts';
+import { backoff, countingListener, createTestPki, linkRouterConfig, silentListener, sleep, waitFor, type TestLinkConfig, type TestPki } from './link-test-support.ts';
 
 const fast: LinkManagerTuning = { timing: { heartbeatIntervalMs: 50, unresponsiveTimeoutMs: 400 }, dialTimeoutMs: 2_000, handshakeTimeoutMs: 2_000 };
 
@@ -229,6 +229,36 @@ describe('link manager over real TLS', () => {
     assert.match(String(a.logged('link closed')[0]!.reason), /unresponsive/);
     assert.ok(frames.some((frame) => (frame as { type?: string }).type === 'hb'), 'router-a sent heartbeats');
     socket.destroy();
+    await stopped(a.manager);
+  });
+
+  it('runs at most linkDialWorkerCount dials at once with at most linkDialQueueLength waiting; a dial the full queue refuses is a failed dial, retried', async () => {
+    const [x, y, z] = [await silentListener(), await silentListener(), await silentListener()];
+    closers.push(x.close, y.close, z.close);
+    const a = await router(
+      'router-a',
+      { dialer: { split: false, healthyDialBackoff: backoff(600, 1, 600) }, forwarder: { linkDialWorkerCount: 1, linkDialQueueLength: 1 } },
+      { tuning: { ...fast, dialTimeoutMs: 300 } },
+    );
+    const info = (id: string, port: number): RouterInfo => ({ id, name: id, linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:${port}`, groups: [] }] });
+    const knownAt = performance.now();
+    a.manager.knownRouters([info('router-x', x.port), info('router-y', y.port), info('router-z', z.port)]);
+
+    // router-x takes the one worker, router-y the one place in the queue, router-z is refused at once.
+    const refused = a.logged('link dial refused: the link dial queue is full');
+    assert.deepEqual(refused.map((line) => [line.routerId, line.attempt, line.linkDialQueueLength, line.linkDialWorkerCount, line.policy]), [['router-z', 1, 1, 1, 'healthy']]);
+    assert.ok(Number(refused[0]!.nextRetryMs) >= 540 && Number(refused[0]!.nextRetryMs) <= 600, 'retried on its backoff');
+    await waitFor('the dial to router-x', () => x.attempts.length === 1);
+    await sleep(150);
+    assert.deepEqual([y.attempts.length, z.attempts.length], [0, 0], 'router-y waits for the worker');
+
+    // router-x's dial times out after 300 ms; only then does router-y's start.
+    await waitFor('the dial to router-y', () => y.attempts.length === 1, 2_000);
+    assert.ok(y.attempts[0]! - x.attempts[0]! >= 295, `router-y dialed ${(y.attempts[0]! - x.attempts[0]!).toFixed(0)} ms after router-x`);
+    assert.equal(a.logged('link dial failed').filter((line) => line.routerId === 'router-x').length, 1);
+    // router-z's retry comes when its backoff says (600 ms less jitter), queued behind whatever runs then.
+    await waitFor('the retry of router-z', () => z.attempts.length === 1, 3_000);
+    assert.ok(z.attempts[0]! - knownAt >= 540, `router-z dialed ${(z.attempts[0]! - knownAt).toFixed(0)} ms after it was refused`);
     await stopped(a.manager);
   });
 

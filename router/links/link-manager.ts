@@ -2,7 +2,9 @@
 // listeners of the routers the controller reports, one link per (local dialer, remote listener) pair whose groups
 // meet, and keep them: a failed dial or a lost link is retried on the healthy policy while the remote router is
 // connected to the controller and on the unhealthy one while it is not; when a router connects, its targets are
-// dialed at once on the healthy policy. A dialer with `split` (the default) makes each link of a payload and an ack
+// dialed at once on the healthy policy. Dials go through one queue (forwarder.linkDialWorkerCount running,
+// forwarder.linkDialQueueLength waiting); a dial the full queue refuses counts as a failed one and is retried on its
+// backoff. A dialer with `split` (the default) makes each link of a payload and an ack
 // connection, otherwise of one single connection (link-dialer.ts, link-listener.ts). Links carry heartbeats and
 // latency on each connection (link-channel.ts).
 //
@@ -13,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { formatAddress } from '../../common/config/address.ts';
+import { BoundedWorkQueue } from '../run/bounded-work-queue.ts';
 import type { LinkListenerInfo, RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { LinkDialerConfig } from '../config/router-config.ts';
@@ -62,6 +65,8 @@ interface Target extends DialTarget {
   retired: boolean;
   /** Failed dials since the last link. */
   failures: number;
+  /** Waiting in the link dial queue for a worker. */
+  queued: boolean;
 }
 
 export class LinkManager implements LinkManagerApi {
@@ -79,6 +84,8 @@ export class LinkManager implements LinkManagerApi {
   private readonly connected = new Set<string>();
   private readonly live = new Map<string, LinkChannel>();
   private readonly changeListeners: Array<() => void> = [];
+  /** forwarder.linkDialWorkerCount dials at once, forwarder.linkDialQueueLength waiting. */
+  private readonly dialQueue: BoundedWorkQueue<Target>;
   private controllerUp = false;
   private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
 
@@ -94,6 +101,13 @@ export class LinkManager implements LinkManagerApi {
     this.handshakeTimeoutMs = tuning.handshakeTimeoutMs ?? 10_000;
     this.random = tuning.random ?? Math.random;
     this.interfaces = tuning.interfaces ?? (() => networkInterfaces());
+    const { linkDialQueueLength, linkDialWorkerCount } = options.config.forwarder;
+    this.dialQueue = new BoundedWorkQueue({
+      maxQueued: linkDialQueueLength,
+      workers: linkDialWorkerCount,
+      handle: (target) => this.runDial(target),
+      onError: (error, target) => this.logger.error('link dial failed unexpectedly', { routerId: target.routerId, error }),
+    });
   }
 
   async start(): Promise<void> {
@@ -252,6 +266,7 @@ export class LinkManager implements LinkManagerApi {
           timer: undefined,
           retired: false,
           failures: 0,
+          queued: false,
         };
         this.targets.set(planned.key, target);
       }
@@ -289,7 +304,7 @@ export class LinkManager implements LinkManagerApi {
   private dialAtOnce(target: Target): void {
     target.backoff.use('healthy');
     target.backoff.reset();
-    if (target.link !== undefined || target.dial !== undefined) return;
+    if (target.link !== undefined || target.dial !== undefined || target.queued) return;
     if (target.timer !== undefined) clearTimeout(target.timer);
     target.timer = undefined;
     this.dial(target);
@@ -307,7 +322,30 @@ export class LinkManager implements LinkManagerApi {
     return step;
   }
 
+  /** Hands the dial to the link dial queue; a full queue refuses it, which counts as a failed dial. */
   private dial(target: Target): void {
+    if (this.state === 'stopped' || target.retired || target.link !== undefined || target.dial !== undefined || target.queued) return;
+    target.queued = true;
+    if (this.dialQueue.push(target)) return;
+    target.queued = false;
+    target.failures += 1;
+    const step = this.schedule(target);
+    const { linkDialQueueLength, linkDialWorkerCount } = this.options.config.forwarder;
+    this.logger.warn('link dial refused: the link dial queue is full', {
+      routerId: target.routerId,
+      advertise: target.advertise,
+      attempt: target.failures,
+      linkDialQueueLength,
+      linkDialWorkerCount,
+      policy: step?.policy,
+      nextRetryMs: step?.delayMs,
+    });
+  }
+
+  /** One dial, on a worker of the queue: the worker is busy until the dial has succeeded or failed. */
+  private async runDial(target: Target): Promise<void> {
+    target.queued = false;
+    // It may have been retired, linked or the manager stopped while it waited.
     if (this.state === 'stopped' || target.retired || target.link !== undefined || target.dial !== undefined) return;
     let localAddress: string | undefined;
     if (target.dialer.bind !== undefined) {
@@ -345,7 +383,7 @@ export class LinkManager implements LinkManagerApi {
       connType: shapeFor(target.dialer.split),
       policy: this.policyFor(target.routerId),
     });
-    pending.result.then(
+    await pending.result.then(
       (sockets) => {
         target.dial = undefined;
         if (this.state === 'stopped' || target.retired) {

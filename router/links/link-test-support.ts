@@ -14,7 +14,7 @@ import { generateKeyPair, privateKeyToPem } from '../../server/pki/key-pair.ts';
 import { initPki } from '../../server/pki/pki-directory.ts';
 import { ecdsaWithSha256, x509 } from '../../server/pki/x509-runtime.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
-import type { DialBackoffConfig, LinkDialerConfig, LinkListenerConfig, RouterConfig } from '../config/router-config.ts';
+import type { DialBackoffConfig, ForwarderConfig, LinkDialerConfig, LinkListenerConfig, RouterConfig } from '../config/router-config.ts';
 import type { LinkTlsMaterial } from './link-manager-api.ts';
 
 export interface TestPki {
@@ -63,9 +63,26 @@ export interface TestLinkConfig {
   readonly listener?: { readonly groups: readonly string[]; readonly port?: number };
   /** One link dialer; omit for none. */
   readonly dialer?: Partial<Omit<LinkDialerConfig, 'binding'>>;
+  /** Forwarder keys the link manager reads (link dial queue and workers, latencyProbeInterval); defaults otherwise. */
+  readonly forwarder?: Partial<ForwarderConfig>;
 }
 
-/** A RouterConfig whose only section the link manager reads, `link`, is filled in. */
+/** The spec's forwarder defaults. */
+export const defaultForwarder: ForwarderConfig = {
+  faultTxInterval: 15000,
+  idleCircuitTimeout: 60000,
+  idleTxInterval: 60000,
+  linkDialQueueLength: 1000,
+  linkDialWorkerCount: 32,
+  rateLimitedQueueLength: 5000,
+  rateLimitedWorkerCount: 5,
+  xgressCloseCheckInterval: 5000,
+  xgressDialDwellTime: 0,
+  xgressDialQueueLength: 1000,
+  xgressDialWorkerCount: 128,
+};
+
+/** A RouterConfig with the sections the link manager reads, `link` and `forwarder`, filled in. */
 export function linkRouterConfig(spec: TestLinkConfig): RouterConfig {
   const listeners: LinkListenerConfig[] = spec.listener
     ? [
@@ -91,7 +108,7 @@ export function linkRouterConfig(spec: TestLinkConfig): RouterConfig {
         },
       ]
     : [];
-  return { link: { listeners, dialers } } as Partial<RouterConfig> as RouterConfig;
+  return { link: { listeners, dialers }, forwarder: { ...defaultForwarder, ...spec.forwarder } } as Partial<RouterConfig> as RouterConfig;
 }
 
 /** A TCP listener that records when each connection arrives and drops it: every link dial to it fails. */
@@ -105,6 +122,27 @@ export async function countingListener(): Promise<{ port: number; attempts: numb
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   return { port, attempts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** A TCP listener that records when each connection arrives and holds it without a word: a link dial to it hangs until its timeout. */
+export async function silentListener(): Promise<{ port: number; attempts: number[]; close(): Promise<void> }> {
+  const attempts: number[] = [];
+  const held = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    attempts.push(performance.now());
+    held.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => held.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of held) socket.destroy();
+      server.close(() => resolve());
+    });
+  return { port, attempts, close };
 }
 
 /** Polls `condition` every 5 ms until it holds; fails after `timeoutMs` with `what`. */
