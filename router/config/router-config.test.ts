@@ -505,7 +505,7 @@ describe('router config: defaults and bounds', () => {
     assert.deepEqual(withSection({ metrics: {} }).problems, [], 'the defaults (1m, 10, 80s) are fine');
   });
 
-  it('keeps latencyProbeInterval absent unless written (its default is not stated)', () => {
+  it('keeps latencyProbeInterval absent unless written (the spec states no default; the link manager uses 10 s)', () => {
     assert.equal(valid([...base, ...quiet]).forwarder.latencyProbeInterval, undefined);
     assert.equal(withSection({ forwarder: { latencyProbeInterval: 0 } }).config?.forwarder.latencyProbeInterval, 0);
   });

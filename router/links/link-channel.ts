@@ -21,6 +21,16 @@ export interface LinkTiming {
 
 export const defaultLinkTiming: LinkTiming = { heartbeatIntervalMs: 10_000, unresponsiveTimeoutMs: 60_000 };
 
+/**
+ * The timing `forwarder.latencyProbeInterval` (ms) asks for: heartbeats, and so latency samples, every that many ms;
+ * absent or 0 (what OpenZiti's generated files write) is the default 10 s. The silence timeout stays 60 s unless
+ * three intervals are longer, so that a slow probe never passes for a dead link.
+ */
+export function linkTimingFor(latencyProbeIntervalMs: number | undefined): LinkTiming {
+  const heartbeatIntervalMs = latencyProbeIntervalMs === undefined || latencyProbeIntervalMs <= 0 ? defaultLinkTiming.heartbeatIntervalMs : latencyProbeIntervalMs;
+  return { heartbeatIntervalMs, unresponsiveTimeoutMs: Math.max(defaultLinkTiming.unresponsiveTimeoutMs, 3 * heartbeatIntervalMs) };
+}
+
 export type LinkDirection = 'dialed' | 'accepted';
 
 export interface LinkChannelEvents {

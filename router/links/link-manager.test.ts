@@ -5,6 +5,7 @@ import { connect } from 'node:tls';
 import type { RouterInfo } from '../../common/control-channel/control-messages.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
+import { linkTimingFor } from './link-channel.ts';
 import { createLinkManager, LinkManager, type LinkManagerTuning } from './link-manager.ts';
 import type { LinkTlsMaterial } from './link-manager-api.ts';
 import { backoff, countingListener, createTestPki, linkRouterConfig, silentListener, sleep, waitFor, type TestLinkConfig, type TestPki } from './link-test-support.ts';
@@ -164,6 +165,28 @@ describe('link manager over real TLS', () => {
     await stopped(a.manager);
     await waitFor('router-b to see the link close', () => b.manager.links().length === 0);
     await stopped(b.manager);
+  });
+
+  it('probes latency every forwarder.latencyProbeInterval ms (10 s when absent)', async () => {
+    const untimed: LinkManagerTuning = { dialTimeoutMs: 2_000, handshakeTimeoutMs: 2_000 };
+    const b = await router('router-b', { listener: { groups: ['default'] } }, { tuning: untimed });
+    const samplesInASecond = async (forwarder: { latencyProbeInterval?: number }) => {
+      const a = await router('router-a', { dialer: {}, forwarder }, { tuning: untimed });
+      a.manager.knownRouters([b.info()]);
+      await waitFor('the first latency sample', () => a.manager.links()[0]?.latencyMs != null);
+      let samples = 0;
+      a.manager.onLinksChanged(() => samples++);
+      await sleep(1_000);
+      await stopped(a.manager);
+      return samples;
+    };
+    const fastProbe = await samplesInASecond({ latencyProbeInterval: 100 });
+    assert.ok(fastProbe >= 7 && fastProbe <= 12, `${fastProbe} latency samples in 1 s at a 100 ms probe interval`);
+    assert.equal(await samplesInASecond({}), 0, 'the default probes every 10 s: none in the second after the first');
+    await stopped(b.manager);
+    assert.deepEqual(linkTimingFor(undefined), { heartbeatIntervalMs: 10_000, unresponsiveTimeoutMs: 60_000 });
+    assert.deepEqual(linkTimingFor(0), { heartbeatIntervalMs: 10_000, unresponsiveTimeoutMs: 60_000 }, 'OpenZiti files write 0');
+    assert.deepEqual(linkTimingFor(30_000), { heartbeatIntervalMs: 30_000, unresponsiveTimeoutMs: 90_000 }, 'silence outlasts three probes');
   });
 
   it('refuses a dialer whose certificate names another router than its hello', async () => {

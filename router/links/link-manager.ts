@@ -23,7 +23,7 @@ import { runProtocolMessages } from '../config/router-config-schema.ts';
 import { DialBackoff, type DialPolicyKind, type RetryStep } from './dial-backoff.ts';
 import { advertisedLinkListeners, dialTargetsFor, type DialTarget } from './dial-targets.ts';
 import { bindAddressFor, type InterfaceTable } from './dialer-bind.ts';
-import { defaultLinkTiming, LinkChannel, type LinkDirection, type LinkTiming } from './link-channel.ts';
+import { LinkChannel, linkTimingFor, type LinkDirection, type LinkTiming } from './link-channel.ts';
 import { dialLink, type LinkDialError, type PendingDial } from './link-dialer.ts';
 import { shapeFor, type LinkConnType, type LinkShape } from './link-hello.ts';
 import { LinkListenerServer } from './link-listener.ts';
@@ -34,7 +34,7 @@ export type { LinkTiming } from './link-channel.ts';
 
 /** Knobs the config file does not carry; tests shorten them. */
 export interface LinkManagerTuning {
-  /** Heartbeat interval and silence timeout; default 10 s and 60 s (OpenZiti's link.heartbeats defaults). */
+  /** Heartbeat interval and silence timeout; default from forwarder.latencyProbeInterval (10 s when absent) and 60 s. */
   readonly timing?: LinkTiming;
   /** Connect + TLS + welcome for one dial; default 10 s. */
   readonly dialTimeoutMs?: number;
@@ -96,7 +96,7 @@ export class LinkManager implements LinkManagerApi {
     this.selfId = options.routerId;
     this.logger = options.logger.child('links', { routerId: options.routerId });
     this.dialers = options.config.link?.dialers ?? [];
-    this.timing = tuning.timing ?? defaultLinkTiming;
+    this.timing = tuning.timing ?? linkTimingFor(options.config.forwarder.latencyProbeInterval);
     this.dialTimeoutMs = tuning.dialTimeoutMs ?? 10_000;
     this.handshakeTimeoutMs = tuning.handshakeTimeoutMs ?? 10_000;
     this.random = tuning.random ?? Math.random;
