@@ -1,7 +1,8 @@
 // `./edgeward router enroll` and `./edgeward router run` against a REAL controller process (test/support/
 // controller-fixture.ts): the admin creates an edge router, the router enrolls with its JWT, connects over the
 // control channel, shows as online, answers its own controllerPing health check, and its metrics appear on the
-// controller's /metrics with a router_id label. Fail-over between real controllers is left to the cluster tests;
+// controller's /metrics with a router_id label, and its edge listener shows as the edge router's supportedProtocols
+// (a changed config shows only after a restart). Fail-over between real controllers: test/router-cluster.test.ts;
 // test/router-process.test.ts covers it with fake controllers.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ let healthUrl: string;
 let routerId: string;
 let router: RouterRun | undefined;
 let http: HttpsClient;
+let edgePort: number;
 
 before(async () => {
   controller = await ControllerFixture.create();
@@ -29,7 +31,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'edgeward-router-e2e-'));
   const healthPort = await freePort();
   const linkPort = await freePort();
-  const edgePort = await freePort();
+  edgePort = await freePort();
   healthUrl = `https://127.0.0.1:${healthPort}/health-checks`;
   configFile = join(dir, 'router.yml');
   writeFileSync(
@@ -128,5 +130,43 @@ describe('router with a real controller', { timeout: 240_000 }, () => {
       const detail = await controller.http.get(`${controller.managementApi}/edge-routers/${routerId}`, { headers: admin });
       return detail.json.data.isOnline === false ? true : undefined;
     }, 'isOnline false after the router stopped');
+  });
+
+  it('reports its edge listener as supportedProtocols; a changed advertise shows only once the router restarts', async () => {
+    const detail = async () => (await controller.http.get(`${controller.managementApi}/edge-routers/${routerId}`, { headers: admin })).json.data;
+    const listed = async () => {
+      const list = await controller.http.get(`${controller.managementApi}/edge-routers`, { headers: admin });
+      return (list.json.data as { id: string; supportedProtocols: unknown }[]).find((item) => item.id === routerId);
+    };
+    const before = `tls://127.0.0.1:${edgePort}`;
+    const after = `tls://localhost:${edgePort}`;
+    assert.deepEqual((await detail()).supportedProtocols, {}, 'offline: an empty object, as OpenZiti shows it');
+
+    router = RouterRun.start(configFile);
+    const online = await until(async () => {
+      const data = await detail();
+      return data.isOnline === true ? data : undefined;
+    }, 'isOnline');
+    assert.deepEqual(online.supportedProtocols, { tls: before });
+    assert.deepEqual((await listed())?.supportedProtocols, { tls: before }, 'the list shows it too');
+
+    // The file changes under the running router: it reads listeners at start only, so nothing changes.
+    writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(`advertise: 127.0.0.1:${edgePort}`, `advertise: localhost:${edgePort}`));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    assert.deepEqual((await detail()).supportedProtocols, { tls: before }, 'still the advertise address the router started with');
+    assert.equal(router.lines.filter((line) => line.msg === 'listener configured').length, 1);
+
+    assert.equal(await router.stop(), 0);
+    await until(async () => ((await detail()).isOnline === false ? true : undefined), 'isOnline false');
+    router = RouterRun.start(configFile);
+    const restarted = await until(async () => {
+      const data = await detail();
+      return data.isOnline === true ? data : undefined;
+    }, 'isOnline after the restart');
+    assert.deepEqual(restarted.supportedProtocols, { tls: after }, 'the restart reads the new advertise address');
+    const logged = await router.waitForLog((line) => line.msg === 'listener configured', 5_000, 'the listener log');
+    assert.equal(logged.advertise, `localhost:${edgePort}`);
+    assert.equal(await router.stop(), 0);
+    router = undefined;
   });
 });

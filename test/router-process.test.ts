@@ -26,6 +26,7 @@ let b: FakeController;
 let healthUrl: string;
 let http: HttpsClient;
 let linkPort: number;
+let edgePort: number;
 let router: RouterRun | undefined;
 
 function routerYaml(ctrlAddress: string, ports: { edge: number; link: number; health: number }, withCsr = true): string {
@@ -95,6 +96,7 @@ before(async () => {
   b.options.members = [a.member, b.member];
   const ports = { edge: await freePort(), link: await freePort(), health: await freePort() };
   linkPort = ports.link;
+  edgePort = ports.edge;
   healthUrl = `https://127.0.0.1:${ports.health}/health-checks`;
   configFile = join(dir, 'router.yml');
   writeFileSync(configFile, routerYaml(a.ctrlAddress, ports));
@@ -183,11 +185,23 @@ describe('router process (fake controllers)', { timeout: 240_000 }, () => {
     assert.match(again.stderr, /the controller refused the enrollment \(HTTP 400\): INVALID_ENROLLMENT_TOKEN/);
   });
 
-  it('connects: says hello with its link listeners and saves the cluster members to the endpoints file', async () => {
+  it('connects: logs its listeners, says hello with its link and edge listeners and saves the cluster members to the endpoints file', async () => {
     router = RouterRun.start(configFile);
     await router.waitForLog((line) => line.msg === 'controller endpoints from the endpoints file', 30_000, 'endpoints read from the file');
     const hello = await a.waitFor((entry) => entry.message.type === 'router.hello', 30_000, 'hello');
-    assert.deepEqual(hello.message, { type: 'router.hello', routerId: 'router-1', version: currentVersion().version, linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:${linkPort}`, groups: ['default', 'east'] }] });
+    assert.deepEqual(hello.message, {
+      type: 'router.hello',
+      routerId: 'router-1',
+      version: currentVersion().version,
+      linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:${linkPort}`, groups: ['default', 'east'] }],
+      supportedProtocols: { tls: `tls://127.0.0.1:${edgePort}` },
+    });
+    const listener = router.lines.find((line) => line.msg === 'listener configured');
+    assert.deepEqual(
+      { binding: listener?.binding, bind: listener?.bind, advertise: listener?.advertise },
+      { binding: 'edge', bind: `tls:127.0.0.1:${edgePort}`, advertise: `127.0.0.1:${edgePort}` },
+    );
+    assert.deepEqual(router.lines.filter((line) => line.msg === 'dialer configured').map((line) => line.binding), ['transport']);
     await router.waitForLog((line) => line.msg === 'control channel established', 10_000, 'welcome');
     const saved = await until(() => {
       const content = parse(readFileSync(join(dir, 'endpoints'), 'utf8')) as { controllers?: { id: string }[] };

@@ -36,7 +36,11 @@ export interface RouterHello {
   readonly linkListeners: readonly LinkListenerInfo[];
   /** Optional: the router host's name, shown as the edge router's `hostname` in the management API. */
   readonly hostname?: string;
-  /** Optional: edge listeners by protocol (e.g. `{tls: "tls:host:3022"}`), shown as `supportedProtocols`. */
+  /**
+   * Optional: the router's edge listeners, protocol → advertise URL (`{tls: "tls://router1.example:3022"}`, as
+   * OpenZiti edge routers report them), shown as the edge router's `supportedProtocols`. edgeward routers always send
+   * it (`{}` when they have no edge listener).
+   */
   readonly supportedProtocols?: Readonly<Record<string, string>>;
 }
 

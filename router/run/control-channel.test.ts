@@ -43,7 +43,7 @@ interface Events {
   models: { index: number; model: EdgeModel }[];
 }
 
-function channel(endpoints: string[], overrides: { closeUnresponsiveTimeout?: number } = {}) {
+function channel(endpoints: string[], overrides: { closeUnresponsiveTimeout?: number; supportedProtocols?: Record<string, string> } = {}) {
   const events: Events = { welcomes: [], downs: [], members: [], connected: [], disconnected: [], models: [] };
   const logger = createMemoryLogger();
   const handlers: ControlChannelHandlers = {
@@ -59,6 +59,7 @@ function channel(endpoints: string[], overrides: { closeUnresponsiveTimeout?: nu
     routerId: 'router-1',
     version: 'v0.1.0',
     linkListeners: [{ binding: 'transport', advertise: 'tls:127.0.0.1:6000', groups: ['default', 'east'] }],
+    ...(overrides.supportedProtocols === undefined ? {} : { supportedProtocols: overrides.supportedProtocols }),
     tls,
     endpoints,
     heartbeats: { sendInterval: 50, checkInterval: 20, closeUnresponsiveTimeout: overrides.closeUnresponsiveTimeout ?? 5000 },
@@ -83,12 +84,18 @@ async function until(condition: () => boolean, what: string, timeoutMs = 5000): 
 }
 
 describe('router control channel', () => {
-  it('says hello with its id, version and link listeners, and is welcomed with the cluster members', async () => {
+  it('says hello with its id, version, link listeners and edge listeners, and is welcomed with the cluster members', async () => {
     const a = await fake('ctrl-a');
-    const { channel: ch, events } = channel([a.ctrlAddress]);
+    const { channel: ch, events } = channel([a.ctrlAddress], { supportedProtocols: { tls: 'tls://router1.example:3022' } });
     ch.start();
     const hello = await a.waitFor((entry) => entry.message.type === 'router.hello');
-    assert.deepEqual(hello.message, { type: 'router.hello', routerId: 'router-1', version: 'v0.1.0', linkListeners: [{ binding: 'transport', advertise: 'tls:127.0.0.1:6000', groups: ['default', 'east'] }] });
+    assert.deepEqual(hello.message, {
+      type: 'router.hello',
+      routerId: 'router-1',
+      version: 'v0.1.0',
+      linkListeners: [{ binding: 'transport', advertise: 'tls:127.0.0.1:6000', groups: ['default', 'east'] }],
+      supportedProtocols: { tls: 'tls://router1.example:3022' },
+    });
     assert.equal(hello.routerId, 'router-1');
     await until(() => ch.connected, 'welcome');
     assert.equal(events.welcomes[0]?.welcome.controllerId, 'ctrl-a');

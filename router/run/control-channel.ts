@@ -52,6 +52,8 @@ export interface ControlChannelOptions {
   readonly routerId: string;
   readonly version: string;
   readonly linkListeners: readonly LinkListenerInfo[];
+  /** The edge listeners, protocol → advertise URL, reported in the hello (empty when there are none). */
+  readonly supportedProtocols?: Readonly<Record<string, string>>;
   readonly tls: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
   /** `tls:<host>:<port>` addresses, in the order to try. */
   readonly endpoints: readonly string[];
@@ -262,7 +264,13 @@ export class ControlChannel {
     socket.on('secureConnect', () => {
       socket.setNoDelay(true);
       session.lastReceived = performance.now();
-      this.write(session, { type: 'router.hello', routerId: this.options.routerId, version: this.options.version, linkListeners: this.options.linkListeners });
+      this.write(session, {
+        type: 'router.hello',
+        routerId: this.options.routerId,
+        version: this.options.version,
+        linkListeners: this.options.linkListeners,
+        supportedProtocols: this.options.supportedProtocols ?? {},
+      });
       const beat = setInterval(() => this.write(session, { type: 'hb', sentAt: performance.now() }), heartbeats.sendInterval);
       const check = setInterval(() => {
         const silence = performance.now() - session.lastReceived;

@@ -1,5 +1,6 @@
 // `router run`: wires the router's parts around one config. Started once; listener, link and tunnel settings are
-// read here at start and never again (a change needs a restart).
+// read here at start and never again (a change needs a restart). The `listeners` and `dialers` sections are logged
+// and the edge listeners reported in the hello (supportedProtocols); no data plane is served on them.
 //
 //   identity ─► control channel ─► link manager (routers, controller up/down)
 //                    │  ├─► endpoints file (cluster members)
@@ -19,6 +20,7 @@ import { HealthCheckRunner, routerCheckDefinitions } from '../health/router-heal
 import type { LinkManagerApi, LinkManagerFactory } from '../links/link-manager-api.ts';
 import { createLinkManager } from '../links/link-manager.ts';
 import { controlChannelBackoff } from './backoff.ts';
+import { dialerLogFields, listenerLogFields, supportedProtocolsOf } from './configured-listeners.ts';
 import { ControlChannel } from './control-channel.ts';
 import { EdgeDb, loadEdgeSnapshot } from './edge-db.ts';
 import { EdgeModelHolder } from './edge-model-snapshot.ts';
@@ -87,6 +89,18 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       started.push(() => edgeDb.stop());
     }
 
+    // Listeners and dialers: logged and reported, read this once (this release serves no data plane on them).
+    const listenerLog = logger.child('listeners');
+    for (const fields of listenerLogFields(config.listeners ?? [])) listenerLog.info('listener configured', fields);
+    for (const fields of dialerLogFields(config)) listenerLog.info('dialer configured', fields);
+    const edgeListeners = supportedProtocolsOf(config.listeners ?? []);
+    for (const { index, reason } of edgeListeners.skipped) listenerLog.warn('edge listener not reported to the controller', { index, reason });
+    if ((config.listeners ?? []).length > 0) {
+      listenerLog.info('listeners are reported to the controller, not served: SDK connections, tunnel interception and service hosting are not part of this release', {
+        supportedProtocols: edgeListeners.protocols,
+      });
+    }
+
     const factory = deps.linkManagerFactory ?? createLinkManager;
     const linkManager = factory({
       config,
@@ -126,6 +140,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       routerId,
       version: deps.version,
       linkListeners: linkListenersOf(config),
+      supportedProtocols: edgeListeners.protocols,
       tls: { certPem: identity.certPem, keyPem: identity.keyPem, caPem: identity.caPem },
       endpoints,
       ...(config.ctrl.bind === undefined ? {} : { bind: config.ctrl.bind }),
