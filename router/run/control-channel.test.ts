@@ -1,15 +1,21 @@
 // The control channel against the fake controller of test/support (a TLS server speaking the contract), in process.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ControllerEndpoint, CtrlWelcome, EdgeModel, RouterInfo } from '../../common/control-channel/control-messages.ts';
+import { parse } from 'yaml';
+import type { ControllerEndpoint, CtrlWelcome, EdgeModel, RouterInfo, RouterMetrics } from '../../common/control-channel/control-messages.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
+import { systemClock } from '../../common/time/clock.ts';
 import { createClientCertificate } from '../../server/pki/client-certificate.ts';
 import { initPki, loadIssuer } from '../../server/pki/pki-directory.ts';
 import { FakeController } from '../../test/support/fake-controller.ts';
-import { ControlChannel, type ControlChannelHandlers } from './control-channel.ts';
+import { TcpProxy } from '../../test/support/tcp-proxy.ts';
+import { ControlChannel, resolveBind, type ControlChannelHandlers } from './control-channel.ts';
+import { EndpointsFileKeeper } from './endpoints-file.ts';
+import { MetricsReporter } from './metrics-reporter.ts';
 
 let pkiDir: string;
 let tls: { certPem: string; keyPem: string; caPem: string };
@@ -28,7 +34,7 @@ after(async () => {
   await Promise.all(controllers.map((controller) => controller.kill()));
 });
 
-async function fake(id: string, options: { allowedRouters?: Set<string>; answerHeartbeats?: boolean } = {}): Promise<FakeController> {
+async function fake(id: string, options: { allowedRouters?: Set<string>; answerHeartbeats?: boolean; answerPings?: boolean } = {}): Promise<FakeController> {
   const controller = await FakeController.start({ id, pkiDir, ...options });
   controllers.push(controller);
   return controller;
@@ -43,13 +49,29 @@ interface Events {
   models: { index: number; model: EdgeModel }[];
 }
 
-function channel(endpoints: string[], overrides: { closeUnresponsiveTimeout?: number; supportedProtocols?: Record<string, string> } = {}) {
+interface Overrides {
+  closeUnresponsiveTimeout?: number;
+  supportedProtocols?: Record<string, string>;
+  bind?: string;
+  requestTimeoutMs?: number;
+  /** Run after the event is recorded: what the router process does with it. */
+  onWelcome?: () => void;
+  onMembers?: (members: readonly ControllerEndpoint[]) => void;
+}
+
+function channel(endpoints: string[], overrides: Overrides = {}) {
   const events: Events = { welcomes: [], downs: [], members: [], connected: [], disconnected: [], models: [] };
   const logger = createMemoryLogger();
   const handlers: ControlChannelHandlers = {
-    onWelcome: (welcome, endpoint) => events.welcomes.push({ welcome, endpoint }),
+    onWelcome: (welcome, endpoint) => {
+      events.welcomes.push({ welcome, endpoint });
+      overrides.onWelcome?.();
+    },
     onDown: (reason) => events.downs.push(reason),
-    onMembers: (members) => events.members.push(members),
+    onMembers: (members) => {
+      events.members.push(members);
+      overrides.onMembers?.(members);
+    },
     onRouterConnected: (router) => events.connected.push(router),
     onRouterDisconnected: (id) => events.disconnected.push(id),
     onEdgeModel: (index, model) => events.models.push({ index, model }),
@@ -62,8 +84,9 @@ function channel(endpoints: string[], overrides: { closeUnresponsiveTimeout?: nu
     ...(overrides.supportedProtocols === undefined ? {} : { supportedProtocols: overrides.supportedProtocols }),
     tls,
     endpoints,
+    ...(overrides.bind === undefined ? {} : { bind: overrides.bind }),
     heartbeats: { sendInterval: 50, checkInterval: 20, closeUnresponsiveTimeout: overrides.closeUnresponsiveTimeout ?? 5000 },
-    requestTimeoutMs: 1000,
+    requestTimeoutMs: overrides.requestTimeoutMs ?? 1000,
     connectTimeoutMs: 2000,
     backoff: { minMs: 20, maxMs: 200, factor: 2, jitter: 0 },
     maxQueuedFrames: 100,
@@ -163,6 +186,101 @@ describe('router control channel', () => {
     await until(() => events.downs.length > 0, 'the silent channel to close');
     assert.match(events.downs[0]!, /closeUnresponsiveTimeout 300 ms/);
     await ch.stop();
+  });
+
+  it('dials the controller from ctrl.bind, an IP or an interface name', async () => {
+    const a = await fake('ctrl-g');
+    const { channel: ch, logger } = channel([a.ctrlAddress], { bind: '127.0.0.2' });
+    ch.start();
+    await until(() => ch.connected, 'welcome');
+    assert.equal(a.channels.get('router-1')?.remoteAddress, '127.0.0.2', 'the controller sees the bound address');
+    assert.equal(logger.lines.find((line) => line.msg === 'dialing controller')?.localAddress, '127.0.0.2');
+    await ch.stop();
+    assert.equal(resolveBind('lo', '127.0.0.1'), '127.0.0.1', 'an interface name: its address of the controller family');
+    assert.equal(resolveBind('no-such-interface', '127.0.0.1'), undefined);
+  });
+
+  it('fails a request to a controller that does not answer after defaultRequestTimeout', async () => {
+    const a = await fake('ctrl-h', { answerPings: false });
+    const { channel: ch } = channel([a.ctrlAddress], { requestTimeoutMs: 300 });
+    ch.start();
+    await until(() => ch.connected, 'welcome');
+    const startedAt = performance.now();
+    await assert.rejects(ch.request({ op: 'ping' }), { message: 'controller request ping timed out after 300 ms' });
+    const waited = performance.now() - startedAt;
+    assert.ok(waited >= 295 && waited < 900, `rejected after ${waited.toFixed(0)} ms`);
+    await ch.stop();
+  });
+
+  it('rewrites the endpoints file when the controller later announces new members, not only on the welcome', async () => {
+    const a = await fake('ctrl-i');
+    const b = await fake('ctrl-j');
+    a.options.members = [a.member];
+    const file = join(pkiDir, 'endpoints-members');
+    const keeper = new EndpointsFileKeeper(file, createMemoryLogger());
+    const { channel: ch } = channel([a.ctrlAddress], { onMembers: (members) => keeper.update(members) });
+    const saved = () => (existsSync(file) ? (parse(readFileSync(file, 'utf8')) as { endpoints: string[]; controllers: { id: string }[] }) : undefined);
+    ch.start();
+    await until(() => ch.connected, 'welcome');
+    await keeper.settled();
+    assert.deepEqual(saved()?.endpoints, [a.ctrlAddress], 'written on the welcome');
+    a.send('router-1', { type: 'ctrl.members', members: [a.member, b.member] });
+    await until(() => saved()?.endpoints.length === 2, 'the file to follow ctrl.members');
+    await keeper.settled();
+    assert.deepEqual(saved(), {
+      endpoints: [a.ctrlAddress, b.ctrlAddress],
+      controllers: [
+        { id: 'ctrl-i', endpoints: [{ address: a.ctrlAddress }] },
+        { id: 'ctrl-j', endpoints: [{ address: b.ctrlAddress }] },
+      ],
+    });
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    await ch.stop();
+  });
+
+  it('delivers the metrics queued while the controller was unreachable once it is back, each once old enough', async () => {
+    const a = await fake('ctrl-k');
+    const proxy = new TcpProxy(Number(a.ctrlAddress.split(':').at(-1)));
+    await proxy.start();
+    const proxied = `tls:127.0.0.1:${proxy.port}`;
+    a.options.members = [{ id: 'ctrl-k', address: proxied }]; // the welcome must not lead the router around the proxy
+    let metrics: MetricsReporter | undefined;
+    const { channel: ch } = channel([proxied], { onWelcome: () => metrics?.flush() });
+    metrics = new MetricsReporter({
+      reportIntervalMs: 50,
+      messageQueueSize: 100,
+      intervalAgeThresholdMs: 150,
+      clock: systemClock,
+      logger: createMemoryLogger(),
+      build: (now) => ({ type: 'router.metrics', routerId: 'router-1', timestamp: now, gauges: { 'ctrl.connected': ch.connected ? 1 : 0 } }),
+      send: (message) => ch.send(message),
+    });
+    ch.start();
+    metrics.start();
+    await until(() => a.messages('router.metrics').length >= 2, 'metrics while connected');
+
+    proxy.cut();
+    await until(() => !ch.connected, 'the channel to go down');
+    const downFrom = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const downTo = Date.now();
+    const queuedWhileDown = metrics.queued;
+    assert.ok(queuedWhileDown >= 8, `${queuedWhileDown} messages waiting`);
+    proxy.heal();
+    // Sent oldest first: once one built after the outage arrives, every one built during it has.
+    await until(() => a.received.some((entry) => entry.message.type === 'router.metrics' && entry.message.timestamp > downTo), 'the messages built during the outage', 5000);
+    metrics.stop();
+    await ch.stop();
+    await proxy.stop();
+
+    const delivered = a.received.filter((entry) => entry.message.type === 'router.metrics');
+    const fromOutage = delivered.filter((entry) => (entry.message as RouterMetrics).timestamp > downFrom && (entry.message as RouterMetrics).timestamp < downTo);
+    assert.ok(fromOutage.length >= 8, `${fromOutage.length} of the messages built during the outage were delivered`);
+    assert.ok(fromOutage.every((entry) => (entry.message as RouterMetrics).gauges['ctrl.connected'] === 0), 'built while down');
+    const timestamps = delivered.map((entry) => (entry.message as RouterMetrics).timestamp);
+    assert.deepEqual(timestamps, [...timestamps].sort((x, y) => x - y), 'oldest first');
+    assert.ok(timestamps.slice(1).every((t, i) => t - timestamps[i]! < 120), 'none lost: one every 50 ms throughout');
+    assert.ok(delivered.every((entry) => entry.at - (entry.message as RouterMetrics).timestamp >= 150), 'none before it was 150 ms old');
   });
 
   it('refuses requests while no channel is established', async () => {

@@ -5,7 +5,8 @@ import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../../common/log/logger.ts';
-import { formatEndpointsFile, parseEndpointsFile, sameEndpoints, type EndpointsFileContent } from './endpoints-file-format.ts';
+import type { ControllerEndpoint } from '../../common/control-channel/control-messages.ts';
+import { contentFromMembers, formatEndpointsFile, parseEndpointsFile, sameEndpoints, type EndpointsFileContent } from './endpoints-file-format.ts';
 
 /** The file's endpoints, or undefined when it is missing, unreadable or names none (the config's are used then). */
 export async function readEndpointsFile(path: string, logger: Logger): Promise<EndpointsFileContent | undefined> {
@@ -37,4 +38,32 @@ export async function writeEndpointsFile(path: string, content: EndpointsFileCon
   await chmod(temporary, 0o600);
   await rename(temporary, path);
   return true;
+}
+
+/**
+ * Keeps the file in step with the cluster members each `ctrl.welcome` and `ctrl.members` announces: one write at a
+ * time, in the order announced, each only when the content changes; a failed write is logged, never thrown.
+ */
+export class EndpointsFileKeeper {
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly path: string,
+    private readonly logger: Logger,
+  ) {}
+
+  update(members: readonly ControllerEndpoint[]): void {
+    const content = contentFromMembers(members);
+    if (content.endpoints.length === 0) return;
+    this.writes = this.writes
+      .then(async () => {
+        if (await writeEndpointsFile(this.path, content)) this.logger.info('endpoints file updated', { path: this.path, endpoints: content.endpoints });
+      })
+      .catch((error: Error) => this.logger.error('cannot write the endpoints file', { path: this.path, error: error.message }));
+  }
+
+  /** Resolves once every write asked for so far is done. */
+  settled(): Promise<void> {
+    return this.writes;
+  }
 }

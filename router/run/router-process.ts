@@ -24,8 +24,8 @@ import { dialerLogFields, listenerLogFields, supportedProtocolsOf } from './conf
 import { ControlChannel } from './control-channel.ts';
 import { EdgeDb, loadEdgeSnapshot } from './edge-db.ts';
 import { EdgeModelHolder } from './edge-model-snapshot.ts';
-import { contentFromMembers, normaliseControlAddress } from './endpoints-file-format.ts';
-import { readEndpointsFile, writeEndpointsFile } from './endpoints-file.ts';
+import { normaliseControlAddress } from './endpoints-file-format.ts';
+import { EndpointsFileKeeper, readEndpointsFile } from './endpoints-file.ts';
 import { loadIdentity, readIdentityValue, type IdentityMaterial } from './identity-material.ts';
 import { MetricsReporter } from './metrics-reporter.ts';
 import { RouterProfiler } from './profiler.ts';
@@ -132,10 +132,10 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       },
       send: (message) => channel.send(message),
     });
-    let endpointsWrite: Promise<void> = Promise.resolve();
     const sendLinks = () => channel.send({ type: 'router.links', links: linkManager.links().map(({ id, destRouterId, latencyMs }) => ({ id, destRouterId, latencyMs })) });
 
     const channelLog = logger.child('ctrl');
+    const endpointsFile = new EndpointsFileKeeper(config.ctrl.endpointsFile, channelLog);
     const channel: ControlChannel = new ControlChannel({
       routerId,
       version: deps.version,
@@ -161,15 +161,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
           sendLinks();
         },
         onDown: () => linkManager.onControllerConnected(false),
-        onMembers: (members) => {
-          const content = contentFromMembers(members);
-          if (content.endpoints.length === 0) return;
-          endpointsWrite = endpointsWrite
-            .then(async () => {
-              if (await writeEndpointsFile(config.ctrl.endpointsFile, content)) channelLog.info('endpoints file updated', { path: config.ctrl.endpointsFile, endpoints: content.endpoints });
-            })
-            .catch((error: Error) => channelLog.error('cannot write the endpoints file', { path: config.ctrl.endpointsFile, error: error.message }));
-        },
+        onMembers: (members) => endpointsFile.update(members),
         onRouterConnected: (router) => linkManager.routerConnected(router),
         onRouterDisconnected: (id) => linkManager.routerDisconnected(id),
         onEdgeModel: (index, model) => {
@@ -188,7 +180,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     channel.start();
     started.push(async () => {
       await channel.stop();
-      await endpointsWrite;
+      await endpointsFile.settled();
     });
 
     metrics.start();
