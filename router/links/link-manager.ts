@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { formatAddress } from '../../common/config/address.ts';
-import { BoundedWorkQueue } from '../run/bounded-work-queue.ts';
+import { BoundedWorkQueue } from '../work/bounded-work-queue.ts';
 import type { LinkListenerInfo, RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { LinkDialerConfig } from '../config/router-config.ts';

@@ -30,7 +30,7 @@ import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { HeartbeatConfig } from '../config/router-config.ts';
 import { Backoff, EndpointRotation, type BackoffPolicy } from './backoff.ts';
-import { BoundedWorkQueue } from './bounded-work-queue.ts';
+import { BoundedWorkQueue } from '../work/bounded-work-queue.ts';
 
 export type TraceDirection = 'send' | 'recv';
 

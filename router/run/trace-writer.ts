@@ -6,7 +6,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
-import { BoundedWorkQueue } from './bounded-work-queue.ts';
+import { BoundedWorkQueue } from '../work/bounded-work-queue.ts';
 import type { TraceDirection } from './control-channel.ts';
 
 export class TraceWriter {

@@ -66,7 +66,7 @@ export function demoRouterConfig(name: string, files: DemoRouterFiles, ports: De
       // Healthy only while linked: the demo's two routers are meant to be linked to each other.
       linkCheck: { interval: '2s', initialDelay: '1s', minLinks: 1 },
     },
-    metrics: { reportInterval: '15s' },
+    metrics: { reportInterval: '15s', intervalAgeThreshold: '15s' },
     web: [{ name: 'health', bindPoints: [{ interface: `${host}:${ports.health}`, address: `${host}:${ports.health}` }], apis: [{ binding: 'health-checks' }] }],
   };
   const header = `# ${name} of the edgeward demo: written by ./edgeward demo on every start (its ports are kept from the last one).\n`;
