@@ -71,6 +71,8 @@ export async function startController(options: ControllerOptions, runtime: { log
   );
   if (dispatcher.wants('entityChange')) {
     stateMachine.onChanges((applied) => {
+      // Most subscriptions take entity changes on the leader only: a follower builds no event nobody takes.
+      if (!dispatcher.takesEntityChangesHere()) return;
       for (const event of entityChangeEvents(applied, { controllerId: options.id, version: version.version, now: () => clock.now() })) dispatcher.dispatch('entityChange', event);
     });
   }

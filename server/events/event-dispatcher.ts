@@ -24,6 +24,12 @@ export class EventDispatcher {
     return this.handlers.some((handler) => handler.subscriptions.some((subscription) => subscription.type === namespace));
   }
 
+  /** Whether an entity change event would reach any handler on this controller now (leader, or propagateAlways). */
+  takesEntityChangesHere(): boolean {
+    const leader = this.isLeader();
+    return this.handlers.some((handler) => handler.subscriptions.some((subscription) => subscription.type === 'entityChange' && (leader || subscription.propagateAlways === true)));
+  }
+
   dispatch(namespace: string, event: Record<string, unknown>): void {
     for (const handler of this.handlers) {
       const subscription = handler.subscriptions.find((candidate) => candidate.type === namespace);

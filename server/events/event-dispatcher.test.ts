@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EventDispatcher, type EventSubscription } from './event-dispatcher.ts';
+import type { EventSink } from './event-sinks.ts';
+
+const memorySink = () => {
+  const events: Record<string, unknown>[] = [];
+  const sink: EventSink = { write: (event) => void events.push(event), close: async () => undefined };
+  return { sink, events };
+};
+
+const dispatcherWith = (subscriptions: EventSubscription[], leader: { value: boolean }) => {
+  const { sink, events } = memorySink();
+  return { dispatcher: new EventDispatcher([{ name: 'h', subscriptions, sink }], () => leader.value), events };
+};
+
+test('entity changes reach a handler on the leader only, unless its subscription sets propagateAlways', () => {
+  const leader = { value: false };
+  const onLeader = dispatcherWith([{ type: 'entityChange', propagateAlways: false }], leader);
+  const everywhere = dispatcherWith([{ type: 'entityChange', propagateAlways: true }], leader);
+  assert.equal(onLeader.dispatcher.takesEntityChangesHere(), false, 'a follower builds no event nobody takes');
+  assert.equal(everywhere.dispatcher.takesEntityChangesHere(), true);
+  onLeader.dispatcher.dispatch('entityChange', { entityType: 'identities' });
+  everywhere.dispatcher.dispatch('entityChange', { entityType: 'identities' });
+  assert.equal(onLeader.events.length, 0);
+  assert.equal(everywhere.events.length, 1);
+  leader.value = true;
+  assert.equal(onLeader.dispatcher.takesEntityChangesHere(), true);
+  onLeader.dispatcher.dispatch('entityChange', { entityType: 'identities' });
+  assert.equal(onLeader.events.length, 1);
+});
+
+test('include limits entity changes to the named entity types; other namespaces go to their subscribers everywhere', () => {
+  const leader = { value: true };
+  const { dispatcher, events } = dispatcherWith([{ type: 'entityChange', include: ['services'] }, { type: 'cluster' }], leader);
+  dispatcher.dispatch('entityChange', { entityType: 'identities' });
+  dispatcher.dispatch('entityChange', { entityType: 'services' });
+  leader.value = false;
+  dispatcher.dispatch('cluster', { eventType: 'state.has_leader' });
+  dispatcher.dispatch('apiSession', { eventType: 'created' });
+  assert.deepEqual(events, [{ entityType: 'services' }, { eventType: 'state.has_leader' }]);
+  assert.equal(dispatcher.wants('cluster'), true);
+  assert.equal(dispatcher.wants('apiSession'), false);
+});
