@@ -347,6 +347,10 @@ export class RaftNode implements Proposer {
       .finally(() => {
         this.pumping = false;
         done();
+        // What arrived after the loop's last look but before this ran (a message delivered, or a proposal made, by
+        // another microtask meanwhile) found the loop still running and left it to the loop: run it again, or it
+        // would wait for the next tick.
+        if (this.inbox.length > 0 || this.ticksDue > 0 || this.core.hasReady()) this.pump();
       });
   }
 
