@@ -325,6 +325,19 @@ describe('WalRaftStore on disk', () => {
     });
   });
 
+  test('spareReady resolves once the preallocated spare segment is on disk at full size', async () => {
+    const { path, remove } = await tempDb();
+    const store = await WalRaftStore.open(path, { segmentBytes: 64 * 1024 });
+    try {
+      await store.spareReady();
+      const sizes = await Promise.all((await readdir(path)).map(async (name) => (await stat(join(path, name))).size));
+      assert.ok(sizes.length >= 1 && sizes.every((size) => size === 64 * 1024), `segment sizes ${sizes.join(', ')}`);
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
+
   test('an unusable segment size is refused', async () => {
     await assert.rejects(WalRaftStore.open(join(tmpdir(), 'never-created'), { segmentBytes: 100 }), /segmentBytes 100 must be an integer of at least 4096/);
   });

@@ -79,6 +79,12 @@ export class WalRaftStore implements RaftStore {
     return store;
   }
 
+  /** Resolves once the spare segment prepared in the background is ready (a new store zero-fills its first segments
+   * at open: a benchmark waits for that rather than measure it). */
+  async spareReady(): Promise<void> {
+    await this.spare?.catch(() => undefined);
+  }
+
   async firstIndex(): Promise<number> {
     this.assertOpen();
     return this.log.first;
