@@ -54,6 +54,17 @@ export interface RaftNodeOptions {
   readonly onSnapshotRestored?: (restored: { index: number; hadData: boolean }) => void;
 }
 
+/**
+ * One append in flight per follower: entries proposed while it is out wait for its answer and then leave together,
+ * with the commit index, as one message. A follower answers after its own disk write, so this is the rate at which it
+ * can take them anyway; a deeper pipeline only added messages (one per proposal burst, and a commit-only append
+ * per commit), each a TLS write on the leader and a read on the follower: 0.64 peer messages per write at 16 clients
+ * instead of 0.27, and 15-20% more CPU per write across the cluster (docs/raft.md, "Replication").
+ */
+const appendsInFlightPerFollower = 1;
+/** With one append in flight, a follower that is far behind catches up this many entries (at most 1 MiB) per round. */
+const maxEntriesPerAppend = 512;
+
 interface AppliedWaiter {
   readonly index: number;
   readonly deadline: number;
@@ -127,6 +138,8 @@ export class RaftNode implements Proposer {
       entries,
       applied: stateMachine.appliedIndex(),
       bootstrap: options.bootstrap,
+      maxInflight: appendsInFlightPerFollower,
+      maxEntriesPerAppend,
     });
     if (snapshot) core.snapshotTaken(snapshot);
     const node = new RaftNode(options, core, snapshot?.meta.index ?? 0);

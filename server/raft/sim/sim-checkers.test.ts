@@ -12,7 +12,7 @@ function nodeWith(id: string, entries: Entry[], term = 5, leader = false): SimNo
   const node = new SimNode(id, 1, { voters: ['a', 'b', 'c'], nonVoters: [] });
   node.durable.entries = entries;
   node.durable.hardState = { term, vote: leader ? id : null, commit: 0 };
-  node.start(seededRandom(1), 10, 2);
+  node.start(seededRandom(1), 10, 2, 4);
   if (leader) {
     // Force leadership the way the core allows: a one-voter view elects itself at once.
     (node.core as unknown as { becomeLeader(): void }).becomeLeader();

@@ -40,7 +40,7 @@ export class SimNode {
     return this.core !== undefined;
   }
 
-  start(random: Random, electionTicks: number, heartbeatTicks: number): void {
+  start(random: Random, electionTicks: number, heartbeatTicks: number, maxInflight: number): void {
     const snapshot = this.durable.snapshot;
     this.machine = snapshot ? { ...(snapshot.data as SimStateMachine) } : { index: 0, hash: 0 };
     this.core = new RaftCore({
@@ -49,7 +49,7 @@ export class SimNode {
       heartbeatTicks,
       random,
       maxEntriesPerAppend: 8,
-      maxInflight: 4,
+      maxInflight,
       ...(this.durable.hardState ? { hardState: this.durable.hardState } : {}),
       ...(snapshot ? { snapshot: snapshot.meta } : {}),
       entries: this.durable.entries,
