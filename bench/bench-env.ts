@@ -2,11 +2,12 @@
 import { spawnSync } from 'node:child_process';
 
 /** A whole number of seconds from an environment variable (1..3600), or the fallback when unset. */
-export function positiveInteger(name: string, fallback: number): number {
+/** A whole number from 1 to `max` read from the environment (`fallback` when unset); `unit` names it in the error. */
+export function positiveInteger(name: string, fallback: number, max = 3600, unit = 'seconds'): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 3600) throw new Error(`${name} must be a whole number of seconds from 1 to 3600, not "${raw}"`);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`${name} must be a whole number of ${unit} from 1 to ${max}, not "${raw}"`);
   return value;
 }
 

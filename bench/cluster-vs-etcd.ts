@@ -4,7 +4,8 @@
 // between the two, five trials each. Writes its marked section of bench/RESULTS.md (kept by the other benchmarks)
 // and prints the same. Everything is bounded by a watchdog; every controller and etcd member is stopped and the
 // temp dir removed on success, failure, timeout or a signal.
-// Env: BENCH_SECONDS (measured seconds per load, default 10).
+// Env: BENCH_SECONDS (measured seconds per load, default 10); BENCH_CLUSTER_ROUNDS (rounds of write loads, 1 to 9,
+// default 3).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
@@ -26,13 +27,14 @@ const seconds = positiveInteger('BENCH_SECONDS', 10);
 const warmupSeconds = 2;
 const threads = 2;
 const connectionCounts = [16, 64];
+const rounds = positiveInteger('BENCH_CLUSTER_ROUNDS', 3, 9, 'rounds');
 const trials = 5;
 const pollMs = 20;
 const failoverLimitMs = 20_000;
 const recoveryLimitMs = 60_000;
 /** Start-up of both clusters, the loads (each: warm-up, measurement, wrk's margins, the stored count), the
  * failover trials (each: the limit and the recovery) and stopping everything. bench/run.sh repeats this sum. */
-const budgetMs = (240 + connectionCounts.length * 2 * (warmupSeconds + seconds + 35) + trials * 2 * (failoverLimitMs + recoveryLimitMs) / 1000 + 60) * 1000;
+const budgetMs = (240 + rounds * connectionCounts.length * 2 * (warmupSeconds + seconds + 35) + trials * 2 * (failoverLimitMs + recoveryLimitMs) / 1000 + 60) * 1000;
 
 /** A run-unique prefix for the names one wrk run writes. */
 let prefixSequence = 0;
@@ -40,10 +42,10 @@ const namePrefix = (what: string) => `bench-${what}-${process.pid}-${Date.now().
 
 /** Warm-up (figures dropped), then the measured run against the leader; then how many of the measured run's writes
  * the leader holds. */
-async function measure(cluster: ClusterUnderTest, connections: number): Promise<WriteLoad> {
+async function measure(cluster: ClusterUnderTest, connections: number, round: number): Promise<WriteLoad> {
   const leader = await cluster.leader(30_000);
   const target = await cluster.loadTarget(leader);
-  const label = `${cluster.system} at ${connections} connections`;
+  const label = `round ${round}: ${cluster.system} at ${connections} connections`;
   const load = (prefix: string, duration: number) =>
     runWrk({ url: target.url, connections, threads, seconds: duration, method: 'POST', headers: target.headers, script: writeScript, env: { WRK_WRITE_KIND: target.kind, WRK_NAME_PREFIX: prefix } });
   progress(`${label}: warm-up ${warmupSeconds} s against ${cluster.memberNames[leader]}`);
@@ -52,7 +54,7 @@ async function measure(cluster: ClusterUnderTest, connections: number): Promise<
   const prefix = namePrefix(`${cluster.system}-c${connections}`);
   const figures = await load(prefix, seconds);
   const stored = await cluster.storedCount(leader, prefix);
-  const result: WriteLoad = { system: cluster.system, connections, figures, stored };
+  const result: WriteLoad = { system: cluster.system, connections, round, figures, stored };
   progress(`${label}: ${writesPerSecond(figures).toFixed(0)} writes/s, p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms, ${figures.httpErrors} non-2xx, ${figures.socketErrors} socket errors, ${stored} stored`);
   const problem = storedProblem(result);
   if (problem) throw new Error(problem);
@@ -83,8 +85,12 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<ClusterBe
   progress(`both clusters are up: edgeward leader ${edgeward.memberNames[await edgeward.leader(30_000)]}, etcd leader ${etcdCluster.memberNames[await etcdCluster.leader(30_000)]}`);
 
   const loads: WriteLoad[] = [];
-  for (const connections of connectionCounts) {
-    for (const cluster of [edgeward, etcdCluster]) loads.push(await measure(cluster, connections));
+  for (let round = 1; round <= rounds; round++) {
+    for (const [i, connections] of connectionCounts.entries()) {
+      // Who goes first alternates, so neither always meets the machine just after the other's load.
+      const order = (round + i) % 2 === 1 ? [edgeward, etcdCluster] : [etcdCluster, edgeward];
+      for (const cluster of order) loads.push(await measure(cluster, connections, round));
+    }
   }
 
   const failovers: FailoverTrial[] = [];
@@ -104,6 +110,7 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<ClusterBe
     etcdTimeouts,
     pollMs,
     failoverLimitMs,
+    rounds,
     loads,
     failovers,
   };

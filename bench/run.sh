@@ -5,7 +5,8 @@
 # Usage: bench/run.sh [all|http|raft|cluster]   (all, the default, runs the three, in that order, and stops at the
 # first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10);
-# BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts.
+# BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
+# (1 to 9, default 3); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -33,6 +34,11 @@ seconds_from() {
 }
 http_seconds="$(seconds_from BENCH_SECONDS 10)"
 raft_seconds="$(seconds_from BENCH_RAFT_SECONDS 5)"
+cluster_rounds="${BENCH_CLUSTER_ROUNDS:-3}"
+if ! [[ "$cluster_rounds" =~ ^[1-9]$ ]]; then
+  echo "bench: BENCH_CLUSTER_ROUNDS must be a whole number of rounds from 1 to 9, not \"$cluster_rounds\"" >&2
+  exit 2
+fi
 
 step_pid=""
 on_signal() {
@@ -82,7 +88,7 @@ if [ "$what" = all ] || [ "$what" = cluster ]; then
   if [ "$what" = cluster ]; then
     run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
   fi
-  # cluster-vs-etcd.ts's own watchdog: 240 s to start + 4 loads x (2 s warm-up + measurement + 35 s) + 10 failover
-  # trials x (20 s + 60 s recovery) + 60 s to stop; this limit leaves it a minute more.
-  run_step "cluster benchmark (edgeward vs etcd)" $((240 + 4 * (2 + http_seconds + 35) + 10 * 80 + 60 + 60)) "${node_tsx[@]}" bench/cluster-vs-etcd.ts
+  # cluster-vs-etcd.ts's own watchdog: 240 s to start + rounds x 4 loads x (2 s warm-up + measurement + 35 s) + 10
+  # failover trials x (20 s + 60 s recovery) + 60 s to stop; this limit leaves it a minute more.
+  run_step "cluster benchmark (edgeward vs etcd)" $((240 + cluster_rounds * 4 * (2 + http_seconds + 35) + 10 * 80 + 60 + 60)) "${node_tsx[@]}" bench/cluster-vs-etcd.ts
 fi
