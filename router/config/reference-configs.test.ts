@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { parseRouterConfig } from './router-config.ts';
 import { renderEffectiveConfig } from './effective-config.ts';
 
-// The shared reference folder beside the repository (/work/shared when the repo is /work/main).
-const dir = new URL('../../../shared/reference/router-configs/', import.meta.url).pathname;
+// Copies of the shared reference folder's files (testdata/reference-configs/README.md says where they come from).
+const dir = new URL('./testdata/reference-configs/', import.meta.url).pathname;
 // The variables the openziti/ziti:etc templates use.
 const env = { ZITI_DATA: '/var/lib/ziti', CONTROLLER_HOST: 'ctrl.example.com', CONTROLLER_PORT: '6262', LINK_LISTENER_PORT: '6000', ZITI_EDGE_PORT: '3022' };
 const files = readdirSync(dir).filter((name) => name.endsWith('.yml')).sort();
