@@ -115,7 +115,10 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
         subscriptions: handler.subscriptions.map((subscription) =>
           subscription.type === 'entityChange' ? { type: subscription.type, propagateAlways: subscription.propagateAlways, include: subscription.include } : { type: subscription.type },
         ),
-        handler: handler.handler.type === 'file' ? { type: 'file', path: handler.handler.path } : { type: 'stdout' },
+        handler:
+          handler.handler.type === 'file'
+            ? { type: 'file', path: handler.handler.path, maxsizemb: handler.handler.maxsizemb, maxbackups: handler.handler.maxbackups }
+            : { type: 'stdout' },
       })),
     },
   };

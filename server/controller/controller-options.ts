@@ -25,7 +25,8 @@ export interface WebListener {
 export interface EventHandlerOptions {
   readonly name: string;
   readonly subscriptions: readonly EventSubscription[];
-  readonly handler: { readonly type: 'file'; readonly path: string } | { readonly type: 'stdout' };
+  /** A file handler rotates its file past `maxsizemb` and keeps `maxbackups` rotated files (0: all). */
+  readonly handler: { readonly type: 'file'; readonly path: string; readonly maxsizemb: number; readonly maxbackups: number } | { readonly type: 'stdout' };
 }
 
 /** Raft timing and snapshot policy, in milliseconds and entries. */

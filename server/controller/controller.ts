@@ -64,7 +64,11 @@ export async function startController(options: ControllerOptions, runtime: { log
       subscriptions,
       sink:
         handler.type === 'file'
-          ? fileEventSink(handler.path, (error) => logger.error('event handler could not append to its file', { handler: name, path: handler.path, error: error.message }))
+          ? fileEventSink(handler.path, (error) => logger.error('event handler could not append to its file', { handler: name, path: handler.path, error: error.message }), {
+              maxBytes: handler.maxsizemb * 1024 * 1024,
+              maxBackups: handler.maxbackups,
+              now: () => new Date(clock.now()),
+            })
           : stdoutEventSink(),
     })),
     isLeader,
