@@ -226,3 +226,29 @@ test('every write shows up in the events file with its raft index', async () => 
   assert.ok(Date.parse(created.timestamp) > 0);
   assert.ok(events.every((event) => !JSON.stringify(event).includes('scrypt')), 'no password hashes in events');
 });
+
+test('logins and logouts show up as apiSession events, with the identity and address but never the token', async () => {
+  const id = await createIdentity({ name: 'session-evented', isAdmin: false });
+  await controller.http.post(api('/authenticators'), { headers, body: { method: 'updb', identityId: id, username: 'session-evented', password: 'session-evented-pw' } });
+  const token = await controller.login('session-evented', 'session-evented-pw');
+  const current = await controller.http.get(`${controller.clientApi}/current-api-session`, { headers: { 'zt-session': token } });
+  const sessionId = current.json.data.id as string;
+  assert.equal((await controller.http.delete(`${controller.clientApi}/current-api-session`, { headers: { 'zt-session': token } })).status, 200);
+  const { readFileSync } = await import('node:fs');
+  let text = '';
+  let sessionEvents: any[] = [];
+  for (let i = 0; i < 50 && sessionEvents.length < 2; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    text = readFileSync(controller.eventsFile, 'utf8');
+    sessionEvents = text.trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.namespace === 'apiSession' && event.id === sessionId);
+  }
+  assert.deepEqual(
+    sessionEvents.map((event) => [event.event_type, event.identity_id, event.ip_address, event.type, event.event_src_id]),
+    [
+      ['created', id, '127.0.0.1', 'legacy', controller.id],
+      ['deleted', id, '127.0.0.1', 'legacy', controller.id],
+    ],
+  );
+  assert.ok(sessionEvents.every((event) => Number.isInteger(event.raftIndex) && Date.parse(event.timestamp) > 0));
+  assert.ok(!text.includes(token), 'no session token anywhere in the events file');
+});

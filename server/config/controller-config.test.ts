@@ -196,13 +196,25 @@ describe('parseControllerConfig: a valid file', () => {
         subscriptions: [
           { type: 'cluster' },
           { type: 'entityChange', propagateAlways: true, include: ['identity', 'service'] },
-          { type: 'apiSession' },
+          { type: 'apiSession', propagateAlways: false, include: [] },
           { type: 'metrics', metricFilter: '^peer\\.' },
         ],
         handler: { type: 'file', format: 'json', path: '/etc/edgeward/logs/events.jsonl', maxsizemb: 10, maxbackups: 0, bufferSize: 10 },
       },
       console: { subscriptions: [{ type: 'authentication' }], handler: { type: 'stdout', format: 'json', bufferSize: 10 } },
     });
+  });
+});
+
+describe('parseControllerConfig: apiSession subscriptions', () => {
+  it('take include (created, deleted) and propagateAlways; another event type is an error with its line', () => {
+    const lines = [...minimal, 'events:', '  sessions:', '    subscriptions:', '      - type: edge.apiSessions', '        include: [deleted]', '        propagateAlways: true', '    handler: { type: stdout, format: json }'];
+    const { config, problems } = parse(lines);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(config?.events.sessions?.subscriptions, [{ type: 'apiSession', propagateAlways: true, include: ['deleted'] }]);
+    const bad = parse(edit(lines, 'include:', '        include: [created, refreshed]'));
+    assert.equal(bad.config, undefined);
+    assert.deepEqual(where(bad.problems), [[minimal.length + 5, 'events.sessions.subscriptions[0].include[1]', 'enum']]);
   });
 });
 

@@ -106,7 +106,7 @@ export interface WebConfig {
 export type EventSubscriptionConfig =
   | { readonly type: 'cluster' }
   | { readonly type: 'entityChange'; readonly propagateAlways: boolean; readonly include: readonly string[] }
-  | { readonly type: 'apiSession' }
+  | { readonly type: 'apiSession'; readonly propagateAlways: boolean; readonly include: readonly ('created' | 'deleted')[] }
   | { readonly type: 'authentication' }
   | { readonly type: 'metrics'; readonly sourceFilter?: string; readonly metricFilter?: string };
 

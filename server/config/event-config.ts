@@ -21,7 +21,11 @@ const subscription = s.tagged(
     cluster: s.object({}),
     // include: entity types to report; empty means all of them.
     entityChange: s.object({ propagateAlways: s.boolean({ acceptStrings: true }).default(false), include: s.array(s.string({ minLength: 1 })).default([]) }),
-    apiSession: s.object({}),
+    // include: event types to report (created, deleted); empty means both. Written by the leader unless propagateAlways.
+    apiSession: s.object({
+      propagateAlways: s.boolean({ acceptStrings: true }).default(false),
+      include: s.array(s.string({ enum: ['created', 'deleted'] })).default([]),
+    }),
     authentication: s.object({}),
     // metricFilter is matched against `<metric>.<valueKey>`.
     metrics: s.object({ sourceFilter: regex, metricFilter: regex }),

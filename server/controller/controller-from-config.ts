@@ -113,7 +113,9 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
       events: Object.entries(config.events).map(([name, handler]) => ({
         name,
         subscriptions: handler.subscriptions.map((subscription) =>
-          subscription.type === 'entityChange' ? { type: subscription.type, propagateAlways: subscription.propagateAlways, include: subscription.include } : { type: subscription.type },
+          subscription.type === 'entityChange' || subscription.type === 'apiSession'
+            ? { type: subscription.type, propagateAlways: subscription.propagateAlways, include: subscription.include }
+            : { type: subscription.type },
         ),
         handler:
           handler.handler.type === 'file'

@@ -9,6 +9,7 @@ import type { Clock } from '../../common/time/clock.ts';
 import { AgentServer, type AgentCommand } from '../agent/agent-server.ts';
 import { ModelWriter } from '../edge/model-writer.ts';
 import { EventDispatcher } from '../events/event-dispatcher.ts';
+import { apiSessionEvents } from '../events/api-session-events.ts';
 import { entityChangeEvents } from '../events/entity-change-events.ts';
 import { fileEventSink, stdoutEventSink } from '../events/event-sinks.ts';
 import { HealthChecker } from '../health/health-checker.ts';
@@ -78,6 +79,12 @@ export async function startController(options: ControllerOptions, runtime: { log
       // Most subscriptions take entity changes on the leader only: a follower builds no event nobody takes.
       if (!dispatcher.takesEntityChangesHere()) return;
       for (const event of entityChangeEvents(applied, { controllerId: options.id, version: version.version, now: () => clock.now() })) dispatcher.dispatch('entityChange', event);
+    });
+  }
+  if (dispatcher.wants('apiSession')) {
+    stateMachine.onChanges((applied) => {
+      if (!dispatcher.takesAppliedEventsHere('apiSession')) return;
+      for (const event of apiSessionEvents(applied, { controllerId: options.id, now: () => clock.now() })) dispatcher.dispatch('apiSession', event);
     });
   }
   let requireRestart: () => void = () => undefined;

@@ -42,3 +42,16 @@ test('include limits entity changes to the named entity types; other namespaces 
   assert.equal(dispatcher.wants('cluster'), true);
   assert.equal(dispatcher.wants('apiSession'), false);
 });
+
+test('API session events follow the leader rule too, and include filters them by event_type', () => {
+  const leader = { value: false };
+  const { dispatcher, events } = dispatcherWith([{ type: 'apiSession', propagateAlways: false, include: ['deleted'] }], leader);
+  assert.equal(dispatcher.takesAppliedEventsHere('apiSession'), false);
+  dispatcher.dispatch('apiSession', { event_type: 'deleted', id: 'a' });
+  leader.value = true;
+  assert.equal(dispatcher.takesAppliedEventsHere('apiSession'), true);
+  assert.equal(dispatcher.takesAppliedEventsHere('entityChange'), false, 'no entityChange subscription');
+  dispatcher.dispatch('apiSession', { event_type: 'created', id: 'b' });
+  dispatcher.dispatch('apiSession', { event_type: 'deleted', id: 'c' });
+  assert.deepEqual(events, [{ event_type: 'deleted', id: 'c' }]);
+});

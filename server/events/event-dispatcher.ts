@@ -1,5 +1,6 @@
-// Routes events to the handlers whose subscriptions ask for them. Entity change events go out only from the
-// leader unless a subscription sets propagateAlways, so an operator can compare apply progress across controllers.
+// Routes events to the handlers whose subscriptions ask for them. Events made by applying the replicated log
+// (entity changes, API sessions) go out only from the leader unless a subscription sets propagateAlways, so that a
+// change is written once across the cluster, or on every controller to compare apply progress.
 import type { EventSink } from './event-sinks.ts';
 
 export interface EventSubscription {
@@ -14,6 +15,9 @@ export interface EventHandlerBinding {
   readonly sink: EventSink;
 }
 
+/** Namespaces of events made by applying the log, and the event field their subscription's `include` filters on. */
+const appliedNamespaces: Readonly<Record<string, string>> = { entityChange: 'entityType', apiSession: 'event_type' };
+
 export class EventDispatcher {
   constructor(
     private readonly handlers: readonly EventHandlerBinding[],
@@ -24,19 +28,26 @@ export class EventDispatcher {
     return this.handlers.some((handler) => handler.subscriptions.some((subscription) => subscription.type === namespace));
   }
 
-  /** Whether an entity change event would reach any handler on this controller now (leader, or propagateAlways). */
-  takesEntityChangesHere(): boolean {
+  /** Whether an event of this applied-log namespace would reach any handler on this controller now (leader, or
+   * propagateAlways): a controller builds no event that nobody takes. */
+  takesAppliedEventsHere(namespace: 'entityChange' | 'apiSession'): boolean {
     const leader = this.isLeader();
-    return this.handlers.some((handler) => handler.subscriptions.some((subscription) => subscription.type === 'entityChange' && (leader || subscription.propagateAlways === true)));
+    return this.handlers.some((handler) => handler.subscriptions.some((subscription) => subscription.type === namespace && (leader || subscription.propagateAlways === true)));
+  }
+
+  /** The same for entity change events. */
+  takesEntityChangesHere(): boolean {
+    return this.takesAppliedEventsHere('entityChange');
   }
 
   dispatch(namespace: string, event: Record<string, unknown>): void {
+    const includeField = appliedNamespaces[namespace];
     for (const handler of this.handlers) {
       const subscription = handler.subscriptions.find((candidate) => candidate.type === namespace);
       if (!subscription) continue;
-      if (namespace === 'entityChange') {
+      if (includeField !== undefined) {
         if (!subscription.propagateAlways && !this.isLeader()) continue;
-        if (subscription.include && subscription.include.length > 0 && !subscription.include.includes(String(event.entityType))) continue;
+        if (subscription.include && subscription.include.length > 0 && !subscription.include.includes(String(event[includeField]))) continue;
       }
       handler.sink.write(event);
     }
