@@ -252,3 +252,29 @@ test('logins and logouts show up as apiSession events, with the identity and add
   assert.ok(sessionEvents.every((event) => Number.isInteger(event.raftIndex) && Date.parse(event.timestamp) > 0));
   assert.ok(!text.includes(token), 'no session token anywhere in the events file');
 });
+
+test('a refused and an accepted password login show up as authentication events of this controller', async () => {
+  const id = await createIdentity({ name: 'auth-evented', isAdmin: false });
+  const authenticator = await controller.http.post(api('/authenticators'), { headers, body: { method: 'updb', identityId: id, username: 'auth-evented', password: 'auth-evented-pw' } });
+  const authenticatorId = authenticator.json.data.id as string;
+  const refused = await controller.http.post(`${controller.clientApi}/authenticate?method=password`, { body: { username: 'auth-evented', password: 'not-the-password' } });
+  assert.equal(refused.status, 401);
+  await controller.login('auth-evented', 'auth-evented-pw');
+  const { readFileSync } = await import('node:fs');
+  let text = '';
+  let attempts: any[] = [];
+  for (let i = 0; i < 50 && attempts.length < 2; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    text = readFileSync(controller.eventsFile, 'utf8');
+    attempts = text.trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.namespace === 'authentication' && event.identity_id === id);
+  }
+  const common = { namespace: 'authentication', event_src_id: controller.id, type: 'updb', authenticator_id: authenticatorId, external_jwt_signer_id: '', identity_id: id, remote_address: '127.0.0.1', improper_client_cert_chain: false };
+  assert.deepEqual(
+    attempts.map(({ timestamp, ...rest }) => (assert.ok(Date.parse(timestamp) > 0), rest)),
+    [
+      { ...common, event_type: 'fail', auth_policy_id: '', success: false, reason: 'wrong password' },
+      { ...common, event_type: 'success', auth_policy_id: 'default', success: true, reason: '' },
+    ],
+  );
+  assert.ok(!text.includes('not-the-password') && !text.includes('auth-evented-pw'), 'no password in the events file');
+});

@@ -109,6 +109,6 @@ export class CertLogin {
 
   private refuse(reason: string, identity?: Identity): never {
     this.logger.info('certificate authentication failed', { reason, ...(identity ? { identityId: identity.id } : {}) });
-    throw new ApiError('INVALID_AUTH');
+    throw new ApiError('INVALID_AUTH').withRefusal({ reason, ...(identity ? { identityId: identity.id } : {}) });
   }
 }

@@ -9,7 +9,7 @@ import type { ExternalJwtSignerService } from '../edge/ext-jwt-signer-service.ts
 import type { ExternalJwtSigner, Identity } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { ApiError, type AuthenticationRefusal } from '../web/api-error.ts';
 import type { ExtJwtVerifier, JwtFailureReason } from './ext-jwt/ext-jwt-verifier.ts';
 import { isIdentityDisabled } from './identity-state.ts';
 import type { PrimaryAuthentication } from './password-login.ts';
@@ -38,10 +38,13 @@ export class ExtJwtLogin {
   async authenticate(tokens: readonly string[]): Promise<PrimaryAuthentication> {
     const enabled = this.usable(this.signers.enabled());
     let worst: JwtFailureReason = 'missing';
+    // What an authentication event reports: the refusal behind the worst reason, the one the challenge names.
+    let reported: AuthenticationRefusal = { reason: 'missing: no Bearer token in the Authorization header' };
     for (const token of tokens) {
       const result = await this.verifier.verify(token, enabled);
       if (!result.ok) {
         this.logger.info('ext-jwt authentication failed', { reason: result.reason, detail: result.detail, ...(result.signer ? { signerId: result.signer.id } : {}) });
+        if (rank(result.reason) >= rank(worst)) reported = { reason: `${result.reason}: ${result.detail}`, ...(result.signer ? { signerId: result.signer.id } : {}) };
         worst = rank(result.reason) > rank(worst) ? result.reason : worst;
         continue;
       }
@@ -50,13 +53,14 @@ export class ExtJwtLogin {
       const refusal = identity ? this.refusalFor(identity, signer) : `no identity has ${signer.useExternalId ? 'externalId' : 'id'} ${JSON.stringify(result.subject)}`;
       if (refusal) {
         this.logger.info('ext-jwt authentication failed', { reason: 'invalid', detail: refusal, signerId: signer.id, ...(identity ? { identityId: identity.id } : {}) });
+        if (rank('invalid') >= rank(worst)) reported = { reason: `invalid: ${refusal}`, signerId: signer.id, ...(identity ? { identityId: identity.id } : {}) };
         worst = 'invalid';
         continue;
       }
       return { identity: identity!, authenticatorId: signer.id, method: 'ext-jwt' };
     }
     if (tokens.length === 0) this.logger.info('ext-jwt authentication failed', { reason: 'missing', detail: 'no Bearer token in the Authorization header' });
-    throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', extJwtChallenge('openziti-primary-ext-jwt', worst, enabled));
+    throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', extJwtChallenge('openziti-primary-ext-jwt', worst, enabled)).withRefusal(reported);
   }
 
   /** The secondary factor: one of the tokens is a valid JWT of `signerId` naming `identity`. */

@@ -39,13 +39,13 @@ export class PasswordLogin {
     if (authenticator) await this.pendingFailures.get(authenticator.id);
     const identity = authenticator ? this.store.table<Identity>(tables.identities).get(authenticator.identityId) : undefined;
     if (!authenticator || !identity) return this.refuse('unknown username');
-    if (isIdentityDisabled(identity, this.clock.now())) return this.refuse(identity.disabledUntil ? 'identity locked or disabled until ' + identity.disabledUntil : 'identity disabled', identity);
+    if (isIdentityDisabled(identity, this.clock.now())) return this.refuse(identity.disabledUntil ? 'identity locked or disabled until ' + identity.disabledUntil : 'identity disabled', identity, authenticator.id);
     const policy = this.policies.forIdentity(identity);
-    if (!policy.primary.updb.allowed) return this.refuse(`auth policy ${policy.id} does not allow password authentication`, identity);
+    if (!policy.primary.updb.allowed) return this.refuse(`auth policy ${policy.id} does not allow password authentication`, identity, authenticator.id);
     if (!matched) {
       // Counted without holding up the answer, so a wrong password for a real user takes as long as an unknown user.
       this.trackFailure(authenticator.id, this.countFailure(authenticator, identity, policy.primary.updb));
-      return this.refuse('wrong password', identity);
+      return this.refuse('wrong password', identity, authenticator.id);
     }
     if (authenticator.failedAttempts) await this.writer.write({ type: 'authenticator.loginSucceeded', id: authenticator.id });
     return { identity, authenticatorId: authenticator.id, method: 'password' };
@@ -84,8 +84,8 @@ export class PasswordLogin {
     }
   }
 
-  private refuse(reason: string, identity?: Identity): never {
+  private refuse(reason: string, identity?: Identity, authenticatorId?: string): never {
     this.logger.info('password authentication failed', { reason, ...(identity ? { identityId: identity.id } : {}) });
-    throw new ApiError('INVALID_AUTH');
+    throw new ApiError('INVALID_AUTH').withRefusal({ reason, ...(identity ? { identityId: identity.id } : {}), ...(authenticatorId ? { authenticatorId } : {}) });
   }
 }

@@ -201,7 +201,7 @@ describe('parseControllerConfig: a valid file', () => {
         ],
         handler: { type: 'file', format: 'json', path: '/etc/edgeward/logs/events.jsonl', maxsizemb: 10, maxbackups: 0, bufferSize: 10 },
       },
-      console: { subscriptions: [{ type: 'authentication' }], handler: { type: 'stdout', format: 'json', bufferSize: 10 } },
+      console: { subscriptions: [{ type: 'authentication', include: [] }], handler: { type: 'stdout', format: 'json', bufferSize: 10 } },
     });
   });
 });

@@ -107,7 +107,7 @@ export type EventSubscriptionConfig =
   | { readonly type: 'cluster' }
   | { readonly type: 'entityChange'; readonly propagateAlways: boolean; readonly include: readonly string[] }
   | { readonly type: 'apiSession'; readonly propagateAlways: boolean; readonly include: readonly ('created' | 'deleted')[] }
-  | { readonly type: 'authentication' }
+  | { readonly type: 'authentication'; readonly include: readonly ('success' | 'fail')[] }
   | { readonly type: 'metrics'; readonly sourceFilter?: string; readonly metricFilter?: string };
 
 export type EventOutputConfig =

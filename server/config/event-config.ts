@@ -26,7 +26,8 @@ const subscription = s.tagged(
       propagateAlways: s.boolean({ acceptStrings: true }).default(false),
       include: s.array(s.string({ enum: ['created', 'deleted'] })).default([]),
     }),
-    authentication: s.object({}),
+    // include: event types to report (success, fail); empty means both. Written where the login was answered.
+    authentication: s.object({ include: s.array(s.string({ enum: ['success', 'fail'] })).default([]) }),
     // metricFilter is matched against `<metric>.<valueKey>`.
     metrics: s.object({ sourceFilter: regex, metricFilter: regex }),
   },

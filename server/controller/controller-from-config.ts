@@ -115,7 +115,9 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
         subscriptions: handler.subscriptions.map((subscription) =>
           subscription.type === 'entityChange' || subscription.type === 'apiSession'
             ? { type: subscription.type, propagateAlways: subscription.propagateAlways, include: subscription.include }
-            : { type: subscription.type },
+            : subscription.type === 'authentication'
+              ? { type: subscription.type, include: subscription.include }
+              : { type: subscription.type },
         ),
         handler:
           handler.handler.type === 'file'

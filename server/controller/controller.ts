@@ -10,6 +10,7 @@ import { AgentServer, type AgentCommand } from '../agent/agent-server.ts';
 import { ModelWriter } from '../edge/model-writer.ts';
 import { EventDispatcher } from '../events/event-dispatcher.ts';
 import { apiSessionEvents } from '../events/api-session-events.ts';
+import { authenticationEvent, type AuthenticationAttempt } from '../events/authentication-events.ts';
 import { entityChangeEvents } from '../events/entity-change-events.ts';
 import { fileEventSink, stdoutEventSink } from '../events/event-sinks.ts';
 import { HealthChecker } from '../health/health-checker.ts';
@@ -190,7 +191,21 @@ export async function startController(options: ControllerOptions, runtime: { log
   const writer = new ModelWriter(proposer);
   const baseUrls: Partial<Record<ApiBinding, string[]>> = {};
   for (const web of options.webs) for (const api of web.apis) for (const point of web.bindPoints) (baseUrls[api] ??= []).push(`https://${point.address}`);
-  const services = buildEdgeServices({ store, writer, clock, logger, options, mfaKey, clientApiOrigins: baseUrls['edge-client'] ?? [], routerPresence: routers.presence, controlAddresses: () => routers.controlAddresses() });
+  const onAuthentication = dispatcher.wants('authentication')
+    ? (attempt: AuthenticationAttempt) => dispatcher.dispatch('authentication', authenticationEvent(attempt, { controllerId: options.id, now: () => clock.now() }))
+    : undefined;
+  const services = buildEdgeServices({
+    store,
+    writer,
+    clock,
+    logger,
+    options,
+    mfaKey,
+    clientApiOrigins: baseUrls['edge-client'] ?? [],
+    routerPresence: routers.presence,
+    controlAddresses: () => routers.controlAddresses(),
+    ...(onAuthentication ? { onAuthentication } : {}),
+  });
   const sessions = services.sessions;
 
   const health = new HealthChecker(

@@ -1,5 +1,6 @@
 // Builds the edge services of one controller from its options: the model services, the three primary logins and
 // the enrollment settings (who signs client certificates and enrollment JWTs, and where clients enroll).
+import type { AuthenticationAttempt } from '../events/authentication-events.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import { CertLogin } from '../auth/cert-login.ts';
@@ -38,9 +39,11 @@ export interface EdgeWiring {
   readonly routerPresence?: RouterPresence;
   /** The cluster members' control addresses now, for router enrollment JWTs (this controller's when unset). */
   readonly controlAddresses?: () => readonly string[];
+  /** Told of every primary login attempt (nothing when unset). */
+  readonly onAuthentication?: (attempt: AuthenticationAttempt) => void;
 }
 
-export function buildEdgeServices({ store, writer, clock, logger, options, mfaKey, clientApiOrigins, routerPresence, controlAddresses }: EdgeWiring): EdgeServices {
+export function buildEdgeServices({ store, writer, clock, logger, options, mfaKey, clientApiOrigins, routerPresence, controlAddresses, onAuthentication }: EdgeWiring): EdgeServices {
   const authLogger = logger.child('auth');
   const identityTls = options.cluster.tls;
   const authPolicies = new AuthPolicyService(store, writer, clock);
@@ -88,5 +91,6 @@ export function buildEdgeServices({ store, writer, clock, logger, options, mfaKe
     caBundlePem: identityTls.caPem,
     clock,
     logger,
+    reportAuthentication: onAuthentication ?? (() => undefined),
   };
 }

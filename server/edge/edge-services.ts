@@ -1,4 +1,5 @@
 // The controller's edge services, built once and shared by both APIs.
+import type { AuthenticationAttempt } from '../events/authentication-events.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { CertLogin } from '../auth/cert-login.ts';
@@ -40,4 +41,6 @@ export interface EdgeServices {
   readonly caBundlePem: string;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Told of every primary login attempt, for authentication events. */
+  readonly reportAuthentication: (attempt: AuthenticationAttempt) => void;
 }

@@ -55,3 +55,11 @@ test('API session events follow the leader rule too, and include filters them by
   dispatcher.dispatch('apiSession', { event_type: 'deleted', id: 'c' });
   assert.deepEqual(events, [{ event_type: 'deleted', id: 'c' }]);
 });
+
+test('authentication events are written where the login was answered, leader or not; include filters by event_type', () => {
+  const leader = { value: false };
+  const { dispatcher, events } = dispatcherWith([{ type: 'authentication', include: ['fail'] }], leader);
+  dispatcher.dispatch('authentication', { event_type: 'success' });
+  dispatcher.dispatch('authentication', { event_type: 'fail' });
+  assert.deepEqual(events, [{ event_type: 'fail' }]);
+});

@@ -15,8 +15,10 @@ export interface EventHandlerBinding {
   readonly sink: EventSink;
 }
 
-/** Namespaces of events made by applying the log, and the event field their subscription's `include` filters on. */
-const appliedNamespaces: Readonly<Record<string, string>> = { entityChange: 'entityType', apiSession: 'event_type' };
+/** Namespaces of events made by applying the log: written by the leader unless propagateAlways. */
+const appliedNamespaces = new Set(['entityChange', 'apiSession']);
+/** The event field a subscription's `include` filters on, by namespace. */
+const includeFields: Readonly<Record<string, string>> = { entityChange: 'entityType', apiSession: 'event_type', authentication: 'event_type' };
 
 export class EventDispatcher {
   constructor(
@@ -41,14 +43,13 @@ export class EventDispatcher {
   }
 
   dispatch(namespace: string, event: Record<string, unknown>): void {
-    const includeField = appliedNamespaces[namespace];
+    const applied = appliedNamespaces.has(namespace);
+    const includeField = includeFields[namespace];
     for (const handler of this.handlers) {
       const subscription = handler.subscriptions.find((candidate) => candidate.type === namespace);
       if (!subscription) continue;
-      if (includeField !== undefined) {
-        if (!subscription.propagateAlways && !this.isLeader()) continue;
-        if (subscription.include && subscription.include.length > 0 && !subscription.include.includes(String(event[includeField]))) continue;
-      }
+      if (applied && !subscription.propagateAlways && !this.isLeader()) continue;
+      if (includeField !== undefined && subscription.include && subscription.include.length > 0 && !subscription.include.includes(String(event[includeField]))) continue;
       handler.sink.write(event);
     }
   }

@@ -45,10 +45,19 @@ export type ApiErrorCause =
   | { field: string; reason: string; value?: unknown }
   | { code: string; message: string };
 
+export interface AuthenticationRefusal {
+  readonly reason: string;
+  readonly identityId?: string;
+  readonly authenticatorId?: string;
+  readonly signerId?: string;
+}
+
 export class ApiError extends Error {
   readonly status: number;
   /** Response headers that belong to this error, such as WWW-Authenticate. */
   headers?: Record<string, string>;
+  /** Why a login was refused and whom it concerned, for authentication events; never sent to the client. */
+  refusal?: AuthenticationRefusal;
   constructor(
     readonly code: ApiErrorCode,
     override readonly cause?: ApiErrorCause,
@@ -62,6 +71,11 @@ export class ApiError extends Error {
 
   static validation(field: string, reason: string, value?: unknown): ApiError {
     return new ApiError('COULD_NOT_VALIDATE', value === undefined ? { field, reason } : { field, reason, value });
+  }
+
+  withRefusal(refusal: AuthenticationRefusal): this {
+    this.refusal = refusal;
+    return this;
   }
 
   withHeader(name: string, value: string): this {

@@ -15,6 +15,7 @@ import { bearerTokens } from '../../auth/ext-jwt/bearer-tokens.ts';
 import { extJwtChallenge } from '../../auth/ext-jwt-login.ts';
 import type { PrimaryAuthentication } from '../../auth/password-login.ts';
 import { authQueriesFor } from '../../auth/auth-queries.ts';
+import type { AuthenticationAttempt } from '../../events/authentication-events.ts';
 
 interface PasswordBody {
   username: string;
@@ -72,7 +73,25 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
     if (!knownMethods.includes(method)) {
       throw new ApiError('INVALID_AUTH_METHOD', { field: 'method', reason: `method must be one of ${knownMethods.join(', ')}`, value: method });
     }
-    const { login, configTypes } = await primary(ctx, method);
+    const attemptMethod = method as AuthenticationAttempt['method'];
+    const remoteAddress = ctx.request.ip.replace(/^::ffff:/, '');
+    let primaryResult: Awaited<ReturnType<typeof primary>>;
+    try {
+      primaryResult = await primary(ctx, method);
+    } catch (error) {
+      const refusal = error instanceof ApiError ? error.refusal : undefined;
+      services.reportAuthentication({
+        method: attemptMethod,
+        success: false,
+        reason: refusal?.reason ?? (error instanceof ApiError ? `${error.code}: ${error.message}` : 'internal error'),
+        remoteAddress,
+        ...(refusal?.identityId ? { identityId: refusal.identityId } : {}),
+        ...(refusal?.authenticatorId ? { authenticatorId: refusal.authenticatorId } : {}),
+        ...(refusal?.signerId ? { signerId: refusal.signerId } : {}),
+      });
+      throw error;
+    }
+    const { login, configTypes } = primaryResult;
     const policy = services.authPolicies.forIdentity(login.identity);
     const mfaEnrolled = services.mfa.isEnrolled(login.identity.id);
     const { queries, secondarySigner } = authQueriesFor(policy, services.signers, mfaEnrolled);
@@ -80,11 +99,12 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
       identity: login.identity,
       authenticatorId: login.authenticatorId,
       authMethod: login.method,
-      ipAddress: ctx.request.ip.replace(/^::ffff:/, ''),
+      ipAddress: remoteAddress,
       configTypes,
       authQueries: queries,
       isMfaRequired: mfaEnrolled,
     });
+    services.reportAuthentication({ method: attemptMethod, success: true, reason: '', identityId: login.identity.id, authenticatorId: login.authenticatorId, authPolicyId: policy.id, remoteAddress });
     ctx.state.session = session;
     ctx.set('zt-session', token);
     // The secondary challenge goes out with the session, so the client learns at once which JWT it owes.
