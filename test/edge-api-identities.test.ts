@@ -1,5 +1,6 @@
 // Identities and authenticators on the Management API, and what bad input gets, against a real controller.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { ControllerFixture } from './support/controller-fixture.ts';
 
@@ -12,6 +13,19 @@ before(async () => {
 after(async () => controller?.dispose());
 
 const api = (path: string) => `${controller.managementApi}${path}`;
+
+/** The events file's text and its events that `wanted` keeps, once there are `count` of them (or after 2.5 s):
+ * events are written on the tick after the change, so a test waits for them. */
+async function eventsFound(wanted: (event: any) => boolean, count: number): Promise<{ text: string; events: any[] }> {
+  let text = '';
+  let events: any[] = [];
+  for (let i = 0; i < 50 && events.length < count; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    text = readFileSync(controller.eventsFile, 'utf8');
+    events = text.trim().split('\n').map((line) => JSON.parse(line)).filter(wanted);
+  }
+  return { text, events };
+}
 
 async function createIdentity(body: Record<string, unknown>): Promise<string> {
   const response = await controller.http.post(api('/identities'), { headers, body });
@@ -210,12 +224,8 @@ test('deleting an identity ends its sessions and removes its authenticators', as
 
 test('every write shows up in the events file with its raft index', async () => {
   const id = await createIdentity({ name: 'evented', isAdmin: false });
-  const { readFileSync } = await import('node:fs');
-  let events: any[] = [];
-  for (let i = 0; i < 50 && !events.some((event) => event.finalState?.id === id); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    events = readFileSync(controller.eventsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-  }
+  await eventsFound((event) => event.finalState?.id === id, 1);
+  const events = readFileSync(controller.eventsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
   const created = events.find((event) => event.finalState?.id === id);
   assert.ok(created, 'the create is in the events file');
   assert.equal(created.namespace, 'entityChange');
@@ -234,14 +244,7 @@ test('logins and logouts show up as apiSession events, with the identity and add
   const current = await controller.http.get(`${controller.clientApi}/current-api-session`, { headers: { 'zt-session': token } });
   const sessionId = current.json.data.id as string;
   assert.equal((await controller.http.delete(`${controller.clientApi}/current-api-session`, { headers: { 'zt-session': token } })).status, 200);
-  const { readFileSync } = await import('node:fs');
-  let text = '';
-  let sessionEvents: any[] = [];
-  for (let i = 0; i < 50 && sessionEvents.length < 2; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    text = readFileSync(controller.eventsFile, 'utf8');
-    sessionEvents = text.trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.namespace === 'apiSession' && event.id === sessionId);
-  }
+  const { text, events: sessionEvents } = await eventsFound((event) => event.namespace === 'apiSession' && event.id === sessionId, 2);
   assert.deepEqual(
     sessionEvents.map((event) => [event.event_type, event.identity_id, event.ip_address, event.type, event.event_src_id]),
     [
@@ -260,14 +263,7 @@ test('a refused and an accepted password login show up as authentication events 
   const refused = await controller.http.post(`${controller.clientApi}/authenticate?method=password`, { body: { username: 'auth-evented', password: 'not-the-password' } });
   assert.equal(refused.status, 401);
   await controller.login('auth-evented', 'auth-evented-pw');
-  const { readFileSync } = await import('node:fs');
-  let text = '';
-  let attempts: any[] = [];
-  for (let i = 0; i < 50 && attempts.length < 2; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    text = readFileSync(controller.eventsFile, 'utf8');
-    attempts = text.trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.namespace === 'authentication' && event.identity_id === id);
-  }
+  const { text, events: attempts } = await eventsFound((event) => event.namespace === 'authentication' && event.identity_id === id, 2);
   const common = { namespace: 'authentication', event_src_id: controller.id, type: 'updb', authenticator_id: authenticatorId, external_jwt_signer_id: '', identity_id: id, remote_address: '127.0.0.1', improper_client_cert_chain: false };
   assert.deepEqual(
     attempts.map(({ timestamp, ...rest }) => (assert.ok(Date.parse(timestamp) > 0), rest)),
