@@ -14,7 +14,7 @@ import { generateKeyPair, privateKeyToPem } from '../../server/pki/key-pair.ts';
 import { initPki } from '../../server/pki/pki-directory.ts';
 import { ecdsaWithSha256, x509 } from '../../server/pki/x509-runtime.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
-import type { DialBackoffConfig, ForwarderConfig, LinkDialerConfig, LinkListenerConfig, RouterConfig } from '../config/router-config.ts';
+import { parseRouterConfig, type DialBackoffConfig, type ForwarderConfig, type LinkDialerConfig, type LinkListenerConfig, type RouterConfig } from '../config/router-config.ts';
 import type { LinkTlsMaterial } from './link-manager-api.ts';
 
 export interface TestPki {
@@ -67,20 +67,13 @@ export interface TestLinkConfig {
   readonly forwarder?: Partial<ForwarderConfig>;
 }
 
-/** The spec's forwarder defaults. */
-export const defaultForwarder: ForwarderConfig = {
-  faultTxInterval: 15000,
-  idleCircuitTimeout: 60000,
-  idleTxInterval: 60000,
-  linkDialQueueLength: 1000,
-  linkDialWorkerCount: 32,
-  rateLimitedQueueLength: 5000,
-  rateLimitedWorkerCount: 5,
-  xgressCloseCheckInterval: 5000,
-  xgressDialDwellTime: 0,
-  xgressDialQueueLength: 1000,
-  xgressDialWorkerCount: 128,
-};
+/** The forwarder section as the config loader fills it in for a file that leaves it out: the spec's defaults. */
+export const defaultForwarder: ForwarderConfig = (() => {
+  const yaml = ['v: 3', 'identity:', '  cert: router.cert', '  key: router.key', 'ctrl:', '  endpoint: tls:127.0.0.1:6262'].join('\n');
+  const { config } = parseRouterConfig(yaml, { file: '/etc/edgeward/router.yml', env: {} });
+  if (!config) throw new Error('the minimal router config did not load');
+  return config.forwarder;
+})();
 
 /** A RouterConfig with the sections the link manager reads, `link` and `forwarder`, filled in. */
 export function linkRouterConfig(spec: TestLinkConfig): RouterConfig {

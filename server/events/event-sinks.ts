@@ -32,7 +32,7 @@ export function fileEventSink(path: string, onFailure: EventSinkFailure = () => 
   // Failing appends and failing rotations are each reported once per run of failures.
   let failing = false;
   let rotationFailing = false;
-  const rotate = (now: () => Date) => {
+  const rotate = ({ maxBackups, now = () => new Date() }: EventFileRotation) => {
     const folder = dirname(path);
     let at = now();
     // Two rotations within a millisecond must not overwrite the first one's file.
@@ -48,7 +48,7 @@ export function fileEventSink(path: string, onFailure: EventSinkFailure = () => 
     closeSync(fd);
     fd = next;
     size = 0;
-    for (const name of backupsToRemove(path, readdirSync(folder), rotation!.maxBackups)) unlinkSync(join(folder, name));
+    for (const name of backupsToRemove(path, readdirSync(folder), maxBackups)) unlinkSync(join(folder, name));
   };
   const flush = () => {
     if (pending.length === 0 || closed) return;
@@ -57,7 +57,7 @@ export function fileEventSink(path: string, onFailure: EventSinkFailure = () => 
     const bytes = Buffer.byteLength(text);
     if (rotation && size > 0 && size + bytes > rotation.maxBytes) {
       try {
-        rotate(rotation.now ?? (() => new Date()));
+        rotate(rotation);
         rotationFailing = false;
       } catch (error) {
         // Keep appending to the file we have: losing events is worse than a file past its size.

@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Level } from 'level';
 import { entryKey, LevelRaftStore } from './level-raft-store.ts';
 import { logStoreContract } from './raft-storage-contract.ts';
+import { tempRaftDb } from './temp-raft-db.ts';
 
-async function tempDb(): Promise<{ path: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'edgeward-raft-db-'));
-  return { path: join(dir, 'raft.db'), remove: () => rm(dir, { recursive: true, force: true }) };
-}
+const tempDb = () => tempRaftDb('raft-db');
 
 async function rawContents(path: string): Promise<Record<string, unknown>> {
   const db = new Level<string, unknown>(path, { valueEncoding: 'json' });

@@ -9,6 +9,7 @@ import { writeBatch, type LevelOperation } from '../../store/level-batch.ts';
 import type { Entry, HardState } from '../core/types.ts';
 import type { RaftStore } from './raft-storage.ts';
 import { checkAppend, checkCompact, checkHardState, copyHardState } from './store-rules.ts';
+import { SerialQueue } from './serial-queue.ts';
 
 const logPrefix = 'log!';
 const logEnd = 'log!~';
@@ -25,7 +26,7 @@ type Operation = LevelOperation;
 export class LevelRaftStore implements RaftStore {
   private closed = false;
   /** Writes run one at a time: each computes its deletes from the cached bounds the previous one left. */
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly writes = new SerialQueue();
 
   private constructor(
     private readonly db: Level<string, unknown>,
@@ -146,7 +147,7 @@ export class LevelRaftStore implements RaftStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.writes.catch(() => undefined);
+    await this.writes.idle();
     await this.db.close();
   }
 
@@ -170,9 +171,7 @@ export class LevelRaftStore implements RaftStore {
   /** Writes accepted before close() still complete: close waits for them. */
   private serialise(write: () => Promise<void>): Promise<void> {
     if (this.closed) return Promise.reject(closedError());
-    const run = this.writes.then(write);
-    this.writes = run.catch(() => undefined);
-    return run;
+    return this.writes.run(write);
   }
 
   private assertOpen(): void {

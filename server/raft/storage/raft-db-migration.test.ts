@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Level } from 'level';
@@ -9,14 +8,12 @@ import { LevelRaftStore } from './level-raft-store.ts';
 import { openRaftStore } from './raft-db-migration.ts';
 import { WalRaftStore } from './wal-raft-store.ts';
 import { readRecord } from './wal-record.ts';
+import { tempRaftDb } from './temp-raft-db.ts';
 
 // Small segments keep the tests from writing 16 MiB of zeros each.
 const options = { segmentBytes: 1 << 20, now: () => 1_700_000_000_000 };
 
-async function tempDb(): Promise<{ dir: string; path: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'edgeward-raft-migration-'));
-  return { dir, path: join(dir, 'raft.db'), remove: () => rm(dir, { recursive: true, force: true }) };
-}
+const tempDb = () => tempRaftDb('raft-migration');
 
 const entry = (index: number, term: number, data: unknown = { type: 'set', key: `k${index}` }): Entry => ({ index, term, type: 'normal', data });
 const run = (from: number, to: number, term: number): Entry[] => Array.from({ length: to - from + 1 }, (_, i) => entry(from + i, term));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { copyFile, mkdtemp, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +10,9 @@ import { logStoreContract } from './raft-storage-contract.ts';
 import { WalRaftStore, type WalRaftStoreOptions } from './wal-raft-store.ts';
 import { readRecord, type WalRecord } from './wal-record.ts';
 import { segmentName } from './wal-segments.ts';
+import { tempRaftDb } from './temp-raft-db.ts';
 
-async function tempDb(): Promise<{ path: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'edgeward-wal-'));
-  return { path: join(dir, 'raft.db'), remove: () => rm(dir, { recursive: true, force: true }) };
-}
+const tempDb = () => tempRaftDb('wal');
 
 function harness(options: WalRaftStoreOptions) {
   return async () => {

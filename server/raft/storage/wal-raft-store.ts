@@ -16,6 +16,7 @@ import { WalLogIndex, type RecordLocation } from './wal-log-index.ts';
 import { encodeRecords, readRecord, type Checkpoint, type WalRecord } from './wal-record.ts';
 import { recoverWal } from './wal-recovery.ts';
 import { closeSegment, openForAppend, prepareSegment, removeSegments, SegmentReader, segmentLabel, syncDirectory, writeAt } from './wal-segments.ts';
+import { SerialQueue } from './serial-queue.ts';
 
 export interface WalRaftStoreOptions {
   /** Segment files are preallocated to this size; a record larger than a segment gets one of its own size. */
@@ -43,7 +44,7 @@ export class WalRaftStore implements RaftStore {
   /** Set by a failed write: what is on disk after it is unknown until a reopen replays it, so nothing more is written. */
   private failure: Error | undefined;
   /** Reads and writes run one at a time, in order: each write starts from the bounds the previous one left. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   /** The next segment, zeroed and synced in the background so a rotation costs one write. */
   private spare: Promise<Segment> | undefined;
   private spareSeq = 0;
@@ -176,7 +177,7 @@ export class WalRaftStore implements RaftStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.queue;
+    await this.queue.idle();
     const spare = await this.spare?.catch(() => undefined);
     this.spare = undefined;
     if (spare) await closeSegment(spare.fd);
@@ -264,9 +265,7 @@ export class WalRaftStore implements RaftStore {
 
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(closedError());
-    const run = this.queue.then(job);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.queue.run(job);
   }
 
   private assertOpen(): void {

@@ -42,6 +42,13 @@ const optionalBody = bodyValidator<{ configTypes?: string[] | null }>({
 
 const knownMethods = ['password', 'cert', 'ext-jwt'];
 
+/** A login that threw: its refusal (who, and why) when the login service gave one, else the error's code. */
+function refusedAttempt(method: AuthenticationAttempt['method'], remoteAddress: string, error: unknown): AuthenticationAttempt {
+  const refusal = error instanceof ApiError ? error.refusal : undefined;
+  const fallback = error instanceof ApiError ? `${error.code}: ${error.message}` : 'internal error';
+  return { method, success: false, remoteAddress, ...refusal, reason: refusal?.reason ?? fallback };
+}
+
 export function authenticationRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, guard: (access: Access) => Middleware<RequestState>): void {
   const { sessions, identities } = services;
 
@@ -75,23 +82,10 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
     }
     const attemptMethod = method as AuthenticationAttempt['method'];
     const remoteAddress = ctx.request.ip.replace(/^::ffff:/, '');
-    let primaryResult: Awaited<ReturnType<typeof primary>>;
-    try {
-      primaryResult = await primary(ctx, method);
-    } catch (error) {
-      const refusal = error instanceof ApiError ? error.refusal : undefined;
-      services.reportAuthentication({
-        method: attemptMethod,
-        success: false,
-        reason: refusal?.reason ?? (error instanceof ApiError ? `${error.code}: ${error.message}` : 'internal error'),
-        remoteAddress,
-        ...(refusal?.identityId ? { identityId: refusal.identityId } : {}),
-        ...(refusal?.authenticatorId ? { authenticatorId: refusal.authenticatorId } : {}),
-        ...(refusal?.signerId ? { signerId: refusal.signerId } : {}),
-      });
+    const { login, configTypes } = await primary(ctx, method).catch((error: unknown) => {
+      services.reportAuthentication(refusedAttempt(attemptMethod, remoteAddress, error));
       throw error;
-    }
-    const { login, configTypes } = primaryResult;
+    });
     const policy = services.authPolicies.forIdentity(login.identity);
     const mfaEnrolled = services.mfa.isEnrolled(login.identity.id);
     const { queries, secondarySigner } = authQueriesFor(policy, services.signers, mfaEnrolled);
