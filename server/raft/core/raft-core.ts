@@ -661,6 +661,15 @@ export class RaftCore {
     this.send({ type: 'Heartbeat', to, term: this.term, commit: Math.min(pr.match, this.log.committed) });
   }
 
+  /** The highest index every member is known to hold: on a leader the lowest match among the members (and its own
+   * written log); elsewhere the end of the log, as no one here sends entries on. */
+  heldByAll(): number {
+    if (this.role !== 'leader') return this.log.lastIndex();
+    let lowest = this.log.stableIndex;
+    for (const [id, pr] of this.progress) if (id !== this.id && pr.match < lowest) lowest = pr.match;
+    return lowest;
+  }
+
   private maybeCommit(): boolean {
     const voters = this.configuration.voters;
     if (voters.length === 0) return false;

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { silentLogger } from '../../../common/log/logger.ts';
+import { entryJson, holdsEntryJson } from '../core/entry-json.ts';
+import type { Entry, Message } from '../core/types.ts';
 import { seededRandom } from '../sim/seeded-random.ts';
 import type { ApplyResult, CommittedEntry } from '../state-machine.ts';
 import { FileSnapshotStore } from '../storage/file-snapshot-store.ts';
@@ -209,4 +211,42 @@ test('back-to-back proposals never wait for a tick: what arrives while the loop 
   const elapsed = Date.now() - started;
   assert.ok(elapsed < 5000, `300 sequential proposals took ${elapsed} ms`);
   await Promise.all(members.map((member) => member.node!.close()));
+});
+
+test('entry texts are released once applied and held by every member; a lagging member keeps them, and they are made again for it', async () => {
+  const transport = new InProcessTransport();
+  // Record the leader's own entry objects as they leave, and deliver copies, as a network would (the in-process
+  // transport would otherwise share them, and a follower's release would be the leader's).
+  const sent = new Map<number, Entry>();
+  const send = transport.send.bind(transport);
+  transport.send = (message: Message) => {
+    if (message.type === 'Append') for (const entry of message.entries) sent.set(entry.index, entry);
+    send(structuredClone(message));
+  };
+  const members = await cluster(['t1', 't2', 't3'], transport, async () => ({ store: new MemoryRaftStore(), snapshots: new MemorySnapshotStore() }));
+  try {
+    const leader = await waitFor('a leader', () => leaderOf(members));
+    const everywhere = (index: number) => waitFor(`index ${index} applied everywhere`, () => members.every((member) => member.machine.applied >= index));
+    const early = await leader.node!.propose({ type: 'set', key: 'early', value: 'v' } as never);
+    await everywhere(early.index);
+    // Released on the next apply after the last follower's answer arrived.
+    await everywhere((await leader.node!.propose({ type: 'set', key: 'next', value: 'v' } as never)).index);
+    assert.equal(holdsEntryJson(sent.get(early.index)!), false, 'applied and held by every member: released');
+
+    const laggard = members.find((member) => member !== leader)!;
+    transport.cut.add(`${leader.id}>${laggard.id}`).add(`${laggard.id}>${leader.id}`);
+    const held = await leader.node!.propose({ type: 'set', key: 'held', value: 'v' } as never);
+    await leader.node!.propose({ type: 'set', key: 'held-too', value: 'v' } as never);
+    assert.equal(holdsEntryJson(sent.get(held.index)!), true, 'one member lacks it: the leader keeps its text');
+
+    transport.cut.clear();
+    await everywhere(held.index + 1);
+    assert.equal(laggard.machine.values.get('held'), 'v');
+    await everywhere((await leader.node!.propose({ type: 'set', key: 'last', value: 'v' } as never)).index);
+    assert.equal(holdsEntryJson(sent.get(held.index)!), false, 'the laggard caught up: released');
+    const entry = sent.get(held.index)!;
+    assert.deepEqual(JSON.parse(entryJson(entry)), { index: entry.index, term: entry.term, type: entry.type, data: entry.data }, 'made again on demand');
+  } finally {
+    for (const member of members) await member.node?.close();
+  }
 });

@@ -5,6 +5,7 @@
 import type { Logger } from '../../../common/log/logger.ts';
 import { RaftCore, type RaftStatus } from '../core/raft-core.ts';
 import { coalesceMessages } from './coalesce-messages.ts';
+import { releaseEntryJson } from '../core/entry-json.ts';
 import { splitByWrite } from '../core/write-ordering.ts';
 import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type Ready, type Snapshot, type SoftState } from '../core/types.ts';
 import type { ApplyResult, CommittedEntry, LogCommand, Proposal, Proposer } from '../state-machine.ts';
@@ -108,6 +109,8 @@ export class RaftNode implements Proposer {
   /** Term and vote last written, to tell a commit-only hard-state change from one that must be synced. */
   private persistedTerm = -1;
   private persistedVote: NodeId | null = null;
+  /** Entries up to here have had their cached JSON released. */
+  private textsReleasedThrough = 0;
 
   private constructor(
     private readonly options: RaftNodeOptions,
@@ -455,6 +458,18 @@ export class RaftNode implements Proposer {
     });
   }
 
+  /** Drops the cached JSON of entries applied here and held by every member (see entry-json.ts): nothing sends or
+   * writes them again but a new or lagging follower, for which they are made again. */
+  private releaseEntryTexts(): void {
+    const through = Math.min(this.appliedIndex(), this.core.heldByAll());
+    const { log } = this.core;
+    for (let index = Math.max(this.textsReleasedThrough + 1, log.firstIndex()); index <= through; index++) {
+      const entry = log.entry(index);
+      if (entry) releaseEntryJson(entry);
+    }
+    if (through > this.textsReleasedThrough) this.textsReleasedThrough = through;
+  }
+
   private async apply(entries: readonly Entry[]): Promise<void> {
     const committed: CommittedEntry[] = entries.map((entry) => ({
       index: entry.index,
@@ -463,6 +478,7 @@ export class RaftNode implements Proposer {
       command: entry.type === 'normal' ? (entry.data as LogCommand) : { type: entry.type === 'config' ? 'raft.config' : 'raft.noop' },
     }));
     const results = await this.options.stateMachine.apply(committed);
+    this.releaseEntryTexts();
     this.settleAppliedWaiters();
     entries.forEach((entry, i) => {
       const pending = this.pending.get(entry.index);
