@@ -7,7 +7,8 @@ import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises
 import { join } from 'node:path';
 import type { Snapshot, SnapshotMeta } from '../core/types.ts';
 import type { SnapshotStore } from './raft-storage.ts';
-import { checkRetain, copyMeta, encodeSnapshot, isConfiguration, newestFirst } from './store-rules.ts';
+import { encodeJsonInPieces } from './chunked-json.ts';
+import { checkRetain, checkSnapshotMeta, copyMeta, isConfiguration, newestFirst, notSerialisable } from './store-rules.ts';
 
 export interface FileSnapshotStoreOptions {
   /** How many snapshots to keep, newest by (index, term); default 5. */
@@ -108,21 +109,27 @@ export class FileSnapshotStore implements SnapshotStore {
   }
 
   private async write(snapshot: Snapshot): Promise<void> {
-    const data = Buffer.from(encodeSnapshot(snapshot), 'utf8');
+    checkSnapshotMeta(snapshot.meta);
     const meta = copyMeta(snapshot.meta);
-    const header = {
-      index: meta.index,
-      term: meta.term,
-      configuration: meta.configuration,
-      checksum: createHash('sha256').update(data).digest('hex'),
-      size: data.length,
-    };
+    // Encoded a piece at a time (chunked-json.ts): the whole model at once held the event loop for hundreds of ms.
+    const pieces: Buffer[] = [];
+    const hash = createHash('sha256');
+    let size = 0;
+    const encoded = await encodeJsonInPieces(snapshot.data, (text) => {
+      const piece = Buffer.from(text, 'utf8');
+      hash.update(piece);
+      size += piece.length;
+      pieces.push(piece);
+    });
+    if (!encoded) throw notSerialisable(snapshot.data);
+    const header = { index: meta.index, term: meta.term, configuration: meta.configuration, checksum: hash.digest('hex'), size };
     const name = snapshotFileName(meta);
     const path = join(this.dir, name);
     const tmp = path + tmpSuffix;
     const file = await open(tmp, 'w');
     try {
-      await file.writeFile(Buffer.concat([Buffer.from(JSON.stringify(header) + '\n', 'utf8'), data]));
+      await file.writeFile(Buffer.from(JSON.stringify(header) + '\n', 'utf8'));
+      for (const piece of pieces) await file.writeFile(piece);
       await file.sync();
     } finally {
       await file.close();

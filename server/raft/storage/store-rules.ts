@@ -66,13 +66,19 @@ export const copyMeta = (meta: SnapshotMeta): SnapshotMeta => ({
 });
 
 /** Validates a snapshot for `save` and returns its data as JSON, the form both stores keep. */
-export function encodeSnapshot(snapshot: Snapshot): string {
-  const { meta } = snapshot;
+/** Throws unless the snapshot's index, term and configuration are well formed. */
+export function checkSnapshotMeta(meta: SnapshotMeta): void {
   if (!isIndex(meta.index)) throw new Error(`save: snapshot index ${String(meta.index)} is not a non-negative integer`);
   if (!isIndex(meta.term)) throw new Error(`save: snapshot term ${String(meta.term)} is not a non-negative integer`);
   if (!isConfiguration(meta.configuration)) throw new Error('save: snapshot configuration needs voters and nonVoters arrays of node ids');
+}
+
+export const notSerialisable = (data: unknown) => new Error(`save: snapshot data (${typeof data}) is not JSON-serialisable`);
+
+export function encodeSnapshot(snapshot: Snapshot): string {
+  checkSnapshotMeta(snapshot.meta);
   const json = JSON.stringify(snapshot.data);
-  if (json === undefined) throw new Error(`save: snapshot data (${typeof snapshot.data}) is not JSON-serialisable`);
+  if (json === undefined) throw notSerialisable(snapshot.data);
   return json;
 }
 
