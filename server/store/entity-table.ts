@@ -1,5 +1,6 @@
 // An in-memory table of entities with unique and multi-value indexes. The model store keeps one per entity type
 // and makes it durable; reads are served from here so the hot path never touches disk.
+import { RowOrder } from './row-order.ts';
 
 export interface Row {
   readonly id: string;
@@ -79,7 +80,7 @@ export class EntityTable<T extends Row> {
     if (violation) throw violation;
     const previous = this.rows.get(row.id);
     if (previous) this.unindex(previous);
-    this.order.put(row, previous !== undefined);
+    this.order.put(row);
     this.rows.set(row.id, row);
     this.index(row);
     return previous;
@@ -128,80 +129,3 @@ export class EntityTable<T extends Row> {
     }
   }
 }
-
-/**
- * The rows of a table kept in id order without sorting the table per read: a sorted run, a tail of rows added since
- * (merged into the run when read, or when it grows past an eighth of the run, so it stays short) and the ids deleted
- * since (dropped when read). A row replaced in place is found by binary search in the run, or in the short tail.
- */
-class RowOrder<T extends Row> {
-  private sorted: T[] = [];
-  private tail: T[] = [];
-  private readonly deleted = new Set<string>();
-
-  rows(): T[] {
-    this.settle();
-    return this.sorted.slice();
-  }
-
-  put(row: T, replacing: boolean): void {
-    if (replacing || this.deleted.delete(row.id)) {
-      if (this.replace(row)) return;
-    }
-    this.tail.push(row);
-    if (this.tail.length > 64 && this.tail.length > this.sorted.length / 8) this.mergeTail();
-  }
-
-  delete(id: string): void {
-    this.deleted.add(id);
-  }
-
-  private replace(row: T): boolean {
-    const at = this.find(row.id);
-    if (at >= 0) {
-      this.sorted[at] = row;
-      return true;
-    }
-    const inTail = this.tail.findIndex((candidate) => candidate.id === row.id);
-    if (inTail < 0) return false;
-    this.tail[inTail] = row;
-    return true;
-  }
-
-  private find(id: string): number {
-    let low = 0;
-    let high = this.sorted.length - 1;
-    while (low <= high) {
-      const mid = (low + high) >>> 1;
-      const midId = this.sorted[mid]!.id;
-      if (midId === id) return mid;
-      if (midId < id) low = mid + 1;
-      else high = mid - 1;
-    }
-    return -1;
-  }
-
-  private settle(): void {
-    if (this.tail.length > 0) this.mergeTail();
-    if (this.deleted.size > 0) {
-      this.sorted = this.sorted.filter((row) => !this.deleted.has(row.id));
-      this.deleted.clear();
-    }
-  }
-
-  private mergeTail(): void {
-    // Rows deleted while waiting in the tail go now; a deleted row in the run goes at settle().
-    const tail = this.tail.filter((row) => !this.deleted.has(row.id)).sort(byId);
-    this.tail = [];
-    const merged: T[] = new Array(this.sorted.length + tail.length);
-    let i = 0;
-    let j = 0;
-    let k = 0;
-    while (i < this.sorted.length && j < tail.length) merged[k++] = this.sorted[i]!.id <= tail[j]!.id ? this.sorted[i++]! : tail[j++]!;
-    while (i < this.sorted.length) merged[k++] = this.sorted[i++]!;
-    while (j < tail.length) merged[k++] = tail[j++]!;
-    this.sorted = merged;
-  }
-}
-
-const byId = (a: Row, b: Row): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
