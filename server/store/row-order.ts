@@ -4,11 +4,9 @@
 // the array: at 150k identities each merge sorted ~19k ids and copied the whole array, 2-3% of a leader's CPU under
 // writes, each merge left a megabyte-sized array for the collector, and a list after writes merged first: all() of
 // 200k rows took 22-29 ms, now 1.5-4 ms. A put costs about the same, 1.6-2 µs at 150-200k rows.)
-interface Keyed {
-  readonly id: string;
-}
+import type { Row } from './entity-table.ts';
 
-export class RowOrder<T extends Keyed> {
+export class RowOrder<T extends Row> {
   private chunks: T[][] = [];
   /** firsts[i] === chunks[i][0].id */
   private firsts: string[] = [];
@@ -88,7 +86,7 @@ export class RowOrder<T extends Keyed> {
 }
 
 /** The position of the first row whose id is not below `id`. */
-function lowerBound(rows: readonly Keyed[], id: string): number {
+function lowerBound(rows: readonly Row[], id: string): number {
   let low = 0;
   let high = rows.length;
   while (low < high) {

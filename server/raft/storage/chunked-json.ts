@@ -24,14 +24,14 @@ export async function encodeJsonInPieces(value: unknown, sink: JsonSink, options
   // The walk is synchronous between pieces (an await per item cost three times the encoding itself); it stops
   // after each full piece, and the piece leaves before the pause.
   const walk = encoder.value(value);
-  for (let step = walk.next(); ; step = walk.next()) {
-    if (step.done) {
-      encoder.flush();
-      return step.value;
-    }
+  let step = walk.next();
+  while (!step.done) {
     encoder.flush();
     await yieldNow();
+    step = walk.next();
   }
+  encoder.flush();
+  return step.value;
 }
 
 class PieceEncoder {
@@ -46,12 +46,8 @@ class PieceEncoder {
   /** Encodes one value, pausing (yield) whenever a piece is full; false when it has no JSON form (undefined, a
    * function, a symbol). */
   *value(value: unknown): Generator<void, boolean> {
-    if (isLargeArray(value)) {
-      yield* this.array(value);
-      return true;
-    }
-    if (isPlainObject(value) && holdsLargeArray(value)) {
-      yield* this.object(value);
+    if (isWalked(value)) {
+      yield* Array.isArray(value) ? this.array(value) : this.object(value as Record<string, unknown>);
       return true;
     }
     const text = JSON.stringify(value) as string | undefined;
@@ -84,11 +80,17 @@ class PieceEncoder {
     let separator = '{';
     for (const key of Object.keys(record)) {
       const item = record[key];
+      const walked = isWalked(item);
+      const text = walked ? undefined : (JSON.stringify(item) as string | undefined);
       // A key whose value has no JSON form is left out, as JSON.stringify leaves it.
-      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+      if (!walked && text === undefined) continue;
       this.put(`${separator}${JSON.stringify(key)}:`);
       separator = ',';
-      yield* this.value(item);
+      if (walked) yield* this.value(item);
+      else {
+        this.put(text!);
+        if (this.full()) yield;
+      }
     }
     this.put(separator === '{' ? '{}' : '}');
   }
@@ -109,6 +111,11 @@ const itemsPerRun = 256;
 
 function isLargeArray(value: unknown): value is readonly unknown[] {
   return Array.isArray(value) && value.length > largeArray;
+}
+
+/** Whether the value is walked here (a large array, or a plain object holding one) rather than stringified whole. */
+function isWalked(value: unknown): boolean {
+  return isLargeArray(value) || (isPlainObject(value) && holdsLargeArray(value));
 }
 
 /** Whether a plain object holds a large array, directly or in plain objects within it (a snapshot's tables). */

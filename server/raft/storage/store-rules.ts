@@ -65,7 +65,6 @@ export const copyMeta = (meta: SnapshotMeta): SnapshotMeta => ({
   },
 });
 
-/** Validates a snapshot for `save` and returns its data as JSON, the form both stores keep. */
 /** Throws unless the snapshot's index, term and configuration are well formed. */
 export function checkSnapshotMeta(meta: SnapshotMeta): void {
   if (!isIndex(meta.index)) throw new Error(`save: snapshot index ${String(meta.index)} is not a non-negative integer`);
@@ -75,6 +74,8 @@ export function checkSnapshotMeta(meta: SnapshotMeta): void {
 
 export const notSerialisable = (data: unknown) => new Error(`save: snapshot data (${typeof data}) is not JSON-serialisable`);
 
+/** Validates a snapshot for `save` and returns its data as JSON, as the memory store keeps it (the file store encodes
+ * in pieces, chunked-json.ts). */
 export function encodeSnapshot(snapshot: Snapshot): string {
   checkSnapshotMeta(snapshot.meta);
   const json = JSON.stringify(snapshot.data);
