@@ -75,17 +75,19 @@ export async function startController(options: ControllerOptions, runtime: { log
     })),
     isLeader,
   );
+  // Made once, not per apply: a closure made on the apply path costs a defineProperty each time under tsx.
+  const eventContext = { controllerId: options.id, version: version.version, now: () => clock.now() };
   if (dispatcher.wants('entityChange')) {
     stateMachine.onChanges((applied) => {
       // Most subscriptions take entity changes on the leader only: a follower builds no event nobody takes.
       if (!dispatcher.takesEntityChangesHere()) return;
-      for (const event of entityChangeEvents(applied, { controllerId: options.id, version: version.version, now: () => clock.now() })) dispatcher.dispatch('entityChange', event);
+      for (const event of entityChangeEvents(applied, eventContext)) dispatcher.dispatch('entityChange', event);
     });
   }
   if (dispatcher.wants('apiSession')) {
     stateMachine.onChanges((applied) => {
       if (!dispatcher.takesAppliedEventsHere('apiSession')) return;
-      for (const event of apiSessionEvents(applied, { controllerId: options.id, now: () => clock.now() })) dispatcher.dispatch('apiSession', event);
+      for (const event of apiSessionEvents(applied, eventContext)) dispatcher.dispatch('apiSession', event);
     });
   }
   let requireRestart: () => void = () => undefined;
