@@ -30,6 +30,40 @@ test('rows come in id order through inserts, replacements and deletes, across ch
   }
 });
 
+test('changes wait until a read or until 1024 wait, then land in id order; reads at any interval see every change', () => {
+  for (const readEvery of [1, 7, 1500, 5000]) {
+    const order = new RowOrder<{ id: string; v: number }>(16);
+    const present = new Map<string, number>();
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let step = 1; step <= 5000; step++) {
+      const id = `k${Math.floor(random() * 3000)}`;
+      if (present.has(id) && random() < 0.3) {
+        order.delete(id);
+        present.delete(id);
+      } else {
+        order.put({ id, v: step });
+        present.set(id, step);
+      }
+      assert.ok(order.backlog < 1024, `the backlog stays bounded without reads (read every ${readEvery}, step ${step})`);
+      if (step % readEvery === 0) {
+        const rows = order.rows();
+        assert.equal(order.backlog, 0);
+        assert.deepEqual(ids(rows), [...present.keys()].sort(), `read every ${readEvery}, step ${step}`);
+        assert.deepEqual(rows.map((row) => row.v), ids(rows).map((rowId) => present.get(rowId)));
+        assert.equal(order.size, present.size);
+      }
+    }
+  }
+  // A put then a delete of the same id before a read leaves nothing; a delete then a put leaves the row.
+  const order = new RowOrder<{ id: string }>(4);
+  order.put({ id: 'a' });
+  order.delete('a');
+  order.delete('b');
+  order.put({ id: 'b' });
+  assert.deepEqual(ids(order.rows()), ['b']);
+});
+
 test('deleting an absent id, or from an empty order, changes nothing; the order empties and fills again', () => {
   const order = new RowOrder<{ id: string }>(2);
   order.delete('x');
