@@ -25,7 +25,7 @@ export class RowOrder<T extends Row> {
     return this.count;
   }
 
-  /** Changes waiting to be placed (at most 1024). */
+  /** Changes waiting to be placed (fewer than 1024). */
   get backlog(): number {
     return this.pending.size;
   }
@@ -41,12 +41,15 @@ export class RowOrder<T extends Row> {
 
   /** Inserts the row, or replaces the row with its id. */
   put(row: T): void {
-    this.pending.set(row.id, row);
-    if (this.pending.size >= maxPending) this.settle();
+    this.wait(row.id, row);
   }
 
   delete(id: string): void {
-    this.pending.set(id, null);
+    this.wait(id, null);
+  }
+
+  private wait(id: string, row: T | null): void {
+    this.pending.set(id, row);
     if (this.pending.size >= maxPending) this.settle();
   }
 
