@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RowOrder } from './row-order.ts';
+import { RowOrder, sortKey } from './row-order.ts';
 
 const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id);
 
@@ -81,4 +81,28 @@ test('deleting an absent id, or from an empty order, changes nothing; the order 
 
 test('a chunk size below 2 is refused', () => {
   assert.throws(() => new RowOrder(1), /maxChunk 1 must be an integer of at least 2/);
+});
+
+test('the numeric sort key never orders two ids against their string order; ids it ties are told apart by the string', () => {
+  // Ids that share their first 7 code units, differ inside them, are prefixes of each other, or hold code units of
+  // 127 and above (where the key stops), including surrogate halves: the key may tie but must never invert.
+  const ids = [
+    '', 'a', 'ab', 'abcdefg', 'abcdefgh', 'abcdefgi', 'abcdefg\u0000', 'abcdef\u007f', 'abcdef\u007fz', 'abcdef\u0080a',
+    'abcdef\u0080b', 'abcdef\u00ffa', '\u0080z', '\u0081a', '\u00e9t\u00e9', 'caf\u00e9', 'cafe', '\ud83d\ude00x', '\ud83d\ude01a',
+    'A', 'Z', '-', '.', '0', '9', 'zzzzzzzzzz', '\u007f\u007f', 'x'.repeat(40), `${'x'.repeat(39)}y`,
+  ];
+  let seed = 5;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const alphabet = 'ab\u007f\u0080\u00ff\ud83d';
+  for (let i = 0; i < 400; i++) ids.push(Array.from({ length: 1 + Math.floor(random() * 10) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+  for (const a of ids) for (const b of ids) if (a < b) assert.ok(sortKey(a) <= sortKey(b), `${JSON.stringify(a)} < ${JSON.stringify(b)}`);
+  assert.equal(sortKey('abcdefgh'), sortKey('abcdefgi'), 'ids equal in their first 7 code units tie');
+  for (const maxChunk of [2, 5, 256]) {
+    const order = new RowOrder<{ id: string }>(maxChunk);
+    const shuffled = [...new Set(ids)].sort(() => random() - 0.5);
+    for (const id of shuffled) order.put({ id });
+    assert.deepEqual(order.rows().map((row) => row.id), [...shuffled].sort(), `maxChunk ${maxChunk}`);
+    for (const id of shuffled.slice(0, 150)) order.delete(id);
+    assert.deepEqual(order.rows().map((row) => row.id), shuffled.slice(150).sort(), `maxChunk ${maxChunk}, after deletes`);
+  }
 });

@@ -3,14 +3,19 @@
 // when the order is next read or 1024 of them wait, placed in id order, one after another through neighbouring
 // chunks. (Placed as they came, at 250k identities, puts were 5.6% of a leader's samples under writes, ~8 µs each
 // against ~3 µs in a loop: cache misses over ~30 dependent loads; placed in batches in id order, 3.4%.)
+// Each chunk keeps, beside its rows, a number per row that orders like the id (sortKey), in a Float64Array: a
+// search compares numbers in one contiguous array instead of loading a row and then its id string from wherever the
+// heap put them. Ids only go to a string comparison when their numbers tie. (In a loop at 250k rows, with garbage
+// made between puts as a server makes it: 3.1 µs per put with string comparisons, 1.9 µs with the numbers.)
 // (Before the chunks it was one sorted array plus an unsorted tail merged in when it grew past an eighth of the
 // array: each merge sorted and copied the whole array on the write path, and all() of 200k rows after writes took
 // 22-29 ms; now 1.5-4 ms, plus the backlog.)
 import type { Row } from './entity-table.ts';
 
 export class RowOrder<T extends Row> {
-  private chunks: T[][] = [];
-  /** firsts[i] === chunks[i][0].id */
+  private chunks: Chunk<T>[] = [];
+  /** firstKeys[i] === chunks[i].keys[0]; firsts[i] === chunks[i].rows[0].id */
+  private firstKeys: number[] = [];
   private firsts: string[] = [];
   private count = 0;
   /** Changes not yet in the chunks: the row put last, or null for a delete. */
@@ -35,7 +40,7 @@ export class RowOrder<T extends Row> {
     this.settle();
     const all: T[] = new Array(this.count);
     let k = 0;
-    for (const chunk of this.chunks) for (let i = 0; i < chunk.length; i++) all[k++] = chunk[i]!;
+    for (const { rows } of this.chunks) for (let i = 0; i < rows.length; i++) all[k++] = rows[i]!;
     return all;
   }
 
@@ -68,71 +73,127 @@ export class RowOrder<T extends Row> {
   }
 
   private place(row: T): void {
+    const id = row.id;
+    const key = sortKey(id);
     if (this.chunks.length === 0) {
-      this.chunks.push([row]);
-      this.firsts.push(row.id);
+      const chunk = newChunk<T>(this.maxChunk);
+      chunk.rows.push(row);
+      chunk.keys[0] = key;
+      this.chunks.push(chunk);
+      this.firstKeys.push(key);
+      this.firsts.push(id);
       this.count = 1;
       return;
     }
-    const c = this.chunkFor(row.id);
+    const c = this.chunkFor(id, key);
     const chunk = this.chunks[c]!;
-    const at = lowerBound(chunk, row.id);
-    if (at < chunk.length && chunk[at]!.id === row.id) {
-      chunk[at] = row;
+    const { rows, keys } = chunk;
+    const at = lowerBound(chunk, id, key);
+    if (at < rows.length && keys[at] === key && rows[at]!.id === id) {
+      rows[at] = row;
       return;
     }
     // Shifted by hand: splice allocates an array of the removed rows, even when it removes none.
-    chunk.push(row);
-    for (let i = chunk.length - 1; i > at; i--) chunk[i] = chunk[i - 1]!;
-    chunk[at] = row;
+    rows.push(row);
+    for (let i = rows.length - 1; i > at; i--) rows[i] = rows[i - 1]!;
+    rows[at] = row;
+    keys.copyWithin(at + 1, at, rows.length - 1);
+    keys[at] = key;
     this.count++;
-    if (at === 0) this.firsts[c] = row.id;
-    if (chunk.length > this.maxChunk) {
-      const upper = chunk.splice(chunk.length >> 1);
+    if (at === 0) {
+      this.firstKeys[c] = key;
+      this.firsts[c] = id;
+    }
+    if (rows.length > this.maxChunk) {
+      const half = rows.length >> 1;
+      const upper = newChunk<T>(this.maxChunk);
+      upper.rows.push(...rows.splice(half));
+      upper.keys.set(keys.subarray(half, half + upper.rows.length));
       this.chunks.splice(c + 1, 0, upper);
-      this.firsts.splice(c + 1, 0, upper[0]!.id);
+      this.firstKeys.splice(c + 1, 0, upper.keys[0]!);
+      this.firsts.splice(c + 1, 0, upper.rows[0]!.id);
     }
   }
 
   private remove(id: string): void {
     if (this.chunks.length === 0) return;
-    const c = this.chunkFor(id);
+    const key = sortKey(id);
+    const c = this.chunkFor(id, key);
     const chunk = this.chunks[c]!;
-    const at = lowerBound(chunk, id);
-    if (at >= chunk.length || chunk[at]!.id !== id) return;
-    chunk.splice(at, 1);
+    const { rows, keys } = chunk;
+    const at = lowerBound(chunk, id, key);
+    if (at >= rows.length || keys[at] !== key || rows[at]!.id !== id) return;
+    rows.splice(at, 1);
+    keys.copyWithin(at, at + 1, rows.length + 1);
     this.count--;
-    if (chunk.length === 0) {
+    if (rows.length === 0) {
       this.chunks.splice(c, 1);
+      this.firstKeys.splice(c, 1);
       this.firsts.splice(c, 1);
     } else if (at === 0) {
-      this.firsts[c] = chunk[0]!.id;
+      this.firstKeys[c] = keys[0]!;
+      this.firsts[c] = rows[0]!.id;
     }
   }
 
   /** The chunk an id belongs in: the last whose first id is not above it (the first chunk for an id below all). */
-  private chunkFor(id: string): number {
+  private chunkFor(id: string, key: number): number {
+    const { firstKeys, firsts } = this;
     let low = 0;
-    let high = this.firsts.length - 1;
+    let high = firstKeys.length - 1;
     while (low < high) {
       const mid = (low + high + 1) >>> 1;
-      if (this.firsts[mid]! <= id) low = mid;
+      const midKey = firstKeys[mid]!;
+      if (midKey < key || (midKey === key && firsts[mid]! <= id)) low = mid;
       else high = mid - 1;
     }
     return low;
   }
 }
 
+interface Chunk<T> {
+  rows: T[];
+  /** keys[i] === sortKey(rows[i].id); room for one more row than a chunk holds, for the moment before a split. */
+  keys: Float64Array;
+}
+
+function newChunk<T>(maxChunk: number): Chunk<T> {
+  return { rows: [], keys: new Float64Array(maxChunk + 1) };
+}
+
 /** Changes settle once this many wait, even if nothing reads: ~2.5 ms of placing at 250k rows. */
 const maxPending = 1024;
 
+const keyChars = 7;
+
+/**
+ * A number that orders as the id does, or ties: sortKey(a) <= sortKey(b) whenever a <= b (by UTF-16 code units).
+ * The first 7 code units, 7 bits each (49 bits, exact in a double); a unit of 127 or more counts as 127 and ends
+ * the key, since what follows it no longer decides the order of two ids that both saturate there.
+ */
+export function sortKey(id: string): number {
+  let key = 0;
+  let i = 0;
+  for (; i < keyChars && i < id.length; i++) {
+    const unit = id.charCodeAt(i);
+    key = key * 128 + (unit < 127 ? unit : 127);
+    if (unit >= 127) {
+      i++;
+      break;
+    }
+  }
+  for (; i < keyChars; i++) key *= 128;
+  return key;
+}
+
 /** The position of the first row whose id is not below `id`. */
-function lowerBound(rows: readonly Row[], id: string): number {
+function lowerBound<T extends Row>({ rows, keys }: Chunk<T>, id: string, key: number): number {
   let low = 0;
   let high = rows.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (rows[mid]!.id < id) low = mid + 1;
+    const midKey = keys[mid]!;
+    if (midKey < key || (midKey === key && rows[mid]!.id < id)) low = mid + 1;
     else high = mid;
   }
   return low;
