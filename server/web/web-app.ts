@@ -1,10 +1,11 @@
 // Builds the Koa application for one `web` entry of the controller config from the APIs it binds.
-import Koa from 'koa';
+import type Koa from 'koa';
 import type { Logger } from '../../common/log/logger.ts';
 import type { EdgeServices } from '../edge/edge-services.ts';
 import type { HealthChecker } from '../health/health-checker.ts';
 import type { ControllerMetrics } from '../telemetry/controller-metrics.ts';
 import { errorHandler } from './error-handler.ts';
+import { LeanKoa } from './lean-koa.ts';
 import type { RequestState } from './koa-state.ts';
 import { RouteTable } from './route-table.ts';
 import { apiSessionRoutes } from './routes/api-session-routes.ts';
@@ -37,7 +38,7 @@ export interface WebAppDeps {
 }
 
 export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): Koa<RequestState> {
-  const app = new Koa<RequestState>();
+  const app = new LeanKoa<RequestState>();
   app.silent = true;
   // One outer layer does the per-request bookkeeping (request id, errors, deadline, metrics, the legacy alias):
   // every extra Koa layer is another promise and dispatch on the hot path.
