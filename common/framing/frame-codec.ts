@@ -22,6 +22,9 @@ export class FrameDecoder {
   private chunks: Buffer[] = [];
   private buffered = 0;
 
+  /** `withText` sees each frame beside the text it was parsed from (a raft append keeps its entries' texts). */
+  constructor(private readonly withText?: (frame: unknown, text: string) => void) {}
+
   /** Adds bytes; returns every frame now complete. Throws on an oversize length or a body that is not JSON. */
   push(chunk: Buffer): unknown[] {
     this.chunks.push(chunk);
@@ -35,11 +38,14 @@ export class FrameDecoder {
       if (this.buffered < 4 + length) break;
       const whole = this.take(4 + length);
       const text = whole.subarray(4).toString('utf8');
+      let frame: unknown;
       try {
-        frames.push(JSON.parse(text));
+        frame = JSON.parse(text);
       } catch {
         throw new Error('peer sent a frame that is not JSON');
       }
+      this.withText?.(frame, text);
+      frames.push(frame);
     }
     return frames;
   }

@@ -17,6 +17,12 @@ export function entryJson(entry: Entry): string {
   return made;
 }
 
+/** Gives the entry the JSON text it arrived in (a follower's append): exactly the text entryJson would make. */
+export function adoptEntryJson(entry: Entry, json: string): void {
+  if ((entry as WithText)[text] !== undefined) return;
+  Object.defineProperty(entry, text, { value: json, writable: true, enumerable: false, configurable: false });
+}
+
 /** Drops the entry's cached text (kept as an undefined property, so the entry's shape does not change). */
 export function releaseEntryJson(entry: Entry): void {
   if ((entry as WithText)[text] !== undefined) (entry as WithText)[text] = undefined;

@@ -11,7 +11,7 @@ import type { Message, NodeId } from '../core/types.ts';
 import type { RaftTransport } from '../node/raft-transport.ts';
 import { spiffeIdOf } from '../../pki/spiffe-id.ts';
 import { encodeFrame, encodeJsonFrame, FrameDecoder } from '../../../common/framing/frame-codec.ts';
-import { raftFrameJson } from './raft-frame.ts';
+import { keepReceivedEntryTexts, raftFrameJson } from './raft-frame.ts';
 import { documentedTlsText } from './tls-failure-text.ts';
 
 export interface PeerHello {
@@ -64,7 +64,7 @@ export type PeerEventHandler = (event: 'connected' | 'disconnected', peer: PeerH
 class Channel {
   peer: PeerHello | undefined;
   lastReceived = Date.now();
-  private readonly decoder = new FrameDecoder();
+  private readonly decoder = new FrameDecoder(keepReceivedEntryTexts);
   private heartbeat: NodeJS.Timeout | undefined;
   private check: NodeJS.Timeout | undefined;
   private outgoing: Buffer[] = [];
