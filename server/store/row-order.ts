@@ -106,8 +106,7 @@ export class RowOrder<T extends Row> {
     }
     if (rows.length > this.maxChunk) {
       const half = rows.length >> 1;
-      const upper = newChunk<T>(this.maxChunk);
-      upper.rows.push(...rows.splice(half));
+      const upper: Chunk<T> = { rows: rows.splice(half), keys: new Float64Array(this.maxChunk + 1) };
       upper.keys.set(keys.subarray(half, half + upper.rows.length));
       this.chunks.splice(c + 1, 0, upper);
       this.firstKeys.splice(c + 1, 0, upper.keys[0]!);
