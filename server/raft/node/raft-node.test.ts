@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { silentLogger } from '../../../common/log/logger.ts';
+import { createMemoryLogger, silentLogger } from '../../../common/log/logger.ts';
 import { entryJson, holdsEntryJson } from '../core/entry-json.ts';
 import type { Entry, Message } from '../core/types.ts';
 import { seededRandom } from '../sim/seeded-random.ts';
@@ -248,5 +248,35 @@ test('entry texts are released once applied and held by every member; a lagging 
     assert.deepEqual(JSON.parse(entryJson(entry)), { index: entry.index, term: entry.term, type: entry.type, data: entry.data }, 'made again on demand');
   } finally {
     for (const member of members) await member.node?.close();
+  }
+});
+
+test('a snapshot save that fails is logged and tried again at a later check; the node keeps serving', async () => {
+  const transport = new InProcessTransport();
+  const snapshots = new MemorySnapshotStore();
+  const realSave = snapshots.save.bind(snapshots);
+  let failures = 1;
+  snapshots.save = async (snapshot) => {
+    if (failures-- > 0) throw new Error('ENOSPC: no space left on device');
+    return realSave(snapshot);
+  };
+  const logger = createMemoryLogger('info');
+  const machine = new KvMachine();
+  const node = await RaftNode.start({
+    id: 'solo', store: new MemoryRaftStore(), snapshots, stateMachine: machine, transport, timing,
+    snapshotPolicy: { intervalMs: 30, threshold: 1, trailingLogs: 1 },
+    bootstrap: { voters: ['solo'], nonVoters: [] }, random: seededRandom(7), logger,
+  });
+  try {
+    await waitFor('a leader', () => node.isLeader());
+    await node.propose({ type: 'set', key: 'k', value: 'v' } as never);
+    await waitFor('the failure logged', () => logger.lines.find((line) => line.msg === 'raft snapshot failed'));
+    assert.equal(logger.lines.find((line) => line.msg === 'raft snapshot failed')!.error, 'ENOSPC: no space left on device');
+    await waitFor('a snapshot at a later check', () => logger.lines.some((line) => line.msg === 'raft snapshot taken'));
+    assert.equal((await snapshots.list()).length, 1);
+    const proposal = await node.propose({ type: 'set', key: 'k2', value: 'v2' } as never);
+    assert.ok(proposal.index > 0);
+  } finally {
+    await node.close();
   }
 });

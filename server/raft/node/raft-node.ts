@@ -5,6 +5,7 @@
 import type { Logger } from '../../../common/log/logger.ts';
 import { RaftCore, type RaftStatus } from '../core/raft-core.ts';
 import { coalesceMessages } from './coalesce-messages.ts';
+import { nextSnapshotCheckMs } from './snapshot-schedule.ts';
 import { releaseEntryJson } from '../core/entry-json.ts';
 import { splitByWrite } from '../core/write-ordering.ts';
 import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type Ready, type Snapshot, type SoftState } from '../core/types.ts';
@@ -157,8 +158,7 @@ export class RaftNode implements Proposer {
       node.settleAppliedWaiters();
       node.pump();
     }, options.timing.tickMs);
-    node.snapshotTimer = setInterval(() => void node.maybeSnapshot(), options.snapshotPolicy.intervalMs);
-    node.snapshotTimer.unref();
+    node.scheduleSnapshotCheck();
     // A lone voter elects itself at once instead of waiting out an election timeout.
     const { voters } = core.status().configuration;
     if (voters.length === 1 && voters[0] === options.id) core.campaign();
@@ -246,7 +246,7 @@ export class RaftNode implements Proposer {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.ticker);
-    clearInterval(this.snapshotTimer);
+    clearTimeout(this.snapshotTimer);
     this.options.transport.close(this.options.id);
     await this.idle;
     for (const waiter of this.appliedWaiters) waiter.reject(new Error(`raft: index ${waiter.index} not applied: the raft node is shutting down`));
@@ -258,7 +258,19 @@ export class RaftNode implements Proposer {
     }
   }
 
-  /** Takes a snapshot now if the policy's threshold is met (also runs on the policy's interval). */
+  /** The next look at the snapshot policy, at a staggered time (snapshot-schedule.ts), and the one after it. */
+  private scheduleSnapshotCheck(): void {
+    if (this.closed) return;
+    this.snapshotTimer = setTimeout(() => {
+      this.maybeSnapshot()
+        // A failed save (a full disk) leaves the log uncompacted; the next check tries again.
+        .catch((error: Error) => this.options.logger.error('raft snapshot failed', { error: error.message }))
+        .finally(() => this.scheduleSnapshotCheck());
+    }, nextSnapshotCheckMs(this.options.snapshotPolicy.intervalMs));
+    this.snapshotTimer.unref();
+  }
+
+  /** Takes a snapshot now if the policy's threshold is met (also runs on the policy's interval, staggered). */
   async maybeSnapshot(force = false): Promise<boolean> {
     const applied = this.options.stateMachine.appliedIndex();
     if (this.closed || applied <= this.lastSnapshotIndex) return false;
