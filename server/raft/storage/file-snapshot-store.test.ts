@@ -173,3 +173,15 @@ test('a large snapshot is encoded a piece at a time: timers run while it saves, 
     assert.deepEqual(corrupt, []);
   });
 });
+
+test('a save that fails part-way through its data leaves neither a snapshot nor a partial file', async () => {
+  await withDir(async (dir, store) => {
+    // 200k rows encode to several megabytes, so the failure comes after data was already written to the file.
+    const rows: unknown[] = Array.from({ length: 200_000 }, (_, i) => ({ id: `id${i}`, name: `identity ${i}` }));
+    rows.push({ id: 'bad', size: 1n });
+    const snapshot = { meta: { index: 10, term: 1, configuration: { voters: ['a'], nonVoters: [] } }, data: { appliedIndex: 10, tables: { identities: rows } } };
+    await assert.rejects(store.save(snapshot), /BigInt/);
+    assert.deepEqual(await readdir(dir), []);
+    assert.equal(await store.latest(), undefined);
+  });
+});
