@@ -15,7 +15,8 @@ export interface ChunkedJsonOptions {
 }
 
 const defaultPieceChars = 1 << 20;
-const setImmediateYield = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** The default pause: one turn of the event loop, so pending I/O runs. */
+export const setImmediateYield = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Writes `value`'s JSON text to `sink` in pieces; false when JSON.stringify would give undefined (nothing written). */
 export async function encodeJsonInPieces(value: unknown, sink: JsonSink, options: ChunkedJsonOptions = {}): Promise<boolean> {

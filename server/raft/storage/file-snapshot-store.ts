@@ -7,7 +7,7 @@ import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises
 import { join } from 'node:path';
 import type { Snapshot, SnapshotMeta } from '../core/types.ts';
 import type { SnapshotStore } from './raft-storage.ts';
-import { encodeJsonInPieces } from './chunked-json.ts';
+import { encodeJsonInPieces, setImmediateYield } from './chunked-json.ts';
 import { checkRetain, checkSnapshotMeta, copyMeta, isConfiguration, newestFirst, notSerialisable } from './store-rules.ts';
 
 export interface FileSnapshotStoreOptions {
@@ -153,7 +153,7 @@ export class FileSnapshotStore implements SnapshotStore {
           // A write per megabyte, awaited: the event loop runs meanwhile, and no more than that waits in memory.
           yieldNow: async () => {
             if (waitingBytes >= snapshotWriteBytes) await writeWaiting();
-            else await new Promise<void>((resolve) => setImmediate(resolve));
+            else await setImmediateYield();
           },
         },
       );

@@ -4,7 +4,7 @@
 // `entryLengths`: the length of each entry's text, so that a follower can keep each entry's text as it arrived
 // (keepReceivedEntryTexts) and write its log from it instead of encoding every entry again (~5% of a follower's
 // samples). A member that does not know the field ignores it; without it, a follower encodes as before.
-import { adoptEntryJson, entryJson } from '../core/entry-json.ts';
+import { adoptEntryJson, entriesJson, entryJson } from '../core/entry-json.ts';
 import type { Entry, Message } from '../core/types.ts';
 
 const entriesKey = '"entries":[';
@@ -13,14 +13,8 @@ export function raftFrameJson(message: Message): string {
   if (message.type !== 'Append' || message.entries.length === 0) return JSON.stringify({ type: 'raft', message });
   const { entries, ...rest } = message;
   const head = JSON.stringify(rest);
-  let lengths = '';
-  let texts = '';
-  for (let i = 0; i < entries.length; i++) {
-    const json = entryJson(entries[i]!);
-    lengths += (i === 0 ? '' : ',') + json.length;
-    texts += (i === 0 ? '' : ',') + json;
-  }
-  return `{"type":"raft","message":${head.slice(0, -1)},"entryLengths":[${lengths}],${entriesKey}${texts}]}}`;
+  const lengths = entries.map((entry) => entryJson(entry).length).join(',');
+  return `{"type":"raft","message":${head.slice(0, -1)},"entryLengths":[${lengths}],"entries":${entriesJson(entries)}}}`;
 }
 
 /**
