@@ -48,6 +48,7 @@ test('late joiners catch up by snapshot; a node with data that misses a compacti
   await until('the late joiner to hold everything', async () => (await countOn(late, 'early')) === 40);
   assert.match(late.readLog(), /restored snapshot from the leader/);
   assert.doesNotMatch(late.readLog(), /restart required/, 'an empty node installs the snapshot and carries on');
+  assert.match(leader.readLog(), /"msg":"raft snapshot sent".*"peerId":"sn2".*"parts":[1-9]/, 'the snapshot left in parts');
 
   // sn2 goes away; sn1 alone cannot commit in a two-voter cluster, so add a third voter first.
   const third = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'sn3', initAdmin: false, editConfig: snappy });

@@ -9,9 +9,9 @@ export function encodeFrame(value: unknown): Buffer {
 }
 
 /** A frame of JSON text the caller already has (written straight after the length, without an extra copy). */
-export function encodeJsonFrame(json: string): Buffer {
+export function encodeJsonFrame(json: string, limit = maxFrameBytes): Buffer {
   const length = Buffer.byteLength(json, 'utf8');
-  if (length > maxFrameBytes) throw new Error(`frame of ${length} bytes exceeds ${maxFrameBytes}`);
+  if (length > limit) throw new Error(`frame of ${length} bytes exceeds ${limit}`);
   const frame = Buffer.allocUnsafe(4 + length);
   frame.writeUInt32BE(length, 0);
   frame.write(json, 4, 'utf8');
@@ -23,7 +23,10 @@ export class FrameDecoder {
   private buffered = 0;
 
   /** `withText` sees each frame beside the text it was parsed from (a raft append keeps its entries' texts). */
-  constructor(private readonly withText?: (frame: unknown, text: string) => void) {}
+  constructor(
+    private readonly withText?: (frame: unknown, text: string) => void,
+    private readonly limit = maxFrameBytes,
+  ) {}
 
   /** Adds bytes; returns every frame now complete. Throws on an oversize length or a body that is not JSON. */
   push(chunk: Buffer): unknown[] {
@@ -34,7 +37,7 @@ export class FrameDecoder {
       if (this.buffered < 4) break;
       const head = this.peek(4);
       const length = head.readUInt32BE(0);
-      if (length > maxFrameBytes) throw new Error(`peer sent a frame of ${length} bytes (limit ${maxFrameBytes})`);
+      if (length > this.limit) throw new Error(`peer sent a frame of ${length} bytes (limit ${this.limit})`);
       if (this.buffered < 4 + length) break;
       const whole = this.take(4 + length);
       const text = whole.subarray(4).toString('utf8');

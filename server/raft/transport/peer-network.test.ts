@@ -11,7 +11,8 @@ import { createClientCertificate } from '../../pki/client-certificate.ts';
 import { controllerPaths, initPki, issueControllerCertificate, loadIssuer, pkiPaths } from '../../pki/pki-directory.ts';
 import { freePort } from '../../../test/support/free-port.ts';
 import type { Message } from '../core/types.ts';
-import { PeerNetwork } from './peer-network.ts';
+import { encodeFrame } from '../../../common/framing/frame-codec.ts';
+import { PeerNetwork, type PeerNetworkOptions } from './peer-network.ts';
 
 let root: string;
 const tlsOf = (dir: string, id: string) => {
@@ -28,7 +29,9 @@ before(async () => {
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 
-async function network(id: string, pki = 'pki', heartbeat = { sendIntervalMs: 50, checkIntervalMs: 20, closeUnresponsiveTimeoutMs: 1000 }) {
+const quickHeartbeat = { sendIntervalMs: 50, checkIntervalMs: 20, closeUnresponsiveTimeoutMs: 1000 };
+
+async function network(id: string, pki = 'pki', heartbeat = quickHeartbeat, extra: Partial<PeerNetworkOptions> = {}) {
   const port = await freePort();
   const logger = createMemoryLogger();
   const latencies: number[] = [];
@@ -40,6 +43,7 @@ async function network(id: string, pki = 'pki', heartbeat = { sendIntervalMs: 50
     heartbeat,
     logger,
     onLatency: (_channel, ms) => latencies.push(ms),
+    ...extra,
   });
   await net.start();
   return { net, logger, latencies, port };
@@ -151,6 +155,62 @@ test('with acceptOther, a verified certificate that is not a controller\'s is ha
     assert.deepEqual(handed, ['router-1'], 'nothing else was handed over');
   } finally {
     await a.shutdown();
+    await b.net.shutdown();
+  }
+});
+
+test('a snapshot many frame limits long arrives whole, in parts, beside other raft messages; a copy sent meanwhile is dropped', async () => {
+  const limit = 64 * 1024;
+  const a = await network('p1', 'pki', quickHeartbeat, { maxFrameBytes: limit });
+  const b = await network('p2', 'pki', quickHeartbeat, { maxFrameBytes: limit });
+  try {
+    const received: Message[] = [];
+    b.net.listen('p2', (message) => received.push(message));
+    a.net.setAddresses({ p2: `tls:127.0.0.1:${b.port}` });
+    await a.net.probe(`tls:127.0.0.1:${b.port}`);
+    const identities = Array.from({ length: 20_000 }, (_, i) => ({ id: `identity-${i}`, name: `name ${i}`, roleAttributes: ['all'], isAdmin: false }));
+    const snapshot = {
+      type: 'Snapshot', from: 'p1', to: 'p2', term: 4,
+      snapshot: { meta: { index: 20_010, term: 3, configuration: { voters: ['p1', 'p2'], learners: [] } }, data: { appliedIndex: 20_010, tables: { identities, routers: [] } } },
+    } as unknown as Message;
+    assert.ok(JSON.stringify(snapshot).length > 20 * limit);
+    a.net.send(snapshot);
+    a.net.send(snapshot);
+    a.net.send({ type: 'Heartbeat', from: 'p1', to: 'p2', term: 4, commit: 20_010 });
+    await until('the snapshot', () => received.some((message) => message.type === 'Snapshot'), 20_000);
+    assert.deepEqual(received.map((message) => message.type), ['Heartbeat', 'Snapshot'], 'the heartbeat did not wait for the snapshot');
+    assert.deepEqual(received[1], snapshot);
+    const sent = a.logger.lines.find((line) => line.msg === 'raft snapshot sent')!;
+    assert.equal(sent.peerId, 'p2');
+    assert.equal(sent.index, 20_010);
+    assert.ok(Number(sent.parts) > 20, `${String(sent.parts)} parts`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(received.filter((message) => message.type === 'Snapshot').length, 1);
+    assert.equal(a.logger.lines.filter((line) => line.msg === 'raft snapshot sent').length, 1, 'the copy sent while the first streamed was dropped, not sent');
+    a.net.send(snapshot);
+    await until('a later snapshot', () => received.filter((message) => message.type === 'Snapshot').length === 2, 20_000);
+    assert.equal(a.net.peers().find((peer) => peer.id === 'p2')!.connected, true);
+  } finally {
+    await a.net.shutdown();
+    await b.net.shutdown();
+  }
+});
+
+test('a snapshot transfer that does not add up closes the channel it came on', async () => {
+  const b = await network('p2');
+  const tls = tlsOf(join(root, 'pki'), 'p1');
+  const socket = connect({ host: '127.0.0.1', port: b.port, cert: tls.certPem, key: tls.keyPem, ca: tls.caPem, checkServerIdentity: () => undefined });
+  try {
+    await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+    const message = { type: 'Snapshot', from: 'p1', to: 'p2', term: 1, snapshot: { meta: { index: 5, term: 1, configuration: { voters: ['p1'], learners: [] } }, data: { tables: { identities: [] } } } };
+    socket.write(encodeFrame({ type: 'hello', hello: { id: 'p1', address: 'tls:127.0.0.1:1', version: 'v1.0.0', preferred: false } }));
+    socket.write(encodeFrame({ type: 'snapBegin', tid: 't1', message }));
+    socket.write(encodeFrame({ type: 'snapPart', tid: 't1', path: ['tables', 'routers'], items: [{ id: 'r' }] }));
+    await until('the channel to close', () => b.logger.lines.some((line) => line.msg === 'peer disconnected'));
+    const line = b.logger.lines.find((candidate) => candidate.msg === 'peer disconnected')!;
+    assert.match(String(line.reason), /bad snapshot transfer: snapshot part for \["tables","routers"\], which is not an array in the snapshot/);
+  } finally {
+    socket.destroy();
     await b.net.shutdown();
   }
 });

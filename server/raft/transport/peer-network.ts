@@ -1,8 +1,8 @@
 // Controller-to-controller channels: mutually authenticated TLS on the control address, peers identified by the
 // SPIFFE id in their certificates, length-prefixed JSON frames. Each channel exchanges hellos (id, address,
-// version, preferred-leader flag), carries raft messages and request/response calls (join, forwarded writes),
-// and heartbeats that measure round trip and send-queue time; a channel silent for closeUnresponsiveTimeout is
-// closed. It is the raft node's transport.
+// version, preferred-leader flag), carries raft messages (a snapshot in parts: snapshot-transfer.ts),
+// request/response calls (join, forwarded writes) and heartbeats that measure round trip and send-queue time; a
+// channel silent for closeUnresponsiveTimeout is closed. It is the raft node's transport.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
@@ -10,8 +10,9 @@ import type { Logger } from '../../../common/log/logger.ts';
 import type { Message, NodeId } from '../core/types.ts';
 import type { RaftTransport } from '../node/raft-transport.ts';
 import { spiffeIdOf } from '../../pki/spiffe-id.ts';
-import { encodeFrame, encodeJsonFrame, FrameDecoder } from '../../../common/framing/frame-codec.ts';
+import { encodeJsonFrame, FrameDecoder, maxFrameBytes } from '../../../common/framing/frame-codec.ts';
 import { keepReceivedEntryTexts, raftFrameJson } from './raft-frame.ts';
+import { sendSnapshotInParts, SnapshotAssembly, type SnapshotMessage } from './snapshot-transfer.ts';
 import { documentedTlsText } from './tls-failure-text.ts';
 
 export interface PeerHello {
@@ -46,6 +47,8 @@ export interface PeerNetworkOptions {
    * SPIFFE id: a router's control channel. Unset, such connections are refused like any non-controller.
    */
   readonly acceptOther?: (socket: TLSSocket) => void;
+  /** The largest frame sent or accepted (default 256 MiB); snapshots leave in parts below it. */
+  readonly maxFrameBytes?: number;
 }
 
 type Frame =
@@ -54,7 +57,10 @@ type Frame =
   | { type: 'hb'; sentAt: number }
   | { type: 'hbAck'; sentAt: number }
   | { type: 'req'; rid: string; body: unknown }
-  | { type: 'res'; rid: string; ok: boolean; value?: unknown; error?: string };
+  | { type: 'res'; rid: string; ok: boolean; value?: unknown; error?: string }
+  | { type: 'snapBegin'; tid: string; message: SnapshotMessage }
+  | { type: 'snapPart'; tid: string; path: string[]; items: unknown[] }
+  | { type: 'snapEnd'; tid: string; parts: number };
 
 const maxHeldPerPeer = 1024;
 
@@ -64,11 +70,16 @@ export type PeerEventHandler = (event: 'connected' | 'disconnected', peer: PeerH
 class Channel {
   peer: PeerHello | undefined;
   lastReceived = Date.now();
-  private readonly decoder = new FrameDecoder(keepReceivedEntryTexts);
+  private readonly decoder: FrameDecoder;
   private heartbeat: NodeJS.Timeout | undefined;
   private check: NodeJS.Timeout | undefined;
   private outgoing: Buffer[] = [];
   private written: Array<() => void> = [];
+  private readonly frameLimit: number;
+  /** Set while a snapshot leaves in parts: raft sends a snapshot again when one takes long, and that copy is dropped. */
+  private sendingSnapshot = false;
+  /** A snapshot arriving in parts. */
+  receiving: SnapshotAssembly | undefined;
   closed = false;
 
   constructor(
@@ -77,6 +88,8 @@ class Channel {
     private readonly network: PeerNetwork,
     private readonly options: PeerNetworkOptions,
   ) {
+    this.frameLimit = options.maxFrameBytes ?? maxFrameBytes;
+    this.decoder = new FrameDecoder(keepReceivedEntryTexts, this.frameLimit);
     // Raft messages are small and latency-bound: Nagle's delay plus delayed ACKs would add tens of milliseconds.
     socket.setNoDelay(true);
     network.track(this);
@@ -89,7 +102,10 @@ class Channel {
         this.close(`bad frame: ${(error as Error).message}`);
         return;
       }
-      for (const frame of frames) this.network.handleFrame(this, frame as Frame);
+      for (const frame of frames) {
+        if (this.closed) return;
+        this.network.handleFrame(this, frame as Frame);
+      }
     });
     socket.on('close', () => this.close('connection closed'));
     socket.on('error', (error) => this.close(error.message));
@@ -111,12 +127,59 @@ class Channel {
     if (this.closed) return;
     // Frames sent in the same tick (a leader's appends, a burst of answers) leave as one write: one TLS record and
     // one system call instead of one each, which is most of what a small frame costs.
-    this.outgoing.push(frame.type === 'raft' ? encodeJsonFrame(raftFrameJson(frame.message)) : encodeFrame(frame));
+    this.sendJson(frame.type === 'raft' ? raftFrameJson(frame.message) : JSON.stringify(frame));
     if (measureQueue) {
       const queued = performance.now();
       this.written.push(() => this.options.onQueueTime?.(this.channelId, performance.now() - queued));
     }
+  }
+
+  /** A raft message; a snapshot leaves in parts (snapshot-transfer.ts), one transfer at a time. */
+  sendRaft(message: Message): void {
+    if (this.closed) return;
+    if (message.type !== 'Snapshot') {
+      this.send({ type: 'raft', message });
+      return;
+    }
+    if (this.sendingSnapshot) return;
+    this.sendingSnapshot = true;
+    const started = performance.now();
+    const { index, term } = message.snapshot.meta;
+    const sink = { send: (json: string) => this.sendJson(json), ready: () => this.readyForMore() };
+    sendSnapshotInParts(message, randomUUID(), sink, this.frameLimit)
+      .then(
+        (parts) => {
+          if (parts !== undefined) this.options.logger.info('raft snapshot sent', { peerId: this.channelId, index, term, parts, ms: Math.round(performance.now() - started) });
+        },
+        (error: Error) => this.options.logger.error('raft snapshot send failed', { peerId: this.channelId, index, term, error: error.message }),
+      )
+      .finally(() => {
+        this.sendingSnapshot = false;
+      });
+  }
+
+  private sendJson(json: string): void {
+    if (this.closed) return;
+    this.outgoing.push(encodeJsonFrame(json, this.frameLimit));
     if (this.outgoing.length === 1) process.nextTick(() => this.flush());
+  }
+
+  /** After a snapshot part: lets the event loop run (the part leaves meanwhile), then waits while the socket is
+   * backed up, so a transfer holds at most a socket buffer's worth of encoded parts; false once the channel closed. */
+  private async readyForMore(): Promise<boolean> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (!this.closed && this.socket.writableNeedDrain) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.socket.off('drain', done);
+          this.socket.off('close', done);
+          resolve();
+        };
+        this.socket.on('drain', done);
+        this.socket.on('close', done);
+      });
+    }
+    return !this.closed;
   }
 
   private flush(): void {
@@ -220,7 +283,7 @@ export class PeerNetwork implements RaftTransport {
   send(message: Message): void {
     const channel = this.channels.get(message.to);
     if (channel && !channel.closed) {
-      channel.send({ type: 'raft', message });
+      channel.sendRaft(message);
       return;
     }
     // Hold what is sent while the channel is being opened (a new leader's first votes and appends would
@@ -231,7 +294,7 @@ export class PeerNetwork implements RaftTransport {
     void this.channelTo(message.to).then((opened) => {
       const waiting = this.held.get(message.to) ?? [];
       this.held.delete(message.to);
-      if (opened && !opened.closed) for (const pending of waiting) opened.send({ type: 'raft', message: pending });
+      if (opened && !opened.closed) for (const pending of waiting) opened.sendRaft(pending);
     });
   }
 
@@ -343,6 +406,11 @@ export class PeerNetwork implements RaftTransport {
         );
         return;
       }
+      case 'snapBegin':
+      case 'snapPart':
+      case 'snapEnd':
+        if (channel.peer) this.receiveSnapshotFrame(channel, frame);
+        return;
       case 'res': {
         const pending = this.pendingRequests.get(frame.rid);
         if (!pending) return;
@@ -352,6 +420,28 @@ export class PeerNetwork implements RaftTransport {
         else pending.reject(new Error(frame.error ?? 'request failed'));
         return;
       }
+    }
+  }
+
+  /** A snapshot's frames from the leader (snapshot-transfer.ts); a transfer that does not add up closes the channel. */
+  private receiveSnapshotFrame(channel: Channel, frame: Extract<Frame, { type: 'snapBegin' | 'snapPart' | 'snapEnd' }>): void {
+    try {
+      if (frame.type === 'snapBegin') {
+        // A new transfer replaces one that never finished (its sender gave up on it).
+        channel.receiving = SnapshotAssembly.begin(frame);
+        return;
+      }
+      const assembly = channel.receiving;
+      if (assembly === undefined || assembly.tid !== frame.tid) return;
+      if (frame.type === 'snapPart') {
+        assembly.add(frame.path, frame.items);
+        return;
+      }
+      channel.receiving = undefined;
+      this.raftHandler?.(assembly.finish(frame.parts));
+    } catch (error) {
+      channel.receiving = undefined;
+      channel.close(`bad snapshot transfer: ${(error as Error).message}`);
     }
   }
 
