@@ -54,11 +54,11 @@ interface Member {
   node?: RaftNode;
 }
 
-async function cluster(ids: string[], transport: InProcessTransport, make: (id: string) => Promise<Pick<Member, 'store' | 'snapshots'>>, threshold = 1000, nodeTiming = timing) {
+async function cluster(ids: string[], transport: InProcessTransport, make: (id: string) => Promise<Pick<Member, 'store' | 'snapshots'> & { machine?: KvMachine }>, threshold = 1000, nodeTiming = timing) {
   const members: Member[] = [];
   for (const [i, id] of ids.entries()) {
-    const { store, snapshots } = await make(id);
-    const member: Member = { id, store, snapshots, machine: new KvMachine() };
+    const { store, snapshots, machine } = await make(id);
+    const member: Member = { id, store, snapshots, machine: machine ?? new KvMachine() };
     member.node = await RaftNode.start({
       id, store, snapshots, stateMachine: member.machine, transport, timing: nodeTiming,
       snapshotPolicy: { intervalMs: 3_600_000, threshold, trailingLogs: 5 },
@@ -149,6 +149,54 @@ test('write-ahead log storage: snapshots compact the log, a lagging follower cat
   }
   await Promise.all(restarted.map((member) => member.node!.close()));
   await Promise.all(restarted.map((member) => member.store.close()));
+});
+
+test('a restart with a durable state machine reads no snapshot data, and still sends a snapshot to a member behind the compacted log', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'edgeward-raft-node-'));
+  dirs.push(root);
+  const transport = new InProcessTransport();
+  // The state machines outlive their nodes, as the model's database does; c's disk is lost before the restart.
+  const machines = new Map<string, KvMachine>();
+  const dataReads: string[] = [];
+  const open = async (id: string) => {
+    const snapshots = await FileSnapshotStore.open(join(root, id, 'snapshots'));
+    const latest = snapshots.latest.bind(snapshots);
+    snapshots.latest = () => {
+      dataReads.push(id);
+      return latest();
+    };
+    return { store: await WalRaftStore.open(join(root, id, 'raft.db'), { segmentBytes: 64 * 1024 }), snapshots, machine: machines.get(id) };
+  };
+  const members = await cluster(['a', 'b', 'c'], transport, open);
+  const leader = await waitFor('a leader', () => leaderOf(members));
+  let last = 0;
+  for (let i = 0; i < 30; i++) last = (await leader.node!.propose({ type: 'set', key: `k${i}`, value: `v${i}` } as never)).index;
+  for (const member of members) {
+    await member.node!.waitForApplied(last, 3000);
+    assert.equal(await member.node!.maybeSnapshot(true), true);
+    assert.ok(member.node!.status().firstIndex > 10, `${member.id} compacted its log`);
+    machines.set(member.id, member.machine);
+  }
+  await Promise.all(members.map((member) => member.node!.close()));
+  await Promise.all(members.map((member) => member.store.close()));
+  machines.delete('c');
+  rmSync(join(root, 'c'), { recursive: true, force: true });
+
+  const restarted = await cluster(['a', 'b', 'c'], transport, open);
+  try {
+    assert.deepEqual(dataReads, [], 'no snapshot data was read: a and b were at their snapshots, c had none');
+    const again = await waitFor('a leader after restart', () => leaderOf(restarted));
+    assert.notEqual(again.id, 'c');
+    const lost = restarted.find((member) => member.id === 'c')!;
+    await lost.node!.waitForApplied(last, 5000);
+    assert.equal(lost.machine.values.get('k29'), 'v29', 'c caught up from the state the leader offered at start');
+    const proposal = await again.node!.propose({ type: 'set', key: 'post', value: 'restart' } as never);
+    await lost.node!.waitForApplied(proposal.index, 5000);
+    assert.equal(lost.machine.values.get('post'), 'restart');
+  } finally {
+    await Promise.all(restarted.map((member) => member.node!.close()));
+    await Promise.all(restarted.map((member) => member.store.close()));
+  }
 });
 
 test('leadership transfer hands over to the named voter', async () => {

@@ -8,7 +8,7 @@ import { coalesceMessages } from './coalesce-messages.ts';
 import { nextSnapshotCheckMs } from './snapshot-schedule.ts';
 import { releaseEntryJson } from '../core/entry-json.ts';
 import { splitByWrite } from '../core/write-ordering.ts';
-import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type Ready, type Snapshot, type SoftState } from '../core/types.ts';
+import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type Ready, type Snapshot, type SnapshotMeta, type SoftState } from '../core/types.ts';
 import type { ApplyResult, CommittedEntry, LogCommand, Proposal, Proposer } from '../state-machine.ts';
 import { ProposalRefusedError } from '../state-machine.ts';
 import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
@@ -122,13 +122,23 @@ export class RaftNode implements Proposer {
     this.lastSnapshotIndex = lastSnapshotIndex;
   }
 
-  /** Loads durable state (restoring the state machine from a newer snapshot if needed) and starts the loop. */
+  /**
+   * Loads durable state (restoring the state machine from a newer snapshot if needed) and starts the loop. A
+   * snapshot's data is read only when the state machine is behind it: a durable state machine (the model) is
+   * normally at or past its newest snapshot, and reading one back took 0.5 s and 233 MB at 200k identities.
+   */
   static async start(options: RaftNodeOptions): Promise<RaftNode> {
     const { store, snapshots, stateMachine } = options;
-    const snapshot = await snapshots.latest();
-    if (snapshot && snapshot.meta.index > stateMachine.appliedIndex()) {
-      options.logger.info('restoring the state machine from a snapshot', { index: snapshot.meta.index, term: snapshot.meta.term });
-      await stateMachine.restore(snapshot.data, snapshot.meta.index);
+    const [newest] = await snapshots.list();
+    let snapshotMeta: SnapshotMeta | undefined = newest;
+    let restored: Snapshot | undefined;
+    if (newest && newest.index > stateMachine.appliedIndex()) {
+      restored = await snapshots.latest();
+      snapshotMeta = restored?.meta;
+      if (restored && restored.meta.index > stateMachine.appliedIndex()) {
+        options.logger.info('restoring the state machine from a snapshot', { index: restored.meta.index, term: restored.meta.term });
+        await stateMachine.restore(restored.data, restored.meta.index);
+      }
     }
     const hardState = await store.hardState();
     const entries = await store.entries(await store.firstIndex(), await store.lastIndex());
@@ -138,15 +148,17 @@ export class RaftNode implements Proposer {
       heartbeatTicks: options.timing.heartbeatTicks,
       random: options.random,
       ...(hardState ? { hardState } : {}),
-      ...(snapshot ? { snapshot: snapshot.meta } : {}),
+      ...(snapshotMeta ? { snapshot: snapshotMeta } : {}),
       entries,
       applied: stateMachine.appliedIndex(),
       bootstrap: options.bootstrap,
       maxInflight: appendsInFlightPerFollower,
       maxEntriesPerAppend,
     });
-    if (snapshot) core.snapshotTaken(snapshot);
-    const node = new RaftNode(options, core, snapshot?.meta.index ?? 0);
+    const node = new RaftNode(options, core, snapshotMeta?.index ?? 0);
+    // What a follower behind the compacted log is sent: the snapshot just restored, or the state machine as it is.
+    if (restored) core.snapshotTaken(restored);
+    else if (snapshotMeta) node.offerCurrentState();
     if (hardState) {
       node.persistedTerm = hardState.term;
       node.persistedVote = hardState.vote;
@@ -268,6 +280,15 @@ export class RaftNode implements Proposer {
         .finally(() => this.scheduleSnapshotCheck());
     }, nextSnapshotCheckMs(this.options.snapshotPolicy.intervalMs));
     this.snapshotTimer.unref();
+  }
+
+  /** Gives the core the state machine's current state as the snapshot to send (not saved: the state machine's
+   * own store holds it, and a saved snapshot no newer than it lies on disk). The loop is not running yet. */
+  private offerCurrentState(): void {
+    const index = this.options.stateMachine.appliedIndex();
+    const term = this.core.log.term(index);
+    if (term === undefined || index > this.core.log.applied) return;
+    this.core.snapshotTaken({ meta: { index, term, configuration: this.core.configurationAt(index) }, data: this.options.stateMachine.snapshot() });
   }
 
   /** Takes a snapshot now if the policy's threshold is met (also runs on the policy's interval, staggered). */
