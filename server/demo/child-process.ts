@@ -1,13 +1,15 @@
-// Starts another edgeward command as a child process, with this process's Node flags (the TypeScript loader).
+// Starts another edgeward command as a child process, with this process's Node flags (the TypeScript loader) and the
+// command's own (node-flags.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { nodeFlagsFor } from '../cli/node-flags.ts';
 
 export const cliEntry = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
 
 export function spawnEdgeward(args: readonly string[], options: { outputFile: string; env?: NodeJS.ProcessEnv }): ChildProcess {
   const output = openSync(options.outputFile, 'a', 0o640);
-  return spawn(process.execPath, [...process.execArgv, cliEntry, ...args], {
+  return spawn(process.execPath, [...process.execArgv, ...nodeFlagsFor(args), cliEntry, ...args], {
     stdio: ['ignore', output, output],
     env: options.env ?? process.env,
   });

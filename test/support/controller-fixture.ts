@@ -9,6 +9,7 @@ import { controllerConfigExample } from '../../server/config/controller-config.t
 import { callAgent } from '../../server/agent/agent-client.ts';
 import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../../server/pki/pki-directory.ts';
 import { waitForHealthy } from '../../server/demo/wait-for-health.ts';
+import { controllerNodeFlags } from '../../server/cli/node-flags.ts';
 import { freePort } from './free-port.ts';
 import { HttpsClient } from './https-client.ts';
 
@@ -101,7 +102,7 @@ export class ControllerFixture {
   /** Starts (or restarts) the controller process and waits until it is healthy. */
   async start(): Promise<void> {
     this.output = '';
-    const child = spawn(process.execPath, ['--import', tsxLoader, cliEntry, 'controller', 'run', this.configFile], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', tsxLoader, ...controllerNodeFlags, cliEntry, 'controller', 'run', this.configFile], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     this.child = child;
