@@ -131,13 +131,14 @@ export class RaftNode implements Proposer {
     const { store, snapshots, stateMachine } = options;
     const [newest] = await snapshots.list();
     let snapshotMeta: SnapshotMeta | undefined = newest;
-    let restored: Snapshot | undefined;
+    let loaded: Snapshot | undefined;
     if (newest && newest.index > stateMachine.appliedIndex()) {
-      restored = await snapshots.latest();
-      snapshotMeta = restored?.meta;
-      if (restored && restored.meta.index > stateMachine.appliedIndex()) {
-        options.logger.info('restoring the state machine from a snapshot', { index: restored.meta.index, term: restored.meta.term });
-        await stateMachine.restore(restored.data, restored.meta.index);
+      // The newest valid one: a snapshot whose data fails its checksum gives way to the next older.
+      loaded = await snapshots.latest();
+      snapshotMeta = loaded?.meta;
+      if (loaded && loaded.meta.index > stateMachine.appliedIndex()) {
+        options.logger.info('restoring the state machine from a snapshot', { index: loaded.meta.index, term: loaded.meta.term });
+        await stateMachine.restore(loaded.data, loaded.meta.index);
       }
     }
     const hardState = await store.hardState();
@@ -156,8 +157,8 @@ export class RaftNode implements Proposer {
       maxEntriesPerAppend,
     });
     const node = new RaftNode(options, core, snapshotMeta?.index ?? 0);
-    // What a follower behind the compacted log is sent: the snapshot just restored, or the state machine as it is.
-    if (restored) core.snapshotTaken(restored);
+    // What a follower behind the compacted log is sent: the snapshot just loaded, or the state machine as it is.
+    if (loaded) core.snapshotTaken(loaded);
     else if (snapshotMeta) node.offerCurrentState();
     if (hardState) {
       node.persistedTerm = hardState.term;
