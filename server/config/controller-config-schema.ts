@@ -129,7 +129,14 @@ const webSchema = s.object({
     .object({
       idleTimeout: s.duration({ min: '100ms', max: '1h' }).default('5s'),
       readTimeout: s.duration({ min: '100ms', max: '1h' }).default('5s'),
-      writeTimeout: s.duration({ min: '100ms', max: '1h' }).default('100s'),
+      // At least the API's 10 s request deadline: a connection closed for silence while its answer is being
+      // worked out would be dropped unanswered.
+      writeTimeout: s.duration({ min: '10s', max: '1h' }).default('100s'),
+      // Slow and idle clients: the whole request (headers and body) must arrive within requestTimeout, and the TLS
+      // handshake within handshakeTimeout; past maxConnections a bind point closes new connections at once.
+      requestTimeout: s.duration({ min: '1s', max: '1h' }).default('30s'),
+      handshakeTimeout: s.duration({ min: '100ms', max: '5m' }).default('10s'),
+      maxConnections: s.integer({ min: 1, max: 1_000_000 }).default(4096),
       minTLSVersion: s.string({ enum: tlsVersions }).default('TLS1.2'),
       maxTLSVersion: s.string({ enum: tlsVersions }).default('TLS1.3'),
       maxBodyBytes: s.integer({ min: 1024, max: 64 * 1024 * 1024 }).default(1_048_576),
@@ -137,6 +144,11 @@ const webSchema = s.object({
     .rule((options) =>
       options.minTLSVersion !== undefined && options.maxTLSVersion !== undefined && options.minTLSVersion > options.maxTLSVersion
         ? [{ path: ['minTLSVersion'], rule: 'tls-version-order', message: `must not be above maxTLSVersion (${options.maxTLSVersion})`, value: options.minTLSVersion }]
+        : [],
+    )
+    .rule((options) =>
+      isAbove(options.readTimeout, options.requestTimeout)
+        ? [{ path: ['requestTimeout'], rule: 'request-covers-headers', message: `must not be below readTimeout (${options.readTimeout} ms): the headers are part of the request`, value: options.requestTimeout }]
         : [],
     )
     .default({}),

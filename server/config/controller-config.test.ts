@@ -88,7 +88,7 @@ describe('parseControllerConfig: a valid file', () => {
         {
           name: 'client-management',
           bindPoints: [{ interface: { host: '127.0.0.1', port: 1280 }, address: { host: 'localhost', port: 1280 } }],
-          options: { idleTimeout: 5_000, readTimeout: 5_000, writeTimeout: 100_000, minTLSVersion: 'TLS1.2', maxTLSVersion: 'TLS1.3', maxBodyBytes: 1_048_576 },
+          options: { idleTimeout: 5_000, readTimeout: 5_000, writeTimeout: 100_000, requestTimeout: 30_000, handshakeTimeout: 10_000, maxConnections: 4096, minTLSVersion: 'TLS1.2', maxTLSVersion: 'TLS1.3', maxBodyBytes: 1_048_576 },
           apis: [
             { binding: 'edge-client', options: {} },
             { binding: 'edge-management', options: {} },

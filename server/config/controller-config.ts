@@ -83,6 +83,9 @@ export interface WebOptions {
   readonly idleTimeout: number;
   readonly readTimeout: number;
   readonly writeTimeout: number;
+  readonly requestTimeout: number;
+  readonly handshakeTimeout: number;
+  readonly maxConnections: number;
   readonly minTLSVersion: TlsVersion;
   readonly maxTLSVersion: TlsVersion;
   readonly maxBodyBytes: number;

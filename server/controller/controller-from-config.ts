@@ -73,6 +73,9 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
       idleTimeoutMs: web.options.idleTimeout,
       readTimeoutMs: web.options.readTimeout,
       writeTimeoutMs: web.options.writeTimeout,
+      requestTimeoutMs: web.options.requestTimeout,
+      handshakeTimeoutMs: web.options.handshakeTimeout,
+      maxConnections: web.options.maxConnections,
       minTlsVersion: tlsVersion(web.options.minTLSVersion),
       maxTlsVersion: tlsVersion(web.options.maxTLSVersion),
     });

@@ -17,7 +17,13 @@ export interface WebListener {
   readonly maxBodyBytes: number;
   readonly idleTimeoutMs: number;
   readonly readTimeoutMs: number;
+  /** A connection that neither sends nor takes a byte for this long is closed (a client that stopped reading). */
   readonly writeTimeoutMs: number;
+  /** The whole request, headers and body, must have arrived within this long (answered 408 otherwise). */
+  readonly requestTimeoutMs: number;
+  readonly handshakeTimeoutMs: number;
+  /** Per bind point; a connection past it is closed as soon as it is accepted. */
+  readonly maxConnections: number;
   readonly minTlsVersion: 'TLSv1.2' | 'TLSv1.3';
   readonly maxTlsVersion: 'TLSv1.2' | 'TLSv1.3';
 }

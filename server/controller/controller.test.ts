@@ -43,7 +43,7 @@ before(async () => {
         heartbeat: { sendIntervalMs: 10_000, checkIntervalMs: 1000, closeUnresponsiveTimeoutMs: 30_000 },
         tls,
       },
-      webs: [{ name: 'api', bindPoints: [{ interfaceHost: '127.0.0.1', interfacePort: port, address: `127.0.0.1:${port}` }], apis: ['edge-client', 'edge-management', 'health-checks', 'metrics'], tls, maxBodyBytes: 1 << 20, idleTimeoutMs: 5000, readTimeoutMs: 5000, writeTimeoutMs: 100_000, minTlsVersion: 'TLSv1.2', maxTlsVersion: 'TLSv1.3' }],
+      webs: [{ name: 'api', bindPoints: [{ interfaceHost: '127.0.0.1', interfacePort: port, address: `127.0.0.1:${port}` }], apis: ['edge-client', 'edge-management', 'health-checks', 'metrics'], tls, maxBodyBytes: 1 << 20, idleTimeoutMs: 5000, readTimeoutMs: 5000, writeTimeoutMs: 100_000, requestTimeoutMs: 30_000, handshakeTimeoutMs: 10_000, maxConnections: 4096, minTlsVersion: 'TLSv1.2', maxTlsVersion: 'TLSv1.3' }],
       sessionTimeoutMs: 30 * 60_000,
       // Long enough that only the test flushes.
       activityUpdateIntervalMs: 3_600_000,

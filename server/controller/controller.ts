@@ -261,12 +261,21 @@ export async function startController(options: ControllerOptions, runtime: { log
             secureOptions: cryptoConstants.SSL_OP_NO_TICKET,
             minVersion: web.minTlsVersion,
             maxVersion: web.maxTlsVersion,
+            handshakeTimeout: web.handshakeTimeoutMs,
             keepAliveTimeout: web.idleTimeoutMs,
-            headersTimeout: web.readTimeoutMs + 1000,
-            requestTimeout: web.writeTimeoutMs,
+            headersTimeout: web.readTimeoutMs,
+            requestTimeout: web.requestTimeoutMs,
+            // Node looks for requests past headersTimeout/requestTimeout only this often (30 s by default), which
+            // would let a slow client hold its connection up to 30 s longer than configured.
+            connectionsCheckingInterval: Math.min(1000, web.readTimeoutMs),
           },
           app.callback(),
         );
+        // A connection that neither sends nor reads for writeTimeout (a client that stopped reading its answer)
+        // is destroyed; an idle keep-alive connection goes sooner, at keepAliveTimeout.
+        server.setTimeout(web.writeTimeoutMs);
+        server.maxConnections = web.maxConnections;
+        server.on('drop', dropLogger(logger, web.name, point.interfacePort, web.maxConnections));
         server.on('tlsClientError', () => undefined);
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);
@@ -358,6 +367,20 @@ export async function startController(options: ControllerOptions, runtime: { log
       await dispatcher.close();
       logger.info('controller stopped', { id: options.id });
     },
+  };
+}
+
+/** Connections refused at maxConnections, logged at most once every 10 s with how many were refused since. */
+function dropLogger(logger: Logger, web: string, port: number, maxConnections: number): () => void {
+  let refused = 0;
+  let lastLogged = 0;
+  return () => {
+    refused++;
+    const now = Date.now();
+    if (now - lastLogged < 10_000) return;
+    logger.warn('web listener refused connections: maxConnections reached', { web, port, maxConnections, refused });
+    lastLogged = now;
+    refused = 0;
   };
 }
 
