@@ -1,7 +1,7 @@
-// Three edgeward controller processes as one cluster, for bench/cluster-vs-etcd.ts: a shared PKI, each controller
-// from test/support/controller-fixture.ts (its own config with the default raft timeouts, data dir and ports, all
-// under the benchmark's temp dir), formed with the agent's `cluster.add` as an operator would, and the leader found
-// with `cluster.list`.
+// Three edgeward controller processes as one cluster, for bench/cluster-vs-etcd.ts and bench/login-flood.ts: a
+// shared PKI, each controller from test/support/controller-fixture.ts (its own config with the default raft
+// timeouts, data dir and ports, all under the benchmark's temp dir), formed with the agent's `cluster.add` as an
+// operator would, and the leader found with `cluster.list`.
 import { join } from 'node:path';
 import { callAgent } from '../server/agent/agent-client.ts';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
@@ -37,15 +37,21 @@ export class EdgewardCluster implements ClusterUnderTest {
 
   private constructor(
     private readonly nodes: ControllerFixture[],
-    private readonly caPem: string,
+    /** The CA bundle clients trust the controllers with. */
+    readonly caPem: string,
   ) {
     this.probes = new ProbeClient(caPem);
   }
 
   /** Starts the controllers under `root` (each fixture's folder goes there, so a failed start leaves nothing
    * elsewhere) and forms the cluster. `started` gets each controller as soon as it runs, so that the caller can
-   * stop it whatever happens next. */
-  static async start(root: string, started: (stop: () => Promise<void>) => void, progress: (text: string) => void): Promise<EdgewardCluster> {
+   * stop it whatever happens next. `options` changes every controller's config text or environment. */
+  static async start(
+    root: string,
+    started: (stop: () => Promise<void>) => void,
+    progress: (text: string) => void,
+    options: { readonly editConfig?: (yaml: string) => string; readonly env?: NodeJS.ProcessEnv } = {},
+  ): Promise<EdgewardCluster> {
     const pkiDir = join(root, 'pki');
     await initPki(pkiDir, { trustDomain: 'edgeward.bench' });
     const nodes: ControllerFixture[] = [];
@@ -54,7 +60,7 @@ export class EdgewardCluster implements ClusterUnderTest {
     try {
       for (const [i, id] of ids.entries()) {
         progress(`starting controller ${id}`);
-        const node = await ControllerFixture.create({ pkiDir, id, initAdmin: i === 0 });
+        const node = await ControllerFixture.create({ pkiDir, id, initAdmin: i === 0, ...options });
         nodes.push(node);
         started(() => EdgewardCluster.stopNode(node));
       }
@@ -63,9 +69,10 @@ export class EdgewardCluster implements ClusterUnderTest {
       else process.env.TMPDIR = previousTmpdir;
     }
     const [first, second, third] = nodes as [ControllerFixture, ControllerFixture, ControllerFixture];
-    progress('forming the cluster: ctrl1 adds ctrl2, ctrl3 joins through ctrl1');
+    // A member adds the others: asking a member to be added needs cluster.allowJoinRequests, off by default.
+    progress('forming the cluster: ctrl1 adds ctrl2 and ctrl3');
     await agent(first, 'cluster.add', { address: second.ctrlAddress, voter: true });
-    await agent(third, 'cluster.add', { address: first.ctrlAddress, voter: true });
+    await agent(first, 'cluster.add', { address: third.ctrlAddress, voter: true });
     const cluster = new EdgewardCluster(nodes, first.caPem);
     await cluster.waitHealthy(60_000);
     return cluster;
@@ -89,6 +96,19 @@ export class EdgewardCluster implements ClusterUnderTest {
     const node = this.nodes[member];
     if (!node) throw new Error(`no controller ${member}`);
     return node;
+  }
+
+  /** One controller's raft term and the leader it follows, from its agent's `status`. */
+  async status(member: number, timeoutMs = 2_000): Promise<{ term: number; leader: string | undefined }> {
+    const response = await callAgent(this.node(member).agentSocket, 'status', {}, timeoutMs);
+    if (!response.ok) throw new Error(`status on ${ids[member]}: ${response.error}`);
+    const status = response.result as { term: number; leader?: string | null };
+    return { term: status.term, leader: status.leader ?? undefined };
+  }
+
+  /** Where a client logs in with a password through this controller. */
+  loginUrl(member: number): string {
+    return `${this.node(member).clientApi}/authenticate?method=password`;
   }
 
   private async members(member: number): Promise<MemberRow[]> {

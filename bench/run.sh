@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs the benchmarks, each writing its part of bench/RESULTS.md: the HTTP benchmark (bench/run.ts; installs wrk
 # and etcd first when missing, via scripts/ensure-deps.sh), the raft benchmark (bench/raft-bench.ts), then the
-# three-node cluster against a three-node etcd cluster (bench/cluster-vs-etcd.ts).
-# Usage: bench/run.sh [all|http|raft|cluster]   (all, the default, runs the three, in that order, and stops at the
-# first failure)
+# three-node cluster against a three-node etcd cluster (bench/cluster-vs-etcd.ts), then a login flood against a
+# three-node cluster with password hashing's queue off and on (bench/login-flood.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood]   (all, the default, runs the four, in that order, and stops
+# at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10);
 # BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
-# (1 to 9, default 3); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts.
+# (1 to 9, default 3); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts; BENCH_FLOOD_SECONDS (default 30),
+# BENCH_QUIET_SECONDS (default 10), BENCH_WRITE_RATE, BENCH_FLOOD_CONNECTIONS and BENCH_FLOOD_VARIANTS, see
+# bench/login-flood.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -16,9 +19,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster) ;;
+  all | http | raft | cluster | login-flood) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood]" >&2
     exit 2
     ;;
 esac
@@ -35,6 +38,8 @@ seconds_from() {
 http_seconds="$(seconds_from BENCH_SECONDS 10)"
 raft_seconds="$(seconds_from BENCH_RAFT_SECONDS 5)"
 cluster_rounds="${BENCH_CLUSTER_ROUNDS:-3}"
+flood_seconds="$(seconds_from BENCH_FLOOD_SECONDS 30)"
+quiet_seconds="$(seconds_from BENCH_QUIET_SECONDS 10)"
 if ! [[ "$cluster_rounds" =~ ^[1-9]$ ]]; then
   echo "bench: BENCH_CLUSTER_ROUNDS must be a whole number of rounds from 1 to 9, not \"$cluster_rounds\"" >&2
   exit 2
@@ -91,4 +96,12 @@ if [ "$what" = all ] || [ "$what" = cluster ]; then
   # cluster-vs-etcd.ts's own watchdog: 240 s to start + rounds x 4 loads x (2 s warm-up + measurement + 35 s) + 10
   # failover trials x (20 s + 60 s recovery) + 60 s to stop; this limit leaves it a minute more.
   run_step "cluster benchmark (edgeward vs etcd)" $((240 + cluster_rounds * 4 * (2 + http_seconds + 35) + 10 * 80 + 60 + 60)) "${node_tsx[@]}" bench/cluster-vs-etcd.ts
+fi
+if [ "$what" = all ] || [ "$what" = login-flood ]; then
+  if [ "$what" = login-flood ]; then
+    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
+  fi
+  # login-flood.ts's own watchdog: 60 s + 2 variants x (120 s + quiet + flood + 2 x 15 s + 60 s); this limit leaves
+  # it a minute more.
+  run_step "login flood (password hashing queue off and on)" $((60 + 2 * (120 + quiet_seconds + flood_seconds + 30 + 60) + 60)) "${node_tsx[@]}" bench/login-flood.ts
 fi

@@ -33,3 +33,12 @@ test('output without the summary line, or with a broken one, is refused with the
   assert.throws(() => parseWrkOutput('BENCH_RESULT {"requests":5,"durationUs":1000000,"latencyUs":{"p50":1}}\n'), /"latencyUs.p90"/);
   assert.throws(() => parseWrkOutput(sample.replace('"durationUs":10010000', '"durationUs":0')), /zero duration/);
 });
+
+test('status counts, when the script printed them, come back by status; a broken line is refused', () => {
+  assert.equal(parseWrkOutput(sample).statuses, undefined);
+  const counted = parseWrkOutput(`${sample}BENCH_STATUSES {"200":124000,"429":509,"503":3}\n`);
+  assert.deepEqual(counted.statuses, { '200': 124000, '429': 509, '503': 3 });
+  assert.throws(() => parseWrkOutput(`${sample}BENCH_STATUSES {"200":\n`), /BENCH_STATUSES line is not JSON/);
+  assert.throws(() => parseWrkOutput(`${sample}BENCH_STATUSES {"ok":3}\n`), /bad entry "ok"/);
+  assert.throws(() => parseWrkOutput(`${sample}BENCH_STATUSES {"200":-1}\n`), /bad entry "200"/);
+});

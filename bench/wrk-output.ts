@@ -1,5 +1,6 @@
 // Reads one wrk run's figures from its stdout: the `BENCH_RESULT {json}` line that bench/wrk/bench.lua prints from
-// wrk's done() hook. Pure: text in, figures out, or an error naming what is missing.
+// wrk's done() hook, and the `BENCH_STATUSES {json}` line of bench/wrk/status-counts.lua when there is one. Pure:
+// text in, figures out, or an error naming what is missing.
 
 export interface WrkFigures {
   readonly requests: number;
@@ -15,9 +16,31 @@ export interface WrkFigures {
   readonly httpErrors: number;
   /** Connect, read and write errors and timeouts: requests that got no response at all. */
   readonly socketErrors: number;
+  /** Responses by HTTP status, when the script counted them (bench/wrk/status-counts.lua). */
+  readonly statuses?: Readonly<Record<string, number>>;
 }
 
 const marker = 'BENCH_RESULT ';
+const statusesMarker = 'BENCH_STATUSES ';
+
+/** The BENCH_STATUSES line's counts, undefined without one. */
+function parseStatuses(stdout: string): Record<string, number> | undefined {
+  const line = stdout.split('\n').find((candidate) => candidate.startsWith(statusesMarker));
+  if (line === undefined) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line.slice(statusesMarker.length));
+  } catch (error) {
+    throw new Error(`wrk ${statusesMarker.trim()} line is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`wrk ${statusesMarker.trim()} is not an object of counts`);
+  const counts: Record<string, number> = {};
+  for (const [status, count] of Object.entries(raw)) {
+    if (!/^[1-5]\d\d$/.test(status) || typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new Error(`wrk ${statusesMarker.trim()} has a bad entry "${status}": ${JSON.stringify(count)}`);
+    counts[status] = count;
+  }
+  return counts;
+}
 
 export function parseWrkOutput(stdout: string): WrkFigures {
   const line = stdout.split('\n').find((candidate) => candidate.startsWith(marker));
@@ -37,7 +60,9 @@ export function parseWrkOutput(stdout: string): WrkFigures {
   const durationUs = number('durationUs');
   if (durationUs === 0) throw new Error(`wrk ${marker.trim()} reports a zero duration`);
   const ms = (path: string) => number(path) / 1000;
+  const statuses = parseStatuses(stdout);
   return {
+    ...(statuses === undefined ? {} : { statuses }),
     requests,
     durationSeconds: durationUs / 1e6,
     requestsPerSecond: requests / (durationUs / 1e6),

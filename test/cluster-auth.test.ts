@@ -155,3 +155,51 @@ test('a TOTP code accepted through one controller is refused through another; en
     assert.equal(replay.json.error.code, 'MFA_INVALID_TOKEN');
   }
 });
+
+test('under the default policy, wrong MFA codes given through different controllers add up to one limit, which locks the identity on every controller', async () => {
+  const [first, second, third] = nodes as [ControllerFixture, ControllerFixture, ControllerFixture];
+  const admin = { 'zt-session': await until('an admin session on ctrl1', () => first.adminToken()) };
+  const user = await until('the identity created', async () => {
+    const response = await first.http.post(`${first.managementApi}/identities`, { headers: admin, body: { name: 'cluster-mfa-guessed', type: 'User', isAdmin: false } });
+    return response.status === 201 ? response : undefined;
+  });
+  const userId = user.json.data.id as string;
+  assert.equal(user.json.data.authPolicyId ?? 'default', 'default');
+  const password = await first.http.post(`${first.managementApi}/authenticators`, { headers: admin, body: { method: 'updb', identityId: userId, username: 'cluster-mfa-guessed', password: 'cluster-mfa-guessed-pw' } });
+  assert.equal(password.status, 201, password.text);
+  const enrolling = await until('a login through ctrl1', async () => {
+    const response = await login(first, 'cluster-mfa-guessed', 'cluster-mfa-guessed-pw');
+    return response.status === 200 ? response : undefined;
+  });
+  const enrollHeaders = { 'zt-session': enrolling.json.data.token as string };
+  const started = await first.http.post(`${first.clientApi}/current-identity/mfa`, { headers: enrollHeaders, body: {} });
+  assert.equal(started.status, 201, started.text);
+  const app = AuthenticatorApp.fromUrl(started.json.data.provisioningUrl);
+  assert.equal((await first.http.post(`${first.clientApi}/current-identity/mfa/verify`, { headers: enrollHeaders, body: { code: await app.nextCode() } })).status, 200);
+
+  // One partial session; five wrong codes (the default maxFailedCodes), alternating controllers. Each controller
+  // alone has seen fewer than five.
+  const partial = await settledLogin(first, 'cluster-mfa-guessed', 'cluster-mfa-guessed-pw');
+  assert.equal(partial.status, 200, partial.text);
+  const headers = { 'zt-session': partial.json.data.token as string };
+  for (const [i, node] of [first, second, third, first, second].entries()) {
+    // A follower may not have applied the session yet: its first answers can be 401.
+    const wrong = await until(`wrong code ${i + 1} through ${node.id}`, async () => {
+      const response = await node.http.post(`${node.clientApi}/authenticate/mfa`, { headers, body: { code: app.wrongCode() } });
+      return response.status === 401 ? undefined : response;
+    });
+    assert.equal(wrong.status, 400, `code ${i + 1} through ${node.id}: ${wrong.text}`);
+    assert.equal(wrong.json.error.code, 'MFA_INVALID_TOKEN');
+  }
+  for (const node of nodes) {
+    const token = await until(`an admin session on ${node.id}`, () => node.adminToken());
+    const detail = await until(`the lock on ${node.id}`, async () => {
+      const response = await node.http.get(`${node.managementApi}/identities/${userId}`, { headers: { 'zt-session': token } });
+      return response.json?.data?.disabled === true ? response : undefined;
+    });
+    // Locked for the default lockoutDuration (15 min), not until an admin acts.
+    const lockedFor = Date.parse(detail.json.data.disabledUntil) - Date.parse(detail.json.data.disabledAt);
+    assert.equal(lockedFor, 15 * 60_000, `on ${node.id}`);
+    assert.equal((await settledLogin(node, 'cluster-mfa-guessed', 'cluster-mfa-guessed-pw')).status, 401, `no login through ${node.id}`);
+  }
+});

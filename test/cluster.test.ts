@@ -15,7 +15,8 @@ let nodes: ControllerFixture[] = [];
 
 before(async () => {
   await initPki(pkiRoot, { trustDomain: 'edgeward.test' });
-  const first = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl1' });
+  // ctrl1 takes join requests: ctrl3 joins through it (OpenZiti's self-join, off by default).
+  const first = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl1', editConfig: (yaml) => yaml.replace('allowJoinRequests: false', 'allowJoinRequests: true') });
   const second = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl2', initAdmin: false });
   const third = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl3', initAdmin: false });
   nodes = [first, second, third];
@@ -29,7 +30,7 @@ after(async () => {
 
 const leaderOf = async (node: ControllerFixture) => ((await agent(node, 'cluster.list')) as MemberRow[]).find((row) => row.leader)?.id;
 
-test('the cluster forms: the leader adds one controller, another joins through the leader', async () => {
+test('the cluster forms: the leader adds one controller, another joins through the leader (cluster.allowJoinRequests)', async () => {
   const [first, second, third] = nodes as [ControllerFixture, ControllerFixture, ControllerFixture];
   assert.equal(await agent(first, 'cluster.add', { address: second.ctrlAddress, voter: true }), `success, added peer at ${second.ctrlAddress} to cluster`);
   assert.equal(await agent(third, 'cluster.add', { address: first.ctrlAddress, voter: true }), 'success, added self to cluster');

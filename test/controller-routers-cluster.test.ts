@@ -1,8 +1,11 @@
 // Router control channels across a two-controller cluster of real processes: a router hears of a new member
 // (`ctrl.members`), a router enrolled through one controller connects to the other, each controller's routers learn
 // of the other's (welcome and `ctrl.routerConnected` / `ctrl.routerDisconnected`), and `isOnline` is true on every
-// controller while the router is connected to any of them.
+// controller while the router is connected to any of them. Routers hear of each other with the fingerprints of
+// their enrolled certificates. A router enrolling through one controller may not obtain a name on the other's
+// certificate.
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +14,7 @@ import { initPki } from '../server/pki/pki-directory.ts';
 import { agent, until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
-import { enrollRouter, ScriptedRouter } from './support/scripted-router.ts';
+import { enrollRouter, keyAndCsr, ScriptedRouter } from './support/scripted-router.ts';
 
 const pkiRoot = mkdtempSync(join(tmpdir(), 'edgeward-routers-pki-'));
 let first: ControllerFixture;
@@ -22,7 +25,12 @@ const routers: ScriptedRouter[] = [];
 before(async () => {
   await initPki(pkiRoot, { trustDomain: 'edgeward.test' });
   first = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl1' });
-  second = await ControllerFixture.create({ pkiDir: pkiRoot, id: 'ctrl2', initAdmin: false });
+  second = await ControllerFixture.create({
+    pkiDir: pkiRoot,
+    id: 'ctrl2',
+    initAdmin: false,
+    certificateNames: { dnsNames: ['localhost', 'ctrl2.edgeward.test'], ipAddresses: ['127.0.0.1', '2001:db8::2'] },
+  });
   workbench = new OpensslWorkbench(join(first.root, 'router-certs'));
 });
 after(async () => {
@@ -53,6 +61,8 @@ async function connect(node: ControllerFixture, enrolled: { id: string; certPem:
 }
 
 const jwtClaims = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
+const fingerprint = (pem: string) => new X509Certificate(pem).fingerprint.replaceAll(':', '').toLowerCase();
+const fingerprints = (enrolled: { certPem: string; serverCertPem: string }) => ({ fingerprint: fingerprint(enrolled.certPem), serverFingerprint: fingerprint(enrolled.serverCertPem) });
 
 test('routers on two controllers: membership pushes, cross-controller welcome and events, isOnline everywhere', async () => {
   const a = await createRouter('cluster-router-a');
@@ -81,9 +91,9 @@ test('routers on two controllers: membership pushes, cross-controller welcome an
   const onSecond = await connect(second, enrolledB);
   assert.deepEqual(onSecond.welcome.controllerId, 'ctrl2');
   assert.equal(onSecond.welcome.members.length, 2);
-  assert.deepEqual(onSecond.welcome.routers, [{ id: a.id, name: 'cluster-router-a', linkListeners: [listenerA] }], 'the welcome names the routers of the other controller');
+  assert.deepEqual(onSecond.welcome.routers, [{ id: a.id, name: 'cluster-router-a', linkListeners: [listenerA], ...fingerprints(enrolledA) }], 'the welcome names the routers of the other controller');
   const heard = await onFirst.router.next('ctrl.routerConnected');
-  assert.deepEqual(heard.router, { id: b.id, name: 'cluster-router-b', linkListeners: [] });
+  assert.deepEqual(heard.router, { id: b.id, name: 'cluster-router-b', linkListeners: [], ...fingerprints(enrolledB) });
 
   for (const node of [first, second]) {
     assert.equal((await routerDetail(node, a.id)).isOnline, true, `a on ${node.id}`);
@@ -94,4 +104,22 @@ test('routers on two controllers: membership pushes, cross-controller welcome an
   assert.equal((await onFirst.router.next('ctrl.routerDisconnected')).routerId, b.id);
   await until('b offline on ctrl1', async () => ((await routerDetail(first, b.id)).isOnline === false ? true : undefined), 5000);
   assert.equal((await routerDetail(first, a.id)).isOnline, true);
+});
+
+test("a router enrolling through one controller may not obtain a name on the other controller's certificate", async () => {
+  const router = await createRouter('cluster-router-names');
+  // The second controller's names reach the first from the certificate it presents on their peer channel.
+  await until('ctrl2 connected to ctrl1', async () => ((await agent(first, 'cluster.list')) as { id: string; connected: boolean }[]).some((row) => row.id === 'ctrl2' && row.connected) || undefined);
+  for (const [sans, name] of [
+    ['DNS:ctrl2.edgeward.test', 'ctrl2.edgeward.test'],
+    ['IP:2001:db8:0::2', '2001:db8::2'],
+  ]) {
+    const [client, server] = await Promise.all([keyAndCsr(workbench, 'names-client'), keyAndCsr(workbench, 'names-server', sans)]);
+    const refused = await first.http.post(`${first.clientApi}/enroll/erott`, { body: { token: router.token, certCsr: client.csrPem, serverCertCsr: server.csrPem } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.json.error.code, 'COULD_NOT_PROCESS_CSR');
+    assert.deepEqual(refused.json.error.cause, { field: 'serverCertCsr', value: name, reason: `"${name}" belongs to a controller (on a controller certificate)` });
+  }
+  const enrolled = await enrollRouter(first, workbench, router.id, router.token);
+  assert.match(new X509Certificate(enrolled.serverCertPem).subjectAltName!, /DNS:router-\d+\.example\.test/);
 });

@@ -106,6 +106,10 @@ async function metricsText(): Promise<string> {
   return response.text;
 }
 
+function certificateFingerprint(pem: string): string {
+  return new X509Certificate(pem).fingerprint.replaceAll(':', '').toLowerCase();
+}
+
 function sanOf(pem: string): string {
   return new X509Certificate(pem).subjectAltName ?? '';
 }
@@ -125,9 +129,9 @@ test('edge routers: create with defaults, read, list with filters, PATCH keeps, 
   assert.deepEqual(router.tags, { team: 'x' });
   assert.equal(router.isVerified, false);
   assert.equal(router.isOnline, false);
-  assert.equal(router.fingerprint, null);
+  assert.equal('fingerprint' in router, false, 'no fingerprint before enrolling');
   assert.equal(router.syncStatus, 'SYNC_NEW');
-  assert.equal(router.versionInfo, null);
+  assert.equal('versionInfo' in router, false, 'no versionInfo while offline');
   assert.equal(router.hostname, '');
   assert.deepEqual(router.supportedProtocols, {});
   assert.equal(typeof router.enrollmentToken, 'string');
@@ -285,9 +289,11 @@ test('control channel: welcome with members, edge model, isOnline, other routers
   assert.deepEqual(onlineList.json.data.map((row: any) => row.id), [first.id]);
 
   const b = await connectRouter(second);
-  assert.deepEqual(b.welcome.routers, [{ id: first.id, name: 'channel-router-a', linkListeners: [listenerA] }], 'a new router learns who to dial');
+  // Routers learn whom to dial and the fingerprints of the certificates each enrolled with, to check its links.
+  const fingerprints = (enrolled: Enrolled) => ({ fingerprint: certificateFingerprint(enrolled.certPem), serverFingerprint: certificateFingerprint(enrolled.serverCertPem) });
+  assert.deepEqual(b.welcome.routers, [{ id: first.id, name: 'channel-router-a', linkListeners: [listenerA], ...fingerprints(first) }], 'a new router learns who to dial');
   const announced = await a.router.next('ctrl.routerConnected');
-  assert.deepEqual(announced.router, { id: second.id, name: 'channel-router-b', linkListeners: [] });
+  assert.deepEqual(announced.router, { id: second.id, name: 'channel-router-b', linkListeners: [], ...fingerprints(second) });
 
   a.router.send({ type: 'req', rid: 7, body: { op: 'ping' } });
   const pong = await a.router.next('res');
@@ -380,7 +386,7 @@ test('refusals: wrong hello, disabled router, certificate not the enrolled one, 
   await connected.router.waitClosed();
   const reopened = await detail(enrolled.id);
   assert.equal(reopened.isVerified, false);
-  assert.equal(reopened.fingerprint, null);
+  assert.equal('fingerprint' in reopened, false);
   assert.equal(typeof reopened.enrollmentJwt, 'string');
   await expectRefused(enrolled, enrolled.id, /not enrolled/);
   const renewed = await enroll(enrolled.id);

@@ -242,3 +242,21 @@ test('lockout with a duration: disabledUntil is set that far ahead; an admin dis
   assert.equal((await controller.http.post(mgmt(`/identities/${user.id}/enable`), { headers: admin })).status, 200);
   assert.equal((await passwordLogin('timed-lock', 'right-password')).status, 200);
 });
+
+test('members an auth policy does not have are ignored, not stored: unknown keys and __proto__ at any level', async () => {
+  const body = authPolicyBody('junk-policy') as Record<string, any>;
+  const withJunk = JSON.stringify({ ...body, junk: { a: 1 }, primary: { ...body.primary, updb: { ...body.primary.updb, junk: 'x' } } }).replace(/^\{/, '{"__proto__":{"polluted":true},');
+  const created = await controller.http.post(mgmt('/auth-policies'), { headers: { ...admin, 'content-type': 'application/json' }, rawBody: withJunk });
+  assert.equal(created.status, 201, created.text);
+  const id = created.json.data.id as string;
+  const patched = await controller.http.patch(mgmt(`/auth-policies/${id}`), {
+    headers: { ...admin, 'content-type': 'application/json' },
+    rawBody: '{"__proto__":{"name":"via-proto"},"secondary":{"junk":1,"__proto__":{"requireTotp":true}},"other":{"x":1}}',
+  });
+  assert.equal(patched.status, 200, patched.text);
+  const detail = (await controller.http.get(mgmt(`/auth-policies/${id}`), { headers: admin })).json.data;
+  assert.equal(detail.name, 'junk-policy');
+  assert.deepEqual(Object.keys(detail).sort(), ['_links', 'createdAt', 'id', 'name', 'primary', 'secondary', 'tags', 'updatedAt']);
+  assert.deepEqual(Object.keys(detail.primary.updb).sort(), ['allowed', 'lockoutDurationMinutes', 'maxAttempts', 'minPasswordLength', 'requireMixedCase', 'requireNumberChar', 'requireSpecialChar']);
+  assert.deepEqual(detail.secondary, { requireTotp: false, requireExtJwtSigner: null });
+});

@@ -168,8 +168,9 @@ test('a signer with certPem is created with the defaults and the certificate fac
   const jwksSigner = await admin.detail(`/external-jwt-signers/${signer.jwks}`);
   assert.equal(jwksSigner.jwksEndpoint, jwks.url);
   assert.equal(jwksSigner.certPem, null);
-  assert.equal(jwksSigner.commonName, null);
-  assert.equal(jwksSigner.fingerprint, null);
+  assert.equal(jwksSigner.commonName, '', 'no certificate: empty, as the spec allows no null');
+  assert.equal(jwksSigner.fingerprint, '');
+  assert.equal(jwksSigner.notBefore, '0001-01-01T00:00:00.000Z');
   await admin.ok('DELETE', `/external-jwt-signers/${id}`);
 });
 
@@ -208,7 +209,7 @@ test('PUT replaces a signer, PATCH changes only what it names, DELETE removes it
   assert.equal(detail.audience, 'a2');
   assert.equal(detail.enabled, false);
   assert.equal(detail.certPem, null);
-  assert.equal(detail.commonName, null);
+  assert.equal(detail.commonName, '');
   assert.equal(detail.jwksEndpoint, 'https://crud-updated.idp.test/jwks');
   assert.equal(detail.claimsProperty, 'sub', 'PUT resets what it leaves out');
 

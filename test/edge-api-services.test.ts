@@ -58,8 +58,15 @@ test('services: create, read, list, PATCH, PUT, delete, with the real controller
   assert.deepEqual(service.configs, []);
   assert.deepEqual(service.config, {});
   assert.deepEqual(service.tags, {});
-  assert.deepEqual(service.permissions, ['Invalid'], 'no policy grants the admin anything');
-  assert.deepEqual(service.postureQueries, []);
+  assert.deepEqual(service.permissions, ['Bind', 'Dial'], 'an admin is shown both permissions, though no policy grants it anything');
+  assert.deepEqual(
+    service.postureQueries.map((query: { policyId: string; policyType: string; isPassing: boolean; postureQueries: unknown[] }) => [query.policyId, query.policyType, query.isPassing, query.postureQueries.length]),
+    [
+      ['dummy bind policy: no posture checks defined', 'Bind', true, 0],
+      ['dummy dial policy: no posture checks defined', 'Dial', true, 0],
+    ],
+    'one placeholder query set per permission shown, as the real controller lists them',
+  );
 
   const patched = await controller.http.patch(mgmt(`/services/${id}`), { headers: admin, body: { maxIdleTimeMillis: 5000, terminatorStrategy: 'weighted' } });
   assert.equal(patched.status, 200, patched.text);
@@ -245,7 +252,7 @@ test('sessions: Dial and Bind are separate permissions; a session is opened, lis
   const mine = await controller.http.get(client('/sessions'), { headers: as(user.token) });
   assert.equal(mine.status, 200);
   assert.deepEqual(mine.json.data.map((row: { id: string }) => row.id), [session.id]);
-  assert.equal(mine.json.data[0].token, undefined, 'the token is shown only at creation');
+  assert.equal(mine.json.data[0].token, '', 'the token is shown only at creation');
   assert.equal((await controller.http.get(client('/sessions'), { headers: as(other.token) })).json.data.length, 0, 'a client lists only its own');
   assert.equal((await controller.http.get(client(`/sessions/${session.id}`), { headers: as(other.token) })).status, 404);
   assert.equal((await controller.http.delete(client(`/sessions/${session.id}`), { headers: as(other.token) })).status, 404);

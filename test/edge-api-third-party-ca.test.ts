@@ -187,6 +187,8 @@ test('bad POST /cas bodies are 400 in the error envelope and create nothing', as
     ['a certificate already registered', caBody('duplicate-cert-ca', existing.files.certPem), 'certPem', /already registered/],
     ['a name already taken', caBody('existing-ca', fresh.certPem), 'name', /duplicate value 'existing-ca'/],
     ['no isAuthEnabled', (({ isAuthEnabled: _ignored, ...rest }) => rest)(caBody('partial-ca', fresh.certPem)), 'isAuthEnabled', /required/],
+    ['an externalIdClaim missing members', caBody('claim-ca', fresh.certPem, { externalIdClaim: { location: 'SAN_URI' } }), 'externalIdClaim.matcher', /required/],
+    ['an externalIdClaim location not in the spec', caBody('claim-ca', fresh.certPem, { externalIdClaim: { location: 'SUBJECT', matcher: 'ALL', matcherCriteria: null, parser: 'NONE', parserCriteria: null, index: 0 } }), 'externalIdClaim.location', /allowed values/],
   ];
   for (const [label, body, field, reason] of cases) {
     const response = await controller.http.post(kit.mgmt('/cas'), { headers: kit.admin, body });
@@ -197,5 +199,9 @@ test('bad POST /cas bodies are 400 in the error envelope and create nothing', as
   assert.equal(await kit.count('cas'), casBefore, 'nothing was created');
   const names = (await controller.http.get(kit.mgmt('/cas?limit=500'), { headers: kit.admin })).json.data.map((ca: any) => ca.name);
   assert.deepEqual(names.filter((name: string) => name === 'existing-ca'), ['existing-ca']);
-  assert.equal((await kit.createCa(caBody('fresh-ca', fresh.certPem))).fingerprint, await kit.workbench.fingerprint(fresh.certFile), 'the good certificate is accepted');
+  const claim = { location: 'SAN_URI', matcher: 'SCHEME', matcherCriteria: 'spiffe', parser: 'NONE', parserCriteria: null, index: 0 };
+  const accepted = await kit.createCa(caBody('fresh-ca', fresh.certPem, { externalIdClaim: { ...claim, extra: 'not stored' } }));
+  assert.equal(accepted.fingerprint, await kit.workbench.fingerprint(fresh.certFile), 'the good certificate is accepted');
+  assert.deepEqual(accepted.externalIdClaim, claim, 'the claim as the spec has it, without members it does not have');
+  assert.equal('externalIdClaim' in existing.ca, false, 'no claim set: none shown');
 });

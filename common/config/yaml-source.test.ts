@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseYamlSource } from './yaml-source.ts';
+import { parseYamlSource, yamlLimits } from './yaml-source.ts';
 
 const text = [
   'v: 3', //                                  1
@@ -103,5 +103,51 @@ describe('parseYamlSource', () => {
   it('reports an empty document as null data', () => {
     assert.equal(parseYamlSource('').data, null);
     assert.equal(parseYamlSource('# only a comment\n').data, null);
+  });
+});
+
+describe('parseYamlSource limits', () => {
+  const errors = (yaml: string, limits = yamlLimits) => parseYamlSource(yaml, limits).problems.filter((problem) => problem.severity === 'error');
+
+  it('refuses a file over the byte limit before parsing it', () => {
+    const source = parseYamlSource(`a: "${'é'.repeat(600_000)}"\n`);
+    assert.equal(source.data, undefined);
+    assert.deepEqual(source.problems, [{ severity: 'error', path: '', rule: 'yaml-max-bytes', message: `the file is 1200006 bytes, over the limit of ${1024 * 1024}; it was not parsed` }]);
+  });
+
+  it('refuses text that nests too deep or holds too much before parsing it, naming the line; lets through what is within', () => {
+    // At the limit (the mapping and 63 sequences: 64 levels), with aliases: through unchanged. One level more: refused.
+    const within = `a: ${'['.repeat(63)}${']'.repeat(63)}\nb: &x {c: 1}\nd: [*x, *x]\n`;
+    assert.deepEqual(errors(within), []);
+    assert.deepEqual(parseYamlSource(within).data, { a: JSON.parse(`${'['.repeat(63)}${']'.repeat(63)}`), b: { c: 1 }, d: [{ c: 1 }, { c: 1 }] });
+    assert.equal(errors(`a: ${'['.repeat(64)}${']'.repeat(64)}\n`)[0]?.rule, 'yaml-max-depth');
+    const flow = `v: 3\na: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`;
+    assert.deepEqual(errors(flow), [{ severity: 'error', path: '', line: 2, rule: 'yaml-max-depth', message: 'the document nests deeper than 64 levels of mappings and sequences; it was not parsed' }]);
+    const block = Array.from({ length: 300 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n');
+    assert.equal(errors(block)[0]?.line, 65);
+    const wide = `a: [${'1,'.repeat(150_000)}1]\n`;
+    assert.equal(errors(wide)[0]?.rule, 'yaml-max-members');
+  });
+
+  it('refuses data that aliases make too deep or too large, with the key path and line', () => {
+    const nested = (depth: number) => `${'{a: '.repeat(depth)}1${'}'.repeat(depth)}`;
+    const deep = `v: 3\nbase: &deep ${nested(40)}\nuse:\n  more: ${nested(30).replace('1', '*deep')}\n`;
+    const [problem] = errors(deep);
+    assert.equal(problem?.rule, 'yaml-max-depth');
+    assert.match(problem!.path, /^use\.more\.a\.a\.a/);
+    assert.equal(problem?.line, 4);
+    assert.match(problem!.message, /nests deeper than 64 levels of objects and arrays once its aliases are expanded/);
+
+    const items = Array.from({ length: 2000 }, (_, i) => i).join(', ');
+    const wide = `list: &items [${items}]\ncopies: [${Array.from({ length: 60 }, () => '*items').join(', ')}]\n`;
+    const [members] = errors(wide);
+    assert.equal(members?.rule, 'yaml-max-members');
+    assert.match(members!.message, /more than 100000 keys and items in all once its aliases are expanded/);
+  });
+
+  it('refuses an alias that refers to its own collection', () => {
+    assert.deepEqual(errors('v: 3\nloop: &self [1, *self]\n').map((problem) => [problem.rule, problem.path, problem.line, problem.message]), [
+      ['yaml-max-depth', 'loop[1][1][1][1][1][1][1][1][1][1][1][1][1][1][1]', 2, 'an alias refers to the collection that holds it, so the data nests without end'],
+    ]);
   });
 });

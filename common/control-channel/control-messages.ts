@@ -5,7 +5,8 @@
 //
 // Identity: the router's client certificate (issued at enrollment by the controller's enrollment CA; its common
 // name is the router's id) must chain to the controller's CA bundle and belong to an enrolled, enabled edge router.
-// The router checks the controller's server certificate against its own `identity.ca`.
+// The router checks the controller's server certificate against its own `identity.ca`, and that it is a
+// controller's (router/run/controller-identity.ts).
 
 /** A link listener a router offers to other routers: they dial `advertise` when they share one of its `groups`. */
 export interface LinkListenerInfo {
@@ -26,6 +27,12 @@ export interface RouterInfo {
   readonly id: string;
   readonly name: string;
   readonly linkListeners: readonly LinkListenerInfo[];
+  /**
+   * SHA-1 (lowercase hex) of the client certificate the router enrolled with, and of its server certificate when
+   * the controller recorded it: the certificates other routers accept on its links. Absent when unknown.
+   */
+  readonly fingerprint?: string;
+  readonly serverFingerprint?: string;
 }
 
 /** Router → controller, first frame. */

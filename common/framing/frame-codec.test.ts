@@ -28,3 +28,26 @@ test('a lower limit applies to both ends: longer frames are neither encoded nor 
   assert.throws(() => new FrameDecoder(undefined, 32).push(frame), /peer sent a frame of 50 bytes \(limit 32\)/);
   assert.deepEqual(new FrameDecoder(undefined, 50).push(frame), [JSON.parse(text)]);
 });
+
+test('with depth and keys-and-items limits, a frame past either is refused before it is parsed, naming where', () => {
+  const limits = { maxBytes: 1 << 20, maxDepth: 4, maxMembers: 10 };
+  const decode = (value: unknown) => new FrameDecoder(undefined, limits).push(encodeFrame(value));
+  assert.deepEqual(decode({ a: { b: [[1]] } }), [{ a: { b: [[1]] } }]);
+  assert.throws(() => decode({ a: { b: [[[1]]] } }), /^Error: peer sent a frame that nests deeper than 4 levels of objects and arrays \(at a\.b\.0\.0\)$/);
+  assert.deepEqual(decode(Array.from({ length: 10 }, (_, i) => i)).length, 1);
+  assert.throws(() => decode({ list: Array.from({ length: 10 }, (_, i) => i) }), /has more than 10 keys and items in all \(at list\.\d+\)$/);
+  // Brackets and commas inside strings are text, not structure.
+  assert.deepEqual(decode({ s: '[[[[[[,,,,,,,,,,,,{{{{' }), [{ s: '[[[[[[,,,,,,,,,,,,{{{{' }]);
+});
+
+test('limits change between frames: a small first frame, then the normal ones', () => {
+  const decoder = new FrameDecoder(undefined, { maxBytes: 32, maxDepth: 2, maxMembers: 8 });
+  decoder.append(Buffer.concat([encodeFrame({ type: 'hello' }), encodeFrame({ type: 'raft', pad: 'x'.repeat(100), deep: [[[1]]] })]));
+  assert.deepEqual(decoder.next(), { type: 'hello' });
+  decoder.setLimits({ maxBytes: 1024, maxDepth: 8, maxMembers: 100 });
+  assert.deepEqual(decoder.next(), { type: 'raft', pad: 'x'.repeat(100), deep: [[[1]]] });
+  assert.equal(decoder.next(), undefined);
+  const strict = new FrameDecoder(undefined, { maxBytes: 32, maxDepth: 2, maxMembers: 8 });
+  strict.append(encodeFrame({ type: 'raft', pad: 'x'.repeat(100) }));
+  assert.throws(() => strict.next(), /frame of \d+ bytes \(limit 32\)/);
+});

@@ -1,8 +1,19 @@
 // Length-prefixed frames: a 4-byte big-endian length, then that many bytes of UTF-8 JSON. The decoder takes the
-// stream in whatever chunks TCP delivers and yields whole frames; an oversize or malformed frame is an error that
-// closes the channel, never a crash.
+// stream in whatever chunks TCP delivers and yields whole frames; a frame over its limits (bytes, nesting depth,
+// keys and items in all: frame-limits.ts) or one that is not JSON is an error that closes the channel, never a
+// crash. The structure is checked on the text, before it is parsed, so a hostile frame costs a scan, not the memory
+// of millions of parsed values.
+import { jsonTextShapeProblem, jsonTextWithinShape } from '../json/json-shape.ts';
 
 export const maxFrameBytes = 256 * 1024 * 1024;
+
+export interface FrameLimits {
+  readonly maxBytes: number;
+  /** Objects and arrays nested inside one another (the frame itself is depth 1); unset: not checked. */
+  readonly maxDepth?: number;
+  /** Keys of every object plus items of every array, over the whole frame; unset: not checked. */
+  readonly maxMembers?: number;
+}
 
 export function encodeFrame(value: unknown): Buffer {
   return encodeJsonFrame(JSON.stringify(value));
@@ -21,36 +32,62 @@ export function encodeJsonFrame(json: string, limit = maxFrameBytes): Buffer {
 export class FrameDecoder {
   private chunks: Buffer[] = [];
   private buffered = 0;
+  private limits: FrameLimits;
 
-  /** `withText` sees each frame beside the text it was parsed from (a raft append keeps its entries' texts). */
+  /**
+   * `withText` sees each frame beside the text it was parsed from (a raft append keeps its entries' texts);
+   * `limits` is a byte limit alone or a FrameLimits.
+   */
   constructor(
     private readonly withText?: (frame: unknown, text: string) => void,
-    private readonly limit = maxFrameBytes,
-  ) {}
+    limits: number | FrameLimits = maxFrameBytes,
+  ) {
+    this.limits = typeof limits === 'number' ? { maxBytes: limits } : limits;
+  }
 
-  /** Adds bytes; returns every frame now complete. Throws on an oversize length or a body that is not JSON. */
+  /** Changes the limits from the next frame on (a channel takes small frames until the peer's hello). */
+  setLimits(limits: FrameLimits): void {
+    this.limits = limits;
+  }
+
+  /** Adds bytes; returns every frame now complete. Throws on a frame over the limits or a body that is not JSON. */
   push(chunk: Buffer): unknown[] {
+    this.append(chunk);
+    const frames: unknown[] = [];
+    for (let frame = this.next(); frame !== undefined; frame = this.next()) frames.push(frame);
+    return frames;
+  }
+
+  /** Adds bytes without decoding them: next() then takes the frames one at a time. */
+  append(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    const frames: unknown[] = [];
-    for (;;) {
-      if (this.buffered < 4) break;
-      const head = this.peek(4);
-      const length = head.readUInt32BE(0);
-      if (length > this.limit) throw new Error(`peer sent a frame of ${length} bytes (limit ${this.limit})`);
-      if (this.buffered < 4 + length) break;
-      const whole = this.take(4 + length);
-      const text = whole.subarray(4).toString('utf8');
-      let frame: unknown;
-      try {
-        frame = JSON.parse(text);
-      } catch {
-        throw new Error('peer sent a frame that is not JSON');
+  }
+
+  /** The next complete frame, or undefined when none is complete yet (no JSON text parses to undefined). */
+  next(): unknown {
+    if (this.buffered < 4) return undefined;
+    const length = this.peek(4).readUInt32BE(0);
+    const { maxBytes, maxDepth, maxMembers } = this.limits;
+    if (length > maxBytes) throw new Error(`peer sent a frame of ${length} bytes (limit ${maxBytes})`);
+    if (this.buffered < 4 + length) return undefined;
+    const text = this.take(4 + length).subarray(4).toString('utf8');
+    // A frame shorter than the depth limit cannot pass it, nor hold more members than it has characters.
+    const shape = { maxDepth: maxDepth ?? Infinity, maxMembers: maxMembers ?? Infinity };
+    if (text.length > shape.maxDepth || text.length > shape.maxMembers) {
+      if (!jsonTextWithinShape(text, shape)) {
+        const problem = jsonTextShapeProblem(text, shape);
+        if (problem) throw new Error(`peer sent a frame that ${problem.reason}${problem.path.length > 0 ? ` (at ${problem.path.join('.')})` : ''}`);
       }
-      this.withText?.(frame, text);
-      frames.push(frame);
     }
-    return frames;
+    let frame: unknown;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      throw new Error('peer sent a frame that is not JSON');
+    }
+    this.withText?.(frame, text);
+    return frame;
   }
 
   private peek(bytes: number): Buffer {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { jsonTextShapeProblem, valueShapeProblem } from './json-shape.ts';
+import { jsonTextShapeProblem, jsonTextWithinShape, valueShapeProblem } from './json-shape.ts';
 
 const limits = { maxDepth: 64, maxMembers: 10_000 };
 
@@ -42,6 +42,19 @@ test('a parsed value is held to the same limits, walked without recursion', () =
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
   assert.equal(valueShapeProblem(cyclic, limits), undefined);
+});
+
+test('the quick check agrees with the full scan at and around every limit', () => {
+  const texts = [
+    '', '"s"', '[]', '{}', '[[]]', '[1,2,3]', '{"a":[1,{"b":"]]],,,{{"}],"c":{}}', ' [ 1 , [ ] , { } ] ', '[,]', ']]][[', '"\\"[[[', '{"k\\"[":1}',
+    JSON.stringify(nested(64)), JSON.stringify(nested(65)), JSON.stringify(Array.from({ length: 10_000 }, () => 0)), JSON.stringify(Array.from({ length: 10_001 }, () => 0)),
+    JSON.stringify(Array.from({ length: 3_333 }, () => [])), JSON.stringify(Array.from({ length: 3_334 }, () => [0])), JSON.stringify({ a: Array.from({ length: 9_998 }, () => 'x') }),
+  ];
+  for (const text of texts) {
+    for (const shape of [limits, { maxDepth: 2, maxMembers: 3 }, { maxDepth: 1, maxMembers: 0 }]) {
+      assert.equal(jsonTextWithinShape(text, shape), jsonTextShapeProblem(text, shape) === undefined, `${text.slice(0, 40)} with ${JSON.stringify(shape)}`);
+    }
+  }
 });
 
 /** `{a:{a:…{}}}` with `depth` objects. */

@@ -13,6 +13,7 @@ import { resolveIdentitySource } from './identity-source.ts';
 import {
   addressProtocols,
   parseBareAdvertise,
+  parseCertificateFingerprint,
   parseCidr,
   parseDnsSan,
   parseEmailSan,
@@ -148,6 +149,9 @@ const ctrlSchema = s
     heartbeats: heartbeatsSchema.default({}),
     options: componentOptions(),
     endpointsFile: s.path().default('endpoints'),
+    controllerFingerprints: s
+      .array(formatted('a SHA-1 fingerprint', 'fingerprint', parseCertificateFingerprint), { minItems: 1 })
+      .describe('the controller certificates this router accepts, instead of any controller SPIFFE id'),
   })
   .rule((ctrl): RuleFinding[] => {
     const listed = (ctrl.endpoints?.length ?? 0) > 0;
@@ -173,6 +177,7 @@ const ctrlSchema = s
     heartbeats: ctrl.heartbeats,
     options: ctrl.options,
     endpointsFile: ctrl.endpointsFile,
+    ...(ctrl.controllerFingerprints === undefined ? {} : { controllerFingerprints: ctrl.controllerFingerprints }),
   }));
 
 // ---- dialers ----------------------------------------------------------------------------------------------

@@ -233,6 +233,18 @@ describe('router config: ctrl', () => {
     assert.equal(config.ctrl.endpointsFile, '/etc/edgeward/state/endpoints');
   });
 
+  it('reads controllerFingerprints as lowercase hex, colons or not, and rejects anything else with its line', () => {
+    const pinned = 'AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01';
+    const config = valid([...base, `  controllerFingerprints: ["${pinned}", ${'f'.repeat(40)}]`, ...quiet]);
+    assert.deepEqual(config.ctrl.controllerFingerprints, ['abcdef0123456789abcdef0123456789abcdef01', 'f'.repeat(40)]);
+    assert.equal('controllerFingerprints' in valid([...base, ...quiet]).ctrl, false, 'unset: the SPIFFE rule');
+    const { config: none, problems } = parse([...base, '  controllerFingerprints: [abc, 7]', ...quiet]);
+    assert.equal(none, undefined);
+    assert.deepEqual(brief(problems), ['7 error ctrl.controllerFingerprints[0] fingerprint', '7 error ctrl.controllerFingerprints[1] type']);
+    assert.match(problems[0]!.message, /"abc": is not a SHA-1 fingerprint \(40 hex digits, colons allowed\)/);
+    assert.deepEqual(brief(parse([...base, '  controllerFingerprints: []', ...quiet]).problems), ['7 error ctrl.controllerFingerprints min-items']);
+  });
+
   it('rejects bad addresses with their line, including unbracketed IPv6 and unknown protocols', () => {
     const { config, problems } = parse([...base.slice(0, 5), '  endpoints:', '    - tls:::1:6262', '    - http:ctrl:80', '    - ctrl:6262', '  defaultRequestTimeout: 5', ...quiet]);
     assert.equal(config, undefined);

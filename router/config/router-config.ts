@@ -59,6 +59,8 @@ export interface CtrlConfig {
   readonly options: ComponentOptions;
   /** Absolute; default `<config dir>/endpoints`. */
   readonly endpointsFile: string;
+  /** Lowercase SHA-1 hex of the controller certificates to accept (edgeward); unset: any controller SPIFFE id of identity.ca's trust domain. */
+  readonly controllerFingerprints?: readonly string[];
 }
 
 export interface DialerConfig {

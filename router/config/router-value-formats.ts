@@ -98,6 +98,12 @@ export function parseUriSan(text: string): ParseResult<string> {
   return /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(text) ? { ok: true, value: text } : fail('is not a URI (<scheme>:<rest>, e.g. spiffe://example.org/router)');
 }
 
+/** A certificate's SHA-1 fingerprint: 40 hex digits, any case, colons allowed (as openssl prints it); lowercase hex out. */
+export function parseCertificateFingerprint(text: string): ParseResult<string> {
+  const compact = text.trim().replaceAll(':', '').toLowerCase();
+  return /^[0-9a-f]{40}$/.test(compact) ? { ok: true, value: compact } : fail('is not a SHA-1 fingerprint (40 hex digits, colons allowed)');
+}
+
 /** Whether a certificate with these SANs is valid for `host` (exact name, one-label `*.` wildcard, or IP). */
 export function sansCover(sans: { readonly dns: readonly string[]; readonly ip: readonly string[] }, host: string): boolean {
   if (isIP(host) !== 0) return sans.ip.includes(host);

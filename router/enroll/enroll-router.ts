@@ -4,7 +4,9 @@
 // 1. The JWT's claims are judged first (em "erott", not expired) and the config must have `edge.csr`.
 // 2. Trust: the controller's CA bundle is fetched from `<iss>/.well-known/est/cacerts` (base64 PKCS#7) without
 //    verifying the server; then the controller's TLS certificate is read over a connection verified against that
-//    bundle, and the JWT's signature must verify with that certificate's public key. Only then is the bundle used.
+//    bundle; it must be a controller's (run/controller-identity.ts: the controller SPIFFE id of a trust domain the
+//    bundle declares, or one of ctrl.controllerFingerprints), not another router's from the same CA; and the JWT's
+//    signature must verify with that certificate's public key. Only then is the bundle used.
 // 3. `identity.key` is generated when missing (ECDSA P-256, PKCS#8 PEM, mode 0600); two CSRs (client and server
 //    certificate) with the edge.csr subject and SANs are POSTed as `{serverCertCsr, certCsr}` to
 //    `<iss>/edge/client/v1/enroll/erott?token=<jti>`; the answer `{data: {cert, serverCert, ca}}` is written to
@@ -20,6 +22,7 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import { identitySourceKind } from '../config/identity-source.ts';
 import type { RouterConfig } from '../config/router-config.ts';
+import { controllerTrustOf, verifyControllerCertificate } from '../run/controller-identity.ts';
 import { contentFromAddresses } from '../run/endpoints-file-format.ts';
 import { writeEndpointsFile } from '../run/endpoints-file.ts';
 import { readIdentityValue } from '../run/identity-material.ts';
@@ -59,6 +62,8 @@ export async function enrollRouter(config: RouterConfig, configFile: string, jwt
   } catch (error) {
     throw new EnrollmentError(`the controller at ${claims.issuer} presents a certificate that does not chain to its own CA bundle: ${(error as Error).message}`);
   }
+  const verdict = verifyControllerCertificate(controllerCert, controllerTrustOf(bundlePem, config.ctrl.controllerFingerprints));
+  if (!verdict.ok) throw new EnrollmentError(`the server at ${claims.issuer} is not a controller: ${verdict.reason}: refusing to enroll with it`);
   try {
     await jwtVerify(jwt.trim(), controllerCert.publicKey, { subject: claims.routerId, currentDate: new Date(deps.clock.now()) });
   } catch (error) {

@@ -2,7 +2,9 @@
 // at once, with the same link id; the link is up when every connection is. Each connection: mutual TLS to a remote
 // router's link listener (this router's client certificate; the server's certificate must chain to `ca` and name
 // the dialed host, as with Go's TLS and OpenZiti's advertise rule), then `link.hello {routerId, linkId, connType}`
-// and the answer `link.welcome {routerId}`, which must name the router we meant to dial. Everything within one
+// and the answer `link.welcome {routerId}`, which must name the router we meant to dial. Before the hello, the
+// listener's certificate must be that router's (peer-router-certificate.ts), or the connection is refused and no
+// hello is sent. Everything within one
 // timeout; cancel() ends it early. When one connection of a split link fails, the other is closed and the dial
 // fails once, with the first error.
 
@@ -12,6 +14,7 @@ import type { HostPort } from '../../common/config/address.ts';
 import { FramedSocket, frameType } from './framed-socket.ts';
 import { connTypesFor, linkHello, type LinkConnType } from './link-hello.ts';
 import { linkSocketsOf, type LinkSockets } from './link-sockets.ts';
+import { peerRouterCertificateProblem } from './peer-router-certificate.ts';
 
 export interface DialLinkOptions {
   readonly selfId: string;
@@ -23,6 +26,10 @@ export interface DialLinkOptions {
   readonly certPem: string;
   readonly keyPem: string;
   readonly caPem: string;
+  /** The trust domains of `caPem` (identity.ca); empty when it declares none. */
+  readonly trustDomains: readonly string[];
+  /** The expected router's server certificate fingerprint, when the controller reported it. */
+  readonly serverFingerprint?: string;
   /** Connect, TLS handshake and welcome together. */
   readonly timeoutMs: number;
   /** The dialer's `split`: a payload and an ack connection, or one single connection. */
@@ -127,6 +134,16 @@ function dialConnection(options: DialLinkOptions, connType: LinkConnType): Pendi
       // From here the framed socket reports errors and closing; both mean the listener refused the hello.
       socket.off('error', onError);
       socket.off('close', onClose);
+      const problem = peerRouterCertificateProblem(socket.getPeerX509Certificate(), {
+        routerId: options.expectedRouterId,
+        fingerprint: options.serverFingerprint,
+        trustDomains: options.trustDomains,
+        role: 'server',
+      });
+      if (problem !== undefined) {
+        fail(new LinkDialError(`the listener's certificate is not router "${options.expectedRouterId}"'s: ${problem}`, 'REFUSED'));
+        return;
+      }
       const framed = new FramedSocket(socket);
       framed.send(linkHello(options.selfId, options.linkId, connType));
       framed.next(options.timeoutMs).then(

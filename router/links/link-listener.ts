@@ -1,7 +1,9 @@
 // One link listener (`link.listeners[]`, binding `transport`): a TLS server on `bind` presenting the router's
 // server certificate and requiring a client certificate that chains to `ca`. The dialer's first frame on each
 // connection must be `link.hello`; the remote router is the common name of its client certificate, which must equal
-// the hello's routerId (else the connection is closed and logged). A `single` connection (or a hello without
+// the hello's routerId (else the connection is closed and logged), and which must be that router's certificate
+// (peer-router-certificate.ts: its router SPIFFE id, or the fingerprint the controller reported; never a
+// controller's), else it is refused and logged too. A `single` connection (or a hello without
 // connType) is a link at once; the `payload` and `ack` halves of a split link are paired by link id
 // (split-link-pairing.ts) and the first one waits at most the handshake timeout for the other. The listener answers
 // `link.welcome {routerId}` on every connection of the link once it is complete and hands the link over as accepted.
@@ -13,6 +15,7 @@ import type { Logger } from '../../common/log/logger.ts';
 import { FramedSocket, frameType } from './framed-socket.ts';
 import { parseLinkHello, type ParsedHello } from './link-hello.ts';
 import { closeLinkSockets, connectionsOf, type LinkSockets } from './link-sockets.ts';
+import { peerRouterCertificateProblem } from './peer-router-certificate.ts';
 import { SplitLinkPairing, type LinkHalf } from './split-link-pairing.ts';
 
 export interface AcceptedHello {
@@ -26,6 +29,10 @@ export interface LinkListenerOptions {
   readonly serverCertPem: string;
   readonly serverKeyPem: string;
   readonly caPem: string;
+  /** The trust domains of `caPem` (identity.ca); empty when it declares none. */
+  readonly trustDomains: readonly string[];
+  /** The fingerprint of a router's client certificate as the controller reported it, if it did. */
+  readonly clientFingerprintOf: (routerId: string) => string | undefined;
   /** ms for the dialer's hello after TLS, and for the second half of a split link after the first. */
   readonly handshakeTimeoutMs: number;
   readonly logger: Logger;
@@ -122,6 +129,17 @@ export class LinkListenerServer {
         connType: hello.connType,
       });
       framed.close('certificate does not match hello');
+      return;
+    }
+    const problem = peerRouterCertificateProblem(socket.getPeerX509Certificate(), {
+      routerId: hello.routerId,
+      fingerprint: options.clientFingerprintOf(hello.routerId),
+      trustDomains: options.trustDomains,
+      role: 'client',
+    });
+    if (problem !== undefined) {
+      options.logger.warn("link refused: the client certificate is not that router's", { remote, routerId: hello.routerId, linkId: hello.linkId, connType: hello.connType, reason: problem });
+      framed.close('certificate is not the router\'s');
       return;
     }
     const refusal = this.refusalOf(hello);

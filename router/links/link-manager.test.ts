@@ -8,7 +8,7 @@ import { createMemoryLogger } from '../../common/log/logger.ts';
 import { linkTimingFor } from './link-channel.ts';
 import { createLinkManager, LinkManager, type LinkManagerTuning } from './link-manager.ts';
 import type { LinkTlsMaterial } from './link-manager-api.ts';
-import { backoff, countingListener, createTestPki, linkRouterConfig, silentListener, sleep, waitFor, type TestLinkConfig, type TestPki } from './link-test-support.ts';
+import { backoff, countingListener, createTestPki, linkRouterConfig, scriptedLinkListener, silentListener, sleep, waitFor, type TestLinkConfig, type TestPki } from './link-test-support.ts';
 
 const fast: LinkManagerTuning = { timing: { heartbeatIntervalMs: 50, unresponsiveTimeoutMs: 400 }, dialTimeoutMs: 2_000, handshakeTimeoutMs: 2_000 };
 
@@ -219,13 +219,20 @@ describe('link manager over real TLS', () => {
     await stopped(b.manager);
   });
 
-  it('refuses a listener that welcomes as another router than the one dialed', async () => {
-    const a = await router('router-a', { dialer: {} });
+  it('refuses a listener whose certificate is another router\'s, and one that welcomes as another router than the one dialed', async () => {
+    const a = await router('router-a', { dialer: { split: false } });
     const b = await router('router-b', { listener: { groups: ['default'] } });
     a.manager.knownRouters([{ ...b.info(), id: 'router-c', name: 'router-c' }]);
     await waitFor('the refusal', () => a.logged('link dial refused').length >= 1);
-    assert.match(String(a.logged('link dial refused')[0]!.error), /the listener is router "router-b", not "router-c"/);
+    assert.match(String(a.logged('link dial refused')[0]!.error), /the listener's certificate is not router "router-c"'s: the certificate names "router-b", not router "router-c"/);
     await waitFor('router-b to drop the half link', () => b.manager.links().length === 0);
+    assert.equal(a.manager.links().length, 0);
+
+    // router-c's own certificate, but a welcome that names router-b: refused on the welcome.
+    const liar = await scriptedLinkListener(await tlsFor('router-c'), 'router-b', () => 'welcome');
+    closers.push(liar.close);
+    a.manager.routerConnected({ id: 'router-c', name: 'router-c', linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:${liar.port}`, groups: [] }] });
+    await waitFor('the welcome refusal', () => a.logged('link dial refused').some((line) => /the listener is router "router-b", not "router-c"/.test(String(line.error))));
     assert.equal(a.manager.links().length, 0);
     await stopped(a.manager);
     await stopped(b.manager);

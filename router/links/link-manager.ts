@@ -13,6 +13,7 @@
 // connected routers.
 
 import { randomUUID } from 'node:crypto';
+import { trustDomainsOfBundle } from '../../common/certificates/presented-certificate.ts';
 import { networkInterfaces } from 'node:os';
 import { formatAddress } from '../../common/config/address.ts';
 import { BoundedWorkQueue } from '../work/bounded-work-queue.ts';
@@ -83,6 +84,10 @@ export class LinkManager implements LinkManagerApi {
   /** Routers the controller reports connected (last known while our own control channel is down). */
   private readonly connected = new Set<string>();
   private readonly live = new Map<string, LinkChannel>();
+  /** The fingerprints the controller last reported for each router's certificates (kept after it disconnects). */
+  private readonly fingerprints = new Map<string, { readonly client?: string; readonly server?: string }>();
+  /** Trust domains of identity.ca: a peer's router SPIFFE id must be in one. */
+  private readonly trustDomains: readonly string[];
   private readonly changeListeners: Array<() => void> = [];
   /** forwarder.linkDialWorkerCount dials at once, forwarder.linkDialQueueLength waiting. */
   private readonly dialQueue: BoundedWorkQueue<Target>;
@@ -101,6 +106,7 @@ export class LinkManager implements LinkManagerApi {
     this.handshakeTimeoutMs = tuning.handshakeTimeoutMs ?? 10_000;
     this.random = tuning.random ?? Math.random;
     this.interfaces = tuning.interfaces ?? (() => networkInterfaces());
+    this.trustDomains = trustDomainsOfBundle(options.tls.caPem);
     const { linkDialQueueLength, linkDialWorkerCount } = options.config.forwarder;
     this.dialQueue = new BoundedWorkQueue({
       maxQueued: linkDialQueueLength,
@@ -127,6 +133,8 @@ export class LinkManager implements LinkManagerApi {
           serverCertPem: tls.serverCertPem,
           serverKeyPem: tls.serverKeyPem,
           caPem: tls.caPem,
+          trustDomains: this.trustDomains,
+          clientFingerprintOf: (routerId) => this.fingerprints.get(routerId)?.client,
           handshakeTimeoutMs: this.handshakeTimeoutMs,
           logger: this.logger,
           admit: (hello) => this.admit(hello.linkId),
@@ -245,6 +253,10 @@ export class LinkManager implements LinkManagerApi {
 
   /** A router connected (or is listed as connected): update its targets and dial each unlinked one at once, healthy. */
   private learn(info: RouterInfo): void {
+    this.fingerprints.set(info.id, {
+      ...(isFingerprint(info.fingerprint) ? { client: info.fingerprint } : {}),
+      ...(isFingerprint(info.serverFingerprint) ? { server: info.serverFingerprint } : {}),
+    });
     const plan = dialTargetsFor(this.selfId, this.dialers, info);
     for (const skipped of plan.skipped) {
       this.logger.warn('cannot dial a link listener', { routerId: info.id, advertise: skipped.advertise, reason: skipped.reason });
@@ -363,6 +375,7 @@ export class LinkManager implements LinkManagerApi {
     }
     const linkId = randomUUID();
     const { tls } = this.options;
+    const serverFingerprint = this.fingerprints.get(target.routerId)?.server;
     const pending = dialLink({
       selfId: this.selfId,
       expectedRouterId: target.routerId,
@@ -372,6 +385,8 @@ export class LinkManager implements LinkManagerApi {
       certPem: tls.certPem,
       keyPem: tls.keyPem,
       caPem: tls.caPem,
+      trustDomains: this.trustDomains,
+      ...(serverFingerprint === undefined ? {} : { serverFingerprint }),
       timeoutMs: this.dialTimeoutMs,
       split: target.dialer.split,
     });
@@ -484,6 +499,10 @@ export class LinkManager implements LinkManagerApi {
       this.logger.error(`link manager ${call} failed`, { error });
     }
   }
+}
+
+function isFingerprint(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{40}$/.test(value);
 }
 
 function isRouterInfo(value: unknown): value is RouterInfo {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { CertificateIssuer } from '../../server/pki/certificate-signer.ts';
 import { createClientCertificate, signCertificateRequest } from '../../server/pki/client-certificate.ts';
+import { createControllerCertificate } from '../../server/pki/controller-certificate.ts';
 import { generateKeyPair, privateKeyToPem } from '../../server/pki/key-pair.ts';
 import { initPki } from '../../server/pki/pki-directory.ts';
 import { ecdsaWithSha256, x509 } from '../../server/pki/x509-runtime.ts';
@@ -20,8 +21,15 @@ import type { LinkTlsMaterial } from './link-manager-api.ts';
 export interface TestPki {
   readonly issuer: CertificateIssuer;
   readonly caPem: string;
-  /** Client certificate `CN=<clientName>` (default: the router id) and server certificate for 127.0.0.1. */
-  routerTls(routerId: string, clientName?: string): Promise<LinkTlsMaterial>;
+  readonly trustDomain: string;
+  /**
+   * Client certificate `CN=<clientName>` (default: the router id) and server certificate for 127.0.0.1, each with
+   * the router SPIFFE id of its common name, as the controller issues them; `spiffe: false` leaves the SPIFFE ids
+   * out, as certificates enrolled before routers got them.
+   */
+  routerTls(routerId: string, clientName?: string, options?: { spiffe?: boolean }): Promise<LinkTlsMaterial>;
+  /** A controller's certificate (SPIFFE id `controller/<id>`, client and server use, 127.0.0.1) as both link certificates. */
+  controllerTls(controllerId: string): Promise<LinkTlsMaterial>;
   dispose(): Promise<void>;
 }
 
@@ -29,11 +37,14 @@ export async function createTestPki(): Promise<TestPki> {
   const dir = await mkdtemp(join(tmpdir(), 'edgeward-links-'));
   const pki = await initPki(dir);
   const issuer = pki.intermediate;
+  const spiffeIdOf = (id: string, spiffe: boolean) => (spiffe ? { spiffeId: `spiffe://${pki.trustDomain}/router/${id}` } : {});
   return {
     issuer,
     caPem: pki.bundlePem,
-    async routerTls(routerId, clientName = routerId) {
-      const client = await createClientCertificate(issuer, { commonName: clientName, validityDays: 1 });
+    trustDomain: pki.trustDomain,
+    async routerTls(routerId, clientName = routerId, options = {}) {
+      const spiffe = options.spiffe ?? true;
+      const client = await createClientCertificate(issuer, { commonName: clientName, validityDays: 1, ...spiffeIdOf(clientName, spiffe) });
       const keys = await generateKeyPair();
       const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: `CN=${routerId}`, keys, signingAlgorithm: ecdsaWithSha256 });
       const server = await signCertificateRequest(issuer, csr.toString('pem'), {
@@ -41,6 +52,7 @@ export async function createTestPki(): Promise<TestPki> {
         commonName: routerId,
         ipAddresses: ['127.0.0.1'],
         validityDays: 1,
+        ...spiffeIdOf(routerId, spiffe),
       });
       return {
         certPem: client.certPem,
@@ -49,6 +61,10 @@ export async function createTestPki(): Promise<TestPki> {
         serverKeyPem: await privateKeyToPem(keys.privateKey),
         caPem: pki.bundlePem,
       };
+    },
+    async controllerTls(controllerId) {
+      const issued = await createControllerCertificate(issuer, { id: controllerId, trustDomain: pki.trustDomain, dnsNames: [], ipAddresses: ['127.0.0.1'], validityDays: 1 });
+      return { certPem: issued.chainPem, keyPem: issued.keyPem, serverCertPem: issued.chainPem, serverKeyPem: issued.keyPem, caPem: pki.bundlePem };
     },
     dispose: () => rm(dir, { recursive: true, force: true }),
   };

@@ -9,8 +9,12 @@ import { parse } from 'yaml';
 import type { ControllerEndpoint, CtrlWelcome, EdgeModel, RouterInfo, RouterMetrics } from '../../common/control-channel/control-messages.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
-import { createClientCertificate } from '../../server/pki/client-certificate.ts';
-import { initPki, loadIssuer } from '../../server/pki/pki-directory.ts';
+import { createClientCertificate, signCertificateRequest } from '../../server/pki/client-certificate.ts';
+import { createControllerCertificate } from '../../server/pki/controller-certificate.ts';
+import { generateKeyPair, privateKeyToPem } from '../../server/pki/key-pair.ts';
+import { controllerPaths, initPki, loadIssuer } from '../../server/pki/pki-directory.ts';
+import { fingerprintOfPem } from '../../server/auth/cert/certificate-fingerprint.ts';
+import { ecdsaWithSha256, x509 } from '../../server/pki/x509-runtime.ts';
 import { FakeController } from '../../test/support/fake-controller.ts';
 import { TcpProxy } from '../../test/support/tcp-proxy.ts';
 import { ControlChannel, resolveBind, type ControlChannelHandlers } from './control-channel.ts';
@@ -34,7 +38,10 @@ after(async () => {
   await Promise.all(controllers.map((controller) => controller.kill()));
 });
 
-async function fake(id: string, options: { allowedRouters?: Set<string>; answerHeartbeats?: boolean; answerPings?: boolean } = {}): Promise<FakeController> {
+async function fake(
+  id: string,
+  options: { allowedRouters?: Set<string>; answerHeartbeats?: boolean; answerPings?: boolean; certificate?: { chainPem: string; keyPem: string } } = {},
+): Promise<FakeController> {
   const controller = await FakeController.start({ id, pkiDir, ...options });
   controllers.push(controller);
   return controller;
@@ -54,6 +61,7 @@ interface Overrides {
   supportedProtocols?: Record<string, string>;
   bind?: string;
   requestTimeoutMs?: number;
+  controllerFingerprints?: string[];
   /** Run after the event is recorded: what the router process does with it. */
   onWelcome?: () => void;
   onMembers?: (members: readonly ControllerEndpoint[]) => void;
@@ -83,6 +91,7 @@ function channel(endpoints: string[], overrides: Overrides = {}) {
     linkListeners: [{ binding: 'transport', advertise: 'tls:127.0.0.1:6000', groups: ['default', 'east'] }],
     ...(overrides.supportedProtocols === undefined ? {} : { supportedProtocols: overrides.supportedProtocols }),
     tls,
+    ...(overrides.controllerFingerprints === undefined ? {} : { controllerFingerprints: overrides.controllerFingerprints }),
     endpoints,
     ...(overrides.bind === undefined ? {} : { bind: overrides.bind }),
     heartbeats: { sendInterval: 50, checkInterval: 20, closeUnresponsiveTimeout: overrides.closeUnresponsiveTimeout ?? 5000 },
@@ -281,6 +290,58 @@ describe('router control channel', () => {
     assert.deepEqual(timestamps, [...timestamps].sort((x, y) => x - y), 'oldest first');
     assert.ok(timestamps.slice(1).every((t, i) => t - timestamps[i]! < 120), 'none lost: one every 50 ms throughout');
     assert.ok(delivered.every((entry) => entry.at - (entry.message as RouterMetrics).timestamp >= 150), 'none before it was 150 ms old');
+  });
+
+  it('refuses a server presenting a router certificate of the same CA, says no hello to it and moves on to the next controller', async () => {
+    // A router's server certificate, as enrollment issues it: it chains to the CA and names 127.0.0.1.
+    const keys = await generateKeyPair();
+    const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=router-9', keys, signingAlgorithm: ecdsaWithSha256 });
+    const routerServer = await signCertificateRequest(await loadIssuer(pkiDir), csr.toString('pem'), {
+      usage: 'server',
+      commonName: 'router-9',
+      ipAddresses: ['127.0.0.1'],
+      spiffeId: 'spiffe://edgeward.test/router/router-9',
+    });
+    const impostor = await fake('ctrl-impostor', { certificate: { chainPem: routerServer.chainPem, keyPem: await privateKeyToPem(keys.privateKey) } });
+    const genuine = await fake('ctrl-l');
+    const { channel: ch, events, logger } = channel([impostor.ctrlAddress, genuine.ctrlAddress]);
+    ch.start();
+    await until(() => ch.connected, 'welcome from the genuine controller');
+    assert.equal(ch.endpoint, genuine.ctrlAddress);
+    assert.deepEqual(events.welcomes.map((welcome) => welcome.welcome.controllerId), ['ctrl-l']);
+    assert.equal(impostor.messages('router.hello').length, 0, 'the impostor hears no hello');
+    const refusal = logger.lines.find((line) => line.msg === "controller refused: its certificate is not a controller's");
+    assert.equal(refusal?.endpoint, impostor.ctrlAddress);
+    assert.match(String(refusal?.reason), /its certificate is a router's \(spiffe:\/\/edgeward\.test\/router\/router-9\), not a controller's/);
+    await ch.stop();
+  });
+
+  it('refuses a welcome that names another controller than the certificate does', async () => {
+    const other = await createControllerCertificate(await loadIssuer(pkiDir), { id: 'ctrl-other', trustDomain: 'edgeward.test', dnsNames: [], ipAddresses: ['127.0.0.1'] });
+    const a = await fake('ctrl-m', { certificate: { chainPem: other.chainPem, keyPem: other.keyPem } });
+    const { channel: ch, events, logger } = channel([a.ctrlAddress]);
+    ch.start();
+    await until(() => logger.lines.some((line) => line.msg === "controller refused: its certificate is not a controller's"), 'the refusal');
+    const refusal = logger.lines.find((line) => line.msg === "controller refused: its certificate is not a controller's");
+    assert.match(String(refusal?.reason), /the welcome names controller "ctrl-m" but the certificate is controller ctrl-other's/);
+    assert.equal(events.welcomes.length, 0);
+    assert.equal(ch.connected, false);
+    await ch.stop();
+  });
+
+  it('with ctrl.controllerFingerprints, accepts only the pinned controller certificates', async () => {
+    const unpinned = await fake('ctrl-n');
+    const pinned = await fake('ctrl-o');
+    const pin = fingerprintOfPem(readFileSync(controllerPaths(pkiDir, 'ctrl-o').cert, 'utf8'));
+    const { channel: ch, events, logger } = channel([unpinned.ctrlAddress, pinned.ctrlAddress], { controllerFingerprints: [pin] });
+    ch.start();
+    await until(() => ch.connected, 'welcome from the pinned controller');
+    assert.deepEqual(events.welcomes.map((welcome) => welcome.welcome.controllerId), ['ctrl-o']);
+    assert.equal(unpinned.messages('router.hello').length, 0);
+    const refusal = logger.lines.find((line) => line.msg === "controller refused: its certificate is not a controller's");
+    assert.match(String(refusal?.reason), /is not one of ctrl\.controllerFingerprints/);
+    assert.deepEqual(logger.lines.find((line) => line.msg === 'controllers are recognised by their certificate')?.fingerprints, [pin]);
+    await ch.stop();
   });
 
   it('refuses requests while no channel is established', async () => {

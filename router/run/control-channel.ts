@@ -4,6 +4,12 @@
 // `closeUnresponsiveTimeout` (checked every `checkInterval`) is closed. Requests carry a `rid` and time out after
 // `defaultRequestTimeout` unless told otherwise.
 //
+// Controller identity (controller-identity.ts): the server must present a controller certificate, one with the SPIFFE
+// id `spiffe://<trustDomain>/controller/<id>` of a trust domain that `identity.ca` declares (or, with
+// `ctrl.controllerFingerprints`, one of those certificates); anything else, another router's server certificate from
+// the same CA included, is refused before the hello (logged, next endpoint). A welcome naming another controller
+// than the certificate's SPIFFE id is refused too.
+//
 // Failover: the known controller addresses are tried round robin. A welcomed channel that dies moves the router to
 // the next address at once; a failed attempt (refused, TLS error, no welcome in time) waits a bounded backoff first.
 // `ctrl.welcome` and `ctrl.members` replace the known addresses with the cluster's members.
@@ -31,6 +37,7 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { HeartbeatConfig } from '../config/router-config.ts';
 import { Backoff, EndpointRotation, type BackoffPolicy } from './backoff.ts';
 import { BoundedWorkQueue } from '../work/bounded-work-queue.ts';
+import { controllerTrustOf, describeControllerTrust, verifyControllerCertificate, type ControllerTrust } from './controller-identity.ts';
 
 export type TraceDirection = 'send' | 'recv';
 
@@ -55,6 +62,8 @@ export interface ControlChannelOptions {
   /** The edge listeners, protocol → advertise URL, reported in the hello (empty when there are none). */
   readonly supportedProtocols?: Readonly<Record<string, string>>;
   readonly tls: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
+  /** ctrl.controllerFingerprints: when given, the only controller certificates accepted (lowercase SHA-1 hex). */
+  readonly controllerFingerprints?: readonly string[];
   /** `tls:<host>:<port>` addresses, in the order to try. */
   readonly endpoints: readonly string[];
   /** ctrl.bind: a local IP or an interface name. */
@@ -82,6 +91,8 @@ interface PendingRequest {
 class Session {
   welcomed = false;
   closed = false;
+  /** The controller id in the certificate's SPIFFE id, once the handshake is done. */
+  certifiedControllerId: string | undefined;
   welcomeTimer: NodeJS.Timeout | undefined;
   lastReceived = performance.now();
   readonly pendingFrames: Buffer[] = [];
@@ -109,6 +120,7 @@ class Session {
 export class ControlChannel {
   private readonly rotation: EndpointRotation;
   private readonly backoff: Backoff;
+  private readonly trust: ControllerTrust;
   private session: Session | undefined;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -123,6 +135,7 @@ export class ControlChannel {
 
   constructor(private readonly options: ControlChannelOptions) {
     this.rotation = new EndpointRotation(options.endpoints);
+    this.trust = controllerTrustOf(options.tls.caPem, options.controllerFingerprints ?? []);
     this.backoff = new Backoff(options.backoff, options.random ?? Math.random);
     this.inbound = new BoundedWorkQueue({
       maxQueued: options.maxQueuedFrames,
@@ -159,6 +172,7 @@ export class ControlChannel {
 
   start(): void {
     if (this.rotation.endpoints.length === 0) throw new Error('no controller endpoint to dial: set ctrl.endpoint(s) or provide an endpoints file');
+    this.options.logger.info('controllers are recognised by their certificate', describeControllerTrust(this.trust));
     this.loop = this.run();
   }
 
@@ -262,6 +276,13 @@ export class ControlChannel {
 
     session.welcomeTimer = setTimeout(() => session.close(`no welcome within ${connectTimeoutMs} ms`), connectTimeoutMs);
     socket.on('secureConnect', () => {
+      const verdict = verifyControllerCertificate(socket.getPeerX509Certificate(), this.trust);
+      if (!verdict.ok) {
+        this.options.logger.warn('controller refused: its certificate is not a controller\'s', { endpoint, reason: verdict.reason });
+        session.close(`not a controller: ${verdict.reason}`);
+        return;
+      }
+      session.certifiedControllerId = verdict.controllerId;
       socket.setNoDelay(true);
       session.lastReceived = performance.now();
       this.write(session, {
@@ -311,6 +332,12 @@ export class ControlChannel {
     switch (message.type) {
       case 'ctrl.welcome': {
         if (session.welcomed) return;
+        if (session.certifiedControllerId !== undefined && message.controllerId !== session.certifiedControllerId) {
+          const reason = `the welcome names controller ${JSON.stringify(message.controllerId)} but the certificate is controller ${session.certifiedControllerId}'s`;
+          logger.warn('controller refused: its certificate is not a controller\'s', { endpoint: session.endpoint, reason });
+          session.close(`not a controller: ${reason}`);
+          return;
+        }
         session.welcomed = true;
         clearTimeout(session.welcomeTimer);
         this.backoff.reset();

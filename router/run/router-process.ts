@@ -142,6 +142,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       linkListeners: linkListenersOf(config),
       supportedProtocols: edgeListeners.protocols,
       tls: { certPem: identity.certPem, keyPem: identity.keyPem, caPem: identity.caPem },
+      ...(config.ctrl.controllerFingerprints === undefined ? {} : { controllerFingerprints: config.ctrl.controllerFingerprints }),
       endpoints,
       ...(config.ctrl.bind === undefined ? {} : { bind: config.ctrl.bind }),
       heartbeats: config.ctrl.heartbeats,

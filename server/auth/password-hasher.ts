@@ -2,6 +2,7 @@
 // hash. N=2^14, r=8, p=1 costs 16 MiB and tens of milliseconds per hash: cheap for a login, dear for a guesser.
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import type { PasswordHash } from '../model/entities.ts';
+import type { HashQueue } from './hash-queue.ts';
 
 export const scryptParameters = { N: 16384, r: 8, p: 1, keyLength: 32, saltLength: 16 } as const;
 
@@ -29,4 +30,21 @@ export async function verifyAgainstNothing(password: string): Promise<false> {
   const { N, r, p, keyLength, saltLength } = scryptParameters;
   await derive(password, randomBytes(saltLength), N, r, p, keyLength);
   return false;
+}
+
+/** The hash functions above, each through a controller's bounded hash queue (hash-queue.ts). */
+export class PasswordHasher {
+  constructor(private readonly queue: HashQueue) {}
+
+  hash(password: string, signal?: AbortSignal): Promise<PasswordHash> {
+    return this.queue.run(() => hashPassword(password), signal);
+  }
+
+  verify(password: string, stored: PasswordHash, signal?: AbortSignal): Promise<boolean> {
+    return this.queue.run(() => verifyPassword(password, stored), signal);
+  }
+
+  verifyAgainstNothing(password: string, signal?: AbortSignal): Promise<false> {
+    return this.queue.run(() => verifyAgainstNothing(password), signal);
+  }
 }

@@ -16,6 +16,7 @@ import type { CliIo } from './main.ts';
 const usage = `Usage:
   ./edgeward controller validate <ctrl.yml>   print every problem (exit 1 on errors)
   ./edgeward controller run <ctrl.yml>        run the controller until SIGINT/SIGTERM
+                                              (exit 3: restart after a snapshot; 4: the raft node failed)
 `;
 
 export async function runControllerCommand(args: string[], io: CliIo): Promise<number> {
@@ -71,14 +72,36 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
     logger.warn('could not register the agent socket for discovery; use --socket with ./edgeward agent', { error: (error as Error).message });
   }
 
-  const reason = await new Promise<'signal' | 'restart'>((resolve) => {
-    process.once('SIGINT', () => resolve('signal'));
-    process.once('SIGTERM', () => resolve('signal'));
-    void controller.restartRequired.then(() => resolve('restart'));
-  });
-  logger.info(reason === 'restart' ? 'shutting down for a restart' : 'shutting down');
+  let signalled!: () => void;
+  const signal = new Promise<void>((resolve) => (signalled = resolve));
+  process.once('SIGINT', () => signalled());
+  process.once('SIGTERM', () => signalled());
+  const reason = await Promise.race([
+    signal.then(() => 'signal' as const),
+    controller.restartRequired.then(() => 'restart' as const),
+    controller.failed.then((error) => {
+      // Meanwhile health, sessions and writes answer 503 CONTROLLER_UNAVAILABLE, so that probes, load balancers and
+      // the requests in flight get a clear answer before the listeners close.
+      logger.error('controller unavailable after a raft failure; exiting for a restart', { error: error.message, exitInMs: failedExitDelayMs });
+      return 'failed' as const;
+    }),
+  ]);
+  if (reason === 'failed') await Promise.race([signal, new Promise((resolve) => setTimeout(resolve, failedExitDelayMs))]);
+  logger.info(reason === 'restart' ? 'shutting down for a restart' : reason === 'failed' ? 'shutting down after a failure' : 'shutting down');
   unregister();
+  if (reason === 'failed') {
+    // Whatever the failure left hanging (a write that never returns) must not keep the failed process alive.
+    setTimeout(() => process.exit(failedExitCode), failedCloseLimitMs).unref();
+    await controller.close().catch((error: Error) => logger.warn('closing after the failure did not finish cleanly', { error: error.message }));
+    return failedExitCode;
+  }
   await controller.close();
   // A non-zero exit asks the supervisor (systemd's Restart=on-failure, the demo's) to start us again.
   return reason === 'restart' ? 3 : 0;
 }
+
+/** How long a controller whose raft node failed keeps answering 503 before it exits, and its exit code. */
+export const failedExitDelayMs = 3000;
+export const failedExitCode = 4;
+/** A close that takes longer than this after a failure is cut short by exiting. */
+const failedCloseLimitMs = 10_000;

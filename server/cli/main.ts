@@ -32,7 +32,7 @@ Operator:
   agent controller init --username <u> --password-file <f> [--name <n>] [--socket <path>]
                                                       start a new cluster with this controller and create the default admin
   agent cluster list [--json]                         the member table (Id, Address, Voter, Leader, Version, Connected, Preferred)
-  agent cluster add tls:<host>:<port> [--voter=false] add a controller (or, on a new empty one, join through that address)
+  agent cluster add tls:<host>:<port> [--voter=false] add a controller (or, on a new empty one, ask that member to add it: cluster.allowJoinRequests)
   agent cluster remove <id>                           remove a member
   agent cluster transfer-leadership [<id>]            hand leadership to <id> or the most caught-up voter
   pki init|controller|client|show ...                 the service's own PKI (./edgeward pki --help)

@@ -2,7 +2,8 @@
 // peer channel and answers its client once it has applied the entry locally (so a client reads its own write on
 // the controller it wrote to). With no leader, the write fails as ClusterHasNoLeaderError.
 import type { RaftNode } from '../raft/node/raft-node.ts';
-import { ProposalRefusedError, type LogCommand, type Proposal, type Proposer, type RefusalReason } from '../raft/state-machine.ts';
+import { encodeCommand } from '../raft/core/command-encoding.ts';
+import { ProposalRefusedError, type CommandProblem, type LogCommand, type Proposal, type Proposer, type RefusalReason } from '../raft/state-machine.ts';
 import type { PeerNetwork } from '../raft/transport/peer-network.ts';
 import { RateLimitedError } from './rate-limiter.ts';
 
@@ -15,6 +16,8 @@ export interface ForwardedResult {
   readonly index?: number;
   readonly result?: Proposal['result'];
   readonly refused?: RefusalReason;
+  /** For `invalid-command`: where and why, for the client. */
+  readonly problem?: CommandProblem;
   readonly rateLimited?: boolean;
   readonly message?: string;
 }
@@ -39,10 +42,18 @@ export class ClusterProposer implements Proposer {
   }
 
   async propose(command: LogCommand): Promise<Proposal> {
+    // A node stopped after a failure answers nothing from its frozen state, not even by forwarding.
+    const failed = this.node.failed;
+    if (failed) throw new ProposalRefusedError('storage', `raft storage failed: ${failed.message}`);
     this.refuseWhenReadOnly();
     if (this.node.isLeader()) return this.leaderProposer.propose(command);
     const leader = this.node.leader();
     if (!leader) throw new ProposalRefusedError('no-leader', 'ClusterHasNoLeaderError: the cluster has no leader');
+    // The leader refuses a command that cannot enter its log; one that cannot even be encoded here, or that the
+    // leader's frame decoder would refuse (closing the channel raft uses), is refused the same way before it leaves.
+    // Encoded once more by the channel: the forwarded path's cost, not the leader's.
+    const encoded = encodeCommand(command);
+    if (!encoded.ok) throw new ProposalRefusedError('invalid-command', `the command cannot be forwarded: ${encoded.problem.field}: ${encoded.problem.reason}`, leader, encoded.problem);
     let answer: ForwardedResult;
     try {
       answer = (await this.peers.request(leader, { type: 'propose', command } satisfies ForwardedProposal, this.commitTimeoutMs + 2000)) as ForwardedResult;
@@ -50,11 +61,16 @@ export class ClusterProposer implements Proposer {
       throw new ProposalRefusedError('no-leader', `ClusterHasNoLeaderError: could not reach the leader ${leader}: ${(error as Error).message}`);
     }
     if (answer.rateLimited) throw new RateLimitedError(0, 0, 0);
-    if (answer.refused) throw new ProposalRefusedError(answer.refused, answer.message ?? `the leader refused the command (${answer.refused})`, leader);
+    if (answer.refused === 'storage' || answer.refused === 'closed') {
+      // The leader is failing or stopping, not this controller: the cluster elects another; retry shortly.
+      throw new ProposalRefusedError('no-leader', `ClusterHasNoLeaderError: the leader ${leader} cannot take writes: ${answer.message ?? answer.refused}`, leader);
+    }
+    if (answer.refused) throw new ProposalRefusedError(answer.refused, answer.message ?? `the leader refused the command (${answer.refused})`, leader, answer.refused === 'invalid-command' ? answer.problem : undefined);
     if (answer.index === undefined || answer.result === undefined) throw new ProposalRefusedError('dropped', 'the leader gave no result');
     try {
       await this.node.waitForApplied(answer.index, this.commitTimeoutMs);
     } catch (error) {
+      if (error instanceof ProposalRefusedError) throw error;
       throw new ProposalRefusedError('timeout', `the leader committed index ${answer.index} but this controller did not apply it in time: ${(error as Error).message}`);
     }
     return { index: answer.index, result: answer.result };
@@ -67,7 +83,7 @@ export class ClusterProposer implements Proposer {
       const proposal = await this.leaderProposer.propose(request.command);
       return { index: proposal.index, result: proposal.result };
     } catch (error) {
-      if (error instanceof ProposalRefusedError) return { refused: error.reason, message: error.message };
+      if (error instanceof ProposalRefusedError) return { refused: error.reason, message: error.message, ...(error.problem ? { problem: error.problem } : {}) };
       if (error instanceof RateLimitedError) return { rateLimited: true, message: error.message };
       throw error;
     }

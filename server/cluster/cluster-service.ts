@@ -1,11 +1,14 @@
-// Cluster membership as operators drive it: list the members, add one by its control address (from the leader,
-// or from the new empty node itself), remove one, hand leadership over. Every change is a raft configuration
-// entry proposed on the leader; a follower forwards the request to it.
+// Cluster membership as operators drive it: list the members, add one by its control address (from a member, or,
+// where the members allow join requests, from the new empty node itself), remove one, hand leadership over. Every
+// change is a raft configuration entry proposed on the leader; a follower forwards the request to it. Requests from
+// other controllers come only from members (the peer network refuses the rest), except the `state` probe and
+// `join`, which a member takes from a non-member only with `cluster.allowJoinRequests`.
 import type { Logger } from '../../common/log/logger.ts';
 import type { ConfigChange, NodeId } from '../raft/core/types.ts';
 import type { RaftNode } from '../raft/node/raft-node.ts';
 import { ProposalRefusedError } from '../raft/state-machine.ts';
 import type { PeerHello, PeerNetwork } from '../raft/transport/peer-network.ts';
+import { RefusalLog, suppressedField } from '../raft/transport/refusal-log.ts';
 import type { ClusterProposer, ForwardedProposal } from './cluster-proposer.ts';
 
 export interface MemberRow {
@@ -27,6 +30,20 @@ type ClusterRequest =
 
 export class ClusterError extends Error {}
 
+const controlAddress = /^tls:(\[[^\]]+\]|[^:]+):\d+$/;
+
+/** The requests a controller that is not a member may make: the probe `cluster add` makes, and a join (which
+ * handle() refuses unless allowJoinRequests). */
+export function isOpenToNonMembers(body: unknown): boolean {
+  const type = typeof body === 'object' && body !== null ? (body as { type?: unknown }).type : undefined;
+  return type === 'state' || type === 'join';
+}
+
+export interface ClusterServiceOptions {
+  /** Members add a controller that asks to join them (`cluster.allowJoinRequests`, off by default). */
+  readonly allowJoinRequests?: boolean;
+}
+
 export class ClusterService {
   constructor(
     private readonly node: RaftNode,
@@ -35,7 +52,11 @@ export class ClusterService {
     private readonly self: PeerHello,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
+    private readonly options: ClusterServiceOptions = {},
   ) {}
+
+  /** A refused join is logged at most every 30 s per controller: anyone of the trust domain may ask. */
+  private readonly joinRefusals = new RefusalLog(30_000, Date.now);
 
   members(): MemberRow[] {
     const status = this.node.status();
@@ -67,9 +88,10 @@ export class ClusterService {
     return rows;
   }
 
-  /** `cluster add <address>`: from a member, adds the controller there; from a new empty node, joins through it. */
+  /** `cluster add <address>`: from a member, adds the controller there; from a new empty node, asks the member there
+   * to add it (refused unless the members allow join requests). */
   async add(address: string, voter: boolean): Promise<string> {
-    if (!/^tls:(\[[^\]]+\]|[^:]+):\d+$/.test(address)) throw new ClusterError(`cluster add failed: '${address}' is not tls:<host>:<port>`);
+    if (!controlAddress.test(address)) throw new ClusterError(`cluster add failed: '${address}' is not tls:<host>:<port>`);
     let hello: PeerHello;
     try {
       hello = await this.peers.probe(address, this.timeoutMs);
@@ -78,7 +100,11 @@ export class ClusterService {
     }
     if (hello.id === this.self.id) throw new ClusterError('cluster add failed: that address is this controller');
     if (this.node.isUninitialized()) {
-      await this.call(hello.id, { type: 'join', id: this.self.id, address: this.self.address, voter });
+      try {
+        await this.call(hello.id, { type: 'join', id: this.self.id, address: this.self.address, voter });
+      } catch (error) {
+        throw new ClusterError(`cluster add failed: ${(error as Error).message}`);
+      }
       this.logger.info('joined the cluster', { through: hello.id, address });
       return 'success, added self to cluster';
     }
@@ -121,6 +147,14 @@ export class ClusterService {
         return this.proposer.serveForwarded(request);
       case 'join':
         if (from.id !== request.id) throw new Error('a controller can only ask to add itself');
+        if (typeof request.address !== 'string' || !controlAddress.test(request.address) || typeof request.voter !== 'boolean') throw new Error('malformed join request');
+        if (!this.options.allowJoinRequests && !this.isMember(from.id)) {
+          const suppressed = this.joinRefusals.admit(from.id);
+          if (suppressed !== undefined) this.logger.warn('cluster join refused: not a member, and cluster.allowJoinRequests is off', { peerId: from.id, address: request.address, ...suppressedField(suppressed) });
+          throw new ClusterError(
+            `${this.self.id} does not take join requests (cluster.allowJoinRequests is false): run 'agent cluster add ${request.address}' on a member of the cluster instead`,
+          );
+        }
         await this.changeConfiguration({ kind: 'add', id: request.id, voter: request.voter, address: request.address });
         this.logger.info('cluster member added', { id: request.id, address: request.address, voter: request.voter, asked: 'by the new member' });
         return { ok: true };
@@ -135,6 +169,11 @@ export class ClusterService {
       default:
         throw new Error('unknown cluster request');
     }
+  }
+
+  private isMember(id: NodeId): boolean {
+    const { voters, nonVoters } = this.node.status().configuration;
+    return voters.includes(id) || nonVoters.includes(id);
   }
 
   private transferHere(target?: string): void {

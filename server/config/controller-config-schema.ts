@@ -50,6 +50,12 @@ const ctrlSchema = s.object({
         peerHeartbeatOptions: peerHeartbeatsSchema.default({}),
         // What other controllers dial, when it differs from the listener (0.0.0.0, NAT, a proxy).
         advertiseAddress: s.address({ protocols: ['tls'] }),
+        // Before a connection is known (controller or router): its TLS handshake, then a small first frame (the
+        // hello) in time, and at most so many connections open from one address (docs/config-reference.md).
+        handshakeTimeout: s.duration({ min: '100ms', max: '5m' }).default('10s'),
+        helloTimeout: s.duration({ min: '100ms', max: '5m' }).default('10s'),
+        maxHelloBytes: s.integer({ min: 1024, max: 1024 * 1024 }).default(8192),
+        maxConnectionsPerSource: s.integer({ min: 1, max: 100_000 }).default(128),
       },
       { aliases: { peerHeartbeats: 'peerHeartbeatOptions' } },
     )
@@ -64,6 +70,8 @@ const clusterSchema = s
     trailingLogs: s.integer({ min: 0, max: 10_000_000 }).default(500),
     warnWhenLeaderlessFor: s.duration({ min: '10s', max: '24h' }).default('1m'),
     preferredLeader: s.boolean().default(false),
+    // Members add a new controller that asks them to (OpenZiti's self-join); off: only a member adds controllers.
+    allowJoinRequests: s.boolean().default(false),
     electionTimeout: s.duration({ min: '100ms', max: '1m' }).default('1s'),
     heartbeatTimeout: s.duration({ min: '10ms', max: '10s' }).default('200ms'),
     commitTimeout: s.duration({ min: '10ms', max: '1m' }).default('5s'),
@@ -109,6 +117,26 @@ const edgeSchema = s.object({
         .string({ pattern: /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/, patternMessage: 'must be a host name such as edgeward.local' })
         .default('edgeward.local'),
       secretKeyFile: s.path().describe('the 32-byte key that seals TOTP secrets; every controller of a cluster needs the same one'),
+      // Wrong TOTP or recovery codes before the identity is locked out for lockoutDuration, counted across the cluster.
+      maxFailedCodes: s.integer({ min: 1, max: 100 }).default(5),
+      lockoutDuration: s.duration({ min: '1s', max: '24h' }).default('15m'),
+    })
+    .default({}),
+  // Refused authentication attempts per client address and per user, counted on each controller (never replicated).
+  authThrottle: s
+    .object({
+      enabled: s.boolean().default(true),
+      window: s.duration({ min: '1s', max: '24h' }).default('5m'),
+      maxFailuresPerAddress: s.integer({ min: 0, max: 1_000_000 }).default(50),
+      maxFailuresPerUser: s.integer({ min: 0, max: 1_000_000 }).default(10),
+      maxTrackedKeys: s.integer({ min: 100, max: 10_000_000 }).default(50_000),
+    })
+    .default({}),
+  // scrypt's own bounded queue on libuv's thread pool, which the raft log's synced writes share; concurrency 0: unbounded.
+  passwordHashing: s
+    .object({
+      concurrency: s.integer({ min: 0, max: 64 }).default(2),
+      maxQueued: s.integer({ min: 0, max: 100_000 }).default(64),
     })
     .default({}),
 });

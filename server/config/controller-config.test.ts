@@ -66,7 +66,13 @@ describe('parseControllerConfig: a valid file', () => {
       },
       ctrl: {
         listener: { protocol: 'tls', host: '127.0.0.1', port: 6262 },
-        options: { peerHeartbeatOptions: { sendInterval: 10_000, checkInterval: 1_000, closeUnresponsiveTimeout: 30_000 } },
+        options: {
+          peerHeartbeatOptions: { sendInterval: 10_000, checkInterval: 1_000, closeUnresponsiveTimeout: 30_000 },
+          handshakeTimeout: 10_000,
+          helloTimeout: 10_000,
+          maxHelloBytes: 8192,
+          maxConnectionsPerSource: 128,
+        },
       },
       cluster: {
         dataDir: '/etc/edgeward/data',
@@ -75,6 +81,7 @@ describe('parseControllerConfig: a valid file', () => {
         trailingLogs: 500,
         warnWhenLeaderlessFor: 60_000,
         preferredLeader: false,
+        allowJoinRequests: false,
         electionTimeout: 1_000,
         heartbeatTimeout: 200,
         commitTimeout: 5_000,
@@ -82,7 +89,9 @@ describe('parseControllerConfig: a valid file', () => {
       edge: {
         api: { sessionTimeout: 1_800_000, activityUpdateInterval: 90_000, activityUpdateBatchSize: 250 },
         enrollment: { edgeIdentity: { duration: 10_800_000 }, edgeRouter: { duration: 10_800_000 } },
-        totp: { hostname: 'edgeward.local' },
+        totp: { hostname: 'edgeward.local', maxFailedCodes: 5, lockoutDuration: 900_000 },
+        authThrottle: { enabled: true, window: 300_000, maxFailuresPerAddress: 50, maxFailuresPerUser: 10, maxTrackedKeys: 50_000 },
+        passwordHashing: { concurrency: 2, maxQueued: 64 },
       },
       web: [
         {

@@ -36,7 +36,15 @@ export interface PeerHeartbeatConfig {
 export interface CtrlConfig {
   readonly listener: Address<'tls'>;
   /** `peerHeartbeatOptions` in the file, or its alias `peerHeartbeats` (OpenZiti's spelling). */
-  readonly options: { readonly peerHeartbeatOptions: PeerHeartbeatConfig; readonly advertiseAddress?: Address<'tls'> };
+  readonly options: {
+    readonly peerHeartbeatOptions: PeerHeartbeatConfig;
+    readonly advertiseAddress?: Address<'tls'>;
+    /** Pre-authentication limits of the control port; durations in ms. */
+    readonly handshakeTimeout: number;
+    readonly helloTimeout: number;
+    readonly maxHelloBytes: number;
+    readonly maxConnectionsPerSource: number;
+  };
 }
 
 /** Raft settings; durations in ms. */
@@ -47,6 +55,7 @@ export interface ClusterConfig {
   readonly trailingLogs: number;
   readonly warnWhenLeaderlessFor: number;
   readonly preferredLeader: boolean;
+  readonly allowJoinRequests: boolean;
   readonly electionTimeout: number;
   readonly heartbeatTimeout: number;
   readonly commitTimeout: number;
@@ -65,10 +74,22 @@ export interface EnrollmentConfig {
   readonly edgeRouter: { readonly duration: number };
 }
 
+/** Durations in ms. */
+export interface AuthThrottleConfig {
+  readonly enabled: boolean;
+  readonly window: number;
+  readonly maxFailuresPerAddress: number;
+  readonly maxFailuresPerUser: number;
+  readonly maxTrackedKeys: number;
+}
+
 export interface EdgeConfig {
   readonly api: EdgeApiConfig;
   readonly enrollment: EnrollmentConfig;
-  readonly totp: { readonly hostname: string; readonly secretKeyFile?: string };
+  /** lockoutDuration in ms. */
+  readonly totp: { readonly hostname: string; readonly secretKeyFile?: string; readonly maxFailedCodes: number; readonly lockoutDuration: number };
+  readonly authThrottle: AuthThrottleConfig;
+  readonly passwordHashing: { readonly concurrency: number; readonly maxQueued: number };
 }
 
 export interface WebBindPoint {

@@ -2,6 +2,9 @@
 // controller-from-config.ts, or directly by tests.
 import type { ApiBinding } from '../web/routes/version-routes.ts';
 import type { EventSubscription } from '../events/event-dispatcher.ts';
+import type { ControlPortLimits } from '../raft/transport/control-port-limits.ts';
+import type { HashQueueLimits } from '../auth/hash-queue.ts';
+import type { LoginThrottleLimits } from '../auth/login-throttle.ts';
 
 export interface TlsMaterial {
   readonly certPem: string;
@@ -65,6 +68,10 @@ export interface ClusterOptions {
   readonly heartbeat: { readonly sendIntervalMs: number; readonly checkIntervalMs: number; readonly closeUnresponsiveTimeoutMs: number };
   /** TLS for peer channels (this controller's identity). */
   readonly tls: TlsMaterial;
+  /** `cluster.allowJoinRequests`: members add a controller that asks to join (default false). */
+  readonly allowJoinRequests?: boolean;
+  /** `ctrl.options` limits before a connection is known (defaults: defaultControlPortLimits). */
+  readonly controlPort?: ControlPortLimits;
 }
 
 export interface ControllerOptions {
@@ -75,8 +82,12 @@ export interface ControllerOptions {
   readonly webs: readonly WebListener[];
   /** One-time enrollment: the CA that signs enrolled clients' and routers' certificates (ott and erott need it) and token lifetimes (routers: 180 min when unset). */
   readonly enrollment?: { readonly signer?: { readonly certPem: string; readonly keyPem: string }; readonly identityDurationMs: number; readonly routerDurationMs?: number };
-  /** TOTP: the issuer in provisioning URLs, and the key file that seals secrets (`<dataDir>/mfa.key` when unset). */
-  readonly totp?: { readonly hostname: string; readonly secretKeyFile?: string };
+  /** TOTP: the issuer in provisioning URLs, and the key file that seals secrets (`<dataDir>/mfa.key` when unset); the wrong codes an identity may give before a lockout of lockoutMs (5 and 15 min when unset). */
+  readonly totp?: { readonly hostname: string; readonly secretKeyFile?: string; readonly maxFailedCodes?: number; readonly lockoutMs?: number };
+  /** Refused authentication attempts per client address and per user, on this controller (defaultLoginThrottleLimits when unset). */
+  readonly authThrottle?: LoginThrottleLimits;
+  /** Password hashes running at once and waiting (defaultHashQueueLimits when unset). */
+  readonly passwordHashing?: HashQueueLimits;
   readonly sessionTimeoutMs: number;
   readonly activityUpdateIntervalMs: number;
   readonly activityUpdateBatchSize: number;

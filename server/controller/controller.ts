@@ -20,7 +20,7 @@ import type { RaftNode } from '../raft/node/raft-node.ts';
 import { bootstrapSingleVoter, openLocalRaft } from '../raft/node/local-raft.ts';
 import { PeerNetwork } from '../raft/transport/peer-network.ts';
 import { ClusterProposer } from '../cluster/cluster-proposer.ts';
-import { ClusterService } from '../cluster/cluster-service.ts';
+import { ClusterService, isOpenToNonMembers } from '../cluster/cluster-service.ts';
 import { ClusterMonitor } from '../cluster/cluster-monitor.ts';
 import { AdaptiveRateLimiter } from '../cluster/rate-limiter.ts';
 import { RateLimitedProposer } from '../cluster/rate-limited-proposer.ts';
@@ -43,6 +43,8 @@ export interface RunningController {
   readonly cluster: ClusterService;
   /** Resolves when this controller must stop and be started again (it installed a leader's snapshot over its data). */
   readonly restartRequired: Promise<void>;
+  /** Resolves if the raft node stops after a storage failure: the controller then answers 503 and must exit. */
+  readonly failed: Promise<Error>;
   /** Bootstraps a new cluster with this node if needed and creates the default admin. */
   initialize(args: { username: string; password: string; name?: string }): Promise<{ identityId: string }>;
   /** https://host:port origins for each bound API. */
@@ -57,7 +59,7 @@ export async function startController(options: ControllerOptions, runtime: { log
   const mfaKey = loadOrCreateMfaKey(options.totp?.secretKeyFile ?? join(options.dataDir, 'mfa.key'));
 
   const store = await explainOpen(join(options.dataDir, 'ctrl.db'), () => ModelStore.open(join(options.dataDir, 'ctrl.db'), createModelTables()));
-  const stateMachine = new ModelStateMachine(store);
+  const stateMachine = new ModelStateMachine(store, logger.child('model'));
   let node: RaftNode | undefined;
   const isLeader = () => node?.isLeader() ?? false;
   const dispatcher = new EventDispatcher(
@@ -121,6 +123,9 @@ export async function startController(options: ControllerOptions, runtime: { log
     onLatency: (channelId, ms) => metrics.peerLatency.record(ms / 1000, { channel_id: channelId }),
     onQueueTime: (channelId, ms) => metrics.peerQueueTime.record(ms / 1000, { channel_id: channelId }),
     acceptOther: (socket) => (routerControl ? routerControl.accept(socket) : socket.destroy()),
+    // Membership authorizes peers: only the `cluster add` probe and join requests come from non-members.
+    openToNonMembers: isOpenToNonMembers,
+    ...(options.cluster.controlPort ? { controlPort: options.cluster.controlPort } : {}),
   });
   try {
     await peers.start();
@@ -157,7 +162,7 @@ export async function startController(options: ControllerOptions, runtime: { log
   });
   node = local.node;
   const raft = node;
-  raft.observeConfiguration((configuration) => peers.setAddresses(configuration.addresses ?? {}));
+  raft.observeConfiguration((configuration) => peers.setConfiguration(configuration));
   // A leader whose process dies closes its connections at once; waiting out a whole election timeout would only
   // make the cluster unwritable for longer.
   peers.onPeerEvent((event, peer) => {
@@ -176,7 +181,7 @@ export async function startController(options: ControllerOptions, runtime: { log
   monitor.start();
   // Every leader-side command passes the adaptive limiter, whether it came from this controller or a follower.
   const proposer = new ClusterProposer(raft, new RateLimitedProposer(raft, limiter), peers, options.raft.commitTimeoutMs, () => monitor.readOnly);
-  const cluster = new ClusterService(raft, peers, proposer, self, logger.child('cluster'), options.raft.commitTimeoutMs);
+  const cluster = new ClusterService(raft, peers, proposer, self, logger.child('cluster'), options.raft.commitTimeoutMs, { allowJoinRequests: options.cluster.allowJoinRequests ?? false });
   routerControl = startRouterControl({
     self: { id: options.id, address: options.cluster.address },
     store,
@@ -186,6 +191,7 @@ export async function startController(options: ControllerOptions, runtime: { log
     metrics,
     logger: logger.child('routers'),
     clock,
+    ...(options.cluster.controlPort ? { timing: { helloTimeoutMs: options.cluster.controlPort.helloTimeoutMs } } : {}),
   });
   const routers = routerControl;
   peers.onRequest((from, body) => (routers.handlesPeerRequest(body) ? routers.handlePeerRequest(body) : cluster.handle(from, body)));
@@ -206,6 +212,11 @@ export async function startController(options: ControllerOptions, runtime: { log
     clientApiOrigins: baseUrls['edge-client'] ?? [],
     routerPresence: routers.presence,
     controlAddresses: () => routers.controlAddresses(),
+    // Names a router's server certificate may not carry: this controller's certificates, its peers' and its web addresses.
+    controllerNames: () => ({
+      certificates: [options.cluster.tls.certPem, ...options.webs.map((web) => web.tls.certPem), ...peers.presentedCertificates()],
+      addresses: Object.values(baseUrls).flatMap((urls) => urls ?? []),
+    }),
     ...(onAuthentication ? { onAuthentication } : {}),
   });
   const sessions = services.sessions;
@@ -226,6 +237,14 @@ export async function startController(options: ControllerOptions, runtime: { log
     clock,
   );
   await health.runAll();
+  // A failed raft node leaves the model frozen: health, sessions and writes answer 503 from now on, without waiting
+  // for the next check, and the process exits (cli/controller-command.ts) so that its supervisor restarts it.
+  const failed = new Promise<Error>((resolve) => {
+    raft.onFailure((error) => {
+      void health.recheck('raft.node');
+      resolve(error);
+    });
+  });
   health.start();
 
   const servers: Server[] = [];
@@ -247,7 +266,7 @@ export async function startController(options: ControllerOptions, runtime: { log
   };
   try {
     for (const web of options.webs) {
-      const app = buildWebApp(web.apis, { services, health, metrics, version, baseUrls, raftState: () => ({ isRaftEnabled: true, isLeader: isLeader() }), logger: logger.child('web', { web: web.name }), maxBodyBytes: web.maxBodyBytes });
+      const app = buildWebApp(web.apis, { services, health, metrics, version, baseUrls, raftState: () => ({ isRaftEnabled: true, isLeader: isLeader() }), unavailable: () => raft.failed !== undefined, logger: logger.child('web', { web: web.name }), maxBodyBytes: web.maxBodyBytes });
       for (const point of web.bindPoints) {
         const server = createHttpsServer(
           {
@@ -351,6 +370,7 @@ export async function startController(options: ControllerOptions, runtime: { log
     cluster,
     initialize: (args) => initialize(args),
     restartRequired,
+    failed,
     async close() {
       monitor.close();
       routers.close();

@@ -8,6 +8,10 @@ import { ExtJwtVerifier } from '../auth/ext-jwt/ext-jwt-verifier.ts';
 import { JwksCache } from '../auth/ext-jwt/jwks-cache.ts';
 import { ExtJwtLogin } from '../auth/ext-jwt-login.ts';
 import { PasswordLogin } from '../auth/password-login.ts';
+import { PasswordFailures } from '../auth/password-failures.ts';
+import { PasswordHasher } from '../auth/password-hasher.ts';
+import { defaultHashQueueLimits, HashQueue } from '../auth/hash-queue.ts';
+import { defaultLoginThrottleLimits, LoginThrottle } from '../auth/login-throttle.ts';
 import { ApiSessionService } from '../edge/api-session-service.ts';
 import { AuthPolicyService } from '../edge/auth-policy-service.ts';
 import { AuthenticatorService } from '../edge/authenticator-service.ts';
@@ -16,9 +20,10 @@ import type { EdgeServices } from '../edge/edge-services.ts';
 import { EnrollmentService } from '../edge/enrollment-service.ts';
 import { ExternalJwtSignerService } from '../edge/ext-jwt-signer-service.ts';
 import { IdentityService } from '../edge/identity-service.ts';
-import { MfaService } from '../edge/mfa-service.ts';
+import { defaultMfaCodeLimit, MfaService } from '../edge/mfa-service.ts';
 import { buildOverlayServices } from '../edge/overlay-services.ts';
 import { EdgeRouterService } from '../edge/edge-router-service.ts';
+import type { ControllerNameSources } from '../pki/router-server-names.ts';
 import { noRouterPresence, type RouterPresence } from '../edge/router-presence.ts';
 import { SecretBox } from '../auth/mfa/secret-box.ts';
 import type { ModelWriter } from '../edge/model-writer.ts';
@@ -39,16 +44,22 @@ export interface EdgeWiring {
   readonly routerPresence?: RouterPresence;
   /** The cluster members' control addresses now, for router enrollment JWTs (this controller's when unset). */
   readonly controlAddresses?: () => readonly string[];
+  /** The controllers' certificates and web addresses now, whose names routers may not have on their certificates. */
+  readonly controllerNames?: () => ControllerNameSources;
   /** Told of every primary login attempt (nothing when unset). */
   readonly onAuthentication?: (attempt: AuthenticationAttempt) => void;
 }
 
-export function buildEdgeServices({ store, writer, clock, logger, options, mfaKey, clientApiOrigins, routerPresence, controlAddresses, onAuthentication }: EdgeWiring): EdgeServices {
+export function buildEdgeServices({ store, writer, clock, logger, options, mfaKey, clientApiOrigins, routerPresence, controlAddresses, controllerNames, onAuthentication }: EdgeWiring): EdgeServices {
   const authLogger = logger.child('auth');
   const identityTls = options.cluster.tls;
   const authPolicies = new AuthPolicyService(store, writer, clock);
   const identities = new IdentityService(store, writer, clock);
-  const authenticators = new AuthenticatorService(store, writer, clock, authPolicies);
+  const passwordHashQueue = new HashQueue(options.passwordHashing ?? defaultHashQueueLimits);
+  const hasher = new PasswordHasher(passwordHashQueue);
+  // One count of wrong passwords, whether given at login or as a password change's current password.
+  const passwordFailures = new PasswordFailures(writer, clock, authLogger);
+  const authenticators = new AuthenticatorService(store, writer, clock, authPolicies, hasher, passwordFailures);
   const sessions = new ApiSessionService(store, writer, clock, { timeoutMs: options.sessionTimeoutMs, activityBatchSize: options.activityUpdateBatchSize });
   const signers = new ExternalJwtSignerService(store, writer, clock);
   const cas = new CaService(store, writer, clock);
@@ -61,7 +72,11 @@ export function buildEdgeServices({ store, writer, clock, logger, options, mfaKe
     identityDurationMs: options.enrollment?.identityDurationMs ?? 180 * 60_000,
     caBundlePem: identityTls.caPem,
   });
-  const mfa = new MfaService(store, writer, clock, new SecretBox(mfaKey), authPolicies, options.totp?.hostname ?? 'edgeward.local', logger.child('mfa'));
+  const mfaCodeLimit = {
+    maxFailedCodes: options.totp?.maxFailedCodes ?? defaultMfaCodeLimit.maxFailedCodes,
+    lockoutMs: options.totp?.lockoutMs ?? defaultMfaCodeLimit.lockoutMs,
+  };
+  const mfa = new MfaService(store, writer, clock, new SecretBox(mfaKey), authPolicies, options.totp?.hostname ?? 'edgeward.local', logger.child('mfa'), mfaCodeLimit);
   // JWKS endpoints are trusted when a public root or this controller's own CA bundle signed them.
   const verifier = new ExtJwtVerifier({ jwks: new JwksCache({ trustedCaPems: [identityTls.caPem] }), now: () => clock.now() });
   return {
@@ -81,13 +96,16 @@ export function buildEdgeServices({ store, writer, clock, logger, options, mfaKe
       issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`,
       controllers: clientApiOrigins,
       controlAddresses: controlAddresses ?? (() => [options.cluster.address]),
+      ...(controllerNames ? { controllerNames } : {}),
       durationMs: options.enrollment?.routerDurationMs ?? 180 * 60_000,
       caBundlePem: identityTls.caPem,
     }),
     routerPresence: routerPresence ?? noRouterPresence,
-    passwordLogin: new PasswordLogin(store, authPolicies, writer, clock, authLogger),
+    passwordLogin: new PasswordLogin(store, authPolicies, writer, clock, authLogger, hasher, passwordFailures),
     certLogin: new CertLogin(store, authPolicies, cas, identities, clock, authLogger, signer?.certPem),
     extJwtLogin: new ExtJwtLogin(store, authPolicies, signers, verifier, clock, authLogger),
+    loginThrottle: new LoginThrottle(options.authThrottle ?? defaultLoginThrottleLimits, clock, authLogger),
+    passwordHashQueue,
     caBundlePem: identityTls.caPem,
     clock,
     logger,

@@ -1,10 +1,12 @@
 // Authenticators: passwords (updb) created for an identity, changed by an admin or, with the current password, by
 // the identity itself, under the password rules of the identity's authentication policy; and client certificates
-// (cert) an admin registers by PEM. Enrollment creates both kinds too (see enrollment-service.ts).
+// (cert) an admin registers by PEM. Enrollment creates both kinds too (see enrollment-service.ts). A wrong current
+// password is a guess like a wrong login: it counts toward the policy's lockout (password-failures.ts).
 import type { Clock } from '../../common/time/clock.ts';
-import { hashPassword, verifyPassword } from '../auth/password-hasher.ts';
+import type { PasswordFailures } from '../auth/password-failures.ts';
+import type { PasswordHasher } from '../auth/password-hasher.ts';
 import type { AuthenticatorChanges } from '../model/commands.ts';
-import type { Authenticator, Identity } from '../model/entities.ts';
+import type { Authenticator, Identity, UpdbAuthenticator } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { ApiError } from '../web/api-error.ts';
@@ -20,6 +22,8 @@ export class AuthenticatorService {
     private readonly writer: ModelWriter,
     private readonly clock: Clock,
     private readonly policies: AuthPolicyService,
+    private readonly hasher: PasswordHasher,
+    private readonly failures: PasswordFailures,
   ) {}
 
   list(): Authenticator[] {
@@ -57,7 +61,7 @@ export class AuthenticatorService {
       method: 'updb',
       identityId: identity.id,
       username: input.username,
-      password: await hashPassword(input.password),
+      password: await this.hasher.hash(input.password),
     };
     const written = await this.writer.write<{ id: string }>({ type: 'authenticator.create', authenticator });
     return { id: written.value.id };
@@ -96,21 +100,20 @@ export class AuthenticatorService {
     return { id: written.value.id };
   }
 
-  /** Changes username and/or password; `currentPassword`, when required, must match first. */
+  /**
+   * Changes username and/or password; `currentPassword`, when required, must match first. `signal` aborts when the
+   * request is abandoned, dropping a hash still waiting in the queue.
+   */
   async update(
     id: string,
     input: { username?: string; password?: string; tags?: Record<string, unknown> | null; currentPassword?: string },
-    options: { requireCurrentPassword: boolean },
+    options: { requireCurrentPassword: boolean; signal?: AbortSignal },
   ): Promise<void> {
     const current = this.get(id);
     if (current.method !== 'updb') {
       throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR', { field: 'method', reason: 'only updb authenticators have a username and password', value: current.method });
     }
-    if (options.requireCurrentPassword) {
-      if (input.currentPassword === undefined || !(await verifyPassword(input.currentPassword, current.password))) {
-        throw ApiError.validation('currentPassword', 'the current password is incorrect');
-      }
-    }
+    if (options.requireCurrentPassword) await this.checkCurrentPassword(current, input.currentPassword, options.signal);
     const changes: { -readonly [K in keyof AuthenticatorChanges]: AuthenticatorChanges[K] } = {};
     if (input.username !== undefined && input.username !== current.username) {
       this.checkUsernameFree(input.username);
@@ -118,7 +121,7 @@ export class AuthenticatorService {
     }
     if (input.password !== undefined) {
       this.checkPasswordRules(input.password, this.store.table<Identity>(tables.identities).get(current.identityId));
-      changes.password = await hashPassword(input.password);
+      changes.password = await this.hasher.hash(input.password, options.signal);
     }
     if (input.tags !== undefined) changes.tags = input.tags ?? {};
     await this.writer.write({ type: 'authenticator.update', id, at: this.now(), changes });
@@ -132,6 +135,24 @@ export class AuthenticatorService {
       throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'ENTITY_CAN_NOT_BE_DELETED', message: "the default admin's only authenticator can not be deleted" });
     }
     await this.writer.write({ type: 'authenticator.delete', id });
+  }
+
+  /** A wrong current password is refused like a wrong login (a refusal the login throttle counts) and counted toward the lockout. */
+  private async checkCurrentPassword(current: UpdbAuthenticator, currentPassword: string | undefined, signal: AbortSignal | undefined): Promise<void> {
+    const matched = currentPassword !== undefined && (await this.hasher.verify(currentPassword, current.password, signal));
+    // Judged on every earlier wrong guess, as a login is (password-login.ts).
+    await this.failures.settled(current.id);
+    const identity = this.store.table<Identity>(tables.identities).get(current.identityId);
+    if (matched && identity) {
+      if (current.failedAttempts) await this.writer.write({ type: 'authenticator.loginSucceeded', id: current.id });
+      return;
+    }
+    if (identity) this.failures.record(current, identity, this.policies.forIdentity(identity).primary.updb, 'password change');
+    throw ApiError.validation('currentPassword', 'the current password is incorrect').withRefusal({
+      reason: 'wrong current password',
+      ...(identity ? { identityId: identity.id } : {}),
+      authenticatorId: current.id,
+    });
   }
 
   private checkUsernameFree(username: string): void {

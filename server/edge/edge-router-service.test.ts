@@ -94,8 +94,8 @@ test('enrolling signs both CSRs for the router id, grants the requested names on
   const server = new X509Certificate(certs.serverCert);
   assert.equal(client.subject, `CN=${id}`);
   assert.equal(server.subject, `CN=${id}`);
-  assert.equal(client.subjectAltName, undefined, 'the client certificate carries no names');
-  assert.equal(server.subjectAltName, 'DNS:edge.example.test, IP Address:10.0.0.5');
+  assert.equal(client.subjectAltName, `URI:spiffe://edgeward.test/router/${id}`, 'the client certificate carries only its router SPIFFE id');
+  assert.equal(server.subjectAltName, `DNS:edge.example.test, IP Address:10.0.0.5, URI:spiffe://edgeward.test/router/${id}`);
   assert.equal(certs.ca, 'the bundle');
   const enrolled = routers.get(id);
   assert.equal(enrolled.fingerprint, fingerprintOfPem(certs.cert));

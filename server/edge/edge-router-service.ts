@@ -1,17 +1,22 @@
 // Edge routers: their management operations and their enrollment. A router is created with a one-time enrollment
 // whose JWT an operator hands to the router; the router redeems it once (`/enroll/erott`) with two CSRs and gets a
 // client certificate (CN = its id; the only certificate its control channel is accepted with) and a server
-// certificate with the DNS and IP names it asked for. Re-enrolling makes a new enrollment and forgets the old
-// certificate. Every check here is repeated by the apply, in log order.
+// certificate with the DNS and IP names it asked for, when it may hold every one of them (pki/router-server-names.ts:
+// no controller's name, no wildcard, none on another router's server certificate); else nothing is signed. Both
+// certificates carry the SPIFFE id `spiffe://<trustDomain>/router/<id>` when the signing CA declares a trust domain.
+// Re-enrolling makes a new enrollment and forgets the old certificates. Every check here that depends on other rows
+// is repeated by the apply, in log order.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../common/time/clock.ts';
 import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
-import type { EdgeRouterSettings, RouterEnrollment } from '../model/router-commands.ts';
+import { serverNameHeldByAnother, serverNameTakenCause, type EdgeRouterSettings, type RouterEnrollment } from '../model/router-commands.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import { routerTables } from '../model/router-entities.ts';
 import { signCertificateRequest } from '../pki/client-certificate.ts';
 import { PkiError } from '../pki/pki-error.ts';
 import { requestedSubjectAltNames } from '../pki/requested-names.ts';
+import { checkRouterServerNames, controllerNamesOf, type ControllerNameSources } from '../pki/router-server-names.ts';
+import { formatSpiffeId, trustDomainOf } from '../pki/spiffe-id.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { ApiError } from '../web/api-error.ts';
 import { signEnrollmentJwt } from './enrollment-jwt.ts';
@@ -35,6 +40,11 @@ export interface RouterEnrollmentSettings {
   readonly durationMs: number;
   /** Handed to an enrolled router so it can trust the controllers. */
   readonly caBundlePem: string;
+  /**
+   * The controllers' certificates and addresses now, whose names no router may hold; the control addresses,
+   * `controllers` and `issuer` above count too.
+   */
+  readonly controllerNames?: () => ControllerNameSources;
 }
 
 export interface RouterEnrollmentRequest {
@@ -116,7 +126,7 @@ export class EdgeRouterService {
     const router = this.redeemable(token);
     const signer = this.settings.signer;
     if (!signer) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'this controller has no enrollment signing CA' });
-    const sign = async (field: 'certCsr' | 'serverCertCsr', work: () => Promise<{ certPem: string; chainPem: string }>) => {
+    const sign = async <T>(field: 'certCsr' | 'serverCertCsr', work: () => Promise<T>): Promise<T> => {
       try {
         return await work();
       } catch (error) {
@@ -124,14 +134,47 @@ export class EdgeRouterService {
         throw error;
       }
     };
+    // Every name is judged before anything is signed: a refused name means no certificate at all.
+    const names = await sign('serverCertCsr', async () => this.grantedServerNames(router.id, request.serverCertCsr));
+    const spiffeId = routerSpiffeId(signer.certPem, router.id);
     // The router's id is both certificates' common name, as the real controller issues them.
-    const client = await sign('certCsr', () => signCertificateRequest(signer, request.certCsr, { commonName: router.id, usage: 'client', clock: this.clock }));
+    const client = await sign('certCsr', () => signCertificateRequest(signer, request.certCsr, { commonName: router.id, usage: 'client', ...spiffeId, clock: this.clock }));
     const server = await sign('serverCertCsr', () =>
-      signCertificateRequest(signer, request.serverCertCsr, { commonName: router.id, usage: 'server', ...requestedSubjectAltNames(request.serverCertCsr), clock: this.clock }),
+      signCertificateRequest(signer, request.serverCertCsr, {
+        commonName: router.id,
+        usage: 'server',
+        dnsNames: [...names.dnsNames],
+        ipAddresses: [...names.ipAddresses],
+        ...spiffeId,
+        clock: this.clock,
+      }),
     );
     const at = this.now();
-    await this.writer.write({ type: 'edgeRouter.enroll', id: router.id, token, at, fingerprint: fingerprintOfPem(client.certPem), certPem: client.certPem });
+    await this.writer.write({
+      type: 'edgeRouter.enroll',
+      id: router.id,
+      token,
+      at,
+      fingerprint: fingerprintOfPem(client.certPem),
+      certPem: client.certPem,
+      serverFingerprint: fingerprintOfPem(server.certPem),
+      serverNames: names.claimed,
+    });
     return { cert: client.chainPem, serverCert: server.chainPem, ca: this.settings.caBundlePem };
+  }
+
+  /** The server certificate's names, when the router may hold every one; else COULD_NOT_PROCESS_CSR naming the first refused. */
+  private grantedServerNames(routerId: string, serverCertCsr: string): { dnsNames: readonly string[]; ipAddresses: readonly string[]; claimed: readonly string[] } {
+    const extra = this.settings.controllerNames?.() ?? { certificates: [], addresses: [] };
+    const controllers = controllerNamesOf({
+      certificates: extra.certificates,
+      addresses: [...extra.addresses, ...this.settings.controlAddresses(), ...this.settings.controllers, this.settings.issuer],
+    });
+    const check = checkRouterServerNames(requestedSubjectAltNames(serverCertCsr), controllers);
+    if (!check.ok) throw new ApiError('COULD_NOT_PROCESS_CSR', { field: 'serverCertCsr', reason: check.reason, value: check.name });
+    const taken = serverNameHeldByAnother(this.list(), routerId, check.claimed);
+    if (taken !== undefined) throw new ApiError('COULD_NOT_PROCESS_CSR', serverNameTakenCause(taken));
+    return check;
   }
 
   private redeemable(token: string): EdgeRouter {
@@ -169,5 +212,17 @@ export class EdgeRouterService {
 
   private now(): string {
     return new Date(this.clock.now()).toISOString();
+  }
+}
+
+/** `{spiffeId}` naming the router in the signing CA's trust domain; none when the CA declares no trust domain. */
+function routerSpiffeId(signerCertPem: string, routerId: string): { spiffeId?: string } {
+  const trustDomain = trustDomainOf(signerCertPem);
+  if (trustDomain === undefined) return {};
+  try {
+    return { spiffeId: formatSpiffeId({ trustDomain, kind: 'router', id: routerId }) };
+  } catch {
+    // An id that is no SPIFFE path segment (not one this controller makes): the common name alone names the router.
+    return {};
   }
 }

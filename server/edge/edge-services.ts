@@ -4,6 +4,8 @@ import type { Clock } from '../../common/time/clock.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { CertLogin } from '../auth/cert-login.ts';
 import type { ExtJwtLogin } from '../auth/ext-jwt-login.ts';
+import type { HashQueue } from '../auth/hash-queue.ts';
+import type { LoginThrottle } from '../auth/login-throttle.ts';
 import type { PasswordLogin } from '../auth/password-login.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ApiSessionService } from './api-session-service.ts';
@@ -37,6 +39,10 @@ export interface EdgeServices {
   readonly passwordLogin: PasswordLogin;
   readonly certLogin: CertLogin;
   readonly extJwtLogin: ExtJwtLogin;
+  /** Refused authentication attempts per client address and user, on this controller: over the limit, 429 at once. */
+  readonly loginThrottle: LoginThrottle;
+  /** Where every password hash of the edge services waits for one of its bounded slots. */
+  readonly passwordHashQueue: HashQueue;
   /** The CA bundle (PEM) clients use to trust this controller, served at /.well-known/est/cacerts. */
   readonly caBundlePem: string;
   readonly clock: Clock;

@@ -31,6 +31,13 @@ export class ModelWriter {
             throw new ApiError('CLUSTER_READ_ONLY', undefined, error);
           case 'timeout':
             throw new ApiError('TIMEOUT', undefined, error);
+          case 'invalid-command':
+            // The command cannot enter the log (it cannot be encoded, or is past what the log carries): bad input.
+            throw new ApiError('INVALID_FIELD', error.problem ?? { field: '(root)', reason: 'the request cannot be stored' }, error);
+          case 'storage':
+          case 'closed':
+            // This controller's raft node stopped after a failure, or the controller is shutting down.
+            throw new ApiError('CONTROLLER_UNAVAILABLE', undefined, error);
           default:
             throw new ApiError('UNHANDLED', undefined, error);
         }

@@ -49,6 +49,12 @@ export class HealthChecker {
     this.timers.length = 0;
   }
 
+  /** Runs one check now, out of turn: its cause just changed (the raft node stopped), so the report must not wait. */
+  async recheck(id: string): Promise<void> {
+    const check = this.checks.find((candidate) => candidate.id === id);
+    if (check) await this.runOnce(check);
+  }
+
   /** Runs every check now (used at start-up and by tests). */
   async runAll(): Promise<void> {
     await Promise.all(this.checks.map((check) => this.runOnce(check)));

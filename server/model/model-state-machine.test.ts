@@ -4,8 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Level } from 'level';
-import { silentLogger } from '../../common/log/logger.ts';
+import { createMemoryLogger, silentLogger } from '../../common/log/logger.ts';
 import { openLocalRaft } from '../raft/node/local-raft.ts';
+import { RaftNode } from '../raft/node/raft-node.ts';
+import { InProcessTransport } from '../raft/node/raft-transport.ts';
+import { seededRandom } from '../raft/sim/seeded-random.ts';
+import { MemoryRaftStore } from '../raft/storage/memory-raft-store.ts';
+import { MemorySnapshotStore } from '../raft/storage/memory-snapshot-store.ts';
 import { ModelStore } from '../store/model-store.ts';
 import type { ModelCommand } from './commands.ts';
 import { createModelTables, tables, type Authenticator, type Identity } from './entities.ts';
@@ -198,4 +203,52 @@ test('policies and signers in use cannot be deleted; the default policy cannot b
   await model.propose({ type: 'authPolicy.update', id: 'default', at, policy: { tags: {}, name: 'Default', primary, secondary: { requireTotp: true, requireExtJwtSigner: null } } });
   assert.equal(model.store.table<{ id: string; secondary: { requireTotp: boolean } }>(tables.authPolicies).get('default')!.secondary.requireTotp, true);
   await model.close();
+});
+
+test('a command whose apply throws is refused on every member, changes nothing, and no node stops', async () => {
+  const ids = ['m1', 'm2', 'm3'];
+  const transport = new InProcessTransport();
+  const members = await Promise.all(
+    ids.map(async (id, i) => {
+      const store = await ModelStore.open(join(tempDir(), 'ctrl.db'), createModelTables());
+      const logger = createMemoryLogger();
+      const node = await RaftNode.start({
+        id, store: new MemoryRaftStore(), snapshots: new MemorySnapshotStore(), stateMachine: new ModelStateMachine(store, logger), transport,
+        timing: { tickMs: 10, electionTicks: 10, heartbeatTicks: 2, commitTimeoutMs: 3000 }, snapshotPolicy: { intervalMs: 3_600_000, threshold: 1000, trailingLogs: 5 },
+        bootstrap: { voters: ids, nonVoters: [] }, random: seededRandom(40 + i), logger: silentLogger,
+      });
+      return { store, logger, node };
+    }),
+  );
+  try {
+    const deadline = Date.now() + 5000;
+    let leader = members.find((member) => member.node.isLeader());
+    while (!leader && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      leader = members.find((member) => member.node.isLeader());
+    }
+    assert.ok(leader, 'a leader is elected');
+    // The identity goes in first, then the malformed authenticator throws a TypeError: the identity must go too.
+    const half: ModelCommand = { type: 'identity.create', identity: identity('id-h', 'half'), authenticators: [null as unknown as Authenticator] };
+    const bad = await leader.node.propose(half);
+    assert.deepEqual(bad.result, { ok: false, error: { code: 'INVALID_FIELD', cause: { field: '(root)', reason: 'the request could not be applied to the model; nothing was changed' } } });
+    const fine: ModelCommand = { type: 'identity.create', identity: identity('id-g', 'good') };
+    const good = await leader.node.propose(fine);
+    assert.equal(good.result.ok, true);
+    for (const member of members) {
+      await member.node.waitForApplied(good.index, 3000);
+      assert.equal(member.node.failed, undefined);
+      assert.equal(member.store.table(tables.identities).get('id-h'), undefined);
+      assert.ok(member.store.table(tables.identities).get('id-g'));
+      const line = member.logger.lines.find((fields) => fields.msg === 'raft command could not be applied; refused');
+      assert.equal(line?.index, bad.index);
+      assert.equal(line?.type, 'identity.create');
+      assert.match(String(line?.error), /^TypeError/);
+    }
+  } finally {
+    for (const member of members) {
+      await member.node.close();
+      await member.store.close();
+    }
+  }
 });

@@ -1,6 +1,8 @@
 // Applies committed model commands, in log order, to the model store. Each entry is all-or-nothing: a refused
 // command rolls back what it touched and reports an API error code; the batch and its raft index persist together.
-import type { ApplyResult, CommittedEntry, StateMachine } from '../raft/state-machine.ts';
+// Only a storage failure escapes apply (and stops the raft node); whatever else a command's apply throws refuses it.
+import { silentLogger, type Logger } from '../../common/log/logger.ts';
+import type { ApplyFailure, ApplyResult, CommittedEntry, StateMachine } from '../raft/state-machine.ts';
 import { CommandRefused } from './command-refused.ts';
 import { endApiSession } from './end-api-session.ts';
 import { lockIdentity } from './identity-lock.ts';
@@ -14,6 +16,13 @@ import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwt
 import { tables } from './entities.ts';
 
 export { CommandRefused } from './command-refused.ts';
+
+/** What the proposer of a command that failed to apply is told (the API answers 400 INVALID_FIELD). */
+const notApplied: ApplyFailure = { code: 'INVALID_FIELD', cause: { field: '(root)', reason: 'the request could not be applied to the model; nothing was changed' } };
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : String(error).slice(0, 500);
+}
 
 const refuse = (code: string, field: string, reason: string, value?: unknown): never => {
   throw new CommandRefused({ code, cause: value === undefined ? { field, reason } : { field, reason, value } });
@@ -45,7 +54,10 @@ export class ModelStateMachine implements StateMachine {
 
   private readonly listeners: ChangeListener[] = [];
 
-  constructor(readonly store: ModelStore) {}
+  constructor(
+    readonly store: ModelStore,
+    private readonly logger: Logger = silentLogger,
+  ) {}
 
   appliedIndex(): number {
     return this.store.appliedIndex();
@@ -76,11 +88,24 @@ export class ModelStateMachine implements StateMachine {
               error: { code: 'COULD_NOT_VALIDATE', cause: { field: indexFields[error.index] ?? error.index, reason: error.message, value: error.value } },
             } as ApplyResult;
           }
-          throw error;
+          // Anything else (a command of an unexpected shape, a bug in its apply) is refused too: it fails the same
+          // way on every member, since each applies the same entry to the same state, and rethrowing it would stop
+          // the raft node on all of them at once. The command is not logged: it may hold secrets.
+          this.logger.error('raft command could not be applied; refused', { index, type: typeof command?.type === 'string' ? command.type.slice(0, 64) : typeof command, error: errorText(error) });
+          return { ok: false, error: notApplied } as ApplyResult;
         }
       },
     );
-    for (const item of applied) for (const listener of this.listeners) listener(item);
+    for (const item of applied) {
+      for (const listener of this.listeners) {
+        // A listener (events, router updates) that throws must not stop the node: the entry is applied and durable.
+        try {
+          listener(item);
+        } catch (error) {
+          this.logger.error('a listener failed on applied model changes', { index: item.index, error: errorText(error) });
+        }
+      }
+    }
     return results;
   }
 }

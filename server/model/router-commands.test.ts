@@ -43,7 +43,15 @@ const router = (id: string, changes: Partial<EdgeRouter> = {}): EdgeRouter => ({
   id, createdAt: at, updatedAt: at, tags: {}, name: id, roleAttributes: [], isTunnelerEnabled: false, cost: 0, noTraversal: false, disabled: false, appData: {},
   isVerified: false, fingerprint: null, certPem: null, enrollmentToken: `token-${id}`, enrollmentJwt: 'jwt', enrollmentCreatedAt: at, enrollmentExpiresAt: expires, ...changes,
 });
-const enroll = (id: string, token: string, when = later, fingerprint = `fp-${id}`): ModelCommand => ({ type: 'edgeRouter.enroll', id, token, at: when, fingerprint, certPem: 'pem' });
+const enroll = (id: string, token: string, when = later, fingerprint = `fp-${id}`, server: { serverFingerprint?: string; serverNames?: string[] } = {}): ModelCommand => ({
+  type: 'edgeRouter.enroll',
+  id,
+  token,
+  at: when,
+  fingerprint,
+  certPem: 'pem',
+  ...server,
+});
 
 test('enrolling uses the token up: the fingerprint is stored and the enrollment fields are cleared', async () => {
   const { ok, apply, row } = await openModel();
@@ -104,4 +112,23 @@ test('names and fingerprints are unique; update and delete need the router', asy
   await ok({ type: 'edgeRouter.delete', id: 'r1' });
   assert.equal(row('r1'), undefined);
   assert.equal(((await apply({ type: 'edgeRouter.delete', id: 'r1' })) as { error: { code: string } }).error.code, 'NOT_FOUND');
+});
+
+test("in log order, a server certificate name already on another router's certificate is refused and changes nothing", async () => {
+  const { ok, apply, row } = await openModel();
+  for (const id of ['r1', 'r2']) await ok({ type: 'edgeRouter.create', router: router(id) });
+  await ok(enroll('r1', 'token-r1', later, 'fp-r1', { serverFingerprint: 'sfp-r1', serverNames: ['DNS:r.example.test', 'IP:203.0.113.1'] }));
+  assert.deepEqual(row('r1')!.serverNames, ['DNS:r.example.test', 'IP:203.0.113.1']);
+  assert.equal(row('r1')!.serverFingerprint, 'sfp-r1');
+  const clash = await apply(enroll('r2', 'token-r2', later, 'fp-r2', { serverNames: ['DNS:r2.example.test', 'IP:203.0.113.1'] }));
+  assert.deepEqual(clash, {
+    ok: false,
+    error: { code: 'COULD_NOT_PROCESS_CSR', cause: { field: 'serverCertCsr', reason: '"203.0.113.1" is already on another edge router\'s server certificate', value: '203.0.113.1' } },
+  });
+  assert.equal(row('r2')!.isVerified, false);
+  assert.equal(row('r2')!.enrollmentToken, 'token-r2', 'the token is not used up');
+  // Re-enrolling r1 frees its names.
+  await ok({ type: 'edgeRouter.reEnroll', id: 'r1', at: later, enrollment: { token: 'new-token', jwt: 'new-jwt', createdAt: later, expiresAt: expires } });
+  assert.equal(row('r1')!.serverNames, null);
+  await ok(enroll('r2', 'token-r2', later, 'fp-r2', { serverNames: ['IP:203.0.113.1'] }));
 });

@@ -1,5 +1,6 @@
 // Commands on edge routers and how they apply. Enrollment is checked again here, in log order: a token redeemed
-// through two controllers at once works for one of them only, and an expired token never works.
+// through two controllers at once works for one of them only, an expired token never works, and a server
+// certificate name another router holds is refused even when two routers enrolled for it at once.
 import type { ApplyTransaction } from '../store/model-store.ts';
 import { CommandRefused } from './command-refused.ts';
 import type { EdgeRouter } from './router-entities.ts';
@@ -21,7 +22,17 @@ export type RouterCommand =
   | { type: 'edgeRouter.update'; id: string; at: string; settings: EdgeRouterSettings }
   | { type: 'edgeRouter.delete'; id: string }
   /** Uses up the router's enrollment: the token must still be its own and unexpired at `at`. */
-  | { type: 'edgeRouter.enroll'; id: string; token: string; at: string; fingerprint: string; certPem: string }
+  | {
+      type: 'edgeRouter.enroll';
+      id: string;
+      token: string;
+      at: string;
+      fingerprint: string;
+      certPem: string;
+      /** Absent in commands from before server certificates were recorded. */
+      serverFingerprint?: string;
+      serverNames?: readonly string[];
+    }
   /** Forgets the enrolled certificate and opens a new enrollment. */
   | { type: 'edgeRouter.reEnroll'; id: string; at: string; enrollment: RouterEnrollment };
 
@@ -52,11 +63,15 @@ export function applyRouterCommand(command: RouterCommand, tx: ApplyTransaction)
       const current = tx.table<EdgeRouter>(routerTables.edgeRouters).get(command.id);
       if (!current || current.enrollmentToken === null || current.enrollmentToken !== command.token) throw invalidToken('the enrollment token is unknown or already used');
       if (current.enrollmentExpiresAt === null || Date.parse(current.enrollmentExpiresAt) <= Date.parse(command.at)) throw invalidToken('the enrollment token expired');
+      const taken = serverNameHeldByAnother(tx.table<EdgeRouter>(routerTables.edgeRouters).all(), current.id, command.serverNames ?? []);
+      if (taken !== undefined) throw new CommandRefused({ code: 'COULD_NOT_PROCESS_CSR', cause: serverNameTakenCause(taken) });
       tx.put<EdgeRouter>(routerTables.edgeRouters, {
         ...current,
         isVerified: true,
         fingerprint: command.fingerprint,
         certPem: command.certPem,
+        serverFingerprint: command.serverFingerprint ?? null,
+        serverNames: command.serverNames ?? null,
         enrollmentToken: null,
         enrollmentJwt: null,
         enrollmentCreatedAt: null,
@@ -73,6 +88,8 @@ export function applyRouterCommand(command: RouterCommand, tx: ApplyTransaction)
         isVerified: false,
         fingerprint: null,
         certPem: null,
+        serverFingerprint: null,
+        serverNames: null,
         enrollmentToken: enrollment.token,
         enrollmentJwt: enrollment.jwt,
         enrollmentCreatedAt: enrollment.createdAt,
@@ -82,6 +99,24 @@ export function applyRouterCommand(command: RouterCommand, tx: ApplyTransaction)
       return undefined;
     }
   }
+}
+
+/** The first of `names` (`DNS:`/`IP:` keys) already on another router's server certificate, with that router. */
+export function serverNameHeldByAnother(routers: readonly EdgeRouter[], selfId: string, names: readonly string[]): { name: string; routerId: string } | undefined {
+  if (names.length === 0) return undefined;
+  const wanted = new Set(names);
+  for (const router of routers) {
+    if (router.id === selfId) continue;
+    const held = (router.serverNames ?? []).find((name) => wanted.has(name));
+    if (held !== undefined) return { name: held, routerId: router.id };
+  }
+  return undefined;
+}
+
+/** The refusal's cause; the other router is not named (whoever holds the token is not an administrator). */
+export function serverNameTakenCause(taken: { name: string }): { field: string; reason: string; value: string } {
+  const name = taken.name.slice(taken.name.indexOf(':') + 1);
+  return { field: 'serverCertCsr', reason: `"${name}" is already on another edge router's server certificate`, value: name };
 }
 
 function requireRouter(tx: ApplyTransaction, id: string): EdgeRouter {

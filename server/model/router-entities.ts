@@ -1,6 +1,7 @@
 // Edge routers as the model holds them: what an admin configures, and the router's enrollment. A router is created
 // with a one-time enrollment (token and JWT); enrolling stores the SHA-1 fingerprint of the client certificate it
-// was issued, the only certificate that may then open a control channel. Re-enrolling clears the fingerprint and
+// was issued, the only certificate that may then open a control channel, and of its server certificate with the
+// names on it that no other router may hold. Re-enrolling clears the fingerprint and
 // starts a new enrollment. Whether a router is online is not model state: the control channels know it.
 import { EntityTable, type Row } from '../store/entity-table.ts';
 import type { BaseEntity } from './entities.ts';
@@ -20,6 +21,10 @@ export interface EdgeRouter extends BaseEntity {
   readonly fingerprint: string | null;
   /** The enrolled client certificate, PEM; null until enrolled. */
   readonly certPem: string | null;
+  /** SHA-1 of the enrolled server certificate; null until enrolled (absent on rows enrolled before it was kept). */
+  readonly serverFingerprint?: string | null;
+  /** The non-loopback names on the enrolled server certificate, `DNS:<name>` / `IP:<address>`: no other router may hold them. */
+  readonly serverNames?: readonly string[] | null;
   /** The open enrollment: its single-use token, the JWT carrying it, and when it was made and expires. */
   readonly enrollmentToken: string | null;
   readonly enrollmentJwt: string | null;

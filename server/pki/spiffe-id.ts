@@ -1,5 +1,6 @@
 // How a certificate names its holder: the SPIFFE id in its URI SAN, and its SHA-1 fingerprint (OpenZiti's form).
 import { createHash } from 'node:crypto';
+import { parseSpiffeId as parseSpiffeText } from '../../common/certificates/spiffe-id.ts';
 import { requireId, requireTrustDomain } from './name-rules.ts';
 import { PkiError } from './pki-error.ts';
 import { parseCertificate, x509 } from './x509-runtime.ts';
@@ -12,7 +13,6 @@ export interface SpiffeId {
 }
 
 const spiffeScheme = 'spiffe://';
-const spiffeIdPattern = /^spiffe:\/\/([^/]+)\/([^/]+)\/([^/]+)$/;
 const pathSegment = /^[A-Za-z0-9._-]+$/;
 
 export function formatSpiffeId(spiffeId: SpiffeId): string {
@@ -24,15 +24,7 @@ export function formatSpiffeId(spiffeId: SpiffeId): string {
 
 /** Parses the two-segment form we issue; anything else (other paths, bad characters) gives undefined. */
 export function parseSpiffeId(uri: string): SpiffeId | undefined {
-  const match = spiffeIdPattern.exec(uri);
-  if (!match) return undefined;
-  const [, trustDomain, kind, id] = match as unknown as [string, string, string, string];
-  try {
-    formatSpiffeId({ trustDomain, kind, id });
-  } catch {
-    return undefined;
-  }
-  return { trustDomain, kind, id };
+  return parseSpiffeText(uri);
 }
 
 /**

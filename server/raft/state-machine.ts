@@ -40,7 +40,15 @@ export interface Proposer {
   close(): Promise<void>;
 }
 
-export type RefusalReason = 'no-leader' | 'not-leader' | 'read-only' | 'closed' | 'storage' | 'transfer' | 'dropped' | 'timeout';
+/** `storage`: this node stopped after a storage or internal failure; `invalid-command`: the command cannot enter the
+ * log (it cannot be encoded, or is past what the log and peer frames carry), and nothing was proposed. */
+export type RefusalReason = 'no-leader' | 'not-leader' | 'read-only' | 'closed' | 'storage' | 'transfer' | 'dropped' | 'timeout' | 'invalid-command';
+
+/** Where and why a command was refused as `invalid-command`; safe to show the client. */
+export interface CommandProblem {
+  readonly field: string;
+  readonly reason: string;
+}
 
 /** Raised when a proposal cannot be ordered or did not commit (no leader, read-only cluster, storage failure…). */
 export class ProposalRefusedError extends Error {
@@ -49,6 +57,8 @@ export class ProposalRefusedError extends Error {
     message: string,
     /** The leader, when one is known (a follower can forward to it). */
     readonly leader: string | null = null,
+    /** For `invalid-command`. */
+    readonly problem?: CommandProblem,
   ) {
     super(message);
     this.name = reason === 'no-leader' ? 'ClusterHasNoLeaderError' : 'ProposalRefusedError';

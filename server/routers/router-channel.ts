@@ -1,9 +1,12 @@
 // One router's control channel on the controller side: a TLS socket (chain already verified) carrying
 // length-prefixed JSON frames. It reads the presented certificate, hands every frame to its owner, sends heartbeats
-// on an interval, answers none itself, and closes when the peer is silent too long or never says hello.
+// on an interval, answers none itself, and closes when the peer is silent too long or never says hello. Frames are
+// held to routerFrameLimits; the first one was already held to the control port's hello limits (pre-hello-guard.ts
+// in the peer network, which owns the port).
 import type { TLSSocket } from 'node:tls';
 import type { ControllerToRouter, RouterHello } from '../../common/control-channel/control-messages.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
+import { routerFrameLimits } from '../../common/framing/frame-limits.ts';
 import { certificateFingerprint } from '../auth/cert/certificate-fingerprint.ts';
 import type { PresentedCertificate } from './router-admission.ts';
 
@@ -12,7 +15,7 @@ export interface RouterChannelTiming {
   readonly heartbeatIntervalMs: number;
   /** A channel that has sent nothing for this long is closed (30 s). */
   readonly unresponsiveMs: number;
-  /** How long a new connection may take to send `router.hello` (10 s). */
+  /** How long a new connection may take to send `router.hello` and be admitted (10 s; `ctrl.options.helloTimeout`). */
   readonly helloTimeoutMs: number;
 }
 
@@ -35,7 +38,7 @@ export class RouterChannel {
   readonly certificate: PresentedCertificate;
   readonly remote: string;
   private lastReceived = Date.now();
-  private readonly decoder = new FrameDecoder();
+  private readonly decoder = new FrameDecoder(undefined, routerFrameLimits);
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
@@ -52,6 +55,8 @@ export class RouterChannel {
       fingerprint: presented?.raw ? certificateFingerprint(presented.raw) : '',
     };
     socket.on('data', (chunk: Buffer) => {
+      // Cut off before its hello by the control port, or closed by an earlier frame of this chunk.
+      if (this.closed || socket.destroyed) return;
       this.lastReceived = Date.now();
       let frames: unknown[];
       try {

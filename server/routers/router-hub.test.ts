@@ -235,3 +235,31 @@ test('a router connecting again replaces its older channel without announcing a 
     await env.close();
   }
 });
+
+test("routers are told other routers' certificate fingerprints from the model, never those another controller sent", async () => {
+  const env = await startHub({ others: [{ id: 'far', name: 'far-away', linkListeners: [], fingerprint: 'f'.repeat(40), serverFingerprint: 'e'.repeat(40) }] });
+  const fingerprintOf = (id: string) => env.rows.get(id)!.fingerprint!;
+  try {
+    env.rows.set('r2', routerRow('r2', { serverFingerprint: '2'.repeat(40) }));
+    env.rows.set('far', { ...routerRow('r1'), id: 'far', name: 'far-away', fingerprint: 'a'.repeat(40), serverFingerprint: 'b'.repeat(40) });
+    const r1 = await client(env.port, 'r1');
+    const first = await r1.next('ctrl.welcome');
+    assert.deepEqual(first.routers, [{ id: 'far', name: 'far-away', linkListeners: [], fingerprint: 'a'.repeat(40), serverFingerprint: 'b'.repeat(40) }]);
+    const r2 = await client(env.port, 'r2');
+    const second = await r2.next('ctrl.welcome');
+    const r1Info = second.routers.find((router: RouterInfo) => router.id === 'r1');
+    assert.equal(r1Info.fingerprint, fingerprintOf('r1'));
+    assert.equal('serverFingerprint' in r1Info, false, 'a row without a recorded server certificate gives none');
+    const connected = await r1.next('ctrl.routerConnected');
+    assert.equal(connected.router.id, 'r2');
+    assert.equal(connected.router.fingerprint, fingerprintOf('r2'));
+    assert.equal(connected.router.serverFingerprint, '2'.repeat(40));
+    env.hub.remoteEvent({ event: 'connected', router: { id: 'r9', name: 'n9', linkListeners: [], fingerprint: 'c'.repeat(40) } });
+    const remote = await r1.next('ctrl.routerConnected');
+    assert.deepEqual(remote.router, { id: 'r9', name: 'n9', linkListeners: [] }, 'an unknown router comes without fingerprints');
+    r1.destroy();
+    r2.destroy();
+  } finally {
+    await env.close();
+  }
+});

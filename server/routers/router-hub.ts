@@ -1,7 +1,9 @@
 // This controller's router control channels: admits routers (see router-admission.ts), welcomes them with the
 // cluster's members and the other connected routers, keeps them up to date (membership, routers coming and going,
 // the edge model, debounced), answers their heartbeats and requests, and passes their metrics on. Closes a channel
-// whose router is disabled, deleted or re-enrolled while connected.
+// whose router is disabled, deleted or re-enrolled while connected. Every router it tells routers about carries the
+// fingerprints of that router's enrolled certificates from the model (never what another controller sent), so
+// routers can check a link peer's certificate.
 import type { TLSSocket } from 'node:tls';
 import type { ControllerEndpoint, ControllerToRouter, EdgeModel, LinkListenerInfo, RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
@@ -87,7 +89,7 @@ export class RouterHub implements RouterChannelOwner {
   /** Another controller's router came or went: this controller's routers hear of it. */
   remoteEvent(event: RouterEvent): void {
     if (event.event === 'connected') {
-      if (!this.connected.has(event.router.id)) this.broadcast({ type: 'ctrl.routerConnected', router: event.router });
+      if (!this.connected.has(event.router.id)) this.broadcast({ type: 'ctrl.routerConnected', router: this.withFingerprints(event.router) });
     } else if (!this.connected.has(event.routerId)) {
       this.broadcast({ type: 'ctrl.routerDisconnected', routerId: event.routerId });
     }
@@ -201,12 +203,13 @@ export class RouterHub implements RouterChannelOwner {
     if (previous && previous !== channel) previous.close('replaced by a newer channel from the same router');
     const info = this.infoOf(channel);
     const local = [...this.connected.values()].filter((other) => other !== channel).map((other) => this.infoOf(other));
-    const routers = [...local, ...others.filter((other) => other.id !== hello.routerId && !local.some((mine) => mine.id === other.id))];
+    const remote = others.filter((other) => other.id !== hello.routerId && !local.some((mine) => mine.id === other.id));
+    const routers = [...local, ...remote].map((other) => this.withFingerprints(other));
     channel.send({ type: 'ctrl.welcome', controllerId: this.deps.controllerId, members: this.members, routers });
     channel.send({ type: 'ctrl.edgeModel', ...this.deps.edgeModel() });
     this.deps.metrics.connected(hello.routerId);
     this.deps.logger.info('router connected', { routerId: hello.routerId, name: info.name, version: hello.version, remote: channel.remote, linkListeners: hello.linkListeners.length });
-    this.broadcast({ type: 'ctrl.routerConnected', router: info }, channel);
+    this.broadcast({ type: 'ctrl.routerConnected', router: this.withFingerprints(info) }, channel);
     this.deps.announce({ event: 'connected', router: info });
   }
 
@@ -247,6 +250,17 @@ export class RouterHub implements RouterChannelOwner {
   private infoOf(channel: RouterChannel): RouterInfo {
     const hello = channel.hello!;
     return { id: hello.routerId, name: this.deps.findRouter(hello.routerId)?.name ?? hello.routerId, linkListeners: hello.linkListeners };
+  }
+
+  /** The router's enrolled certificates' fingerprints from this controller's model, in place of any it came with. */
+  private withFingerprints(info: RouterInfo): RouterInfo {
+    const { fingerprint: _sentFingerprint, serverFingerprint: _sentServerFingerprint, ...rest } = info;
+    const row = this.deps.findRouter(info.id);
+    return {
+      ...rest,
+      ...(row?.fingerprint ? { fingerprint: row.fingerprint } : {}),
+      ...(row?.serverFingerprint ? { serverFingerprint: row.serverFingerprint } : {}),
+    };
   }
 
   private broadcast(frame: ControllerToRouter, except?: RouterChannel): void {

@@ -6,6 +6,7 @@ export const apiErrorCodes = {
   COULD_NOT_PARSE_BODY: { status: 400, message: 'The body of the request could not be parsed' },
   INVALID_AUTH_METHOD: { status: 400, message: 'The supplied authentication method is not valid' },
   MFA_INVALID_TOKEN: { status: 400, message: 'The token provided was invalid' },
+  INVALID_FIELD: { status: 400, message: 'The field contains an invalid value' },
   INVALID_FILTER: { status: 400, message: 'The filter query supplied is invalid' },
   INVALID_PAGINATION: { status: 400, message: 'The pagination properties provided are invalid' },
   INVALID_SORT_IDENTIFIER: { status: 400, message: 'The sort identifier supplied is invalid' },
@@ -36,6 +37,7 @@ export const apiErrorCodes = {
   TIMEOUT: { status: 503, message: 'The request timed out' },
   CLUSTER_NO_LEADER: { status: 503, message: 'ClusterHasNoLeaderError: the cluster has no leader, the command could not be executed' },
   CLUSTER_READ_ONLY: { status: 503, message: 'unable to execute command. In a readonly state: different versions detected in cluster' },
+  CONTROLLER_UNAVAILABLE: { status: 503, message: 'This controller stopped after a failure and is restarting; use another controller or retry shortly' },
 } as const;
 
 export type ApiErrorCode = keyof typeof apiErrorCodes;

@@ -1,7 +1,9 @@
 // Request bodies are checked against JSON schemas (ajv) before anything else happens. Unknown properties are
-// ignored, as the real controller's decoder ignores them; the first failure names its field in the error cause.
+// ignored, as the real controller's decoder ignores them; the first failure names its field in the error cause,
+// with the offending value unless the field holds a secret (secret-fields.ts).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ApiError } from './api-error.ts';
+import { isSecretField } from './secret-fields.ts';
 
 const ajv = new Ajv({ allErrors: false, strict: true, coerceTypes: false, useDefaults: false });
 
@@ -25,7 +27,7 @@ function toApiError(error: ErrorObject | undefined, body: unknown): ApiError {
   const segments = error.instancePath.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') segments.push(String((error.params as { missingProperty: string }).missingProperty));
   const field = segments.length === 0 ? '(root)' : segments.join('.');
-  const value = error.keyword === 'required' ? undefined : valueAt(body, error.instancePath);
+  const value = error.keyword === 'required' || isSecretField(field) ? undefined : valueAt(body, error.instancePath);
   const reason = error.keyword === 'required' ? `${field} in body is required` : `${field} ${error.message ?? 'is invalid'}`;
   return ApiError.validation(field, reason, value);
 }

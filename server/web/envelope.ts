@@ -1,5 +1,6 @@
 // The Edge API envelopes: detail, list, create, empty and error, exactly as the real controller shapes them.
 import type { ApiError } from './api-error.ts';
+import { clientSafeCause } from './secret-fields.ts';
 
 export const apiMeta = { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } as const;
 
@@ -20,7 +21,7 @@ export function errorEnvelope(error: ApiError, requestId: string) {
       code: error.code,
       message: error.message,
       requestId,
-      ...(error.cause === undefined ? {} : { cause: error.cause }),
+      ...(error.cause === undefined ? {} : { cause: clientSafeCause(error.cause) }),
     },
     meta: apiMeta,
   };

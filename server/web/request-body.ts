@@ -1,7 +1,11 @@
-// Reads a JSON request body with a size limit. Oversize → 413, malformed → 400 COULD_NOT_PARSE_BODY, a body of
-// another media type → 415; an empty body (with or without Content-Type: application/json) reads as undefined.
+// Reads a JSON request body with a size limit. Oversize → 413, nested too deep or holding too many keys and items
+// → 400 INVALID_FIELD (checked on the text, before parsing), malformed → 400 COULD_NOT_PARSE_BODY, a body of another
+// media type → 415; an empty body (with or without Content-Type: application/json) reads as undefined.
 import type { IncomingMessage } from 'node:http';
+import { formatKeyPath, type KeyPath } from '../../common/config/key-path.ts';
+import { jsonTextShapeProblem } from '../../common/json/json-shape.ts';
 import { ApiError } from './api-error.ts';
+import { bodyShapeLimits } from './body-shape-limits.ts';
 
 /** Past this much unread body we stop reading and let the connection close instead. */
 const maxDrainBytes = 64 * 1024 * 1024;
@@ -74,9 +78,26 @@ export function parseJsonBody(raw: Buffer, contentType: string | undefined): unk
   if (mediaType !== '' && mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { field: 'Content-Type', reason: 'expected application/json', value: mediaType });
   }
+  // The structure is judged on the text: a value that is never parsed cannot reach anything that recurses over it.
+  const problem = jsonTextShapeProblem(text, bodyShapeLimits);
+  if (problem) throw new ApiError('INVALID_FIELD', { field: fieldOf(problem.path), reason: `the request body ${problem.reason}` });
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'COULD_NOT_PARSE_BODY', message: (error as Error).message });
+    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'COULD_NOT_PARSE_BODY', message: parseFailure((error as Error).message) });
   }
+}
+
+/** V8 quotes the text around an unexpected token (`..."password":hunter22}" is not valid JSON`): such a message
+ * could send a password back, so it is replaced by one that does not quote; the others name only a position. */
+function parseFailure(message: string): string {
+  return message.includes('"') || message.startsWith('Unexpected token') ? 'Unexpected token in JSON' : message;
+}
+
+/** Keys are the client's own text: each is clipped, so a megabyte-long key is not sent back whole. */
+const maxKeyEcho = 64;
+
+function fieldOf(path: KeyPath): string {
+  const clipped = path.map((segment) => (typeof segment === 'string' && segment.length > maxKeyEcho ? `${segment.slice(0, maxKeyEcho)}...` : segment));
+  return clipped.length === 0 ? '(root)' : formatKeyPath(clipped);
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from './api-error.ts';
-import { RouteTable, type RouteContext } from './route-table.ts';
+import { RouteTable, routeTableOf, type RouteContext } from './route-table.ts';
 
 function request(table: RouteTable, method: string, path: string) {
   const ctx = { method, path, state: {} } as unknown as RouteContext & { body?: unknown };
@@ -45,4 +45,15 @@ test('middleware chains run in order and can stop early', async () => {
   );
   await request(table, 'GET', '/guarded');
   assert.deepEqual(seen, ['guard', 'handler', 'after']);
+});
+
+test('the routes a table holds can be listed, and found again from its middleware', () => {
+  const table = new RouteTable('/api').get('/things', () => undefined).post('/things', () => undefined).delete('/things/:id', () => undefined).get('/', () => undefined);
+  const middleware = table.middleware();
+  assert.equal(routeTableOf(middleware), table);
+  assert.equal(routeTableOf(() => undefined), undefined, 'any other middleware has no table');
+  assert.deepEqual(
+    table.routes().map((route) => `${route.method} ${route.path}`).sort(),
+    ['DELETE /api/things/:id', 'GET /api', 'GET /api/things', 'POST /api/things'],
+  );
 });

@@ -17,6 +17,20 @@ interface Pattern {
   readonly methods: Map<string, Chain>;
 }
 
+/** One registered route: its method and full path as written (`/edge/management/v1/identities/:id`). */
+export interface RouteEntry {
+  readonly method: string;
+  readonly path: string;
+}
+
+/** The table behind each middleware() function, so what an app mounted can be listed (routeTableOf). */
+const tablesByMiddleware = new WeakMap<object, RouteTable>();
+
+/** The table a middleware came from, or undefined for any other middleware. */
+export function routeTableOf(middleware: object): RouteTable | undefined {
+  return tablesByMiddleware.get(middleware);
+}
+
 export class RouteTable {
   private readonly exact = new Map<string, Map<string, Chain>>();
   private readonly patterns: Pattern[] = [];
@@ -41,7 +55,7 @@ export class RouteTable {
 
   /** The Koa middleware that dispatches to the routes. */
   middleware(): Middleware<RequestState> {
-    return (ctx, next) => {
+    const dispatch: Middleware<RequestState> = (ctx, next) => {
       const routeCtx = ctx as RouteContext;
       const found = this.find(ctx.path);
       if (!found) return next();
@@ -51,6 +65,16 @@ export class RouteTable {
       routeCtx.params = found.params;
       return run(chain, routeCtx, 0);
     };
+    tablesByMiddleware.set(dispatch, this);
+    return dispatch;
+  }
+
+  /** Every route registered, read-only: for tests and tools that must cover them all without a list of their own. */
+  routes(): RouteEntry[] {
+    const entries: RouteEntry[] = [];
+    for (const [path, methods] of this.exact) for (const method of methods.keys()) entries.push({ method, path });
+    for (const pattern of this.patterns) for (const method of pattern.methods.keys()) entries.push({ method, path: pattern.path });
+    return entries;
   }
 
   private find(path: string): { methods: Map<string, Chain>; params: Record<string, string> } | undefined {

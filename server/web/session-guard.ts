@@ -20,10 +20,15 @@ const challenge = (error: 'missing' | 'invalid' | 'expired') => {
   return error === 'missing' ? `${session}, Bearer realm="openziti-oidc" error="missing" error_description="${description}"` : session;
 };
 
-export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identities' | 'authPolicies' | 'extJwtLogin'>) {
+/**
+ * `unavailable`: true once this controller's raft node has stopped after a failure. Its model is frozen from then on
+ * (a revoked session would still pass), so no session is checked against it: 503 CONTROLLER_UNAVAILABLE.
+ */
+export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identities' | 'authPolicies' | 'extJwtLogin'>, unavailable: () => boolean = () => false) {
   const { sessions, identities, authPolicies, extJwtLogin } = services;
   return (access: Access) =>
     async (ctx: ApiContext, next: Next): Promise<void> => {
+      if (unavailable()) throw new ApiError('CONTROLLER_UNAVAILABLE');
       const token = ctx.get('zt-session');
       if (token === '') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('missing'));
       const found = sessions.lookup(token);

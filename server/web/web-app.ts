@@ -32,6 +32,8 @@ export interface WebAppDeps {
   /** For each API, the origins (https://host:port) where it is bound, across every web entry. */
   readonly baseUrls: Partial<Record<ApiBinding, readonly string[]>>;
   readonly raftState: () => { isRaftEnabled: boolean; isLeader: boolean };
+  /** True once the raft node stopped after a failure: sessions are no longer checked (session-guard.ts). */
+  readonly unavailable?: () => boolean;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
   readonly requestTimeoutMs?: number;
@@ -61,7 +63,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
   );
 
   const kit = routeKit(deps.maxBodyBytes);
-  const guard = sessionGuard(deps.services);
+  const guard = sessionGuard(deps.services, deps.unavailable);
   const version = () => versionBody(deps.version, deps.baseUrls);
   const mount = (router: RouteTable) => app.use(router.middleware());
 

@@ -26,6 +26,8 @@ export interface ControllerFixtureOptions {
   /** A PKI folder shared by a cluster's controllers (created by the caller with initPki); own one when unset. */
   readonly pkiDir?: string;
   readonly id?: string;
+  /** The names on the controller's certificate; default localhost and 127.0.0.1. */
+  readonly certificateNames?: { readonly dnsNames: string[]; readonly ipAddresses: string[] };
 }
 
 export class ControllerFixture {
@@ -62,7 +64,7 @@ export class ControllerFixture {
     const id = options.id ?? 'ctrl-test';
     const pkiDir = options.pkiDir ?? join(root, 'pki');
     if (!options.pkiDir) await initPki(pkiDir, { trustDomain: 'edgeward.test' });
-    await issueControllerCertificate(pkiDir, { id, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    await issueControllerCertificate(pkiDir, { id, ...(options.certificateNames ?? { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }) });
     const certificate = controllerPaths(pkiDir, id);
     const webPort = await freePort();
     const ctrlPort = await freePort();
@@ -97,6 +99,12 @@ export class ControllerFixture {
       if (!init.ok) throw new Error(`admin init failed: ${init.error}`);
     }
     return fixture;
+  }
+
+  /** The command start() runs, with `nodeArgs` (a fault-injecting `--import`) added: for a test that runs the
+   * process itself, under a supervisor. */
+  command(nodeArgs: readonly string[] = []): { file: string; args: string[]; env: NodeJS.ProcessEnv } {
+    return { file: process.execPath, args: ['--import', tsxLoader, ...nodeArgs, ...controllerNodeFlags, cliEntry, 'controller', 'run', this.configFile], env: this.env };
   }
 
   /** Starts (or restarts) the controller process and waits until it is healthy. */

@@ -31,6 +31,8 @@ export interface FakeControllerOptions {
   answerHeartbeats?: boolean;
   /** Answer ping requests (default true). */
   answerPings?: boolean;
+  /** Present this certificate (and sign JWTs with its key) instead of a controller certificate: an impostor. */
+  readonly certificate?: { readonly chainPem: string; readonly keyPem: string };
 }
 
 export interface ReceivedMessage {
@@ -72,10 +74,14 @@ export class FakeController {
   }
 
   static async start(options: FakeControllerOptions): Promise<FakeController> {
-    await issueControllerCertificate(options.pkiDir, { id: options.id, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], force: true });
-    const paths = controllerPaths(options.pkiDir, options.id);
-    const chainPem = readFileSync(paths.chain, 'utf8');
-    const keyPem = readFileSync(paths.key, 'utf8');
+    let chainPem = options.certificate?.chainPem;
+    let keyPem = options.certificate?.keyPem;
+    if (chainPem === undefined || keyPem === undefined) {
+      await issueControllerCertificate(options.pkiDir, { id: options.id, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], force: true });
+      const paths = controllerPaths(options.pkiDir, options.id);
+      chainPem = readFileSync(paths.chain, 'utf8');
+      keyPem = readFileSync(paths.key, 'utf8');
+    }
     const bundlePem = readFileSync(pkiPaths(options.pkiDir).bundle, 'utf8');
     const [ctrlPort, webPort] = [await freePort(), await freePort()];
     const ctrlServer = createTlsServer({ cert: chainPem, key: keyPem, ca: bundlePem, requestCert: true, rejectUnauthorized: true });

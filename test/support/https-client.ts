@@ -17,6 +17,8 @@ export interface RequestOptions {
   readonly rawBody?: string | Buffer;
   readonly cert?: string;
   readonly key?: string;
+  /** The local address to connect from (any 127.x.y.z on loopback), to look like another client to the server. */
+  readonly localAddress?: string;
 }
 
 export class HttpsClient {
@@ -35,7 +37,7 @@ export class HttpsClient {
     return new Promise((resolve, reject) => {
       const req = httpsRequest(
         url,
-        { method, headers, agent: options.cert ? undefined : this.agent, ca: this.caPem, cert: options.cert, key: options.key },
+        { method, headers, agent: options.cert ? undefined : this.agent, ca: this.caPem, cert: options.cert, key: options.key, ...(options.localAddress ? { localAddress: options.localAddress } : {}) },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -124,8 +124,19 @@ export async function keyAndCsr(workbench: OpensslWorkbench, commonName: string,
   return { keyPem: readFileSync(keyFile, 'utf8'), csrPem: readFileSync(csrFile, 'utf8') };
 }
 
-/** Redeems a router's enrollment token at `/enroll/erott` of `controller` with two fresh CSRs. */
-export async function enrollRouter(controller: ControllerFixture, workbench: OpensslWorkbench, id: string, token: string, sans = 'DNS:router.example.test,DNS:localhost,IP:127.0.0.1'): Promise<EnrolledRouter> {
+let enrolledCount = 0;
+
+/**
+ * Redeems a router's enrollment token at `/enroll/erott` of `controller` with two fresh CSRs. The default names are
+ * a DNS name of this router's own (no two routers may hold one) and the loopback names every router may share.
+ */
+export async function enrollRouter(
+  controller: ControllerFixture,
+  workbench: OpensslWorkbench,
+  id: string,
+  token: string,
+  sans = `DNS:router-${++enrolledCount}.example.test,DNS:localhost,IP:127.0.0.1`,
+): Promise<EnrolledRouter> {
   const clientCsr = await keyAndCsr(workbench, 'router-client');
   const serverCsr = await keyAndCsr(workbench, 'router-server', sans);
   const response = await controller.http.post(`${controller.clientApi}/enroll/erott`, { body: { token, certCsr: clientCsr.csrPem, serverCertCsr: serverCsr.csrPem } });

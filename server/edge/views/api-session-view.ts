@@ -8,7 +8,8 @@ export interface SessionTiming {
   readonly now: number;
 }
 
-/** `token` is known only to the caller who presented it: the model stores its hash. */
+/** `token` is known only to the caller who presented it: the model stores its hash. Elsewhere (the management API's
+ * list and detail) it is the empty string, so the property the spec requires is there without the secret. */
 export function apiSessionView(session: ApiSession, identity: Identity | undefined, timing: SessionTiming, token?: string) {
   const lastActivityAt = new Date(timing.lastActivityMs).toISOString();
   return {
@@ -17,7 +18,7 @@ export function apiSessionView(session: ApiSession, identity: Identity | undefin
     updatedAt: session.updatedAt,
     tags: session.tags,
     _links: { self: link(`./api-sessions/${session.id}`), sessions: link(`./api-sessions/${session.id}/sessions`) },
-    ...(token === undefined ? {} : { token }),
+    token: token ?? '',
     identity: entityRef('identities', session.identityId, identity?.name ?? ''),
     identityId: session.identityId,
     authenticatorId: session.authenticatorId,

@@ -1,4 +1,5 @@
-// The third-party CA detail representation.
+// The third-party CA detail representation. `externalIdClaim` is left out when none is set, as the real controller
+// leaves it out (the spec's type is not nullable).
 import type { Ca } from '../../model/entities.ts';
 import { link } from './links.ts';
 
@@ -19,6 +20,6 @@ export function caView(ca: Ca) {
     isAuthEnabled: ca.isAuthEnabled,
     identityRoles: ca.identityRoles,
     identityNameFormat: ca.identityNameFormat,
-    externalIdClaim: ca.externalIdClaim,
+    ...(ca.externalIdClaim ? { externalIdClaim: ca.externalIdClaim } : {}),
   };
 }

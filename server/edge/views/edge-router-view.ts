@@ -30,12 +30,14 @@ export function edgeRouterView(router: EdgeRouter, connection: RouterConnection 
     appData: router.appData,
     isVerified: router.isVerified,
     isOnline: connection !== undefined,
-    fingerprint: router.fingerprint,
+    // Left out until the router enrolls, and versionInfo while it is offline, as the real controller leaves them
+    // out (neither is nullable in the spec).
+    ...(router.fingerprint ? { fingerprint: router.fingerprint } : {}),
     enrollmentToken: router.enrollmentToken,
     enrollmentJwt: router.enrollmentJwt,
     enrollmentCreatedAt: router.enrollmentCreatedAt,
     enrollmentExpiresAt: router.enrollmentExpiresAt,
-    versionInfo: connection ? { version: connection.version, revision: '', buildDate: '', os: '', arch: '' } : null,
+    ...(connection ? { versionInfo: { version: connection.version, revision: '', buildDate: '', os: '', arch: '' } } : {}),
     syncStatus: syncStatusOf(router, connection),
     hostname: connection?.hostname ?? '',
     supportedProtocols: connection?.supportedProtocols ?? {},

@@ -15,7 +15,8 @@ export function enrollmentView(enrollment: Enrollment, identity: Identity | unde
     token: enrollment.token,
     jwt: enrollment.jwt,
     expiresAt: enrollment.expiresAt,
-    username: enrollment.username,
+    // Only updb enrollments have one; the spec's type is not nullable, so it is left out otherwise.
+    ...(enrollment.username ? { username: enrollment.username } : {}),
   };
 }
 

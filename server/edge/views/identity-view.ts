@@ -1,4 +1,5 @@
-// The identity detail representation of the Edge Management API (no secrets).
+// The identity detail representation of the Edge Management API (no secrets). Every property the spec requires is
+// present, so a generated client accepts it: `permissions` (none are granted apart from isAdmin) is an empty list.
 import type { Authenticator, Enrollment, Identity } from '../../model/entities.ts';
 import { identityEnrollmentsView } from './enrollment-view.ts';
 import { defaultAuthPolicy } from '../default-auth-policy.ts';
@@ -56,5 +57,6 @@ export function identityView(identity: Identity, facts: IdentityFacts) {
     defaultHostingCost: 0,
     serviceHostingPrecedences: {},
     serviceHostingCosts: {},
+    permissions: [],
   };
 }

@@ -1,5 +1,6 @@
 // The session representation: a client's Dial or Bind session on one service. `token` is known only when the
-// session is created (the model keeps its hash). No edge routers exist yet, so `edgeRouters` is always empty.
+// session is created (the model keeps its hash); later answers carry it empty, as the spec requires the property.
+// No edge routers exist yet, so `edgeRouters` is always empty.
 import type { ServiceSession } from '../../model/service-entities.ts';
 import { entityRef, link } from './links.ts';
 
@@ -16,7 +17,7 @@ export function serviceSessionView(session: ServiceSession, names: SessionNames,
     updatedAt: session.updatedAt,
     tags: session.tags,
     _links: { self: link(`./sessions/${session.id}`) },
-    ...(token === undefined ? {} : { token }),
+    token: token ?? '',
     type: session.type,
     apiSessionId: session.apiSessionId,
     apiSession: entityRef('api-sessions', session.apiSessionId, ''),

@@ -12,11 +12,17 @@ export interface ServiceViewContext {
   readonly now: number;
   /** With no posture check anywhere, the real controller lists one placeholder query set per permission. */
   readonly anyPostureChecks: boolean;
+  /** Management API: the asking identity is an admin, shown both permissions on every service whatever its policies. */
+  readonly isAdmin?: boolean;
 }
 
+/** What an admin is shown on every service, in the real controller's order. */
+const adminPermissions = ['Bind', 'Dial'] as const;
+
 export function serviceView(service: Service, context: ServiceViewContext) {
-  // The real controller never sends an empty permission list (some SDKs expect one): `Invalid` stands for none.
-  const permissions = context.access?.permissions.length ? [...context.access.permissions] : ['Invalid'];
+  // An admin is shown Bind and Dial: generated clients whose dialBind enum has only those two refuse `Invalid`.
+  // Otherwise the list is never empty (some SDKs expect one): `Invalid` stands for none.
+  const permissions: string[] = context.isAdmin ? [...adminPermissions] : context.access?.permissions.length ? [...context.access.permissions] : ['Invalid'];
   return {
     id: service.id,
     createdAt: service.createdAt,
@@ -31,14 +37,17 @@ export function serviceView(service: Service, context: ServiceViewContext) {
     encryptionRequired: service.encryptionRequired,
     maxIdleTimeMillis: service.maxIdleTimeMillis,
     permissions,
-    postureQueries: postureQueries(context),
+    postureQueries: postureQueries(permissions, context),
   };
 }
 
-function postureQueries({ access, posture, now, anyPostureChecks }: ServiceViewContext) {
-  if (!access) return [];
-  if (!anyPostureChecks) {
-    return access.permissions.map((type) => ({ policyId: `dummy ${type.toLowerCase()} policy: no posture checks defined`, policyType: type, isPassing: true, postureQueries: [] }));
+function postureQueries(permissions: readonly string[], { access, posture, now, anyPostureChecks }: ServiceViewContext) {
+  // With no posture check anywhere, or no policy of the caller's granting the service (an admin's view), the real
+  // controller lists one placeholder query set per permission shown.
+  if (!anyPostureChecks || !access || access.grants.length === 0) {
+    return permissions
+      .filter((type) => type !== 'Invalid')
+      .map((type) => ({ policyId: `dummy ${type.toLowerCase()} policy: no posture checks defined`, policyType: type, isPassing: true, postureQueries: [] }));
   }
   return access.grants.map((grant) => {
     const result = evaluateGrant(grant, posture, now);

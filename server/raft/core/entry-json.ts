@@ -17,6 +17,14 @@ export function entryJson(entry: Entry): string {
   return made;
 }
 
+/** A new normal entry carrying a command already encoded (command-encoding.ts): exactly the text entryJson would
+ * make, without encoding the command a second time. */
+export function normalEntryWithJson(index: number, term: number, data: unknown, dataJson: string): Entry {
+  const entry: Entry = { index, term, type: 'normal', data };
+  Object.defineProperty(entry, text, { value: `{"index":${index},"term":${term},"type":"normal","data":${dataJson}}`, writable: true, enumerable: false, configurable: false });
+  return entry;
+}
+
 /** Gives the entry the JSON text it arrived in (a follower's append): exactly the text entryJson would make. */
 export function adoptEntryJson(entry: Entry, json: string): void {
   if ((entry as WithText)[text] !== undefined) return;

@@ -7,6 +7,8 @@
 // bounded number of appends in flight, bounded entries and bytes per append, fast backtracking by term; commit of
 // current-term entries by quorum; snapshots for followers behind the compacted log; voters and non-voters with
 // one-server-at-a-time membership changes that take effect as soon as they are in the log; leadership transfer.
+import { commandLimits, encodeCommand, type CommandLimits } from './command-encoding.ts';
+import { normalEntryWithJson } from './entry-json.ts';
 import { Progress } from './progress.ts';
 import { RaftLog } from './raft-log.ts';
 import {
@@ -35,6 +37,8 @@ export interface RaftCoreOptions {
   readonly maxEntriesPerAppend?: number;
   readonly maxBytesPerAppend?: number;
   readonly maxInflight?: number;
+  /** What a proposed command's JSON may hold (default: what a peer frame takes, command-encoding.ts). */
+  readonly commandLimits?: CommandLimits;
   readonly preVote?: boolean;
   readonly checkQuorum?: boolean;
   /** Durable state from the last run. */
@@ -106,6 +110,7 @@ export class RaftCore {
   private readonly maxEntries: number;
   private readonly maxBytes: number;
   private readonly maxInflight: number;
+  private readonly commandLimits: CommandLimits;
   private readonly preVote: boolean;
   private readonly checkQuorum: boolean;
 
@@ -120,6 +125,7 @@ export class RaftCore {
     this.maxEntries = options.maxEntriesPerAppend ?? 64;
     this.maxBytes = options.maxBytesPerAppend ?? 1024 * 1024;
     this.maxInflight = options.maxInflight ?? 256;
+    this.commandLimits = options.commandLimits ?? commandLimits;
     this.preVote = options.preVote ?? true;
     this.checkQuorum = options.checkQuorum ?? true;
     this.bootstrapConfiguration = options.bootstrap ?? { voters: [], nonVoters: [] };
@@ -215,7 +221,10 @@ export class RaftCore {
   /** Appends a command; returns its index and term. Throws ProposalRefused when this node cannot. */
   propose(data: unknown): { index: number; term: number } {
     this.checkCanPropose();
-    const entry: Entry = { index: this.log.lastIndex() + 1, term: this.term, type: 'normal', data };
+    // Encoded here, once: the text is the entry's JSON for the log and the followers (command-encoding.ts).
+    const encoded = encodeCommand(data, this.commandLimits);
+    if (!encoded.ok) throw new ProposalRefused('invalid-command', this.leader, encoded.problem);
+    const entry = normalEntryWithJson(this.log.lastIndex() + 1, this.term, data, encoded.json);
     this.appendAsLeader([entry]);
     return { index: entry.index, term: entry.term };
   }

@@ -87,14 +87,16 @@ export interface Ready {
 }
 
 /** Why a proposal was refused; the driver maps these to typed errors. */
-export type ProposalRefusal = 'not-leader' | 'transfer-in-progress' | 'config-change-pending' | 'not-a-member' | 'dropped';
+export type ProposalRefusal = 'not-leader' | 'transfer-in-progress' | 'config-change-pending' | 'not-a-member' | 'dropped' | 'invalid-command';
 
 export class ProposalRefused extends Error {
   constructor(
     readonly reason: ProposalRefusal,
     readonly leader: NodeId | null,
+    /** invalid-command: where and why the command cannot enter the log. */
+    readonly problem?: { readonly field: string; readonly reason: string },
   ) {
-    super(`proposal refused: ${reason}${leader ? ` (leader is ${leader})` : ''}`);
+    super(`proposal refused: ${reason}${problem ? ` (${problem.field}: ${problem.reason})` : ''}${leader ? ` (leader is ${leader})` : ''}`);
     this.name = 'ProposalRefused';
   }
 }

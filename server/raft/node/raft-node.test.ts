@@ -9,7 +9,7 @@ import { createMemoryLogger, silentLogger } from '../../../common/log/logger.ts'
 import { entryJson, holdsEntryJson } from '../core/entry-json.ts';
 import type { Entry, Message } from '../core/types.ts';
 import { seededRandom } from '../sim/seeded-random.ts';
-import type { ApplyResult, CommittedEntry } from '../state-machine.ts';
+import { ProposalRefusedError, type ApplyResult, type CommittedEntry } from '../state-machine.ts';
 import { FileSnapshotStore } from '../storage/file-snapshot-store.ts';
 import { WalRaftStore } from '../storage/wal-raft-store.ts';
 import { MemoryRaftStore } from '../storage/memory-raft-store.ts';
@@ -324,6 +324,43 @@ test('a snapshot save that fails is logged and tried again at a later check; the
     assert.equal((await snapshots.list()).length, 1);
     const proposal = await node.propose({ type: 'set', key: 'k2', value: 'v2' } as never);
     assert.ok(proposal.index > 0);
+  } finally {
+    await node.close();
+  }
+});
+
+test('a log write that fails stops the node: the write, later proposals and waiters are refused as storage, and the failure listeners hear of it once', async () => {
+  const store = new MemoryRaftStore();
+  const realPersist = store.persist.bind(store);
+  let failing = false;
+  store.persist = async (entries, state) => {
+    if (failing) throw new Error('EIO: i/o error, write');
+    return realPersist(entries, state);
+  };
+  const logger = createMemoryLogger('info');
+  const node = await RaftNode.start({
+    id: 'solo', store, snapshots: new MemorySnapshotStore(), stateMachine: new KvMachine(), transport: new InProcessTransport(), timing,
+    snapshotPolicy: { intervalMs: 3_600_000, threshold: 1000, trailingLogs: 5 },
+    bootstrap: { voters: ['solo'], nonVoters: [] }, random: seededRandom(9), logger,
+  });
+  try {
+    await waitFor('a leader', () => node.isLeader());
+    const heard: Error[] = [];
+    node.onFailure((error) => heard.push(error));
+    const before = await node.propose({ type: 'set', key: 'a', value: '1' } as never);
+    const waiting = node.waitForApplied(before.index + 5, 10_000);
+    failing = true;
+    const storageRefusal = (error: unknown) => error instanceof ProposalRefusedError && error.reason === 'storage' && /EIO/.test(error.message);
+    await assert.rejects(node.propose({ type: 'set', key: 'b', value: '2' } as never), storageRefusal);
+    await assert.rejects(waiting, storageRefusal);
+    assert.equal(node.failed?.message, 'EIO: i/o error, write');
+    assert.deepEqual(heard.map((error) => error.message), ['EIO: i/o error, write']);
+    await assert.rejects(node.propose({ type: 'set', key: 'c', value: '3' } as never), storageRefusal);
+    await assert.rejects(node.waitForApplied(before.index + 5, 10_000), storageRefusal);
+    const late: Error[] = [];
+    node.onFailure((error) => late.push(error));
+    assert.equal(late.length, 1, 'a listener added after the failure hears of it at once');
+    assert.equal(logger.lines.filter((line) => line.msg === 'raft node stopped after a failure').length, 1);
   } finally {
     await node.close();
   }

@@ -95,6 +95,7 @@ export class RaftNode implements Proposer {
   private appliedWaiters: AppliedWaiter[] = [];
   private readonly observers: RaftObserver[] = [];
   private readonly configurationObservers: ConfigurationObserver[] = [];
+  private readonly failureListeners: Array<(error: Error) => void> = [];
   private lastConfiguration: Configuration | undefined;
   private inbox: Message[] = [];
   private ticksDue = 0;
@@ -188,7 +189,7 @@ export class RaftNode implements Proposer {
     return this.core.status();
   }
 
-  /** Why the node stopped taking part (a storage or apply failure), if it did. */
+  /** Why the node stopped taking part (a storage failure: the log, the model store, a snapshot), if it did. */
   get failed(): Error | undefined {
     return this.failure;
   }
@@ -207,6 +208,12 @@ export class RaftNode implements Proposer {
 
   observe(observer: RaftObserver): void {
     this.observers.push(observer);
+  }
+
+  /** Called once, when the node stops after a failure (at once if it already has). */
+  onFailure(listener: (error: Error) => void): void {
+    if (this.failure) listener(this.failure);
+    else this.failureListeners.push(listener);
   }
 
   /** Called with the configuration in effect now and whenever it changes (it changes when an entry arrives). */
@@ -249,6 +256,7 @@ export class RaftNode implements Proposer {
   /** Waits until this node has applied everything up to `index` (woken by the apply itself, not by polling). */
   waitForApplied(index: number, timeoutMs: number): Promise<void> {
     if (this.appliedIndex() >= index) return Promise.resolve();
+    if (this.failure) return Promise.reject(new ProposalRefusedError('storage', `raft storage failed: ${this.failure.message}`));
     if (this.closed) return Promise.reject(new Error(`raft: index ${index} not applied: the raft node is shutting down`));
     return new Promise((resolve, reject) => {
       this.appliedWaiters.push({ index, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject });
@@ -361,6 +369,7 @@ export class RaftNode implements Proposer {
       placed = append();
     } catch (error) {
       if (error instanceof ProposalRefused) {
+        if (error.reason === 'invalid-command') return Promise.reject(new ProposalRefusedError('invalid-command', error.message, error.leader, error.problem));
         const reason = error.reason === 'not-leader' ? (error.leader ? 'not-leader' : 'no-leader') : error.reason === 'transfer-in-progress' ? 'transfer' : 'dropped';
         return Promise.reject(new ProposalRefusedError(reason, error.message, error.leader));
       }
@@ -387,13 +396,7 @@ export class RaftNode implements Proposer {
     let done!: () => void;
     this.idle = new Promise((resolve) => (done = resolve));
     void this.loop()
-      .catch((error: Error) => {
-        // A storage or apply failure is a broken invariant: stop taking part rather than risk divergence.
-        this.failure = error;
-        this.options.logger.error('raft node stopped after a failure', { error: error.message });
-        for (const pending of this.pending.values()) pending.reject(new ProposalRefusedError('storage', error.message));
-        this.pending.clear();
-      })
+      .catch((error: Error) => this.stopAfter(error))
       .finally(() => {
         this.pumping = false;
         done();
@@ -402,6 +405,28 @@ export class RaftNode implements Proposer {
         // would wait for the next tick.
         if (this.inbox.length > 0 || this.ticksDue > 0 || this.core.hasReady()) this.pump();
       });
+  }
+
+  /**
+   * A storage failure (the log, the model store's batch write, a snapshot) is a broken invariant: stop taking part
+   * rather than risk divergence. Everything waiting on this node is refused at once, and the failure listeners hear
+   * of it (the controller stops serving and exits to be restarted).
+   */
+  private stopAfter(error: Error): void {
+    this.failure = error;
+    this.options.logger.error('raft node stopped after a failure', { error: error.message });
+    const refusal = () => new ProposalRefusedError('storage', `raft storage failed: ${error.message}`);
+    for (const pending of this.pending.values()) pending.reject(refusal());
+    this.pending.clear();
+    for (const waiter of this.appliedWaiters) waiter.reject(refusal());
+    this.appliedWaiters = [];
+    for (const listener of this.failureListeners) {
+      try {
+        listener(error);
+      } catch (thrown) {
+        this.options.logger.error('a raft failure listener failed', { error: (thrown as Error).message });
+      }
+    }
   }
 
   private async loop(): Promise<void> {

@@ -187,9 +187,11 @@ describe('WalRaftStore on disk', () => {
       }
       await store.close();
       const lastIndex = index - 1;
-      // Segment 2 holds the checkpoint and entry lastIndex, written as one buffer: tear the checkpoint. The crash
-      // came during that write, so segment 3 (prepared once it returned) does not exist yet.
-      await overwrite(join(path, segmentName(2)), 4, Buffer.from([0xff, 0xff]));
+      // Segment 2 holds the checkpoint and entry lastIndex, written as one buffer: the write was cut short after the
+      // checkpoint's length, the rest still the preallocated zeros. The crash came during that write, so segment 3
+      // (prepared once it returned) does not exist yet.
+      const written = (await records(join(path, segmentName(2)))).reduce((end, record) => Math.max(end, record.offset + record.length), 0);
+      await overwrite(join(path, segmentName(2)), 4, Buffer.alloc(written - 4));
       await rm(join(path, segmentName(3)));
       const reopened = await WalRaftStore.open(path, { segmentBytes: 4096 });
       assert.equal(await reopened.lastIndex(), lastIndex - 1);
@@ -213,12 +215,48 @@ describe('WalRaftStore on disk', () => {
       const victim = (await records(segment))[3]!;
       await overwrite(segment, victim.offset + 20, Buffer.from('X'));
       await assert.rejects(WalRaftStore.open(path, { segmentBytes: 4096 }), {
-        message: `raft.db/${segmentName(1)}: record at byte ${victim.offset} is corrupt (crc mismatch); the raft log cannot be read`,
+        message: `raft.db/${segmentName(1)}: record at byte ${victim.offset} is corrupt (crc mismatch); the raft log cannot be read (see "Raft log corruption" in docs/runbooks.md)`,
       });
     } finally {
       await remove();
     }
   });
+
+  // A bad checksum with intact records after it is not a write a crash cut short: those records were written (and
+  // acknowledged) after it. Dropping it and them as a torn tail would lose acknowledged entries.
+  const corruptions: Record<string, (found: Array<{ offset: number; length: number }>) => { offset: number; at: number }> = {
+    'a flipped byte in an entry record': (found) => ({ offset: found[2]!.offset, at: found[2]!.offset + 20 }),
+    "a flipped byte in the segment's checkpoint": () => ({ offset: 0, at: 12 }),
+    'a damaged record length': (found) => ({ offset: found[2]!.offset, at: found[2]!.offset + 3 }),
+  };
+  for (const [corruption, where] of Object.entries(corruptions)) {
+    test(`${corruption} of the last segment, with intact records after it, refuses to open, naming the segment and byte`, async () => {
+      const { path, remove } = await tempDb();
+      try {
+        const store = await WalRaftStore.open(path, { segmentBytes: 1 << 16 });
+        for (let index = 1; index <= 6; index++) await store.persist(run(index, index, 1), { term: 1, vote: 'ctrl-a', commit: index - 1 });
+        await store.close();
+        const segment = join(path, segmentName(1));
+        const found = await records(segment);
+        assert.equal(found.length, 7, 'a checkpoint and six appends');
+        const { offset, at } = where(found);
+        const bytes = await readFile(segment);
+        await overwrite(segment, at, Buffer.from([bytes[at]! ^ 0x40]));
+        const error = await WalRaftStore.open(path, { segmentBytes: 1 << 16 }).then(() => undefined, (caught: Error) => caught);
+        assert.ok(error, 'the open is refused');
+        const refusal = /^raft\.db\/wal-0000000001\.log: record at byte (\d+) is corrupt \((?:crc mismatch|truncated[^)]*)\), yet an intact record follows at byte \d+: this is not a torn write/.exec(error.message);
+        assert.equal(refusal?.[1], String(offset), error.message);
+        assert.match(error.message, /see "Raft log corruption" in docs\/runbooks\.md\)$/);
+        // Nothing was discarded: put the byte back and every entry is there.
+        await overwrite(segment, at, Buffer.from([bytes[at]!]));
+        const reopened = await WalRaftStore.open(path, { segmentBytes: 1 << 16 });
+        assert.deepEqual((await contents(reopened)).entries, span(1, 6, 1));
+        await reopened.close();
+      } finally {
+        await remove();
+      }
+    });
+  }
 
   test('compaction deletes segments that hold no live entries, and the log still reads back after a reopen', async () => {
     const { path, remove } = await tempDb();

@@ -1,6 +1,10 @@
 // Opening the write-ahead log: replays every segment from the newest reset on, rebuilding the bounds, the hard state
 // and where each entry sits. Only the last segment may end in a torn record (the write a crash cut short, never
-// acknowledged); it is zeroed and writing resumes there. Anything unreadable in an earlier segment is corruption.
+// acknowledged): an unreadable record with nothing readable after it. It is zeroed and writing resumes there. An
+// unreadable record followed by an intact one is corruption, not a torn tail: the records after it were written,
+// and acknowledged, after it was. Discarding them would lose entries a quorum counted on, so the log refuses to
+// open, naming the segment and byte (docs/runbooks.md, "Raft log corruption"). So is anything unreadable in an
+// earlier segment.
 import type { HardState } from '../core/types.ts';
 import { WalLogIndex } from './wal-log-index.ts';
 import { readRecord, recordHeaderBytes, type ReadResult, type WalRecord } from './wal-record.ts';
@@ -45,7 +49,15 @@ export async function recoverWal(dir: string, segmentBytes: number): Promise<Rec
     let offset = 0;
     for (;;) {
       const result = readRecord(bytes, offset);
-      if (result.kind === 'end' || (result.kind === 'torn' && last)) break;
+      if (result.kind === 'end') break;
+      if (result.kind === 'torn' && last) {
+        const intact = nextIntactRecord(bytes, offset + 1);
+        if (intact === undefined) break;
+        throw new Error(
+          `${segmentLabel(dir, seq)}: record at byte ${offset} is corrupt (${result.reason}), yet an intact record follows at byte ${intact}: ` +
+            `this is not a torn write, and discarding the rest would lose acknowledged entries; the raft log cannot be read${recovery}`,
+        );
+      }
       if (result.kind !== 'record') throw unreadable(dir, seq, offset, result.kind === 'torn' ? 'corrupt' : 'invalid', result.reason);
       try {
         hardState = replay(result.record, { log, hardState, firstOfSegment: offset === 0, firstSegment: segments.length === 0 }, { segment: seq, offset, length: result.length });
@@ -132,8 +144,32 @@ async function readFirstRecord(dir: string, seq: number): Promise<ReadResult> {
   }
 }
 
+/** Where every refusal to read the log points the operator. */
+const recovery = ' (see "Raft log corruption" in docs/runbooks.md)';
+
 function unreadable(dir: string, seq: number, offset: number, what: 'corrupt' | 'invalid', reason: string): Error {
-  return new Error(`${segmentLabel(dir, seq)}: record at byte ${offset} is ${what} (${reason}); the raft log cannot be read`);
+  return new Error(`${segmentLabel(dir, seq)}: record at byte ${offset} is ${what} (${reason}); the raft log cannot be read${recovery}`);
+}
+
+const openBrace = 0x7b;
+const closeBrace = 0x7d;
+
+/**
+ * The offset of the first intact record at or after `from`, if any. Every offset is tried, since the bad record's
+ * own length may be what is damaged. Cheap where it matters: most offsets fail on the length (zeros, or past the
+ * end), a payload is JSON from `{` to `}`, and only then is its checksum computed. A payload never holds bytes below
+ * 0x20 (JSON escapes them), so no offset inside one can pass for a header with a plausible length.
+ */
+function nextIntactRecord(bytes: Buffer, from: number): number | undefined {
+  const limit = bytes.length - recordHeaderBytes;
+  for (let offset = from; offset < limit; offset++) {
+    const length = bytes[offset]! * 0x1000000 + ((bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!);
+    if (length === 0 || length > limit - offset) continue;
+    const start = offset + recordHeaderBytes;
+    if (bytes[start] !== openBrace || bytes[start + length - 1] !== closeBrace) continue;
+    if (readRecord(bytes, offset).kind === 'record') return offset;
+  }
+  return undefined;
 }
 
 const zeros = Buffer.alloc(1 << 16);

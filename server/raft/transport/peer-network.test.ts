@@ -2,6 +2,7 @@
 // unresponsive peers closed, and the documented texts when a stranger tries to connect.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { createClientCertificate } from '../../pki/client-certificate.ts';
 import { controllerPaths, initPki, issueControllerCertificate, loadIssuer, pkiPaths } from '../../pki/pki-directory.ts';
 import { freePort } from '../../../test/support/free-port.ts';
 import type { Message } from '../core/types.ts';
-import { encodeFrame } from '../../../common/framing/frame-codec.ts';
+import { encodeFrame, encodeJsonFrame } from '../../../common/framing/frame-codec.ts';
 import { PeerNetwork, type PeerNetworkOptions } from './peer-network.ts';
 
 let root: string;
@@ -24,7 +25,7 @@ before(async () => {
   root = mkdtempSync(join(tmpdir(), 'edgeward-peers-'));
   await initPki(join(root, 'pki'), { trustDomain: 'edgeward.test' });
   await initPki(join(root, 'other-pki'), { trustDomain: 'edgeward.test' });
-  for (const id of ['p1', 'p2']) await issueControllerCertificate(join(root, 'pki'), { id, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  for (const id of ['p1', 'p2', 'p3']) await issueControllerCertificate(join(root, 'pki'), { id, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   await issueControllerCertificate(join(root, 'other-pki'), { id: 'stranger', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
 });
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -65,6 +66,7 @@ test('two controllers exchange raft messages and calls, identified by their cert
     b.net.listen('p2', (message) => received.push(message));
     b.net.onRequest(async (from, body) => ({ echo: body, from: from.id }));
     a.net.setAddresses({ p2: `tls:127.0.0.1:${b.port}` });
+    b.net.setConfiguration({ voters: ['p1', 'p2'], nonVoters: [] });
     const hello = await a.net.probe(`tls:127.0.0.1:${b.port}`);
     assert.deepEqual(hello, { id: 'p2', address: `tls:127.0.0.1:${b.port}`, version: 'v1.0.0', preferred: false });
     a.net.send({ type: 'Heartbeat', from: 'p1', to: 'p2', term: 3, commit: 7 });
@@ -211,6 +213,141 @@ test('a snapshot transfer that does not add up closes the channel it came on', a
     assert.match(String(line.reason), /bad snapshot transfer: snapshot part for \["tables","routers"\], which is not an array in the snapshot/);
   } finally {
     socket.destroy();
+    await b.net.shutdown();
+  }
+});
+
+/** When `socket` closed (Date.now()), or Infinity if it is still open after `ms` (it is then destroyed). */
+function closedWithin(socket: { once(event: 'close', listener: () => void): unknown; destroy(): void }, ms = 10_000): Promise<number> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(Number.POSITIVE_INFINITY);
+    }, ms);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(Date.now());
+    });
+  });
+}
+
+/** A TLS connection to `port` with controller `id`'s certificate, once its handshake is done. */
+async function rawPeer(id: string, port: number) {
+  const tls = tlsOf(join(root, 'pki'), id);
+  const socket = connect({ host: '127.0.0.1', port, cert: tls.certPem, key: tls.keyPem, ca: tls.caPem, checkServerIdentity: () => undefined });
+  socket.on('error', () => undefined);
+  // Read (and drop) what the controller sends, or the end of the stream, and so 'close', is never seen.
+  socket.resume();
+  await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+  const closed = closedWithin(socket);
+  return { socket, closed };
+}
+
+const refusalsOf = (logger: { lines: Array<Record<string, unknown>> }, msg: string) => logger.lines.filter((line) => line.msg === msg);
+
+test('membership authorizes: a non-member\'s raft messages and requests are refused and logged once, open requests pass, a new node takes raft from anyone', async () => {
+  const a = await network('p1');
+  const b = await network('p2', 'pki', quickHeartbeat, { openToNonMembers: (body) => (body as { type?: string }).type === 'state' });
+  try {
+    const received: Message[] = [];
+    b.net.listen('p2', (message) => received.push(message));
+    b.net.onRequest(async (_from, body) => ({ answered: body }));
+    a.net.setAddresses({ p2: `tls:127.0.0.1:${b.port}` });
+    await a.net.probe(`tls:127.0.0.1:${b.port}`);
+
+    // Without a configuration of its own (a new node) p2 takes raft messages from any controller, and no requests
+    // but the open ones.
+    a.net.send({ type: 'Heartbeat', from: 'p1', to: 'p2', term: 1, commit: 0 });
+    await until('the raft message to a new node', () => received.length === 1);
+    await assert.rejects(a.net.request('p2', { type: 'transfer' }, 2000), /p2 refused the request: p1 is not a member of its cluster/);
+
+    b.net.setConfiguration({ voters: ['p2', 'p3'], nonVoters: [] });
+    a.net.send({ type: 'RequestVote', from: 'p1', to: 'p2', term: 99, lastIndex: 0, lastTerm: 0 } as unknown as Message);
+    a.net.send({ type: 'Heartbeat', from: 'p1', to: 'p2', term: 99, commit: 0 });
+    await assert.rejects(a.net.request('p2', { type: 'configChange' }, 2000), /p2 refused the request: p1 is not a member of its cluster/);
+    assert.deepEqual(await a.net.request('p2', { type: 'state' }, 2000), { answered: { type: 'state' } }, 'an open request is answered');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(received.length, 1, 'no raft message from a non-member reached raft');
+    const refusals = refusalsOf(b.logger, 'peer refused: not a member of this cluster');
+    assert.equal(refusals.length, 1, 'one line for the whole burst, not one per message');
+    assert.equal(refusals[0]!.peerId, 'p1');
+    assert.match(String(refusals[0]!.refused), /^(request transfer|raft RequestVote)$/);
+
+    // A member's channel may carry only its own raft messages.
+    b.net.setConfiguration({ voters: ['p1', 'p2', 'p3'], nonVoters: [] });
+    a.net.send({ type: 'Heartbeat', from: 'p3', to: 'p2', term: 99, commit: 0 });
+    a.net.send({ type: 'Heartbeat', from: 'p1', to: 'p2', term: 99, commit: 0 });
+    await until('the member\'s own message', () => received.length === 2);
+    assert.equal(received[1]!.from, 'p1');
+    const spoofed = refusalsOf(b.logger, 'peer refused: its raft message names another sender');
+    assert.deepEqual(spoofed.map((line) => [line.peerId, line.claimed]), [['p1', 'p3']]);
+    assert.deepEqual(await a.net.request('p2', { type: 'configChange' }, 2000), { answered: { type: 'configChange' } }, 'a member\'s request is served');
+  } finally {
+    await a.net.shutdown();
+    await b.net.shutdown();
+  }
+});
+
+test('a frame past the depth or the keys-and-items limit closes the channel with a logged reason; the network carries on', async () => {
+  const b = await network('p2');
+  try {
+    b.net.setConfiguration({ voters: ['p1', 'p2'], nonVoters: [] });
+    const hello = encodeFrame({ type: 'hello', hello: { id: 'p1', address: 'tls:127.0.0.1:1', version: 'v1.0.0', preferred: false } });
+    const deep = await rawPeer('p1', b.port);
+    deep.socket.write(hello);
+    deep.socket.write(encodeJsonFrame(`{"type":"raft","message":{"from":"p1","x":${'['.repeat(200)}${']'.repeat(200)}}}`));
+    assert.ok(Number.isFinite(await deep.closed), 'the channel was closed');
+    const wide = await rawPeer('p1', b.port);
+    wide.socket.write(hello);
+    wide.socket.write(encodeJsonFrame(`{"type":"req","rid":"r","body":[${'0,'.repeat(8 * 1024 * 1024)}0]}`));
+    assert.ok(Number.isFinite(await wide.closed), 'the channel was closed');
+    const reasons = refusalsOf(b.logger, 'peer channel closed: it sent a frame over the limits or not JSON').map((line) => String(line.reason));
+    assert.equal(reasons.length, 2);
+    assert.match(reasons[0]!, /^bad frame: peer sent a frame that nests deeper than 128 levels of objects and arrays \(at message\.x\.0\.0/);
+    assert.match(reasons[1]!, /^bad frame: peer sent a frame that has more than 8388608 keys and items in all \(at body\.\d+\)$/);
+    const a = await network('p1');
+    try {
+      assert.equal((await a.net.probe(`tls:127.0.0.1:${b.port}`)).id, 'p2', 'the controller still takes channels');
+    } finally {
+      await a.net.shutdown();
+    }
+  } finally {
+    await b.net.shutdown();
+  }
+});
+
+test('before its hello a connection must finish its handshake, send a small first frame in time, and share its address\'s connection limit', async () => {
+  const controlPort = { handshakeTimeoutMs: 400, helloTimeoutMs: 400, maxHelloBytes: 1024, maxConnectionsPerSource: 3 };
+  const b = await network('p2', 'pki', quickHeartbeat, { controlPort });
+  try {
+    const big = await rawPeer('p1', b.port);
+    const sentAt = Date.now();
+    big.socket.write(encodeJsonFrame(JSON.stringify({ type: 'hello', hello: { id: 'p1', address: 'x'.repeat(1024 * 1024), version: 'v', preferred: false } })));
+    assert.ok((await big.closed) - sentAt < 300, 'a first frame over maxHelloBytes is cut off at once');
+    const silent = await rawPeer('p1', b.port);
+    const connectedAt = Date.now();
+    assert.ok((await silent.closed) - connectedAt >= 350, 'a silent connection has helloTimeout to speak');
+    const cutOffs = refusalsOf(b.logger, 'control connection closed before its hello');
+    assert.equal(cutOffs.length, 1, 'one line per address and interval');
+    assert.match(String(cutOffs[0]!.reason), /^first frame refused: peer sent a frame of \d+ bytes \(limit 1024\)$/);
+    assert.equal(b.net.peers().length, 0, 'neither became a peer');
+
+    // Raw TCP that never starts a handshake: the first three are held until handshakeTimeout, the rest refused.
+    const sockets = Array.from({ length: 5 }, () => createConnection({ host: '127.0.0.1', port: b.port }));
+    for (const socket of sockets) socket.on('error', () => undefined);
+    const closedAt = await Promise.all(sockets.map((socket) => closedWithin(socket)));
+    const openedAt = Math.min(...closedAt) - 100;
+    const late = closedAt.filter((at) => at - openedAt >= 300).length;
+    assert.equal(late, 3, `three held until the handshake timeout (${closedAt.map((at) => at - openedAt).join(', ')} ms)`);
+    await until('the handshake timeout line', () => b.logger.lines.some((line) => line.msg === 'peer TLS handshake failed: tls: TLS handshake timeout'));
+    assert.equal(refusalsOf(b.logger, 'control connection refused: too many connections from one address')[0]?.maxConnectionsPerSource, 3);
+    const a = await network('p1');
+    try {
+      assert.equal((await a.net.probe(`tls:127.0.0.1:${b.port}`)).id, 'p2', 'once they are gone, a controller connects again');
+    } finally {
+      await a.net.shutdown();
+    }
+  } finally {
     await b.net.shutdown();
   }
 });

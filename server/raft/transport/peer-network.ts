@@ -3,14 +3,27 @@
 // version, preferred-leader flag), carries raft messages (a snapshot in parts: snapshot-transfer.ts),
 // request/response calls (join, forwarded writes) and heartbeats that measure round trip and send-queue time; a
 // channel silent for closeUnresponsiveTimeout is closed. It is the raft node's transport.
+//
+// A certificate of the trust domain authenticates a controller; membership authorizes it. Once this node has a
+// raft configuration (setConfiguration), raft messages and requests are taken only from its members (a node
+// being added is a member from the moment its entry is appended), and a raft message must name the channel's own
+// peer as its sender; only the requests `openToNonMembers` names (the `cluster add` probe) come from anyone of the
+// trust domain. A new node without a configuration takes raft messages from any controller, so a member can add it.
+// Before a connection is known the control port limits it (control-port-limits.ts): handshake time, connections
+// per address, and a small first frame in time; after the hello, frames are held to peerFrameLimits.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from '../../../common/log/logger.ts';
-import type { Message, NodeId } from '../core/types.ts';
+import type { Configuration, Message, NodeId } from '../core/types.ts';
 import type { RaftTransport } from '../node/raft-transport.ts';
 import { spiffeIdOf } from '../../pki/spiffe-id.ts';
 import { encodeJsonFrame, FrameDecoder, maxFrameBytes } from '../../../common/framing/frame-codec.ts';
+import { peerFrameLimits } from '../../../common/framing/frame-limits.ts';
+import { defaultControlPortLimits, type ControlPortLimits } from './control-port-limits.ts';
+import { guardFirstFrame } from './pre-hello-guard.ts';
+import { RefusalLog, suppressedField } from './refusal-log.ts';
+import { SourceConnections } from './source-connections.ts';
 import { keepReceivedEntryTexts, raftFrameJson } from './raft-frame.ts';
 import { sendSnapshotInParts, SnapshotAssembly, type SnapshotMessage } from './snapshot-transfer.ts';
 import { documentedTlsText } from './tls-failure-text.ts';
@@ -49,7 +62,14 @@ export interface PeerNetworkOptions {
   readonly acceptOther?: (socket: TLSSocket) => void;
   /** The largest frame sent or accepted (default 256 MiB); snapshots leave in parts below it. */
   readonly maxFrameBytes?: number;
+  /** Limits before a connection is known (defaults: defaultControlPortLimits). */
+  readonly controlPort?: Partial<ControlPortLimits>;
+  /** Requests a controller that is not a member may make; every other request needs membership. Unset: none. */
+  readonly openToNonMembers?: (body: unknown) => boolean;
 }
+
+/** A refusal of the same peer or address is logged at most this often. */
+const refusalLogIntervalMs = 30_000;
 
 type Frame =
   | { type: 'hello'; hello: PeerHello }
@@ -89,17 +109,21 @@ class Channel {
     private readonly options: PeerNetworkOptions,
   ) {
     this.frameLimit = options.maxFrameBytes ?? maxFrameBytes;
-    this.decoder = new FrameDecoder(keepReceivedEntryTexts, this.frameLimit);
+    this.decoder = new FrameDecoder(keepReceivedEntryTexts, { ...peerFrameLimits, maxBytes: this.frameLimit });
     // Raft messages are small and latency-bound: Nagle's delay plus delayed ACKs would add tens of milliseconds.
     socket.setNoDelay(true);
     network.track(this);
     socket.on('data', (chunk: Buffer) => {
+      // Cut off before its hello (pre-hello-guard.ts), or closed by an earlier frame of this chunk.
+      if (this.closed || socket.destroyed) return;
       this.lastReceived = Date.now();
       let frames: unknown[];
       try {
         frames = this.decoder.push(chunk);
       } catch (error) {
-        this.close(`bad frame: ${(error as Error).message}`);
+        const reason = `bad frame: ${(error as Error).message}`;
+        this.options.logger.warn('peer channel closed: it sent a frame over the limits or not JSON', { peerId: this.channelId, remote: socket.remoteAddress, reason });
+        this.close(reason);
         return;
       }
       for (const frame of frames) {
@@ -211,6 +235,8 @@ export class PeerNetwork implements RaftTransport {
   private readonly dialing = new Map<NodeId, Promise<Channel | undefined>>();
   private readonly addresses = new Map<NodeId, string>();
   private readonly known = new Map<NodeId, PeerHello>();
+  /** The leaf certificate (PEM) each identified peer last presented: its names are kept off routers' certificates. */
+  private readonly presented = new Map<NodeId, string>();
   private readonly rawSockets = new Set<Socket>();
   /** Every open channel, identified or not: shutdown must end them all or the server never finishes closing. */
   private readonly open = new Set<Channel>();
@@ -221,8 +247,16 @@ export class PeerNetwork implements RaftTransport {
   private requestHandler: RequestHandler | undefined;
   private readonly peerEvents: PeerEventHandler[] = [];
   private closed = false;
+  /** The members of this node's raft configuration; undefined while it has none (a new node). */
+  private members: ReadonlySet<NodeId> | undefined;
+  private readonly limits: ControlPortLimits;
+  private readonly sources: SourceConnections;
+  private readonly refusals = new RefusalLog(refusalLogIntervalMs, Date.now);
 
-  constructor(private readonly options: PeerNetworkOptions) {}
+  constructor(private readonly options: PeerNetworkOptions) {
+    this.limits = { ...defaultControlPortLimits, ...(options.controlPort ?? {}) };
+    this.sources = new SourceConnections(this.limits.maxConnectionsPerSource);
+  }
 
   get self(): PeerHello {
     return this.options.self;
@@ -230,26 +264,50 @@ export class PeerNetwork implements RaftTransport {
 
   async start(): Promise<void> {
     const { tls } = this.options;
-    const server = createServer({ cert: tls.certPem, key: tls.keyPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' }, (socket) => {
+    const { handshakeTimeoutMs, helloTimeoutMs, maxHelloBytes, maxConnectionsPerSource } = this.limits;
+    const serverOptions = { cert: tls.certPem, key: tls.keyPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' as const, handshakeTimeout: handshakeTimeoutMs };
+    const server = createServer(serverOptions, (socket) => {
+      // The first frame must be small and come in time, whoever this is (a peer or a router).
+      const remote = socket.remoteAddress;
+      const certificate = commonNameOf(socket);
+      guardFirstFrame(socket, { helloTimeoutMs, maxHelloBytes }, (reason) => this.logRefusal(`hello|${remote}|${certificate}`, 'control connection closed before its hello', { remote, certificate, reason }));
       // The handshake already checked the chain; the certificate must also name a controller of our domain.
       if (!this.identify(socket)) {
         if (this.options.acceptOther && !this.closed && isOtherCertificate(socket)) {
           this.options.acceptOther(socket);
           return;
         }
-        this.options.logger.warn('peer connection refused: no certs presented matched the CA for this node', { remote: socket.remoteAddress });
+        this.logRefusal(`nocert|${socket.remoteAddress}`, 'peer connection refused: no certs presented matched the CA for this node', { remote: socket.remoteAddress });
         socket.destroy();
         return;
       }
       new Channel(socket, false, this, this.options);
     });
-    // Connections still in their handshake are not channels yet; shutdown ends them too.
+    // Counted from TCP accept, so half-open handshakes count; connections still in their handshake are not channels
+    // yet, and shutdown ends them too.
+    const refusedAtAccept = new WeakSet<Socket>();
     server.on('connection', (socket: Socket) => {
+      const source = socket.remoteAddress ?? '?';
+      if (!this.sources.add(source)) {
+        refusedAtAccept.add(socket);
+        socket.destroy();
+        this.logRefusal(`sources|${source}`, 'control connection refused: too many connections from one address', { remote: source, maxConnectionsPerSource });
+        return;
+      }
       this.rawSockets.add(socket);
-      socket.once('close', () => this.rawSockets.delete(socket));
+      socket.once('close', () => {
+        this.rawSockets.delete(socket);
+        this.sources.remove(source);
+      });
     });
-    server.on('tlsClientError', (error, socket) => {
-      this.options.logger.warn(`peer TLS handshake failed: ${documentedTlsText(error as Error & { code?: string })}`, { remote: socket.remoteAddress, code: (error as Error & { code?: string }).code });
+    server.on('tlsClientError', (error: Error & { code?: string }, socket) => {
+      // Node leaves the connection open after a handshake timeout.
+      socket.destroy();
+      // A connection refused at accept fails its handshake too; it was logged as refused.
+      const raw = (socket as unknown as { _parent?: Socket })._parent;
+      if (raw !== undefined && refusedAtAccept.has(raw)) return;
+      const text = documentedTlsText(error);
+      this.logRefusal(`tls|${socket.remoteAddress}|${text}`, `peer TLS handshake failed: ${text}`, { remote: socket.remoteAddress, code: error.code });
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -261,6 +319,14 @@ export class PeerNetwork implements RaftTransport {
   /** Where each member can be dialled (from the raft configuration). */
   setAddresses(addresses: Readonly<Record<NodeId, string>>): void {
     for (const [id, address] of Object.entries(addresses)) if (id !== this.options.self.id) this.addresses.set(id, address);
+  }
+
+  /** The raft configuration as this node has it now (uncommitted entries included): its members' addresses, and
+   * who may send raft messages and requests. Called at start and on every change. */
+  setConfiguration(configuration: Configuration): void {
+    this.setAddresses(configuration.addresses ?? {});
+    const members = [...configuration.voters, ...configuration.nonVoters];
+    this.members = members.length === 0 ? undefined : new Set(members);
   }
 
   onPeerEvent(handler: PeerEventHandler): void {
@@ -320,6 +386,11 @@ export class PeerNetwork implements RaftTransport {
     return channel.peer;
   }
 
+  /** The certificates peers have presented since this controller started, one per peer (the latest). */
+  presentedCertificates(): string[] {
+    return [...this.presented.values()];
+  }
+
   peers(): PeerStatus[] {
     const ids = new Set([...this.addresses.keys(), ...this.known.keys()]);
     return [...ids].map((id) => {
@@ -357,8 +428,22 @@ export class PeerNetwork implements RaftTransport {
   // ---- internals (used by Channel) ---------------------------------------------------------------------------
 
   handleFrame(channel: Channel, frame: Frame): void {
+    if (typeof frame !== 'object' || frame === null || typeof frame.type !== 'string') {
+      this.options.logger.warn('peer channel closed: it sent a frame over the limits or not JSON', { peerId: channel.channelId, remote: channel.socket.remoteAddress, reason: 'bad frame: not a peer frame' });
+      channel.close('bad frame: not a peer frame');
+      return;
+    }
+    if (!channel.peer && frame.type !== 'hello') {
+      channel.close('expected hello as the first frame');
+      return;
+    }
     switch (frame.type) {
       case 'hello': {
+        if (!isHello(frame.hello)) {
+          this.logRefusal(`badhello|${channel.socket.remoteAddress}`, 'peer refused: malformed hello', { remote: channel.socket.remoteAddress });
+          channel.close('malformed hello');
+          return;
+        }
         const certified = this.identify(channel.socket);
         if (!certified || certified !== frame.hello.id) {
           this.options.logger.warn('peer refused: its hello does not match its certificate', { claimed: frame.hello.id, certificate: certified });
@@ -386,18 +471,23 @@ export class PeerNetwork implements RaftTransport {
         return;
       }
       case 'raft':
-        if (channel.peer) this.raftHandler?.(frame.message);
+        if (this.admitsRaft(channel, frame.message)) this.raftHandler?.(frame.message);
         return;
       case 'hb':
         channel.send({ type: 'hbAck', sentAt: frame.sentAt });
         return;
       case 'hbAck':
-        this.options.onLatency?.(channel.channelId, performance.now() - frame.sentAt);
+        if (typeof frame.sentAt === 'number') this.options.onLatency?.(channel.channelId, performance.now() - frame.sentAt);
         return;
       case 'req': {
         const from = channel.peer;
         if (!from || !this.requestHandler) {
           channel.send({ type: 'res', rid: frame.rid, ok: false, error: 'not ready' });
+          return;
+        }
+        if (!this.isMember(from.id) && !(this.options.openToNonMembers?.(frame.body) ?? false)) {
+          this.refuseNonMember(from.id, `request ${requestKind(frame.body)}`);
+          channel.send({ type: 'res', rid: frame.rid, ok: false, error: `${this.options.self.id} refused the request: ${from.id} is not a member of its cluster` });
           return;
         }
         this.requestHandler(from, frame.body).then(
@@ -407,9 +497,13 @@ export class PeerNetwork implements RaftTransport {
         return;
       }
       case 'snapBegin':
+        // A transfer from a sender that may not send raft messages is never assembled; its parts find no transfer.
+        if (!this.admitsRaft(channel, frame.message)) return;
+        this.receiveSnapshotFrame(channel, frame);
+        return;
       case 'snapPart':
       case 'snapEnd':
-        if (channel.peer) this.receiveSnapshotFrame(channel, frame);
+        this.receiveSnapshotFrame(channel, frame);
         return;
       case 'res': {
         const pending = this.pendingRequests.get(frame.rid);
@@ -443,6 +537,35 @@ export class PeerNetwork implements RaftTransport {
       channel.receiving = undefined;
       channel.close(`bad snapshot transfer: ${(error as Error).message}`);
     }
+  }
+
+  /** A raft message (or a snapshot's first frame) is taken when it names the channel's peer as its sender and
+   * that peer is a member, or this node has no configuration yet (a member is adding it). */
+  private admitsRaft(channel: Channel, message: { from?: unknown; type?: unknown } | undefined): boolean {
+    const peer = channel.peer!.id;
+    if (message?.from !== peer) {
+      this.logRefusal(`sender|${peer}`, 'peer refused: its raft message names another sender', { peerId: peer, claimed: String(message?.from).slice(0, 64) });
+      return false;
+    }
+    if (this.members !== undefined && !this.members.has(peer)) {
+      this.refuseNonMember(peer, `raft ${String(message.type).slice(0, 64)}`);
+      return false;
+    }
+    return true;
+  }
+
+  private isMember(id: NodeId): boolean {
+    return this.members?.has(id) ?? false;
+  }
+
+  private refuseNonMember(peer: NodeId, refused: string): void {
+    this.logRefusal(`member|${peer}`, 'peer refused: not a member of this cluster', { peerId: peer, refused });
+  }
+
+  /** A warning, at most once per refusalLogIntervalMs for each `source`, counting the ones left out. */
+  private logRefusal(source: string, msg: string, fields: Record<string, unknown>): void {
+    const suppressed = this.refusals.admit(source);
+    if (suppressed !== undefined) this.options.logger.warn(msg, { ...fields, ...suppressedField(suppressed) });
   }
 
   track(channel: Channel): void {
@@ -528,8 +651,27 @@ export class PeerNetwork implements RaftTransport {
     const pem = `-----BEGIN CERTIFICATE-----\n${certificate.raw.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
     const spiffe = spiffeIdOf(pem);
     if (!spiffe || spiffe.kind !== 'controller' || spiffe.trustDomain !== this.options.trustDomain) return undefined;
+    this.presented.set(spiffe.id, pem);
     return spiffe.id;
   }
+}
+
+function isHello(value: unknown): value is PeerHello {
+  if (typeof value !== 'object' || value === null) return false;
+  const { id, address, version, preferred } = value as Record<string, unknown>;
+  return typeof id === 'string' && typeof address === 'string' && typeof version === 'string' && typeof preferred === 'boolean';
+}
+
+/** What a refused request asked for, for the log. */
+function requestKind(body: unknown): string {
+  const type = typeof body === 'object' && body !== null ? (body as { type?: unknown }).type : undefined;
+  return typeof type === 'string' ? type.slice(0, 64) : 'of no known type';
+}
+
+/** The common name of the presented certificate (a router's id), for the log. */
+function commonNameOf(socket: TLSSocket): string | undefined {
+  const name = socket.getPeerCertificate(false)?.subject?.CN;
+  return (Array.isArray(name) ? name[0] : name) || undefined;
 }
 
 /** A certificate is present and names no controller (of any trust domain): not a peer, maybe a router. */

@@ -54,12 +54,14 @@ const patchBody = bodyValidator<DeepPartial<AuthPolicyInput>>(policySchema(true)
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] | null : T[K] extends object ? DeepPartial<T[K]> | null : T[K] | null };
 
-/** Fields given in a PATCH replace the current ones; absent or null fields are kept. */
+/** Fields given in a PATCH replace the current ones; absent or null fields are kept; members the policy does not
+ * have (`__proto__` among them) are ignored, as unknown properties are everywhere. */
 function merge<T>(current: T, patch: unknown): T {
   if (patch === null || patch === undefined) return current;
   if (typeof current !== 'object' || current === null || Array.isArray(current)) return patch as T;
   const merged: Record<string, unknown> = { ...(current as Record<string, unknown>) };
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
+    if (!Object.hasOwn(current, key)) continue;
     if (value === null && key === 'requireExtJwtSigner') merged[key] = null;
     // Tags are one value: a PATCH that names them replaces them all, so a tag can be removed.
     else if (key === 'tags' && value !== null) merged[key] = value;
@@ -74,10 +76,24 @@ function inputOf(policy: AuthPolicy): AuthPolicyInput {
 
 export function authPolicyRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { authPolicies } = services;
-  const normalise = (input: AuthPolicyInput): AuthPolicyInput => ({
-    ...input,
-    tags: input.tags ?? {},
-    secondary: { requireTotp: input.secondary.requireTotp, requireExtJwtSigner: input.secondary.requireExtJwtSigner ?? null },
+  // Exactly the policy's own fields: members the schema does not name are not carried into the stored policy.
+  const normalise = ({ name, tags, primary: { cert, updb, extJwt }, secondary }: AuthPolicyInput): AuthPolicyInput => ({
+    name,
+    tags: tags ?? {},
+    primary: {
+      cert: { allowed: cert.allowed, allowExpiredCerts: cert.allowExpiredCerts },
+      updb: {
+        allowed: updb.allowed,
+        minPasswordLength: updb.minPasswordLength,
+        requireSpecialChar: updb.requireSpecialChar,
+        requireNumberChar: updb.requireNumberChar,
+        requireMixedCase: updb.requireMixedCase,
+        maxAttempts: updb.maxAttempts,
+        lockoutDurationMinutes: updb.lockoutDurationMinutes,
+      },
+      extJwt: { allowed: extJwt.allowed, allowedSigners: [...extJwt.allowedSigners] },
+    },
+    secondary: { requireTotp: secondary.requireTotp, requireExtJwtSigner: secondary.requireExtJwtSigner ?? null },
   });
   router.get('/auth-policies', admin, (ctx) => sendList(ctx, authPolicies.list(), authPolicyCatalogue, authPolicyView));
   router.post('/auth-policies', admin, async (ctx) => {

@@ -1,4 +1,5 @@
-// Routes both Edge APIs share: authenticate, current-api-session and current-identity.
+// Routes both Edge APIs share: authenticate, current-api-session and current-identity. Every primary login goes
+// through the login throttle (refusals per client address, and per username for passwords).
 import type { RouteTable } from '../route-table.ts';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { apiSessionView } from '../../edge/views/api-session-view.ts';
@@ -8,6 +9,7 @@ import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import { setExpiryHeaders, type Access } from '../session-guard.ts';
 import { requireSession, sendDetail, sendEmpty, type RouteKit } from './route-kit.ts';
+import { abandonedSignal, clientAddress } from '../request-abandoned.ts';
 import type { Middleware } from 'koa';
 import type { TLSSocket } from 'node:tls';
 import { peerChain } from '../../auth/cert/peer-chain.ts';
@@ -58,19 +60,21 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
     return apiSessionView(session, identities.find(session.identityId), { now, lastActivityMs: sessions.lastActivityMs(session), expiresAtMs: sessions.expiresAtMs(session) }, token);
   };
 
-  const primary = async (ctx: ApiContext, method: string): Promise<{ login: PrimaryAuthentication; configTypes: readonly string[] }> => {
+  const primary = async (ctx: ApiContext, method: string, address: string): Promise<{ login: PrimaryAuthentication; configTypes: readonly string[] }> => {
+    const throttle = services.loginThrottle;
     switch (method) {
       case 'password': {
         const body = await kit.validBody(ctx, passwordBody);
-        return { login: await services.passwordLogin.authenticate(body.username, body.password), configTypes: body.configTypes ?? [] };
+        const login = await throttle.attempt({ address, user: `username:${body.username}` }, () => services.passwordLogin.authenticate(body.username, body.password, abandonedSignal(ctx)));
+        return { login, configTypes: body.configTypes ?? [] };
       }
       case 'cert': {
         const body = await kit.validBody(ctx, optionalBody, { optional: true });
-        return { login: await services.certLogin.authenticate(peerChain(ctx.req.socket as TLSSocket)), configTypes: body.configTypes ?? [] };
+        return { login: await throttle.attempt({ address }, () => services.certLogin.authenticate(peerChain(ctx.req.socket as TLSSocket))), configTypes: body.configTypes ?? [] };
       }
       default: {
         const body = await kit.validBody(ctx, optionalBody, { optional: true });
-        return { login: await services.extJwtLogin.authenticate(bearerTokens(ctx.req.headersDistinct.authorization)), configTypes: body.configTypes ?? [] };
+        return { login: await throttle.attempt({ address }, () => services.extJwtLogin.authenticate(bearerTokens(ctx.req.headersDistinct.authorization))), configTypes: body.configTypes ?? [] };
       }
     }
   };
@@ -81,9 +85,11 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
       throw new ApiError('INVALID_AUTH_METHOD', { field: 'method', reason: `method must be one of ${knownMethods.join(', ')}`, value: method });
     }
     const attemptMethod = method as AuthenticationAttempt['method'];
-    const remoteAddress = ctx.request.ip.replace(/^::ffff:/, '');
-    const { login, configTypes } = await primary(ctx, method).catch((error: unknown) => {
-      services.reportAuthentication(refusedAttempt(attemptMethod, remoteAddress, error));
+    const remoteAddress = clientAddress(ctx);
+    const { login, configTypes } = await primary(ctx, method, remoteAddress).catch((error: unknown) => {
+      // A 429 checked nothing, so it is no authentication event: a flood of them must not flood the event files.
+      // The throttle logs when an address or user runs out instead.
+      if (!(error instanceof ApiError && error.code === 'RATE_LIMITED')) services.reportAuthentication(refusedAttempt(attemptMethod, remoteAddress, error));
       throw error;
     });
     const policy = services.authPolicies.forIdentity(login.identity);

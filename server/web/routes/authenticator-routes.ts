@@ -1,4 +1,5 @@
-// Management API: /authenticators (password authenticators), and the client's own under /current-identity.
+// Management API: /authenticators (password authenticators), and the client's own under /current-identity. A
+// password change with the current password goes through the login throttle like a login: it is a guess too.
 import type { RouteTable } from '../route-table.ts';
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
@@ -9,6 +10,7 @@ import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import { authenticatorCatalogue } from './catalogues.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
+import { abandonedSignal, clientAddress } from '../request-abandoned.ts';
 
 const username = { type: 'string', minLength: 4, maxLength: 100 };
 const password = { type: 'string', minLength: 5, maxLength: 100 };
@@ -84,14 +86,21 @@ export function ownAuthenticatorRoutes(router: RouteTable, services: EdgeService
     sendList(ctx, authenticators.forIdentity(ctx.state.identity!.id), authenticatorCatalogue, (row) => authenticatorView(row, ctx.state.identity)),
   );
   router.get('/current-identity/authenticators/:id', full, (ctx) => sendDetail(ctx, authenticatorView(own(ctx), ctx.state.identity)));
+  /** Charged to the client's address and the username whose password is guessed, as a login is. */
+  const changeOwn = async (ctx: ApiContext, authenticator: Authenticator, body: UpdateBody): Promise<void> => {
+    const user = authenticator.method === 'updb' ? `username:${authenticator.username}` : undefined;
+    await services.loginThrottle.attempt({ address: clientAddress(ctx), ...(user ? { user } : {}) }, () =>
+      authenticators.update(authenticator.id, body, { requireCurrentPassword: true, signal: abandonedSignal(ctx) }),
+    );
+  };
   router.put('/current-identity/authenticators/:id', full, async (ctx) => {
     const authenticator = own(ctx);
-    await authenticators.update(authenticator.id, await kit.validBody(ctx, ownPutBody), { requireCurrentPassword: true });
+    await changeOwn(ctx, authenticator, await kit.validBody(ctx, ownPutBody));
     sendEmpty(ctx);
   });
   router.patch('/current-identity/authenticators/:id', full, async (ctx) => {
     const authenticator = own(ctx);
-    await authenticators.update(authenticator.id, await kit.validBody(ctx, ownPatchBody), { requireCurrentPassword: true });
+    await changeOwn(ctx, authenticator, await kit.validBody(ctx, ownPatchBody));
     sendEmpty(ctx);
   });
 }

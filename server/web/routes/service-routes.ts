@@ -51,7 +51,7 @@ export function serviceRoutes(router: RouteTable, services: EdgeServices, kit: R
     const access = overlay.access.accessFor(ctx.state.identity!);
     const now = services.clock.now();
     const anyPostureChecks = overlay.access.anyPostureChecks();
-    return (service: Service) => serviceView(service, { access: access.get(service.id), posture: session, now, anyPostureChecks });
+    return (service: Service) => serviceView(service, { access: access.get(service.id), posture: session, now, anyPostureChecks, isAdmin: ctx.state.identity!.isAdmin });
   };
   router.get('/services', admin, (ctx) => sendList(ctx, overlay.services.list(), serviceCatalogue, viewFor(ctx)));
   router.post('/services', admin, async (ctx) => {

@@ -1,0 +1,30 @@
+// Every route the controller's web app serves on the Edge APIs, read from the route tables buildWebApp mounts, so a
+// test that must cover them all cannot fall behind when a route is added. The app is built with stand-in services:
+// registering routes only keeps references to them, nothing is called until a request comes.
+import { buildWebApp, type WebAppDeps } from '../../server/web/web-app.ts';
+import { routeTableOf, type RouteEntry } from '../../server/web/route-table.ts';
+
+/** Any property, any call: a stand-in for services the routes only hold on to. */
+function standIn(overrides: Record<string, unknown> = {}): never {
+  const proxy: object = new Proxy(function standInFunction() {}, {
+    get: (_target, key) => (typeof key === 'string' && key in overrides ? overrides[key] : key === 'then' ? undefined : proxy),
+    apply: () => proxy,
+  });
+  return proxy as never;
+}
+
+/** The routes of both Edge APIs and the host root (version, the EST CA bundle), as `{method, path}` with `:params`. */
+export function edgeApiRoutes(caBundlePem: string): RouteEntry[] {
+  const deps: WebAppDeps = {
+    services: standIn({ caBundlePem }),
+    health: standIn(),
+    metrics: standIn(),
+    version: { version: 'v0.0.0', revision: '', buildDate: '', runtimeVersion: '' },
+    baseUrls: {},
+    raftState: () => ({ isRaftEnabled: true, isLeader: true }),
+    logger: standIn(),
+    maxBodyBytes: 1024,
+  };
+  const app = buildWebApp(['edge-client', 'edge-management'], deps);
+  return app.middleware.flatMap((middleware) => routeTableOf(middleware)?.routes() ?? []);
+}
