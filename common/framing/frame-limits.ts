@@ -27,6 +27,19 @@ export const peerFrameLimits: FrameLimits = { maxBytes: maxFrameBytes, maxDepth:
  */
 export const routerFrameLimits: FrameLimits = { maxBytes: 16 * 1024 * 1024, maxDepth: 32, maxMembers: 1024 * 1024 };
 
+/**
+ * Controller to router, as the router holds them: welcomes, membership and the edge model, whose rows sit at depth 5
+ * (frame, model, table, row, field) with a body's nesting below; the edge model of a large network runs to many MB.
+ * The same bounds as between controllers.
+ */
+export const controllerToRouterFrameLimits: FrameLimits = peerFrameLimits;
+
+/**
+ * Router to router over a link: hellos, heartbeats and link control messages, a few keys each, nested at most 3
+ * deep. 16 MiB, depth 32 and 1M keys and items leave room for what links carry later and still bound a hostile peer.
+ */
+export const linkFrameLimits: FrameLimits = { maxBytes: 16 * 1024 * 1024, maxDepth: 32, maxMembers: 1024 * 1024 };
+
 /** The first frame on the control port, before anyone is known (`ctrl.options.maxHelloBytes`). */
 export const defaultMaxHelloBytes = 8 * 1024;
 

@@ -6,10 +6,11 @@ import type { TLSSocket } from 'node:tls';
 import { formatHostPort } from '../../common/config/address.ts';
 import type { LinkMessage } from '../../common/control-channel/control-messages.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
+import { linkFrameLimits } from '../../common/framing/frame-limits.ts';
 import type { LinkHelloFrame } from './link-hello.ts';
 
 export class FramedSocket {
-  private readonly decoder = new FrameDecoder();
+  private readonly decoder = new FrameDecoder(undefined, linkFrameLimits);
   private readonly queued: unknown[] = [];
   private handler: ((frame: unknown) => void) | undefined;
   private waiter: { resolve: (frame: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout } | undefined;
@@ -18,15 +19,17 @@ export class FramedSocket {
 
   constructor(readonly socket: TLSSocket) {
     socket.on('data', (chunk: Buffer) => {
-      let frames: unknown[];
-      try {
-        frames = this.decoder.push(chunk);
-      } catch (error) {
-        this.close((error as Error).message);
-        return;
-      }
-      for (const frame of frames) {
-        if (this.reason !== undefined) return;
+      // One frame at a time, so that the frames before a malformed one still arrive before the link closes.
+      this.decoder.append(chunk);
+      while (this.reason === undefined) {
+        let frame: unknown;
+        try {
+          frame = this.decoder.next();
+        } catch (error) {
+          this.close((error as Error).message);
+          return;
+        }
+        if (frame === undefined) return;
         this.deliver(frame);
       }
     });

@@ -187,6 +187,20 @@ describe('router control channel', () => {
     await ch.stop();
   });
 
+  it('closes the channel on a frame nested deeper than the controller-to-router limit, and dials again', async () => {
+    const a = await fake('ctrl-deep');
+    const { channel: ch, events } = channel([a.ctrlAddress]);
+    ch.start();
+    await until(() => ch.connected, 'welcome');
+    let deep: unknown = [];
+    for (let depth = 0; depth < 130; depth += 1) deep = [deep];
+    a.send('router-1', { type: 'ctrl.members', members: deep } as unknown as Parameters<FakeController['send']>[1]);
+    await until(() => events.downs.length > 0, 'the channel to close');
+    assert.match(events.downs[0]!, /bad frame: .*nests deeper than 128 levels/);
+    await until(() => a.messages('router.hello').length >= 2, 'a new hello after the close');
+    await ch.stop();
+  });
+
   it('closes a channel that stays silent for closeUnresponsiveTimeout', async () => {
     const a = await fake('ctrl-f', { answerHeartbeats: false });
     const { channel: ch, events } = channel([a.ctrlAddress], { closeUnresponsiveTimeout: 300 });

@@ -33,6 +33,7 @@ import type {
   RouterToController,
 } from '../../common/control-channel/control-messages.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
+import { controllerToRouterFrameLimits } from '../../common/framing/frame-limits.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { HeartbeatConfig } from '../config/router-config.ts';
 import { Backoff, EndpointRotation, type BackoffPolicy } from './backoff.ts';
@@ -271,7 +272,7 @@ export class ControlChannel {
     });
     const session = new Session(endpoint, socket);
     this.session = session;
-    const decoder = new FrameDecoder();
+    const decoder = new FrameDecoder(undefined, controllerToRouterFrameLimits);
     const { connectTimeoutMs, heartbeats } = this.options;
 
     session.welcomeTimer = setTimeout(() => session.close(`no welcome within ${connectTimeoutMs} ms`), connectTimeoutMs);
