@@ -7,7 +7,10 @@ purpose="${1:-test}"
 
 debian_packages=(openssl curl ca-certificates)
 case "$purpose" in
-  bench) debian_packages+=(wrk etcd-server etcd-client) ;;
+  # The appliance runs next to Debian's Prometheus and Alertmanager; the tests check rules, routing and alerts
+  # against the real ones (promtool, amtool).
+  demo|test) debian_packages+=(prometheus prometheus-alertmanager) ;;
+  bench) debian_packages+=(wrk etcd-server etcd-client prometheus prometheus-alertmanager) ;;
 esac
 
 missing=()

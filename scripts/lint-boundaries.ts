@@ -24,6 +24,11 @@ const rules: Rule[] = [
     why: 'pure modules take the clock, randomness and I/O as parameters',
   },
   {
+    folders: ['alerts', 'grafana', 'dashboard'],
+    forbidden: /from ['"](\.\.\/)+(server|router)\//,
+    why: 'the appliance reads the controller\'s public surfaces (APIs, metrics, log and event files), not its modules',
+  },
+  {
     folders: ['server', 'router', 'common', 'alerts', 'grafana', 'test', 'bench'],
     forbidden: /\b(test|it|describe)\.(skip|only|todo)\(|\{\s*(skip|only|todo)\s*:\s*true/,
     why: 'no skipped, focused or todo tests',
