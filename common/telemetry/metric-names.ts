@@ -47,7 +47,8 @@ export const controllerMetrics = {
   edgeward_raft_log_bytes: { type: 'gauge', labels: [] },
   /** Bytes under `<cluster.dataDir>/snapshots`. */
   edgeward_raft_snapshots_bytes: { type: 'gauge', labels: [] },
-  /** Peer channels opened and closed, per peer controller id. */
+  /** Per peer controller id: times it became connected (its first channel opened) and disconnected (its last channel
+   * closed), the moments of the `peer connected`/`peer disconnected` log lines and cluster events. */
   edgeward_peer_connects_total: { type: 'counter', labels: ['peer_id'] },
   edgeward_peer_disconnects_total: { type: 'counter', labels: ['peer_id'] },
   /** Always 1; the labels carry the software version (the string compared for read-only mode) and Node's. */
@@ -87,6 +88,8 @@ export const alertsDaemonMetrics = {
   edgeward_alerts_controller_raft_health_ok: { type: 'gauge', labels: ['controller'] },
   /** 1 when the controller answered its last health poll at all (200 or 429). */
   edgeward_alerts_controller_reachable: { type: 'gauge', labels: ['controller'] },
+  /** Lines and events the daemon skipped: `reason` is `not-json`, `not-object`, `oversized`, `no-raft-index`, ... */
+  edgeward_alerts_records_skipped_total: { type: 'counter', labels: ['file_kind', 'reason'] },
 } as const satisfies Record<string, MetricContract>;
 
 export type ControllerMetricName = keyof typeof controllerMetrics;

@@ -55,10 +55,20 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
     sink = (line) => void stream.write(`${line}\n`);
   }
   const logger = createJsonLogger({ sink, level: config.log.level, component: 'controller', fields: { controllerId: options.id } });
+  const version = currentVersion();
+  // The process's OpenTelemetry SDK (NodeSDK): the meter provider behind /metrics and, when configured, traces.
+  // Loaded here, not with this module: the edgeward command loads every subcommand, and NodeSDK takes ~0.3 s.
+  const { startProcessTelemetry, telemetryPlan } = await import('../telemetry/process-telemetry.ts');
+  const plan = telemetryPlan(config.telemetry, process.env);
+  for (const warning of plan.warnings) logger.warn('telemetry setting ignored', { reason: warning });
+  const telemetry = startProcessTelemetry(plan, { id: options.id, version: version.version });
+  if (plan.traces) logger.info('traces exported over OTLP/HTTP', { url: plan.traces.url, from: plan.traces.source });
+  else if (plan.sdkDisabled) logger.info('OTEL_SDK_DISABLED is set: no traces, and /metrics comes from the controller\'s own meter provider');
   let controller;
   try {
-    controller = await startController(options, { logger, clock: systemClock, version: currentVersion() });
+    controller = await startController(options, { logger, clock: systemClock, version, telemetry: telemetry.controller });
   } catch (error) {
+    await telemetry.shutdown().catch(() => undefined);
     logger.error('controller failed to start', { error: (error as Error).message });
     io.stderr(`error: the controller did not start: ${(error as Error).message}\n`);
     // Whatever half-started (a listener, a timer) must not keep a failed controller alive: its supervisor restarts it.
@@ -93,9 +103,12 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
     // Whatever the failure left hanging (a write that never returns) must not keep the failed process alive.
     setTimeout(() => process.exit(failedExitCode), failedCloseLimitMs).unref();
     await controller.close().catch((error: Error) => logger.warn('closing after the failure did not finish cleanly', { error: error.message }));
+    await telemetry.shutdown().catch(() => undefined);
     return failedExitCode;
   }
   await controller.close();
+  // After the controller: the spans of its last requests are flushed to the collector.
+  await telemetry.shutdown().catch((error: Error) => logger.warn('telemetry did not shut down cleanly', { error: error.message }));
   // A non-zero exit asks the supervisor (systemd's Restart=on-failure, the demo's) to start us again.
   return reason === 'restart' ? 3 : 0;
 }

@@ -83,7 +83,7 @@ test('the leader answers a forwarded write whose command cannot enter the log wi
   const leader = await openLeader();
   try {
     // Within the peers' frame depth (it arrived in a frame) but past the command limit.
-    const answer = await leader.proposer.serveForwarded({ type: 'propose', command: create('deep', nested(122)) });
+    const answer = await leader.proposer.serveForwarded({ type: 'propose', command: create('deep', nested(122)) }, 'follower');
     assert.equal(answer.refused, 'invalid-command');
     assert.match(answer.problem!.field, /^identity\.tags\.a/);
     assert.match(answer.problem!.reason, /nests deeper than/);

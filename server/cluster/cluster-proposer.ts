@@ -1,6 +1,7 @@
 // Writes from any controller: the leader proposes them itself; a follower forwards them to the leader over its
 // peer channel and answers its client once it has applied the entry locally (so a client reads its own write on
-// the controller it wrote to). With no leader, the write fails as ClusterHasNoLeaderError.
+// the controller it wrote to). With no leader, the write fails as ClusterHasNoLeaderError. With tracing on, the
+// forward is a client span whose W3C trace context travels in the forwarded proposal, and the leader continues it.
 import type { RaftNode } from '../raft/node/raft-node.ts';
 import { encodeCommand } from '../raft/core/command-encoding.ts';
 import { ProposalRefusedError, type CommandProblem, type LogCommand, type Proposal, type Proposer, type RefusalReason } from '../raft/state-machine.ts';
@@ -10,6 +11,15 @@ import { RateLimitedError } from './rate-limiter.ts';
 export interface ForwardedProposal {
   readonly type: 'propose';
   readonly command: LogCommand;
+  /** The follower's forward span (W3C trace context), when it traces; a leader that does not ignores it. */
+  readonly trace?: { readonly traceparent: string; readonly tracestate?: string };
+}
+
+/** The spans of a forwarded write (telemetry/controller-tracing.ts); given only when tracing is on. */
+export interface ForwardTracing {
+  forward<T>(leader: string, send: (carrier: { traceparent: string; tracestate?: string }) => Promise<T>): Promise<T>;
+  serveForwarded<T>(carrier: unknown, from: string, work: () => Promise<T>): Promise<T>;
+  followerApply<T>(index: number, work: () => Promise<T>): Promise<T>;
 }
 
 export interface ForwardedResult {
@@ -31,6 +41,7 @@ export class ClusterProposer implements Proposer {
     private readonly commitTimeoutMs: number,
     /** True while members disagree on the version: every write is refused. */
     private readonly isReadOnly: () => boolean = () => false,
+    private readonly tracing?: ForwardTracing,
   ) {}
 
   private refuseWhenReadOnly(): void {
@@ -54,9 +65,15 @@ export class ClusterProposer implements Proposer {
     // Encoded once more by the channel: the forwarded path's cost, not the leader's.
     const encoded = encodeCommand(command);
     if (!encoded.ok) throw new ProposalRefusedError('invalid-command', `the command cannot be forwarded: ${encoded.problem.field}: ${encoded.problem.reason}`, leader, encoded.problem);
+    const timeoutMs = this.commitTimeoutMs + 2000;
+    const tracing = this.tracing;
     let answer: ForwardedResult;
     try {
-      answer = (await this.peers.request(leader, { type: 'propose', command } satisfies ForwardedProposal, this.commitTimeoutMs + 2000)) as ForwardedResult;
+      answer = (
+        tracing === undefined
+          ? await this.peers.request(leader, { type: 'propose', command } satisfies ForwardedProposal, timeoutMs)
+          : await tracing.forward(leader, (trace) => this.peers.request(leader, { type: 'propose', command, trace } satisfies ForwardedProposal, timeoutMs))
+      ) as ForwardedResult;
     } catch (error) {
       throw new ProposalRefusedError('no-leader', `ClusterHasNoLeaderError: could not reach the leader ${leader}: ${(error as Error).message}`);
     }
@@ -67,8 +84,10 @@ export class ClusterProposer implements Proposer {
     }
     if (answer.refused) throw new ProposalRefusedError(answer.refused, answer.message ?? `the leader refused the command (${answer.refused})`, leader, answer.refused === 'invalid-command' ? answer.problem : undefined);
     if (answer.index === undefined || answer.result === undefined) throw new ProposalRefusedError('dropped', 'the leader gave no result');
+    const index = answer.index;
     try {
-      await this.node.waitForApplied(answer.index, this.commitTimeoutMs);
+      if (tracing === undefined) await this.node.waitForApplied(index, this.commitTimeoutMs);
+      else await tracing.followerApply(index, () => this.node.waitForApplied(index, this.commitTimeoutMs));
     } catch (error) {
       if (error instanceof ProposalRefusedError) throw error;
       throw new ProposalRefusedError('timeout', `the leader committed index ${answer.index} but this controller did not apply it in time: ${(error as Error).message}`);
@@ -76,8 +95,13 @@ export class ClusterProposer implements Proposer {
     return { index: answer.index, result: answer.result };
   }
 
-  /** The leader's side of a forwarded write. */
-  async serveForwarded(request: ForwardedProposal): Promise<ForwardedResult> {
+  /** The leader's side of a forwarded write, from the follower `from`. */
+  serveForwarded(request: ForwardedProposal, from: string): Promise<ForwardedResult> {
+    const tracing = this.tracing;
+    return tracing === undefined ? this.proposeForwarded(request) : tracing.serveForwarded(request.trace, from, () => this.proposeForwarded(request));
+  }
+
+  private async proposeForwarded(request: ForwardedProposal): Promise<ForwardedResult> {
     try {
       this.refuseWhenReadOnly();
       const proposal = await this.leaderProposer.propose(request.command);

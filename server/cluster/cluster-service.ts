@@ -144,7 +144,7 @@ export class ClusterService {
     const request = body as ClusterRequest;
     switch (request?.type) {
       case 'propose':
-        return this.proposer.serveForwarded(request);
+        return this.proposer.serveForwarded(request, from.id);
       case 'join':
         if (from.id !== request.id) throw new Error('a controller can only ask to add itself');
         if (typeof request.address !== 'string' || !controlAddress.test(request.address) || typeof request.voter !== 'boolean') throw new Error('malformed join request');

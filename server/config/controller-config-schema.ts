@@ -6,6 +6,7 @@ import { s } from '../../common/config/schema.ts';
 import { formatHostPort } from '../../common/config/address.ts';
 import type { HostPort, Infer, Loose, RuleFinding } from '../../common/config/schema.ts';
 import { eventsSchema } from './event-config.ts';
+import { otlpEndpointProblem } from './otlp-endpoint.ts';
 
 export const apiBindings = ['edge-client', 'edge-management', 'health-checks', 'metrics'] as const;
 // Node refuses TLS 1.0/1.1 by default and so do we.
@@ -183,6 +184,22 @@ const webSchema = s.object({
   apis: s.array(s.object({ binding: s.string({ enum: apiBindings }).required(), options: s.object({}).default({}) }), { minItems: 1 }).required(),
 });
 
+/** `telemetry.otlp.endpoint` (otlp-endpoint.ts). */
+function otlpEndpointRule(value: string): RuleFinding[] {
+  const problem = otlpEndpointProblem(value);
+  return problem === undefined ? [] : [{ rule: 'url', message: problem, value }];
+}
+
+// Traces over OTLP/HTTP (JSON): off unless an endpoint is set here or in the standard OTEL_EXPORTER_OTLP_* variables.
+const telemetrySchema = s.object({
+  serviceName: s.string({ pattern: /^[A-Za-z0-9][\w.-]*$/, patternMessage: 'must be letters, digits, ".", "_" or "-"' }).default('edgeward-controller'),
+  otlp: s.object({
+    endpoint: s.string({ minLength: 1 }).rule(otlpEndpointRule).describe('the collector\'s OTLP/HTTP base URL; traces go to <endpoint>/v1/traces').required(),
+    headers: s.record(s.string(), { keyPattern: /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, label: 'headers' }).default({}),
+    timeout: s.duration({ min: '100ms', max: '1m' }).default('10s'),
+  }),
+});
+
 type WebEntry = Loose<Infer<typeof webSchema>>;
 
 /** Across all web entries: names are unique, each API is served once, and no two bind points share a port. */
@@ -237,6 +254,7 @@ export const controllerSchema = s
     events: eventsSchema.default({}),
     log: s.object({ level: s.string({ enum: ['debug', 'info', 'warn', 'error'] }).default('info'), file: s.path() }).default({}),
     agent: s.object({ socket: s.path() }).default({}),
+    telemetry: telemetrySchema.default({}),
   })
   .transform((config) => ({
     ...config,

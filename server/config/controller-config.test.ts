@@ -107,6 +107,7 @@ describe('parseControllerConfig: a valid file', () => {
       events: {},
       log: { level: 'info' },
       agent: { socket: '/etc/edgeward/data/agent.sock' },
+      telemetry: { serviceName: 'edgeward-controller' },
     };
     assert.deepEqual(config, expected);
   });
@@ -416,5 +417,30 @@ describe('parseControllerConfig: problems', () => {
     const { config, problems } = parse(edit(minimal, 'cert:', '  cert: pki/ctrl.cert.pem', '  cert: again.pem'));
     assert.equal(config, undefined);
     assert.deepEqual(where(problems), [[4, '', 'yaml-syntax']]);
+  });
+});
+
+describe('parseControllerConfig: telemetry', () => {
+  it('takes an OTLP endpoint with headers and a timeout, and defaults them', () => {
+    const lines = [...minimal, 'telemetry:', '  serviceName: edgeward-eu', '  otlp:', '    endpoint: https://collector.example:4318', '    headers:', '      authorization: Bearer ${OTLP_TOKEN}', '    timeout: 2s'];
+    const { config, problems } = parse(lines, { OTLP_TOKEN: 'abc' });
+    assert.deepEqual(problems, []);
+    assert.deepEqual(config?.telemetry, { serviceName: 'edgeward-eu', otlp: { endpoint: 'https://collector.example:4318', headers: { authorization: 'Bearer abc' }, timeout: 2000 } });
+    assert.deepEqual(parse([...minimal, 'telemetry:', '  otlp:', '    endpoint: http://127.0.0.1:4318']).config?.telemetry, {
+      serviceName: 'edgeward-controller',
+      otlp: { endpoint: 'http://127.0.0.1:4318', headers: {}, timeout: 10_000 },
+    });
+  });
+
+  it('refuses endpoints that are not http(s) URLs, bad header names, unknown keys and a missing endpoint', () => {
+    const bad = (...telemetry: string[]) => where(parse([...minimal, 'telemetry:', ...telemetry]).problems);
+    assert.deepEqual(bad('  otlp:', '    endpoint: grpc://collector:4317'), [[20, 'telemetry.otlp.endpoint', 'url']]);
+    assert.deepEqual(bad('  otlp:', '    endpoint: collector:4318'), [[20, 'telemetry.otlp.endpoint', 'url']]);
+    assert.deepEqual(bad('  otlp:', '    endpoint: http://user:secret@collector:4318'), [[20, 'telemetry.otlp.endpoint', 'url']]);
+    assert.deepEqual(bad('  otlp:', '    endpoint: http://collector:4318?x=1'), [[20, 'telemetry.otlp.endpoint', 'url']]);
+    assert.deepEqual(bad('  otlp:', '    endpoint: http://collector:4318', '    headers:', '      "bad header": x'), [[22, 'telemetry.otlp.headers["bad header"]', 'key-pattern']]);
+    assert.deepEqual(bad('  otlp:', '    endpoint: http://collector:4318', '    timeout: 5m'), [[21, 'telemetry.otlp.timeout', 'max']]);
+    assert.deepEqual(bad('  otlp:', '    headers: {}'), [[19, 'telemetry.otlp.endpoint', 'required']]);
+    assert.deepEqual(bad('  otlp:', '    endpoint: http://collector:4318', '    endpiont: x'), [[21, 'telemetry.otlp.endpiont', 'unknown-key']]);
   });
 });

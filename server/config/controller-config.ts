@@ -156,6 +156,14 @@ export interface ControllerConfig {
   readonly log: { readonly level: LogLevel; readonly file?: string };
   /** `socket` defaults to `<cluster.dataDir>/agent.sock`. */
   readonly agent: { readonly socket: string };
+  readonly telemetry: TelemetryConfig;
+}
+
+/** Traces over OTLP/HTTP; `otlp` unset: only the OTEL_EXPORTER_OTLP_* variables can turn them on. */
+export interface TelemetryConfig {
+  readonly serviceName: string;
+  /** timeout in ms. */
+  readonly otlp?: { readonly endpoint: string; readonly headers: Readonly<Record<string, string>>; readonly timeout: number };
 }
 
 export interface ParseControllerConfigOptions {

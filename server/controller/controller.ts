@@ -27,6 +27,8 @@ import { RateLimitedProposer } from '../cluster/rate-limited-proposer.ts';
 import { raftTiming } from './raft-timing.ts';
 import { ModelStore } from '../store/model-store.ts';
 import { ControllerMetrics } from '../telemetry/controller-metrics.ts';
+import type { ControllerTelemetry } from '../telemetry/controller-telemetry.ts';
+import { ControllerTracing } from '../telemetry/controller-tracing.ts';
 import type { ApiBinding } from '../web/routes/version-routes.ts';
 import type { VersionInfo } from '../web/version-info.ts';
 import { buildWebApp } from '../web/web-app.ts';
@@ -52,8 +54,19 @@ export interface RunningController {
   close(): Promise<void>;
 }
 
-export async function startController(options: ControllerOptions, runtime: { logger: Logger; clock: Clock; version: VersionInfo }): Promise<RunningController> {
+export interface ControllerRuntime {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly version: VersionInfo;
+  /** The process's meter and tracer providers (cli/controller-command.ts); unset: own metrics, no traces. */
+  readonly telemetry?: ControllerTelemetry;
+}
+
+export async function startController(options: ControllerOptions, runtime: ControllerRuntime): Promise<RunningController> {
   const { logger, clock, version } = runtime;
+  // Made only when tracing is on: every traced path checks for it once and otherwise does nothing.
+  const tracerProvider = runtime.telemetry?.tracerProvider;
+  const tracing = tracerProvider === undefined ? undefined : new ControllerTracing(tracerProvider);
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   // Read before anything starts: a bad key file must stop the start-up with nothing left running.
   const mfaKey = loadOrCreateMfaKey(options.totp?.secretKeyFile ?? join(options.dataDir, 'mfa.key'));
@@ -100,14 +113,28 @@ export async function startController(options: ControllerOptions, runtime: { log
     onWork: (ms) => metrics.workTimer.record(ms / 1000),
     onWindowChange: ({ from, to, successRate }) => logger.info('raft rate limiter window changed', { from, to, successRate }),
   });
-  const metricsSources = {
-    controllerId: options.id,
-    appliedIndex: () => store.appliedIndex(),
-    apiSessionCount: () => store.table(tables.apiSessions).size,
-    isLeader,
-    rateLimiter: () => ({ queueSize: limiter.queueSize(), windowSize: limiter.windowSize() }),
-  };
-  const metrics = new ControllerMetrics(metricsSources);
+  const metrics = new ControllerMetrics(
+    {
+      controllerId: options.id,
+      version: version.version,
+      appliedIndex: () => store.appliedIndex(),
+      apiSessionCount: () => store.table(tables.apiSessions).size,
+      isLeader,
+      rateLimiter: () => ({ queueSize: limiter.queueSize(), windowSize: limiter.windowSize() }),
+      raft: () => {
+        if (!node) return undefined;
+        const status = node.status();
+        const { voters } = status.configuration;
+        let votersConnected = 0;
+        for (const id of voters) if (id === options.id || peers.isConnected(id)) votersConnected++;
+        return { term: status.term, commitIndex: status.commit, lastLogIndex: status.lastIndex, leader: status.leader, voters: voters.length, votersConnected };
+      },
+      // Scraped only once the web listeners are up, by which time the monitor exists.
+      readOnly: () => monitor.readOnly,
+      dataDir: options.dataDir,
+    },
+    runtime.telemetry?.metrics,
+  );
 
   // Peer channels on the control address carry raft traffic, forwarded writes and membership requests; routers'
   // control channels arrive on the same address and go to the router hub once it exists.
@@ -154,6 +181,7 @@ export async function startController(options: ControllerOptions, runtime: { log
         logger.error('restored snapshot to initialized system, restart required', { index });
         requireRestart();
       },
+      ...(tracing ? { proposalTracer: tracing } : {}),
     }),
   ).catch(async (error) => {
     await peers.shutdown();
@@ -162,12 +190,24 @@ export async function startController(options: ControllerOptions, runtime: { log
   });
   node = local.node;
   const raft = node;
-  raft.observeConfiguration((configuration) => peers.setConfiguration(configuration));
+  metrics.measureDataDir();
+  raft.observeConfiguration((configuration) => {
+    peers.setConfiguration(configuration);
+    for (const id of [...configuration.voters, ...configuration.nonVoters]) if (id !== options.id) metrics.peerMember(id);
+  });
   // A leader whose process dies closes its connections at once; waiting out a whole election timeout would only
   // make the cluster unwritable for longer.
   peers.onPeerEvent((event, peer) => {
-    if (event === 'disconnected') raft.leaderLost(peer.id);
+    if (event === 'disconnected') {
+      metrics.peerDisconnected(peer.id);
+      raft.leaderLost(peer.id);
+    } else {
+      metrics.peerConnected(peer.id);
+    }
   });
+  const initialStatus = raft.status();
+  metrics.leaderState({ isLeader: initialStatus.role === 'leader', leader: initialStatus.leader });
+  raft.observe((state) => metrics.leaderState({ isLeader: state.role === 'leader', leader: state.leader }));
   logger.info('model opened', { appliedIndex: store.appliedIndex(), lastLogIndex: raft.status().lastIndex, term: raft.status().term, leader: raft.leader(), initialized: !raft.isUninitialized() });
 
   const monitor = new ClusterMonitor(
@@ -180,7 +220,8 @@ export async function startController(options: ControllerOptions, runtime: { log
   );
   monitor.start();
   // Every leader-side command passes the adaptive limiter, whether it came from this controller or a follower.
-  const proposer = new ClusterProposer(raft, new RateLimitedProposer(raft, limiter), peers, options.raft.commitTimeoutMs, () => monitor.readOnly);
+  const leaderProposer = new RateLimitedProposer(raft, limiter);
+  const proposer = new ClusterProposer(raft, tracing ? tracing.proposer(leaderProposer) : leaderProposer, peers, options.raft.commitTimeoutMs, () => monitor.readOnly, tracing);
   const cluster = new ClusterService(raft, peers, proposer, self, logger.child('cluster'), options.raft.commitTimeoutMs, { allowJoinRequests: options.cluster.allowJoinRequests ?? false });
   routerControl = startRouterControl({
     self: { id: options.id, address: options.cluster.address },
@@ -218,6 +259,8 @@ export async function startController(options: ControllerOptions, runtime: { log
       addresses: Object.values(baseUrls).flatMap((urls) => urls ?? []),
     }),
     ...(onAuthentication ? { onAuthentication } : {}),
+    onAuthenticationOutcome: (method, outcome) => metrics.authentication(method, outcome),
+    onMfaCodeFailure: () => metrics.mfaCodeFailure(),
   });
   const sessions = services.sessions;
 
@@ -266,7 +309,18 @@ export async function startController(options: ControllerOptions, runtime: { log
   };
   try {
     for (const web of options.webs) {
-      const app = buildWebApp(web.apis, { services, health, metrics, version, baseUrls, raftState: () => ({ isRaftEnabled: true, isLeader: isLeader() }), unavailable: () => raft.failed !== undefined, logger: logger.child('web', { web: web.name }), maxBodyBytes: web.maxBodyBytes });
+      const app = buildWebApp(web.apis, {
+        services,
+        health,
+        metrics,
+        version,
+        baseUrls,
+        raftState: () => ({ isRaftEnabled: true, isLeader: isLeader() }),
+        unavailable: () => raft.failed !== undefined,
+        logger: logger.child('web', { web: web.name }),
+        maxBodyBytes: web.maxBodyBytes,
+        ...(tracing ? { tracing } : {}),
+      });
       for (const point of web.bindPoints) {
         const server = createHttpsServer(
           {

@@ -1,6 +1,6 @@
 // Builds the edge services of one controller from its options: the model services, the three primary logins and
 // the enrollment settings (who signs client certificates and enrollment JWTs, and where clients enroll).
-import type { AuthenticationAttempt } from '../events/authentication-events.ts';
+import type { AuthenticationAttempt, AuthenticationOutcome } from '../events/authentication-events.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import { CertLogin } from '../auth/cert-login.ts';
@@ -48,9 +48,14 @@ export interface EdgeWiring {
   readonly controllerNames?: () => ControllerNameSources;
   /** Told of every primary login attempt (nothing when unset). */
   readonly onAuthentication?: (attempt: AuthenticationAttempt) => void;
+  /** Told how every primary login ended, throttled ones included (nothing when unset). */
+  readonly onAuthenticationOutcome?: (method: AuthenticationAttempt['method'], outcome: AuthenticationOutcome) => void;
+  /** Told of every wrong TOTP or recovery code (nothing when unset). */
+  readonly onMfaCodeFailure?: () => void;
 }
 
-export function buildEdgeServices({ store, writer, clock, logger, options, mfaKey, clientApiOrigins, routerPresence, controlAddresses, controllerNames, onAuthentication }: EdgeWiring): EdgeServices {
+export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
+  const { store, writer, clock, logger, options, mfaKey, clientApiOrigins, routerPresence, controlAddresses, controllerNames, onAuthentication } = wiring;
   const authLogger = logger.child('auth');
   const identityTls = options.cluster.tls;
   const authPolicies = new AuthPolicyService(store, writer, clock);
@@ -76,7 +81,7 @@ export function buildEdgeServices({ store, writer, clock, logger, options, mfaKe
     maxFailedCodes: options.totp?.maxFailedCodes ?? defaultMfaCodeLimit.maxFailedCodes,
     lockoutMs: options.totp?.lockoutMs ?? defaultMfaCodeLimit.lockoutMs,
   };
-  const mfa = new MfaService(store, writer, clock, new SecretBox(mfaKey), authPolicies, options.totp?.hostname ?? 'edgeward.local', logger.child('mfa'), mfaCodeLimit);
+  const mfa = new MfaService(store, writer, clock, new SecretBox(mfaKey), authPolicies, options.totp?.hostname ?? 'edgeward.local', logger.child('mfa'), mfaCodeLimit, wiring.onMfaCodeFailure);
   // JWKS endpoints are trusted when a public root or this controller's own CA bundle signed them.
   const verifier = new ExtJwtVerifier({ jwks: new JwksCache({ trustedCaPems: [identityTls.caPem] }), now: () => clock.now() });
   return {
@@ -110,5 +115,6 @@ export function buildEdgeServices({ store, writer, clock, logger, options, mfaKe
     clock,
     logger,
     reportAuthentication: onAuthentication ?? (() => undefined),
+    countAuthentication: wiring.onAuthenticationOutcome ?? (() => undefined),
   };
 }

@@ -1,5 +1,5 @@
 // The controller's edge services, built once and shared by both APIs.
-import type { AuthenticationAttempt } from '../events/authentication-events.ts';
+import type { AuthenticationAttempt, AuthenticationOutcome } from '../events/authentication-events.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { CertLogin } from '../auth/cert-login.ts';
@@ -49,4 +49,6 @@ export interface EdgeServices {
   readonly logger: Logger;
   /** Told of every primary login attempt, for authentication events. */
   readonly reportAuthentication: (attempt: AuthenticationAttempt) => void;
+  /** Told how every primary login ended, throttled ones included, for the metrics. */
+  readonly countAuthentication: (method: AuthenticationAttempt['method'], outcome: AuthenticationOutcome) => void;
 }

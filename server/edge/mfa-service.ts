@@ -56,6 +56,8 @@ export class MfaService {
     private readonly issuer: string,
     private readonly logger: Logger,
     private readonly codeLimit: MfaCodeLimit = defaultMfaCodeLimit,
+    /** Told of every wrong code (the metrics count them). */
+    private readonly onCodeFailure: () => void = () => undefined,
   ) {}
 
   find(identityId: string): Mfa | undefined {
@@ -188,6 +190,7 @@ export class MfaService {
 
   private async fail(identity: Identity, reason: string): Promise<never> {
     this.logger.info('mfa code refused', { identityId: identity.id, reason });
+    this.onCodeFailure();
     const limit = this.limitFor(identity);
     try {
       const written = await this.writer.write<{ locked: boolean }>({ type: 'mfa.failed', identityId: identity.id, at: this.now(), maxAttempts: limit.maxAttempts, lockoutMinutes: limit.lockoutMinutes });

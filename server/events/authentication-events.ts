@@ -1,6 +1,9 @@
 // Authentication events (`authentication`, also subscribed as `edge.authentications`): one per primary login
 // attempt, on the controller that answered it, in the real controller's shape. Pure: an attempt in, an event out.
 
+/** How a primary authentication ended, for the metrics: `throttled` is a 429 RATE_LIMITED (no event is written for it). */
+export type AuthenticationOutcome = 'success' | 'failure' | 'throttled';
+
 /** What the authenticate route saw of one attempt. */
 export interface AuthenticationAttempt {
   readonly method: 'password' | 'cert' | 'ext-jwt';

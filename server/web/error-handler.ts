@@ -1,11 +1,12 @@
 // Every response leaves in an API envelope: ApiErrors keep their status and code, anything else becomes a logged
 // 500 UNHANDLED with the request id and no internals. Unknown routes are 404 NOT_FOUND; a request that runs past
-// the deadline is answered 503 TIMEOUT.
+// the deadline is answered 503 TIMEOUT. With tracing on, each request runs inside its server span.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Next } from 'koa';
 import type { Logger } from '../../common/log/logger.ts';
 import { ApiError } from './api-error.ts';
 import { errorEnvelope } from './envelope.ts';
-import type { ApiContext } from './koa-state.ts';
+import type { ApiContext, MatchedRoute } from './koa-state.ts';
 import { nextRequestId } from './request-id.ts';
 
 export interface ErrorHandlerOptions {
@@ -14,12 +15,26 @@ export interface ErrorHandlerOptions {
   readonly requestTimeoutMs: number;
   /** A path alias: the path to serve instead, or undefined to keep it. */
   readonly rewritePath?: (path: string) => string | undefined;
-  /** Called once per request with its (original) path, final status and duration. */
-  readonly observe?: (path: string, status: number, seconds: number) => void;
+  /** Called once per request with its (original) path, method, matched route (none: no route matched), final status and duration. */
+  readonly observe?: (path: string, method: string, route: MatchedRoute | undefined, status: number, seconds: number) => void;
+  /** Set only when tracing is on (telemetry/controller-tracing.ts): unset, no span is made. */
+  readonly tracing?: RequestTracing;
+}
+
+/** Starts a request's server span (undefined: this request is not traced); the handlers run inside it, and it
+ * ends named after the matched route. */
+export interface RequestTracing {
+  startRequest(method: string, path: string, headers: IncomingHttpHeaders, requestId: string):
+    | {
+        run(work: () => Promise<void>): Promise<void>;
+        end(route: string | undefined, status: number): void;
+      }
+    | undefined;
 }
 
 export function errorHandler(options: ErrorHandlerOptions) {
   const deadlines = new DeadlineWatch(options.requestTimeoutMs);
+  const tracing = options.tracing;
   return async (ctx: ApiContext, next: Next): Promise<void> => {
     const started = performance.now();
     const path = ctx.path;
@@ -29,8 +44,9 @@ export function errorHandler(options: ErrorHandlerOptions) {
     const alias = options.rewritePath?.(path);
     if (alias !== undefined) ctx.path = alias;
     const deadline = deadlines.start(ctx, requestId);
+    const traced = tracing === undefined ? undefined : tracing.startRequest(ctx.method, path, ctx.headers, requestId);
     try {
-      await next();
+      await (traced === undefined ? next() : traced.run(next));
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('NOT_FOUND');
     } catch (thrown) {
       const error = toApiError(thrown);
@@ -44,7 +60,8 @@ export function errorHandler(options: ErrorHandlerOptions) {
       if (error.headers) for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
     } finally {
       deadlines.finish(deadline);
-      options.observe?.(path, ctx.status, (performance.now() - started) / 1000);
+      options.observe?.(path, ctx.method, ctx.state.route, ctx.status, (performance.now() - started) / 1000);
+      traced?.end(ctx.state.route?.template, ctx.status);
     }
   };
 }

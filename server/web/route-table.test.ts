@@ -57,3 +57,15 @@ test('the routes a table holds can be listed, and found again from its middlewar
     ['DELETE /api/things/:id', 'GET /api', 'GET /api/things', 'POST /api/things'],
   );
 });
+
+test('a matched request carries its route template, whole and within the API, for metrics and spans; a 405 too', async () => {
+  const table = new RouteTable('/api').get('/things/:id', () => undefined).get('/', () => undefined);
+  const one = (await request(table, 'GET', '/api/things/secret-id')).ctx.state.route;
+  assert.deepEqual(one, { template: '/api/things/:id', label: '/things/:id' });
+  assert.equal((await request(table, 'GET', '/api/things/other')).ctx.state.route, one, 'made once per route, not per request');
+  assert.deepEqual((await request(table, 'GET', '/api')).ctx.state.route, { template: '/api', label: '/' });
+  assert.equal((await request(table, 'GET', '/api/nothing/here/at/all')).ctx.state.route, undefined);
+  const refused = { method: 'DELETE', path: '/api/things/x', state: {} } as unknown as RouteContext;
+  await assert.rejects(Promise.resolve().then(() => table.middleware()(refused as never, async () => undefined)));
+  assert.equal(refused.state.route?.template, '/api/things/:id');
+});

@@ -3,7 +3,7 @@
 // on the hot path, where every request used to be matched against every route of every router in turn.
 import type { Middleware, Next, ParameterizedContext } from 'koa';
 import { ApiError } from './api-error.ts';
-import type { RequestState } from './koa-state.ts';
+import type { MatchedRoute, RequestState } from './koa-state.ts';
 
 export type RouteContext = ParameterizedContext<RequestState> & { params: Record<string, string> };
 export type RouteMiddleware = (ctx: RouteContext, next: Next) => unknown;
@@ -15,6 +15,12 @@ interface Pattern {
   readonly regex: RegExp;
   readonly keys: readonly string[];
   readonly methods: Map<string, Chain>;
+  readonly route: MatchedRoute;
+}
+
+interface ExactPath {
+  readonly methods: Map<string, Chain>;
+  readonly route: MatchedRoute;
 }
 
 /** One registered route: its method and full path as written (`/edge/management/v1/identities/:id`). */
@@ -32,7 +38,7 @@ export function routeTableOf(middleware: object): RouteTable | undefined {
 }
 
 export class RouteTable {
-  private readonly exact = new Map<string, Map<string, Chain>>();
+  private readonly exact = new Map<string, ExactPath>();
   private readonly patterns: Pattern[] = [];
 
   constructor(private readonly prefix = '') {}
@@ -59,6 +65,7 @@ export class RouteTable {
       const routeCtx = ctx as RouteContext;
       const found = this.find(ctx.path);
       if (!found) return next();
+      ctx.state.route = found.route;
       const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
       const chain = found.methods.get(method);
       if (!chain) throw new ApiError('METHOD_NOT_ALLOWED').withHeader('Allow', [...found.methods.keys()].join(', '));
@@ -72,15 +79,15 @@ export class RouteTable {
   /** Every route registered, read-only: for tests and tools that must cover them all without a list of their own. */
   routes(): RouteEntry[] {
     const entries: RouteEntry[] = [];
-    for (const [path, methods] of this.exact) for (const method of methods.keys()) entries.push({ method, path });
+    for (const [path, { methods }] of this.exact) for (const method of methods.keys()) entries.push({ method, path });
     for (const pattern of this.patterns) for (const method of pattern.methods.keys()) entries.push({ method, path: pattern.path });
     return entries;
   }
 
-  private find(path: string): { methods: Map<string, Chain>; params: Record<string, string> } | undefined {
+  private find(path: string): { methods: Map<string, Chain>; params: Record<string, string>; route: MatchedRoute } | undefined {
     const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-    const methods = this.exact.get(trimmed);
-    if (methods) return { methods, params: {} };
+    const exact = this.exact.get(trimmed);
+    if (exact) return { methods: exact.methods, params: {}, route: exact.route };
     for (const pattern of this.patterns) {
       const match = pattern.regex.exec(trimmed);
       if (!match) continue;
@@ -92,7 +99,7 @@ export class RouteTable {
           params[key] = match[i + 1]!;
         }
       });
-      return { methods: pattern.methods, params };
+      return { methods: pattern.methods, params, route: pattern.route };
     }
     return undefined;
   }
@@ -100,9 +107,9 @@ export class RouteTable {
   private add(method: string, path: string, chain: RouteMiddleware[]): this {
     const full = `${this.prefix}${path === '/' ? '' : path}` || '/';
     if (!full.includes(':')) {
-      let methods = this.exact.get(full);
-      if (!methods) this.exact.set(full, (methods = new Map()));
-      methods.set(method, chain);
+      let exact = this.exact.get(full);
+      if (!exact) this.exact.set(full, (exact = { methods: new Map(), route: this.routeOf(full) }));
+      exact.methods.set(method, chain);
       return this;
     }
     const keys: string[] = [];
@@ -111,9 +118,13 @@ export class RouteTable {
       return '([^/]+)';
     });
     let pattern = this.patterns.find((candidate) => candidate.path === full);
-    if (!pattern) this.patterns.push((pattern = { path: full, regex: new RegExp(`^${source}$`), keys, methods: new Map() }));
+    if (!pattern) this.patterns.push((pattern = { path: full, regex: new RegExp(`^${source}$`), keys, methods: new Map(), route: this.routeOf(full) }));
     pattern.methods.set(method, chain);
     return this;
+  }
+
+  private routeOf(template: string): MatchedRoute {
+    return Object.freeze({ template, label: template.slice(this.prefix.length) || '/' });
   }
 }
 

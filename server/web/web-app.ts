@@ -4,7 +4,8 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { EdgeServices } from '../edge/edge-services.ts';
 import type { HealthChecker } from '../health/health-checker.ts';
 import type { ControllerMetrics } from '../telemetry/controller-metrics.ts';
-import { errorHandler } from './error-handler.ts';
+import { expositionContentType } from '../telemetry/prometheus-exposition.ts';
+import { errorHandler, type RequestTracing } from './error-handler.ts';
 import { LeanKoa } from './lean-koa.ts';
 import type { RequestState } from './koa-state.ts';
 import { RouteTable } from './route-table.ts';
@@ -37,6 +38,8 @@ export interface WebAppDeps {
   readonly logger: Logger;
   readonly maxBodyBytes: number;
   readonly requestTimeoutMs?: number;
+  /** Set only when tracing is on: each request gets a server span. */
+  readonly tracing?: RequestTracing;
 }
 
 export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): Koa<RequestState> {
@@ -44,21 +47,14 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
   app.silent = true;
   // One outer layer does the per-request bookkeeping (request id, errors, deadline, metrics, the legacy alias):
   // every extra Koa layer is another promise and dispatch on the hot path.
-  const labels = new Map<string, { api: string; status_class: string }>();
   app.use(
     errorHandler({
       logger: deps.logger,
       serverHeader: `edgeward-controller/${deps.version.version}`,
       requestTimeoutMs: deps.requestTimeoutMs ?? 10_000,
       rewritePath: (path) => (path === '/edge/v1' || path.startsWith('/edge/v1/') ? apiPaths['edge-client'] + path.slice('/edge/v1'.length) : undefined),
-      observe: (path, status, seconds) => {
-        const api = apiOf(path);
-        const statusClass = `${Math.floor(status / 100)}xx`;
-        const key = `${api}|${statusClass}`;
-        let attributes = labels.get(key);
-        if (!attributes) labels.set(key, (attributes = { api, status_class: statusClass }));
-        deps.metrics.httpDuration.record(seconds, attributes);
-      },
+      observe: (path, method, route, status, seconds) => deps.metrics.recordRequest(apiOf(path), route?.label, method, status, seconds),
+      ...(deps.tracing ? { tracing: withoutPolling(deps.tracing) } : {}),
     }),
   );
 
@@ -102,13 +98,23 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
   if (bindings.includes('health-checks')) mount(healthRoutes(deps.health, deps.raftState));
   if (bindings.includes('metrics')) {
     const router = new RouteTable();
-    router.get('/metrics', (ctx) => {
-      ctx.respond = false;
-      deps.metrics.serve(ctx.req, ctx.res);
+    router.get('/metrics', async (ctx) => {
+      const text = await deps.metrics.text();
+      ctx.status = 200;
+      ctx.type = expositionContentType;
+      ctx.body = text;
     });
     mount(router);
   }
   return app;
+}
+
+/** Scrapes and health polls come every few seconds and say nothing a trace would add: they get no span. */
+function withoutPolling(tracing: RequestTracing): RequestTracing {
+  return {
+    startRequest: (method, path, headers, requestId) =>
+      path === '/metrics' || path === '/health-checks' || path.startsWith('/health-checks/') ? undefined : tracing.startRequest(method, path, headers, requestId),
+  };
 }
 
 /** The API a path belongs to, for metric labels. */

@@ -28,6 +28,8 @@ export interface ControllerFixtureOptions {
   readonly id?: string;
   /** The names on the controller's certificate; default localhost and 127.0.0.1. */
   readonly certificateNames?: { readonly dnsNames: string[]; readonly ipAddresses: string[] };
+  /** Node options for the process, before the entry point (an `--import` preload that observes it). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export class ControllerFixture {
@@ -47,6 +49,7 @@ export class ControllerFixture {
     readonly eventsFile: string,
     readonly logFile: string,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly nodeArgs: readonly string[],
   ) {
     this.http = new HttpsClient(caPem);
   }
@@ -92,7 +95,7 @@ export class ControllerFixture {
       ...process.env,
       EDGEWARD_AGENT_REGISTRY: join(root, 'agents'),
       ...(options.env ?? {}),
-    });
+    }, options.nodeArgs ?? []);
     await fixture.start();
     if (options.initAdmin !== false) {
       const init = await callAgent(agentSocket, 'controller.init', { ...adminCredentials, name: 'Default Admin' });
@@ -110,7 +113,8 @@ export class ControllerFixture {
   /** Starts (or restarts) the controller process and waits until it is healthy. */
   async start(): Promise<void> {
     this.output = '';
-    const child = spawn(process.execPath, ['--import', tsxLoader, ...controllerNodeFlags, cliEntry, 'controller', 'run', this.configFile], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const { file, args, env } = this.command(this.nodeArgs);
+    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     this.child = child;

@@ -9,6 +9,7 @@ import { openRaftStore } from '../storage/raft-db-migration.ts';
 import type { RaftStore } from '../storage/raft-storage.ts';
 import { RaftNode, defaultTiming, type RaftNodeTiming, type RaftStateMachine, type SnapshotPolicy } from './raft-node.ts';
 import { InProcessTransport, type RaftTransport } from './raft-transport.ts';
+import type { ProposalTracer } from './proposal-tracer.ts';
 
 export interface LocalRaftOptions {
   readonly id: string;
@@ -29,6 +30,8 @@ export interface LocalRaftOptions {
   /** This node's control address, recorded in the configuration when it bootstraps. */
   readonly address?: string;
   readonly onSnapshotRestored?: (restored: { index: number; hadData: boolean }) => void;
+  /** Traces the proposals this node takes as leader (unset: none). */
+  readonly proposalTracer?: ProposalTracer;
 }
 
 export interface LocalRaft {
@@ -60,6 +63,7 @@ export async function openLocalRaft(options: LocalRaftOptions): Promise<LocalRaf
       random: options.random ?? Math.random,
       logger: options.logger,
       ...(options.onSnapshotRestored ? { onSnapshotRestored: options.onSnapshotRestored } : {}),
+      ...(options.proposalTracer ? { proposalTracer: options.proposalTracer } : {}),
     });
     const opened = snapshots;
     if ((options.newNode ?? 'bootstrap-single-voter') === 'bootstrap-single-voter' && node.isUninitialized()) {

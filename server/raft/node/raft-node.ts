@@ -13,6 +13,7 @@ import type { ApplyResult, CommittedEntry, LogCommand, Proposal, Proposer } from
 import { ProposalRefusedError } from '../state-machine.ts';
 import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
 import type { RaftTransport } from './raft-transport.ts';
+import type { ProposalTrace, ProposalTracer } from './proposal-tracer.ts';
 
 /** The replicated state machine as the node drives it. */
 export interface RaftStateMachine {
@@ -54,6 +55,8 @@ export interface RaftNodeOptions {
   readonly logger: Logger;
   /** Told after a snapshot from the leader replaced the state machine (`hadData`: it was not empty before). */
   readonly onSnapshotRestored?: (restored: { index: number; hadData: boolean }) => void;
+  /** Told when traced proposals are appended, committed and applied (proposal-tracer.ts); unset: no tracing. */
+  readonly proposalTracer?: ProposalTracer;
 }
 
 /**
@@ -85,6 +88,7 @@ interface PendingProposal {
   /** When it is refused as `timeout` if not applied by then (checked on every tick: a timer per proposal cost the
    * hot path two timer-list operations per write). */
   readonly deadline: number;
+  readonly traced: ProposalTrace | undefined;
 }
 
 export const defaultTiming: RaftNodeTiming = { tickMs: 50, electionTicks: 20, heartbeatTicks: 4, commitTimeoutMs: 5000 };
@@ -233,7 +237,7 @@ export class RaftNode implements Proposer {
   }
 
   propose(command: LogCommand): Promise<Proposal> {
-    return this.submit(() => this.core.propose(command));
+    return this.submit(() => this.core.propose(command), command);
   }
 
   proposeConfigChange(change: ConfigChange): Promise<Proposal> {
@@ -274,6 +278,7 @@ export class RaftNode implements Proposer {
     this.appliedWaiters = [];
     const closing = new ProposalRefusedError('closed', 'the raft node is shutting down');
     for (const [index, pending] of this.pending) {
+      pending.traced?.refused('closed');
       pending.reject(closing);
       this.pending.delete(index);
     }
@@ -341,6 +346,7 @@ export class RaftNode implements Proposer {
     for (const [index, pending] of this.pending) {
       if (pending.deadline > now) return;
       this.pending.delete(index);
+      pending.traced?.refused('timeout');
       pending.reject(new ProposalRefusedError('timeout', `raft: index ${index} was not committed within ${this.options.timing.commitTimeoutMs} ms`));
     }
   }
@@ -361,7 +367,7 @@ export class RaftNode implements Proposer {
 
   // ---- the loop ----------------------------------------------------------------------------------------------
 
-  private submit(append: () => { index: number; term: number }): Promise<Proposal> {
+  private submit(append: () => { index: number; term: number }, command?: LogCommand): Promise<Proposal> {
     if (this.closed) return Promise.reject(new ProposalRefusedError('closed', 'the raft node is shutting down'));
     if (this.failure) return Promise.reject(new ProposalRefusedError('storage', `raft storage failed: ${this.failure.message}`));
     let placed: { index: number; term: number };
@@ -376,8 +382,9 @@ export class RaftNode implements Proposer {
       return Promise.reject(error);
     }
     const deadline = Date.now() + this.options.timing.commitTimeoutMs;
+    const traced = command === undefined ? undefined : this.options.proposalTracer?.appended(command, placed.index);
     const proposal = new Promise<Proposal>((resolve, reject) => {
-      this.pending.set(placed.index, { term: placed.term, resolve, reject, deadline });
+      this.pending.set(placed.index, { term: placed.term, resolve, reject, deadline, traced });
     });
     this.pump();
     return proposal;
@@ -416,7 +423,10 @@ export class RaftNode implements Proposer {
     this.failure = error;
     this.options.logger.error('raft node stopped after a failure', { error: error.message });
     const refusal = () => new ProposalRefusedError('storage', `raft storage failed: ${error.message}`);
-    for (const pending of this.pending.values()) pending.reject(refusal());
+    for (const pending of this.pending.values()) {
+      pending.traced?.refused('storage');
+      pending.reject(refusal());
+    }
     this.pending.clear();
     for (const waiter of this.appliedWaiters) waiter.reject(refusal());
     this.appliedWaiters = [];
@@ -536,6 +546,7 @@ export class RaftNode implements Proposer {
       // Raft's own entries still advance the applied index; the state machine treats them as no-ops.
       command: entry.type === 'normal' ? (entry.data as LogCommand) : { type: entry.type === 'config' ? 'raft.config' : 'raft.noop' },
     }));
+    if (this.options.proposalTracer) for (const entry of entries) this.pending.get(entry.index)?.traced?.committed();
     const results = await this.options.stateMachine.apply(committed);
     this.releaseEntryTexts();
     this.settleAppliedWaiters();
@@ -543,8 +554,13 @@ export class RaftNode implements Proposer {
       const pending = this.pending.get(entry.index);
       if (!pending) return;
       this.pending.delete(entry.index);
-      if (pending.term === entry.term) pending.resolve({ index: entry.index, result: results[i]! });
-      else pending.reject(new ProposalRefusedError('dropped', `raft: the entry proposed at ${entry.index} was replaced by a newer leader's`));
+      if (pending.term === entry.term) {
+        pending.traced?.applied();
+        pending.resolve({ index: entry.index, result: results[i]! });
+      } else {
+        pending.traced?.refused('dropped');
+        pending.reject(new ProposalRefusedError('dropped', `raft: the entry proposed at ${entry.index} was replaced by a newer leader's`));
+      }
     });
   }
 }

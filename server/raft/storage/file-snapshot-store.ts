@@ -39,6 +39,12 @@ const snapshotWriteBytes = 1 << 20;
 
 export const snapshotFileName = (meta: Pick<SnapshotMeta, 'index' | 'term'>): string => `${meta.term}-${meta.index}.snap`;
 
+/** The term and index a snapshot file's name carries, or undefined for any other file (a `.tmp`, a stranger). */
+export function snapshotFileMeta(name: string): { readonly term: number; readonly index: number } | undefined {
+  const match = snapshotName.exec(name);
+  return match === null ? undefined : { term: Number(match[1]), index: Number(match[2]) };
+}
+
 /** Why a file was skipped; never escapes the store. */
 class CorruptSnapshot extends Error {}
 
@@ -186,9 +192,8 @@ export class FileSnapshotStore implements SnapshotStore {
   private async files(): Promise<Named[]> {
     const files: Named[] = [];
     for (const name of await readdir(this.dir)) {
-      const match = snapshotName.exec(name);
-      if (match === null) continue;
-      files.push({ name, term: Number(match[1]), index: Number(match[2]) });
+      const meta = snapshotFileMeta(name);
+      if (meta !== undefined) files.push({ name, ...meta });
     }
     return files.sort(newestFirst);
   }

@@ -88,8 +88,13 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
     const remoteAddress = clientAddress(ctx);
     const { login, configTypes } = await primary(ctx, method, remoteAddress).catch((error: unknown) => {
       // A 429 checked nothing, so it is no authentication event: a flood of them must not flood the event files.
-      // The throttle logs when an address or user runs out instead.
-      if (!(error instanceof ApiError && error.code === 'RATE_LIMITED')) services.reportAuthentication(refusedAttempt(attemptMethod, remoteAddress, error));
+      // The throttle logs when an address or user runs out instead; the metrics count it as throttled.
+      if (error instanceof ApiError && error.code === 'RATE_LIMITED') {
+        services.countAuthentication(attemptMethod, 'throttled');
+      } else {
+        services.countAuthentication(attemptMethod, 'failure');
+        services.reportAuthentication(refusedAttempt(attemptMethod, remoteAddress, error));
+      }
       throw error;
     });
     const policy = services.authPolicies.forIdentity(login.identity);
@@ -104,6 +109,7 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
       authQueries: queries,
       isMfaRequired: mfaEnrolled,
     });
+    services.countAuthentication(attemptMethod, 'success');
     services.reportAuthentication({ method: attemptMethod, success: true, reason: '', identityId: login.identity.id, authenticatorId: login.authenticatorId, authPolicyId: policy.id, remoteAddress });
     ctx.state.session = session;
     ctx.set('zt-session', token);
