@@ -2,14 +2,16 @@
 # Runs the benchmarks, each writing its part of bench/RESULTS.md: the HTTP benchmark (bench/run.ts; installs wrk
 # and etcd first when missing, via scripts/ensure-deps.sh), the raft benchmark (bench/raft-bench.ts), then the
 # three-node cluster against a three-node etcd cluster (bench/cluster-vs-etcd.ts), then a login flood against a
-# three-node cluster with password hashing's queue off and on (bench/login-flood.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood]   (all, the default, runs the four, in that order, and stops
-# at the first failure)
+# three-node cluster with password hashing's queue off and on (bench/login-flood.ts), then the alerts daemon's
+# matching against grep and its delivery to a real Alertmanager (bench/alerts-matching.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts]   (all, the default, runs the five, in that order, and
+# stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10);
 # BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts; BENCH_FLOOD_SECONDS (default 30),
 # BENCH_QUIET_SECONDS (default 10), BENCH_WRITE_RATE, BENCH_FLOOD_CONNECTIONS and BENCH_FLOOD_VARIANTS, see
-# bench/login-flood.ts.
+# bench/login-flood.ts; BENCH_ALERTS_MB (default 500), BENCH_ALERTS_ROUNDS (default 3) and BENCH_ALERTS_LINES
+# (default 200), see bench/alerts-matching.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -19,9 +21,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood) ;;
+  all | http | raft | cluster | login-flood | alerts) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts]" >&2
     exit 2
     ;;
 esac
@@ -104,4 +106,21 @@ if [ "$what" = all ] || [ "$what" = login-flood ]; then
   # login-flood.ts's own watchdog: 60 s + 2 variants x (120 s + quiet + flood + 2 x 15 s + 60 s); this limit leaves
   # it a minute more.
   run_step "login flood (password hashing queue off and on)" $((60 + 2 * (120 + quiet_seconds + flood_seconds + 30 + 60) + 60)) "${node_tsx[@]}" bench/login-flood.ts
+fi
+if [ "$what" = all ] || [ "$what" = alerts ]; then
+  if [ "$what" = alerts ]; then
+    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
+  fi
+  # alerts-matching.ts's own watchdog: 120 s + MiB / 50 x (2 + 2 x rounds) + 1.5 s per timed line; this limit leaves
+  # it a minute more.
+  alerts_mb="${BENCH_ALERTS_MB:-500}"
+  alerts_rounds="${BENCH_ALERTS_ROUNDS:-3}"
+  alerts_lines="${BENCH_ALERTS_LINES:-200}"
+  for name in alerts_mb alerts_rounds alerts_lines; do
+    if ! [[ "${!name}" =~ ^[1-9][0-9]{0,4}$ ]]; then
+      echo "bench: BENCH_${name^^} must be a whole number, not \"${!name}\"" >&2
+      exit 2
+    fi
+  done
+  run_step "alerts daemon (matching vs grep, delivery to Alertmanager)" $((120 + alerts_mb * (2 + 2 * alerts_rounds) / 50 + alerts_lines * 3 / 2 + 60)) "${node_tsx[@]}" bench/alerts-matching.ts
 fi

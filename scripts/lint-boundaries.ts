@@ -19,7 +19,7 @@ const rules: Rule[] = [
     why: 'domain code does not import Koa',
   },
   {
-    folders: ['server/raft/core', 'server/raft/sim', 'router/config', 'common/config', 'server/edge/query'],
+    folders: ['server/raft/core', 'server/raft/sim', 'router/config', 'common/config', 'server/edge/query', 'alerts/core'],
     forbidden: /from ['"]node:(fs|tls|http|https|dgram|child_process)(\/promises)?['"]|\bcreateServer\(|\bcreateConnection\(|\bDate\.now\(|\bMath\.random\(|\bsetTimeout\(|\bsetInterval\(/,
     why: 'pure modules take the clock, randomness and I/O as parameters',
   },

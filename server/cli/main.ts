@@ -1,7 +1,9 @@
 // `./edgeward <command>`: the one command-line entry. Each command lives in its own module; this file dispatches.
 import { runAgentCommand } from './agent-command.ts';
+import { runAlertsCommand } from '../../alerts/cli/alerts-command.ts';
 import { runControllerCommand } from './controller-command.ts';
 import { runDemoCommand } from './demo-command.ts';
+import { runGenCommand } from '../../alerts/cli/gen-command.ts';
 import { runPkiCommand } from '../pki/pki-command.ts';
 import { runRaftCommand } from './raft-command.ts';
 import { runRouterCommand } from '../../router/cli/router-command.ts';
@@ -36,6 +38,17 @@ Operator:
   agent cluster remove <id>                           remove a member
   agent cluster transfer-leadership [<id>]            hand leadership to <id> or the most caught-up voter
   pki init|controller|client|show ...                 the service's own PKI (./edgeward pki --help)
+
+Alerts:
+  alerts run <alerts.yml>                             the alerts daemon: tails controller logs and event files, polls
+                                                      health and metrics, pages and warns through Alertmanager
+  alerts validate <alerts.yml>                        print every problem in an alerts daemon config (exit 1 on errors)
+  alerts pager --listen <host:port> --log <file>      a local receiver for Alertmanager's webhook notifications
+
+Generators:
+  gen rules <dir> [--runbook-base <url>]              Prometheus alert and recording rules, with their promtool tests
+  gen alertmanager <dir> [--pager-url <url>] [--warning-url <url>] ...
+                                                      Alertmanager routing (./edgeward gen --help)
 
 Raft:
   raft sim [--seeds <n>] [--first <seed>] [--steps <k>] [--nodes <m>]   run the seeded fault simulator
@@ -77,12 +90,16 @@ async function main(argv: string[]): Promise<number> {
       return runRouterCommand(rest, io);
     case 'agent':
       return runAgentCommand(rest, io);
+    case 'alerts':
+      return runAlertsCommand(rest, io);
     case 'raft':
       return runRaftCommand(rest, io);
     case 'pki':
       return runPkiCommand(rest, { stdout: io.stdout, stderr: io.stderr });
     case 'demo':
       return runDemoCommand(rest, io);
+    case 'gen':
+      return runGenCommand(rest, io);
     default:
       io.stderr(`edgeward: unknown command '${command}'\n\n${usage}`);
       return 2;

@@ -1,0 +1,90 @@
+// `./edgeward alerts run|validate|pager ...`. `validate` prints every problem of an alerts.yml at once; `run` refuses
+// to start on any error, then runs the daemon until SIGINT or SIGTERM, saving its state before it exits.
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { formatProblems } from '../../common/config/format-problems.ts';
+import { hasErrors } from '../../common/config/problem.ts';
+import { createJsonLogger } from '../../common/log/logger.ts';
+import { systemClock } from '../../common/time/clock.ts';
+import { readAlertsConfig } from '../config/alerts-config-file.ts';
+import { startAlertsDaemon } from '../daemon/alerts-daemon.ts';
+import { runPagerCommand } from '../pager/pager-command.ts';
+
+export interface AlertsCommandIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const usage = `Usage:
+  ./edgeward alerts validate <alerts.yml>   print every problem in an alerts daemon config (exit 1 on errors)
+  ./edgeward alerts run <alerts.yml>        tail the controllers' logs and event files, poll their health and
+                                            metrics, and send pages and warnings to Alertmanager until
+                                            SIGINT/SIGTERM (docs/alerts.md)
+  ./edgeward alerts pager --listen <host:port> --log <file>
+                                            a local receiver for Alertmanager's webhook notifications
+`;
+
+/** A stopped daemon whose process is still alive after this long (a socket left open) exits anyway. */
+const exitLimitMs = 5000;
+
+export async function runAlertsCommand(args: string[], io: AlertsCommandIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === 'pager') return runPagerCommand(rest, io);
+  if (action === undefined || action === '--help' || action === 'help' || action === '-h') {
+    io.stdout(usage);
+    return action === undefined ? 2 : 0;
+  }
+  const [file, ...extra] = rest;
+  if ((action !== 'validate' && action !== 'run') || file === undefined || extra.length > 0) {
+    io.stderr(`error: expected 'alerts validate <file>', 'alerts run <file>' or 'alerts pager ...'\n\n${usage}`);
+    return 2;
+  }
+
+  const { config, problems } = await readAlertsConfig(file);
+  if (problems.length > 0) io.stderr(`${formatProblems(problems, file)}\n`);
+  if (hasErrors(problems) || !config) {
+    const errors = problems.filter((problem) => problem.severity === 'error').length;
+    io.stderr(`${file}: ${errors} error(s); ${action === 'run' ? 'the alerts daemon did not start' : 'the file is not valid'}\n`);
+    return 1;
+  }
+  if (action === 'validate') {
+    const files = config.controllers.reduce((count, controller) => count + (controller.logFile ? 1 : 0) + (controller.eventsFile?.length ?? 0), 0);
+    io.stdout(`${file}: valid (cluster ${config.cluster}: ${config.controllers.length} controller(s), ${files} file(s), ${config.alertmanager.urls.length} Alertmanager(s))\n`);
+    return 0;
+  }
+
+  let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`);
+  if (config.log.file) {
+    mkdirSync(dirname(config.log.file), { recursive: true });
+    const stream = createWriteStream(config.log.file, { flags: 'a', mode: 0o640 });
+    sink = (line) => void stream.write(`${line}\n`);
+  }
+  const logger = createJsonLogger({ sink, level: config.log.level, component: 'alerts', fields: { cluster: config.cluster } });
+  let daemon;
+  try {
+    daemon = await startAlertsDaemon(config, { clock: systemClock, logger });
+  } catch (error) {
+    logger.error('alerts daemon failed to start', { error: (error as Error).message });
+    io.stderr(`error: the alerts daemon did not start: ${(error as Error).message}\n`);
+    setTimeout(() => process.exit(1), 200).unref();
+    return 1;
+  }
+  io.stdout(`alerts daemon: /metrics and /health on http://${daemon.address.host}:${daemon.address.port}\n`);
+
+  const shutdown = () => {
+    daemon.stop().then(
+      () => {
+        process.exitCode = 0;
+        setTimeout(() => process.exit(0), exitLimitMs).unref();
+      },
+      (error: Error) => {
+        io.stderr(`error: the alerts daemon did not stop cleanly: ${error.message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  // The daemon's server, watcher and timers keep the process alive until the signal.
+  return -1;
+}

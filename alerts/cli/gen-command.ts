@@ -1,0 +1,150 @@
+// `./edgeward gen <what> <dir>`: writes generated configuration from its TypeScript definitions. Each generator
+// is one entry of `generators`: its options, and the files it produces from them.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  alertmanagerConfig,
+  alertmanagerConfigProblems,
+  defaultPagerUrl,
+  defaultWarningUrl,
+  type AlertmanagerConfigOptions,
+  type PagerReceiver,
+  type RouteTiming,
+} from '../alertmanager/alertmanager-config.ts';
+import { rulesFileName, rulesFileText, rulesTestFileName, rulesTestFileText } from '../rules/rules-files.ts';
+import { parseOptionArgs } from './option-args.ts';
+
+export interface GenCommandIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export interface GeneratedFile {
+  readonly name: string;
+  readonly text: string;
+}
+
+export interface Generator {
+  readonly name: string;
+  readonly usage: string;
+  readonly valueOptions: readonly string[];
+  /** The files, or a message saying what is wrong with the options. */
+  outputs(options: ReadonlyMap<string, string>): readonly GeneratedFile[] | string;
+}
+
+export const alertmanagerFileName = 'alertmanager.yml';
+
+const rulesGenerator: Generator = {
+  name: 'rules',
+  usage: `  rules <dir> [--runbook-base <url>]
+      Prometheus recording and alert rules, ${rulesFileName}, and their promtool unit tests, ${rulesTestFileName}
+      (check with: promtool check rules ${rulesFileName}; promtool test rules ${rulesTestFileName}).
+      --runbook-base   where each alert's runbook_url points (default docs/runbooks.md), e.g.
+                       https://git.example.com/edgeward/blob/main/docs/runbooks.md`,
+  valueOptions: ['runbook-base'],
+  outputs(options) {
+    const runbookBase = options.get('runbook-base');
+    return [
+      { name: rulesFileName, text: rulesFileText({ runbookBase }) },
+      { name: rulesTestFileName, text: rulesTestFileText({ runbookBase }) },
+    ];
+  },
+};
+
+function parseTiming(option: string, text: string | undefined): RouteTiming | undefined | string {
+  if (text === undefined) return undefined;
+  const parts = text.split(',');
+  if (parts.length !== 3 || parts.some((part) => part === '')) return `--${option} takes <group_wait>,<group_interval>,<repeat_interval>, e.g. 5s,1m,1h`;
+  return { groupWait: parts[0]!, groupInterval: parts[1]!, repeatInterval: parts[2]! };
+}
+
+function pagerReceiver(options: ReadonlyMap<string, string>): PagerReceiver | string {
+  const kind = options.get('pager') ?? 'webhook';
+  const url = options.get('pager-url');
+  const keyFile = options.get('pager-key-file');
+  switch (kind) {
+    case 'webhook':
+      if (keyFile !== undefined) return '--pager-key-file is for --pager pagerduty or opsgenie';
+      return { kind, url: url ?? defaultPagerUrl };
+    case 'pagerduty':
+    case 'opsgenie':
+      if (url !== undefined) return `--pager-url is for the webhook pager; --pager ${kind} reads its key from --pager-key-file`;
+      if (keyFile === undefined) return `--pager ${kind} needs --pager-key-file <file> (the ${kind === 'pagerduty' ? 'integration\'s routing key' : 'API key'}, readable by Alertmanager)`;
+      return kind === 'pagerduty' ? { kind, routingKeyFile: keyFile } : { kind, apiKeyFile: keyFile };
+    default:
+      return `--pager must be webhook, pagerduty or opsgenie, not "${kind}"`;
+  }
+}
+
+const alertmanagerGenerator: Generator = {
+  name: 'alertmanager',
+  usage: `  alertmanager <dir> [--pager-url <url>] [--warning-url <url>] [--pager webhook|pagerduty|opsgenie]
+                     [--pager-key-file <file>] [--page-timing <wait>,<interval>,<repeat>] [--warning-timing ...]
+      Alertmanager routing, ${alertmanagerFileName} (check with: amtool check-config ${alertmanagerFileName}).
+      --pager-url       webhook that receives pages (default ${defaultPagerUrl})
+      --warning-url     webhook that receives warnings (default ${defaultWarningUrl})
+      --pager           webhook (default), or pagerduty / opsgenie with --pager-key-file: the file holding
+                        the PagerDuty routing key or the Opsgenie API key
+      --page-timing     group_wait,group_interval,repeat_interval of pages (default 5s,1m,1h)
+      --warning-timing  the same for warnings (default 30s,5m,12h)`,
+  valueOptions: ['pager-url', 'warning-url', 'pager', 'pager-key-file', 'page-timing', 'warning-timing'],
+  outputs(options) {
+    const pager = pagerReceiver(options);
+    if (typeof pager === 'string') return pager;
+    const pageTiming = parseTiming('page-timing', options.get('page-timing'));
+    if (typeof pageTiming === 'string') return pageTiming;
+    const warningTiming = parseTiming('warning-timing', options.get('warning-timing'));
+    if (typeof warningTiming === 'string') return warningTiming;
+    const config: AlertmanagerConfigOptions = { pager, warningUrl: options.get('warning-url'), pageTiming, warningTiming };
+    const problems = alertmanagerConfigProblems(config);
+    if (problems.length > 0) return problems.join('; ');
+    return [{ name: alertmanagerFileName, text: alertmanagerConfig(config) }];
+  },
+};
+
+export const generators: readonly Generator[] = [rulesGenerator, alertmanagerGenerator];
+
+export const genUsage = `Usage: ./edgeward gen <what> <dir> [options]
+
+Writes generated configuration into <dir> (created if missing), replacing files of the same name.
+
+${generators.map((generator) => generator.usage).join('\n')}
+`;
+
+function usageError(io: GenCommandIo, message: string): number {
+  io.stderr(`edgeward gen: ${message}\nRun ./edgeward gen --help for the generators and their options.\n`);
+  return 2;
+}
+
+export async function runGenCommand(args: string[], io: GenCommandIo): Promise<number> {
+  const [what, ...rest] = args;
+  if (what === undefined || what === '--help' || what === '-h' || what === 'help') {
+    (what === undefined ? io.stderr : io.stdout)(genUsage);
+    return what === undefined ? 2 : 0;
+  }
+  const generator = generators.find((candidate) => candidate.name === what);
+  if (!generator) return usageError(io, `unknown generator "${what}" (one of: ${generators.map((candidate) => candidate.name).join(', ')})`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(`Usage: ./edgeward gen ${generator.usage.trimStart()}\n`);
+    return 0;
+  }
+  const parsed = parseOptionArgs(rest, generator.valueOptions);
+  if (!parsed.ok) return usageError(io, `${generator.name}: ${parsed.message}`);
+  if (parsed.positionals.length === 0) return usageError(io, `${generator.name}: the output directory is missing`);
+  if (parsed.positionals.length > 1) return usageError(io, `${generator.name}: one output directory, not ${parsed.positionals.length} (${parsed.positionals.join(' ')})`);
+  const outputs = generator.outputs(parsed.options);
+  if (typeof outputs === 'string') return usageError(io, `${generator.name}: ${outputs}`);
+  const dir = parsed.positionals[0]!;
+  try {
+    mkdirSync(dir, { recursive: true });
+    for (const file of outputs) {
+      const path = join(dir, file.name);
+      writeFileSync(path, file.text);
+      io.stdout(`wrote ${path}\n`);
+    }
+  } catch (error) {
+    io.stderr(`edgeward gen: ${(error as Error).message}\n`);
+    return 1;
+  }
+  return 0;
+}

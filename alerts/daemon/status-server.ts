@@ -1,0 +1,51 @@
+// The daemon's own HTTP endpoint: `GET /metrics` (Prometheus text, prom-client) and `GET /health` (200 and a small
+// JSON summary while the daemon runs).
+
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HostPort } from '../../common/config/address.ts';
+import type { DaemonMetrics } from './daemon-metrics.ts';
+
+export interface StatusServer {
+  readonly address: HostPort;
+  close(): Promise<void>;
+}
+
+export async function startStatusServer(listen: HostPort, metrics: DaemonMetrics, health: () => Record<string, unknown>): Promise<StatusServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (path === '/metrics') {
+      metrics.exposition().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+        (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${error.message}\n`),
+      );
+    } else if (path === '/health') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify({ status: 'ok', ...health() })}\n`);
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics or /health\n');
+    }
+  });
+  server.requestTimeout = 10_000;
+  server.headersTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    address: { host: listen.host, port: address.port },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
