@@ -3,9 +3,8 @@
 // `router run` reports them as errors.
 
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readConfigText } from '../common/config-io/read-config-text.ts';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
 import type { Env } from '../common/config/env-substitution.ts';
 import type { ConfigProblem, Severity } from '../common/config/problem.ts';
 import { formatKeyPath } from '../common/config/key-path.ts';
@@ -21,17 +20,11 @@ export interface ReadRouterConfigResult extends ParsedRouterConfig {
 
 /** Reads and parses a router config; an unreadable file is reported as a problem, not thrown. */
 export async function readRouterConfig(file: string, env: Env = process.env): Promise<ReadRouterConfigResult> {
-  const absolute = resolve(file);
-  let text: string;
-  try {
-    text = await readFile(absolute, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    return { file: absolute, problems: [{ severity: 'error', path: '', rule: 'read', message: `cannot read the config file: ${reason}` }], lineOf: () => undefined };
-  }
+  const read = await readConfigText(file);
+  if ('problem' in read) return { file: read.file, problems: [read.problem], lineOf: () => undefined };
   // As OpenZiti does before expanding variables: the temp-dir variables always name the OS temp dir.
   const temp = tmpdir();
-  return { file: absolute, ...parseRouterConfig(text, { file: absolute, env: { ...env, TMP: temp, TEMP: temp, TMPDIR: temp } }) };
+  return { file: read.file, ...parseRouterConfig(read.text, { file: read.file, env: { ...env, TMP: temp, TEMP: temp, TMPDIR: temp } }) };
 }
 
 export interface CheckFilesOptions {

@@ -1,7 +1,6 @@
 // The one place the controller config touches the disk: read the file, then hand the text to the pure parser.
 
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readConfigText } from '../../common/config-io/read-config-text.ts';
 import { parseControllerConfig } from './controller-config.ts';
 import type { ConfigProblem, ControllerConfig } from './controller-config.ts';
 
@@ -10,13 +9,7 @@ export async function readControllerConfig(
   file: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<{ config?: ControllerConfig; problems: ConfigProblem[] }> {
-  const absolute = resolve(file);
-  let text: string;
-  try {
-    text = await readFile(absolute, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    return { problems: [{ severity: 'error', path: '', rule: 'read', message: `cannot read the config file: ${reason}` }] };
-  }
-  return parseControllerConfig(text, { file: absolute, env });
+  const read = await readConfigText(file);
+  if ('problem' in read) return { problems: [read.problem] };
+  return parseControllerConfig(read.text, { file: read.file, env });
 }
