@@ -46,7 +46,7 @@ test('gen alertmanager takes the receivers and timings from its options', async 
 
 test('bad arguments are a clear message and exit code 2, and nothing is written', async () => {
   for (const [args, message] of [
-    [['bogus', dir], /unknown generator "bogus" \(one of: rules, alertmanager\)/],
+    [['bogus', dir], /unknown generator "bogus" \(one of: rules, alertmanager, dashboards\)/],
     [['rules'], /rules: the output directory is missing/],
     [['rules', 'a', 'b'], /rules: one output directory, not 2/],
     [['rules', dir, '--pager-url', 'http://x'], /rules: unknown option --pager-url/],

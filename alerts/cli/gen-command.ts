@@ -1,7 +1,8 @@
 // `./edgeward gen <what> <dir>`: writes generated configuration from its TypeScript definitions. Each generator
 // is one entry of `generators`: its options, and the files it produces from them.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { dashboardsGenerator } from '../../grafana/generate/dashboards-generator.ts';
 import {
   alertmanagerConfig,
   alertmanagerConfigProblems,
@@ -20,6 +21,7 @@ export interface GenCommandIo {
 }
 
 export interface GeneratedFile {
+  /** Relative to the output directory; `/` separates the folders made under it. */
   readonly name: string;
   readonly text: string;
 }
@@ -102,7 +104,7 @@ const alertmanagerGenerator: Generator = {
   },
 };
 
-export const generators: readonly Generator[] = [rulesGenerator, alertmanagerGenerator];
+export const generators: readonly Generator[] = [rulesGenerator, alertmanagerGenerator, dashboardsGenerator];
 
 export const genUsage = `Usage: ./edgeward gen <what> <dir> [options]
 
@@ -138,7 +140,8 @@ export async function runGenCommand(args: string[], io: GenCommandIo): Promise<n
   try {
     mkdirSync(dir, { recursive: true });
     for (const file of outputs) {
-      const path = join(dir, file.name);
+      const path = join(dir, ...file.name.split('/'));
+      mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, file.text);
       io.stdout(`wrote ${path}\n`);
     }

@@ -49,6 +49,7 @@ Generators:
   gen rules <dir> [--runbook-base <url>]              Prometheus alert and recording rules, with their promtool tests
   gen alertmanager <dir> [--pager-url <url>] [--warning-url <url>] ...
                                                       Alertmanager routing (./edgeward gen --help)
+  gen dashboards <dir> [--datasource-url <url>] ...   Grafana dashboards and provisioning files
 
 Raft:
   raft sim [--seeds <n>] [--first <seed>] [--steps <k>] [--nodes <m>]   run the seeded fault simulator

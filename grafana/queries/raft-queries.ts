@@ -1,0 +1,171 @@
+// Raft inside each controller: the leader's rate limiter, the log's indexes, the peer channels and the storage.
+import { defineQueries } from './catalogue-query.ts';
+import { histogramQuantile, rateWindow, selectedControllers } from './promql-selectors.ts';
+
+const picked = selectedControllers();
+
+const workTimer = (quantile: number) => ({
+  title: `Command time through the leader's rate limiter, p${quantile * 100}`,
+  expr: histogramQuantile(quantile, 'edgeward_raft_rate_limiter_work_timer_seconds', ['controller'], picked),
+  legend: `{{controller}} p${quantile * 100}`,
+  unit: 's' as const,
+  metrics: ['edgeward_raft_rate_limiter_work_timer_seconds' as const],
+  seriesWhen: 'always' as const,
+});
+
+const perChannel = (histogram: 'edgeward_peer_latency_seconds' | 'edgeward_peer_queue_time_seconds', what: string, quantile: number) => ({
+  title: `${what} per peer channel, p${quantile * 100}`,
+  expr: histogramQuantile(quantile, histogram, ['controller', 'channel_id'], picked),
+  legend: `{{controller}} → {{channel_id}} p${quantile * 100}`,
+  unit: 's' as const,
+  metrics: [histogram],
+  seriesWhen: 'always' as const,
+});
+
+export const raftQueries = defineQueries('raft', {
+  limiterQueue: {
+    title: 'Commands in the rate limiter, running or waiting',
+    expr: `max by (controller) (edgeward_raft_rate_limiter_queue_size${picked})`,
+    legend: '{{controller}}',
+    unit: 'short',
+    metrics: ['edgeward_raft_rate_limiter_queue_size'],
+    seriesWhen: 'always',
+  },
+  limiterWindow: {
+    title: 'Rate limiter window: commands allowed at once',
+    expr: `max by (controller) (edgeward_raft_rate_limiter_window_size${picked})`,
+    legend: '{{controller}}',
+    unit: 'short',
+    metrics: ['edgeward_raft_rate_limiter_window_size'],
+    seriesWhen: 'always',
+  },
+  workTimerP50: workTimer(0.5),
+  workTimerP90: workTimer(0.9),
+  workTimerP99: workTimer(0.99),
+  commandRate: {
+    title: 'Commands through the leader\'s rate limiter per second',
+    expr: `sum by (controller) (rate(edgeward_raft_rate_limiter_work_timer_seconds_count${picked}${rateWindow}))`,
+    legend: '{{controller}}',
+    unit: 'ops',
+    metrics: ['edgeward_raft_rate_limiter_work_timer_seconds'],
+    seriesWhen: 'always',
+  },
+  commitIndex: {
+    title: 'Commit index',
+    expr: `max by (controller) (edgeward_raft_commit_index${picked})`,
+    legend: '{{controller}} commit',
+    unit: 'short',
+    metrics: ['edgeward_raft_commit_index'],
+    seriesWhen: 'always',
+  },
+  appliedIndex: {
+    title: 'Applied index',
+    expr: `max by (controller) (edgeward_raft_applied_index${picked})`,
+    legend: '{{controller}} applied',
+    unit: 'short',
+    metrics: ['edgeward_raft_applied_index'],
+    seriesWhen: 'always',
+  },
+  lastLogIndex: {
+    title: 'Last log index',
+    expr: `max by (controller) (edgeward_raft_last_log_index${picked})`,
+    legend: '{{controller}} last in log',
+    unit: 'short',
+    metrics: ['edgeward_raft_last_log_index'],
+    seriesWhen: 'always',
+  },
+  applyRate: {
+    title: 'Entries applied per second',
+    // An index, not a counter (a restored snapshot moves it), hence deriv() rather than rate().
+    expr: `sum by (controller) (deriv(edgeward_raft_applied_index${picked}${rateWindow}))`,
+    legend: '{{controller}}',
+    unit: 'ops',
+    metrics: ['edgeward_raft_applied_index'],
+    seriesWhen: 'always',
+  },
+  term: {
+    title: 'Raft term, per controller',
+    expr: `max by (controller) (edgeward_raft_term${picked})`,
+    legend: '{{controller}}',
+    unit: 'short',
+    metrics: ['edgeward_raft_term'],
+    seriesWhen: 'always',
+  },
+  votersConnected: {
+    title: 'Voters connected, itself included',
+    expr: `max by (controller) (edgeward_raft_voters_connected${picked})`,
+    legend: '{{controller}} connected',
+    unit: 'short',
+    metrics: ['edgeward_raft_voters_connected'],
+    seriesWhen: 'always',
+  },
+  voters: {
+    title: 'Voters in the configuration, per controller',
+    expr: `max by (controller) (edgeward_raft_voters${picked})`,
+    legend: '{{controller}} voters',
+    unit: 'short',
+    metrics: ['edgeward_raft_voters'],
+    seriesWhen: 'always',
+  },
+  peerLatencyP50: perChannel('edgeward_peer_latency_seconds', 'Heartbeat round trip', 0.5),
+  peerLatencyP99: perChannel('edgeward_peer_latency_seconds', 'Heartbeat round trip', 0.99),
+  peerQueueTimeP50: perChannel('edgeward_peer_queue_time_seconds', 'Heartbeat wait in the send queue', 0.5),
+  peerQueueTimeP99: perChannel('edgeward_peer_queue_time_seconds', 'Heartbeat wait in the send queue', 0.99),
+  peerConnects: {
+    title: 'Peers connected, per controller and peer',
+    expr: `sum by (controller, peer_id) (increase(edgeward_peer_connects_total${picked}${rateWindow}))`,
+    legend: '{{controller}} ← {{peer_id}} connected',
+    unit: 'short',
+    metrics: ['edgeward_peer_connects_total'],
+    seriesWhen: 'always',
+  },
+  peerDisconnects: {
+    title: 'Peers disconnected, per controller and peer',
+    expr: `sum by (controller, peer_id) (increase(edgeward_peer_disconnects_total${picked}${rateWindow}))`,
+    legend: '{{controller}} ← {{peer_id}} disconnected',
+    unit: 'short',
+    metrics: ['edgeward_peer_disconnects_total'],
+    seriesWhen: 'always',
+  },
+  walBytes: {
+    title: 'Write-ahead log on disk (raft.db)',
+    expr: `max by (controller) (edgeward_raft_log_bytes${picked})`,
+    legend: '{{controller}} raft.db',
+    unit: 'bytes',
+    metrics: ['edgeward_raft_log_bytes'],
+    seriesWhen: 'always',
+  },
+  snapshotsBytes: {
+    title: 'Snapshots on disk',
+    expr: `max by (controller) (edgeward_raft_snapshots_bytes${picked})`,
+    legend: '{{controller}} snapshots',
+    unit: 'bytes',
+    metrics: ['edgeward_raft_snapshots_bytes'],
+    seriesWhen: 'always',
+  },
+  snapshotSize: {
+    title: 'Newest snapshot\'s size',
+    expr: `max by (controller) (edgeward_raft_snapshot_size_bytes${picked})`,
+    legend: '{{controller}} newest snapshot',
+    unit: 'bytes',
+    metrics: ['edgeward_raft_snapshot_size_bytes'],
+    seriesWhen: 'always',
+  },
+  snapshotIndex: {
+    title: 'Newest snapshot\'s raft index',
+    expr: `max by (controller) (edgeward_raft_snapshot_index${picked})`,
+    legend: '{{controller}}',
+    unit: 'short',
+    metrics: ['edgeward_raft_snapshot_index'],
+    seriesWhen: 'always',
+  },
+  snapshotTime: {
+    title: 'When the newest snapshot was written',
+    // Grafana's date units take milliseconds; 0 (no snapshot yet) stays 0 for the panel's value mapping.
+    expr: `max by (controller) (edgeward_raft_snapshot_timestamp_seconds${picked}) * 1000`,
+    legend: '{{controller}}',
+    unit: 'dateTimeFromNow',
+    metrics: ['edgeward_raft_snapshot_timestamp_seconds'],
+    seriesWhen: 'always',
+  },
+});

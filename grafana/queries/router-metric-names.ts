@@ -1,0 +1,23 @@
+// The gauges each router reports in its `router.metrics` message (router/run/router-metrics.ts), as the controller
+// it is connected to exposes them: `edgeward_router_` and the reported name with dots as underscores and `_ms`
+// turned into `_seconds` (docs/operator-guide.md, "Metrics"). They are not in common/telemetry/metric-names.ts,
+// whose names a controller exposes by itself; the live dashboard test checks these against a router's report.
+import type { MetricContract } from '../../common/telemetry/metric-names.ts';
+
+export const routerMetrics = {
+  /** `link.count`: links the router holds. */
+  edgeward_router_link_count: { type: 'gauge', labels: ['router_id'] },
+  /** `ctrl.connected`: 1 while the router's control channel is up (a report can only arrive over it). */
+  edgeward_router_ctrl_connected: { type: 'gauge', labels: ['router_id'] },
+  /** `ctrl.latency_ms`: the control channel's last heartbeat round trip, as seconds. */
+  edgeward_router_ctrl_latency_seconds: { type: 'gauge', labels: ['router_id'] },
+  /** `link.<id>.latency_ms`: each link's last round trip, as seconds. */
+  edgeward_router_link_latency_seconds: { type: 'gauge', labels: ['router_id', 'link_id'] },
+  /** `process.heap_used_bytes` and `process.rss_bytes`: the router process's memory. */
+  edgeward_router_process_heap_used_bytes: { type: 'gauge', labels: ['router_id'] },
+  edgeward_router_process_rss_bytes: { type: 'gauge', labels: ['router_id'] },
+  /** `metrics.dropped_messages`: metrics messages the router dropped because its queue was full. */
+  edgeward_router_metrics_dropped_messages: { type: 'gauge', labels: ['router_id'] },
+} as const satisfies Record<string, MetricContract>;
+
+export type RouterMetricName = keyof typeof routerMetrics;
