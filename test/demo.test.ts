@@ -1,10 +1,12 @@
 // The README's run command as a user runs it: ./edgeward demo brings up three controllers formed into one cluster
-// and two routers linked to each other and connected to it, writes demo.json, serves the admin on every controller,
-// restarts a controller or router that is killed, stops everything on Ctrl-C, and on a second start reuses the data
-// and forms the same cluster without initializing it again, with the same routers, neither created nor enrolled again.
+// and two routers linked to each other and connected to it, with Prometheus, Alertmanager, the alerts daemon and
+// the pager receiver watching them, writes demo.json, serves the admin on every controller, restarts a controller
+// or router that is killed, stops everything on Ctrl-C, and on a second start reuses the data and forms the same
+// cluster without initializing it again, with the same routers, neither created nor enrolled again, and the same
+// stack on the same ports.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +14,9 @@ import { after, test } from 'node:test';
 import { callAgent } from '../server/agent/agent-client.ts';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
 import { parse as parseYaml } from 'yaml';
+import { alertmanagerConfig } from '../alerts/alertmanager/alertmanager-config.ts';
 import { HttpsClient } from './support/https-client.ts';
+import { alertmanagerConfigLoaded, prometheusRuleGroups, prometheusTargets } from './support/prometheus-api.ts';
 
 const edgeward = fileURLToPath(new URL('../edgeward', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'edgeward-demo-'));
@@ -46,6 +50,10 @@ interface State {
   routers: Router[];
   caBundle: string;
   admin: { username: string; passwordFile: string };
+  prometheus: { url: string };
+  alertmanager: { url: string };
+  alerts: { pid: number; metrics: string };
+  pager: { log: string };
 }
 
 const alive = (pid: number) => {
@@ -58,6 +66,28 @@ const alive = (pid: number) => {
 };
 const readState = () => JSON.parse(readFileSync(stateFile, 'utf8')) as State;
 
+/** Processes whose command line names this test's folder: whatever the demo started (Prometheus, Alertmanager and
+ * the pager receiver have no pid in demo.json). */
+function processesOfThisTest(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(root)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** Whether something answers HTTP at the URL (any status). */
+const answers = (url: string) =>
+  fetch(url, { signal: AbortSignal.timeout(3000) }).then(
+    async (response) => (await response.arrayBuffer(), true),
+    () => false,
+  );
+
 let running: { child: ChildProcess; output: () => string } | undefined;
 const pidsSeen = new Set<number>();
 
@@ -69,7 +99,7 @@ after(async () => {
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
   }
   if (existsSync(stateFile)) for (const process of [...readState().controllers, ...(readState().routers ?? [])]) pidsSeen.add(process.pid);
-  for (const pid of pidsSeen) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  for (const pid of [...pidsSeen, ...processesOfThisTest()]) if (alive(pid)) process.kill(pid, 'SIGKILL');
   running?.child.kill('SIGKILL');
   rmSync(root, { recursive: true, force: true });
 });
@@ -85,7 +115,7 @@ async function runDemo() {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`demo did not come up:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  for (const process of [...readState().controllers, ...readState().routers]) pidsSeen.add(process.pid);
+  for (const process of [...readState().controllers, ...readState().routers, readState().alerts]) pidsSeen.add(process.pid);
   return running;
 }
 
@@ -211,7 +241,7 @@ test('first start: three controllers formed into one cluster and two routers lin
   const demo = await runDemo();
   const state = readState();
   firstState = state;
-  assert.deepEqual(Object.keys(state).sort(), ['admin', 'caBundle', 'controllers', 'routers']);
+  assert.deepEqual(Object.keys(state).sort(), ['admin', 'alertmanager', 'alerts', 'caBundle', 'controllers', 'pager', 'prometheus', 'routers']);
   assert.deepEqual(
     state.controllers.map((controller) => controller.id),
     ids,
@@ -299,7 +329,88 @@ test('first start: three controllers formed into one cluster and two routers lin
       ['router2', state.routers[1]!.id, true],
     ],
   );
+  await observabilityStackUp(state, demo.output());
 });
+
+interface RouteConfig {
+  receiver: string;
+  group_by?: string[];
+  matchers?: string[];
+  group_wait?: string;
+  group_interval?: string;
+  repeat_interval?: string;
+  routes?: RouteConfig[];
+}
+
+/** What an alertmanager.yml routes where (Alertmanager reports its configuration with every default filled in). */
+function routing(yaml: string) {
+  const config = parseYaml(yaml) as {
+    route: RouteConfig;
+    inhibit_rules: { source_matchers: string[]; target_matchers: string[]; equal: string[] }[];
+    receivers: { name: string; webhook_configs: { url: string; send_resolved: boolean }[] }[];
+  };
+  const route = ({ receiver, group_by, matchers, group_wait, group_interval, repeat_interval, routes }: RouteConfig): unknown => ({
+    receiver,
+    group_by,
+    matchers,
+    group_wait,
+    group_interval,
+    repeat_interval,
+    routes: routes?.map(route),
+  });
+  return {
+    route: route(config.route),
+    inhibit: config.inhibit_rules.map(({ source_matchers, target_matchers, equal }) => ({ source_matchers, target_matchers, equal })),
+    receivers: config.receivers.map(({ name, webhook_configs }) => ({ name, webhooks: webhook_configs.map(({ url, send_resolved }) => ({ url, send_resolved })) })),
+  };
+}
+
+/** Prometheus scrapes every controller and the alerts daemon with the edgeward rules loaded, Alertmanager runs the
+ * generated routing to the pager receiver, and the pager log is there: all as demo.json and the summary say. */
+async function observabilityStackUp(state: State, output: string): Promise<void> {
+  assert.deepEqual(Object.keys(state.prometheus), ['url']);
+  assert.deepEqual(Object.keys(state.alertmanager), ['url']);
+  assert.deepEqual(Object.keys(state.alerts).sort(), ['metrics', 'pid']);
+  assert.deepEqual(Object.keys(state.pager), ['log']);
+  assert.match(state.prometheus.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.match(state.alertmanager.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.match(state.alerts.metrics, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+  assert.equal(state.pager.log, join(data, 'pager', 'pager.jsonl'));
+  assert.ok(alive(state.alerts.pid), 'the alerts daemon is running');
+  for (const shown of [state.prometheus.url, state.alertmanager.url, state.alerts.metrics, state.pager.log]) assert.ok(output.includes(shown), `${shown} is printed`);
+
+  const targets = await until(
+    'every controller and the alerts daemon up in Prometheus',
+    async () => {
+      const active = await prometheusTargets(state.prometheus.url);
+      const up = (job: string, controller?: string) => active.some((target) => target.labels['job'] === job && target.labels['cluster'] === 'demo' && (controller === undefined || target.labels['controller'] === controller) && target.health === 'up');
+      return ids.every((id) => up('edgeward-controller', id)) && up('edgeward-alerts') ? active : undefined;
+    },
+    60_000,
+  );
+  assert.deepEqual(
+    targets.filter((target) => target.labels['job'] === 'edgeward-controller').map((target) => target.labels['instance']).sort(),
+    state.controllers.map((controller) => new URL(controller.metrics).host).sort(),
+    'Prometheus scrapes each controller\'s /metrics',
+  );
+  assert.ok(targets.some((target) => target.labels['instance'] === new URL(state.alerts.metrics).host));
+  const groups = await prometheusRuleGroups(state.prometheus.url);
+  assert.deepEqual(groups.map((group) => group.name).sort(), ['edgeward.alerts', 'edgeward.recording']);
+  for (const group of groups) assert.equal(group.file, join(data, 'prometheus', 'edgeward-rules.yml'));
+  assert.ok(groups.find((group) => group.name === 'edgeward.alerts')!.rules.some((rule) => rule.name === 'EdgewardClusterLeaderless'));
+
+  const ready = await fetch(`${state.alertmanager.url}/-/ready`);
+  assert.equal(ready.status, 200, 'Alertmanager is ready');
+  const pagerUrl = /pager receiver on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+  assert.ok(pagerUrl, 'the pager receiver\'s URL is printed');
+  assert.deepEqual(
+    routing(await alertmanagerConfigLoaded(state.alertmanager.url)),
+    routing(alertmanagerConfig({ pager: { kind: 'webhook', url: `${pagerUrl}/pager` }, warningUrl: `${pagerUrl}/warnings` })),
+    'Alertmanager runs the generated routing, to the pager receiver',
+  );
+  assert.ok(await answers(`${pagerUrl}/health`), 'the pager receiver answers');
+  assert.ok(existsSync(state.pager.log), 'the pager log exists');
+}
 
 test('SIGKILL of a controller: the supervisor restarts it with a new pid in demo.json and it rejoins', async () => {
   const victim = firstState.controllers.find((controller) => controller.id === 'ctrl2')!;
@@ -341,11 +452,13 @@ test('SIGKILL of a router: the supervisor restarts it with a new pid in demo.jso
   await routersLinked(state);
 });
 
-test('SIGINT stops every controller and router and removes the agent sockets', async () => {
+test('SIGINT stops every controller, router and process of the stack and removes the agent sockets', async () => {
   const state = readState();
   assert.equal(await stopDemo(running!, 'SIGINT'), 0);
   assert.match(running!.output(), /stopped\./);
   for (const pid of pidsSeen) assert.equal(alive(pid), false, `pid ${pid} is gone`);
+  assert.deepEqual(processesOfThisTest(), [], 'nothing the demo started is left');
+  for (const url of [state.prometheus.url, state.alertmanager.url, state.alerts.metrics]) assert.equal(await answers(url), false, `${url} no longer answers`);
   for (const router of state.routers) assert.equal(alive(router.pid), false, `${router.id} is stopped`);
   for (const controller of state.controllers) assert.equal(existsSync(controller.agentSocket), false, `${controller.id}'s agent socket is removed`);
 });
@@ -376,7 +489,19 @@ test('a second start reuses the data, the password and the routers: the same clu
   const edgeRouters = await edgeRoutersOnline(state);
   assert.deepEqual(edgeRouters.map((row) => row.id).sort(), state.routers.map((router) => router.id).sort(), 'no new edge router');
 
+  // The same stack on the same ports, the daemon resuming where it stopped.
+  assert.deepEqual(
+    { prometheus: state.prometheus, alertmanager: state.alertmanager, metrics: state.alerts.metrics, pager: state.pager },
+    { prometheus: firstState.prometheus, alertmanager: firstState.alertmanager, metrics: firstState.alerts.metrics, pager: firstState.pager },
+  );
+  assert.notEqual(state.alerts.pid, firstState.alerts.pid);
+  await observabilityStackUp(state, again.output());
+  const starts = readFileSync(join(data, 'alerts', 'alerts.log'), 'utf8').split('\n').filter((line) => line.includes('"alerts daemon started"'));
+  assert.equal(starts.length, 2);
+  assert.match(starts[1]!, /"resumed":true/, 'the daemon resumed from its saved state');
+
   assert.equal(await stopDemo(again, 'SIGTERM'), 0);
+  assert.deepEqual(processesOfThisTest(), [], 'nothing the demo started is left');
   for (const controller of state.controllers) {
     assert.equal(alive(controller.pid), false);
     assert.equal(existsSync(controller.agentSocket), false);

@@ -40,6 +40,12 @@ export function increaseWithNewSeries(series: string, window: string): string {
     `  (${series} unless ${series} offset ${window})`,
     `  and on(job, instance) (up offset ${window} == 1)`,
     `)`,
+    `or`,
+    `(`,
+    `  increase(${series}[${window}])`,
+    `  unless ${series} offset ${window}`,
+    `  unless on(job, instance) (up offset ${window} == 1)`,
+    `)`,
   ].join('\n');
 }
 

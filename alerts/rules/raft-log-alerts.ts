@@ -58,7 +58,9 @@ const diskFor = '15m';
 export const raftDiskGrowth: AlertRule = {
   name: 'EdgewardRaftDiskGrowth',
   expr: [
-    `max by (${byController}) (delta(${controllerSeries('edgeward_raft_log_bytes')}[1h])) > ${growthBytes}`,
+    // Only a log measured a whole hour ago: a new controller preallocates its first two segments (16 MiB) as it
+    // starts, which is not growth, and delta() extrapolates a young series past its real change.
+    `max by (${byController}) (delta(${controllerSeries('edgeward_raft_log_bytes')}[1h]) and ${controllerSeries('edgeward_raft_log_bytes')} offset 1h) > ${growthBytes}`,
     `and on(${byController})`,
     `max by (${byController}) (time() - ${controllerSeries('edgeward_raft_snapshot_timestamp_seconds')}) > 3600`,
   ].join('\n'),
@@ -93,6 +95,19 @@ export const raftDiskGrowth: AlertRule = {
       checks: [
         { at: '80m', firing: [] },
         { at: '90m', firing: [] },
+      ],
+    },
+    {
+      name: 'EdgewardRaftDiskGrowth stays silent for a new controller preallocating its log, before its first snapshot',
+      interval: '1m',
+      series: [
+        // Born at 65m: its first measurement sees the segments half written, the next ones their 16 MiB.
+        series('edgeward_raft_log_bytes', controllerTarget('ctrl2'), [...repeat('missing', 65), ...repeat(65536, 5), ...repeat(16 * 1024 * 1024, 36)]),
+        series('edgeward_raft_snapshot_timestamp_seconds', controllerTarget('ctrl2'), [...repeat('missing', 65), ...repeat(0, 41)]),
+      ],
+      checks: [
+        { at: '86m', firing: [] },
+        { at: '100m', firing: [] },
       ],
     },
   ],

@@ -175,4 +175,37 @@ export const recordingRuleTests: readonly RecordingTestCase[] = [
       },
     ],
   },
+  {
+    name: 'a Prometheus started less than the window ago counts peer disconnects from its first scrape',
+    interval: '1m',
+    series: [
+      // Prometheus (and so `up`) begins at 5m; the controller already exposed the peer's counter at 0.
+      series('up', controllerTarget('ctrl1'), [...repeat('missing', 5), ...repeat(1, 7)]),
+      series('edgeward_peer_disconnects_total', { ...controllerTarget('ctrl1'), peer_id: 'ctrl2' }, [...repeat('missing', 5), 0, 0, 1, 2, 3, 3, 3]),
+    ],
+    checks: [
+      {
+        at: '11m',
+        expr: 'edgeward:peer_disconnects:increase10m',
+        samples: [{ labels: `edgeward:peer_disconnects:increase10m{cluster="${testCluster}",controller="ctrl1",peer_id="ctrl2"}`, value: 3 }],
+      },
+    ],
+  },
+  {
+    name: 'a Prometheus started less than the window ago counts elections from its first scrape',
+    interval: '1m',
+    series: [
+      series('up', controllerTarget('ctrl1'), [...repeat('missing', 5), ...repeat(1, 7)]),
+      series('up', controllerTarget('ctrl2'), [...repeat('missing', 5), ...repeat(1, 7)]),
+      series('edgeward_raft_leadership_gained_total', controllerTarget('ctrl1'), [...repeat('missing', 5), 0, 1, 1, 2, 2, 3, 3]),
+      series('edgeward_raft_leadership_gained_total', controllerTarget('ctrl2'), [...repeat('missing', 5), 0, 0, 0, 1, 1, 1, 1]),
+    ],
+    checks: [
+      {
+        at: '11m',
+        expr: 'cluster:edgeward_raft_leadership_gained:increase15m',
+        samples: [{ labels: `cluster:edgeward_raft_leadership_gained:increase15m{cluster="${testCluster}"}`, value: 4 }],
+      },
+    ],
+  },
 ];

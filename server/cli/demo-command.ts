@@ -1,5 +1,6 @@
 // `./edgeward demo [--data <dir>]`: runs the local appliance (a cluster of three controllers and two routers linked
-// to each other) in the foreground until Ctrl-C or SIGTERM.
+// to each other, watched by Prometheus, Alertmanager, the alerts daemon and a local pager receiver) in the
+// foreground until Ctrl-C or SIGTERM.
 import { startDemo } from '../demo/demo-appliance.ts';
 import { CliUsageError, parseArgs } from './cli-args.ts';
 import type { CliIo } from './main.ts';
@@ -77,6 +78,10 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     );
   }
   lines.push(
+    `  Prometheus             ${state.prometheus.url}   (rules: ${demo.stack.files.rules})`,
+    `  Alertmanager           ${state.alertmanager.url}   (config: ${demo.stack.files.alertmanagerConfig})`,
+    `  Alerts daemon          ${state.alerts.metrics} (pid ${state.alerts.pid}; config: ${demo.stack.files.alertsConfig})`,
+    `  Pager log              ${state.pager.log}   (pages and warnings as JSON lines, from the pager receiver on ${demo.stack.urls.pager ?? '-'})`,
     `  CA bundle              ${state.caBundle}`,
     `  Admin                  username '${state.admin.username}', password in ${state.admin.passwordFile}`,
     `  State                  ${demo.stateFile}`,
@@ -86,8 +91,9 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     `       '${first.managementApi}/authenticate?method=password'`,
     `     ./edgeward agent cluster list --socket ${first.agentSocket}`,
     ...(demo.routers[0] ? [`     curl --cacert ${state.caBundle} ${demo.routers[0].entry.healthChecks}`] : []),
+    `     curl -s '${state.prometheus.url}/api/v1/alerts'; curl -s ${state.alertmanager.url}/api/v2/alerts; tail -f ${state.pager.log}`,
     '',
-    'A controller or router that fails is restarted after 1 s (at most 5 times a minute).',
+    'A process that fails is restarted after 1 s (at most 5 times a minute).',
     'Press Ctrl-C to stop.',
     '',
   );

@@ -61,6 +61,17 @@ describe('controllerConfigExample', () => {
     const logger = config.events['jsonLogger']!;
     assert.deepEqual(logger.handler, { type: 'file', format: 'json', path: '/tmp/x/events.jsonl', maxsizemb: 10, maxbackups: 0, bufferSize: 10 });
     assert.deepEqual(logger.subscriptions.map((subscription) => subscription.type), ['cluster', 'entityChange', 'apiSession', 'authentication']);
+    const entityChange = logger.subscriptions.find((subscription) => subscription.type === 'entityChange');
+    assert.equal(entityChange && 'propagateAlways' in entityChange && entityChange.propagateAlways, false, 'only the leader writes entity changes by default');
+  });
+
+  it('has every controller write the entity changes it applies when asked (the alerts daemon\'s commit lag)', () => {
+    const yaml = controllerConfigExample({ id: 'c', dataDir: '/d', pkiPaths, webAddress: '127.0.0.1:1280', ctrlAddress: 'tls:127.0.0.1:6262', eventsFile: '/d/events.jsonl', entityChangesFromEveryController: true });
+    const { config, problems } = parseControllerConfig(yaml, { file, env: {} });
+    assert.deepEqual(problems, []);
+    const subscriptions = config!.events['jsonLogger']!.subscriptions;
+    assert.deepEqual(subscriptions.find((subscription) => subscription.type === 'entityChange'), { type: 'entityChange', propagateAlways: true, include: [] });
+    assert.equal(subscriptions.find((subscription) => subscription.type === 'apiSession' && subscription.propagateAlways), undefined, 'API session events stay with the leader');
   });
 
   it('quotes paths that YAML would otherwise misread', () => {

@@ -27,6 +27,9 @@ interface ExampleBase {
   readonly ctrlAddress: string;
   /** JSON-lines file the events handler writes (entity changes today; cluster events with the HA cluster); none when unset. */
   readonly eventsFile?: string;
+  /** Entity change events written by every controller as it applies them, not only the leader (`propagateAlways:
+   * true`): what the alerts daemon needs to compute each controller's commit lag. Default false. */
+  readonly entityChangesFromEveryController?: boolean;
   /** Log file; stderr when unset. */
   readonly logFile?: string;
   /** Agent socket; `<dataDir>/agent.sock` when unset. */
@@ -139,7 +142,7 @@ export function controllerConfigExample(options: ControllerConfigExampleOptions)
     '      - binding: health-checks',
     '      - binding: metrics',
     '',
-    ...eventsSection(options.eventsFile === undefined ? undefined : q(options.eventsFile)),
+    ...eventsSection(options.eventsFile === undefined ? undefined : q(options.eventsFile), options.entityChangesFromEveryController ?? false),
     '',
     'log:',
     '  level: info',
@@ -156,13 +159,13 @@ export function controllerConfigExample(options: ControllerConfigExampleOptions)
   return text;
 }
 
-function eventsSection(quotedFile: string | undefined): string[] {
+function eventsSection(quotedFile: string | undefined, propagateAlways: boolean): string[] {
   const body = [
     '  jsonLogger:',
     '    subscriptions:',
     '      - type: cluster',
     '      - type: entityChange',
-    '        propagateAlways: false',
+    `        propagateAlways: ${propagateAlways}${propagateAlways ? ' # every controller writes the changes it applies (commit lag)' : ''}`,
     '      - type: apiSession',
     '      - type: authentication',
     '    handler:',

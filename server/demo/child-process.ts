@@ -7,9 +7,15 @@ import { nodeFlagsFor } from '../cli/node-flags.ts';
 
 export const cliEntry = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
 
+/** The program and arguments that run `./edgeward <args>` the way this process runs. */
+export function edgewardCommand(args: readonly string[]): { file: string; args: string[] } {
+  return { file: process.execPath, args: [...process.execArgv, ...nodeFlagsFor(args), cliEntry, ...args] };
+}
+
 export function spawnEdgeward(args: readonly string[], options: { outputFile: string; env?: NodeJS.ProcessEnv }): ChildProcess {
   const output = openSync(options.outputFile, 'a', 0o640);
-  return spawn(process.execPath, [...process.execArgv, ...nodeFlagsFor(args), cliEntry, ...args], {
+  const command = edgewardCommand(args);
+  return spawn(command.file, command.args, {
     stdio: ['ignore', output, output],
     env: options.env ?? process.env,
   });

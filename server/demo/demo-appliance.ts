@@ -1,9 +1,10 @@
 // The local appliance on loopback: one PKI, three controllers (ctrl1, ctrl2, ctrl3) formed into one cluster, the
-// bootstrap admin, two routers (router1, router2) linked to each other and connected to the cluster, and demo.json
-// describing it all. Each controller and router runs under a supervisor that restarts it when it fails
-// (Restart=on-failure). Re-running with the same data folder reuses what is there: the controllers and routers keep
-// their ports, the controllers find each other from their raft logs and form the same cluster again, and the
-// routers, already enrolled, are neither created nor enrolled again.
+// bootstrap admin, two routers (router1, router2) linked to each other and connected to the cluster, the
+// observability stack watching them (Prometheus, Alertmanager, the alerts daemon and a local pager receiver), and
+// demo.json describing it all. Every process runs under a supervisor that restarts it when it fails
+// (Restart=on-failure). Re-running with the same data folder reuses what is there: every process keeps its ports,
+// the controllers find each other from their raft logs and form the same cluster again, the routers, already
+// enrolled, are neither created nor enrolled again, and the stack keeps its history and the daemon its offsets.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,6 +16,7 @@ import { freeLoopbackPort } from './loopback-port.ts';
 import { spawnEdgeward } from './child-process.ts';
 import { formCluster } from './demo-cluster.ts';
 import { demoRouterNames, planRouter, provisionRouters, refuseIfRouterRunning, waitForRouterLinks, type DemoRouter, type RouterPlan } from './demo-routers.ts';
+import { layOutObservabilityStack, spawnStackCommand, storedStackPorts, waitForStackReady, type ObservabilityStack, type StackCommand, type StackPorts } from './observability-stack.ts';
 import { Supervisor } from './supervisor.ts';
 import { waitForHealthy } from './wait-for-health.ts';
 
@@ -39,6 +41,12 @@ export interface DemoState {
   routers: DemoRouter[];
   caBundle: string;
   admin: { username: string; passwordFile: string };
+  prometheus: { url: string };
+  alertmanager: { url: string };
+  /** The alerts daemon: its pid (updated when restarted) and its /metrics. */
+  alerts: { pid: number; metrics: string };
+  /** Where the local pager receiver appends every alert Alertmanager sends it. */
+  pager: { log: string };
 }
 
 /** What the summary prints about a router beyond its demo.json entry. */
@@ -54,6 +62,8 @@ export interface RunningDemo {
   readonly state: DemoState;
   /** The routers in the order of state.routers, with their names. */
   readonly routers: readonly DemoRouterDetails[];
+  /** The observability stack's files, URLs and commands. */
+  readonly stack: ObservabilityStack;
   readonly stateFile: string;
   /** The cluster's leader when the demo came up. */
   readonly leader: string;
@@ -72,7 +82,10 @@ export interface StartDemoOptions {
 }
 
 export const demoControllerIds = ['ctrl1', 'ctrl2', 'ctrl3'] as const;
+export const demoClusterName = 'demo';
 const adminUsername = 'admin';
+/** Prometheus', Alertmanager's, the alerts daemon's and the pager receiver's usual ports. */
+const preferredStackPorts: Required<StackPorts> = { prometheus: 9090, alertmanager: 9093, alertsDaemon: 9105, pager: 9096 };
 const firstWebPort = 1280;
 const firstCtrlPort = 6262;
 const stopGraceMs = 15_000;
@@ -105,6 +118,17 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
   for (const [index, name] of demoRouterNames.entries()) {
     routerPlans.push(await planRouter(root, name, index, plans.map((plan) => plan.ctrlAddress), taken));
   }
+  const stack = layOutObservabilityStack({
+    cluster: demoClusterName,
+    controllers: plans.map((plan) => ({ id: plan.entry.id, origin: new URL(plan.entry.metrics).origin, logFile: plan.entry.logFile, eventsFile: plan.entry.eventsFile })),
+    caBundle: pki.bundle,
+    dataDir: root,
+    ports: await planStackPorts(root, taken),
+  });
+  // Started in this order (each ready before the next), stopped in the reverse one.
+  const stackCommands = [stack.commands.pager, stack.commands.alertmanager, stack.commands.prometheus, stack.commands.alertsDaemon].filter(
+    (command): command is StackCommand => command !== undefined,
+  );
 
   const passwordFile = join(root, 'admin-password');
   if (!existsSync(passwordFile)) writeFileSync(passwordFile, `${randomBytes(18).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
@@ -113,6 +137,10 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     routers: routerPlans.map((plan) => plan.entry),
     caBundle: pki.bundle,
     admin: { username: adminUsername, passwordFile },
+    prometheus: { url: stack.urls.prometheus },
+    alertmanager: { url: stack.urls.alertmanager },
+    alerts: { pid: 0, metrics: stack.urls.alertsMetrics },
+    pager: { log: stack.files.pagerLog },
   };
   let published = false;
   const persist = () => {
@@ -156,10 +184,40 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
   );
   // Routers are supervised the same way; they are started once the cluster has formed and they are enrolled.
   const routerSupervisors = routerPlans.map((plan) => supervise(`router ${plan.name}`, ['router', 'run', plan.entry.config], plan.files.logFile, plan.entry));
+  // So is the stack, started once the routers are linked: it watches a cluster that is up, not one forming.
+  const stackSupervisors = stackCommands.map(
+    (command) =>
+      new Supervisor({
+        name: command.name,
+        spawn: () => spawnStackCommand(command),
+        log,
+        logFile: command.logFile,
+        onStart: (child, restarted) => {
+          if (command === stack.commands.alertsDaemon) {
+            state.alerts.pid = child.pid!;
+            try {
+              persist();
+            } catch (error) {
+              log(`could not update ${stateFile}: ${(error as Error).message}`);
+            }
+          }
+          if (restarted) {
+            const current = () => !stopping && child.exitCode === null && child.signalCode === null;
+            waitForStackReady(command, current, timeoutMs).then(
+              () => log(`${command.name} is ready again`),
+              () => undefined,
+            );
+          }
+        },
+        onGiveUp: (reason) => endDemo(reason),
+      }),
+  );
 
   const stop = async () => {
     stopping = true;
-    // Routers first, so that they do not spend their last moments failing over between stopping controllers.
+    // The watchers first, so that the demo's own shutdown is not an incident; the daemon saves where it was.
+    for (const supervisor of [...stackSupervisors].reverse()) await supervisor.stop(stopGraceMs);
+    // Routers next, so that they do not spend their last moments failing over between stopping controllers.
     await Promise.all(routerSupervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
     await Promise.all(supervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
     // Every controller has exited: a socket left behind is from one that was killed and nothing answers there.
@@ -168,7 +226,7 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
   const guard = () => {
     if (options.signal?.aborted) throw new Error('the demo was asked to stop while it was starting');
     if (stopping) throw new Error('the demo is stopping');
-    const failed = [...supervisors, ...routerSupervisors].find((supervisor) => supervisor.failed !== undefined);
+    const failed = [...supervisors, ...routerSupervisors, ...stackSupervisors].find((supervisor) => supervisor.failed !== undefined);
     if (failed) throw new Error(failed.failed);
   };
 
@@ -209,6 +267,17 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     log(`routers ${demoRouterNames.join(', ')} are starting; waiting for them to reach the cluster and link to each other`);
     await waitForRouterLinks(routerPlans, caPem, timeoutMs, guard);
     log(`routers ${routerPlans.map((plan) => `${plan.name} (${plan.entry.id})`).join(' and ')} are connected and linked`);
+
+    for (const [index, command] of stackCommands.entries()) {
+      const supervisor = stackSupervisors[index]!;
+      supervisor.start();
+      try {
+        await waitForStackReady(command, () => supervisor.failed === undefined && !stopping, timeoutMs);
+      } catch (error) {
+        throw new Error(supervisor.failed ?? (error as Error).message);
+      }
+    }
+    log(`${stackCommands.map((command) => command.name).join(', ')} are running`);
     return formed;
   };
 
@@ -219,7 +288,7 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     published = true;
     persist();
     const routers = routerPlans.map((plan) => ({ name: plan.name, entry: plan.entry, linkAddress: plan.linkAddress, logFile: plan.files.logFile }));
-    return { state, routers, stateFile, leader: formed.leader, created: formed.created, stop, unexpectedExit };
+    return { state, routers, stack, stateFile, leader: formed.leader, created: formed.created, stop, unexpectedExit };
   } catch (error) {
     await stop();
     throw error;
@@ -259,6 +328,8 @@ async function planController(root: string, pkiDir: string, caBundle: string, id
       webAddress: `127.0.0.1:${webPort}`,
       ctrlAddress,
       eventsFile,
+      // Every controller writes the entity changes it applies: the alerts daemon's commit lag compares them.
+      entityChangesFromEveryController: true,
       logFile,
       agentSocket,
     }),
@@ -281,6 +352,18 @@ async function planController(root: string, pkiDir: string, caBundle: string, id
       eventsFile,
     },
   };
+}
+
+/** The stack's ports: those of an earlier start, else the usual ones, else free ones; never one promised to another process. */
+async function planStackPorts(root: string, taken: Set<number>): Promise<Required<StackPorts>> {
+  const stored = storedStackPorts(root);
+  const ports = { ...preferredStackPorts };
+  for (const key of Object.keys(preferredStackPorts) as (keyof StackPorts)[]) {
+    const previous = stored[key];
+    ports[key] = await freeLoopbackPort([...(previous === undefined ? [] : [previous]), preferredStackPorts[key]], taken);
+    taken.add(ports[key]);
+  }
+  return ports;
 }
 
 /** The web and control ports of a config written by an earlier start, when there is one. */

@@ -110,11 +110,12 @@ export class ControllerFixture {
     return { file: process.execPath, args: ['--import', tsxLoader, ...nodeArgs, ...controllerNodeFlags, cliEntry, 'controller', 'run', this.configFile], env: this.env };
   }
 
-  /** Starts (or restarts) the controller process and waits until it is healthy. */
-  async start(): Promise<void> {
+  /** Starts (or restarts) the controller process and waits until it is healthy; `env` is added to its environment
+   * for this start only (EDGEWARD_VERSION, to restart it as another version). */
+  async start(env: NodeJS.ProcessEnv = {}): Promise<void> {
     this.output = '';
-    const { file, args, env } = this.command(this.nodeArgs);
-    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const command = this.command(this.nodeArgs);
+    const child = spawn(command.file, command.args, { env: { ...command.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     this.child = child;

@@ -11,8 +11,14 @@ import { freePort } from './free-port.ts';
 export const promtool = '/usr/bin/promtool';
 export const amtool = '/usr/bin/amtool';
 export const alertmanagerBinary = '/usr/bin/prometheus-alertmanager';
+export const prometheusBinary = '/usr/bin/prometheus';
 
-const packages: Record<string, string> = { [promtool]: 'prometheus', [amtool]: 'prometheus-alertmanager', [alertmanagerBinary]: 'prometheus-alertmanager' };
+const packages: Record<string, string> = {
+  [promtool]: 'prometheus',
+  [prometheusBinary]: 'prometheus',
+  [amtool]: 'prometheus-alertmanager',
+  [alertmanagerBinary]: 'prometheus-alertmanager',
+};
 
 /** Fails the test when the tool is not installed. */
 export function requireTool(path: string): void {
