@@ -3,15 +3,18 @@
 # and etcd first when missing, via scripts/ensure-deps.sh), the raft benchmark (bench/raft-bench.ts), then the
 # three-node cluster against a three-node etcd cluster (bench/cluster-vs-etcd.ts), then a login flood against a
 # three-node cluster with password hashing's queue off and on (bench/login-flood.ts), then the alerts daemon's
-# matching against grep and its delivery to a real Alertmanager (bench/alerts-matching.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts]   (all, the default, runs the five, in that order, and
-# stops at the first failure)
+# matching against grep and its delivery to a real Alertmanager (bench/alerts-matching.ts), then the status page's data
+# endpoint with 100k identities and its first paint in Chromium (bench/dashboard-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard]   (all, the default, runs the six, in that
+# order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10);
 # BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts; BENCH_FLOOD_SECONDS (default 30),
 # BENCH_QUIET_SECONDS (default 10), BENCH_WRITE_RATE, BENCH_FLOOD_CONNECTIONS and BENCH_FLOOD_VARIANTS, see
 # bench/login-flood.ts; BENCH_ALERTS_MB (default 500), BENCH_ALERTS_ROUNDS (default 3) and BENCH_ALERTS_LINES
-# (default 200), see bench/alerts-matching.ts.
+# (default 200), see bench/alerts-matching.ts; BENCH_DASHBOARD_IDENTITIES (default 100000), BENCH_DASHBOARD_ROUNDS
+# (default 3), BENCH_DASHBOARD_SECONDS (default 10), BENCH_DASHBOARD_CONNECTIONS (default 8), BENCH_DASHBOARD_PAINTS
+# (default 5), BENCH_DASHBOARD_POLL_MS (default 1000) and BENCH_DASHBOARD_BUILD (default 1), see bench/dashboard-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -21,9 +24,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard]" >&2
     exit 2
     ;;
 esac
@@ -123,4 +126,24 @@ if [ "$what" = all ] || [ "$what" = alerts ]; then
     fi
   done
   run_step "alerts daemon (matching vs grep, delivery to Alertmanager)" $((120 + alerts_mb * (2 + 2 * alerts_rounds) / 50 + alerts_lines * 3 / 2 + 60)) "${node_tsx[@]}" bench/alerts-matching.ts
+fi
+if [ "$what" = all ] || [ "$what" = dashboard ]; then
+  if [ "$what" = dashboard ]; then
+    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
+  fi
+  # dashboard-bench.ts's own watchdog: 600 s to build + 180 s for the cluster + identities / 200 + the history (600
+  # polls) + 120 s + rounds x 4 x (seconds + 20) + 300 s for the paints and the rest; this limit leaves it a minute more.
+  dashboard_identities="${BENCH_DASHBOARD_IDENTITIES:-100000}"
+  dashboard_rounds="${BENCH_DASHBOARD_ROUNDS:-3}"
+  dashboard_seconds="${BENCH_DASHBOARD_SECONDS:-10}"
+  dashboard_poll_ms="${BENCH_DASHBOARD_POLL_MS:-1000}"
+  for name in dashboard_identities dashboard_rounds dashboard_seconds dashboard_poll_ms; do
+    if ! [[ "${!name}" =~ ^[1-9][0-9]{0,7}$ ]]; then
+      echo "bench: BENCH_${name^^} must be a whole number, not \"${!name}\"" >&2
+      exit 2
+    fi
+  done
+  run_step "status page (data endpoint with 100k identities, first paint in Chromium)" \
+    $((600 + 180 + dashboard_identities / 200 + 600 * dashboard_poll_ms / 1000 + 120 + dashboard_rounds * 4 * (dashboard_seconds + 20) + 300 + 60)) \
+    "${node_tsx[@]}" bench/dashboard-bench.ts
 fi

@@ -8,9 +8,10 @@ purpose="${1:-test}"
 debian_packages=(openssl curl ca-certificates)
 case "$purpose" in
   # The appliance runs next to Debian's Prometheus and Alertmanager; the tests check rules, routing and alerts
-  # against the real ones (promtool, amtool).
-  demo|test) debian_packages+=(prometheus prometheus-alertmanager) ;;
-  bench) debian_packages+=(wrk etcd-server etcd-client prometheus prometheus-alertmanager) ;;
+  # against the real ones (promtool, amtool). Debian's Chromium: the status page's browser tests drive it with
+  # playwright-core (never a downloaded browser).
+  demo|test) debian_packages+=(prometheus prometheus-alertmanager chromium) ;;
+  bench) debian_packages+=(wrk etcd-server etcd-client prometheus prometheus-alertmanager chromium) ;;
 esac
 
 missing=()

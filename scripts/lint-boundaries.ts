@@ -29,7 +29,12 @@ const rules: Rule[] = [
     why: 'the appliance reads the controller\'s public surfaces (APIs, metrics, log and event files), not its modules',
   },
   {
-    folders: ['server', 'router', 'common', 'alerts', 'grafana', 'test', 'bench'],
+    folders: ['server/cli/edge'],
+    forbidden: /from ['"]\.\.\/(?!\.\.\/\.\.\/common\/)/,
+    why: 'the edge CLI is a client of the Management API: it imports only common/ and its own modules',
+  },
+  {
+    folders: ['server', 'router', 'common', 'alerts', 'grafana', 'dashboard', 'test', 'bench'],
     forbidden: /\b(test|it|describe)\.(skip|only|todo)\(|\{\s*(skip|only|todo)\s*:\s*true/,
     why: 'no skipped, focused or todo tests',
     includeTests: true,

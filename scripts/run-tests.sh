@@ -5,10 +5,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 echo "== typecheck (tsc --noEmit)"
 node_modules/.bin/tsc --noEmit -p tsconfig.json
+# The status page (Next.js, its own compiler settings: JSX, bundler resolution), excluded from the root config.
+node_modules/.bin/tsc --noEmit -p dashboard/tsconfig.check.json
 echo "== lint (module boundaries)"
 node --import "file://$root/node_modules/tsx/dist/loader.mjs" scripts/lint-boundaries.ts
 if [ "$#" -gt 0 ]; then files=("$@"); else
-  mapfile -t files < <(find server router common alerts grafana bench test scripts -name '*.test.ts' -not -path '*/node_modules/*' 2>/dev/null | sort)
+  mapfile -t files < <(find server router common alerts grafana dashboard bench test scripts -name '*.test.ts' -not -path '*/node_modules/*' -not -path '*/.next/*' 2>/dev/null | sort)
 fi
 echo "== tests (${#files[@]} files)"
 tap="$(mktemp)"

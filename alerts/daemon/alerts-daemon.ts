@@ -1,6 +1,6 @@
 // The alerts daemon: the pure evaluator with its drivers around it. Files (chokidar, one follower per file), polls
 // (health and metrics of every controller), a one-second tick, delivery to every Alertmanager, the state file
-// (saved at most once a second and at stop) and the daemon's own /metrics and /health.
+// (saved at most once a second and at stop) and the daemon's own /metrics, /health and /api/v1/status.
 
 import { readFile } from 'node:fs/promises';
 import type { HostPort } from '../../common/config/address.ts';
@@ -15,6 +15,7 @@ import { AlertDelivery } from './alert-delivery.ts';
 import { AlertEngine } from './alert-engine.ts';
 import { ControllerPolls } from './controller-polls.ts';
 import { DaemonMetrics } from './daemon-metrics.ts';
+import { daemonStatus } from './daemon-status.ts';
 import { EventConsumer } from './event-consumer.ts';
 import { FileTailer } from './file-tailer.ts';
 import type { FollowedFile } from './file-tailer.ts';
@@ -80,7 +81,12 @@ export async function startAlertsDaemon(config: AlertsConfig, deps: AlertsDaemon
   const tailer = new FileTailer(files, saved?.files ?? {}, { initialPosition: config.files.initialPosition, recheckInterval: config.files.recheckInterval, chunkBytes: readChunkBytes, logger });
   const polls = new ControllerPolls(config.controllers, config.rules, caPem, { sink: engine, metrics, logger });
 
-  const server = await startStatusServer(config.listen, metrics, () => ({ firing: evaluator.firing().length, deliveryQueue: queue.waiting(), files: Object.keys(tailer.positions()).length }));
+  const server = await startStatusServer(
+    config.listen,
+    metrics,
+    () => ({ firing: evaluator.firing().length, deliveryQueue: queue.waiting(), files: Object.keys(tailer.positions()).length }),
+    () => daemonStatus(config, evaluator.firing(), evaluator.commitLag(clock.now()), evaluator.snapshot().health, clock.now()),
+  );
 
   // The state is saved when it differs from what was saved last (file offsets move on lines that match nothing):
   // at most once per tick, and at stop. Saves run one after another; a tick skips saving while one is running.

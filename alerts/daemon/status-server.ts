@@ -1,18 +1,20 @@
-// The daemon's own HTTP endpoint: `GET /metrics` (Prometheus text, prom-client) and `GET /health` (200 and a small
-// JSON summary while the daemon runs).
+// The daemon's own HTTP endpoint: `GET /metrics` (Prometheus text, prom-client), `GET /health` (200 and a small
+// JSON summary while the daemon runs) and `GET /api/v1/status` (the alerts it holds firing, commit lag and the
+// controllers' last health polls, as JSON: daemon-status.ts; what the status page reads).
 
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HostPort } from '../../common/config/address.ts';
 import type { DaemonMetrics } from './daemon-metrics.ts';
+import type { DaemonStatus } from './daemon-status.ts';
 
 export interface StatusServer {
   readonly address: HostPort;
   close(): Promise<void>;
 }
 
-export async function startStatusServer(listen: HostPort, metrics: DaemonMetrics, health: () => Record<string, unknown>): Promise<StatusServer> {
+export async function startStatusServer(listen: HostPort, metrics: DaemonMetrics, health: () => Record<string, unknown>, status: () => DaemonStatus): Promise<StatusServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -26,8 +28,10 @@ export async function startStatusServer(listen: HostPort, metrics: DaemonMetrics
       );
     } else if (path === '/health') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify({ status: 'ok', ...health() })}\n`);
+    } else if (path === '/api/v1/status') {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(`${JSON.stringify(status())}\n`);
     } else {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics or /health\n');
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics, /health or /api/v1/status\n');
     }
   });
   server.requestTimeout = 10_000;

@@ -68,6 +68,8 @@ export const controllerMetrics = {
   edgeward_nodejs_heap_total_bytes: { type: 'gauge', labels: [] },
   edgeward_process_resident_memory_bytes: { type: 'gauge', labels: [] },
   edgeward_process_cpu_seconds_total: { type: 'counter', labels: [] },
+  /** Unix time the process started: its uptime is the scrape time minus this. */
+  edgeward_process_start_time_seconds: { type: 'gauge', labels: [] },
   edgeward_nodejs_gc_duration_seconds: { type: 'histogram', labels: ['kind'] },
 } as const satisfies Record<string, MetricContract>;
 

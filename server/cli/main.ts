@@ -1,13 +1,25 @@
 // `./edgeward <command>`: the one command-line entry. Each command lives in its own module; this file dispatches.
-import { runAgentCommand } from './agent-command.ts';
-import { runAlertsCommand } from '../../alerts/cli/alerts-command.ts';
-import { runControllerCommand } from './controller-command.ts';
-import { runDemoCommand } from './demo-command.ts';
-import { runGenCommand } from '../../alerts/cli/gen-command.ts';
-import { runPkiCommand } from '../pki/pki-command.ts';
-import { runRaftCommand } from './raft-command.ts';
-import { runRouterCommand } from '../../router/cli/router-command.ts';
 import { currentVersion } from '../web/version-info.ts';
+
+type CommandRunner = (args: string[], io: CliIo) => Promise<number>;
+
+// Each command's module is loaded only when that command runs: loading them all (the controller, the router, the
+// generators, the status page) made every quick command pay seconds of start-up for code it never used.
+const commands: Readonly<Record<string, () => Promise<CommandRunner>>> = {
+  controller: async () => (await import('./controller-command.ts')).runControllerCommand,
+  router: async () => (await import('../../router/cli/router-command.ts')).runRouterCommand,
+  agent: async () => (await import('./agent-command.ts')).runAgentCommand,
+  alerts: async () => (await import('../../alerts/cli/alerts-command.ts')).runAlertsCommand,
+  dashboard: async () => (await import('../../dashboard/cli/dashboard-command.ts')).runDashboardCommand,
+  raft: async () => (await import('./raft-command.ts')).runRaftCommand,
+  pki: async () => {
+    const { runPkiCommand } = await import('../pki/pki-command.ts');
+    return (args, io) => runPkiCommand(args, { stdout: io.stdout, stderr: io.stderr });
+  },
+  demo: async () => (await import('./demo-command.ts')).runDemoCommand,
+  gen: async () => (await import('../../alerts/cli/gen-command.ts')).runGenCommand,
+  edge: async () => (await import('./edge/edge-command.ts')).runEdgeCommand,
+};
 
 const usage = `edgeward: identity overlay-network controller and router, shipped as an observability-first appliance
 
@@ -39,11 +51,24 @@ Operator:
   agent cluster transfer-leadership [<id>]            hand leadership to <id> or the most caught-up voter
   pki init|controller|client|show ...                 the service's own PKI (./edgeward pki --help)
 
+Edge Management API, in the manner of 'ziti edge' (./edgeward edge --help):
+  edge login <url> -u <user> [--password-file <f>] [--ca <pem>]
+                                                      log in as an administrator and keep the session
+  edge list <entities> ['<filter>'] [--json|--yaml]   list identities, services, service-policies, ...
+  edge create|update|delete <entity> ...              create, change and delete entities
+  edge mfa reset <identity>                           remove an identity's MFA enrollment
+
 Alerts:
   alerts run <alerts.yml>                             the alerts daemon: tails controller logs and event files, polls
                                                       health and metrics, pages and warns through Alertmanager
   alerts validate <alerts.yml>                        print every problem in an alerts daemon config (exit 1 on errors)
   alerts pager --listen <host:port> --log <file>      a local receiver for Alertmanager's webhook notifications
+
+Status page:
+  dashboard run <dashboard.yml>                       the status page: every controller's health, leader, members,
+                                                      commit lag, events, firing alerts and charts, live
+  dashboard validate <dashboard.yml>                  print every problem in a status page config (exit 1 on errors)
+  dashboard build [--force]                           build the page (next build) ahead of its first run
 
 Generators:
   gen rules <dir> [--runbook-base <url>]              Prometheus alert and recording rules, with their promtool tests
@@ -85,25 +110,14 @@ async function main(argv: string[]): Promise<number> {
     case '--version':
       io.stdout(`${currentVersion().version}\n`);
       return 0;
-    case 'controller':
-      return runControllerCommand(rest, io);
-    case 'router':
-      return runRouterCommand(rest, io);
-    case 'agent':
-      return runAgentCommand(rest, io);
-    case 'alerts':
-      return runAlertsCommand(rest, io);
-    case 'raft':
-      return runRaftCommand(rest, io);
-    case 'pki':
-      return runPkiCommand(rest, { stdout: io.stdout, stderr: io.stderr });
-    case 'demo':
-      return runDemoCommand(rest, io);
-    case 'gen':
-      return runGenCommand(rest, io);
-    default:
-      io.stderr(`edgeward: unknown command '${command}'\n\n${usage}`);
-      return 2;
+    default: {
+      const load = Object.hasOwn(commands, command) ? commands[command] : undefined;
+      if (!load) {
+        io.stderr(`edgeward: unknown command '${command}'\n\n${usage}`);
+        return 2;
+      }
+      return (await load())(rest, io);
+    }
   }
 }
 

@@ -316,6 +316,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
         version,
         baseUrls,
         raftState: () => ({ isRaftEnabled: true, isLeader: isLeader() }),
+        cluster: { members: () => cluster.members(), readOnly: () => monitor.readOnly },
         unavailable: () => raft.failed !== undefined,
         logger: logger.child('web', { web: web.name }),
         maxBodyBytes: web.maxBodyBytes,

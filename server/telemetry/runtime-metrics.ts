@@ -51,6 +51,11 @@ export class RuntimeMetrics {
       },
       [heapUsed, heapTotal, resident],
     );
+    // When this process started, so that a status page or a query (`time() - ...`) can show its uptime.
+    const startedAt = performance.timeOrigin / 1000;
+    meter
+      .createObservableGauge('process.start_time_seconds', { description: 'Unix time the controller process started, in seconds' })
+      .addCallback((result) => result.observe(startedAt));
     meter
       .createObservableCounter('process.cpu.seconds', { description: 'CPU time the controller process has used, user and system, in seconds' })
       .addCallback((result) => {

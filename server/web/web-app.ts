@@ -19,6 +19,7 @@ import { adminMfaRoutes, mfaRoutes } from './routes/mfa-routes.ts';
 import { caRoutes } from './routes/ca-routes.ts';
 import { caBundleRoute, clientEnrollmentRoutes, enrollmentRoutes } from './routes/enrollment-routes.ts';
 import { clientExternalJwtSignerRoutes, externalJwtSignerRoutes } from './routes/ext-jwt-signer-routes.ts';
+import { fabricClusterRoutes, type ClusterView } from './routes/fabric-cluster-routes.ts';
 import { overlayRoutes } from './routes/overlay-routes.ts';
 import { routeKit } from './routes/route-kit.ts';
 import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/version-routes.ts';
@@ -33,6 +34,8 @@ export interface WebAppDeps {
   /** For each API, the origins (https://host:port) where it is bound, across every web entry. */
   readonly baseUrls: Partial<Record<ApiBinding, readonly string[]>>;
   readonly raftState: () => { isRaftEnabled: boolean; isLeader: boolean };
+  /** The member list and read-only flag, for the fabric API's `/cluster/list-members` (beside edge-management). */
+  readonly cluster: ClusterView;
   /** True once the raft node stopped after a failure: sessions are no longer checked (session-guard.ts). */
   readonly unavailable?: () => boolean;
   readonly logger: Logger;
@@ -87,6 +90,8 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
         enrollmentRoutes(api, deps.services, kit, admin);
       }
       mount(api);
+      // The fabric API's cluster route is served wherever the management API is, to its administrators.
+      if (binding === 'edge-management') mount(fabricClusterRoutes(deps.cluster, guard('admin')));
     }
   }
   if (bindings.includes('edge-client') || bindings.includes('edge-management')) {
@@ -121,6 +126,7 @@ function withoutPolling(tracing: RequestTracing): RequestTracing {
 function apiOf(path: string): string {
   if (path.startsWith('/edge/client/')) return 'edge-client';
   if (path.startsWith('/edge/management/')) return 'edge-management';
+  if (path.startsWith('/fabric/')) return 'fabric';
   if (path.startsWith('/health-checks')) return 'health-checks';
   if (path === '/metrics') return 'metrics';
   return 'root';

@@ -30,12 +30,14 @@ export async function agent(node: ControllerFixture, command: string, args: Reco
 
 export const memberList = (node: ControllerFixture) => agent(node, 'cluster.list') as Promise<MemberRow[]>;
 
-/** Three controllers (ctrl1..ctrl3) on one new PKI in `pkiDir`: ctrl1 initialized and adding the other two as voters. */
-export async function threeControllerCluster(pkiDir: string): Promise<ControllerFixture[]> {
+/** Three controllers (ctrl1..ctrl3) on one new PKI in `pkiDir`: ctrl1 initialized and adding the other two as voters.
+ * `editConfig` changes each controller's config text (given its id) before it starts. */
+export async function threeControllerCluster(pkiDir: string, options: { editConfig?: (yaml: string, id: string) => string } = {}): Promise<ControllerFixture[]> {
   await initPki(pkiDir, { trustDomain: 'edgeward.test' });
-  const first = await ControllerFixture.create({ pkiDir, id: 'ctrl1' });
-  const second = await ControllerFixture.create({ pkiDir, id: 'ctrl2', initAdmin: false });
-  const third = await ControllerFixture.create({ pkiDir, id: 'ctrl3', initAdmin: false });
+  const edit = (id: string) => (options.editConfig ? { editConfig: (yaml: string) => options.editConfig!(yaml, id) } : {});
+  const first = await ControllerFixture.create({ pkiDir, id: 'ctrl1', ...edit('ctrl1') });
+  const second = await ControllerFixture.create({ pkiDir, id: 'ctrl2', initAdmin: false, ...edit('ctrl2') });
+  const third = await ControllerFixture.create({ pkiDir, id: 'ctrl3', initAdmin: false, ...edit('ctrl3') });
   await agent(first, 'cluster.add', { address: second.ctrlAddress, voter: true });
   await agent(first, 'cluster.add', { address: third.ctrlAddress, voter: true });
   await until('three connected voters', async () => {

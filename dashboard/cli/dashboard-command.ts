@@ -1,0 +1,111 @@
+// `./edgeward dashboard run|validate|build ...`. `validate` prints every problem of a dashboard.yml at once; `run`
+// refuses to start on any error, builds the page when its build is missing or stale, then serves it until SIGINT or
+// SIGTERM; `build` builds the page (what an install step runs ahead of time).
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { formatProblems } from '../../common/config/format-problems.ts';
+import { hasErrors } from '../../common/config/problem.ts';
+import { createJsonLogger } from '../../common/log/logger.ts';
+import { systemClock } from '../../common/time/clock.ts';
+import { readDashboardConfig } from '../config/dashboard-config-file.ts';
+import { buildNeeded, ensureBuilt, runNextBuild } from '../page-server/next-app.ts';
+import { startDashboard } from '../page-server/start-dashboard.ts';
+
+export interface DashboardCommandIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const usage = `Usage:
+  ./edgeward dashboard validate <dashboard.yml>   print every problem in a status page config (exit 1 on errors)
+  ./edgeward dashboard run <dashboard.yml>        serve the status page until SIGINT/SIGTERM (docs/status-page.md);
+                                                  builds it first when its build is missing or older than its sources
+  ./edgeward dashboard build [--force]            build the page (next build into dashboard/.next) if needed, or always
+`;
+
+/** A stopped page whose process is still alive after this long (a socket left open) exits anyway. */
+const exitLimitMs = 5000;
+
+export async function runDashboardCommand(args: string[], io: DashboardCommandIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === undefined || action === '--help' || action === 'help' || action === '-h') {
+    io.stdout(usage);
+    return action === undefined ? 2 : 0;
+  }
+  if (action === 'build') return build(rest, io);
+  const [file, ...extra] = rest;
+  if ((action !== 'validate' && action !== 'run') || file === undefined || extra.length > 0) {
+    io.stderr(`error: expected 'dashboard validate <file>', 'dashboard run <file>' or 'dashboard build'\n\n${usage}`);
+    return 2;
+  }
+
+  const { config, problems } = await readDashboardConfig(file);
+  if (problems.length > 0) io.stderr(`${formatProblems(problems, file)}\n`);
+  if (hasErrors(problems) || !config) {
+    const errors = problems.filter((problem) => problem.severity === 'error').length;
+    io.stderr(`${file}: ${errors} error(s); ${action === 'run' ? 'the status page did not start' : 'the file is not valid'}\n`);
+    return 1;
+  }
+  if (action === 'validate') {
+    const daemon = config.alertsDaemon ? `alerts daemon ${config.alertsDaemon.url}` : 'no alerts daemon';
+    io.stdout(`${file}: valid (${config.controllers.length} controller(s), ${config.routers.length} router(s), ${daemon}; listens on ${config.listen.host}:${config.listen.port}, login ${config.auth === 'required' ? 'required' : 'not asked (loopback only)'})\n`);
+    return 0;
+  }
+
+  let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`);
+  if (config.log.file) {
+    mkdirSync(dirname(config.log.file), { recursive: true });
+    const stream = createWriteStream(config.log.file, { flags: 'a', mode: 0o640 });
+    sink = (line) => void stream.write(`${line}\n`);
+  }
+  const logger = createJsonLogger({ sink, level: config.log.level, component: 'dashboard' });
+  let dashboard;
+  try {
+    dashboard = await startDashboard(config, { clock: systemClock, logger, progress: (text) => io.stdout(`status page: ${text}\n`) });
+  } catch (error) {
+    logger.error('status page failed to start', { error: (error as Error).message });
+    io.stderr(`error: the status page did not start: ${(error as Error).message}\n`);
+    setTimeout(() => process.exit(1), 200).unref();
+    return 1;
+  }
+  if (dashboard.build.built) io.stdout(`status page: built in ${(dashboard.build.ms / 1000).toFixed(1)} s\n`);
+  io.stdout(`status page: ${dashboard.url} (${config.auth === 'required' ? 'login required' : 'no login: loopback only'})\n`);
+
+  const shutdown = () => {
+    dashboard.stop().then(
+      () => {
+        process.exitCode = 0;
+        setTimeout(() => process.exit(0), exitLimitMs).unref();
+      },
+      (error: Error) => {
+        io.stderr(`error: the status page did not stop cleanly: ${error.message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  // The server and the gatherer's timer keep the process alive until the signal.
+  return -1;
+}
+
+async function build(args: string[], io: DashboardCommandIo): Promise<number> {
+  const force = args.includes('--force');
+  if (args.some((arg) => arg !== '--force')) {
+    io.stderr(`error: unexpected ${args.filter((arg) => arg !== '--force').join(' ')}\n\n${usage}`);
+    return 2;
+  }
+  const started = Date.now();
+  try {
+    if (force) await runNextBuild();
+    else if (buildNeeded() === undefined) {
+      io.stdout('status page: the build is current (dashboard/.next)\n');
+      return 0;
+    } else await ensureBuilt(createJsonLogger({ sink: () => undefined, level: 'error' }), (text) => io.stdout(`status page: ${text}\n`));
+  } catch (error) {
+    io.stderr(`error: ${(error as Error).message}\n`);
+    return 1;
+  }
+  io.stdout(`status page: built in ${((Date.now() - started) / 1000).toFixed(1)} s (dashboard/.next)\n`);
+  return 0;
+}

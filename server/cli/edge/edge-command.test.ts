@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { runEdgeCommand } from './edge-command.ts';
+import { entityKinds } from './edge-entities.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'edge-command-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+const env = { EDGEWARD_EDGE_CLI_CONFIG: join(root, 'no-session.json') };
+
+async function run(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runEdgeCommand(args, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) }, env);
+  return { code, stdout, stderr };
+}
+
+test('every command and every entity form answers --help on stdout with exit 0', async () => {
+  const commands = [['--help'], ['help'], ['login', '--help'], ['logout', '-h'], ['list', '--help'], ['create', '--help'], ['update', '--help'], ['delete', '--help'], ['mfa', '--help'], ['mfa', 'reset', '--help']];
+  for (const kind of entityKinds) {
+    for (const verb of ['list', 'create', 'update', 'delete']) commands.push([verb, kind.plural, '--help'], [verb, kind.name, '-h']);
+  }
+  commands.push(['create', 'identity', 'alice', '--frob', '--help'], ['list', 'widgets', '--help']);
+  for (const args of commands) {
+    const result = await run(...args);
+    assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stdout, /^Usage: edgeward edge/, args.join(' '));
+    assert.equal(result.stderr, '', args.join(' '));
+  }
+  assert.match((await run('create', 'service-policy', '--help')).stdout, /-i, --identity-roles <roles>/);
+  assert.match((await run('list', 'identities', '--help')).stdout, /Columns: ID, NAME, TYPE, ADMIN/);
+  assert.match((await run('update', 'api-sessions', '--help')).stdout, /^Usage: edgeward edge update <entity>/, 'an entity without an update form lists the forms');
+});
+
+test('a wrong command line is a usage error on stderr with exit 2, before any session is needed', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [[], /^Usage: edgeward edge <command>/],
+    [['frobnicate'], /^error: unknown edge command 'frobnicate'\n\nUsage: edgeward edge <command>/],
+    [['lst', 'identities'], /unknown edge command 'lst' \(did you mean list\?\)/],
+    [['list'], /^error: name the entity first\n\nUsage: edgeward edge list <entities>/],
+    [['list', 'identitys'], /^error: unknown entity 'identitys' \(did you mean identity\?\)/],
+    [['list', 'identities', '--json', '--yaml'], /give --json or --yaml, not both/],
+    [['list', 'identities', '--limit', '0'], /--limit takes a number of at least 1/],
+    [['create', 'identity'], /^error: create identity takes <name>\n\nUsage: edgeward edge create identity <name>/],
+    [['create', 'api-session', 'x'], /api-sessions cannot be created with this command/],
+    [['create', 'service', 'web', '--encryption', 'maybe'], /--encryption takes ON or OFF/],
+    [['update', 'identity', 'alice'], /^error: nothing to change: give at least one flag/],
+    [['delete', 'identity'], /delete identity takes the name or id of at least one identity/],
+    [['mfa'], /mfa takes a command: reset/],
+    [['mfa', 'enable', 'x'], /unknown mfa command 'enable'/],
+    [['mfa', 'reset'], /mfa reset takes the name or id of one identity/],
+    [['login'], /give the controller's URL/],
+    [['login', 'https://127.0.0.1:1280'], /-u\/--username is required/],
+    [['login', 'http://127.0.0.1:1280', '-u', 'admin'], /not an https URL/],
+    [['login', 'https://127.0.0.1:1280', '-u', 'admin', '-p', 'x', '--password-file', 'f'], /either -p\/--password or --password-file/],
+    [['login', 'https://127.0.0.1:1280', '-u', 'admin', '-p', 'x', '--ca', join(root, 'missing.pem')], /cannot read the CA file .*missing\.pem: ENOENT/],
+    [['logout', 'now'], /logout takes no arguments/],
+  ];
+  for (const [args, message] of cases) {
+    const result = await run(...args);
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, message, args.join(' '));
+    assert.equal(result.stdout, '', args.join(' '));
+  }
+});
+
+test('without a session, a command fails with exit 1 and says to log in', async () => {
+  for (const args of [['list', 'identities'], ['create', 'service', 'web'], ['delete', 'identity', 'alice'], ['mfa', 'reset', 'alice'], ['update', 'service', 'web', '-a', 'x']]) {
+    const result = await run(...args);
+    assert.equal(result.code, 1, args.join(' '));
+    assert.equal(result.stderr, `error: not logged in: there is no session in ${env.EDGEWARD_EDGE_CLI_CONFIG}\n  log in first: edgeward edge login <controller url> -u <username> --ca <ca bundle pem>\n`);
+  }
+  const logout = await run('logout');
+  assert.equal(logout.code, 0);
+  assert.match(logout.stdout, /^Not logged in/);
+});

@@ -1,0 +1,613 @@
+// The `create` and `update` forms of each entity, after `ziti edge create|update <entity>`: the positional
+// arguments, the flags (only for fields the Management API has), and the request body they make. Names on the
+// command line (an auth policy, a signer, `@name` roles) become ids through the injected context, so the forms are
+// tested without a controller.
+import { parseGoDuration } from '../../../common/config/go-duration.ts';
+import { EdgeUsageError, type FlagDef, type ParsedFlags } from './edge-args.ts';
+import { kindNamed, type EntityKind } from './edge-entities.ts';
+
+export interface FormContext {
+  /** The id of the entity of `kind` that a name (or id) on the command line names. */
+  resolveId(kind: EntityKind, nameOrId: string): Promise<string>;
+  /** A file's text; a file that cannot be read is a usage error naming `what`. */
+  readText(file: string, what: string): string;
+  /** A password: the value given, else the file (`-`: standard input), else a prompt on a terminal. */
+  readSecret(source: { value?: string; file?: string; prompt: string; flag: string }): Promise<string>;
+}
+
+export interface CreatePlan {
+  readonly kind: EntityKind;
+  readonly body: Record<string, unknown>;
+  /** How the new entity is named in the message. */
+  readonly label: string;
+  /** Where to write the new entity's enrollment JWT, and how to find it in the entity's detail. */
+  readonly jwt?: { readonly file: string; readonly of: (detail: Record<string, unknown>) => unknown };
+}
+
+export interface Form<P> {
+  readonly kind: EntityKind;
+  /** The arguments after `create` or `update`: `identity <name> [flags]`. */
+  readonly synopsis: string;
+  readonly summary: string;
+  readonly flags: readonly FlagDef[];
+  plan(parsed: ParsedFlags, context: FormContext): Promise<P>;
+}
+
+export interface UpdatePlan {
+  /** The entity's name or id, as written. */
+  readonly target: string;
+  readonly body: Record<string, unknown>;
+}
+
+// Flags shared by several forms.
+const tagsFlag: FlagDef = { name: 'tags-json', kind: 'string', value: '<json>', help: 'the tags, a JSON object such as {"team":"net"} (replaces them all)' };
+const roleAttributesFlag: FlagDef = { name: 'role-attributes', short: 'a', kind: 'list', value: '<a,b,...>', help: "role attributes, what '#attribute' roles select (comma-separated or repeated; '' for none)" };
+const newNameFlag: FlagDef = { name: 'name', short: 'n', kind: 'string', value: '<name>', help: 'a new name' };
+const jwtFileFlag: FlagDef = { name: 'jwt-output-file', short: 'o', kind: 'string', value: '<file>', help: 'write the enrollment JWT to this file' };
+
+function positionals(given: readonly string[], form: string, names: readonly string[], optional: readonly string[] = []): string[] {
+  if (given.length < names.length || given.length > names.length + optional.length) {
+    const wanted = [...names.map((name) => `<${name}>`), ...optional.map((name) => `[<${name}>]`)].join(' ');
+    throw new EdgeUsageError(`${form} takes ${wanted}${given.length > 0 ? `, not: ${given.join(' ')}` : ''}`);
+  }
+  return [...given];
+}
+
+function tagsOf(parsed: ParsedFlags): Record<string, unknown> | undefined {
+  const text = parsed.text('tags-json');
+  if (text === undefined) return undefined;
+  let tags: unknown;
+  try {
+    tags = JSON.parse(text);
+  } catch {
+    throw new EdgeUsageError(`--tags-json is not JSON: ${text}`);
+  }
+  if (tags === null || typeof tags !== 'object' || Array.isArray(tags)) throw new EdgeUsageError('--tags-json must be a JSON object, such as {"team":"net"}');
+  return tags as Record<string, unknown>;
+}
+
+/** The members whose value is not undefined. */
+function defined(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+}
+
+/** `@name` roles become `@id` (the API takes ids); `#attribute` roles are kept. */
+async function rolesOf(parsed: ParsedFlags, flag: string, kind: EntityKind, context: FormContext): Promise<string[] | undefined> {
+  const roles = parsed.list(flag);
+  if (roles === undefined) return undefined;
+  return Promise.all(roles.map(async (role) => (role.startsWith('@') && role.length > 1 ? `@${await context.resolveId(kind, role.slice(1))}` : role)));
+}
+
+function oneOf<T extends string>(text: string | undefined, values: readonly T[], flag: string): T | undefined {
+  if (text === undefined) return undefined;
+  const match = values.find((value) => value.toLowerCase() === text.toLowerCase());
+  if (!match) throw new EdgeUsageError(`${flag} takes ${values.join(' or ')}, not '${text}'`);
+  return match;
+}
+
+/** An empty value clears a nullable text field. */
+const clearable = (text: string | undefined) => (text === undefined ? undefined : text === '' ? null : text);
+
+// ---------------------------------------------------------------------------------------------------------------
+// identities
+
+const identity = kindNamed('identity');
+const identityFlags: FlagDef[] = [
+  roleAttributesFlag,
+  { name: 'auth-policy', short: 'P', kind: 'string', value: '<name or id>', help: "the identity's auth policy (default: default)" },
+  { name: 'external-id', kind: 'string', value: '<id>', help: "the identity's external id, for external JWT signers with useExternalId ('' clears it)" },
+  tagsFlag,
+];
+
+async function identityFields(parsed: ParsedFlags, context: FormContext): Promise<Record<string, unknown>> {
+  const policy = parsed.text('auth-policy');
+  return {
+    roleAttributes: parsed.list('role-attributes'),
+    authPolicyId: policy === undefined ? undefined : await context.resolveId(kindNamed('auth-policy'), policy),
+    externalId: clearable(parsed.text('external-id')),
+    tags: tagsOf(parsed),
+  };
+}
+
+const createIdentity: Form<CreatePlan> = {
+  kind: identity,
+  synopsis: 'identity <name> [--admin] [--role-attributes a,b] [--auth-policy <policy>] [--updb <username>] [-o <jwt file>]',
+  summary: 'an identity; --updb or -o also creates its one-time enrollment (updb, else ott) and -o writes its JWT',
+  flags: [
+    { name: 'admin', short: 'A', kind: 'boolean', help: 'the identity is an administrator (may use the Management API)' },
+    ...identityFlags,
+    { name: 'updb', kind: 'string', value: '<username>', help: 'create a one-time password (updb) enrollment for this username' },
+    jwtFileFlag,
+  ],
+  async plan(parsed, context) {
+    const [name] = positionals(parsed.positional, 'create identity', ['name']);
+    const updb = parsed.text('updb');
+    const jwtFile = parsed.text('jwt-output-file');
+    const enrollment = updb !== undefined ? { updb } : jwtFile !== undefined ? { ott: true } : undefined;
+    const method = updb !== undefined ? 'updb' : 'ott';
+    return {
+      kind: identity,
+      label: name!,
+      body: defined({ name, type: 'Default', isAdmin: parsed.bool('admin') ?? false, ...(await identityFields(parsed, context)), enrollment }),
+      ...(jwtFile !== undefined ? { jwt: { file: jwtFile, of: (detail: Record<string, unknown>) => (detail.enrollment as Record<string, { jwt?: unknown }> | undefined)?.[method]?.jwt } } : {}),
+    };
+  },
+};
+
+const updateIdentity: Form<UpdatePlan> = {
+  kind: identity,
+  synopsis: 'identity <name or id> [--name <new name>] [--admin=true|false] [--role-attributes a,b] [--auth-policy <policy>] ...',
+  summary: 'change an identity (only the fields given)',
+  flags: [newNameFlag, { name: 'admin', short: 'A', kind: 'boolean', help: 'make the identity an administrator (--admin=false: no longer)' }, ...identityFlags],
+  async plan(parsed, context) {
+    const [target] = positionals(parsed.positional, 'update identity', ['name or id']);
+    return { target: target!, body: defined({ name: parsed.text('name'), isAdmin: parsed.bool('admin'), ...(await identityFields(parsed, context)) }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// authenticators
+
+const authenticator = kindNamed('authenticator');
+const passwordFileFlag: FlagDef = { name: 'password-file', kind: 'string', value: '<file>', help: "read the password from this file ('-': standard input)" };
+
+const createAuthenticator: Form<CreatePlan> = {
+  kind: authenticator,
+  synopsis: 'authenticator updb <identity> <username> [<password>] [--password-file <file>]  |  authenticator cert <identity> <cert pem file>',
+  summary: "a password (updb) or certificate (cert) authenticator for an identity; without a password it is read from --password-file or asked for",
+  flags: [passwordFileFlag, tagsFlag],
+  async plan(parsed, context) {
+    const method = parsed.positional[0]?.toLowerCase();
+    if (method === 'updb') {
+      const [identityRef, username, password] = positionals(parsed.positional.slice(1), 'create authenticator updb', ['identity', 'username'], ['password']);
+      const file = parsed.text('password-file');
+      if (password !== undefined && file !== undefined) throw new EdgeUsageError('give the password either as an argument or with --password-file, not both');
+      const identityId = await context.resolveId(identity, identityRef!);
+      const secret = await context.readSecret({ ...(password !== undefined ? { value: password } : {}), ...(file !== undefined ? { file } : {}), prompt: `Password for ${username}: `, flag: '--password-file' });
+      return { kind: authenticator, label: username!, body: defined({ method: 'updb', identityId, username, password: secret, tags: tagsOf(parsed) }) };
+    }
+    if (method === 'cert') {
+      const [identityRef, certFile] = positionals(parsed.positional.slice(1), 'create authenticator cert', ['identity', 'cert pem file']);
+      if (parsed.has('password-file')) throw new EdgeUsageError('--password-file is for updb authenticators');
+      const certPem = context.readText(certFile!, 'the certificate file');
+      const identityId = await context.resolveId(identity, identityRef!);
+      return { kind: authenticator, label: `cert of ${identityRef!}`, body: defined({ method: 'cert', identityId, certPem, tags: tagsOf(parsed) }) };
+    }
+    throw new EdgeUsageError(`create authenticator takes the method first: updb or cert${method ? `, not '${method}'` : ''}`);
+  },
+};
+
+const updateAuthenticator: Form<UpdatePlan> = {
+  kind: authenticator,
+  synopsis: 'authenticator <id or username> [--username <new username>] [--password <password> | --password-file <file>]',
+  summary: "set a updb authenticator's username or password (no current password needed)",
+  flags: [{ name: 'username', short: 'u', kind: 'string', value: '<username>', help: 'a new username' }, { name: 'password', short: 'p', kind: 'string', value: '<password>', help: 'a new password' }, passwordFileFlag, tagsFlag],
+  async plan(parsed, context) {
+    const [target] = positionals(parsed.positional, 'update authenticator', ['id or username']);
+    const value = parsed.text('password');
+    const file = parsed.text('password-file');
+    if (value !== undefined && file !== undefined) throw new EdgeUsageError('give either --password or --password-file, not both');
+    const password = value !== undefined || file !== undefined ? await context.readSecret({ ...(value !== undefined ? { value } : {}), ...(file !== undefined ? { file } : {}), prompt: 'New password: ', flag: '--password-file' }) : undefined;
+    return { target: target!, body: defined({ username: parsed.text('username'), password, tags: tagsOf(parsed) }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// services
+
+const service = kindNamed('service');
+const terminatorStrategies = ['smartrouting', 'weighted', 'random', 'ha'] as const;
+const serviceFlags: FlagDef[] = [
+  roleAttributesFlag,
+  { name: 'terminator-strategy', kind: 'string', value: '<strategy>', help: 'smartrouting (the default), weighted, random or ha' },
+  { name: 'max-idle-time', kind: 'string', value: '<duration>', help: 'idle time before a circuit is closed, such as 30s or 5m (0: none)' },
+  tagsFlag,
+];
+
+function serviceFields(parsed: ParsedFlags): Record<string, unknown> {
+  const idle = parsed.text('max-idle-time');
+  let maxIdleTimeMillis: number | undefined;
+  if (idle !== undefined) {
+    const ms = /^\d+$/.test(idle) ? Number(idle) : parseGoDuration(idle);
+    if (ms === undefined || ms < 0) throw new EdgeUsageError(`--max-idle-time takes a duration such as 30s or 5m, not '${idle}'`);
+    maxIdleTimeMillis = Math.round(ms);
+  }
+  return { roleAttributes: parsed.list('role-attributes'), terminatorStrategy: oneOf(parsed.text('terminator-strategy'), terminatorStrategies, '--terminator-strategy'), maxIdleTimeMillis, tags: tagsOf(parsed) };
+}
+
+const createService: Form<CreatePlan> = {
+  kind: service,
+  synopsis: 'service <name> [--role-attributes a,b] [--encryption ON|OFF] [--terminator-strategy <s>] [--max-idle-time <duration>]',
+  summary: 'a service (end-to-end encryption required unless --encryption OFF)',
+  flags: [
+    { name: 'encryption', short: 'e', kind: 'string', value: 'ON|OFF', help: 'whether end-to-end encryption is required (default ON); fixed once created' },
+    { name: 'encryption-required', kind: 'boolean', help: 'the same as --encryption ON (--encryption-required=false: OFF)' },
+    ...serviceFlags,
+  ],
+  async plan(parsed) {
+    const [name] = positionals(parsed.positional, 'create service', ['name']);
+    const onOff = oneOf(parsed.text('encryption'), ['ON', 'OFF'] as const, '--encryption');
+    const required = parsed.bool('encryption-required');
+    if (onOff !== undefined && required !== undefined && (onOff === 'ON') !== required) throw new EdgeUsageError('--encryption and --encryption-required disagree');
+    const encryptionRequired = required ?? (onOff === undefined ? true : onOff === 'ON');
+    return { kind: service, label: name!, body: defined({ name, encryptionRequired, ...serviceFields(parsed) }) };
+  },
+};
+
+const updateService: Form<UpdatePlan> = {
+  kind: service,
+  synopsis: 'service <name or id> [--name <new name>] [--role-attributes a,b] [--terminator-strategy <s>] [--max-idle-time <duration>]',
+  summary: 'change a service (encryption is fixed at creation)',
+  flags: [newNameFlag, ...serviceFlags],
+  async plan(parsed) {
+    const [target] = positionals(parsed.positional, 'update service', ['name or id']);
+    return { target: target!, body: defined({ name: parsed.text('name'), ...serviceFields(parsed) }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// service policies
+
+const servicePolicy = kindNamed('service-policy');
+const policyTypes = ['Dial', 'Bind'] as const;
+const semantics = ['AllOf', 'AnyOf'] as const;
+const servicePolicyFlags: FlagDef[] = [
+  { name: 'identity-roles', short: 'i', kind: 'list', value: '<roles>', help: "identities it applies to: '#attribute', '@name' or '@id', '#all'" },
+  { name: 'service-roles', short: 's', kind: 'list', value: '<roles>', help: "services it grants: '#attribute', '@name' or '@id', '#all'" },
+  { name: 'posture-check-roles', short: 'p', kind: 'list', value: '<roles>', help: "posture checks a session must pass: '#attribute', '@name' or '@id', '#all'" },
+  { name: 'semantic', kind: 'string', value: 'AllOf|AnyOf', help: 'how the roles of each list combine (default AllOf)' },
+  tagsFlag,
+];
+
+async function servicePolicyFields(parsed: ParsedFlags, context: FormContext): Promise<Record<string, unknown>> {
+  return {
+    semantic: oneOf(parsed.text('semantic'), semantics, '--semantic'),
+    identityRoles: await rolesOf(parsed, 'identity-roles', identity, context),
+    serviceRoles: await rolesOf(parsed, 'service-roles', service, context),
+    postureCheckRoles: await rolesOf(parsed, 'posture-check-roles', kindNamed('posture-check'), context),
+    tags: tagsOf(parsed),
+  };
+}
+
+const createServicePolicy: Form<CreatePlan> = {
+  kind: servicePolicy,
+  synopsis: "service-policy <name> Dial|Bind [--identity-roles '@alice,#ops'] [--service-roles '@web'] [--posture-check-roles ...] [--semantic AllOf|AnyOf]",
+  summary: 'a service policy: the identities it selects may dial (or bind) the services it selects',
+  flags: servicePolicyFlags,
+  async plan(parsed, context) {
+    const [name, type] = positionals(parsed.positional, 'create service-policy', ['name', 'Dial|Bind']);
+    const fields = await servicePolicyFields(parsed, context);
+    return {
+      kind: servicePolicy,
+      label: name!,
+      body: defined({ name, type: oneOf(type, policyTypes, 'the policy type'), ...fields, semantic: fields.semantic ?? 'AllOf', identityRoles: fields.identityRoles ?? [], serviceRoles: fields.serviceRoles ?? [], postureCheckRoles: fields.postureCheckRoles ?? [] }),
+    };
+  },
+};
+
+const updateServicePolicy: Form<UpdatePlan> = {
+  kind: servicePolicy,
+  synopsis: 'service-policy <name or id> [--name <new name>] [--type Dial|Bind] [--identity-roles ...] [--service-roles ...] [--posture-check-roles ...] [--semantic ...]',
+  summary: 'change a service policy (a role list given replaces the old one)',
+  flags: [newNameFlag, { name: 'type', kind: 'string', value: 'Dial|Bind', help: 'what the policy grants' }, ...servicePolicyFlags],
+  async plan(parsed, context) {
+    const [target] = positionals(parsed.positional, 'update service-policy', ['name or id']);
+    return { target: target!, body: defined({ name: parsed.text('name'), type: oneOf(parsed.text('type'), policyTypes, '--type'), ...(await servicePolicyFields(parsed, context)) }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// auth policies
+
+const authPolicy = kindNamed('auth-policy');
+const signer = kindNamed('ext-jwt-signer');
+const authPolicyFlags: FlagDef[] = [
+  { name: 'primary-cert-allowed', kind: 'boolean', help: 'identities may log in with a certificate' },
+  { name: 'primary-cert-expired-allowed', kind: 'boolean', help: 'an expired certificate may still log in' },
+  { name: 'primary-updb-allowed', kind: 'boolean', help: 'identities may log in with a password' },
+  { name: 'primary-updb-min-password-length', kind: 'integer', help: 'the shortest password allowed (5 to 100; default 5)' },
+  { name: 'primary-updb-req-special', kind: 'boolean', help: 'a password needs a character other than A-Z, a-z, 0-9' },
+  { name: 'primary-updb-req-numbers', kind: 'boolean', help: 'a password needs a digit' },
+  { name: 'primary-updb-req-mixed-case', kind: 'boolean', help: 'a password needs upper and lower case letters' },
+  { name: 'primary-updb-max-attempts', kind: 'integer', help: 'wrong passwords in a row that lock the identity out (0: no lockout)' },
+  { name: 'primary-updb-lockout-min', kind: 'integer', help: 'minutes a lockout lasts (0: until an administrator enables the identity)' },
+  { name: 'primary-ext-jwt-allowed', kind: 'boolean', help: 'identities may log in with an external JWT' },
+  { name: 'primary-ext-jwt-allowed-signers', kind: 'list', value: '<signers>', help: 'the signers (names or ids) whose JWTs may log in; none: any enabled signer' },
+  { name: 'secondary-req-totp', kind: 'boolean', help: 'every session owes a TOTP code' },
+  { name: 'secondary-req-ext-jwt-signer', kind: 'string', value: '<signer>', help: "every session must carry a JWT of this signer (name or id; '' for none)" },
+  tagsFlag,
+];
+
+/** The policy fields the flags give, nested as the API has them; absent flags are left out. */
+async function authPolicyFields(parsed: ParsedFlags, context: FormContext, defaults: boolean): Promise<Record<string, unknown>> {
+  const bool = (flag: string) => parsed.bool(flag) ?? (defaults ? false : undefined);
+  const signers = parsed.list('primary-ext-jwt-allowed-signers');
+  const required = parsed.text('secondary-req-ext-jwt-signer');
+  const primary = {
+    cert: defined({ allowed: bool('primary-cert-allowed'), allowExpiredCerts: bool('primary-cert-expired-allowed') }),
+    updb: defined({
+      allowed: bool('primary-updb-allowed'),
+      minPasswordLength: parsed.integer('primary-updb-min-password-length') ?? (defaults ? 5 : undefined),
+      requireSpecialChar: bool('primary-updb-req-special'),
+      requireNumberChar: bool('primary-updb-req-numbers'),
+      requireMixedCase: bool('primary-updb-req-mixed-case'),
+      maxAttempts: parsed.integer('primary-updb-max-attempts') ?? (defaults ? 0 : undefined),
+      lockoutDurationMinutes: parsed.integer('primary-updb-lockout-min') ?? (defaults ? 0 : undefined),
+    }),
+    extJwt: defined({
+      allowed: bool('primary-ext-jwt-allowed'),
+      allowedSigners: signers === undefined ? (defaults ? [] : undefined) : await Promise.all(signers.map((ref) => context.resolveId(signer, ref))),
+    }),
+  };
+  const secondary = defined({
+    requireTotp: bool('secondary-req-totp'),
+    requireExtJwtSigner: required === undefined ? (defaults ? null : undefined) : required === '' ? null : await context.resolveId(signer, required),
+  });
+  const nonEmpty = (object: Record<string, unknown>) => (Object.keys(object).length > 0 ? object : undefined);
+  return defined({
+    primary: nonEmpty(defined({ cert: nonEmpty(primary.cert), updb: nonEmpty(primary.updb), extJwt: nonEmpty(primary.extJwt) })),
+    secondary: nonEmpty(secondary),
+    tags: tagsOf(parsed),
+  });
+}
+
+const createAuthPolicy: Form<CreatePlan> = {
+  kind: authPolicy,
+  synopsis: 'auth-policy <name> [--primary-updb-allowed] [--primary-cert-allowed] [--secondary-req-totp] ...',
+  summary: 'an authentication policy; as with ziti, a method is allowed only when its flag is given',
+  flags: authPolicyFlags,
+  async plan(parsed, context) {
+    const [name] = positionals(parsed.positional, 'create auth-policy', ['name']);
+    return { kind: authPolicy, label: name!, body: { name, ...(await authPolicyFields(parsed, context, true)) } };
+  },
+};
+
+const updateAuthPolicy: Form<UpdatePlan> = {
+  kind: authPolicy,
+  synopsis: 'auth-policy <name or id> [--name <new name>] [--primary-updb-allowed=true|false] [--secondary-req-totp=true|false] ...',
+  summary: 'change an authentication policy (only the settings given)',
+  flags: [newNameFlag, ...authPolicyFlags],
+  async plan(parsed, context) {
+    const [target] = positionals(parsed.positional, 'update auth-policy', ['name or id']);
+    return { target: target!, body: defined({ name: parsed.text('name'), ...(await authPolicyFields(parsed, context, false)) }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// external JWT signers
+
+const signerFlags: FlagDef[] = [
+  { name: 'audience', kind: 'string', value: '<audience>', help: "the audience the tokens' aud must contain ('' for none)" },
+  { name: 'cert-file', kind: 'string', value: '<pem file>', help: 'verify tokens with the public key of this certificate' },
+  { name: 'jwks-endpoint', kind: 'string', value: '<https url>', help: 'verify tokens with the keys of this JWKS document' },
+  { name: 'kid', kind: 'string', value: '<kid>', help: "the key id tokens name ('' for none)" },
+  { name: 'claims-property', kind: 'string', value: '<claim>', help: 'the claim that names the identity (default sub)' },
+  { name: 'use-external-id', kind: 'boolean', help: "the claim is the identity's externalId, not its id" },
+  { name: 'external-auth-url', kind: 'string', value: '<url>', help: "where a client gets a token ('' for none)" },
+  { name: 'client-id', kind: 'string', value: '<id>', help: "the identity provider's client id ('' for none)" },
+  { name: 'scopes', kind: 'list', value: '<a,b,...>', help: 'the scopes a client asks for' },
+  { name: 'target-token', kind: 'string', value: 'ACCESS|ID', help: 'which token a client sends' },
+  { name: 'enabled', kind: 'boolean', help: 'the signer is used (default true; --enabled=false disables it)' },
+  tagsFlag,
+];
+
+function signerFields(parsed: ParsedFlags, context: FormContext): Record<string, unknown> {
+  const certFile = parsed.text('cert-file');
+  return {
+    audience: clearable(parsed.text('audience')),
+    certPem: certFile === undefined ? undefined : context.readText(certFile, 'the certificate file'),
+    jwksEndpoint: parsed.text('jwks-endpoint'),
+    kid: clearable(parsed.text('kid')),
+    claimsProperty: parsed.text('claims-property'),
+    useExternalId: parsed.bool('use-external-id'),
+    externalAuthUrl: clearable(parsed.text('external-auth-url')),
+    clientId: clearable(parsed.text('client-id')),
+    scopes: parsed.list('scopes'),
+    targetToken: oneOf(parsed.text('target-token'), ['ACCESS', 'ID'] as const, '--target-token'),
+    enabled: parsed.bool('enabled'),
+    tags: tagsOf(parsed),
+  };
+}
+
+const createSigner: Form<CreatePlan> = {
+  kind: signer,
+  synopsis: 'ext-jwt-signer <name> <issuer> (--cert-file <pem> | --jwks-endpoint <url>) [--audience <aud>] [--claims-property <claim>] ...',
+  summary: 'an external JWT signer: an identity provider whose JWTs identify identities',
+  flags: signerFlags,
+  async plan(parsed, context) {
+    const [name, issuer] = positionals(parsed.positional, 'create ext-jwt-signer', ['name', 'issuer']);
+    if (parsed.has('cert-file') === parsed.has('jwks-endpoint')) throw new EdgeUsageError('give exactly one of --cert-file and --jwks-endpoint');
+    const fields = signerFields(parsed, context);
+    return { kind: signer, label: name!, body: defined({ name, issuer, ...fields, audience: fields.audience ?? null, enabled: fields.enabled ?? true }) };
+  },
+};
+
+const updateSigner: Form<UpdatePlan> = {
+  kind: signer,
+  synopsis: 'ext-jwt-signer <name or id> [--name <new name>] [--issuer <issuer>] [--cert-file <pem> | --jwks-endpoint <url>] ...',
+  summary: 'change an external JWT signer (a new key source replaces the old one)',
+  flags: [newNameFlag, { name: 'issuer', kind: 'string', value: '<issuer>', help: "the tokens' iss" }, ...signerFlags],
+  async plan(parsed, context) {
+    const [target] = positionals(parsed.positional, 'update ext-jwt-signer', ['name or id']);
+    if (parsed.has('cert-file') && parsed.has('jwks-endpoint')) throw new EdgeUsageError('give at most one of --cert-file and --jwks-endpoint');
+    return { target: target!, body: defined({ name: parsed.text('name'), issuer: parsed.text('issuer'), ...signerFields(parsed, context) }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// third-party CAs
+
+const ca = kindNamed('ca');
+const caFlags: FlagDef[] = [
+  { name: 'auth', short: 'u', kind: 'boolean', help: "once verified, the CA's certificates may log in" },
+  { name: 'autoca', short: 'e', kind: 'boolean', help: 'the first login with an unknown certificate from the CA creates its identity' },
+  { name: 'ottca', short: 'o', kind: 'boolean', help: 'stored only: ottca enrollment is not supported' },
+  { name: 'identity-attributes', short: 'a', kind: 'list', value: '<a,b,...>', help: 'role attributes of the identities it auto-enrolls' },
+  { name: 'identity-name-format', short: 'f', kind: 'string', value: '<format>', help: "names of the identities it auto-enrolls (default [caName]-[commonName]; '' for the default)" },
+  tagsFlag,
+];
+
+function caFields(parsed: ParsedFlags, defaults: boolean): Record<string, unknown> {
+  const bool = (flag: string) => parsed.bool(flag) ?? (defaults ? false : undefined);
+  return {
+    isAuthEnabled: bool('auth'),
+    isAutoCaEnrollmentEnabled: bool('autoca'),
+    isOttCaEnrollmentEnabled: bool('ottca'),
+    identityRoles: parsed.list('identity-attributes') ?? (defaults ? [] : undefined),
+    identityNameFormat: clearable(parsed.text('identity-name-format')),
+    tags: tagsOf(parsed),
+  };
+}
+
+const createCa: Form<CreatePlan> = {
+  kind: ca,
+  synopsis: 'ca <name> <ca cert pem file> [--auth] [--autoca] [--identity-attributes a,b] [--identity-name-format <format>]',
+  summary: 'a third-party CA (unverified until proven; its certificates log in once verified and --auth)',
+  flags: caFlags,
+  async plan(parsed, context) {
+    const [name, file] = positionals(parsed.positional, 'create ca', ['name', 'ca cert pem file']);
+    return { kind: ca, label: name!, body: defined({ name, certPem: context.readText(file!, 'the CA certificate file'), ...caFields(parsed, true) }) };
+  },
+};
+
+const updateCa: Form<UpdatePlan> = {
+  kind: ca,
+  synopsis: 'ca <name or id> [--name <new name>] [--auth=true|false] [--autoca=true|false] [--identity-attributes a,b] ...',
+  summary: "change a CA's settings (its certificate cannot change)",
+  flags: [newNameFlag, ...caFlags],
+  async plan(parsed) {
+    const [target] = positionals(parsed.positional, 'update ca', ['name or id']);
+    return { target: target!, body: defined({ name: parsed.text('name'), ...caFields(parsed, false) }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// posture checks
+
+const postureCheck = kindNamed('posture-check');
+const postureFlags: FlagDef[] = [
+  roleAttributesFlag,
+  { name: 'seconds', short: 's', kind: 'integer', help: 'the check passes for this long after the last MFA answer (0 or less: no timeout)' },
+  { name: 'wake', short: 'w', kind: 'boolean', help: 'prompt for a code on wake (stored and shown)' },
+  { name: 'unlock', short: 'u', kind: 'boolean', help: 'prompt for a code on unlock (stored and shown)' },
+  { name: 'ignore-legacy', kind: 'boolean', help: 'ignore legacy endpoints (stored and shown)' },
+  tagsFlag,
+];
+
+function postureFields(parsed: ParsedFlags): Record<string, unknown> {
+  return {
+    roleAttributes: parsed.list('role-attributes'),
+    timeoutSeconds: parsed.integer('seconds'),
+    promptOnWake: parsed.bool('wake'),
+    promptOnUnlock: parsed.bool('unlock'),
+    ignoreLegacyEndpoints: parsed.bool('ignore-legacy'),
+    tags: tagsOf(parsed),
+  };
+}
+
+function requireMfaType(type: string | undefined): void {
+  if (type?.toLowerCase() !== 'mfa') {
+    throw new EdgeUsageError(`only mfa posture checks exist in this release${type ? ` (not '${type}')` : ''}: posture-check mfa <name>`);
+  }
+}
+
+const createPostureCheck: Form<CreatePlan> = {
+  kind: postureCheck,
+  synopsis: 'posture-check mfa <name> [--role-attributes a,b] [--seconds <n>] [--wake] [--unlock] [--ignore-legacy]',
+  summary: 'an MFA posture check: passes while the API session has answered an MFA challenge (within --seconds)',
+  flags: postureFlags,
+  async plan(parsed) {
+    const [type, name] = positionals(parsed.positional, 'create posture-check', ['type', 'name']);
+    requireMfaType(type);
+    return { kind: postureCheck, label: name!, body: defined({ typeId: 'MFA', name, ...postureFields(parsed) }) };
+  },
+};
+
+const updatePostureCheck: Form<UpdatePlan> = {
+  kind: postureCheck,
+  synopsis: 'posture-check [mfa] <name or id> [--name <new name>] [--role-attributes a,b] [--seconds <n>] [--wake=true|false] ...',
+  summary: 'change an MFA posture check',
+  flags: [newNameFlag, ...postureFlags],
+  async plan(parsed) {
+    // `update posture-check mfa <name>` (the ziti form) or `update posture-check <name>`.
+    const given = parsed.positional.length === 2 ? (requireMfaType(parsed.positional[0]), parsed.positional.slice(1)) : parsed.positional;
+    const [target] = positionals(given, 'update posture-check [mfa]', ['name or id']);
+    return { target: target!, body: defined({ typeId: 'MFA', name: parsed.text('name'), ...postureFields(parsed) }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// edge routers
+
+const edgeRouter = kindNamed('edge-router');
+const routerFlags: FlagDef[] = [
+  roleAttributesFlag,
+  { name: 'tunneler-enabled', short: 't', kind: 'boolean', help: 'the router is a tunneler (stored and shown)' },
+  { name: 'cost', kind: 'integer', help: 'the routing cost (0 to 65535)' },
+  { name: 'no-traversal', kind: 'boolean', help: 'the router carries no transit traffic' },
+  { name: 'disabled', kind: 'boolean', help: 'the router is refused until enabled (--disabled=false enables it)' },
+  tagsFlag,
+];
+
+function routerFields(parsed: ParsedFlags): Record<string, unknown> {
+  return {
+    roleAttributes: parsed.list('role-attributes'),
+    isTunnelerEnabled: parsed.bool('tunneler-enabled'),
+    cost: parsed.integer('cost'),
+    noTraversal: parsed.bool('no-traversal'),
+    disabled: parsed.bool('disabled'),
+    tags: tagsOf(parsed),
+  };
+}
+
+const createEdgeRouter: Form<CreatePlan> = {
+  kind: edgeRouter,
+  synopsis: 'edge-router <name> [--role-attributes a,b] [-o <jwt file>] [--tunneler-enabled] [--cost <n>] [--no-traversal] [--disabled]',
+  summary: "an edge router, with its one-time enrollment; -o writes the JWT for 'edgeward router enroll'",
+  flags: [...routerFlags, jwtFileFlag],
+  async plan(parsed) {
+    const [name] = positionals(parsed.positional, 'create edge-router', ['name']);
+    const jwtFile = parsed.text('jwt-output-file');
+    return {
+      kind: edgeRouter,
+      label: name!,
+      body: defined({ name, ...routerFields(parsed) }),
+      ...(jwtFile !== undefined ? { jwt: { file: jwtFile, of: (detail: Record<string, unknown>) => detail.enrollmentJwt } } : {}),
+    };
+  },
+};
+
+const updateEdgeRouter: Form<UpdatePlan> = {
+  kind: edgeRouter,
+  synopsis: 'edge-router <name or id> [--name <new name>] [--role-attributes a,b] [--cost <n>] [--no-traversal=true|false] [--disabled=true|false]',
+  summary: 'change an edge router',
+  flags: [newNameFlag, ...routerFlags],
+  async plan(parsed) {
+    const [target] = positionals(parsed.positional, 'update edge-router', ['name or id']);
+    return { target: target!, body: defined({ name: parsed.text('name'), ...routerFields(parsed) }) };
+  },
+};
+
+export const createForms: readonly Form<CreatePlan>[] = [
+  createIdentity,
+  createAuthenticator,
+  createService,
+  createServicePolicy,
+  createAuthPolicy,
+  createSigner,
+  createCa,
+  createPostureCheck,
+  createEdgeRouter,
+];
+
+export const updateForms: readonly Form<UpdatePlan>[] = [
+  updateIdentity,
+  updateAuthenticator,
+  updateService,
+  updateServicePolicy,
+  updateAuthPolicy,
+  updateSigner,
+  updateCa,
+  updatePostureCheck,
+  updateEdgeRouter,
+];
