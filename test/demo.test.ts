@@ -3,7 +3,8 @@
 // the pager receiver watching them, writes demo.json, serves the admin on every controller, restarts a controller
 // or router that is killed, stops everything on Ctrl-C, and on a second start reuses the data and forms the same
 // cluster without initializing it again, with the same routers, neither created nor enrolled again, and the same
-// stack on the same ports.
+// stack on the same ports. The status page shows the cluster in Chromium, every Grafana panel query returns series
+// from the demo's own Prometheus, and `edgeward edge` drives the management API of the demo.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -17,6 +18,11 @@ import { parse as parseYaml } from 'yaml';
 import { alertmanagerConfig } from '../alerts/alertmanager/alertmanager-config.ts';
 import { HttpsClient } from './support/https-client.ts';
 import { alertmanagerConfigLoaded, prometheusRuleGroups, prometheusTargets } from './support/prometheus-api.ts';
+import { allValue } from '../grafana/queries/template-variables.ts';
+import { PanelQueryRunner, panelTargets, targetsWhen } from './support/dashboard-panel-queries.ts';
+import { PrometheusClient } from './support/prometheus-server.ts';
+import { artifactDir, launchChromium, screenshotPath } from './support/status-page-process.ts';
+import { runEdgeCliScenario } from './support/edge-cli-scenario.ts';
 
 const edgeward = fileURLToPath(new URL('../edgeward', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'edgeward-demo-'));
@@ -54,6 +60,7 @@ interface State {
   alertmanager: { url: string };
   alerts: { pid: number; metrics: string };
   pager: { log: string };
+  dashboard: { url: string; pid: number };
 }
 
 const alive = (pid: number) => {
@@ -110,12 +117,13 @@ async function runDemo() {
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   running = { child, output: () => output };
-  const deadline = Date.now() + 240_000;
+  // Its first start on a new clone also builds the status page (next build).
+  const deadline = Date.now() + 420_000;
   while (!output.includes('Press Ctrl-C to stop.')) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`demo did not come up:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  for (const process of [...readState().controllers, ...readState().routers, readState().alerts]) pidsSeen.add(process.pid);
+  for (const process of [...readState().controllers, ...readState().routers, readState().alerts, readState().dashboard]) pidsSeen.add(process.pid);
   return running;
 }
 
@@ -241,7 +249,7 @@ test('first start: three controllers formed into one cluster and two routers lin
   const demo = await runDemo();
   const state = readState();
   firstState = state;
-  assert.deepEqual(Object.keys(state).sort(), ['admin', 'alertmanager', 'alerts', 'caBundle', 'controllers', 'pager', 'prometheus', 'routers']);
+  assert.deepEqual(Object.keys(state).sort(), ['admin', 'alertmanager', 'alerts', 'caBundle', 'controllers', 'dashboard', 'pager', 'prometheus', 'routers']);
   assert.deepEqual(
     state.controllers.map((controller) => controller.id),
     ids,
@@ -330,6 +338,49 @@ test('first start: three controllers formed into one cluster and two routers lin
     ],
   );
   await observabilityStackUp(state, demo.output());
+  await statusPageUp(state, demo.output());
+});
+
+test('the status page shows the demo cluster in Chromium: three controllers, one leader, lag, events and charts', async () => {
+  const state = readState();
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    await page.goto(state.dashboard.url);
+    await page.waitForSelector('[data-testid="connection"]:has-text("live")', { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="member-row"]').length === 3, undefined, { timeout: 30_000 });
+    const cards = await page.$$eval('[data-testid="controller-card"]', (elements) => elements.map((element) => [element.getAttribute('data-controller-id'), element.getAttribute('data-role')]));
+    assert.deepEqual(cards.map(([id]) => id).sort(), ids);
+    assert.equal(cards.filter(([, role]) => role === 'leader').length, 1, 'exactly one leader');
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="lag-entries"]')].length === 3 && [...document.querySelectorAll('[data-testid="lag-entries"]')].every((cell) => /^\d[\d,]*$/.test(cell.textContent ?? '')), undefined, { timeout: 30_000 });
+    assert.ok((await page.$$('[data-testid="event-row"]')).length > 0, 'cluster events are listed');
+    await page.waitForFunction(() => document.querySelectorAll('svg.recharts-surface path.recharts-line-curve').length > 0, undefined, { timeout: 30_000 });
+    const routers = await page.$$eval('[data-testid="router-row"]', (rows) => rows.length);
+    assert.equal(routers, 2, 'both routers are listed');
+    const shot = screenshotPath(artifactDir('demo'), 'status-page');
+    await page.screenshot({ path: shot, fullPage: true });
+    console.log(`status page screenshot: ${shot}`);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('every query of every Grafana panel returns series from the demo\'s Prometheus', async () => {
+  const state = readState();
+  const runner = new PanelQueryRunner(new PrometheusClient(state.prometheus.url), { cluster: 'demo', controller: allValue, router: allValue, __rate_interval: '1m', __interval: '15s', __range: '5m' });
+  const targets = panelTargets();
+  // Rates need two scrapes (15 s apart in the demo) inside their window: series may take a little while to appear.
+  assert.deepEqual(await runner.untilSeries(targetsWhen(targets, 'always', 'routers', 'router-links'), 120_000), [], 'panel queries that returned no series');
+  // Those that have series only under a fault (a controller down, an alert firing) parse and run.
+  for (const target of targetsWhen(targets, 'controller-down', 'alert-firing', 'daemon-alert-firing')) {
+    const answer = await runner.run(target);
+    assert.ok(answer.ok, `${target.where}: ${answer.ok ? '' : answer.error}`);
+  }
+});
+
+test('edgeward edge drives the demo\'s management API: login, an identity with a password, a service, a Dial policy, a filtered list, MFA reset, delete', async () => {
+  const state = readState();
+  await runEdgeCliScenario({ managementUrl: state.controllers[0]!.managementApi, caFile: state.caBundle, admin: { username: state.admin.username, password } });
 });
 
 interface RouteConfig {
@@ -412,6 +463,27 @@ async function observabilityStackUp(state: State, output: string): Promise<void>
   assert.ok(existsSync(state.pager.log), 'the pager log exists');
 }
 
+/** The status page answers at demo.json's URL (printed in the summary), with its pid, and its data shows the cluster. */
+async function statusPageUp(state: State, output: string): Promise<void> {
+  assert.deepEqual(Object.keys(state.dashboard).sort(), ['pid', 'url']);
+  assert.match(state.dashboard.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.ok(output.includes(state.dashboard.url), 'the status page\'s URL is printed');
+  assert.ok(alive(state.dashboard.pid), 'the status page is running');
+  const health = await fetch(`${state.dashboard.url}/api/health`);
+  assert.equal(health.status, 200);
+  await until(
+    'the status page to see three reachable controllers and one leader',
+    async () => {
+      const response = await fetch(`${state.dashboard.url}/api/state`, { signal: AbortSignal.timeout(5000) });
+      if (response.status !== 200) return undefined;
+      const body = (await response.json()) as { snapshot?: { controllers?: { id: string; reachable: boolean; role: string }[] } };
+      const controllers = body.snapshot?.controllers ?? [];
+      return controllers.length === 3 && controllers.every((controller) => controller.reachable) && controllers.filter((controller) => controller.role === 'leader').length === 1;
+    },
+    60_000,
+  );
+}
+
 test('SIGKILL of a controller: the supervisor restarts it with a new pid in demo.json and it rejoins', async () => {
   const victim = firstState.controllers.find((controller) => controller.id === 'ctrl2')!;
   process.kill(victim.pid, 'SIGKILL');
@@ -458,7 +530,7 @@ test('SIGINT stops every controller, router and process of the stack and removes
   assert.match(running!.output(), /stopped\./);
   for (const pid of pidsSeen) assert.equal(alive(pid), false, `pid ${pid} is gone`);
   assert.deepEqual(processesOfThisTest(), [], 'nothing the demo started is left');
-  for (const url of [state.prometheus.url, state.alertmanager.url, state.alerts.metrics]) assert.equal(await answers(url), false, `${url} no longer answers`);
+  for (const url of [state.prometheus.url, state.alertmanager.url, state.alerts.metrics, state.dashboard.url]) assert.equal(await answers(url), false, `${url} no longer answers`);
   for (const router of state.routers) assert.equal(alive(router.pid), false, `${router.id} is stopped`);
   for (const controller of state.controllers) assert.equal(existsSync(controller.agentSocket), false, `${controller.id}'s agent socket is removed`);
 });
@@ -496,6 +568,8 @@ test('a second start reuses the data, the password and the routers: the same clu
   );
   assert.notEqual(state.alerts.pid, firstState.alerts.pid);
   await observabilityStackUp(state, again.output());
+  assert.equal(state.dashboard.url, firstState.dashboard.url, 'the status page keeps its port');
+  await statusPageUp(state, again.output());
   const starts = readFileSync(join(data, 'alerts', 'alerts.log'), 'utf8').split('\n').filter((line) => line.includes('"alerts daemon started"'));
   assert.equal(starts.length, 2);
   assert.match(starts[1]!, /"resumed":true/, 'the daemon resumed from its saved state');

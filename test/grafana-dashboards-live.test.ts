@@ -7,14 +7,14 @@
 // evaluation) and a peer TLS handshake without a certificate (an alert the daemon raises from the log line).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
-import { queryCatalogue, type CatalogueQuery, type SeriesCondition } from '../grafana/queries/query-catalogue.ts';
+import { queryCatalogue } from '../grafana/queries/query-catalogue.ts';
 import { routerMetrics } from '../grafana/queries/router-metric-names.ts';
 import { allValue, clusterVariable, controllerVariable, expandTemplateVariables, routerVariable } from '../grafana/queries/template-variables.ts';
 import { buildRouterMetrics } from '../router/run/router-metrics.ts';
@@ -24,12 +24,12 @@ import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import { adminCredentials, type ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
-import { PrometheusServer, type PromAnswer } from './support/prometheus-server.ts';
+import { PrometheusServer } from './support/prometheus-server.ts';
+import { PanelQueryRunner, panelTargets, targetsWhen } from './support/dashboard-panel-queries.ts';
 import { enrollRouter, ScriptedRouter, type EnrolledRouter } from './support/scripted-router.ts';
 
 const cliEntry = fileURLToPath(new URL('../server/cli/main.ts', import.meta.url));
 const tsxLoader = new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
-const dashboardsDir = fileURLToPath(new URL('../grafana/generated/dashboards/', import.meta.url));
 const rulesFile = fileURLToPath(new URL('../alerts/generated/edgeward-rules.yml', import.meta.url));
 
 const clusterName = 'grafana-live';
@@ -45,54 +45,8 @@ const routers: ScriptedRouter[] = [];
 let reporting: NodeJS.Timeout | undefined;
 let frozen: ControllerFixture | undefined;
 
-interface PanelTarget {
-  readonly where: string;
-  readonly query: CatalogueQuery;
-  readonly instant: boolean;
-}
-
-/** Every target of every panel of the committed dashboards, with the catalogue entry its expression comes from. */
-function panelTargets(): PanelTarget[] {
-  const targets: PanelTarget[] = [];
-  for (const file of readdirSync(dashboardsDir).sort()) {
-    const dashboard = JSON.parse(readFileSync(join(dashboardsDir, file), 'utf8')) as { uid: string; panels: { type: string; title: string; targets?: { expr: string; refId: string; instant?: boolean }[] }[] };
-    for (const panel of dashboard.panels) {
-      for (const target of panel.targets ?? []) {
-        const query = queryCatalogue.find((candidate) => candidate.expr === target.expr);
-        assert.ok(query, `${dashboard.uid}: ${panel.title}: a query that is not in the catalogue: ${target.expr}`);
-        targets.push({ where: `${dashboard.uid} / ${panel.title} / ${target.refId} (${query.id})`, query, instant: target.instant === true });
-      }
-    }
-  }
-  return targets;
-}
-
-function run(target: PanelTarget): Promise<PromAnswer> {
-  const expr = expandTemplateVariables(target.query.expr, variableValues);
-  return target.instant ? prometheus!.query(expr) : prometheus!.queryRange(expr, 60, 5);
-}
-
-/**
- * Runs the targets until each has returned series, for at most `timeoutMs` (a series a scrape or two away is still
- * coming); a query Prometheus cannot parse or run fails at once. Returns what never returned series.
- */
-async function runUntilSeries(targets: readonly PanelTarget[], timeoutMs: number): Promise<string[]> {
-  let pending = [...targets];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const still: PanelTarget[] = [];
-    for (const target of pending) {
-      const answer = await run(target);
-      if (!answer.ok) assert.fail(`${target.where}: Prometheus refused ${expandTemplateVariables(target.query.expr, variableValues)}: ${answer.error}`);
-      if (answer.series.length === 0) still.push(target);
-    }
-    pending = still;
-    if (pending.length === 0 || Date.now() > deadline) return pending.map((target) => `${target.where}: ${target.query.expr}`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-}
-
-const conditionOf = (targets: readonly PanelTarget[], ...conditions: SeriesCondition[]) => targets.filter((target) => conditions.includes(target.query.seriesWhen));
+/** Runs the panels' queries against this test's Prometheus, once it is up. */
+const panels = () => new PanelQueryRunner(prometheus!, variableValues);
 
 async function instantValue(expr: string): Promise<number | undefined> {
   const answer = await prometheus!.query(expr);
@@ -267,11 +221,11 @@ test('every query of every panel parses and returns series on a live cluster wit
   const quiet = await prometheus!.query('ALERTS');
   t.diagnostic(`alerts before any fault: ${quiet.ok ? JSON.stringify(quiet.series.map((series) => series.metric)) : quiet.error}`);
   assert.ok(targets.length >= queryCatalogue.length, `${targets.length} panel queries, ${queryCatalogue.length} in the catalogue`);
-  const empty = await runUntilSeries(conditionOf(targets, 'always', 'routers', 'router-links'), 60_000);
+  const empty = await panels().untilSeries(targetsWhen(targets, 'always', 'routers', 'router-links'), 60_000);
   assert.deepEqual(empty, [], 'panel queries that returned no series');
   // The fault-only ones must at least parse and run now; their series come with the fault (next test).
-  for (const target of conditionOf(targets, 'controller-down', 'alert-firing', 'daemon-alert-firing')) {
-    const answer = await run(target);
+  for (const target of targetsWhen(targets, 'controller-down', 'alert-firing', 'daemon-alert-firing')) {
+    const answer = await panels().run(target);
     assert.ok(answer.ok, `${target.where}: ${answer.ok ? '' : answer.error}`);
   }
 });
@@ -295,7 +249,7 @@ test('fault-only queries return series under their fault: a frozen follower, a p
   });
   frozen.child!.kill('SIGSTOP');
   try {
-    const empty = await runUntilSeries(conditionOf(targets, 'controller-down', 'alert-firing', 'daemon-alert-firing'), 60_000);
+    const empty = await panels().untilSeries(targetsWhen(targets, 'controller-down', 'alert-firing', 'daemon-alert-firing'), 60_000);
     assert.deepEqual(empty, [], 'fault-only queries that returned no series under their fault');
     const tile = (alert: string, source: string) => expandTemplateVariables(queryCatalogue.find((query) => query.id === `alerts.${alert}.${source}`)!.expr, variableValues);
     await until('the EdgewardScrapeTargetDown tile counting the frozen follower', async () => (await instantValue(tile('EdgewardScrapeTargetDown', 'prometheus'))) === 1, 20_000);

@@ -1,6 +1,6 @@
 // `./edgeward demo [--data <dir>]`: runs the local appliance (a cluster of three controllers and two routers linked
-// to each other, watched by Prometheus, Alertmanager, the alerts daemon and a local pager receiver) in the
-// foreground until Ctrl-C or SIGTERM.
+// to each other, watched by Prometheus, Alertmanager, the alerts daemon and a local pager receiver, shown on the
+// status page) in the foreground until Ctrl-C or SIGTERM.
 import { startDemo } from '../demo/demo-appliance.ts';
 import { CliUsageError, parseArgs } from './cli-args.ts';
 import type { CliIo } from './main.ts';
@@ -78,6 +78,7 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     );
   }
   lines.push(
+    `  Status page            ${state.dashboard.url}   (pid ${state.dashboard.pid})`,
     `  Prometheus             ${state.prometheus.url}   (rules: ${demo.stack.files.rules})`,
     `  Alertmanager           ${state.alertmanager.url}   (config: ${demo.stack.files.alertmanagerConfig})`,
     `  Alerts daemon          ${state.alerts.metrics} (pid ${state.alerts.pid}; config: ${demo.stack.files.alertsConfig})`,
@@ -92,6 +93,7 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     `     ./edgeward agent cluster list --socket ${first.agentSocket}`,
     ...(demo.routers[0] ? [`     curl --cacert ${state.caBundle} ${demo.routers[0].entry.healthChecks}`] : []),
     `     curl -s '${state.prometheus.url}/api/v1/alerts'; curl -s ${state.alertmanager.url}/api/v2/alerts; tail -f ${state.pager.log}`,
+    `     open ${state.dashboard.url} in a browser: every controller, the leader, commit lag, events and alerts, live`,
     '',
     'A process that fails is restarted after 1 s (at most 5 times a minute).',
     'Press Ctrl-C to stop.',

@@ -1,7 +1,7 @@
 // The local appliance on loopback: one PKI, three controllers (ctrl1, ctrl2, ctrl3) formed into one cluster, the
 // bootstrap admin, two routers (router1, router2) linked to each other and connected to the cluster, the
-// observability stack watching them (Prometheus, Alertmanager, the alerts daemon and a local pager receiver), and
-// demo.json describing it all. Every process runs under a supervisor that restarts it when it fails
+// observability stack watching them (Prometheus, Alertmanager, the alerts daemon and a local pager receiver), the
+// status page, and demo.json describing it all. Every process runs under a supervisor that restarts it when it fails
 // (Restart=on-failure). Re-running with the same data folder reuses what is there: every process keeps its ports,
 // the controllers find each other from their raft logs and form the same cluster again, the routers, already
 // enrolled, are neither created nor enrolled again, and the stack keeps its history and the daemon its offsets.
@@ -16,6 +16,7 @@ import { freeLoopbackPort } from './loopback-port.ts';
 import { spawnEdgeward } from './child-process.ts';
 import { formCluster } from './demo-cluster.ts';
 import { demoRouterNames, planRouter, provisionRouters, refuseIfRouterRunning, waitForRouterLinks, type DemoRouter, type RouterPlan } from './demo-routers.ts';
+import { layOutStatusPage, preferredStatusPagePort, storedStatusPagePort } from './demo-status-page.ts';
 import { layOutObservabilityStack, spawnStackCommand, storedStackPorts, waitForStackReady, type ObservabilityStack, type StackCommand, type StackPorts } from './observability-stack.ts';
 import { Supervisor } from './supervisor.ts';
 import { waitForHealthy } from './wait-for-health.ts';
@@ -47,6 +48,8 @@ export interface DemoState {
   alerts: { pid: number; metrics: string };
   /** Where the local pager receiver appends every alert Alertmanager sends it. */
   pager: { log: string };
+  /** The status page: its URL and its pid (updated when restarted). */
+  dashboard: { url: string; pid: number };
 }
 
 /** What the summary prints about a router beyond its demo.json entry. */
@@ -125,6 +128,8 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     dataDir: root,
     ports: await planStackPorts(root, taken),
   });
+  const statusPagePort = await freeLoopbackPort([...[storedStatusPagePort(root)].filter((port): port is number => port !== undefined), preferredStatusPagePort], taken);
+  taken.add(statusPagePort);
   // Started in this order (each ready before the next), stopped in the reverse one.
   const stackCommands = [stack.commands.pager, stack.commands.alertmanager, stack.commands.prometheus, stack.commands.alertsDaemon].filter(
     (command): command is StackCommand => command !== undefined,
@@ -141,6 +146,7 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     alertmanager: { url: stack.urls.alertmanager },
     alerts: { pid: 0, metrics: stack.urls.alertsMetrics },
     pager: { log: stack.files.pagerLog },
+    dashboard: { url: `http://127.0.0.1:${statusPagePort}`, pid: 0 },
   };
   let published = false;
   const persist = () => {
@@ -213,8 +219,14 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
       }),
   );
 
+  // The status page comes last: its config names the routers, known once they are enrolled. Its first start may
+  // build the page (next build), so it gets longer to become ready than the others.
+  let statusPage: Supervisor | undefined;
+  const statusPageReadyMs = Math.max(timeoutMs, 300_000);
+
   const stop = async () => {
     stopping = true;
+    await statusPage?.stop(stopGraceMs);
     // The watchers first, so that the demo's own shutdown is not an incident; the daemon saves where it was.
     for (const supervisor of [...stackSupervisors].reverse()) await supervisor.stop(stopGraceMs);
     // Routers next, so that they do not spend their last moments failing over between stopping controllers.
@@ -226,7 +238,7 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
   const guard = () => {
     if (options.signal?.aborted) throw new Error('the demo was asked to stop while it was starting');
     if (stopping) throw new Error('the demo is stopping');
-    const failed = [...supervisors, ...routerSupervisors, ...stackSupervisors].find((supervisor) => supervisor.failed !== undefined);
+    const failed = [...supervisors, ...routerSupervisors, ...stackSupervisors, ...(statusPage ? [statusPage] : [])].find((supervisor) => supervisor.failed !== undefined);
     if (failed) throw new Error(failed.failed);
   };
 
@@ -278,6 +290,45 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
       }
     }
     log(`${stackCommands.map((command) => command.name).join(', ')} are running`);
+
+    const page = layOutStatusPage(root, statusPagePort, {
+      controllers: plans.map((plan) => ({ id: plan.entry.id, origin: new URL(plan.entry.metrics).origin, eventsFile: plan.entry.eventsFile })),
+      routers: routerPlans.map((plan) => ({ id: plan.entry.id, name: plan.name, healthChecks: plan.entry.healthChecks })),
+      caBundle: pki.bundle,
+      alertsDaemonUrl: new URL(stack.urls.alertsMetrics).origin,
+      admin: { username: adminUsername, passwordFile },
+    });
+    const pageSupervisor = new Supervisor({
+      name: page.command.name,
+      spawn: () => spawnStackCommand(page.command),
+      log,
+      logFile: page.command.logFile,
+      onStart: (child, restarted) => {
+        state.dashboard.pid = child.pid!;
+        try {
+          persist();
+        } catch (error) {
+          log(`could not update ${stateFile}: ${(error as Error).message}`);
+        }
+        if (restarted) {
+          const current = () => !stopping && child.exitCode === null && child.signalCode === null;
+          waitForStackReady(page.command, current, statusPageReadyMs).then(
+            () => log('the status page is ready again'),
+            () => undefined,
+          );
+        }
+      },
+      onGiveUp: (reason) => endDemo(reason),
+    });
+    statusPage = pageSupervisor;
+    pageSupervisor.start();
+    log('the status page is starting (its first start builds it, which takes a minute or so)');
+    try {
+      await waitForStackReady(page.command, () => pageSupervisor.failed === undefined && !stopping, statusPageReadyMs);
+    } catch (error) {
+      throw new Error(pageSupervisor.failed ?? (error as Error).message);
+    }
+    log(`the status page is ready at ${state.dashboard.url}`);
     return formed;
   };
 

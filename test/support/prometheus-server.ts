@@ -20,13 +20,47 @@ export interface PromSeries {
 /** A query Prometheus answered: `ok` false with its error when it did not parse or could not run. */
 export type PromAnswer = { readonly ok: true; readonly series: readonly PromSeries[] } | { readonly ok: false; readonly error: string };
 
-export class PrometheusServer {
+/** The HTTP API of a Prometheus that runs already (the demo's, or one a test started). */
+export class PrometheusClient {
+  constructor(readonly url: string) {}
+
+  /** An instant query at the current time. */
+  query(expr: string): Promise<PromAnswer> {
+    return this.api('/api/v1/query', { query: expr });
+  }
+
+  /** A range query as Grafana runs a panel's: the last `seconds`, one point every `stepSeconds`. */
+  queryRange(expr: string, seconds: number, stepSeconds: number): Promise<PromAnswer> {
+    const end = Date.now() / 1000;
+    return this.api('/api/v1/query_range', { query: expr, start: String(end - seconds), end: String(end), step: String(stepSeconds) });
+  }
+
+  /** The values of a label on the series a selector matches: what Grafana's label_values() asks. */
+  async labelValues(label: string, selector: string): Promise<string[]> {
+    const response = await fetch(`${this.url}/api/v1/label/${encodeURIComponent(label)}/values?${new URLSearchParams({ 'match[]': selector })}`);
+    const body = (await response.json()) as { status: string; data?: string[]; error?: string };
+    if (body.status !== 'success') throw new Error(`label_values(${selector}, ${label}): ${body.error}`);
+    return body.data ?? [];
+  }
+
+  protected async api(path: string, params: Record<string, string>): Promise<PromAnswer> {
+    // POST, as Grafana's provisioned datasource does: long expressions do not fit every URL limit.
+    const response = await fetch(`${this.url}${path}`, { method: 'POST', body: new URLSearchParams(params) });
+    const body = (await response.json()) as { status: string; data?: { result: PromSeries[] }; error?: string; errorType?: string };
+    if (body.status !== 'success') return { ok: false, error: `${body.errorType ?? response.status}: ${body.error ?? 'no error text'}` };
+    return { ok: true, series: body.data!.result };
+  }
+}
+
+export class PrometheusServer extends PrometheusClient {
   private constructor(
-    readonly url: string,
+    url: string,
     private readonly child: ChildProcess,
     private readonly storage: string,
     private readonly log: () => string,
-  ) {}
+  ) {
+    super(url);
+  }
 
   /** Starts Prometheus with `configFile` and waits until it is ready (30 s at most). */
   static async start(configFile: string): Promise<PrometheusServer> {
@@ -62,25 +96,6 @@ export class PrometheusServer {
     return this.log();
   }
 
-  /** An instant query at the current time. */
-  query(expr: string): Promise<PromAnswer> {
-    return this.api('/api/v1/query', { query: expr });
-  }
-
-  /** A range query as Grafana runs a panel's: the last `seconds`, one point every `stepSeconds`. */
-  queryRange(expr: string, seconds: number, stepSeconds: number): Promise<PromAnswer> {
-    const end = Date.now() / 1000;
-    return this.api('/api/v1/query_range', { query: expr, start: String(end - seconds), end: String(end), step: String(stepSeconds) });
-  }
-
-  /** The values of a label on the series a selector matches: what Grafana's label_values() asks. */
-  async labelValues(label: string, selector: string): Promise<string[]> {
-    const response = await fetch(`${this.url}/api/v1/label/${encodeURIComponent(label)}/values?${new URLSearchParams({ 'match[]': selector })}`);
-    const body = (await response.json()) as { status: string; data?: string[]; error?: string };
-    if (body.status !== 'success') throw new Error(`label_values(${selector}, ${label}): ${body.error}`);
-    return body.data ?? [];
-  }
-
   async stop(): Promise<void> {
     const child = this.child;
     if (child.exitCode === null && child.signalCode === null) {
@@ -91,13 +106,5 @@ export class PrometheusServer {
       clearTimeout(timer);
     }
     rmSync(this.storage, { recursive: true, force: true });
-  }
-
-  private async api(path: string, params: Record<string, string>): Promise<PromAnswer> {
-    // POST, as Grafana's provisioned datasource does: long expressions do not fit every URL limit.
-    const response = await fetch(`${this.url}${path}`, { method: 'POST', body: new URLSearchParams(params) });
-    const body = (await response.json()) as { status: string; data?: { result: PromSeries[] }; error?: string; errorType?: string };
-    if (body.status !== 'success') return { ok: false, error: `${body.errorType ?? response.status}: ${body.error ?? 'no error text'}` };
-    return { ok: true, series: body.data!.result };
   }
 }
