@@ -1,16 +1,35 @@
 #!/usr/bin/env bash
 # Installs what a fresh clone is missing: Debian packages (as root, via apt-get) and npm packages (npm ci).
-# Usage: ensure-deps.sh demo|test|npm|bench
+# Usage: ensure-deps.sh demo|test|install|npm|bench
+# Only `./edgeward demo`, `./edgeward test` and `./edgeward install` run it. One run at a time: it holds an exclusive
+# lock on $root/.edgeward-deps.lock for its whole run, so a second one waits, then finds everything installed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 purpose="${1:-test}"
 
+lock="$root/.edgeward-deps.lock"
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$lock"
+  if ! flock -n 9; then
+    echo "edgeward: another ./edgeward is installing dependencies; waiting for it ($lock) ..." >&2
+    flock 9
+  fi
+else
+  echo "edgeward: flock (util-linux) is missing: installing without a lock" >&2
+fi
+
 debian_packages=(openssl curl ca-certificates)
 case "$purpose" in
+  # An installed appliance runs next to Debian's Prometheus and Alertmanager; its units report readiness through
+  # systemd-notify.
+  install) debian_packages=(openssl ca-certificates systemd prometheus prometheus-alertmanager) ;;
   # The appliance runs next to Debian's Prometheus and Alertmanager; the tests check rules, routing and alerts
   # against the real ones (promtool, amtool). Debian's Chromium: the status page's browser tests drive it with
   # playwright-core (never a downloaded browser).
-  demo|test) debian_packages+=(prometheus prometheus-alertmanager chromium) ;;
+  demo) debian_packages+=(prometheus prometheus-alertmanager chromium) ;;
+  # The installation test also verifies the units (systemd-analyze), boots them under systemd, and listens for
+  # their notifications on a datagram socket (python3).
+  test) debian_packages+=(prometheus prometheus-alertmanager chromium systemd python3) ;;
   bench) debian_packages+=(wrk etcd-server etcd-client prometheus prometheus-alertmanager chromium) ;;
 esac
 

@@ -8,37 +8,62 @@ import { createJsonLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import { readAlertsConfig } from '../config/alerts-config-file.ts';
 import { startAlertsDaemon } from '../daemon/alerts-daemon.ts';
-import { runPagerCommand } from '../pager/pager-command.ts';
+import { serviceNotifier } from '../../common/systemd/service-notifier.ts';
+import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode } from '../../common/cli/command-line.ts';
+import { pagerCommand, runPagerCommand } from '../pager/pager-command.ts';
 
 export interface AlertsCommandIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }
 
-const usage = `Usage:
-  ./edgeward alerts validate <alerts.yml>   print every problem in an alerts daemon config (exit 1 on errors)
-  ./edgeward alerts run <alerts.yml>        tail the controllers' logs and event files, poll their health and
-                                            metrics, and send pages and warnings to Alertmanager until
-                                            SIGINT/SIGTERM (docs/alerts.md)
-  ./edgeward alerts pager --listen <host:port> --log <file>
-                                            a local receiver for Alertmanager's webhook notifications
+const usage = `Usage: ./edgeward alerts <subcommand> ...
+
+Subcommands:
+  validate <alerts.yml>                  print every problem in an alerts daemon config (exit 1 on errors)
+  run <alerts.yml>                       tail the controllers' logs and event files, poll their health and
+                                         metrics, and send pages and warnings to Alertmanager until
+                                         SIGINT/SIGTERM (docs/alerts.md)
+  pager --listen <host:port> --log <file>
+                                         a local receiver for Alertmanager's webhook notifications
+
+'./edgeward alerts <subcommand> --help' describes one.
 `;
+
+const validateUsage = `Usage: ./edgeward alerts validate <alerts.yml>
+
+Prints every problem of an alerts daemon config, each with its line, key path and rule, on stderr.
+Exit 0 when the file is valid, 1 on any error, 2 on a wrong command line.
+`;
+
+const runUsage = `Usage: ./edgeward alerts run <alerts.yml>
+
+Runs the alerts daemon until SIGINT or SIGTERM: tails the controllers' logs and event files, polls their health and
+metrics, and sends pages and warnings to Alertmanager (docs/alerts.md). Refuses to start on any config error.
+Exit 0 after a signal, 1 when it cannot start.
+`;
+
+const tree: CommandNode = {
+  usage,
+  subcommands: {
+    validate: { usage: validateUsage, flags: [], arguments: ['alerts.yml'], min: 1, max: 1, example: ['alerts.yml'] },
+    run: { usage: runUsage, flags: [], arguments: ['alerts.yml'], min: 1, max: 1, example: ['alerts.yml'] },
+    pager: pagerCommand,
+  },
+};
+
+/** `./edgeward alerts ...`: its subcommands, and the parse the command runs first. */
+export const alertsCommandLine: CommandLine = commandLineOf('alerts', tree);
 
 /** A stopped daemon whose process is still alive after this long (a socket left open) exits anyway. */
 const exitLimitMs = 5000;
 
 export async function runAlertsCommand(args: string[], io: AlertsCommandIo): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === 'pager') return runPagerCommand(rest, io);
-  if (action === undefined || action === '--help' || action === 'help' || action === '-h') {
-    io.stdout(usage);
-    return action === undefined ? 2 : 0;
-  }
-  const [file, ...extra] = rest;
-  if ((action !== 'validate' && action !== 'run') || file === undefined || extra.length > 0) {
-    io.stderr(`error: expected 'alerts validate <file>', 'alerts run <file>' or 'alerts pager ...'\n\n${usage}`);
-    return 2;
-  }
+  const outcome = parseCommand('alerts', tree, args);
+  if (outcome.kind !== 'run') return reportOutcome(outcome, io);
+  const [action] = outcome.value.path;
+  if (action === 'pager') return runPagerCommand(args.slice(1), io);
+  const file = outcome.value.positional[0]!;
 
   const { config, problems } = await readAlertsConfig(file);
   if (problems.length > 0) io.stderr(`${formatProblems(problems, file)}\n`);
@@ -70,8 +95,12 @@ export async function runAlertsCommand(args: string[], io: AlertsCommandIo): Pro
     return 1;
   }
   io.stdout(`alerts daemon: /metrics and /health on http://${daemon.address.host}:${daemon.address.port}\n`);
+  // systemd (Type=notify): ready once tailing and serving /health; watchdog pings from this event loop.
+  const notifier = serviceNotifier({ onError: (message) => logger.warn('systemd notification not sent', { error: message }) });
+  notifier.ready(`alerts daemon on ${daemon.address.host}:${daemon.address.port}`);
 
   const shutdown = () => {
+    notifier.stopping();
     daemon.stop().then(
       () => {
         process.exitCode = 0;

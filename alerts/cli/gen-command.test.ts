@@ -46,10 +46,10 @@ test('gen alertmanager takes the receivers and timings from its options', async 
 
 test('bad arguments are a clear message and exit code 2, and nothing is written', async () => {
   for (const [args, message] of [
-    [['bogus', dir], /unknown generator "bogus" \(one of: rules, alertmanager, dashboards\)/],
-    [['rules'], /rules: the output directory is missing/],
-    [['rules', 'a', 'b'], /rules: one output directory, not 2/],
-    [['rules', dir, '--pager-url', 'http://x'], /rules: unknown option --pager-url/],
+    [['bogus', dir], /^edgeward gen: unknown subcommand 'bogus'; one of rules, alertmanager, dashboards\n/],
+    [['rules'], /^edgeward gen rules: missing <dir>\n/],
+    [['rules', 'a', 'b'], /^edgeward gen rules: unexpected argument 'b'\n/],
+    [['rules', dir, '--pager-url', 'http://x'], /^edgeward gen rules: unknown flag --pager-url/],
     [['rules', dir, '--runbook-base'], /--runbook-base needs a value/],
     [['alertmanager', dir, '--pager', 'sms'], /--pager must be webhook, pagerduty or opsgenie, not "sms"/],
     [['alertmanager', dir, '--pager', 'opsgenie'], /--pager opsgenie needs --pager-key-file/],
@@ -60,6 +60,7 @@ test('bad arguments are a clear message and exit code 2, and nothing is written'
     const result = await gen([...args]);
     assert.equal(result.code, 2, args.join(' '));
     assert.match(result.stderr, message);
+    assert.match(result.stderr, /\nRun '\.\/edgeward gen( \w+)? --help' for usage\.\n$/);
     assert.equal(result.stdout, '');
   }
   assert.equal((await gen([])).code, 2);

@@ -13,7 +13,7 @@ import {
   type RouteTiming,
 } from '../alertmanager/alertmanager-config.ts';
 import { rulesFileName, rulesFileText, rulesTestFileName, rulesTestFileText } from '../rules/rules-files.ts';
-import { parseOptionArgs } from './option-args.ts';
+import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode, type FlagValues, type LeafCommand } from '../../common/cli/command-line.ts';
 
 export interface GenCommandIo {
   stdout(text: string): void;
@@ -113,30 +113,43 @@ Writes generated configuration into <dir> (created if missing), replacing files 
 ${generators.map((generator) => generator.usage).join('\n')}
 `;
 
-function usageError(io: GenCommandIo, message: string): number {
-  io.stderr(`edgeward gen: ${message}\nRun ./edgeward gen --help for the generators and their options.\n`);
-  return 2;
+/** Each generator's options, as the values its `outputs` reads. */
+function optionsOf(generator: Generator, flags: FlagValues): Map<string, string> {
+  const options = new Map<string, string>();
+  for (const name of generator.valueOptions) {
+    const value = flags.text(name);
+    if (value !== undefined) options.set(name, value);
+  }
+  return options;
 }
 
+function leafOf(generator: Generator): LeafCommand {
+  return {
+    usage: `Usage: ./edgeward gen ${generator.usage.trimStart()}\n`,
+    flags: generator.valueOptions.map((name) => ({ name, kind: 'string' as const })),
+    arguments: ['dir'],
+    min: 1,
+    max: 1,
+    example: ['out'],
+    // The options' values are checked with the command line: a wrong one is a usage error before anything is written.
+    check: ({ flags }) => {
+      const outputs = generator.outputs(optionsOf(generator, flags));
+      return typeof outputs === 'string' ? outputs : undefined;
+    },
+  };
+}
+
+const tree: CommandNode = { usage: genUsage, subcommands: Object.fromEntries(generators.map((generator) => [generator.name, leafOf(generator)])) };
+
+/** `./edgeward gen ...`: its generators, and the parse the command runs first. */
+export const genCommandLine: CommandLine = commandLineOf('gen', tree);
+
 export async function runGenCommand(args: string[], io: GenCommandIo): Promise<number> {
-  const [what, ...rest] = args;
-  if (what === undefined || what === '--help' || what === '-h' || what === 'help') {
-    (what === undefined ? io.stderr : io.stdout)(genUsage);
-    return what === undefined ? 2 : 0;
-  }
-  const generator = generators.find((candidate) => candidate.name === what);
-  if (!generator) return usageError(io, `unknown generator "${what}" (one of: ${generators.map((candidate) => candidate.name).join(', ')})`);
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout(`Usage: ./edgeward gen ${generator.usage.trimStart()}\n`);
-    return 0;
-  }
-  const parsed = parseOptionArgs(rest, generator.valueOptions);
-  if (!parsed.ok) return usageError(io, `${generator.name}: ${parsed.message}`);
-  if (parsed.positionals.length === 0) return usageError(io, `${generator.name}: the output directory is missing`);
-  if (parsed.positionals.length > 1) return usageError(io, `${generator.name}: one output directory, not ${parsed.positionals.length} (${parsed.positionals.join(' ')})`);
-  const outputs = generator.outputs(parsed.options);
-  if (typeof outputs === 'string') return usageError(io, `${generator.name}: ${outputs}`);
-  const dir = parsed.positionals[0]!;
+  const outcome = parseCommand('gen', tree, args);
+  if (outcome.kind !== 'run') return reportOutcome(outcome, io);
+  const generator = generators.find((candidate) => candidate.name === outcome.value.path[0])!;
+  const outputs = generator.outputs(optionsOf(generator, outcome.value.flags)) as readonly GeneratedFile[];
+  const dir = outcome.value.positional[0]!;
   try {
     mkdirSync(dir, { recursive: true });
     for (const file of outputs) {

@@ -1,7 +1,7 @@
 // `./edgeward alerts pager --listen <host:port> --log <file>`: runs the local pager receiver in the foreground until
 // SIGTERM or SIGINT, printing the address it listens on (port 0 takes a free one).
 import { isIP } from 'node:net';
-import { parseOptionArgs } from '../cli/option-args.ts';
+import { asksForHelp, parseLeaf, reportOutcome, type LeafCommand } from '../../common/cli/command-line.ts';
 import { startPagerServer } from './pager-server.ts';
 
 export interface PagerCommandIo {
@@ -25,26 +25,31 @@ function parseListen(text: string): { host: string; port: number } | string {
   return { host, port };
 }
 
-function usageError(io: PagerCommandIo, message: string): number {
-  io.stderr(`edgeward alerts pager: ${message}\n${pagerUsage}`);
-  return 2;
-}
+/** The pager's command line: both flags required, the address checked before anything listens. */
+export const pagerCommand: LeafCommand = {
+  usage: pagerUsage,
+  flags: [
+    { name: 'listen', kind: 'string', required: true },
+    { name: 'log', kind: 'string', required: true },
+  ],
+  arguments: [],
+  min: 0,
+  max: 0,
+  example: ['--listen', '127.0.0.1:0', '--log', 'pager.jsonl'],
+  check: ({ flags }) => {
+    const listen = parseListen(flags.text('listen')!);
+    return typeof listen === 'string' ? listen : undefined;
+  },
+};
 
 /** Returns -1 once listening (the server keeps the process alive), or an exit code when it cannot start. */
 export async function runPagerCommand(args: string[], io: PagerCommandIo): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.stdout(pagerUsage);
-    return 0;
-  }
-  const parsed = parseOptionArgs(args, ['listen', 'log']);
-  if (!parsed.ok) return usageError(io, parsed.message);
-  if (parsed.positionals.length > 0) return usageError(io, `unexpected argument "${parsed.positionals[0]}"`);
-  const listenText = parsed.options.get('listen');
-  const logFile = parsed.options.get('log');
-  if (listenText === undefined) return usageError(io, '--listen <host:port> is required');
-  if (logFile === undefined) return usageError(io, '--log <file> is required');
-  const listen = parseListen(listenText);
-  if (typeof listen === 'string') return usageError(io, listen);
+  if (asksForHelp(args)) return reportOutcome({ kind: 'help', text: pagerUsage }, io);
+  const parsed = parseLeaf(pagerCommand, args);
+  if (typeof parsed === 'string') return reportOutcome({ kind: 'usage-error', command: 'alerts pager', reason: parsed }, io);
+  const listenText = parsed.flags.text('listen')!;
+  const logFile = parsed.flags.text('log')!;
+  const listen = parseListen(listenText) as { host: string; port: number };
 
   let server;
   try {

@@ -18,3 +18,15 @@ export interface ConfigProblem {
 export function hasErrors(problems: readonly ConfigProblem[]): boolean {
   return problems.some((problem) => problem.severity === 'error');
 }
+
+/** By line (a problem with no line, such as an unreadable file, first), then key path, then the order found. */
+export function inFileOrder(problems: readonly ConfigProblem[]): ConfigProblem[] {
+  return problems
+    .map((problem, order) => ({ problem, order }))
+    .sort((a, b) => (a.problem.line ?? 0) - (b.problem.line ?? 0) || compareText(a.problem.path, b.problem.path) || a.order - b.order)
+    .map(({ problem }) => problem);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

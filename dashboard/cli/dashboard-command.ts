@@ -8,36 +8,66 @@ import { hasErrors } from '../../common/config/problem.ts';
 import { createJsonLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import { readDashboardConfig } from '../config/dashboard-config-file.ts';
+import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode } from '../../common/cli/command-line.ts';
 import { buildNeeded, ensureBuilt, runNextBuild } from '../page-server/next-app.ts';
 import { startDashboard } from '../page-server/start-dashboard.ts';
+import { serviceNotifier } from '../../common/systemd/service-notifier.ts';
 
 export interface DashboardCommandIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }
 
-const usage = `Usage:
-  ./edgeward dashboard validate <dashboard.yml>   print every problem in a status page config (exit 1 on errors)
-  ./edgeward dashboard run <dashboard.yml>        serve the status page until SIGINT/SIGTERM (docs/status-page.md);
-                                                  builds it first when its build is missing or older than its sources
-  ./edgeward dashboard build [--force]            build the page (next build into dashboard/.next) if needed, or always
+const usage = `Usage: ./edgeward dashboard <subcommand> ...
+
+Subcommands:
+  validate <dashboard.yml>   print every problem in a status page config (exit 1 on errors)
+  run <dashboard.yml>        serve the status page until SIGINT/SIGTERM (docs/status-page.md);
+                             builds it first when its build is missing or older than its sources
+  build [--force]            build the page (next build into dashboard/.next) if needed, or always
+
+'./edgeward dashboard <subcommand> --help' describes one.
 `;
+
+const validateUsage = `Usage: ./edgeward dashboard validate <dashboard.yml>
+
+Prints every problem of a status page config, each with its line, key path and rule, on stderr.
+Exit 0 when the file is valid, 1 on any error, 2 on a wrong command line.
+`;
+
+const runUsage = `Usage: ./edgeward dashboard run <dashboard.yml>
+
+Serves the status page until SIGINT or SIGTERM (docs/status-page.md); builds it first when its build is missing or
+older than its sources. Refuses to start on any config error. Exit 0 after a signal, 1 when it cannot start.
+`;
+
+const buildUsage = `Usage: ./edgeward dashboard build [--force]
+
+Builds the status page (next build into dashboard/.next) when its build is missing or older than its sources.
+  --force   build it even when the build is current
+`;
+
+const tree: CommandNode = {
+  usage,
+  subcommands: {
+    validate: { usage: validateUsage, flags: [], arguments: ['dashboard.yml'], min: 1, max: 1, example: ['dashboard.yml'] },
+    run: { usage: runUsage, flags: [], arguments: ['dashboard.yml'], min: 1, max: 1, example: ['dashboard.yml'] },
+    build: { usage: buildUsage, flags: [{ name: 'force', kind: 'boolean' }], arguments: [], min: 0, max: 0, example: ['--force'] },
+  },
+};
+
+/** `./edgeward dashboard ...`: its subcommands, and the parse the command runs first. */
+export const dashboardCommandLine: CommandLine = commandLineOf('dashboard', tree);
 
 /** A stopped page whose process is still alive after this long (a socket left open) exits anyway. */
 const exitLimitMs = 5000;
 
 export async function runDashboardCommand(args: string[], io: DashboardCommandIo): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === undefined || action === '--help' || action === 'help' || action === '-h') {
-    io.stdout(usage);
-    return action === undefined ? 2 : 0;
-  }
-  if (action === 'build') return build(rest, io);
-  const [file, ...extra] = rest;
-  if ((action !== 'validate' && action !== 'run') || file === undefined || extra.length > 0) {
-    io.stderr(`error: expected 'dashboard validate <file>', 'dashboard run <file>' or 'dashboard build'\n\n${usage}`);
-    return 2;
-  }
+  const outcome = parseCommand('dashboard', tree, args);
+  if (outcome.kind !== 'run') return reportOutcome(outcome, io);
+  const [action] = outcome.value.path;
+  if (action === 'build') return build(outcome.value.flags.bool('force') === true, io);
+  const file = outcome.value.positional[0]!;
 
   const { config, problems } = await readDashboardConfig(file);
   if (problems.length > 0) io.stderr(`${formatProblems(problems, file)}\n`);
@@ -70,8 +100,12 @@ export async function runDashboardCommand(args: string[], io: DashboardCommandIo
   }
   if (dashboard.build.built) io.stdout(`status page: built in ${(dashboard.build.ms / 1000).toFixed(1)} s\n`);
   io.stdout(`status page: ${dashboard.url} (${config.auth === 'required' ? 'login required' : 'no login: loopback only'})\n`);
+  // systemd (Type=notify): ready once built and listening; watchdog pings from this event loop.
+  const notifier = serviceNotifier({ onError: (message) => logger.warn('systemd notification not sent', { error: message }) });
+  notifier.ready(`status page ${dashboard.url}`);
 
   const shutdown = () => {
+    notifier.stopping();
     dashboard.stop().then(
       () => {
         process.exitCode = 0;
@@ -89,12 +123,7 @@ export async function runDashboardCommand(args: string[], io: DashboardCommandIo
   return -1;
 }
 
-async function build(args: string[], io: DashboardCommandIo): Promise<number> {
-  const force = args.includes('--force');
-  if (args.some((arg) => arg !== '--force')) {
-    io.stderr(`error: unexpected ${args.filter((arg) => arg !== '--force').join(' ')}\n\n${usage}`);
-    return 2;
-  }
+async function build(force: boolean, io: DashboardCommandIo): Promise<number> {
   const started = Date.now();
   try {
     if (force) await runNextBuild();

@@ -2,10 +2,12 @@
 // process: `next({ dev: false })` with its request handler behind our own routes. It is built with `next build` into
 // dashboard/.next when that build is missing or older than the page's sources; the install step builds it ahead of
 // time. Two processes never build at once: the builder holds dashboard/.next-build.lock (a directory, created
-// atomically, holding its pid), and a process that finds it waits, then looks again.
+// atomically, holding its pid), and a process that finds it waits, then looks again. An installed release
+// (./edgeward install, pack) ships the build without the page's sources and is never rebuilt: its directory is
+// read-only to the service.
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,8 +44,14 @@ export function newestSourceTime(): number {
   return newest;
 }
 
+/** Whether this is an installed release: the page's sources are absent and its build is shipped as it is. */
+export function isReleaseBuild(): boolean {
+  return !existsSync(join(pageDir, 'app'));
+}
+
 /** Why the page must be built, or undefined when its build is current. */
 export function buildNeeded(): string | undefined {
+  if (isReleaseBuild()) return undefined;
   let built: number;
   try {
     built = statSync(buildIdFile).mtimeMs;
@@ -56,6 +64,7 @@ export function buildNeeded(): string | undefined {
 /** Builds the page if needed (waiting for another process's build), and says how long it took. */
 export async function ensureBuilt(logger: Logger, progress: (text: string) => void = () => undefined): Promise<{ built: boolean; ms: number }> {
   const started = Date.now();
+  if (isReleaseBuild() && !existsSync(buildIdFile)) throw new Error(`this installation has no build of the status page (${buildIdFile}) and no sources to build it from: install the release again`);
   for (;;) {
     const reason = buildNeeded();
     if (reason === undefined) return { built: false, ms: Date.now() - started };
@@ -108,6 +117,7 @@ function alive(pid: number): boolean {
 
 /** `next build dashboard`, telemetry off; its output is kept and shown only when it fails. */
 export function runNextBuild(): Promise<void> {
+  if (isReleaseBuild()) return Promise.reject(new Error('an installed release ships the status page built, without its sources: it cannot be built again here'));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [nextBin, 'build', pageDir], {
       cwd: repoRoot,

@@ -111,10 +111,91 @@ describe('./edgeward router validate', () => {
     assert.equal(effective.healthCheck, undefined);
   });
 
+  // A file with problems on many lines, some on the same line, found by different checks (schema, files, rules).
+  const several = [
+    'v: 3',
+    'identity:',
+    '  cert: router.cert',
+    '  key: router.key',
+    '  ca: missing-ca.pem',
+    'ctrl:',
+    '  endpoint: tls:ctrl.example.com:6262',
+    'colour: blue',
+    'forwarder: {linkDialWorkerCount: 20000, xgressDialWorkerCount: 0, shade: dark}',
+    'metrics:',
+    '  reportInterval: soon',
+    'healthChecks:',
+    '  ctrlPingCheck:',
+    '    intervall: 5s',
+    '',
+  ].join('\n');
+
+  it('prints the problems of a file in file order, by line and then key path, as lines and as JSON', async () => {
+    const file = join(dir, 'several.yml');
+    writeFileSync(file, several);
+    const text = await run(['router', 'validate', file]);
+    assert.equal(text.code, 1);
+    const lines = text.stderr.trimEnd().split('\n').slice(0, -1);
+    const where = lines.map((line) => /^.*?:(\d+): (error|warning): ([^:]*): /.exec(line)!.slice(1, 4).join(' '));
+    assert.deepEqual(where, [
+      '1 warning dialers',
+      '1 warning edge',
+      '1 warning link',
+      '1 warning listeners',
+      '8 warning colour',
+      '9 error forwarder.linkDialWorkerCount',
+      '9 warning forwarder.shade',
+      '9 error forwarder.xgressDialWorkerCount',
+      '11 error metrics.reportInterval',
+      '14 warning healthChecks.ctrlPingCheck.intervall',
+    ]);
+
+    const json = await run(['router', 'validate', '--json', file]);
+    assert.equal(json.code, 1);
+    assert.equal(json.stderr, '');
+    const report = JSON.parse(json.stdout) as { file: string; problems: { severity: string; path: string; line: number; rule: string; message: string; value: unknown }[]; summary: Record<string, unknown> };
+    assert.equal(report.file, file);
+    assert.deepEqual(report.problems.map((problem) => `${problem.line} ${problem.severity} ${problem.path}`), where);
+    assert.deepEqual(report.summary, { valid: false, errors: 3, warnings: 7 });
+    const interval = report.problems.find((problem) => problem.path === 'metrics.reportInterval')!;
+    assert.deepEqual(Object.keys(interval), ['severity', 'path', 'line', 'rule', 'message', 'value']);
+    assert.equal(interval.value, 'soon');
+    assert.equal(report.problems.find((problem) => problem.path === 'dialers')!.value, null);
+  });
+
+  it('with --strict reports unknown keys as errors', async () => {
+    const file = join(dir, 'unknown-keys.yml');
+    writeFileSync(file, good.replace('healthCheck:\n  port: 8081\n', 'healthChecks:\n  linkCheck:\n    minLinkz: 1\ncolour: blue\n'));
+    const lenient = await run(['router', 'validate', file, '--json'], { CTRL_HOST: 'ctrl.example.com' });
+    assert.equal(lenient.code, 0, lenient.stdout);
+    const strict = await run(['router', 'validate', file, '--json', '--strict'], { CTRL_HOST: 'ctrl.example.com' });
+    assert.equal(strict.code, 1);
+    const report = JSON.parse(strict.stdout) as { problems: { severity: string; path: string; rule: string }[]; summary: Record<string, unknown> };
+    assert.deepEqual(
+      report.problems.filter((problem) => problem.rule === 'unknown-key').map((problem) => `${problem.severity} ${problem.path}`),
+      ['error healthChecks.linkCheck.minLinkz', 'error colour'],
+    );
+    assert.deepEqual(report.summary, { valid: false, errors: 2, warnings: 5 });
+    const text = await run(['router', 'validate', file, '--strict'], { CTRL_HOST: 'ctrl.example.com' });
+    assert.equal(text.code, 1);
+    assert.match(text.stderr, /:11: error: colour: unknown key "colour" \(rule: unknown-key\)/);
+  });
+
+  it('with --effective --json adds the effective configuration to the JSON report', async () => {
+    const file = join(dir, 'good.yml');
+    writeFileSync(file, good);
+    const { code, stdout, stderr } = await run(['router', 'validate', '--effective', '--json', file], { CTRL_HOST: 'ctrl.example.com' });
+    assert.equal(code, 0, stderr);
+    assert.equal(stderr, '');
+    const report = JSON.parse(stdout) as { summary: { valid: boolean }; effective: Record<string, Record<string, unknown>> };
+    assert.equal(report.summary.valid, true);
+    assert.deepEqual(report.effective.ctrl?.endpoints, ['tls:ctrl.example.com:6262']);
+  });
+
   it('exits 2 on misuse and 1 on a file that cannot be read', async () => {
     const misuse = await run(['router', 'validate']);
     assert.equal(misuse.code, 2);
-    assert.match(misuse.stderr, /expected one config file/);
+    assert.equal(misuse.stderr, "edgeward router validate: missing <router.yml>\nRun './edgeward router validate --help' for usage.\n");
     const flag = await run(['router', 'validate', join(dir, 'good.yml'), '--effectve']);
     assert.equal(flag.code, 2);
     assert.match(flag.stderr, /unknown flag --effectve/);
@@ -136,13 +217,13 @@ describe('router run and router enroll: arguments and refusals', () => {
   it('lists run and enroll in its usage', async () => {
     const help = await call(['--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /router run <router\.yml>/);
-    assert.match(help.stdout, /router enroll <router\.yml> --jwt <jwt-file>/);
+    assert.match(help.stdout, /run <router\.yml>/);
+    assert.match(help.stdout, /enroll <router\.yml> --jwt <jwt-file>/);
   });
 
   it('exits 2 when enroll has no --jwt or run has no single file', async () => {
     const file = join(dir, 'good.yml');
-    assert.match((await call(['enroll', file])).stderr, /router enroll needs --jwt <jwt-file>/);
+    assert.match((await call(['enroll', file])).stderr, /^edgeward router enroll: --jwt is required\n/);
     assert.equal((await call(['enroll', file, '--jwt'])).code, 2);
     assert.equal((await call(['run'])).code, 2);
     assert.match((await call(['run', file, '--effective'])).stderr, /unknown flag --effective/);

@@ -37,6 +37,11 @@ export function formatSpecDuration(ms: number): string {
 
 /** The config as a YAML document, sections in the spec's order with `v` first; absent optional sections stay absent. */
 export function renderEffectiveConfig(config: RouterConfig): string {
+  return stringify(effectiveConfigDocument(config), { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/** The same document as plain data (what `router validate --effective --json` prints as JSON). */
+export function effectiveConfigDocument(config: RouterConfig): Record<string, unknown> {
   const doc: Doc = { v: config.v, identity: identity(config.identity), ctrl: ctrl(config.ctrl) };
   if (config.dialers) doc.dialers = config.dialers.map((dialer) => ({ binding: dialer.binding, options: { ...dialer.options } }));
   if (config.edge) doc.edge = edge(config.edge);
@@ -53,7 +58,7 @@ export function renderEffectiveConfig(config: RouterConfig): string {
   if (config.transport) doc.transport = { ...config.transport };
   if (config.profile) doc.profile = { ...config.profile };
   if (config.web) doc.web = config.web.map(web);
-  return stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
+  return doc;
 }
 
 function identity(id: IdentityConfig): Doc {

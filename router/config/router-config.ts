@@ -235,7 +235,7 @@ export function parseRouterConfig(text: string, options: ParseRouterConfigOption
 }
 
 /** Sorted by line (a problem without one, such as an unreadable file, first), otherwise in the order found. */
-export function inFileOrder(problems: readonly ConfigProblem[]): ConfigProblem[] {
+function byLine(problems: readonly ConfigProblem[]): ConfigProblem[] {
   return problems
     .map((problem, order) => ({ problem, order }))
     .sort((a, b) => (a.problem.line ?? 0) - (b.problem.line ?? 0) || a.order - b.order)
@@ -247,7 +247,7 @@ export function inFileOrder(problems: readonly ConfigProblem[]): ConfigProblem[]
  * of its own: it points at the document start, line 1, and keeps its key path, so every problem has both.
  */
 function withLine(problems: readonly ConfigProblem[]): ConfigProblem[] {
-  return inFileOrder(problems.map((problem) => (problem.line === undefined ? { ...problem, line: 1 } : problem)));
+  return byLine(problems.map((problem) => (problem.line === undefined ? { ...problem, line: 1 } : problem)));
 }
 
 /** YAML reads `v: 3.0` (or `0x3`) as the number 3; OpenZiti wants the integer literal, so the text is checked too. */

@@ -1,34 +1,77 @@
-// `./edgeward controller validate|run <ctrl.yml>`. Validation prints every problem at once; `run` refuses to start
-// on any error before it touches the data directory, then runs until SIGINT or SIGTERM.
+// `./edgeward controller validate|run <ctrl.yml>`. Validation prints every problem at once, in file order, as lines
+// or as JSON; `run` refuses to start on any error before it touches the data directory, then runs until SIGINT or
+// SIGTERM.
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createJsonLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import { formatProblems } from '../../common/config/format-problems.ts';
-import { hasErrors } from '../../common/config/problem.ts';
+import { hasErrors, inFileOrder } from '../../common/config/problem.ts';
+import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode, type FlagValues } from '../../common/cli/command-line.ts';
+import { strictProblems, validateJson } from '../../common/cli/validate-report.ts';
 import { readControllerConfig } from '../config/controller-config-file.ts';
 import { controllerOptionsFromConfig } from '../controller/controller-from-config.ts';
 import { startController } from '../controller/controller.ts';
 import { registerAgent } from '../agent/agent-registry.ts';
 import { currentVersion } from '../web/version-info.ts';
+import { serviceNotifier } from '../../common/systemd/service-notifier.ts';
 import type { CliIo } from './main.ts';
 
-const usage = `Usage:
-  ./edgeward controller validate <ctrl.yml>   print every problem (exit 1 on errors)
-  ./edgeward controller run <ctrl.yml>        run the controller until SIGINT/SIGTERM
-                                              (exit 3: restart after a snapshot; 4: the raft node failed)
+const validateUsage = `Usage: ./edgeward controller validate <ctrl.yml> [--json] [--strict]
+
+Prints every problem of a controller config in file order (by line, then key path), each with its line, key path
+and rule, on stderr. Reads the certificate files the config names; never touches cluster.dataDir, opens no port.
+Exit 0 when the file is valid, 1 when any problem is an error, 2 on a wrong command line.
+
+  --json     print one JSON object on stdout instead: {file, problems: [{severity, path, line, rule, message,
+             value}], summary: {valid, errors, warnings, controllerId}}; nothing on stderr
+  --strict   unknown keys are errors (in a controller config they are already: its schema is edgeward's alone)
 `;
 
+const runUsage = `Usage: ./edgeward controller run <ctrl.yml>
+
+Runs the controller until SIGINT or SIGTERM. A config with any error stops it before it touches the data directory.
+Exit 0 after a signal; 1 when it cannot start; 3 to be started again after it installed a snapshot; 4 after its raft
+node failed (a supervisor restarts it).
+`;
+
+const usage = `Usage: ./edgeward controller <subcommand> <ctrl.yml>
+
+Subcommands:
+  validate <ctrl.yml> [--json] [--strict]   print every problem in file order (exit 1 on errors)
+  run <ctrl.yml>                            run the controller until SIGINT/SIGTERM
+                                            (exit 3: restart after a snapshot; 4: the raft node failed)
+
+'./edgeward controller <subcommand> --help' describes one.
+`;
+
+const tree: CommandNode = {
+  usage,
+  subcommands: {
+    validate: {
+      usage: validateUsage,
+      flags: [
+        { name: 'json', kind: 'boolean' },
+        { name: 'strict', kind: 'boolean' },
+      ],
+      arguments: ['ctrl.yml'],
+      min: 1,
+      max: 1,
+      example: ['ctrl.yml'],
+    },
+    run: { usage: runUsage, flags: [], arguments: ['ctrl.yml'], min: 1, max: 1, example: ['ctrl.yml'] },
+  },
+};
+
+/** `./edgeward controller ...`: its subcommands, and the parse the command runs first. */
+export const controllerCommandLine: CommandLine = commandLineOf('controller', tree);
+
 export async function runControllerCommand(args: string[], io: CliIo): Promise<number> {
-  const [action, file, ...extra] = args;
-  if (action === '--help' || action === 'help') {
-    io.stdout(usage);
-    return 0;
-  }
-  if ((action !== 'validate' && action !== 'run') || file === undefined || extra.length > 0) {
-    io.stderr(`error: expected 'controller validate <file>' or 'controller run <file>'\n\n${usage}`);
-    return 2;
-  }
+  const outcome = parseCommand('controller', tree, args);
+  if (outcome.kind !== 'run') return reportOutcome(outcome, io);
+  const [action] = outcome.value.path;
+  const file = outcome.value.positional[0]!;
+  if (action === 'validate') return validate(file, outcome.value.flags, io);
 
   const { config, problems } = await readControllerConfig(file);
   const report = [...problems];
@@ -38,14 +81,11 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
     report.push(...runtime.problems);
     options = runtime.options;
   }
-  if (report.length > 0) io.stderr(`${formatProblems(report, file)}\n`);
-  if (hasErrors(report) || !config || !options) {
-    io.stderr(`${file}: ${report.filter((problem) => problem.severity === 'error').length} error(s); ${action === 'run' ? 'the controller did not start' : 'the file is not valid'}\n`);
+  const ordered = inFileOrder(report);
+  if (ordered.length > 0) io.stderr(`${formatProblems(ordered, file)}\n`);
+  if (hasErrors(ordered) || !config || !options) {
+    io.stderr(`${file}: ${ordered.filter((problem) => problem.severity === 'error').length} error(s); the controller did not start\n`);
     return 1;
-  }
-  if (action === 'validate') {
-    io.stdout(`${file}: valid (controller ${options.id})\n`);
-    return 0;
   }
 
   let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`);
@@ -81,6 +121,9 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
   } catch (error) {
     logger.warn('could not register the agent socket for discovery; use --socket with ./edgeward agent', { error: (error as Error).message });
   }
+  // systemd (Type=notify): ready once the APIs and the control listener are up; watchdog pings from this event loop.
+  const notifier = serviceNotifier({ onError: (message) => logger.warn('systemd notification not sent', { error: message }) });
+  notifier.ready(`controller ${options.id} serving`);
 
   let signalled!: () => void;
   const signal = new Promise<void>((resolve) => (signalled = resolve));
@@ -98,6 +141,7 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
   ]);
   if (reason === 'failed') await Promise.race([signal, new Promise((resolve) => setTimeout(resolve, failedExitDelayMs))]);
   logger.info(reason === 'restart' ? 'shutting down for a restart' : reason === 'failed' ? 'shutting down after a failure' : 'shutting down');
+  notifier.stopping();
   unregister();
   if (reason === 'failed') {
     // Whatever the failure left hanging (a write that never returns) must not keep the failed process alive.
@@ -111,6 +155,31 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
   await telemetry.shutdown().catch((error: Error) => logger.warn('telemetry did not shut down cleanly', { error: error.message }));
   // A non-zero exit asks the supervisor (systemd's Restart=on-failure, the demo's) to start us again.
   return reason === 'restart' ? 3 : 0;
+}
+
+/** `controller validate`: every problem in file order, as lines on stderr or one JSON object on stdout. */
+async function validate(file: string, flags: FlagValues, io: CliIo): Promise<number> {
+  const { config, problems } = await readControllerConfig(file);
+  const found = [...problems];
+  let id: string | undefined;
+  if (config) {
+    const runtime = await controllerOptionsFromConfig(config);
+    found.push(...runtime.problems);
+    id = runtime.options?.id;
+  }
+  const report = inFileOrder(flags.bool('strict') ? strictProblems(found) : found);
+  const valid = !hasErrors(report) && config !== undefined && id !== undefined;
+  if (flags.bool('json')) {
+    io.stdout(validateJson(file, report, { controllerId: valid ? id : null }));
+    return valid ? 0 : 1;
+  }
+  if (report.length > 0) io.stderr(`${formatProblems(report, file)}\n`);
+  if (!valid) {
+    io.stderr(`${file}: ${report.filter((problem) => problem.severity === 'error').length} error(s); the file is not valid\n`);
+    return 1;
+  }
+  io.stdout(`${file}: valid (controller ${id})\n`);
+  return 0;
 }
 
 /** How long a controller whose raft node failed keeps answering 503 before it exits, and its exit code. */

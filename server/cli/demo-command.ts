@@ -2,23 +2,26 @@
 // to each other, watched by Prometheus, Alertmanager, the alerts daemon and a local pager receiver, shown on the
 // status page) in the foreground until Ctrl-C or SIGTERM.
 import { startDemo } from '../demo/demo-appliance.ts';
-import { CliUsageError, parseArgs } from './cli-args.ts';
+import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode } from '../../common/cli/command-line.ts';
 import type { CliIo } from './main.ts';
 
+const usage = `Usage: ./edgeward demo [--data <dir>]
+
+Starts the local appliance in the foreground until Ctrl-C or SIGTERM: three controllers in one cluster, two linked
+routers, Prometheus, Alertmanager, the alerts daemon, a pager receiver and the status page. Its files, logs and
+state live in <dir> (default ./.edgeward-demo). Run through ./edgeward, it first installs what is missing (Debian
+packages, npm packages); '--help' installs nothing.
+`;
+
+const tree: CommandNode = { usage, flags: [{ name: 'data', kind: 'string' }], arguments: [], min: 0, max: 0, example: ['--data', '.edgeward-demo'] };
+
+/** `./edgeward demo ...`: its flags, and the parse the command runs first. */
+export const demoCommandLine: CommandLine = commandLineOf('demo', tree);
+
 export async function runDemoCommand(args: string[], io: CliIo): Promise<number> {
-  let data: string;
-  try {
-    const parsed = parseArgs(args, { data: 'string', help: 'boolean' });
-    if (parsed.flags.help) {
-      io.stdout('Usage: ./edgeward demo [--data <dir>]   (default ./.edgeward-demo)\n');
-      return 0;
-    }
-    if (parsed.positional.length > 0) throw new CliUsageError(`unexpected argument '${parsed.positional[0]}'`);
-    data = (parsed.flags.data as string | undefined) ?? '.edgeward-demo';
-  } catch (error) {
-    io.stderr(`error: ${(error as Error).message}\n`);
-    return 2;
-  }
+  const outcome = parseCommand('demo', tree, args);
+  if (outcome.kind !== 'run') return reportOutcome(outcome, io);
+  const data = outcome.value.flags.text('data') ?? '.edgeward-demo';
 
   // Signals are ours from the start: Ctrl-C while the controllers and routers come up stops them too.
   let signalled: string | undefined;

@@ -1,5 +1,8 @@
 // `./edgeward <command>`: the one command-line entry. Each command lives in its own module; this file dispatches.
 import { currentVersion } from '../web/version-info.ts';
+import { reportOutcome } from '../../common/cli/command-line.ts';
+import { suggestKey } from '../../common/config/suggest-key.ts';
+import { versionCommandLine } from './command-lines.ts';
 
 type CommandRunner = (args: string[], io: CliIo) => Promise<number>;
 
@@ -19,27 +22,35 @@ const commands: Readonly<Record<string, () => Promise<CommandRunner>>> = {
   demo: async () => (await import('./demo-command.ts')).runDemoCommand,
   gen: async () => (await import('../../alerts/cli/gen-command.ts')).runGenCommand,
   edge: async () => (await import('./edge/edge-command.ts')).runEdgeCommand,
+  install: async () => (await import('./install/install-command.ts')).runInstallCommand,
+  uninstall: async () => (await import('./install/install-command.ts')).runUninstallCommand,
+  pack: async () => (await import('./install/install-command.ts')).runPackCommand,
 };
 
 const usage = `edgeward: identity overlay-network controller and router, shipped as an observability-first appliance
 
 Usage: ./edgeward <command> [arguments]
 
-Set-up (each installs whatever is missing first):
+Set-up (demo, test and install first install whatever is missing, under a lock; '--help' installs nothing):
   demo [--data <dir>]                 start the local appliance in the foreground (default data dir ./.edgeward-demo)
   test [<file.test.ts>...]            typecheck, lint and run every test
+  install [--root DIR] [--prefix DIR] install the appliance as systemd services (docs/install.md)
+  uninstall [--root DIR] [--purge]    remove the installed appliance (--purge: its data and configuration too)
+  pack [--out FILE]                   build a release tarball to install on another machine
 
 Controller:
   controller run <ctrl.yml>           run a controller
-  controller validate <ctrl.yml>      print every problem in a controller config (exit 1 when any is an error)
+  controller validate <ctrl.yml> [--json] [--strict]
+                                      print every problem in a controller config in file order (exit 1 on errors)
 
 Router:
   router enroll <router.yml> --jwt <file>
                                       enroll with an edge router's one-time JWT: key, certificates, endpoints file
   router run <router.yml>             run a router: control channel, links, health checks, metrics
-  router validate <router.yml> [--effective]
-                                      print every problem in a router config (exit 1 on errors, 0 with only warnings);
-                                      --effective also prints the config with defaults filled in, as YAML
+  router validate <router.yml> [--effective] [--json] [--strict]
+                                      print every problem in a router config in file order (exit 1 on errors, 0 with
+                                      only warnings); --effective also prints the config with defaults filled in;
+                                      --json one JSON report; --strict unknown keys are errors
 
 Operator:
   agent status [--socket <path>]                      the local controller's id, version, raft index and role
@@ -82,6 +93,8 @@ Raft:
 
   version                             print the version
   --help                              this text
+
+'./edgeward <command> --help' describes a command. Exit codes: 0 done, 1 failed, 2 a wrong command line.
 `;
 
 export interface CliIo {
@@ -101,19 +114,25 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case undefined:
+      io.stderr(usage);
+      return 2;
     case '--help':
     case '-h':
     case 'help':
       io.stdout(usage);
-      return command === undefined ? 2 : 0;
+      return 0;
     case 'version':
-    case '--version':
+    case '--version': {
+      const outcome = versionCommandLine.parse(rest);
+      if (outcome.kind !== 'run') return reportOutcome(outcome, io);
       io.stdout(`${currentVersion().version}\n`);
       return 0;
+    }
     default: {
       const load = Object.hasOwn(commands, command) ? commands[command] : undefined;
       if (!load) {
-        io.stderr(`edgeward: unknown command '${command}'\n\n${usage}`);
+        const hint = suggestKey(command, Object.keys(commands));
+        io.stderr(`edgeward: unknown command '${command}'${hint ? ` (did you mean ${hint}?)` : ''}\nRun './edgeward --help' for usage.\n`);
         return 2;
       }
       return (await load())(rest, io);
@@ -121,7 +140,20 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
+/**
+ * With EDGEWARD_CHECK_COMMAND_LINE=1 (what the ./edgeward script sets before `demo` and `install` install anything),
+ * only the command line is parsed: exit 0 silently when it would run; otherwise the help (exit 10) or the usage error
+ * (exit 2) is printed as the command would, and nothing is installed.
+ */
+async function checkCommandLine(argv: string[]): Promise<number> {
+  const { parseEdgewardCommandLine } = await import('./command-lines.ts');
+  const outcome = await parseEdgewardCommandLine(argv);
+  if (outcome.kind === 'run') return 0;
+  if (outcome.kind === 'help' || outcome.command === '') return (await main(argv)) === 0 ? 10 : 2;
+  return reportOutcome(outcome, io);
+}
+
+(process.env['EDGEWARD_CHECK_COMMAND_LINE'] === '1' ? checkCommandLine : main)(process.argv.slice(2)).then(
   (code) => {
     // Long-running commands (controller run, demo) keep the loop alive themselves and set exitCode when they stop.
     if (code !== -1) process.exitCode = code;

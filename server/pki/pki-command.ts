@@ -6,6 +6,7 @@ import { requireCommonName, requireDnsName, requireId, requireIpAddress, require
 import { initPki, issueControllerCertificate, loadIssuer, pkiPaths } from './pki-directory.ts';
 import { PkiError } from './pki-error.ts';
 import { readTextFile, writeFiles } from './pki-files.ts';
+import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode, type FlagDef, type FlagValues, type LeafCommand } from '../../common/cli/command-line.ts';
 
 export interface CommandIo {
   /** Receives whole lines, each ending in "\n". */
@@ -13,86 +14,110 @@ export interface CommandIo {
   stderr: (text: string) => void;
 }
 
-interface FlagSpec {
-  value: boolean;
-  repeatable?: boolean;
-}
-
 interface CommandSpec {
   synopsis: string;
   summary: string;
-  flags: Record<string, FlagSpec>;
-  positionals: string[];
+  flags: FlagDef[];
+  arguments: string[];
+  example: string[];
+  /** The values' rules (names, addresses), checked with the command line. */
+  values?: (flags: FlagValues) => void;
   run: (parsed: ParsedArgs, io: CommandIo) => Promise<void>;
 }
 
 interface ParsedArgs {
-  values: Map<string, string[]>;
-  positionals: string[];
+  flags: FlagValues;
+  positionals: readonly string[];
 }
-
-class UsageError extends Error {}
 
 const commands: Record<string, CommandSpec> = {
   init: {
     synopsis: 'init --dir <dir> [--trust-domain <td>] [--force]',
     summary: 'create the root CA, intermediate CA and ca-bundle.pem (an existing PKI is loaded, not replaced)',
-    flags: { dir: { value: true }, 'trust-domain': { value: true }, force: { value: false } },
-    positionals: [],
+    flags: [{ name: 'dir', kind: 'string', required: true }, { name: 'trust-domain', kind: 'string' }, { name: 'force', kind: 'boolean' }],
+    arguments: [],
+    example: ['--dir', 'pki'],
+    values: (flags) => {
+      const trustDomain = flags.text('trust-domain');
+      if (trustDomain !== undefined) requireTrustDomain(trustDomain);
+    },
     run: runInit,
   },
   controller: {
     synopsis: 'controller --dir <dir> --id <id> [--dns <name>]... [--ip <addr>]... [--force]',
     summary: 'issue a TLS server+client certificate into <dir>/controllers/<id>/ (defaults: --dns localhost --ip 127.0.0.1)',
-    flags: {
-      dir: { value: true },
-      id: { value: true },
-      dns: { value: true, repeatable: true },
-      ip: { value: true, repeatable: true },
-      force: { value: false },
+    flags: [
+      { name: 'dir', kind: 'string', required: true },
+      { name: 'id', kind: 'string', required: true },
+      { name: 'dns', kind: 'list' },
+      { name: 'ip', kind: 'list' },
+      { name: 'force', kind: 'boolean' },
+    ],
+    arguments: [],
+    example: ['--dir', 'pki', '--id', 'ctrl1', '--dns', 'localhost', '--ip', '127.0.0.1'],
+    values: (flags) => {
+      requireId(flags.text('id')!, 'controller id');
+      flags.list('dns').forEach((name) => requireDnsName(name));
+      flags.list('ip').forEach((address) => requireIpAddress(address));
     },
-    positionals: [],
     run: runController,
   },
   client: {
     synopsis: 'client --dir <dir> --name <cn> --out <prefix> [--force]',
     summary: 'issue a TLS client certificate as <prefix>.cert.pem and <prefix>.key.pem',
-    flags: { dir: { value: true }, name: { value: true }, out: { value: true }, force: { value: false } },
-    positionals: [],
+    flags: [{ name: 'dir', kind: 'string', required: true }, { name: 'name', kind: 'string', required: true }, { name: 'out', kind: 'string', required: true }, { name: 'force', kind: 'boolean' }],
+    arguments: [],
+    example: ['--dir', 'pki', '--name', 'admin', '--out', 'admin'],
+    values: (flags) => void requireCommonName(flags.text('name')!),
     run: runClient,
   },
   show: {
     synopsis: 'show <cert.pem>',
     summary: 'print subject, issuer, serial, validity, SANs, SPIFFE id and fingerprint of each certificate in the file',
-    flags: {},
-    positionals: ['cert.pem'],
+    flags: [],
+    arguments: ['cert.pem'],
+    example: ['cert.pem'],
     run: runShow,
   },
 };
 
-const helpFlags = new Set(['--help', '-h']);
+function leafOf(command: CommandSpec): LeafCommand {
+  return {
+    usage: commandUsage(command),
+    flags: command.flags,
+    arguments: command.arguments,
+    min: command.arguments.length,
+    max: command.arguments.length,
+    example: command.example,
+    check: ({ flags }) => {
+      try {
+        command.values?.(flags);
+        return undefined;
+      } catch (error) {
+        if (error instanceof PkiError && error.code === 'INVALID_ARGUMENT') return error.message;
+        throw error;
+      }
+    },
+  };
+}
+
+const tree: CommandNode = { usage: usage(), subcommands: Object.fromEntries(Object.entries(commands).map(([name, command]) => [name, leafOf(command)])) };
+
+/** `./edgeward pki ...`: its subcommands, and the parse the command runs first. */
+export const pkiCommandLine: CommandLine = commandLineOf('pki', tree);
 
 /** `args` are the words after `edgeward pki` (a leading "pki" is accepted too). */
 export async function runPkiCommand(args: string[], io: CommandIo): Promise<number> {
   const words = args[0] === 'pki' ? args.slice(1) : args;
-  const [name, ...rest] = words;
-  if (name === undefined) return usageFailure(io, 'missing command', usage());
-  if (name === 'help' || helpFlags.has(name)) {
-    io.stdout(usage());
-    return 0;
-  }
-  const command = commands[name];
-  if (!command) return usageFailure(io, `unknown command "${name}"`, usage());
-  if (rest.some((word) => helpFlags.has(word))) {
-    io.stdout(commandUsage(command));
-    return 0;
-  }
+  const outcome = parseCommand('pki', tree, words);
+  if (outcome.kind !== 'run') return reportOutcome(outcome, io);
+  const name = outcome.value.path[0]!;
+  const command = commands[name]!;
   try {
-    await command.run(parseArgs(command, rest), io);
+    await command.run({ flags: outcome.value.flags, positionals: outcome.value.positional }, io);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) return usageFailure(io, error.message, commandUsage(command));
-    if (error instanceof PkiError && error.code === 'INVALID_ARGUMENT') return usageFailure(io, error.message, commandUsage(command));
+    if (error instanceof PkiError && error.code === 'INVALID_ARGUMENT') return reportOutcome({ kind: 'usage-error', command: `pki ${name}`, reason: error.message }, io);
     if (error instanceof PkiError) {
       io.stderr(`error: ${error.message}\n`);
       return 1;
@@ -100,11 +125,6 @@ export async function runPkiCommand(args: string[], io: CommandIo): Promise<numb
     io.stderr(`error: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
-}
-
-function usageFailure(io: CommandIo, message: string, help: string): number {
-  io.stderr(`error: ${message}\n\n${help}`);
-  return 2;
 }
 
 function usage(): string {
@@ -116,59 +136,19 @@ function commandUsage(command: CommandSpec): string {
   return `usage: edgeward pki ${command.synopsis}\n  ${command.summary}\n`;
 }
 
-function parseArgs(command: CommandSpec, words: string[]): ParsedArgs {
-  const values = new Map<string, string[]>();
-  const positionals: string[] = [];
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index]!;
-    if (!word.startsWith('-') || word === '-') {
-      positionals.push(word);
-      continue;
-    }
-    const [flag, inline] = splitFlag(word);
-    const spec = word.startsWith('--') ? command.flags[flag] : undefined;
-    if (!spec) throw new UsageError(`unknown flag "${word.split('=')[0]}"`);
-    let value = 'true';
-    if (spec.value) {
-      const next = inline ?? words[index + 1];
-      if (inline === undefined) index++;
-      if (next === undefined || next === '' || (inline === undefined && next.startsWith('--'))) {
-        throw new UsageError(`flag "--${flag}" needs a value`);
-      }
-      value = next;
-    } else if (inline !== undefined) {
-      throw new UsageError(`flag "--${flag}" takes no value`);
-    }
-    const seen = values.get(flag) ?? [];
-    if (seen.length > 0 && !spec.repeatable) throw new UsageError(`flag "--${flag}" given more than once`);
-    values.set(flag, [...seen, value]);
-  }
-  if (positionals.length > command.positionals.length) throw new UsageError(`unexpected argument "${positionals[command.positionals.length]}"`);
-  if (positionals.length < command.positionals.length) throw new UsageError(`missing argument <${command.positionals[positionals.length]}>`);
-  return { values, positionals };
-}
-
-function splitFlag(word: string): [string, string | undefined] {
-  const body = word.slice(2);
-  const equals = body.indexOf('=');
-  return equals === -1 ? [body, undefined] : [body.slice(0, equals), body.slice(equals + 1)];
-}
-
 function required(parsed: ParsedArgs, flag: string): string {
-  const value = parsed.values.get(flag)?.[0];
-  if (value === undefined) throw new UsageError(`missing required flag "--${flag}"`);
-  return value;
+  return parsed.flags.text(flag)!;
 }
 
 function optional(parsed: ParsedArgs, flag: string): string | undefined {
-  return parsed.values.get(flag)?.[0];
+  return parsed.flags.text(flag);
 }
 
 async function runInit(parsed: ParsedArgs, io: CommandIo): Promise<void> {
   const dir = required(parsed, 'dir');
   const trustDomain = optional(parsed, 'trust-domain');
   if (trustDomain !== undefined) requireTrustDomain(trustDomain);
-  const pki = await initPki(dir, { ...(trustDomain === undefined ? {} : { trustDomain }), force: parsed.values.has('force') });
+  const pki = await initPki(dir, { ...(trustDomain === undefined ? {} : { trustDomain }), force: parsed.flags.bool('force') === true });
   const paths = pkiPaths(dir);
   io.stdout(
     pki.created
@@ -184,9 +164,9 @@ async function runInit(parsed: ParsedArgs, io: CommandIo): Promise<void> {
 async function runController(parsed: ParsedArgs, io: CommandIo): Promise<void> {
   const dir = required(parsed, 'dir');
   const id = requireId(required(parsed, 'id'), 'controller id');
-  const dnsNames = (parsed.values.get('dns') ?? ['localhost']).map(requireDnsName);
-  const ipAddresses = (parsed.values.get('ip') ?? ['127.0.0.1']).map(requireIpAddress);
-  const issued = await issueControllerCertificate(dir, { id, dnsNames, ipAddresses, force: parsed.values.has('force') });
+  const dnsNames = (parsed.flags.has('dns') ? parsed.flags.list('dns') : ['localhost']).map(requireDnsName);
+  const ipAddresses = (parsed.flags.has('ip') ? parsed.flags.list('ip') : ['127.0.0.1']).map(requireIpAddress);
+  const issued = await issueControllerCertificate(dir, { id, dnsNames, ipAddresses, force: parsed.flags.bool('force') === true });
   const [details] = describeCertificates(issued.certPem);
   io.stdout(
     `issued controller certificate "${id}" (${details!.spiffeId})\n` +
@@ -210,7 +190,7 @@ async function runClient(parsed: ParsedArgs, io: CommandIo): Promise<void> {
       { path: keyPath, contents: issued.keyPem, secret: true },
       { path: certPath, contents: issued.certPem, secret: false },
     ],
-    { force: parsed.values.has('force') },
+    { force: parsed.flags.bool('force') === true },
   );
   const [details] = describeCertificates(issued.certPem);
   io.stdout(

@@ -130,7 +130,7 @@ export async function runEdgeCliScenario(options: EdgeCliScenarioOptions): Promi
     const policyName = `edge-cli-dial-${s.suffix}`;
     const byName = (name: string) => `name = "${name}"`;
 
-    // The command line itself: help answers 0 on stdout, a wrong command line 2 with the usage on stderr.
+    // The command line itself: help answers 0 on stdout, a wrong command line 2 with two lines on stderr.
     const [help, ...wrongs] = await Promise.all(
       [['create', 'service-policy', '--help'], ['list', 'widgets'], ['frobnicate'], ['create', 'identity'], ['list', 'identities', '--frob']].map((args) => s.edge(args)),
     );
@@ -139,7 +139,7 @@ export async function runEdgeCliScenario(options: EdgeCliScenarioOptions): Promi
     assert.match(help!.stdout, /--identity-roles/);
     for (const wrong of wrongs) {
       assert.equal(wrong.code, 2, wrong.stderr);
-      assert.match(wrong.stderr, /^error: .+\n\nUsage: edgeward edge/);
+      assert.match(wrong.stderr, /^edgeward edge[^:]*: .+\nRun '\.\/edgeward edge[^']* --help' for usage\.\n$/);
       assert.equal(wrong.stdout, '');
     }
     assert.match(wrongs[0]!.stderr, /unknown entity 'widgets'/);
@@ -355,7 +355,7 @@ export async function runEdgeCliEntityRoundTrips(options: EdgeCliScenarioOptions
     const mfaLogin = ['login', s.origin, '-u', mfaUser, '-p', mfaPassword, '--ca', options.caFile, '--cli-config', mfaConfig];
     const owes = await s.edge(mfaLogin);
     assert.equal(owes.code, 2, owes.stderr);
-    assert.match(owes.stderr, new RegExp(`^error: ${mfaUser} owes an MFA code: give it with --mfa-code <code>`));
+    assert.match(owes.stderr, new RegExp(`^edgeward edge login: ${mfaUser} owes an MFA code: give it with --mfa-code <code>`));
     assert.equal(existsSync(mfaConfig), false);
     assert.match(await s.ok([...mfaLogin, '--mfa-code', await app.nextCode()]), new RegExp(`^Logged in to .+ as ${mfaAdmin} \\(username ${mfaUser}\\)$`, 'm'));
     const mfaSessions = await s.json(['list', 'api-sessions', `identityId = "${mfaAdminId}"`, '--cli-config', mfaConfig]);

@@ -17,16 +17,8 @@ export interface FlagDef {
   readonly help: string;
 }
 
-/** A usage error: printed with the usage text on stderr, exit code 2. */
-export class EdgeUsageError extends Error {
-  constructor(
-    message: string,
-    /** The usage text to print after the message; the command's own when unset. */
-    readonly usage?: string,
-  ) {
-    super(message);
-  }
-}
+/** A usage error: what is wrong, and which --help to read, on stderr; exit code 2. */
+export class EdgeUsageError extends Error {}
 
 export class ParsedFlags {
   constructor(

@@ -36,17 +36,17 @@ test('every command and every entity form answers --help on stdout with exit 0',
 
 test('a wrong command line is a usage error on stderr with exit 2, before any session is needed', async () => {
   const cases: Array<[string[], RegExp]> = [
-    [[], /^Usage: edgeward edge <command>/],
-    [['frobnicate'], /^error: unknown edge command 'frobnicate'\n\nUsage: edgeward edge <command>/],
+    [[], /^edgeward edge: missing a command \(login, logout, list, create, update, delete, mfa\)\nRun '\.\/edgeward edge --help' for usage\.\n$/],
+    [['frobnicate'], /^edgeward edge: unknown edge command 'frobnicate'\nRun '\.\/edgeward edge --help' for usage\.\n$/],
     [['lst', 'identities'], /unknown edge command 'lst' \(did you mean list\?\)/],
-    [['list'], /^error: name the entity first\n\nUsage: edgeward edge list <entities>/],
-    [['list', 'identitys'], /^error: unknown entity 'identitys' \(did you mean identity\?\)/],
+    [['list'], /^edgeward edge list: name the entity first\n/],
+    [['list', 'identitys'], /^edgeward edge list: unknown entity 'identitys' \(did you mean identity\?\)/],
     [['list', 'identities', '--json', '--yaml'], /give --json or --yaml, not both/],
     [['list', 'identities', '--limit', '0'], /--limit takes a number of at least 1/],
-    [['create', 'identity'], /^error: create identity takes <name>\n\nUsage: edgeward edge create identity <name>/],
+    [['create', 'identity'], /^edgeward edge create identity: create identity takes <name>\nRun '\.\/edgeward edge create identity --help' for usage\.\n$/],
     [['create', 'api-session', 'x'], /api-sessions cannot be created with this command/],
     [['create', 'service', 'web', '--encryption', 'maybe'], /--encryption takes ON or OFF/],
-    [['update', 'identity', 'alice'], /^error: nothing to change: give at least one flag/],
+    [['update', 'identity', 'alice'], /^edgeward edge update identity: nothing to change: give at least one flag/],
     [['delete', 'identity'], /delete identity takes the name or id of at least one identity/],
     [['mfa'], /mfa takes a command: reset/],
     [['mfa', 'enable', 'x'], /unknown mfa command 'enable'/],
@@ -63,6 +63,7 @@ test('a wrong command line is a usage error on stderr with exit 2, before any se
     assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
     assert.match(result.stderr, message, args.join(' '));
     assert.equal(result.stdout, '', args.join(' '));
+    assert.match(result.stderr, /^edgeward edge[^:]*: .+\nRun '\.\/edgeward edge[^']* --help' for usage\.\n$/, args.join(' '));
   }
 });
 
@@ -75,4 +76,25 @@ test('without a session, a command fails with exit 1 and says to log in', async 
   const logout = await run('logout');
   assert.equal(logout.code, 0);
   assert.match(logout.stdout, /^Not logged in/);
+});
+
+test("the parse and each form agree: the form's example arguments, which the parse accepts, make a plan", async () => {
+  const { edgeCommandLine, parseEdgeCommand } = await import('./edge-command.ts');
+  const { createForms, updateForms } = await import('./entity-forms.ts');
+  const { parseFlags } = await import('./edge-args.ts');
+  const context = { resolveId: async () => 'some-id', readText: () => '-----BEGIN CERTIFICATE-----\n', readSecret: async () => 'secret' };
+  let forms = 0;
+  for (const sub of edgeCommandLine.subcommands) {
+    const [verb, entity] = sub.path;
+    if ((verb !== 'create' && verb !== 'update') || entity === undefined) continue;
+    const outcome = parseEdgeCommand([...sub.path, ...sub.example]);
+    assert.equal(outcome.kind, 'run', sub.path.join(' '));
+    const form = (verb === 'create' ? createForms : updateForms).find((candidate) => candidate.kind.name === entity)!;
+    await form.plan(parseFlags(sub.example, form.flags), context);
+    const [min, max] = form.arity;
+    if (min > 0) assert.equal(parseEdgeCommand(sub.path).kind, 'usage-error', `${sub.path.join(' ')} without arguments`);
+    assert.equal(parseEdgeCommand([...sub.path, ...Array.from({ length: max + 1 }, () => 'x')]).kind, 'usage-error', `${sub.path.join(' ')} with ${max + 1} arguments`);
+    forms++;
+  }
+  assert.equal(forms, createForms.length + updateForms.length);
 });

@@ -2,12 +2,13 @@
 // create, update and delete of every entity the API serves, and an identity's MFA reset. A pure client of the API
 // over HTTPS: it shares no code with the controller beyond common/.
 // Exit codes: 0 done; 1 the API refused (its error envelope is printed), the controller could not be reached, or
-// there is no valid session; 2 the command line is wrong (the usage is printed on stderr).
+// there is no valid session; 2 the command line is wrong (what is wrong, and which --help to read, on stderr).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { suggestKey } from '../../../common/config/suggest-key.ts';
 import { managementBaseUrl } from './controller-url.ts';
 import { EdgeUsageError, flagHelp, parseFlags, type FlagDef, type ParsedFlags } from './edge-args.ts';
-import { entityKind, entityWords, kindNamed, type EntityKind } from './edge-entities.ts';
+import { entityKind, entityKinds, entityWords, kindNamed, type EntityKind } from './edge-entities.ts';
+import { reportOutcome, type CommandLine, type ParseOutcome, type SubcommandInfo } from '../../../common/cli/command-line.ts';
 import { ApiFailure, EdgeFailure } from './edge-errors.ts';
 import { renderApiFailure, renderData, renderFailure, renderList, type OutputFormat } from './edge-output.ts';
 import { readSession, removeSession, sessionFilePath, sessionFileVariable, writeSession, type StoredSession } from './edge-session-store.ts';
@@ -146,15 +147,156 @@ interface CommandState {
   transport?: Transport;
 }
 
+/** A command line the parse accepted: what to run, and the command path its later usage errors name. */
+interface EdgeInvocation {
+  readonly verb: 'login' | 'logout' | 'list' | 'create' | 'update' | 'delete' | 'mfa';
+  readonly kind?: EntityKind;
+  readonly parsed: ParsedFlags;
+  /** `edge create identity`: the command whose --help a usage error suggests. */
+  readonly command: string;
+}
+
+const verbs = ['login', 'logout', 'list', 'create', 'update', 'delete', 'mfa'] as const;
+
+/**
+ * The pure first step of every `edge` command: the help it asks for, or what is wrong with its words (the verb, the
+ * entity, the flags, how many arguments), or what to run. It reads no file and opens no session; what needs them
+ * (a stored session's URL, a CA file, a name that must exist) is checked when the command runs.
+ */
+export function parseEdgeCommand(args: readonly string[]): ParseOutcome<EdgeInvocation> {
+  const [verb, ...rest] = args;
+  const usageError = (command: string, reason: string): ParseOutcome<EdgeInvocation> => ({ kind: 'usage-error', command, reason });
+  if (verb === undefined) return usageError('edge', `missing a command (${verbs.join(', ')})`);
+  if (verb === 'help' || verb === '--help' || verb === '-h') return { kind: 'help', text: usage };
+  const help = wantsHelp(rest);
+  const flags = (command: string, words: readonly string[], defs: readonly FlagDef[], run: (parsed: ParsedFlags) => string | undefined, invocation: Omit<EdgeInvocation, 'parsed' | 'command'>): ParseOutcome<EdgeInvocation> => {
+    let parsed: ParsedFlags;
+    try {
+      parsed = parseFlags(words, defs);
+    } catch (error) {
+      if (error instanceof EdgeUsageError) return usageError(command, error.message);
+      throw error;
+    }
+    const wrong = run(parsed);
+    return wrong === undefined ? { kind: 'run', value: { ...invocation, parsed, command } } : usageError(command, wrong);
+  };
+  switch (verb) {
+    case 'login':
+      if (help) return { kind: 'help', text: loginUsage() };
+      return flags('edge login', rest, loginFlags, (parsed) => {
+        if (parsed.positional.length > 1) return `login takes one controller URL, not: ${parsed.positional.join(' ')}`;
+        if (parsed.has('password') && parsed.has('password-file')) return 'give either -p/--password or --password-file, not both';
+        return undefined;
+      }, { verb });
+    case 'logout':
+      if (help) return { kind: 'help', text: logoutUsage() };
+      return flags('edge logout', rest, commonFlags, (parsed) => (parsed.positional.length > 0 ? `logout takes no arguments, not: ${parsed.positional.join(' ')}` : undefined), { verb });
+    case 'list':
+    case 'delete': {
+      const verbUsage = verb === 'list' ? listUsage() : deleteUsage();
+      const kind = kindWord(rest[0], help);
+      if (typeof kind === 'string') return usageError(`edge ${verb}`, kind);
+      if (help || !kind) return { kind: 'help', text: verb === 'list' ? listUsage(kind) : verbUsage };
+      const command = `edge ${verb} ${kind.plural}`;
+      if (verb === 'list') {
+        return flags(command, rest.slice(1), listFlags, (parsed) => {
+          const limit = parsed.integer('limit');
+          return outputConflict(parsed) ?? (limit !== undefined && limit < 1 ? '--limit takes a number of at least 1' : undefined);
+        }, { verb, kind });
+      }
+      return flags(command, rest.slice(1), [...outputFlags, ...commonFlags], (parsed) => outputConflict(parsed) ?? (parsed.positional.length === 0 ? `delete ${kind.name} takes the name or id of at least one ${kind.title}` : undefined), { verb, kind });
+    }
+    case 'create':
+    case 'update': {
+      const kind = kindWord(rest[0], help);
+      if (typeof kind === 'string') return usageError(`edge ${verb}`, kind);
+      if (help || !kind) return { kind: 'help', text: kind && hasForm(verb, kind) ? formUsage(verb, kind) : formsUsage(verb) };
+      if (!hasForm(verb, kind)) return usageError(`edge ${verb}`, `${kind.plural} cannot be ${verb}d with this command`);
+      const form = (verb === 'create' ? createForms : updateForms).find((candidate) => candidate.kind === kind)!;
+      return flags(`edge ${verb} ${kind.name}`, rest.slice(1), [...form.flags, ...outputFlags, ...commonFlags], (parsed) => {
+        const [min, max] = form.arity;
+        const count = parsed.positional.length;
+        if (count < min || count > max) return `${verb} ${kind.name} takes ${formArguments(form.synopsis)}${count > 0 ? `, not: ${parsed.positional.join(' ')}` : ''}`;
+        return outputConflict(parsed);
+      }, { verb, kind });
+    }
+    case 'mfa': {
+      if (help) return { kind: 'help', text: mfaUsage() };
+      if (rest[0] !== 'reset') return usageError('edge mfa', rest[0] === undefined ? 'mfa takes a command: reset' : `unknown mfa command '${rest[0]}': the command is reset`);
+      return flags('edge mfa reset', rest.slice(1), [...outputFlags, ...commonFlags], (parsed) => outputConflict(parsed) ?? (parsed.positional.length !== 1 ? 'mfa reset takes the name or id of one identity' : undefined), { verb });
+    }
+    default: {
+      const hint = suggestKey(verb, verbs);
+      return usageError('edge', `unknown edge command '${verb}'${hint ? ` (did you mean ${hint}?)` : ''}`);
+    }
+  }
+}
+
+/** The positional arguments a form's synopsis shows: `<name> Dial|Bind` of `service-policy <name> Dial|Bind [...]`. */
+function formArguments(synopsis: string): string {
+  let text = synopsis.split('  |')[0]!;
+  for (let before = ''; before !== text; ) {
+    before = text;
+    text = text.replace(/\[[^[\]]*\]|\([^()]*\)/g, '');
+  }
+  return text
+    .split(/\s+/)
+    .slice(1)
+    .filter((word) => word !== '' && !word.startsWith('-') && word !== '...')
+    .join(' ');
+}
+
+/** Every subcommand of `edge`, for the tests that walk the command tree: each verb, and each verb with each entity. */
+function edgeSubcommands(): SubcommandInfo[] {
+  const out: SubcommandInfo[] = [{ path: [], example: [], needsArguments: true }];
+  out.push({ path: ['login'], example: ['https://127.0.0.1:1280', '-u', 'admin', '--password-file', 'admin-password', '--ca', 'ca-bundle.pem'], needsArguments: false });
+  out.push({ path: ['logout'], example: [], needsArguments: false });
+  out.push({ path: ['mfa'], example: [], needsArguments: true }, { path: ['mfa', 'reset'], example: ['alice'], needsArguments: true });
+  for (const verb of ['list', 'create', 'update', 'delete'] as const) {
+    out.push({ path: [verb], example: [], needsArguments: true });
+    for (const kind of entityKinds) {
+      if (verb === 'list') out.push({ path: [verb, kind.plural], example: ['name contains "a"', '--json'], needsArguments: false });
+      if (verb === 'delete') out.push({ path: [verb, kind.plural], example: ['alice'], needsArguments: true });
+      if (verb === 'create' || verb === 'update') {
+        const form = (verb === 'create' ? createForms : updateForms).find((candidate) => candidate.kind === kind);
+        if (form) out.push({ path: [verb, kind.name], example: formExample(verb, kind), needsArguments: form.arity[0] > 0 });
+      }
+    }
+  }
+  return out;
+}
+
+/** Arguments that parse for each form: the values of its required positional arguments. */
+function formExample(verb: 'create' | 'update', kind: EntityKind): string[] {
+  if (verb === 'update') return kind.name === 'authenticator' ? ['alice', '--username', 'alice2'] : ['x', '--tags-json', '{}'];
+  switch (kind.name) {
+    case 'authenticator':
+      return ['updb', 'alice', 'alice', '--password-file', 'password'];
+    case 'service-policy':
+      return ['dial-web', 'Dial', '--identity-roles', '#ops', '--service-roles', '@web'];
+    case 'ext-jwt-signer':
+      return ['signer', 'https://issuer.example', '--jwks-endpoint', 'https://issuer.example/jwks'];
+    case 'ca':
+      return ['ca', 'ca.pem'];
+    case 'posture-check':
+      return ['mfa', 'mfa-check'];
+    default:
+      return ['x'];
+  }
+}
+
+/** `./edgeward edge ...`: its commands, and the parse every command runs first. */
+export const edgeCommandLine: CommandLine = { name: 'edge', subcommands: edgeSubcommands(), parse: parseEdgeCommand };
+
 export async function runEdgeCommand(args: readonly string[], io: EdgeIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const outcome = parseEdgeCommand(args);
+  if (outcome.kind !== 'run') return reportOutcome(outcome, io);
+  const invocation = outcome.value;
   const state: CommandState = {};
   try {
-    return await dispatch(args, io, env, state);
+    return await execute(invocation, io, env, state);
   } catch (error) {
-    if (error instanceof EdgeUsageError) {
-      io.stderr(`error: ${error.message}\n\n${error.usage ?? usage}`);
-      return 2;
-    }
+    if (error instanceof EdgeUsageError) return reportOutcome({ kind: 'usage-error', command: invocation.command, reason: error.message }, io);
     if (error instanceof ApiFailure) {
       io.stderr(renderApiFailure(error) + sessionAdvice(error, state));
       return 1;
@@ -184,87 +326,45 @@ function wantsHelp(args: readonly string[]): boolean {
   return (end < 0 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h' || arg === '--help=true');
 }
 
-async function dispatch(args: readonly string[], io: EdgeIo, env: NodeJS.ProcessEnv, state: CommandState): Promise<number> {
-  const [verb, ...rest] = args;
-  if (verb === undefined) {
-    io.stderr(usage);
-    return 2;
-  }
-  if (verb === 'help' || verb === '--help' || verb === '-h') {
-    io.stdout(usage);
-    return 0;
-  }
-  const help = wantsHelp(rest);
+async function execute(invocation: EdgeInvocation, io: EdgeIo, env: NodeJS.ProcessEnv, state: CommandState): Promise<number> {
+  const { verb, kind, parsed } = invocation;
   switch (verb) {
     case 'login':
-      if (help) return printHelp(io, loginUsage());
-      return withUsage(loginUsage(), () => login(parseFlags(rest, loginFlags), io, env, state));
+      return login(parsed, io, env, state);
     case 'logout':
-      if (help) return printHelp(io, logoutUsage());
-      return withUsage(logoutUsage(), () => logout(parseFlags(rest, commonFlags), io, env, state));
-    case 'list': {
-      const kind = kindWord(rest[0], help, listUsage());
-      if (help || !kind) return printHelp(io, listUsage(kind));
-      return withUsage(listUsage(kind), () => list(kind, parseFlags(rest.slice(1), listFlags), io, env, state));
-    }
+      return logout(parsed, io, env, state);
+    case 'list':
+      return list(kind!, parsed, io, env, state);
     case 'create':
-    case 'update': {
-      const kind = kindWord(rest[0], help, formsUsage(verb));
-      if (help || !kind) return printHelp(io, kind && hasForm(verb, kind) ? formUsage(verb, kind) : formsUsage(verb));
-      if (!hasForm(verb, kind)) throw new EdgeUsageError(`${kind.plural} cannot be ${verb}d with this command`, formsUsage(verb));
-      const form = (verb === 'create' ? createForms : updateForms).find((candidate) => candidate.kind === kind)!;
-      return withUsage(formUsage(verb, kind), () => {
-        const parsed = parseFlags(rest.slice(1), [...form.flags, ...outputFlags, ...commonFlags]);
-        return verb === 'create' ? create(kind, parsed, io, env, state) : update(kind, parsed, io, env, state);
-      });
-    }
-    case 'delete': {
-      const kind = kindWord(rest[0], help, deleteUsage());
-      if (help || !kind) return printHelp(io, deleteUsage());
-      return withUsage(deleteUsage(), () => remove(kind, parseFlags(rest.slice(1), [...outputFlags, ...commonFlags]), io, env, state));
-    }
-    case 'mfa': {
-      if (help) return printHelp(io, mfaUsage());
-      if (rest[0] !== 'reset') throw new EdgeUsageError(rest[0] === undefined ? 'mfa takes a command: reset' : `unknown mfa command '${rest[0]}': the command is reset`, mfaUsage());
-      return withUsage(mfaUsage(), () => mfaReset(parseFlags(rest.slice(1), [...outputFlags, ...commonFlags]), io, env, state));
-    }
-    default: {
-      const hint = suggestKey(verb, ['login', 'logout', 'list', 'create', 'update', 'delete', 'mfa']);
-      throw new EdgeUsageError(`unknown edge command '${verb}'${hint ? ` (did you mean ${hint}?)` : ''}`);
-    }
+      return create(kind!, parsed, io, env, state);
+    case 'update':
+      return update(kind!, parsed, io, env, state);
+    case 'delete':
+      return remove(kind!, parsed, io, env, state);
+    default:
+      return mfaReset(parsed, io, env, state);
   }
-}
-
-/** Runs a command; its usage errors carry the command's own usage text unless they name another. */
-async function withUsage(usageText: string, run: () => Promise<number>): Promise<number> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof EdgeUsageError && error.usage === undefined) throw new EdgeUsageError(error.message, usageText);
-    throw error;
-  }
-}
-
-function printHelp(io: EdgeIo, text: string): number {
-  io.stdout(text);
-  return 0;
 }
 
 function hasForm(verb: 'create' | 'update', kind: EntityKind): boolean {
   return (verb === 'create' ? createForms : updateForms).some((form) => form.kind === kind);
 }
 
-/** The entity a word names; undefined only when help was asked for without one. */
-function kindWord(word: string | undefined, help: boolean, verbUsage: string): EntityKind | undefined {
+/** The entity a word names; undefined only when help was asked for without one; a string says what is wrong. */
+function kindWord(word: string | undefined, help: boolean): EntityKind | string | undefined {
   if (word === undefined || word.startsWith('-')) {
     if (help) return undefined;
-    throw new EdgeUsageError('name the entity first', verbUsage);
+    return 'name the entity first';
   }
   const kind = entityKind(word);
   if (kind) return kind;
   if (help) return undefined;
   const hint = suggestKey(word, entityWords());
-  throw new EdgeUsageError(`unknown entity '${word}'${hint ? ` (did you mean ${hint}?)` : ''}`, verbUsage);
+  return `unknown entity '${word}'${hint ? ` (did you mean ${hint}?)` : ''}`;
+}
+
+function outputConflict(parsed: ParsedFlags): string | undefined {
+  return parsed.bool('json') && parsed.bool('yaml') ? 'give --json or --yaml, not both' : undefined;
 }
 
 function outputFormat(parsed: ParsedFlags): OutputFormat {
@@ -438,7 +538,7 @@ async function update(kind: EntityKind, parsed: ParsedFlags, io: EdgeIo, env: No
   const client = () => (session ??= connect(parsed, env, state));
   const context = formContext(client);
   const plan = await form.plan(parsed, context);
-  if (Object.keys(plan.body).filter((key) => key !== 'typeId').length === 0) throw new EdgeUsageError(`nothing to change: give at least one flag`, formUsage('update', kind));
+  if (Object.keys(plan.body).filter((key) => key !== 'typeId').length === 0) throw new EdgeUsageError(`nothing to change: give at least one flag`);
   const id = await context.resolveId(kind, plan.target);
   const data = await client().patch(`${kind.path}/${encodeURIComponent(id)}`, plan.body);
   io.stdout(format === 'table' ? `Updated ${kind.title} ${plan.target} (id: ${id})\n` : renderData(data, format));
@@ -447,7 +547,7 @@ async function update(kind: EntityKind, parsed: ParsedFlags, io: EdgeIo, env: No
 
 async function remove(kind: EntityKind, parsed: ParsedFlags, io: EdgeIo, env: NodeJS.ProcessEnv, state: CommandState): Promise<number> {
   const format = outputFormat(parsed);
-  if (parsed.positional.length === 0) throw new EdgeUsageError(`delete ${kind.name} takes the name or id of at least one ${kind.title}`, deleteUsage());
+  if (parsed.positional.length === 0) throw new EdgeUsageError(`delete ${kind.name} takes the name or id of at least one ${kind.title}`);
   const client = connect(parsed, env, state);
   const answers: Record<string, unknown>[] = [];
   for (const reference of parsed.positional) {
@@ -461,7 +561,7 @@ async function remove(kind: EntityKind, parsed: ParsedFlags, io: EdgeIo, env: No
 
 async function mfaReset(parsed: ParsedFlags, io: EdgeIo, env: NodeJS.ProcessEnv, state: CommandState): Promise<number> {
   const format = outputFormat(parsed);
-  if (parsed.positional.length !== 1) throw new EdgeUsageError('mfa reset takes the name or id of one identity', mfaUsage());
+  if (parsed.positional.length !== 1) throw new EdgeUsageError('mfa reset takes the name or id of one identity');
   const identity = kindNamed('identity');
   const client = connect(parsed, env, state);
   const reference = parsed.positional[0]!;

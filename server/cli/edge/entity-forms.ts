@@ -30,6 +30,8 @@ export interface Form<P> {
   readonly synopsis: string;
   readonly summary: string;
   readonly flags: readonly FlagDef[];
+  /** How many positional arguments it takes, at least and at most: the command line's first check. */
+  readonly arity: readonly [min: number, max: number];
   plan(parsed: ParsedFlags, context: FormContext): Promise<P>;
 }
 
@@ -111,6 +113,7 @@ async function identityFields(parsed: ParsedFlags, context: FormContext): Promis
 
 const createIdentity: Form<CreatePlan> = {
   kind: identity,
+  arity: [1, 1],
   synopsis: 'identity <name> [--admin] [--role-attributes a,b] [--auth-policy <policy>] [--updb <username>] [-o <jwt file>]',
   summary: 'an identity; --updb or -o also creates its one-time enrollment (updb, else ott) and -o writes its JWT',
   flags: [
@@ -136,6 +139,7 @@ const createIdentity: Form<CreatePlan> = {
 
 const updateIdentity: Form<UpdatePlan> = {
   kind: identity,
+  arity: [1, 1],
   synopsis: 'identity <name or id> [--name <new name>] [--admin=true|false] [--role-attributes a,b] [--auth-policy <policy>] ...',
   summary: 'change an identity (only the fields given)',
   flags: [newNameFlag, { name: 'admin', short: 'A', kind: 'boolean', help: 'make the identity an administrator (--admin=false: no longer)' }, ...identityFlags],
@@ -153,6 +157,7 @@ const passwordFileFlag: FlagDef = { name: 'password-file', kind: 'string', value
 
 const createAuthenticator: Form<CreatePlan> = {
   kind: authenticator,
+  arity: [3, 4],
   synopsis: 'authenticator updb <identity> <username> [<password>] [--password-file <file>]  |  authenticator cert <identity> <cert pem file>',
   summary: "a password (updb) or certificate (cert) authenticator for an identity; without a password it is read from --password-file or asked for",
   flags: [passwordFileFlag, tagsFlag],
@@ -179,6 +184,7 @@ const createAuthenticator: Form<CreatePlan> = {
 
 const updateAuthenticator: Form<UpdatePlan> = {
   kind: authenticator,
+  arity: [1, 1],
   synopsis: 'authenticator <id or username> [--username <new username>] [--password <password> | --password-file <file>]',
   summary: "set a updb authenticator's username or password (no current password needed)",
   flags: [{ name: 'username', short: 'u', kind: 'string', value: '<username>', help: 'a new username' }, { name: 'password', short: 'p', kind: 'string', value: '<password>', help: 'a new password' }, passwordFileFlag, tagsFlag],
@@ -217,6 +223,7 @@ function serviceFields(parsed: ParsedFlags): Record<string, unknown> {
 
 const createService: Form<CreatePlan> = {
   kind: service,
+  arity: [1, 1],
   synopsis: 'service <name> [--role-attributes a,b] [--encryption ON|OFF] [--terminator-strategy <s>] [--max-idle-time <duration>]',
   summary: 'a service (end-to-end encryption required unless --encryption OFF)',
   flags: [
@@ -236,6 +243,7 @@ const createService: Form<CreatePlan> = {
 
 const updateService: Form<UpdatePlan> = {
   kind: service,
+  arity: [1, 1],
   synopsis: 'service <name or id> [--name <new name>] [--role-attributes a,b] [--terminator-strategy <s>] [--max-idle-time <duration>]',
   summary: 'change a service (encryption is fixed at creation)',
   flags: [newNameFlag, ...serviceFlags],
@@ -271,6 +279,7 @@ async function servicePolicyFields(parsed: ParsedFlags, context: FormContext): P
 
 const createServicePolicy: Form<CreatePlan> = {
   kind: servicePolicy,
+  arity: [2, 2],
   synopsis: "service-policy <name> Dial|Bind [--identity-roles '@alice,#ops'] [--service-roles '@web'] [--posture-check-roles ...] [--semantic AllOf|AnyOf]",
   summary: 'a service policy: the identities it selects may dial (or bind) the services it selects',
   flags: servicePolicyFlags,
@@ -287,6 +296,7 @@ const createServicePolicy: Form<CreatePlan> = {
 
 const updateServicePolicy: Form<UpdatePlan> = {
   kind: servicePolicy,
+  arity: [1, 1],
   synopsis: 'service-policy <name or id> [--name <new name>] [--type Dial|Bind] [--identity-roles ...] [--service-roles ...] [--posture-check-roles ...] [--semantic ...]',
   summary: 'change a service policy (a role list given replaces the old one)',
   flags: [newNameFlag, { name: 'type', kind: 'string', value: 'Dial|Bind', help: 'what the policy grants' }, ...servicePolicyFlags],
@@ -353,6 +363,7 @@ async function authPolicyFields(parsed: ParsedFlags, context: FormContext, defau
 
 const createAuthPolicy: Form<CreatePlan> = {
   kind: authPolicy,
+  arity: [1, 1],
   synopsis: 'auth-policy <name> [--primary-updb-allowed] [--primary-cert-allowed] [--secondary-req-totp] ...',
   summary: 'an authentication policy; as with ziti, a method is allowed only when its flag is given',
   flags: authPolicyFlags,
@@ -364,6 +375,7 @@ const createAuthPolicy: Form<CreatePlan> = {
 
 const updateAuthPolicy: Form<UpdatePlan> = {
   kind: authPolicy,
+  arity: [1, 1],
   synopsis: 'auth-policy <name or id> [--name <new name>] [--primary-updb-allowed=true|false] [--secondary-req-totp=true|false] ...',
   summary: 'change an authentication policy (only the settings given)',
   flags: [newNameFlag, ...authPolicyFlags],
@@ -411,6 +423,7 @@ function signerFields(parsed: ParsedFlags, context: FormContext): Record<string,
 
 const createSigner: Form<CreatePlan> = {
   kind: signer,
+  arity: [2, 2],
   synopsis: 'ext-jwt-signer <name> <issuer> (--cert-file <pem> | --jwks-endpoint <url>) [--audience <aud>] [--claims-property <claim>] ...',
   summary: 'an external JWT signer: an identity provider whose JWTs identify identities',
   flags: signerFlags,
@@ -424,6 +437,7 @@ const createSigner: Form<CreatePlan> = {
 
 const updateSigner: Form<UpdatePlan> = {
   kind: signer,
+  arity: [1, 1],
   synopsis: 'ext-jwt-signer <name or id> [--name <new name>] [--issuer <issuer>] [--cert-file <pem> | --jwks-endpoint <url>] ...',
   summary: 'change an external JWT signer (a new key source replaces the old one)',
   flags: [newNameFlag, { name: 'issuer', kind: 'string', value: '<issuer>', help: "the tokens' iss" }, ...signerFlags],
@@ -461,6 +475,7 @@ function caFields(parsed: ParsedFlags, defaults: boolean): Record<string, unknow
 
 const createCa: Form<CreatePlan> = {
   kind: ca,
+  arity: [2, 2],
   synopsis: 'ca <name> <ca cert pem file> [--auth] [--autoca] [--identity-attributes a,b] [--identity-name-format <format>]',
   summary: 'a third-party CA (unverified until proven; its certificates log in once verified and --auth)',
   flags: caFlags,
@@ -472,6 +487,7 @@ const createCa: Form<CreatePlan> = {
 
 const updateCa: Form<UpdatePlan> = {
   kind: ca,
+  arity: [1, 1],
   synopsis: 'ca <name or id> [--name <new name>] [--auth=true|false] [--autoca=true|false] [--identity-attributes a,b] ...',
   summary: "change a CA's settings (its certificate cannot change)",
   flags: [newNameFlag, ...caFlags],
@@ -513,6 +529,7 @@ function requireMfaType(type: string | undefined): void {
 
 const createPostureCheck: Form<CreatePlan> = {
   kind: postureCheck,
+  arity: [2, 2],
   synopsis: 'posture-check mfa <name> [--role-attributes a,b] [--seconds <n>] [--wake] [--unlock] [--ignore-legacy]',
   summary: 'an MFA posture check: passes while the API session has answered an MFA challenge (within --seconds)',
   flags: postureFlags,
@@ -525,6 +542,7 @@ const createPostureCheck: Form<CreatePlan> = {
 
 const updatePostureCheck: Form<UpdatePlan> = {
   kind: postureCheck,
+  arity: [1, 2],
   synopsis: 'posture-check [mfa] <name or id> [--name <new name>] [--role-attributes a,b] [--seconds <n>] [--wake=true|false] ...',
   summary: 'change an MFA posture check',
   flags: [newNameFlag, ...postureFlags],
@@ -562,6 +580,7 @@ function routerFields(parsed: ParsedFlags): Record<string, unknown> {
 
 const createEdgeRouter: Form<CreatePlan> = {
   kind: edgeRouter,
+  arity: [1, 1],
   synopsis: 'edge-router <name> [--role-attributes a,b] [-o <jwt file>] [--tunneler-enabled] [--cost <n>] [--no-traversal] [--disabled]',
   summary: "an edge router, with its one-time enrollment; -o writes the JWT for 'edgeward router enroll'",
   flags: [...routerFlags, jwtFileFlag],
@@ -579,6 +598,7 @@ const createEdgeRouter: Form<CreatePlan> = {
 
 const updateEdgeRouter: Form<UpdatePlan> = {
   kind: edgeRouter,
+  arity: [1, 1],
   synopsis: 'edge-router <name or id> [--name <new name>] [--role-attributes a,b] [--cost <n>] [--no-traversal=true|false] [--disabled=true|false]',
   summary: 'change an edge router',
   flags: [newNameFlag, ...routerFlags],
