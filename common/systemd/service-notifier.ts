@@ -63,8 +63,11 @@ export function serviceNotifier(options: NotifierOptions = {}): ServiceNotifier 
     queue = queue.then(
       () =>
         new Promise<void>((resolve) => {
+          // Only what systemd-notify needs. Typed as the whole environment: Next.js's types (the status page's
+          // typecheck) declare NODE_ENV on it.
+          const childEnv: Record<string, string> = { PATH: env.PATH ?? '/usr/bin:/bin', NOTIFY_SOCKET: socket };
           const child = spawn(program, [`--pid=${pid}`, ...fields], {
-            env: { PATH: env.PATH ?? '/usr/bin:/bin', NOTIFY_SOCKET: socket },
+            env: childEnv as NodeJS.ProcessEnv,
             stdio: ['ignore', 'ignore', 'pipe'],
           });
           let stderr = '';
