@@ -68,19 +68,19 @@ test('the options set the datasource URL, the runbook links and the folder Grafa
 test('bad arguments are a clear message and exit code 2, and nothing is written', async () => {
   const never = join(dir, 'never');
   for (const [args, message] of [
-    [[], /the output directory is missing/],
-    [['a', 'b'], /one output directory, not 2 \(a b\)/],
-    [[never, '--pager-url', 'x'], /unknown option --pager-url \(options: --datasource-url, --runbook-base, --dashboards-path\)/],
+    [[], /missing <dir>/],
+    [['a', 'b'], /unexpected argument 'b'/],
+    [[never, '--pager-url', 'x'], /unknown flag --pager-url \(flags: --datasource-url, --runbook-base, --dashboards-path\)/],
     [[never, '--datasource-url'], /--datasource-url needs a value/],
     [[never, '--datasource-url', 'localhost:9090'], /--datasource-url "localhost:9090" is not an http or https URL/],
     [[never, '--runbook-base', 'https://x/runbooks.md#top'], /--runbook-base .* without spaces or a #fragment/],
     [[never, '--dashboards-path', 'relative/dir'], /--dashboards-path "relative\/dir" must be an absolute path/],
-    [[never, '--runbook-base', 'a', '--runbook-base', 'b'], /--runbook-base is given twice/],
+    [[never, '--runbook-base', 'a', '--runbook-base', 'b'], /--runbook-base is given more than once/],
   ] as const) {
     const result = await gen([...args]);
     assert.equal(result.code, 2, args.join(' '));
     assert.match(result.stderr, message);
-    assert.match(result.stderr, /^edgeward gen: dashboards: /);
+    assert.match(result.stderr, /^edgeward gen dashboards: .*\nRun '\.\/edgeward gen dashboards --help' for usage\.\n$/);
     assert.equal(result.stdout, '');
   }
   assert.equal(existsSync(never), false);
