@@ -65,7 +65,9 @@ before(async () => {
   await create('external-jwt-signers', { name: 'sweep-signer', issuer: 'https://sweep.invalid', audience: 'edge', enabled: true, jwksEndpoint: 'https://sweep.invalid/jwks' });
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '30', '-subj', '/CN=sweep CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-keyout', join(leader.root, 'sweep-ca.key'), '-out', join(leader.root, 'sweep-ca.pem')], { stdio: 'ignore' });
   await create('cas', { name: 'sweep-ca', certPem: readFileSync(join(leader.root, 'sweep-ca.pem'), 'utf8'), isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: true, isAuthEnabled: true, identityRoles: [] });
-  const service = await create('services', { name: 'sweep-svc', encryptionRequired: true, roleAttributes: ['sweep-svc'] });
+  await create('config-types', { name: 'sweep-type.v1', schema: { type: 'object' } });
+  const config = await create('configs', { name: 'sweep-host', configTypeId: 'NH5p4FpGR', data: { protocol: 'tcp', address: 'localhost', port: 8080 } });
+  const service = await create('services', { name: 'sweep-svc', encryptionRequired: true, roleAttributes: ['sweep-svc'], configs: [config] });
   await create('posture-checks', { typeId: 'MFA', name: 'sweep-mfa', roleAttributes: ['sweep-mfa'] });
   await create('service-policies', { name: 'sweep-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#sweep-users'], serviceRoles: ['#sweep-svc'], postureCheckRoles: [] });
   await create('edge-routers', { name: 'sweep-router', roleAttributes: ['sweep'] });

@@ -95,7 +95,9 @@ before(async () => {
   ids.enrollments = await created('/enrollments', { method: 'updb', identityId: device, username: 'schemas-device' });
   await call('POST', mgmt(`/identities/${device}/disable`), { headers: admin, body: { durationMinutes: 60 }, expect: 200 });
 
-  ids.services = await created('/services', { name: 'schemas-svc', encryptionRequired: true, roleAttributes: ['schema-svc'], maxIdleTimeMillis: 60_000 });
+  ids['config-types'] = await created('/config-types', { name: 'schemas-type.v1', schema: { type: 'object', properties: { url: { type: 'string' } } } });
+  ids.configs = await created('/configs', { name: 'schemas-host', configTypeId: 'NH5p4FpGR', data: { protocol: 'tcp', address: 'localhost', port: 8080 } });
+  ids.services = await created('/services', { name: 'schemas-svc', encryptionRequired: true, roleAttributes: ['schema-svc'], maxIdleTimeMillis: 60_000, configs: [ids.configs] });
   ids['posture-checks'] = await created('/posture-checks', { typeId: 'MFA', name: 'schemas-mfa', roleAttributes: ['schema-mfa'], timeoutSeconds: 300, promptOnWake: true });
   ids['service-policies'] = await created('/service-policies', { name: 'schemas-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#schema-users'], serviceRoles: [`@${ids.services}`], postureCheckRoles: [] });
   await created('/service-policies', { name: 'schemas-bind', type: 'Bind', semantic: 'AllOf', identityRoles: [`@${ids.identities}`], serviceRoles: ['#schema-svc'], postureCheckRoles: ['#schema-mfa'] });

@@ -2,10 +2,14 @@
 // their management operations, checked against the model before a command is proposed. The apply checks again.
 import type { Clock } from '../../common/time/clock.ts';
 import type { EntityBody } from '../model/commands.ts';
+import { serviceConfigsProblem } from '../model/config-commands.ts';
+import type { Config, ConfigType } from '../model/config-entities.ts';
+import { configTables } from '../model/config-entities.ts';
 import type { Service } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { ApiError } from '../web/api-error.ts';
+import type { ConfigService } from './config-service.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 
@@ -20,6 +24,7 @@ export class NetworkServiceService {
     private readonly store: ModelStore,
     private readonly writer: ModelWriter,
     private readonly clock: Clock,
+    private readonly configs: ConfigService,
   ) {}
 
   list(): Service[] {
@@ -38,7 +43,7 @@ export class NetworkServiceService {
 
   async create(input: ServiceInput): Promise<{ id: string }> {
     const at = this.now();
-    const service: Service = { ...input, id: newEntityId(), createdAt: at, updatedAt: at };
+    const service: Service = { ...input, configs: this.configs.serviceConfigIds(input.configs), id: newEntityId(), createdAt: at, updatedAt: at };
     this.check(service);
     const written = await this.writer.write<{ id: string }>({ type: 'service.create', service });
     return { id: written.value.id };
@@ -47,7 +52,7 @@ export class NetworkServiceService {
   /** Replaces every field but encryptionRequired, which is fixed at creation (the real controller ignores changes). */
   async update(id: string, input: ServiceInput): Promise<void> {
     const current = this.get(id);
-    const service: ServiceInput = { ...input, encryptionRequired: current.encryptionRequired };
+    const service: ServiceInput = { ...input, configs: this.configs.serviceConfigIds(input.configs), encryptionRequired: current.encryptionRequired };
     this.check({ ...current, ...service });
     await this.writer.write({ type: 'service.update', id, at: this.now(), service });
   }
@@ -59,8 +64,9 @@ export class NetworkServiceService {
   }
 
   private check(service: Service): void {
-    // Config entities do not exist here, so no config id can be valid; the real controller refuses unknown ones too.
-    if (service.configs.length > 0) throw ApiError.validation('configs', 'no configs found with the given ids', [...service.configs]);
+    // Checked again by the apply, in log order (a config may be deleted meanwhile).
+    const problem = serviceConfigsProblem(this.store.table<Config>(configTables.configs), this.store.table<ConfigType>(configTables.configTypes), service.configs);
+    if (problem) throw ApiError.validation(problem.field, problem.reason, problem.value);
     if (!(terminatorStrategies as readonly string[]).includes(service.terminatorStrategy)) {
       throw ApiError.validation('terminatorStrategy', `invalid terminator strategy, expected one of ${terminatorStrategies.join(', ')}`, service.terminatorStrategy);
     }

@@ -1,7 +1,8 @@
-// The services of the overlay network and who may use them: services, service policies, posture checks, the
-// access they add up to, and the sessions clients open. Built together because each leans on the others.
+// The services of the overlay network and who may use them: services, their configs, service policies, posture
+// checks, the access they add up to, and the sessions clients open. Built together because each leans on the others.
 import type { Clock } from '../../common/time/clock.ts';
 import type { ModelStore } from '../store/model-store.ts';
+import { ConfigService } from './config-service.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { NetworkServiceService } from './network-service-service.ts';
 import { PostureCheckService } from './posture-check-service.ts';
@@ -13,16 +14,20 @@ export interface OverlayServices {
   readonly services: NetworkServiceService;
   readonly policies: ServicePolicyService;
   readonly postureChecks: PostureCheckService;
+  /** Config types and configs, which services carry and clients are shown. */
+  readonly configs: ConfigService;
   readonly access: ServiceAccessService;
   readonly sessions: ServiceSessionService;
 }
 
 export function buildOverlayServices(store: ModelStore, writer: ModelWriter, clock: Clock): OverlayServices {
   const access = new ServiceAccessService(store);
+  const configs = new ConfigService(store, writer, clock);
   return {
-    services: new NetworkServiceService(store, writer, clock),
+    services: new NetworkServiceService(store, writer, clock, configs),
     policies: new ServicePolicyService(store, writer, clock),
     postureChecks: new PostureCheckService(store, writer, clock),
+    configs,
     access,
     sessions: new ServiceSessionService(store, writer, clock, access),
   };

@@ -1,6 +1,7 @@
 // Every change to the model is one of these commands. They carry every value the apply needs (ids, timestamps,
 // hashes) so that every controller applying the same log reaches the same state.
 import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, SealedValue } from './entities.ts';
+import type { ConfigCommand } from './config-commands.ts';
 import type { RouterCommand } from './router-commands.ts';
 import type { ServiceCommand } from './service-commands.ts';
 
@@ -59,6 +60,7 @@ export type ModelCommand =
   /** A wrong code; at `maxAttempts` (above 0) the identity is locked like a password lockout. */
   | { type: 'mfa.failed'; identityId: string; at: string; maxAttempts: number; lockoutMinutes: number }
   | ServiceCommand
+  | ConfigCommand
   | RouterCommand
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
   | { type: 'raft.noop' }

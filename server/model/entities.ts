@@ -1,5 +1,6 @@
 // The replicated model's rows. They are stored as JSON; derived and secret-free views are built by the API layer.
 import { EntityTable, type Row } from '../store/entity-table.ts';
+import { createConfigTables } from './config-entities.ts';
 import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
 
@@ -208,6 +209,7 @@ export function createModelTables(): EntityTable<Row>[] {
       .multiIndex('identityId', (row) => row.identityId),
     new EntityTable<Mfa>(tables.mfas).uniqueIndex('identityId', (row) => row.identityId),
     ...createServiceTables(),
+    ...createConfigTables(),
     ...createRouterTables(),
   ] as unknown as EntityTable<Row>[];
 }

@@ -6,6 +6,7 @@ import type { ApplyFailure, ApplyResult, CommittedEntry, StateMachine } from '..
 import { CommandRefused } from './command-refused.ts';
 import { endApiSession } from './end-api-session.ts';
 import { lockIdentity } from './identity-lock.ts';
+import { applyConfigCommand, isConfigCommand } from './config-commands.ts';
 import { applyMfaCommand, isMfaCommand } from './mfa-commands.ts';
 import { applyRouterCommand, isRouterCommand } from './router-commands.ts';
 import { applyServiceCommand, isServiceCommand } from './service-commands.ts';
@@ -323,6 +324,7 @@ function applyCommand(command: ModelCommand, tx: ApplyTransaction): unknown {
     default: {
       if (isMfaCommand(command)) return applyMfaCommand(command, tx);
       if (isServiceCommand(command)) return applyServiceCommand(command, tx);
+      if (isConfigCommand(command)) return applyConfigCommand(command, tx);
       if (isRouterCommand(command)) return applyRouterCommand(command, tx);
       const unknown: never = command;
       throw new CommandRefused({ code: 'COULD_NOT_VALIDATE', cause: { field: 'type', reason: `unknown command ${(unknown as { type: string }).type}` } });

@@ -1,8 +1,9 @@
 // Commands on services, service policies, posture checks and service sessions, and how they apply. What depends on
-// other rows (ids a policy names, the API session and service a session belongs to) is checked here, in log order,
+// other rows (ids a policy names, a service's configs, the API session and service a session belongs to) is checked here, in log order,
 // so concurrent writers on different controllers cannot leave a dangling reference behind.
 import type { ApplyTransaction } from '../store/model-store.ts';
 import { CommandRefused } from './command-refused.ts';
+import { requireServiceConfigs } from './config-commands.ts';
 import type { ApiSession } from './entities.ts';
 import { tables } from './entities.ts';
 import { referencedIds } from './policy-roles.ts';
@@ -49,10 +50,12 @@ export function isServiceCommand(command: { type: string }): command is ServiceC
 export function applyServiceCommand(command: ServiceCommand, tx: ApplyTransaction): unknown {
   switch (command.type) {
     case 'service.create':
+      requireServiceConfigs(tx, command.service.configs);
       tx.put<Service>(serviceTables.services, command.service);
       return { id: command.service.id };
     case 'service.update': {
       const current = requireRow<Service>(tx, serviceTables.services, command.id, 'service');
+      requireServiceConfigs(tx, command.service.configs);
       tx.put<Service>(serviceTables.services, { ...command.service, id: command.id, createdAt: current.createdAt, updatedAt: command.at });
       return undefined;
     }

@@ -40,7 +40,7 @@ const loginFlags: FlagDef[] = [
 ];
 const listFlags: FlagDef[] = [...outputFlags, { name: 'limit', kind: 'integer', help: 'print at most this many (default: every match, page after page)' }, ...commonFlags];
 
-const entityList = 'identities, authenticators, services, service-policies, auth-policies, ext-jwt-signers, cas,\n  posture-checks, edge-routers, api-sessions, enrollments';
+const entityList = 'identities, authenticators, services, configs, config-types, service-policies, auth-policies,\n  ext-jwt-signers, cas, posture-checks, edge-routers, api-sessions, enrollments';
 
 const usage = `Usage: edgeward edge <command> [arguments] [flags]
 
@@ -280,6 +280,8 @@ function formExample(verb: 'create' | 'update', kind: EntityKind): string[] {
       return ['ca', 'ca.pem'];
     case 'posture-check':
       return ['mfa', 'mfa-check'];
+    case 'config':
+      return ['web.host', 'host.v1', '{"protocol":"tcp","address":"localhost","port":8080}'];
     default:
       return ['x'];
   }

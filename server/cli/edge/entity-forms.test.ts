@@ -164,6 +164,38 @@ test('every form has a synopsis, a summary and documented flags', () => {
   }
   assert.deepEqual(
     createForms.map((form) => form.kind.name),
-    ['identity', 'authenticator', 'service', 'service-policy', 'auth-policy', 'ext-jwt-signer', 'ca', 'posture-check', 'edge-router'],
+    ['identity', 'authenticator', 'service', 'config', 'config-type', 'service-policy', 'auth-policy', 'ext-jwt-signer', 'ca', 'posture-check', 'edge-router'],
   );
 });
+
+test('create config: ziti edge create config <name> <type> <json data>, the type looked up by name; or the data from a file', async () => {
+  const inline = await create('config', ['web.host', 'host.v1', '{"protocol":"tcp","address":"localhost","port":8080}']);
+  assert.deepEqual(inline.body, { name: 'web.host', configTypeId: 'config-type:host.v1', data: { protocol: 'tcp', address: 'localhost', port: 8080 } });
+  const fromFile = await readingJson('{"protocols":["tcp"]}', (ctx) => {
+    const form = createForms.find((candidate) => candidate.kind.name === 'config')!;
+    return form.plan(parseFlags(['web.intercept', 'intercept.v1', '-f', 'intercept.json'], form.flags), ctx);
+  });
+  assert.deepEqual(fromFile.body.data, { protocols: ['tcp'] });
+  await refused(create('config', ['web.host', 'host.v1']), /needs its data/);
+  await refused(create('config', ['web.host', 'host.v1', '[1]']), /must be a JSON object/);
+  await refused(create('config', ['web.host', 'host.v1', '{']), /is not JSON/);
+  await refused(create('config', ['web.host', 'host.v1', '{}', '-f', 'x.json']), /either inline or from a file/);
+});
+
+test('update config and config-type; services take --configs by name', async () => {
+  assert.deepEqual(await update('config', ['web.host', '--data', '{"port":9090}']), { target: 'web.host', body: { data: { port: 9090 } } });
+  assert.deepEqual(await update('config', ['web.host', '--name', 'web.host2']), { target: 'web.host', body: { name: 'web.host2' } });
+  assert.deepEqual((await create('config-type', ['proxy.v1', '--target', 'Router'])).body, { name: 'proxy.v1', target: 'router' });
+  const withSchema = await readingJson('{"type":"object"}', (ctx) => {
+    const form = createForms.find((candidate) => candidate.kind.name === 'config-type')!;
+    return form.plan(parseFlags(['proxy.v1', '-s', 'schema.json'], form.flags), ctx);
+  });
+  assert.deepEqual(withSchema.body, { name: 'proxy.v1', schema: { type: 'object' } });
+  assert.deepEqual((await create('service', ['web', '--configs', 'web.host,web.intercept'])).body.configs, ['config:web.host', 'config:web.intercept']);
+  assert.deepEqual(await update('service', ['web', '-c', '']), { target: 'web', body: { configs: [] } });
+});
+
+/** Runs a form with a context whose files all hold `json`. */
+async function readingJson<T>(json: string, run: (ctx: FormContext) => Promise<T>): Promise<T> {
+  return run({ ...context, readText: () => json });
+}

@@ -207,10 +207,12 @@ const serviceFlags: FlagDef[] = [
   roleAttributesFlag,
   { name: 'terminator-strategy', kind: 'string', value: '<strategy>', help: 'smartrouting (the default), weighted, random or ha' },
   { name: 'max-idle-time', kind: 'string', value: '<duration>', help: 'idle time before a circuit is closed, such as 30s or 5m (0: none)' },
+  { name: 'configs', short: 'c', kind: 'list', value: '<configs>', help: "the service's configs, by name or id, one of each config type (replaces them all; '' for none)" },
   tagsFlag,
 ];
 
-function serviceFields(parsed: ParsedFlags): Record<string, unknown> {
+async function serviceFields(parsed: ParsedFlags, context: FormContext): Promise<Record<string, unknown>> {
+  const configs = parsed.list('configs');
   const idle = parsed.text('max-idle-time');
   let maxIdleTimeMillis: number | undefined;
   if (idle !== undefined) {
@@ -218,38 +220,120 @@ function serviceFields(parsed: ParsedFlags): Record<string, unknown> {
     if (ms === undefined || ms < 0) throw new EdgeUsageError(`--max-idle-time takes a duration such as 30s or 5m, not '${idle}'`);
     maxIdleTimeMillis = Math.round(ms);
   }
-  return { roleAttributes: parsed.list('role-attributes'), terminatorStrategy: oneOf(parsed.text('terminator-strategy'), terminatorStrategies, '--terminator-strategy'), maxIdleTimeMillis, tags: tagsOf(parsed) };
+  return {
+    roleAttributes: parsed.list('role-attributes'),
+    terminatorStrategy: oneOf(parsed.text('terminator-strategy'), terminatorStrategies, '--terminator-strategy'),
+    maxIdleTimeMillis,
+    configs: configs === undefined ? undefined : await Promise.all(configs.map((ref) => context.resolveId(kindNamed('config'), ref))),
+    tags: tagsOf(parsed),
+  };
 }
 
 const createService: Form<CreatePlan> = {
   kind: service,
   arity: [1, 1],
-  synopsis: 'service <name> [--role-attributes a,b] [--encryption ON|OFF] [--terminator-strategy <s>] [--max-idle-time <duration>]',
+  synopsis: 'service <name> [--role-attributes a,b] [--configs <configs>] [--encryption ON|OFF] [--terminator-strategy <s>] [--max-idle-time <duration>]',
   summary: 'a service (end-to-end encryption required unless --encryption OFF)',
   flags: [
     { name: 'encryption', short: 'e', kind: 'string', value: 'ON|OFF', help: 'whether end-to-end encryption is required (default ON); fixed once created' },
     { name: 'encryption-required', kind: 'boolean', help: 'the same as --encryption ON (--encryption-required=false: OFF)' },
     ...serviceFlags,
   ],
-  async plan(parsed) {
+  async plan(parsed, context) {
     const [name] = positionals(parsed.positional, 'create service', ['name']);
     const onOff = oneOf(parsed.text('encryption'), ['ON', 'OFF'] as const, '--encryption');
     const required = parsed.bool('encryption-required');
     if (onOff !== undefined && required !== undefined && (onOff === 'ON') !== required) throw new EdgeUsageError('--encryption and --encryption-required disagree');
     const encryptionRequired = required ?? (onOff === undefined ? true : onOff === 'ON');
-    return { kind: service, label: name!, body: defined({ name, encryptionRequired, ...serviceFields(parsed) }) };
+    return { kind: service, label: name!, body: defined({ name, encryptionRequired, ...(await serviceFields(parsed, context)) }) };
   },
 };
 
 const updateService: Form<UpdatePlan> = {
   kind: service,
   arity: [1, 1],
-  synopsis: 'service <name or id> [--name <new name>] [--role-attributes a,b] [--terminator-strategy <s>] [--max-idle-time <duration>]',
+  synopsis: 'service <name or id> [--name <new name>] [--role-attributes a,b] [--configs <configs>] [--terminator-strategy <s>] [--max-idle-time <duration>]',
   summary: 'change a service (encryption is fixed at creation)',
   flags: [newNameFlag, ...serviceFlags],
-  async plan(parsed) {
+  async plan(parsed, context) {
     const [target] = positionals(parsed.positional, 'update service', ['name or id']);
-    return { target: target!, body: defined({ name: parsed.text('name'), ...serviceFields(parsed) }) };
+    return { target: target!, body: defined({ name: parsed.text('name'), ...(await serviceFields(parsed, context)) }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// configs and config types
+
+const config = kindNamed('config');
+const configType = kindNamed('config-type');
+const jsonFileFlag: FlagDef = { name: 'json-file', short: 'f', kind: 'string', value: '<file>', help: "read the config's data (a JSON object) from this file" };
+
+/** A JSON object given on the command line or in a file (never both). */
+function jsonObjectOf(text: string | undefined, file: string | undefined, what: string, context: FormContext): Record<string, unknown> | undefined {
+  if (text !== undefined && file !== undefined) throw new EdgeUsageError(`give ${what} either inline or from a file, not both`);
+  const source = file !== undefined ? context.readText(file, `the ${what} file`) : text;
+  if (source === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch {
+    throw new EdgeUsageError(`${what} is not JSON: ${source.length > 200 ? `${source.slice(0, 200)}…` : source}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new EdgeUsageError(`${what} must be a JSON object, such as {"port":8080}`);
+  return value as Record<string, unknown>;
+}
+
+const createConfig: Form<CreatePlan> = {
+  kind: config,
+  arity: [2, 3],
+  synopsis: "config <name> <type> [<json data>] [-f <json file>]",
+  summary: "a config of a config type (host.v1, intercept.v1, or a type's name or id), its data checked against the type's schema",
+  flags: [jsonFileFlag, tagsFlag],
+  async plan(parsed, context) {
+    const [name, type, json] = positionals(parsed.positional, 'create config', ['name', 'type'], ['json data']);
+    const data = jsonObjectOf(json, parsed.text('json-file'), 'the config data', context);
+    if (data === undefined) throw new EdgeUsageError('create config needs its data: <json data> or --json-file <file>');
+    const configTypeId = await context.resolveId(configType, type!);
+    return { kind: config, label: name!, body: defined({ name, configTypeId, data, tags: tagsOf(parsed) }) };
+  },
+};
+
+const updateConfig: Form<UpdatePlan> = {
+  kind: config,
+  arity: [1, 1],
+  synopsis: 'config <name or id> [--name <new name>] [--data <json> | -f <json file>]',
+  summary: "change a config (its type is fixed at creation; new data replaces the old and is checked against the type's schema)",
+  flags: [newNameFlag, { name: 'data', short: 'd', kind: 'string', value: '<json>', help: "the config's new data, a JSON object" }, jsonFileFlag, tagsFlag],
+  async plan(parsed, context) {
+    const [target] = positionals(parsed.positional, 'update config', ['name or id']);
+    return { target: target!, body: defined({ name: parsed.text('name'), data: jsonObjectOf(parsed.text('data'), parsed.text('json-file'), 'the config data', context), tags: tagsOf(parsed) }) };
+  },
+};
+
+const schemaFileFlag: FlagDef = { name: 'schema-file', short: 's', kind: 'string', value: '<file>', help: "the type's JSON schema, from this file (default: {}, any data)" };
+
+const createConfigType: Form<CreatePlan> = {
+  kind: configType,
+  arity: [1, 1],
+  synopsis: 'config-type <name> [-s <schema file>] [--target service|router]',
+  summary: 'a config type: a name and the JSON schema its configs must satisfy',
+  flags: [schemaFileFlag, { name: 'target', kind: 'string', value: 'service|router', help: 'what the type configures (default service)' }, tagsFlag],
+  async plan(parsed, context) {
+    const [name] = positionals(parsed.positional, 'create config-type', ['name']);
+    const schema = jsonObjectOf(undefined, parsed.text('schema-file'), 'the schema', context);
+    return { kind: configType, label: name!, body: defined({ name, schema, target: oneOf(parsed.text('target'), ['service', 'router'] as const, '--target'), tags: tagsOf(parsed) }) };
+  },
+};
+
+const updateConfigType: Form<UpdatePlan> = {
+  kind: configType,
+  arity: [1, 1],
+  synopsis: 'config-type <name or id> [--name <new name>] [-s <schema file>]',
+  summary: "change a config type (host.v1 and intercept.v1: only their tags)",
+  flags: [newNameFlag, schemaFileFlag, tagsFlag],
+  async plan(parsed, context) {
+    const [target] = positionals(parsed.positional, 'update config-type', ['name or id']);
+    return { target: target!, body: defined({ name: parsed.text('name'), schema: jsonObjectOf(undefined, parsed.text('schema-file'), 'the schema', context), tags: tagsOf(parsed) }) };
   },
 };
 
@@ -612,6 +696,8 @@ export const createForms: readonly Form<CreatePlan>[] = [
   createIdentity,
   createAuthenticator,
   createService,
+  createConfig,
+  createConfigType,
   createServicePolicy,
   createAuthPolicy,
   createSigner,
@@ -624,6 +710,8 @@ export const updateForms: readonly Form<UpdatePlan>[] = [
   updateIdentity,
   updateAuthenticator,
   updateService,
+  updateConfig,
+  updateConfigType,
   updateServicePolicy,
   updateAuthPolicy,
   updateSigner,

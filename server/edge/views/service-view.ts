@@ -14,6 +14,8 @@ export interface ServiceViewContext {
   readonly anyPostureChecks: boolean;
   /** Management API: the asking identity is an admin, shown both permissions on every service whatever its policies. */
   readonly isAdmin?: boolean;
+  /** The service's `config`: its configs' data by type name, for the config types the client asked for. */
+  readonly config?: (service: Service) => Record<string, unknown>;
 }
 
 /** What an admin is shown on every service, in the real controller's order. */
@@ -33,7 +35,7 @@ export function serviceView(service: Service, context: ServiceViewContext) {
     terminatorStrategy: service.terminatorStrategy,
     roleAttributes: service.roleAttributes,
     configs: service.configs,
-    config: {},
+    config: context.config ? context.config(service) : {},
     encryptionRequired: service.encryptionRequired,
     maxIdleTimeMillis: service.maxIdleTimeMillis,
     permissions,

@@ -105,7 +105,8 @@ export function authenticationRoutes(router: RouteTable, services: EdgeServices,
       authenticatorId: login.authenticatorId,
       authMethod: login.method,
       ipAddress: remoteAddress,
-      configTypes,
+      // Kept as ids (or `all`), as the real controller keeps them; names it does not know are dropped.
+      configTypes: services.overlay.configs.resolveTypeIds(configTypes),
       authQueries: queries,
       isMfaRequired: mfaEnrolled,
     });

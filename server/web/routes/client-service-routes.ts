@@ -1,5 +1,6 @@
 // Client API: /services. A fully authenticated client sees the services its policies let it Dial or Bind, each
-// with its permissions and the posture queries it must satisfy; any other service does not exist for it.
+// with its permissions, the posture queries it must satisfy and the data of its configs of the types the client
+// asked for (`config`); any other service does not exist for it.
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { serviceView } from '../../edge/views/service-view.ts';
@@ -7,6 +8,7 @@ import type { Service } from '../../model/service-entities.ts';
 import { ApiError } from '../api-error.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import type { RouteTable } from '../route-table.ts';
+import { configMapFor } from './requested-config-types.ts';
 import { requireSession, sendDetail, sendList } from './route-kit.ts';
 import { serviceCatalogue } from './service-catalogues.ts';
 
@@ -15,7 +17,7 @@ export function clientServiceRoutes(router: RouteTable, services: EdgeServices, 
   const visible = (ctx: ApiContext) => {
     const session = requireSession(ctx);
     const access = overlay.access.accessFor(ctx.state.identity!);
-    const context = { posture: session, now: services.clock.now(), anyPostureChecks: overlay.access.anyPostureChecks() };
+    const context = { posture: session, now: services.clock.now(), anyPostureChecks: overlay.access.anyPostureChecks(), config: configMapFor(ctx, overlay.configs) };
     return { access, view: (service: Service) => serviceView(service, { ...context, access: access.get(service.id) }) };
   };
   router.get('/services', full, (ctx) => {

@@ -1,9 +1,11 @@
-// Mounts the service, service-policy, posture-check, session and edge-router routes on one API: the Client API's are for fully
-// authenticated sessions (a partially authenticated one gets 401), the Management API's for admins.
+// Mounts the service, config, config-type, service-policy, posture-check, session and edge-router routes on one
+// API: the Client API's are for fully authenticated sessions (a partially authenticated one gets 401), the
+// Management API's for admins.
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { RouteTable } from '../route-table.ts';
 import type { sessionGuard } from '../session-guard.ts';
 import { clientServiceRoutes } from './client-service-routes.ts';
+import { configRoutes } from './config-routes.ts';
 import { clientRouterEnrollmentRoutes, edgeRouterRoutes } from './edge-router-routes.ts';
 import { postureCheckRoutes } from './posture-check-routes.ts';
 import type { RouteKit } from './route-kit.ts';
@@ -21,6 +23,7 @@ export function overlayRoutes(router: RouteTable, api: 'edge-client' | 'edge-man
   }
   const admin = guard('admin');
   serviceRoutes(router, services, kit, admin);
+  configRoutes(router, services, kit, admin);
   servicePolicyRoutes(router, services, kit, admin);
   postureCheckRoutes(router, services, kit, admin);
   serviceSessionRoutes(router, services, admin);

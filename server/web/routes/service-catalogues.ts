@@ -1,5 +1,6 @@
-// The fields the service, service-policy, posture-check and session lists can filter and sort on.
+// The fields the service, config, config-type, service-policy, posture-check and session lists can filter and sort on.
 import type { FieldCatalogue } from '../../edge/query/list-query.ts';
+import type { Config, ConfigType } from '../../model/config-entities.ts';
 import type { PostureCheck, Service, ServicePolicy, ServiceSession } from '../../model/service-entities.ts';
 
 const base = <T extends { id: string; createdAt: string; updatedAt: string }>() => ({
@@ -41,4 +42,18 @@ export const serviceSessionCatalogue: FieldCatalogue<ServiceSession> = {
   serviceId: { type: 'string', get: (row) => row.serviceId },
   apiSessionId: { type: 'string', get: (row) => row.apiSessionId },
   identityId: { type: 'string', get: (row) => row.identityId },
+};
+
+export const configTypeCatalogue: FieldCatalogue<ConfigType> = {
+  ...base<ConfigType>(),
+  name: { type: 'string', get: (row) => row.name },
+  target: { type: 'string', get: (row) => row.target },
+};
+
+export const configCatalogue: FieldCatalogue<Config> = {
+  ...base<Config>(),
+  name: { type: 'string', get: (row) => row.name },
+  configTypeId: { type: 'string', get: (row) => row.configTypeId },
+  /** The real controller's store calls the config's type field `type`. */
+  type: { type: 'string', get: (row) => row.configTypeId },
 };

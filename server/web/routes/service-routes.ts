@@ -1,6 +1,7 @@
 // Management API: /services. Create needs name and encryptionRequired; PUT needs name and resets what it omits;
 // PATCH changes only what it names. encryptionRequired is fixed at creation. Each service is shown with the
-// calling admin's own permissions and posture queries, as the real controller shows them.
+// calling admin's own permissions and posture queries, as the real controller shows them, and with the data of its
+// configs of the types the admin's session (or the `configTypes` query parameter) asks for.
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { defaultTerminatorStrategy, type ServiceInput } from '../../edge/network-service-service.ts';
@@ -9,6 +10,7 @@ import type { Service } from '../../model/service-entities.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import type { RouteTable } from '../route-table.ts';
+import { configMapFor } from './requested-config-types.ts';
 import { requireSession, sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 import { serviceCatalogue } from './service-catalogues.ts';
 
@@ -45,14 +47,7 @@ function inputOf(body: ServiceBody, current?: Service): ServiceInput {
 
 export function serviceRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const overlay = services.overlay;
-  /** The view for the caller: its permissions and posture come from its own policies and session. */
-  const viewFor = (ctx: ApiContext) => {
-    const session = requireSession(ctx);
-    const access = overlay.access.accessFor(ctx.state.identity!);
-    const now = services.clock.now();
-    const anyPostureChecks = overlay.access.anyPostureChecks();
-    return (service: Service) => serviceView(service, { access: access.get(service.id), posture: session, now, anyPostureChecks, isAdmin: ctx.state.identity!.isAdmin });
-  };
+  const viewFor = (ctx: ApiContext) => adminServiceView(ctx, services);
   router.get('/services', admin, (ctx) => sendList(ctx, overlay.services.list(), serviceCatalogue, viewFor(ctx)));
   router.post('/services', admin, async (ctx) => {
     const { id } = await overlay.services.create(inputOf(await kit.validBody(ctx, createBody)));
@@ -73,4 +68,16 @@ export function serviceRoutes(router: RouteTable, services: EdgeServices, kit: R
     await overlay.services.delete(ctx.params.id!);
     sendEmpty(ctx);
   });
+}
+
+/** Services as the Management API shows them to the calling admin: its own permissions and posture queries, and the
+ * config data of the types its session (or the `configTypes` query parameter) asks for. */
+export function adminServiceView(ctx: ApiContext, services: EdgeServices) {
+  const overlay = services.overlay;
+  const session = requireSession(ctx);
+  const access = overlay.access.accessFor(ctx.state.identity!);
+  const now = services.clock.now();
+  const anyPostureChecks = overlay.access.anyPostureChecks();
+  const config = configMapFor(ctx, overlay.configs);
+  return (service: Service) => serviceView(service, { access: access.get(service.id), posture: session, now, anyPostureChecks, isAdmin: ctx.state.identity!.isAdmin, config });
 }
