@@ -50,3 +50,21 @@ test('an operator schema must itself be a JSON schema; any object schema checks 
   assert.equal(schemaProblem(draft4), undefined, 'a $schema naming an older draft is accepted, as the real controller accepts it');
   assert.equal(configDataProblem(draft4, {})?.field, 'data.host');
 });
+
+test("an operator's pattern runs in linear time (RE2): a backtracking pattern cannot hold the event loop", () => {
+  const schema = { type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^(b+)+$': { type: 'string' } } };
+  assert.equal(schemaProblem(schema), undefined);
+  // JavaScript's RegExp takes about 20 s on 28 a's and doubles with each more; RE2 answers at once.
+  const evil = `${'a'.repeat(20_000)}!`;
+  const problem = configDataProblem(schema, { name: evil });
+  assert.equal(problem?.field, 'data.name');
+  assert.match(problem!.reason, /must match pattern/);
+  assert.equal(configDataProblem(schema, { name: 'aaaa' }), undefined);
+  assert.equal(configDataProblem(schema, { [`${'b'.repeat(20_000)}!`]: 1 }), undefined, 'a key the pattern does not match is not checked by it');
+});
+
+test('patterns use the real controller\'s (Go, RE2) syntax: lookarounds and backreferences are refused with the type', () => {
+  assert.match(schemaProblem({ type: 'string', pattern: '^(?=a)a$' })!.reason, /schema is not a valid JSON schema/);
+  assert.match(schemaProblem({ type: 'string', pattern: '(a)\\1' })!.reason, /schema is not a valid JSON schema/);
+  assert.equal(schemaProblem({ type: 'string', pattern: '^\\p{L}+[0-9]{1,3}$' }), undefined);
+});

@@ -2,7 +2,9 @@
 // failure names the field by its path inside the request body (`data.port`, `data.portRanges.0.low`), so the API
 // can answer COULD_NOT_VALIDATE pointing at it. Pure and deterministic: the apply checks again in log order.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { isIPv4, isIPv6 } from 'node:net';
+import { RE2JS } from 're2js';
 
 export interface SchemaProblem {
   readonly field: string;
@@ -12,9 +14,25 @@ export interface SchemaProblem {
 
 const hostnamePattern = /^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*\.?$/i;
 
+/**
+ * `pattern` and `patternProperties` run on RE2, not on JavaScript's backtracking RegExp: an operator's schema is
+ * checked in every controller's apply, and a backtracking `^(a+)+$` over a 30-character string holds the event loop
+ * for minutes. RE2 runs in time linear in the text, and it is the syntax the real controller's schemas are written in
+ * (Go's regexp): lookarounds and backreferences are refused when the config type is created.
+ */
+const re2Engine: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(pattern);
+    // Ajv keys compiled patterns by toString(): each must name its own pattern, or all would share the first.
+    return { test: (text: string) => compiled.test(text), toString: () => `re2:${pattern}` };
+  },
+  { code: 'require("re2js").RE2JS.compile' },
+);
+
 // Operator schemas come from anywhere: unknown keywords and formats are ignored (as the real controller's validator
 // ignores them), schemas with an `$id` are not registered (two types may share one), nothing is logged.
 const ajv = new Ajv({
+  code: { regExp: re2Engine },
   strict: false,
   allErrors: false,
   logger: false,
