@@ -4,6 +4,7 @@
 // checkout's node_modules (no tsx, no typescript, no build-only compiler), the unit files and example configs, the
 // generated Prometheus rules and Alertmanager routing, the Grafana dashboards, the docs, and the `edgeward` launcher.
 // A release runs only `node lib/server/cli/main.js`; the TypeScript toolchain is never needed on the host.
+import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,26 +46,41 @@ export interface ReleaseStamp {
   readonly version: string;
   readonly builtAt: string;
   readonly sourceTime: number;
+  /** The fingerprint of the source files' names (checkoutSources). */
+  readonly sourceNames?: string;
 }
 
-function newestTime(path: string, skip: (name: string) => boolean): number {
+/** Build outputs and scratch that live beside the sources but are not sources: other processes (the status page's
+ * own build, a test) write them at any time, and counting them would make a current release look stale. */
+function notSource(name: string): boolean {
+  return name === 'node_modules' || name === 'cache' || name === '.next' || name === '.next-build.lock' || name === 'next-env.d.ts' || name.endsWith('.test.ts');
+}
+
+/** Every source file under `path` (relative to `base`) with its modification time. Directory times are not used: a
+ * lock or build output created and removed inside a folder changes its time, not its sources. */
+function collectSources(base: string, path: string, out: Map<string, number>): void {
   let info;
   try {
-    info = statSync(path);
+    info = statSync(join(base, path));
   } catch {
-    return 0;
+    return;
   }
-  if (!info.isDirectory()) return info.mtimeMs;
-  let newest = info.mtimeMs;
-  for (const name of readdirSync(path)) if (!skip(name)) newest = Math.max(newest, newestTime(join(path, name), skip));
-  return newest;
+  if (!info.isDirectory()) {
+    out.set(path, info.mtimeMs);
+    return;
+  }
+  for (const name of readdirSync(join(base, path)).sort()) if (!notSource(name)) collectSources(base, join(path, name), out);
 }
 
-/** The newest modification time among the checkout's files that go into a release. */
-export function checkoutSourceTime(repo: string): number {
-  const skip = (name: string) => name === 'node_modules' || name === 'cache' || name === '.next-build.lock' || name.endsWith('.test.ts');
-  const entries = ['server', 'router', 'common', 'alerts', 'grafana', 'dashboard', 'docs', 'systemd', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
-  return Math.max(...entries.map((entry) => newestTime(join(repo, entry), skip)));
+/** The checkout's files that go into a release: the newest modification time, and a fingerprint of their names (a
+ * file removed or renamed changes it, though no time moves forward). */
+export function checkoutSources(repo: string): { time: number; names: string } {
+  const files = new Map<string, number>();
+  for (const entry of ['server', 'router', 'common', 'alerts', 'grafana', 'dashboard', 'docs', 'systemd', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+    collectSources(repo, entry, files);
+  }
+  const names = createHash('sha256').update([...files.keys()].join('\n')).digest('hex').slice(0, 32);
+  return { time: Math.max(0, ...files.values()), names };
 }
 
 export function readStamp(tree: string): ReleaseStamp | undefined {
@@ -94,9 +110,10 @@ exec node --enable-source-maps "$dir/${releasePaths.main}" "$@"
  */
 export async function buildReleaseTree(repo: string, out: string, log: (line: string) => void): Promise<{ built: boolean; ms: number }> {
   const started = Date.now();
-  const sourceTime = checkoutSourceTime(repo);
+  const sources = checkoutSources(repo);
+  const sourceTime = sources.time;
   const stamp = readStamp(out);
-  if (stamp && stamp.sourceTime >= sourceTime) return { built: false, ms: Date.now() - started };
+  if (stamp && stamp.sourceTime >= sourceTime && stamp.sourceNames === sources.names) return { built: false, ms: Date.now() - started };
   const packageJson = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { name: string; version: string; engines?: unknown };
   const staging = `${out}.staging`;
   rmSync(staging, { recursive: true, force: true });
@@ -144,7 +161,7 @@ export async function buildReleaseTree(repo: string, out: string, log: (line: st
   await writeGeneratedConfigs(staging);
   writeFileSync(join(staging, releasePaths.launcher), launcherText());
   chmodSync(join(staging, releasePaths.launcher), 0o755);
-  const result: ReleaseStamp = { version: `v${packageJson.version}`, builtAt: new Date().toISOString(), sourceTime };
+  const result: ReleaseStamp = { version: `v${packageJson.version}`, builtAt: new Date().toISOString(), sourceTime, sourceNames: sources.names };
   writeFileSync(join(staging, releasePaths.stamp), `${JSON.stringify(result, null, 2)}\n`);
   rmSync(out, { recursive: true, force: true });
   const { renameSync } = await import('node:fs');
