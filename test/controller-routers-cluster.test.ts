@@ -3,7 +3,7 @@
 // of the other's (welcome and `ctrl.routerConnected` / `ctrl.routerDisconnected`), and `isOnline` is true on every
 // controller while the router is connected to any of them. Routers hear of each other with the fingerprints of
 // their enrolled certificates. A router enrolling through one controller may not obtain a name on the other's
-// certificate.
+// certificate. A router's terminators, registered with one controller, are listed by both, and go when it leaves.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -122,4 +122,41 @@ test("a router enrolling through one controller may not obtain a name on the oth
   }
   const enrolled = await enrollRouter(first, workbench, router.id, router.token);
   assert.match(new X509Certificate(enrolled.serverCertPem).subjectAltName!, /DNS:router-\d+\.example\.test/);
+});
+
+test("a router's terminators, registered with one controller, are listed by every controller and go when it leaves", async () => {
+  // Runs after the first test: the cluster has both controllers.
+  const headers = { 'zt-session': await first.adminToken() };
+  const post = async (path: string, body: unknown) => {
+    const response = await first.http.post(`${first.managementApi}${path}`, { headers, body });
+    assert.equal(response.status, 201, response.text);
+    return response.json.data.id as string;
+  };
+  const routerId = await post('/edge-routers', { name: 'cluster-hosting-router', isTunnelerEnabled: true, roleAttributes: ['hosting'] });
+  const config = await post('/configs', { name: 'cluster-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: 'localhost', port: 9000 } });
+  const serviceId = await post('/services', { name: 'cluster-hosted', encryptionRequired: true, roleAttributes: ['hosted'], configs: [config] });
+  await post('/service-policies', { name: 'cluster-hosting', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosting'], serviceRoles: ['#hosted'] });
+  const token = (await routerDetail(first, routerId)).enrollmentToken as string;
+  const enrolled = await enrollRouter(first, workbench, routerId, token);
+  // Connected to the second controller, once it has applied the policy.
+  await until('the policy on ctrl2', async () => {
+    const list = await second.http.get(`${second.managementApi}/service-policies`, { headers: { 'zt-session': await second.adminToken() } });
+    return list.json.data.some((policy: { name: string }) => policy.name === 'cluster-hosting') || undefined;
+  });
+  const { router } = await connect(second, enrolled);
+  router.send({ type: 'router.terminator.create', terminators: [{ serviceId, address: 'tcp:localhost:9000' }] });
+  const listed = async (node: ControllerFixture) => {
+    const response = await node.http.get(`${node.managementApi}/terminators`, { headers: { 'zt-session': await node.adminToken() } });
+    assert.equal(response.status, 200, response.text);
+    return response.json.data as Array<{ id: string; serviceId: string; routerId: string; address: string }>;
+  };
+  const onSecond = await until('the terminator on ctrl2', async () => ((await listed(second)).length === 1 ? await listed(second) : undefined));
+  const onFirst = await until('the terminator on ctrl1 (asked of ctrl2)', async () => ((await listed(first)).length === 1 ? await listed(first) : undefined));
+  assert.deepEqual(onFirst, onSecond, 'every controller lists the same terminator');
+  assert.equal(onFirst[0]!.serviceId, serviceId);
+  assert.equal(onFirst[0]!.routerId, routerId);
+  assert.equal(onFirst[0]!.address, 'tcp:localhost:9000');
+
+  router.close();
+  for (const node of [first, second]) await until(`the terminator gone on ${node.id}`, async () => ((await listed(node)).length === 0 ? true : undefined), 15_000);
 });

@@ -325,7 +325,7 @@ test('control channel: welcome with members, edge model, isOnline, other routers
   assert.equal(service.status, 201);
   const pushed = await a.router.next('ctrl.edgeModel', 5000);
   assert.ok(pushed.index > model.index);
-  assert.deepEqual(pushed.model.services.find((entry: any) => entry.name === 'routed-service'), { id: service.json.data.id, name: 'routed-service', roleAttributes: ['web'] });
+  assert.deepEqual(pushed.model.services.find((entry: any) => entry.name === 'routed-service'), { id: service.json.data.id, name: 'routed-service', roleAttributes: ['web'], configs: {} });
   await b.router.next('ctrl.edgeModel');
 
   const goneMark = log.mark();

@@ -13,7 +13,9 @@ import { authPolicyBody } from './support/auth-policy-bodies.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { EdgeApiSchemas, type EdgeApi } from './support/edge-api-schemas.ts';
 import type { HttpResponse, RequestOptions } from './support/https-client.ts';
+import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import { edgeApiRoutes } from './support/route-inventory.ts';
+import { enrollRouter, ScriptedRouter } from './support/scripted-router.ts';
 
 const schemas: Record<EdgeApi, EdgeApiSchemas> = { management: EdgeApiSchemas.load('management'), client: EdgeApiSchemas.load('client') };
 
@@ -71,6 +73,7 @@ function selfSigned(name: string, ca: boolean): string {
 }
 let admin: Record<string, string>;
 let user: Record<string, string>;
+let hostingRouter: ScriptedRouter | undefined;
 
 before(async () => {
   controller = await ControllerFixture.create();
@@ -103,7 +106,22 @@ before(async () => {
   await created('/service-policies', { name: 'schemas-bind', type: 'Bind', semantic: 'AllOf', identityRoles: [`@${ids.identities}`], serviceRoles: ['#schema-svc'], postureCheckRoles: ['#schema-mfa'] });
   ids['edge-routers'] = await created('/edge-routers', { name: 'schemas-router', roleAttributes: ['schema-routers'], isTunnelerEnabled: true, cost: 10, appData: { site: 'a' } });
 
-  for (const collection of Object.keys(ids).filter((name) => name !== 'enrollments')) {
+  // A terminator: the tunneler-enabled router enrolls, connects (a scripted control channel) and registers one for
+  // the service a Bind policy naming it lets it host.
+  await created('/service-policies', { name: 'schemas-router-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${ids['edge-routers']}`], serviceRoles: [`@${ids.services}`], postureCheckRoles: [] });
+  const routerToken = (await call('GET', mgmt(`/edge-routers/${ids['edge-routers']}`), { headers: admin })).json.data.enrollmentToken as string;
+  const enrolled = await enrollRouter(controller, new OpensslWorkbench(join(controller.root, 'schemas-router-certs')), ids['edge-routers'], routerToken);
+  hostingRouter = await ScriptedRouter.connect(controller.ctrlAddress, controller.caPem, enrolled);
+  hostingRouter.hello(enrolled.id);
+  await hostingRouter.next('ctrl.welcome');
+  hostingRouter.send({ type: 'router.terminator.create', terminators: [{ serviceId: ids.services, address: 'tcp:localhost:8080' }] });
+  for (let attempt = 0; !ids.terminators && attempt < 100; attempt++) {
+    ids.terminators = (await controller.http.get(mgmt('/terminators'), { headers: admin })).json.data[0]?.id;
+    if (!ids.terminators) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.ok(ids.terminators, 'the scripted router registered its terminator');
+
+  for (const collection of Object.keys(ids).filter((name) => name !== 'enrollments' && name !== 'terminators')) {
     await call('PATCH', mgmt(`/${collection}/${ids[collection]}`), { headers: admin, body: { tags: { checked: true }, ...(collection === 'posture-checks' ? { typeId: 'MFA' } : {}) } });
   }
 
@@ -125,7 +143,10 @@ before(async () => {
   for (const api of [client, mgmt]) await call('GET', api('/current-identity/mfa/recovery-codes'), { headers: { ...user, 'mfa-validation-code': await app.nextCode() } });
   await call('POST', client('/current-identity/mfa/recovery-codes'), { headers: user, body: { code: enrolment.recoveryCodes[0] }, expect: 200 });
 });
-after(async () => controller?.dispose());
+after(async () => {
+  hostingRouter?.socket.destroy();
+  await controller?.dispose();
+});
 
 /** The id a route's `:id` stands for: the entity of the collection it names. */
 function concrete(path: string): string {

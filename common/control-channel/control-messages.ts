@@ -91,8 +91,21 @@ export interface CtrlEdgeModel {
 }
 
 export interface EdgeModel {
-  readonly services: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[] }>;
+  /** `configs`: the service's configs, config type name → data (absent in models from before configs). */
+  readonly services: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[]; readonly configs?: Readonly<Record<string, unknown>> }>;
   readonly identities: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[] }>;
+  /** The service policies (posture checks left out), so a router can work out what its own identity may Bind. */
+  readonly servicePolicies?: ReadonlyArray<EdgeModelPolicy>;
+  /** The edge routers: a tunneler-enabled router's identity is itself (its id and role attributes). */
+  readonly edgeRouters?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[]; readonly isTunnelerEnabled: boolean }>;
+}
+
+export interface EdgeModelPolicy {
+  readonly id: string;
+  readonly type: 'Dial' | 'Bind';
+  readonly semantic: 'AllOf' | 'AnyOf';
+  readonly identityRoles: readonly string[];
+  readonly serviceRoles: readonly string[];
 }
 
 /** Router → controller every `metrics.reportInterval`: one interval's values; the controller labels them router_id. */
@@ -109,6 +122,24 @@ export interface RouterMetrics {
 export interface RouterLinks {
   readonly type: 'router.links';
   readonly links: ReadonlyArray<{ readonly id: string; readonly destRouterId: string; readonly latencyMs: number | null }>;
+}
+
+/**
+ * Router → controller: terminators the router hosts (tunnel listener in host, proxy or tproxy mode), one per service
+ * its identity may Bind that has a `host.v1` config; `address` is where the router dials for that service
+ * (`tcp:127.0.0.1:8080`). At most `maxTerminatorsPerMessage` per message. The controller checks each against its own
+ * model (a router cannot register a terminator for a service it may not Bind) and answers nothing; what it refused
+ * it logs. A router sends every terminator again after each welcome: the controller forgets what an earlier channel
+ * registered.
+ */
+export interface RouterTerminatorCreate {
+  readonly type: 'router.terminator.create';
+  readonly terminators: ReadonlyArray<{ readonly serviceId: string; readonly address: string }>;
+}
+/** Router → controller: the router no longer hosts these services. */
+export interface RouterTerminatorRemove {
+  readonly type: 'router.terminator.remove';
+  readonly serviceIds: readonly string[];
 }
 
 /** Either side: heartbeat and its answer; `sentAt` is the sender's performance.now(). */
@@ -135,7 +166,7 @@ export interface ControlResponse {
   readonly error?: string;
 }
 
-export type RouterToController = RouterHello | RouterMetrics | RouterLinks | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 
 /** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */

@@ -22,7 +22,8 @@ export const peerFrameLimits: FrameLimits = { maxBytes: maxFrameBytes, maxDepth:
 
 /**
  * Router to controller: a hello, heartbeats, answers to pings and `edgeModel` requests, metrics (a few gauges per
- * link) and the link list (three fields per link), nested at most 4 deep. 16 MiB is over 100,000 links of either;
+ * link), the link list (three fields per link) and terminator creates and removes (at most 1,000 entries of two
+ * short strings each: terminatorLimits, well under 3 MiB), nested at most 4 deep. 16 MiB is over 100,000 links of either;
  * one value per 16 bytes of that is 1M keys and items.
  */
 export const routerFrameLimits: FrameLimits = { maxBytes: 16 * 1024 * 1024, maxDepth: 32, maxMembers: 1024 * 1024 };

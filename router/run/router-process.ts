@@ -24,6 +24,7 @@ import { dialerLogFields, listenerLogFields, supportedProtocolsOf } from './conf
 import { ControlChannel } from './control-channel.ts';
 import { EdgeDb, loadEdgeSnapshot } from './edge-db.ts';
 import { EdgeModelHolder } from './edge-model-snapshot.ts';
+import { hostsServices, TerminatorSync, type TerminatorMessage } from './terminator-sync.ts';
 import { normaliseControlAddress } from './endpoints-file-format.ts';
 import { EndpointsFileKeeper, readEndpointsFile } from './endpoints-file.ts';
 import { loadIdentity, readIdentityValue, type IdentityMaterial } from './identity-material.ts';
@@ -89,14 +90,14 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       started.push(() => edgeDb.stop());
     }
 
-    // Listeners and dialers: logged and reported, read this once (this release serves no data plane on them).
+    // Listeners and dialers: logged and reported, read this once (this release carries no data plane on them).
     const listenerLog = logger.child('listeners');
     for (const fields of listenerLogFields(config.listeners ?? [])) listenerLog.info('listener configured', fields);
     for (const fields of dialerLogFields(config)) listenerLog.info('dialer configured', fields);
     const edgeListeners = supportedProtocolsOf(config.listeners ?? []);
     for (const { index, reason } of edgeListeners.skipped) listenerLog.warn('edge listener not reported to the controller', { index, reason });
     if ((config.listeners ?? []).length > 0) {
-      listenerLog.info('listeners are reported to the controller, not served: SDK connections, tunnel interception and service hosting are not part of this release', {
+      listenerLog.info('listeners are reported to the controller, not served: SDK connections, tunnel interception and circuits are not part of this release (a tunnel listener registers terminators for the services this router hosts)', {
         supportedProtocols: edgeListeners.protocols,
       });
     }
@@ -132,6 +133,17 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       },
       send: (message) => channel.send(message),
     });
+    // Hosting: a tunnel listener (any mode) registers terminators for the services this router's identity may Bind.
+    const terminators = new TerminatorSync(routerId, hostsServices(config.listeners ?? []));
+    terminators.modelChanged(holder.current.model);
+    let hostedLogged = '';
+    const sendTerminators = (messages: readonly TerminatorMessage[]) => {
+      for (const message of messages) channel.send(message);
+      const hosted = [...terminators.hosted].map(([serviceId, address]) => `${serviceId}=${address}`).join(',');
+      if (hosted === hostedLogged) return;
+      hostedLogged = hosted;
+      listenerLog.info('hosted services changed: terminators sent to the controller', { count: terminators.hosted.size, services: [...terminators.hosted.keys()].slice(0, 20) });
+    };
     const sendLinks = () => channel.send({ type: 'router.links', links: linkManager.links().map(({ id, destRouterId, latencyMs }) => ({ id, destRouterId, latencyMs })) });
 
     const channelLog = logger.child('ctrl');
@@ -160,13 +172,16 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
           linkManager.onControllerConnected(true);
           metrics.flush();
           sendLinks();
+          sendTerminators(terminators.welcomed());
         },
         onDown: () => linkManager.onControllerConnected(false),
         onMembers: (members) => endpointsFile.update(members),
         onRouterConnected: (router) => linkManager.routerConnected(router),
         onRouterDisconnected: (id) => linkManager.routerDisconnected(id),
         onEdgeModel: (index, model) => {
-          if (holder.offer(index, model)) channelLog.debug('edge model updated', { index });
+          if (!holder.offer(index, model)) return;
+          channelLog.debug('edge model updated', { index });
+          sendTerminators(terminators.modelChanged(model));
         },
         onRequest: async (body) => {
           if (body.op === 'ping') return { routerId };

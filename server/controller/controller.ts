@@ -252,6 +252,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     mfaKey,
     clientApiOrigins: baseUrls['edge-client'] ?? [],
     routerPresence: routers.presence,
+    terminators: routers.terminators,
     controlAddresses: () => routers.controlAddresses(),
     // Names a router's server certificate may not carry: this controller's certificates, its peers' and its web addresses.
     controllerNames: () => ({

@@ -25,6 +25,7 @@ import { buildOverlayServices } from '../edge/overlay-services.ts';
 import { EdgeRouterService } from '../edge/edge-router-service.ts';
 import type { ControllerNameSources } from '../pki/router-server-names.ts';
 import { noRouterPresence, type RouterPresence } from '../edge/router-presence.ts';
+import { noTerminators, type TerminatorDirectory } from '../edge/terminator-directory.ts';
 import { SecretBox } from '../auth/mfa/secret-box.ts';
 import type { ModelWriter } from '../edge/model-writer.ts';
 import type { ModelStore } from '../store/model-store.ts';
@@ -42,6 +43,8 @@ export interface EdgeWiring {
   readonly clientApiOrigins: readonly string[];
   /** Which routers are connected to the cluster (none when unset). */
   readonly routerPresence?: RouterPresence;
+  /** The terminators the cluster's routers registered (none when unset). */
+  readonly terminators?: TerminatorDirectory;
   /** The cluster members' control addresses now, for router enrollment JWTs (this controller's when unset). */
   readonly controlAddresses?: () => readonly string[];
   /** The controllers' certificates and web addresses now, whose names routers may not have on their certificates. */
@@ -55,7 +58,7 @@ export interface EdgeWiring {
 }
 
 export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
-  const { store, writer, clock, logger, options, mfaKey, clientApiOrigins, routerPresence, controlAddresses, controllerNames, onAuthentication } = wiring;
+  const { store, writer, clock, logger, options, mfaKey, clientApiOrigins, routerPresence, terminators, controlAddresses, controllerNames, onAuthentication } = wiring;
   const authLogger = logger.child('auth');
   const identityTls = options.cluster.tls;
   const authPolicies = new AuthPolicyService(store, writer, clock);
@@ -106,6 +109,7 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
       caBundlePem: identityTls.caPem,
     }),
     routerPresence: routerPresence ?? noRouterPresence,
+    terminators: terminators ?? noTerminators,
     passwordLogin: new PasswordLogin(store, authPolicies, writer, clock, authLogger, hasher, passwordFailures),
     certLogin: new CertLogin(store, authPolicies, cas, identities, clock, authLogger, signer?.certPem),
     extJwtLogin: new ExtJwtLogin(store, authPolicies, signers, verifier, clock, authLogger),

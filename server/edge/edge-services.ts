@@ -19,6 +19,7 @@ import type { MfaService } from './mfa-service.ts';
 import type { EdgeRouterService } from './edge-router-service.ts';
 import type { OverlayServices } from './overlay-services.ts';
 import type { RouterPresence } from './router-presence.ts';
+import type { TerminatorDirectory } from './terminator-directory.ts';
 
 export interface EdgeServices {
   readonly store: ModelStore;
@@ -36,6 +37,8 @@ export interface EdgeServices {
   readonly routers: EdgeRouterService;
   /** Which routers are connected to the cluster now. */
   readonly routerPresence: RouterPresence;
+  /** The terminators the cluster's routers registered, now. */
+  readonly terminators: TerminatorDirectory;
   readonly passwordLogin: PasswordLogin;
   readonly certLogin: CertLogin;
   readonly extJwtLogin: ExtJwtLogin;

@@ -5,15 +5,9 @@
 //
 // An `@id` whose entity is later deleted stays in the list and matches nothing. Removing it instead would widen an
 // AllOf policy (`#a @x` would become `#a`), so a deletion could grant access; ids are random and never reused.
-import type { RoleSemantic } from './service-entities.ts';
 
-export const allRole = '#all';
-
-/** What a role can select: an entity's id and its role attributes. */
-export interface RoleHolder {
-  readonly id: string;
-  readonly roleAttributes: readonly string[];
-}
+export { allRole, rolesMatch, type RoleHolder } from '../../common/policy/role-match.ts';
+import { allRole } from '../../common/policy/role-match.ts';
 
 export interface RoleProblem {
   readonly reason: string;
@@ -36,12 +30,4 @@ export function roleSyntaxProblem(roles: readonly string[]): RoleProblem | undef
 /** The entity ids a role list names with `@`. */
 export function referencedIds(roles: readonly string[]): string[] {
   return roles.filter((role) => role.startsWith('@')).map((role) => role.slice(1));
-}
-
-/** Whether `roles`, read with `semantic`, select `holder`. An empty list selects nothing. */
-export function rolesMatch(roles: readonly string[], semantic: RoleSemantic, holder: RoleHolder): boolean {
-  if (roles.length === 0) return false;
-  if (roles.includes(allRole)) return true;
-  const matchesOne = (role: string) => (role.startsWith('@') ? role.slice(1) === holder.id : holder.roleAttributes.includes(role.slice(1)));
-  return semantic === 'AllOf' ? roles.every(matchesOne) : roles.some(matchesOne);
 }

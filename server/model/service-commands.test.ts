@@ -63,6 +63,20 @@ test('a policy naming an entity that does not exist is refused with the field an
   assert.equal(model.store.table(serviceTables.servicePolicies).size, 0);
 });
 
+test("an edge router's id names its identity in a policy's identity roles", async () => {
+  const model = await openModel();
+  await model.ok({
+    type: 'edgeRouter.create',
+    router: {
+      ...base('r1'), name: 'r1', roleAttributes: [], isTunnelerEnabled: true, cost: 0, noTraversal: false, disabled: false, appData: {}, isVerified: false, fingerprint: null, certPem: null,
+      enrollmentToken: 'token-r1', enrollmentJwt: 'jwt', enrollmentCreatedAt: at, enrollmentExpiresAt: at,
+    },
+  });
+  await model.ok({ type: 'servicePolicy.create', policy: { ...policy('p', { identityRoles: ['@r1'], serviceRoles: ['#all'] }), type: 'Bind' } });
+  const wrongKind = await model.apply({ type: 'servicePolicy.create', policy: policy('q', { serviceRoles: ['@r1'] }) });
+  assert.deepEqual(!wrongKind.ok && wrongKind.error.cause, { field: 'serviceRoles', reason: 'no services found with the given ids', value: ['r1'] });
+});
+
 test('an id a policy already holds may stay after its entity is deleted; only newly added ids must exist', async () => {
   const model = await openModel();
   await model.ok({ type: 'postureCheck.create', check: check('c1') });

@@ -7,6 +7,7 @@ import { requireServiceConfigs } from './config-commands.ts';
 import type { ApiSession } from './entities.ts';
 import { tables } from './entities.ts';
 import { referencedIds } from './policy-roles.ts';
+import { routerTables } from './router-entities.ts';
 import type { PostureCheck, Service, ServicePolicy, ServiceSession } from './service-entities.ts';
 import { serviceTables } from './service-entities.ts';
 
@@ -122,7 +123,10 @@ function requireNamedEntities(tx: ApplyTransaction, policy: Body<ServicePolicy>,
     { field: 'postureCheckRoles', table: serviceTables.postureChecks, entities: 'posture checks', roles: policy.postureCheckRoles, held: current?.postureCheckRoles },
   ];
   for (const { field, table, entities, roles, held } of lists) {
-    const missing = referencedIds(roles).filter((id) => !held?.includes(`@${id}`) && !tx.table(table).get(id));
+    // A tunneler-enabled edge router's identity is the router itself (its id), as OpenZiti gives it an identity with
+    // the router's id: `@<router id>` names it among the identities.
+    const exists = (id: string) => tx.table(table).get(id) !== undefined || (table === tables.identities && tx.table(routerTables.edgeRouters).get(id) !== undefined);
+    const missing = referencedIds(roles).filter((id) => !held?.includes(`@${id}`) && !exists(id));
     if (missing.length > 0) throw new CommandRefused({ code: 'COULD_NOT_VALIDATE', cause: { field, reason: `no ${entities} found with the given ids`, value: missing } });
   }
 }

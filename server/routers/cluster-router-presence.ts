@@ -3,10 +3,13 @@
 // counts as having no routers). Every member is asked, not only those with a channel open now: raft opens channels
 // only where it sends, so a restarted follower has none to the other followers until something asks. The remote part is cached briefly so a list request or a burst of
 // router connections does not become a burst of peer requests. Controllers also tell each other when one of their
-// routers comes or goes (`routers.event`), which refreshes the cache and reaches their own routers.
+// routers comes or goes (`routers.event`), which refreshes the cache and reaches their own routers. The same answer
+// carries the terminators each controller's routers registered (terminator-registry.ts), and a change to them is
+// announced the same way, so the terminator list is this controller's own plus the cached answers.
 import type { RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { RouterConnection, RouterPresence } from '../edge/router-presence.ts';
+import type { TerminatorDirectory, TerminatorRecord } from '../edge/terminator-directory.ts';
 import type { RouterEvent, RouterSummary } from './router-hub.ts';
 
 export type RouterPeerRequest = { readonly type: 'routers.connected' } | { readonly type: 'routers.event'; readonly event: RouterEvent };
@@ -29,15 +32,22 @@ export interface ClusterRouterPresenceOptions {
   readonly cacheMs: number;
 }
 
-export class ClusterRouterPresence implements RouterPresence {
-  private cache: { at: number; routers: RouterSummary[] } | undefined;
-  private inFlight: Promise<RouterSummary[]> | undefined;
+/** What one controller answers to `routers.connected`. */
+export interface PeerRouters {
+  readonly routers: RouterSummary[];
+  readonly terminators: TerminatorRecord[];
+}
+
+export class ClusterRouterPresence implements RouterPresence, TerminatorDirectory {
+  private cache: { at: number; answer: PeerRouters } | undefined;
+  private inFlight: Promise<PeerRouters> | undefined;
   private generation = 0;
 
   constructor(
     private readonly selfId: string,
     private readonly peers: PeerCaller,
     private readonly local: () => RouterSummary[],
+    private readonly localTerminators: () => TerminatorRecord[],
     private readonly clock: Clock,
     private readonly options: ClusterRouterPresenceOptions,
   ) {}
@@ -55,14 +65,29 @@ export class ClusterRouterPresence implements RouterPresence {
     return (await this.remote()).map((summary) => ({ id: summary.routerId, name: summary.name, linkListeners: summary.linkListeners }));
   }
 
+  /** Every terminator of the cluster: this controller's, then the others' (a router's own controller wins). */
+  async list(): Promise<TerminatorRecord[]> {
+    const all = new Map<string, TerminatorRecord>();
+    for (const terminator of (await this.answers()).terminators) {
+      const held = all.get(terminator.id);
+      if (!held || held.updatedAt < terminator.updatedAt) all.set(terminator.id, terminator);
+    }
+    for (const terminator of this.localTerminators()) all.set(terminator.id, terminator);
+    return [...all.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
   /** The other controllers' routers (cached for `cacheMs`). */
-  remote(): Promise<RouterSummary[]> {
-    if (this.cache && this.clock.now() - this.cache.at < this.options.cacheMs) return Promise.resolve(this.cache.routers);
+  async remote(): Promise<RouterSummary[]> {
+    return (await this.answers()).routers;
+  }
+
+  private answers(): Promise<PeerRouters> {
+    if (this.cache && this.clock.now() - this.cache.at < this.options.cacheMs) return Promise.resolve(this.cache.answer);
     if (this.inFlight) return this.inFlight;
     const generation = this.generation;
-    const asked = this.askPeers().then((routers) => {
-      if (generation === this.generation) this.cache = { at: this.clock.now(), routers };
-      return routers;
+    const asked = this.askPeers().then((answer) => {
+      if (generation === this.generation) this.cache = { at: this.clock.now(), answer };
+      return answer;
     });
     this.inFlight = asked;
     void asked.finally(() => {
@@ -83,16 +108,16 @@ export class ClusterRouterPresence implements RouterPresence {
     for (const peer of this.otherControllers()) this.withTimeout(this.peers.request(peer, { type: 'routers.event', event } satisfies RouterPeerRequest, this.options.requestTimeoutMs)).catch(() => undefined);
   }
 
-  private async askPeers(): Promise<RouterSummary[]> {
+  private async askPeers(): Promise<PeerRouters> {
     const answers = await Promise.all(
       this.otherControllers().map((peer) =>
         this.withTimeout(this.peers.request(peer, { type: 'routers.connected' } satisfies RouterPeerRequest, this.options.requestTimeoutMs)).then(
-          (answer) => summariesIn(answer),
-          () => [] as RouterSummary[],
+          (answer): PeerRouters => ({ routers: summariesIn(answer), terminators: terminatorsIn(answer) }),
+          (): PeerRouters => ({ routers: [], terminators: [] }),
         ),
       ),
     );
-    return answers.flat();
+    return { routers: answers.flatMap((answer) => answer.routers), terminators: answers.flatMap((answer) => answer.terminators) };
   }
 
   /** Every other member, connected or not: a request opens the channel it needs. */
@@ -138,4 +163,33 @@ export function summariesIn(answer: unknown): RouterSummary[] {
     name: typeof item.name === 'string' ? item.name : item.routerId,
     linkListeners: item.linkListeners,
   }));
+}
+
+/** A peer's terminators, keeping only well-formed entries (a controller from before terminators sends none). */
+export function terminatorsIn(answer: unknown): TerminatorRecord[] {
+  const terminators = (answer as { terminators?: unknown } | null)?.terminators;
+  if (!Array.isArray(terminators)) return [];
+  const text = (value: unknown) => typeof value === 'string';
+  return terminators
+    .filter(
+      (item): item is TerminatorRecord =>
+        typeof item === 'object' &&
+        item !== null &&
+        ['id', 'serviceId', 'routerId', 'binding', 'address', 'identity', 'createdAt', 'updatedAt', 'controllerId'].every((key) => text(item[key])) &&
+        typeof item.cost === 'number' &&
+        ['default', 'required', 'failed'].includes(item.precedence),
+    )
+    .map((item) => ({
+      id: item.id,
+      serviceId: item.serviceId,
+      routerId: item.routerId,
+      binding: item.binding,
+      address: item.address,
+      identity: item.identity,
+      cost: item.cost,
+      precedence: item.precedence,
+      createdAt: item.createdAt,
+      updatedAt: item.updatedAt,
+      controllerId: item.controllerId,
+    }));
 }

@@ -1,9 +1,18 @@
-// The edge data model a router is sent: services and identities with their names and role attributes, read from the
-// local store at its applied raft index (a router keeps the highest index it has seen).
+// The edge data model a router is sent: services (with their configs, by config type name), identities, service
+// policies and edge routers, with names and role attributes, read from the local store at its applied raft index (a
+// router keeps the highest index it has seen). The policies and routers let a router work out which services its
+// own identity may Bind (common/control-channel/hosted-services.ts); the controller checks what it registers against
+// the same rows (hostedServicesOf below).
 import type { EdgeModel } from '../../common/control-channel/control-messages.ts';
+import { hostedServices, hostV1TypeName } from '../../common/control-channel/hosted-services.ts';
+import { builtinConfigTypes } from '../model/builtin-config-types.ts';
+import type { Config, ConfigType } from '../model/config-entities.ts';
+import { configTables } from '../model/config-entities.ts';
 import type { Identity } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
-import type { Service } from '../model/service-entities.ts';
+import type { EdgeRouter } from '../model/router-entities.ts';
+import { routerTables } from '../model/router-entities.ts';
+import type { Service, ServicePolicy } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 
 export interface ModelReader {
@@ -11,18 +20,67 @@ export interface ModelReader {
   appliedIndex(): number;
 }
 
-/** The tables whose changes make a new edge model. */
-export const edgeModelTables: ReadonlySet<string> = new Set([serviceTables.services, tables.identities]);
+/** The tables whose changes make a new edge model (and may change what a router hosts). */
+export const edgeModelTables: ReadonlySet<string> = new Set([
+  serviceTables.services,
+  tables.identities,
+  serviceTables.servicePolicies,
+  configTables.configs,
+  configTables.configTypes,
+  routerTables.edgeRouters,
+]);
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/** service id → config type name → data. */
+function serviceConfigs(store: ModelReader, services: readonly Service[]): Map<string, Record<string, unknown>> {
+  const typeNames = new Map<string, string>(builtinConfigTypes.map((type) => [type.id, type.name]));
+  for (const type of store.table<ConfigType>(configTables.configTypes).all()) typeNames.set(type.id, type.name);
+  const configs = new Map(store.table<Config>(configTables.configs).all().map((config) => [config.id, config]));
+  const result = new Map<string, Record<string, unknown>>();
+  for (const service of services) {
+    const map: Record<string, unknown> = {};
+    for (const id of service.configs ?? []) {
+      const config = configs.get(id);
+      const name = config ? typeNames.get(config.configTypeId) : undefined;
+      if (config && name !== undefined) map[name] = config.data;
+    }
+    result.set(service.id, map);
+  }
+  return result;
+}
+
 export function edgeModelOf(store: ModelReader): { index: number; model: EdgeModel } {
   const entry = (row: { id: string; name: string; roleAttributes: readonly string[] }) => ({ id: row.id, name: row.name, roleAttributes: [...row.roleAttributes] });
+  const services = store.table<Service>(serviceTables.services).all().sort(byId);
+  const configs = serviceConfigs(store, services);
   return {
     index: store.appliedIndex(),
     model: {
-      services: store.table<Service>(serviceTables.services).all().sort(byId).map(entry),
+      services: services.map((service) => ({ ...entry(service), configs: configs.get(service.id) ?? {} })),
       identities: store.table<Identity>(tables.identities).all().sort(byId).map(entry),
+      servicePolicies: store
+        .table<ServicePolicy>(serviceTables.servicePolicies)
+        .all()
+        .sort(byId)
+        .map((policy) => ({ id: policy.id, type: policy.type, semantic: policy.semantic, identityRoles: [...policy.identityRoles], serviceRoles: [...policy.serviceRoles] })),
+      edgeRouters: store
+        .table<EdgeRouter>(routerTables.edgeRouters)
+        .all()
+        .sort(byId)
+        .map((router) => ({ ...entry(router), isTunnelerEnabled: router.isTunnelerEnabled })),
     },
   };
+}
+
+/** serviceId → terminator address for the services this router may host, from the controller's model. */
+export function hostedServicesOf(store: ModelReader, routerId: string): Map<string, string> {
+  const router = store.table<EdgeRouter>(routerTables.edgeRouters).all().find((row) => row.id === routerId);
+  const services = store.table<Service>(serviceTables.services).all();
+  const configs = serviceConfigs(store, services);
+  return hostedServices(
+    router,
+    services.map((service) => ({ id: service.id, roleAttributes: service.roleAttributes, hostV1: configs.get(service.id)?.[hostV1TypeName] })),
+    store.table<ServicePolicy>(serviceTables.servicePolicies).all(),
+  );
 }

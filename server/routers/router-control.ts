@@ -15,10 +15,12 @@ import type { ModelStore } from '../store/model-store.ts';
 import type { ControllerMetrics } from '../telemetry/controller-metrics.ts';
 import { clusterMembers } from './cluster-members.ts';
 import { ClusterRouterPresence, isRouterPeerRequest, type PeerCaller, type RouterPeerRequest } from './cluster-router-presence.ts';
-import { edgeModelOf } from './edge-model-snapshot.ts';
+import type { TerminatorDirectory } from '../edge/terminator-directory.ts';
+import { edgeModelOf, hostedServicesOf } from './edge-model-snapshot.ts';
 import { defaultRouterChannelTiming } from './router-channel.ts';
 import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './router-hub.ts';
 import { RouterMetricsStore } from './router-metrics-store.ts';
+import { TerminatorRegistry } from './terminator-registry.ts';
 
 export interface RouterControlTiming extends RouterHubTiming {
   readonly peerRequestTimeoutMs: number;
@@ -27,6 +29,8 @@ export interface RouterControlTiming extends RouterHubTiming {
   readonly metricsRetainMs: number;
   /** A series a router stopped reporting stays this long (5 min). */
   readonly metricsStaleMs: number;
+  /** A disconnected router's terminators are still listed this long (5 s): a router back at once keeps its place. */
+  readonly terminatorGraceMs: number;
 }
 
 export const defaultRouterControlTiming: RouterControlTiming = {
@@ -36,6 +40,7 @@ export const defaultRouterControlTiming: RouterControlTiming = {
   presenceCacheMs: 1000,
   metricsRetainMs: 60_000,
   metricsStaleMs: 300_000,
+  terminatorGraceMs: 5000,
 };
 
 export interface RouterControlDeps {
@@ -52,6 +57,7 @@ export interface RouterControlDeps {
 
 export interface RouterControl {
   readonly presence: RouterPresence;
+  readonly terminators: TerminatorDirectory;
   /** The cluster's members' control addresses now (for router enrollment JWTs). */
   controlAddresses(): string[];
   accept(socket: TLSSocket): void;
@@ -65,10 +71,13 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   const { clock, store } = deps;
   const metricsSink = routerMetricsSink(deps.metrics, clock, timing);
   let presence: ClusterRouterPresence | undefined;
+  const terminators = new TerminatorRegistry({ controllerId: deps.self.id, graceMs: timing.terminatorGraceMs });
   const hub = new RouterHub({
     controllerId: deps.self.id,
     findRouter: (id) => store.table<EdgeRouter>(routerTables.edgeRouters).get(id),
     edgeModel: () => edgeModelOf(store),
+    hostedServices: (routerId) => hostedServicesOf(store, routerId),
+    terminators,
     otherRouters: () => presence!.otherRouters(),
     announce: (event) => presence!.announce(event),
     metrics: metricsSink,
@@ -82,7 +91,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     peers: () => deps.peers.peers().filter((peer) => members.some((member) => member.id === peer.id)),
     request: (id, body, timeoutMs) => deps.peers.request(id, body, timeoutMs),
   };
-  presence = new ClusterRouterPresence(deps.self.id, memberPeers, () => hub.summaries(), clock, { requestTimeoutMs: timing.peerRequestTimeoutMs, cacheMs: timing.presenceCacheMs });
+  presence = new ClusterRouterPresence(deps.self.id, memberPeers, () => hub.summaries(), () => terminators.list(clock.now()), clock, { requestTimeoutMs: timing.peerRequestTimeoutMs, cacheMs: timing.presenceCacheMs });
   deps.observeConfiguration((configuration) => {
     members = clusterMembers(configuration, deps.self);
     hub.setMembers(members);
@@ -90,11 +99,12 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   deps.onModelChanges((applied) => hub.modelChanged(applied));
   return {
     presence,
+    terminators: presence,
     controlAddresses: () => members.map((member) => member.address),
     accept: (socket) => hub.accept(socket),
     handlesPeerRequest: isRouterPeerRequest,
     async handlePeerRequest(body) {
-      if (body.type === 'routers.connected') return { routers: hub.summaries() };
+      if (body.type === 'routers.connected') return { routers: hub.summaries(), terminators: terminators.list(clock.now()) };
       presence!.invalidate();
       hub.remoteEvent(body.event);
       return { ok: true };

@@ -17,6 +17,7 @@ import type { EdgeRouter } from '../model/router-entities.ts';
 import { createClientCertificate } from '../pki/client-certificate.ts';
 import { controllerPaths, initPki, issueControllerCertificate, loadIssuer, pkiPaths } from '../pki/pki-directory.ts';
 import { RouterHub, type RouterEvent, type RouterHubTiming } from './router-hub.ts';
+import { TerminatorRegistry } from './terminator-registry.ts';
 
 let root: string;
 let caPem: string;
@@ -52,7 +53,12 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
   const announced: RouterEvent[] = [];
   const recorded: Array<[string, Readonly<Record<string, unknown>>]> = [];
   let modelIndex = 1;
+  // What each router may host (serviceId → address), as the model would say.
+  const hosted = new Map<string, Map<string, string>>();
+  const terminators = new TerminatorRegistry({ controllerId: 'c1', graceMs: 200 });
   const hub = new RouterHub({
+    hostedServices: (id) => hosted.get(id) ?? new Map(),
+    terminators,
     controllerId: 'c1',
     findRouter: (id) => rows.get(id),
     edgeModel: () => ({ index: modelIndex, model: { services: [], identities: [] } }),
@@ -70,7 +76,7 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
     hub.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
-  return { hub, rows, logger, announced, recorded, port, close, bumpModel: () => modelIndex++ };
+  return { hub, rows, logger, announced, recorded, port, close, bumpModel: () => modelIndex++, hosted, terminators };
 }
 
 interface Client {
@@ -259,6 +265,51 @@ test("routers are told other routers' certificate fingerprints from the model, n
     assert.deepEqual(remote.router, { id: 'r9', name: 'n9', linkListeners: [] }, 'an unknown router comes without fingerprints');
     r1.destroy();
     r2.destroy();
+  } finally {
+    await env.close();
+  }
+});
+
+test('a router registers terminators only for services it may host; they go with the model, and a grace after it leaves', async () => {
+  const env = await startHub();
+  const listed = () => env.terminators.list(Date.now()).map((terminator) => `${terminator.routerId}/${terminator.serviceId}@${terminator.address}`);
+  try {
+    env.hosted.set('r1', new Map([['s1', 'tcp:127.0.0.1:81'], ['s2', 'tcp:127.0.0.1:82']]));
+    const router = await client(env.port, 'r1');
+    await router.next('ctrl.welcome');
+    router.send({
+      type: 'router.terminator.create',
+      terminators: [
+        { serviceId: 's1', address: 'tcp:127.0.0.1:81' },
+        { serviceId: 's2', address: 'tcp:10.0.0.1:22' },
+        { serviceId: 's3', address: 'tcp:127.0.0.1:83' },
+      ],
+    });
+    await until('the terminator to be registered', () => listed().length > 0);
+    assert.deepEqual(listed(), ['r1/s1@tcp:127.0.0.1:81'], 'not a service it may not Bind, nor another address than its host.v1');
+    assert.ok(env.logger.lines.some((line) => String(line.msg).startsWith('router terminators refused') && (line.services as string[]).join() === 's2,s3'));
+    assert.deepEqual(env.announced.at(-1), { event: 'terminators', routerId: 'r1' });
+
+    router.send({ type: 'router.terminator.create', terminators: Array.from({ length: 1001 }, (_, i) => ({ serviceId: `s${i}`, address: 'a' })) });
+    router.send({ type: 'router.terminator.create', terminators: [{ serviceId: 's2', address: 'tcp:127.0.0.1:82' }] });
+    await until('the second terminator', () => listed().length === 2);
+    assert.ok(env.logger.lines.some((line) => line.msg === 'router terminator message refused' && /at most 1000/.test(String(line.reason))));
+    router.send({ type: 'router.terminator.remove', serviceIds: ['s2'] });
+    await until('the removal', () => listed().length === 1);
+
+    // The model no longer lets r1 host s1: its terminator goes without a word from the router.
+    env.hosted.set('r1', new Map());
+    env.hub.modelChanged({ index: 11, command: { type: 'raft.noop' }, changes: [{ eventType: 'updated', entityType: 'servicePolicies', id: 'p' }] });
+    await until('the terminator to go with the debounced model push', () => listed().length === 0);
+
+    env.hosted.set('r1', new Map([['s1', 'tcp:127.0.0.1:81']]));
+    router.send({ type: 'router.terminator.create', terminators: [{ serviceId: 's1', address: 'tcp:127.0.0.1:81' }] });
+    await until('registered again', () => listed().length === 1);
+    router.destroy();
+    await until('the channel to close', () => !env.hub.isConnected('r1'));
+    assert.equal(listed().length, 1, 'still listed within the grace');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    assert.deepEqual(listed(), [], 'gone after the grace');
   } finally {
     await env.close();
   }

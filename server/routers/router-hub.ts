@@ -3,7 +3,9 @@
 // the edge model, debounced), answers their heartbeats and requests, and passes their metrics on. Closes a channel
 // whose router is disabled, deleted or re-enrolled while connected. Every router it tells routers about carries the
 // fingerprints of that router's enrolled certificates from the model (never what another controller sent), so
-// routers can check a link peer's certificate.
+// routers can check a link peer's certificate. It also keeps the terminators its routers register (see
+// terminator-registry.ts for why they live here and not in the raft log): each one checked against the model when
+// it arrives and again whenever the model changes.
 import type { TLSSocket } from 'node:tls';
 import type { ControllerEndpoint, ControllerToRouter, EdgeModel, LinkListenerInfo, RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
@@ -16,6 +18,8 @@ import { sameMembers } from './cluster-members.ts';
 import { edgeModelTables } from './edge-model-snapshot.ts';
 import { admitRouter, readHello } from './router-admission.ts';
 import { RouterChannel, type RouterChannelOwner, type RouterChannelTiming } from './router-channel.ts';
+import { readTerminatorCreate, readTerminatorRemove } from './terminator-messages.ts';
+import type { TerminatorRegistry } from './terminator-registry.ts';
 
 /** A router connected to some controller, as controllers tell each other. */
 export interface RouterSummary extends RouterConnection {
@@ -24,7 +28,11 @@ export interface RouterSummary extends RouterConnection {
 }
 
 /** What one controller tells the others when one of its routers comes or goes. */
-export type RouterEvent = { readonly event: 'connected'; readonly router: RouterInfo } | { readonly event: 'disconnected'; readonly routerId: string };
+export type RouterEvent =
+  | { readonly event: 'connected'; readonly router: RouterInfo }
+  | { readonly event: 'disconnected'; readonly routerId: string }
+  /** The router's terminators changed: the other controllers drop what they cached. */
+  | { readonly event: 'terminators'; readonly routerId: string };
 
 export interface RouterMetricsSink {
   record(routerId: string, gauges: Readonly<Record<string, unknown>>): void;
@@ -41,6 +49,9 @@ export interface RouterHubDeps {
   readonly controllerId: string;
   readonly findRouter: (id: string) => EdgeRouter | undefined;
   readonly edgeModel: () => { index: number; model: EdgeModel };
+  /** serviceId → terminator address: what the router may host now, by this controller's model. */
+  readonly hostedServices: (routerId: string) => ReadonlyMap<string, string>;
+  readonly terminators: TerminatorRegistry;
   /** The routers connected to the other controllers of the cluster, for the welcome. */
   readonly otherRouters: () => Promise<readonly RouterInfo[]>;
   /** Tells the other controllers; must not throw. */
@@ -83,6 +94,7 @@ export class RouterHub implements RouterChannelOwner {
       if (edgeModelTables.has(change.entityType)) modelChanged = true;
       if (change.entityType === routerTables.edgeRouters) this.recheck(change.id);
     }
+    // The terminators are checked again with the debounced model push: a burst of changes costs one check.
     if (modelChanged) this.scheduleEdgeModel();
   }
 
@@ -90,7 +102,7 @@ export class RouterHub implements RouterChannelOwner {
   remoteEvent(event: RouterEvent): void {
     if (event.event === 'connected') {
       if (!this.connected.has(event.router.id)) this.broadcast({ type: 'ctrl.routerConnected', router: this.withFingerprints(event.router) });
-    } else if (!this.connected.has(event.routerId)) {
+    } else if (event.event === 'disconnected' && !this.connected.has(event.routerId)) {
       this.broadcast({ type: 'ctrl.routerDisconnected', routerId: event.routerId });
     }
   }
@@ -142,6 +154,10 @@ export class RouterHub implements RouterChannelOwner {
       case 'req':
         this.answer(channel, value);
         return;
+      case 'router.terminator.create':
+      case 'router.terminator.remove':
+        this.terminatorFrame(routerId, value);
+        return;
       case 'router.metrics': {
         if (value.routerId !== undefined && value.routerId !== routerId) {
           this.deps.logger.warn('router metrics ignored: they name another router', { routerId, claimed: value.routerId });
@@ -167,6 +183,11 @@ export class RouterHub implements RouterChannelOwner {
     }
     this.connected.delete(routerId);
     this.deps.logger.info('router disconnected', { routerId, reason, remote: channel.remote });
+    // A router that may no longer connect (deleted, disabled, re-enrolled) loses its terminators at once; any other
+    // keeps them for the grace period, in case it is back at once.
+    const row = this.deps.findRouter(routerId);
+    if (!row || row.disabled || row.fingerprint !== channel.certificate.fingerprint) this.deps.terminators.drop(routerId);
+    else this.deps.terminators.disconnected(routerId, this.deps.clock.now());
     this.deps.metrics.disconnected(routerId);
     if (this.stopped) return;
     this.broadcast({ type: 'ctrl.routerDisconnected', routerId });
@@ -200,6 +221,7 @@ export class RouterHub implements RouterChannelOwner {
     const previous = this.connected.get(hello.routerId);
     this.connected.set(hello.routerId, channel);
     channel.welcomed = true;
+    this.deps.terminators.connected(hello.routerId);
     if (previous && previous !== channel) previous.close('replaced by a newer channel from the same router');
     const info = this.infoOf(channel);
     const local = [...this.connected.values()].filter((other) => other !== channel).map((other) => this.infoOf(other));
@@ -237,10 +259,53 @@ export class RouterHub implements RouterChannelOwner {
     }
   }
 
+  /** A router's terminator create or remove: each create must be a service the router may host, at that address. */
+  private terminatorFrame(routerId: string, frame: { [key: string]: unknown }): void {
+    const registry = this.deps.terminators;
+    let changed: boolean;
+    if (frame.type === 'router.terminator.remove') {
+      const read = readTerminatorRemove(frame);
+      if (!read.ok) return this.deps.logger.warn('router terminator message refused', { routerId, reason: read.reason });
+      changed = registry.remove(routerId, read.serviceIds);
+    } else {
+      const read = readTerminatorCreate(frame);
+      if (!read.ok) return this.deps.logger.warn('router terminator message refused', { routerId, reason: read.reason });
+      const hosted = this.deps.hostedServices(routerId);
+      const allowed = read.terminators.filter((terminator) => hosted.get(terminator.serviceId) === terminator.address);
+      const refused = read.terminators.filter((terminator) => !allowed.includes(terminator));
+      if (refused.length > 0) {
+        this.deps.logger.warn('router terminators refused: the router may not Bind these services, or they have no such host.v1 address', {
+          routerId,
+          services: refused.slice(0, 20).map((terminator) => terminator.serviceId),
+          count: refused.length,
+        });
+      }
+      changed = registry.add(routerId, allowed, this.deps.clock.now());
+      // Routers send every terminator again with each model: only what is new (or re-addressed) is worth a line.
+      if (changed) this.deps.logger.info('router terminators registered', { routerId, count: allowed.length });
+    }
+    if (changed) this.deps.announce({ event: 'terminators', routerId });
+  }
+
+  /** The model changed: terminators the model no longer grants go (the router, sent the new model, removes them too). */
+  private recheckTerminators(): void {
+    for (const routerId of this.deps.terminators.routerIds()) {
+      if (!this.deps.findRouter(routerId)) {
+        if (this.deps.terminators.drop(routerId)) this.deps.announce({ event: 'terminators', routerId });
+        continue;
+      }
+      const removed = this.deps.terminators.retain(routerId, this.deps.hostedServices(routerId));
+      if (removed.length === 0) continue;
+      this.deps.logger.info('router terminators removed: the model no longer lets the router host them', { routerId, services: removed.slice(0, 20), count: removed.length });
+      this.deps.announce({ event: 'terminators', routerId });
+    }
+  }
+
   private scheduleEdgeModel(): void {
     if (this.modelTimer || this.stopped) return;
     this.modelTimer = setTimeout(() => {
       this.modelTimer = undefined;
+      this.recheckTerminators();
       if (this.connected.size === 0) return;
       this.broadcast({ type: 'ctrl.edgeModel', ...this.deps.edgeModel() });
     }, this.deps.timing.edgeModelDebounceMs);

@@ -1,4 +1,4 @@
-// Mounts the service, config, config-type, service-policy, posture-check, session and edge-router routes on one
+// Mounts the service, config, config-type, service-policy, posture-check, session, edge-router and terminator routes on one
 // API: the Client API's are for fully authenticated sessions (a partially authenticated one gets 401), the
 // Management API's for admins.
 import type { EdgeServices } from '../../edge/edge-services.ts';
@@ -12,6 +12,7 @@ import type { RouteKit } from './route-kit.ts';
 import { servicePolicyRoutes } from './service-policy-routes.ts';
 import { serviceRoutes } from './service-routes.ts';
 import { clientServiceSessionRoutes, serviceSessionRoutes } from './service-session-routes.ts';
+import { terminatorRoutes } from './terminator-routes.ts';
 
 export function overlayRoutes(router: RouteTable, api: 'edge-client' | 'edge-management', services: EdgeServices, kit: RouteKit, guard: ReturnType<typeof sessionGuard>): void {
   if (api === 'edge-client') {
@@ -28,4 +29,5 @@ export function overlayRoutes(router: RouteTable, api: 'edge-client' | 'edge-man
   postureCheckRoutes(router, services, kit, admin);
   serviceSessionRoutes(router, services, admin);
   edgeRouterRoutes(router, services, kit, admin);
+  terminatorRoutes(router, services, admin);
 }
