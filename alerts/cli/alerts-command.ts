@@ -8,7 +8,7 @@ import { createJsonLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import { readAlertsConfig } from '../config/alerts-config-file.ts';
 import { startAlertsDaemon } from '../daemon/alerts-daemon.ts';
-import { serviceNotifier } from '../../common/systemd/service-notifier.ts';
+import { serveUntilSignal } from '../../common/systemd/serve-until-signal.ts';
 import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode } from '../../common/cli/command-line.ts';
 import { pagerCommand, runPagerCommand } from '../pager/pager-command.ts';
 
@@ -55,8 +55,6 @@ const tree: CommandNode = {
 /** `./edgeward alerts ...`: its subcommands, and the parse the command runs first. */
 export const alertsCommandLine: CommandLine = commandLineOf('alerts', tree);
 
-/** A stopped daemon whose process is still alive after this long (a socket left open) exits anyway. */
-const exitLimitMs = 5000;
 
 export async function runAlertsCommand(args: string[], io: AlertsCommandIo): Promise<number> {
   const outcome = parseCommand('alerts', tree, args);
@@ -95,25 +93,8 @@ export async function runAlertsCommand(args: string[], io: AlertsCommandIo): Pro
     return 1;
   }
   io.stdout(`alerts daemon: /metrics and /health on http://${daemon.address.host}:${daemon.address.port}\n`);
-  // systemd (Type=notify): ready once tailing and serving /health; watchdog pings from this event loop.
-  const notifier = serviceNotifier({ onError: (message) => logger.warn('systemd notification not sent', { error: message }) });
-  notifier.ready(`alerts daemon on ${daemon.address.host}:${daemon.address.port}`);
-
-  const shutdown = () => {
-    notifier.stopping();
-    daemon.stop().then(
-      () => {
-        process.exitCode = 0;
-        setTimeout(() => process.exit(0), exitLimitMs).unref();
-      },
-      (error: Error) => {
-        io.stderr(`error: the alerts daemon did not stop cleanly: ${error.message}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  // systemd (Type=notify): ready now, watchdog pings from this event loop; stopped on SIGINT/SIGTERM.
+  serveUntilSignal(daemon, { name: 'alerts daemon', readyStatus: `alerts daemon on ${daemon.address.host}:${daemon.address.port}`, logger, stderr: io.stderr });
   // The daemon's server, watcher and timers keep the process alive until the signal.
   return -1;
 }

@@ -11,7 +11,7 @@ import { readDashboardConfig } from '../config/dashboard-config-file.ts';
 import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode } from '../../common/cli/command-line.ts';
 import { buildNeeded, ensureBuilt, runNextBuild } from '../page-server/next-app.ts';
 import { startDashboard } from '../page-server/start-dashboard.ts';
-import { serviceNotifier } from '../../common/systemd/service-notifier.ts';
+import { serveUntilSignal } from '../../common/systemd/serve-until-signal.ts';
 
 export interface DashboardCommandIo {
   stdout(text: string): void;
@@ -59,8 +59,6 @@ const tree: CommandNode = {
 /** `./edgeward dashboard ...`: its subcommands, and the parse the command runs first. */
 export const dashboardCommandLine: CommandLine = commandLineOf('dashboard', tree);
 
-/** A stopped page whose process is still alive after this long (a socket left open) exits anyway. */
-const exitLimitMs = 5000;
 
 export async function runDashboardCommand(args: string[], io: DashboardCommandIo): Promise<number> {
   const outcome = parseCommand('dashboard', tree, args);
@@ -100,25 +98,8 @@ export async function runDashboardCommand(args: string[], io: DashboardCommandIo
   }
   if (dashboard.build.built) io.stdout(`status page: built in ${(dashboard.build.ms / 1000).toFixed(1)} s\n`);
   io.stdout(`status page: ${dashboard.url} (${config.auth === 'required' ? 'login required' : 'no login: loopback only'})\n`);
-  // systemd (Type=notify): ready once built and listening; watchdog pings from this event loop.
-  const notifier = serviceNotifier({ onError: (message) => logger.warn('systemd notification not sent', { error: message }) });
-  notifier.ready(`status page ${dashboard.url}`);
-
-  const shutdown = () => {
-    notifier.stopping();
-    dashboard.stop().then(
-      () => {
-        process.exitCode = 0;
-        setTimeout(() => process.exit(0), exitLimitMs).unref();
-      },
-      (error: Error) => {
-        io.stderr(`error: the status page did not stop cleanly: ${error.message}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  // systemd (Type=notify): ready now, watchdog pings from this event loop; stopped on SIGINT/SIGTERM.
+  serveUntilSignal(dashboard, { name: 'status page', readyStatus: `status page ${dashboard.url}`, logger, stderr: io.stderr });
   // The server and the gatherer's timer keep the process alive until the signal.
   return -1;
 }
