@@ -156,8 +156,22 @@ export interface HeartbeatAck {
 export interface ControlRequest {
   readonly type: 'req';
   readonly rid: number;
-  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' };
+  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' } | CircuitCreateRequest;
 }
+
+/**
+ * Router → controller: a connection for `service` (its name) arrived at one of the router's tunnel listeners. The
+ * controller answers `{route}` (a SignedRoute, common/circuits/circuit-route.ts) or `{refused: {code, message}}`.
+ * `avoidRouters`: routers a failed setup of the same connection could not get through (the next path avoids them).
+ */
+export interface CircuitCreateRequest {
+  readonly op: 'circuit.create';
+  readonly service: string;
+  readonly avoidRouters?: readonly string[];
+}
+
+/** Why a controller refused a circuit (the `code` of `refused`). */
+export type CircuitRefusalCode = 'SERVICE_NOT_FOUND' | 'NO_DIAL_POLICY' | 'INVALID_POSTURE' | 'NOT_TUNNELER' | 'NO_TERMINATORS' | 'NO_PATH' | 'INVALID_REQUEST';
 export interface ControlResponse {
   readonly type: 'res';
   readonly rid: number;

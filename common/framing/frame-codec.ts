@@ -29,6 +29,33 @@ export function encodeJsonFrame(json: string, limit = maxFrameBytes): Buffer {
   return frame;
 }
 
+/**
+ * A frame of bytes for one circuit (links only): the length word has its top bit set, and the body is one byte of
+ * circuit id length, the circuit id (ASCII) and the bytes. JSON frames never have that bit (they are at most
+ * maxFrameBytes), so a decoder that does not take data frames refuses one as over its byte limit.
+ */
+export class DataFrame {
+  constructor(
+    readonly circuitId: string,
+    readonly data: Buffer,
+  ) {}
+}
+
+const dataFrameFlag = 0x80000000;
+/** Longest circuit id a data frame carries. */
+export const maxCircuitIdLength = 64;
+
+/** The two buffers of one data frame (header, then the caller's bytes uncopied): written with one cork. */
+export function encodeDataFrame(circuitId: string, data: Buffer): [Buffer, Buffer] {
+  const idLength = Buffer.byteLength(circuitId, 'latin1');
+  if (idLength === 0 || idLength > maxCircuitIdLength) throw new Error(`circuit id of ${idLength} bytes`);
+  const header = Buffer.allocUnsafe(5 + idLength);
+  header.writeUInt32BE((dataFrameFlag | (1 + idLength + data.length)) >>> 0, 0);
+  header.writeUInt8(idLength, 4);
+  header.write(circuitId, 5, 'latin1');
+  return [header, data];
+}
+
 export class FrameDecoder {
   private chunks: Buffer[] = [];
   private buffered = 0;
@@ -44,6 +71,9 @@ export class FrameDecoder {
   ) {
     this.limits = typeof limits === 'number' ? { maxBytes: limits } : limits;
   }
+
+  /** Bytes a data frame may carry (0: data frames are refused). Links set it; control channels never do. */
+  maxDataBytes = 0;
 
   /** Changes the limits from the next frame on (a channel takes small frames until the peer's hello). */
   setLimits(limits: FrameLimits): void {
@@ -67,7 +97,9 @@ export class FrameDecoder {
   /** The next complete frame, or undefined when none is complete yet (no JSON text parses to undefined). */
   next(): unknown {
     if (this.buffered < 4) return undefined;
-    const length = this.peek(4).readUInt32BE(0);
+    const word = this.peek(4).readUInt32BE(0);
+    if (word & dataFrameFlag && this.maxDataBytes > 0) return this.nextData(word & ~dataFrameFlag);
+    const length = word;
     const { maxBytes, maxDepth, maxMembers } = this.limits;
     if (length > maxBytes) throw new Error(`peer sent a frame of ${length} bytes (limit ${maxBytes})`);
     if (this.buffered < 4 + length) return undefined;
@@ -88,6 +120,15 @@ export class FrameDecoder {
     }
     this.withText?.(frame, text);
     return frame;
+  }
+
+  private nextData(length: number): DataFrame | undefined {
+    if (length < 2 || length > 1 + maxCircuitIdLength + this.maxDataBytes) throw new Error(`peer sent a data frame of ${length} bytes (limit ${1 + maxCircuitIdLength + this.maxDataBytes})`);
+    if (this.buffered < 4 + length) return undefined;
+    const body = this.take(4 + length).subarray(4);
+    const idLength = body.readUInt8(0);
+    if (idLength === 0 || idLength > maxCircuitIdLength || 1 + idLength > body.length) throw new Error('peer sent a data frame with a bad circuit id');
+    return new DataFrame(body.toString('latin1', 1, 1 + idLength), body.subarray(1 + idLength));
   }
 
   private peek(bytes: number): Buffer {

@@ -42,21 +42,23 @@ export class ConnectionHeartbeat {
     this.framed.send({ type: 'hb', sentAt: performance.now() });
   }
 
-  /** A frame from the peer on this connection. */
-  receive(frame: unknown): void {
+  /** A frame from the peer on this connection; true when it was a heartbeat or its answer (handled here). */
+  receive(frame: unknown): boolean {
     this.lastHeard = performance.now();
     const type = frameType(frame);
-    const sentAt = type === undefined ? undefined : (frame as { sentAt?: unknown }).sentAt;
-    if (type === 'hb' && typeof sentAt === 'number') {
+    if (type !== 'hb' && type !== 'hbAck') return false;
+    const sentAt = (frame as { sentAt?: unknown }).sentAt;
+    if (typeof sentAt !== 'number') return true;
+    if (type === 'hb') {
       this.framed.send({ type: 'hbAck', sentAt });
-    } else if (type === 'hbAck' && typeof sentAt === 'number') {
-      const roundTrip = performance.now() - sentAt;
-      // An ack for a heartbeat this end never sent (or from another process's clock) is not a sample.
-      if (!(roundTrip >= 0 && roundTrip <= this.maxRoundTripMs)) return;
-      this.samples.push(roundTrip);
-      if (this.samples.length > latencySampleCount) this.samples.shift();
-      this.onSample();
+      return true;
     }
-    // Other frames are not part of this protocol version; hearing them still counts as the peer being alive.
+    const roundTrip = performance.now() - sentAt;
+    // An ack for a heartbeat this end never sent (or from another process's clock) is not a sample.
+    if (!(roundTrip >= 0 && roundTrip <= this.maxRoundTripMs)) return true;
+    this.samples.push(roundTrip);
+    if (this.samples.length > latencySampleCount) this.samples.shift();
+    this.onSample();
+    return true;
   }
 }

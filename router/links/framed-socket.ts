@@ -5,7 +5,7 @@
 import type { TLSSocket } from 'node:tls';
 import { formatHostPort } from '../../common/config/address.ts';
 import type { LinkMessage } from '../../common/control-channel/control-messages.ts';
-import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
+import { encodeDataFrame, encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
 import { linkFrameLimits } from '../../common/framing/frame-limits.ts';
 import type { LinkHelloFrame } from './link-hello.ts';
 
@@ -17,7 +17,11 @@ export class FramedSocket {
   private readonly closeHandlers: Array<(reason: string) => void> = [];
   private reason: string | undefined;
 
+  /** Bytes one data frame may carry on a link (a circuit's reads are cut to this). */
+  static readonly maxDataBytes = 64 * 1024;
+
   constructor(readonly socket: TLSSocket) {
+    this.decoder.maxDataBytes = FramedSocket.maxDataBytes;
     socket.on('data', (chunk: Buffer) => {
       // One frame at a time, so that the frames before a malformed one still arrive before the link closes.
       this.decoder.append(chunk);
@@ -54,9 +58,24 @@ export class FramedSocket {
     return this.socket.remoteAddress === undefined ? '' : formatHostPort({ host: this.socket.remoteAddress, port: this.socket.remotePort ?? 0 });
   }
 
-  send(message: LinkMessage | LinkHelloFrame): void {
+  send(message: LinkMessage | LinkHelloFrame | { readonly type: string; readonly [key: string]: unknown }): void {
     if (this.reason !== undefined || this.socket.destroyed) return;
     this.socket.write(encodeFrame(message));
+  }
+
+  /** One circuit's bytes (at most maxDataBytes) as a data frame, without copying them. */
+  sendData(circuitId: string, data: Buffer): void {
+    if (this.reason !== undefined || this.socket.destroyed) return;
+    const [header, body] = encodeDataFrame(circuitId, data);
+    this.socket.cork();
+    this.socket.write(header);
+    this.socket.write(body);
+    this.socket.uncork();
+  }
+
+  /** Bytes written but not yet handed to the kernel. */
+  get pendingBytes(): number {
+    return this.socket.writableLength;
   }
 
   /** The next frame; rejects when none comes within `timeoutMs` or the socket ends first. Handshake only. */

@@ -7,6 +7,7 @@
 // and `onClose` runs once: a link is never left half up.
 
 import { ConnectionHeartbeat } from './connection-heartbeat.ts';
+import type { FramedSocket } from './framed-socket.ts';
 import type { LinkConnType, LinkShape } from './link-hello.ts';
 import { connectionsOf, type LinkSockets } from './link-sockets.ts';
 
@@ -38,7 +39,12 @@ export interface LinkChannelEvents {
   onLatency(channel: LinkChannel): void;
   /** The link ended (once). */
   onClose(channel: LinkChannel, reason: string): void;
+  /** A frame that is not a heartbeat (circuit traffic: router/circuits), from either connection. */
+  onFrame?(channel: LinkChannel, frame: unknown): void;
 }
+
+/** Which connection of a split link a frame goes on: bytes and circuit control on payload, acknowledgements on ack. */
+export type LinkLane = 'payload' | 'ack';
 
 interface ChannelConnection {
   readonly connType: LinkConnType;
@@ -83,7 +89,8 @@ export class LinkChannel {
       const { framed } = connection.heartbeat;
       framed.onClose((reason) => this.end(this.describe(connection, reason)));
       framed.onFrame((frame) => {
-        if (!this.ended) connection.heartbeat.receive(frame);
+        if (this.ended) return;
+        if (!connection.heartbeat.receive(frame)) this.events.onFrame?.(this, frame);
       });
     }
     if (this.ended) return;
@@ -106,6 +113,26 @@ export class LinkChannel {
 
   close(reason: string): void {
     this.end(reason);
+  }
+
+  /** A circuit frame on the lane's connection (a single link has one for both). */
+  send(frame: { readonly type: string; readonly [key: string]: unknown }, lane: LinkLane = 'payload'): void {
+    if (!this.ended) this.lane(lane).send(frame);
+  }
+
+  /** A circuit's bytes, on the payload connection. */
+  sendData(circuitId: string, data: Buffer): void {
+    if (!this.ended) this.lane('payload').sendData(circuitId, data);
+  }
+
+  /** Bytes waiting to be written on the payload connection: what a sender holds back for. */
+  get pendingBytes(): number {
+    return this.lane('payload').pendingBytes;
+  }
+
+  private lane(lane: LinkLane): FramedSocket {
+    const connections = this.connections;
+    return (lane === 'ack' && connections.length > 1 ? connections[1]! : connections[0]!).heartbeat.framed;
   }
 
   private tick(): void {

@@ -43,6 +43,24 @@ export interface LinkManagerApi {
   knownRouters(routers: readonly RouterInfo[]): void;
   links(): ReadonlyArray<LinkInfo>;
   onLinksChanged(listener: () => void): void;
+  /** The live link with this id (circuits forward over it), or undefined. */
+  linkById(id: string): CircuitLink | undefined;
+  /** Circuit frames (everything but heartbeats) arriving on any link go to `handler`. */
+  onCircuitFrame(handler: (link: CircuitLink, frame: unknown) => void): void;
+  /** Called once for each link that closes (circuits over it end). */
+  onLinkClosed(handler: (link: CircuitLink) => void): void;
+}
+
+/** What circuits need of a live link. */
+export interface CircuitLink {
+  readonly id: string;
+  readonly destRouterId: string;
+  readonly closed: boolean;
+  /** Circuit control on the payload connection, acknowledgements on the ack connection of a split link. */
+  send(frame: CircuitControlFrame, lane?: 'payload' | 'ack'): void;
+  sendData(circuitId: string, data: Buffer): void;
+  /** Bytes queued on the payload connection. */
+  readonly pendingBytes: number;
 }
 
 /** PEM texts, already loaded from the identity section (file: or pem:). */
@@ -66,3 +84,9 @@ export interface LinkManagerOptions {
 }
 
 export type LinkManagerFactory = (options: LinkManagerOptions) => LinkManagerApi;
+
+/** A circuit frame as links carry it: JSON with a `type` (router/circuits/circuit-frames.ts). */
+export interface CircuitControlFrame {
+  readonly type: string;
+  readonly [key: string]: unknown;
+}

@@ -28,7 +28,7 @@ import { LinkChannel, linkTimingFor, type LinkDirection, type LinkTiming } from 
 import { dialLink, type LinkDialError, type PendingDial } from './link-dialer.ts';
 import { shapeFor, type LinkConnType, type LinkShape } from './link-hello.ts';
 import { LinkListenerServer } from './link-listener.ts';
-import type { LinkInfo, LinkManagerApi, LinkManagerFactory, LinkManagerOptions } from './link-manager-api.ts';
+import type { CircuitLink, LinkInfo, LinkManagerApi, LinkManagerFactory, LinkManagerOptions } from './link-manager-api.ts';
 import { closeLinkSockets, type LinkSockets } from './link-sockets.ts';
 
 export type { LinkTiming } from './link-channel.ts';
@@ -89,6 +89,8 @@ export class LinkManager implements LinkManagerApi {
   /** Trust domains of identity.ca: a peer's router SPIFFE id must be in one. */
   private readonly trustDomains: readonly string[];
   private readonly changeListeners: Array<() => void> = [];
+  private circuitFrameHandler: ((link: CircuitLink, frame: unknown) => void) | undefined;
+  private readonly closeListeners: Array<(link: CircuitLink) => void> = [];
   /** forwarder.linkDialWorkerCount dials at once, forwarder.linkDialQueueLength waiting. */
   private readonly dialQueue: BoundedWorkQueue<Target>;
   private controllerUp = false;
@@ -237,6 +239,19 @@ export class LinkManager implements LinkManagerApi {
 
   onLinksChanged(listener: () => void): void {
     this.changeListeners.push(listener);
+  }
+
+  linkById(id: string): CircuitLink | undefined {
+    const link = this.live.get(id);
+    return link && !link.closed ? link : undefined;
+  }
+
+  onCircuitFrame(handler: (link: CircuitLink, frame: unknown) => void): void {
+    this.circuitFrameHandler = handler;
+  }
+
+  onLinkClosed(handler: (link: CircuitLink) => void): void {
+    this.closeListeners.push(handler);
   }
 
   /** The link listeners as this router advertises them (after start, a bind to port 0 shows the port it got). */
@@ -445,6 +460,7 @@ export class LinkManager implements LinkManagerApi {
     const channel = new LinkChannel(sockets, id, destRouterId, direction, this.timing, {
       onLatency: () => this.changed(),
       onClose: (closed, reason) => this.linkClosed(closed, reason, target),
+      onFrame: (link, frame) => this.circuitFrameHandler?.(link, frame),
     });
     this.live.set(id, channel);
     channel.start();
@@ -463,6 +479,13 @@ export class LinkManager implements LinkManagerApi {
 
   private linkClosed(channel: LinkChannel, reason: string, target: Target | undefined): void {
     if (this.live.get(channel.id) === channel) this.live.delete(channel.id);
+    for (const listener of this.closeListeners) {
+      try {
+        listener(channel);
+      } catch (error) {
+        this.logger.error('a link-closed listener threw', { error });
+      }
+    }
     if (this.state === 'stopped') return;
     let step: RetryStep | undefined;
     if (target !== undefined && target.link === channel) {

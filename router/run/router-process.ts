@@ -13,12 +13,15 @@ import { formatAddress } from '../../common/config/address.ts';
 import type { LinkListenerInfo } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
-import type { RouterConfig } from '../config/router-config.ts';
+import type { RouterConfig, TunnelListenerConfig } from '../config/router-config.ts';
 import { runProtocolMessages } from '../config/router-config-schema.ts';
 import { HealthServer, type HealthListener } from '../health/health-server.ts';
 import { HealthCheckRunner, routerCheckDefinitions } from '../health/router-health-checks.ts';
 import type { LinkManagerApi, LinkManagerFactory } from '../links/link-manager-api.ts';
 import { createLinkManager } from '../links/link-manager.ts';
+import { Forwarder } from '../circuits/forwarder.ts';
+import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
+import { controllerTrustOf } from './controller-identity.ts';
 import { controlChannelBackoff } from './backoff.ts';
 import { dialerLogFields, listenerLogFields, supportedProtocolsOf } from './configured-listeners.ts';
 import { ControlChannel } from './control-channel.ts';
@@ -47,6 +50,7 @@ export interface RunningRouter {
   readonly channel: ControlChannel;
   readonly linkManager: LinkManagerApi;
   readonly health: HealthCheckRunner;
+  readonly forwarder: Forwarder;
   stop(): Promise<void>;
 }
 
@@ -97,7 +101,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     const edgeListeners = supportedProtocolsOf(config.listeners ?? []);
     for (const { index, reason } of edgeListeners.skipped) listenerLog.warn('edge listener not reported to the controller', { index, reason });
     if ((config.listeners ?? []).length > 0) {
-      listenerLog.info('listeners are reported to the controller, not served: SDK connections, tunnel interception and circuits are not part of this release (a tunnel listener registers terminators for the services this router hosts)', {
+      listenerLog.info('edge listeners are reported to the controller, not served (no SDK connections in this release); tunnel listeners host services and proxy mode carries circuits', {
         supportedProtocols: edgeListeners.protocols,
       });
     }
@@ -193,6 +197,26 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     linkManager.onLinksChanged(() => {
       if (channel.connected) sendLinks();
     });
+
+    // Circuits: the forwarding table, egress dials for the services hosted here, proxy listeners for ingress.
+    const forwarder = new Forwarder({
+      routerId,
+      links: linkManager,
+      caPem: identity.caPem,
+      controllerTrust: controllerTrustOf(identity.caPem, config.ctrl.controllerFingerprints ?? []),
+      hosted: () => terminators.hosted,
+      requestCircuit: (service, avoidRouters) => channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}) }),
+      config: config.forwarder,
+      clock,
+      logger: logger.child('circuits'),
+    });
+    forwarder.start();
+    started.push(async () => forwarder.stop());
+    const tunnelListeners = (config.listeners ?? []).filter((listener): listener is TunnelListenerConfig => listener.binding === 'tunnel');
+    const proxies = new ProxyListeners(proxyEntriesOf(tunnelListeners, listenerLog), forwarder, listenerLog);
+    await proxies.start();
+    started.push(() => proxies.stop());
+
     channel.start();
     started.push(async () => {
       await channel.stop();
@@ -230,6 +254,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       channel,
       linkManager,
       health,
+      forwarder,
       stop: () => {
         stopping ??= (async () => {
           logger.info('router stopping', { routerId });

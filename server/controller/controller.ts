@@ -232,6 +232,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     metrics,
     logger: logger.child('routers'),
     clock,
+    signing: { certPem: options.cluster.tls.certPem, keyPem: options.cluster.tls.keyPem },
     ...(options.cluster.controlPort ? { timing: { helloTimeoutMs: options.cluster.controlPort.helloTimeoutMs } } : {}),
   });
   const routers = routerControl;

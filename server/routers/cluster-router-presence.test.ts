@@ -31,7 +31,7 @@ test('connected routers are this controller\'s plus what every other member answ
     },
     ['c2', 'c3'],
   );
-  const presence = new ClusterRouterPresence('self', peers, () => [summary('r1', 'self')], () => [], new ManualClock(), options);
+  const presence = new ClusterRouterPresence('self', peers, () => [summary('r1', 'self')], () => [], () => [], new ManualClock(), options);
   const started = Date.now();
   const connected = await presence.connected();
   assert.ok(Date.now() - started < 1000, 'bounded by the request timeout');
@@ -49,7 +49,7 @@ test('answers are reused for cacheMs and asked again after, or after invalidate'
   const clock = new ManualClock();
   let asked = 0;
   const { peers } = fakePeers({ c2: async () => ({ routers: [summary(`r${++asked}`, 'c2')] }) });
-  const presence = new ClusterRouterPresence('self', peers, () => [], () => [], clock, options);
+  const presence = new ClusterRouterPresence('self', peers, () => [], () => [], () => [], clock, options);
   assert.deepEqual([...(await presence.connected()).keys()], ['r1']);
   clock.advance(999);
   assert.deepEqual([...(await presence.connected()).keys()], ['r1']);
@@ -63,7 +63,7 @@ test('answers are reused for cacheMs and asked again after, or after invalidate'
 
 test('announce tells every other member and never throws', async () => {
   const { peers, calls } = fakePeers({ c2: async () => ({ ok: true }), c3: async () => Promise.reject(new Error('gone')) });
-  const presence = new ClusterRouterPresence('self', peers, () => [], () => [], new ManualClock(), options);
+  const presence = new ClusterRouterPresence('self', peers, () => [], () => [], () => [], new ManualClock(), options);
   presence.announce({ event: 'disconnected', routerId: 'r9' });
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(calls, [
@@ -90,7 +90,7 @@ test("terminators are this controller's plus the other controllers' (malformed o
     c3: async () => ({ routers: [], terminators: [terminator('t2', 'c3')] }),
     c4: async () => ({ routers: [] }),
   });
-  const presence = new ClusterRouterPresence('self', peers, () => [], () => [terminator('t1', 'self')], new ManualClock(), options);
+  const presence = new ClusterRouterPresence('self', peers, () => [], () => [terminator('t1', 'self')], () => [], new ManualClock(), options);
   assert.deepEqual(
     (await presence.list()).map((item) => `${item.id}@${item.controllerId}`),
     ['t1@self', 't2@c2'],

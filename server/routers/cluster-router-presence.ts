@@ -10,7 +10,8 @@ import type { RouterInfo } from '../../common/control-channel/control-messages.t
 import type { Clock } from '../../common/time/clock.ts';
 import type { RouterConnection, RouterPresence } from '../edge/router-presence.ts';
 import type { TerminatorDirectory, TerminatorRecord } from '../edge/terminator-directory.ts';
-import type { RouterEvent, RouterSummary } from './router-hub.ts';
+import type { RouterLinkReport } from '../circuits/circuit-paths.ts';
+import { readLinkReport, type RouterEvent, type RouterSummary } from './router-hub.ts';
 
 export type RouterPeerRequest = { readonly type: 'routers.connected' } | { readonly type: 'routers.event'; readonly event: RouterEvent };
 
@@ -36,6 +37,8 @@ export interface ClusterRouterPresenceOptions {
 export interface PeerRouters {
   readonly routers: RouterSummary[];
   readonly terminators: TerminatorRecord[];
+  /** Their routers' links (absent from controllers from before circuits). */
+  readonly links?: RouterLinkReport[];
 }
 
 export class ClusterRouterPresence implements RouterPresence, TerminatorDirectory {
@@ -48,6 +51,7 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
     private readonly peers: PeerCaller,
     private readonly local: () => RouterSummary[],
     private readonly localTerminators: () => TerminatorRecord[],
+    private readonly localLinks: () => RouterLinkReport[],
     private readonly clock: Clock,
     private readonly options: ClusterRouterPresenceOptions,
   ) {}
@@ -74,6 +78,14 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
     }
     for (const terminator of this.localTerminators()) all.set(terminator.id, terminator);
     return [...all.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** Every connected router's links: this controller's routers', then the others' (a router's own controller wins). */
+  async linkReports(): Promise<RouterLinkReport[]> {
+    const all = new Map<string, RouterLinkReport>();
+    for (const report of (await this.answers()).links ?? []) all.set(report.routerId, report);
+    for (const report of this.localLinks()) all.set(report.routerId, report);
+    return [...all.values()];
   }
 
   /** The other controllers' routers (cached for `cacheMs`). */
@@ -112,12 +124,16 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
     const answers = await Promise.all(
       this.otherControllers().map((peer) =>
         this.withTimeout(this.peers.request(peer, { type: 'routers.connected' } satisfies RouterPeerRequest, this.options.requestTimeoutMs)).then(
-          (answer): PeerRouters => ({ routers: summariesIn(answer), terminators: terminatorsIn(answer) }),
-          (): PeerRouters => ({ routers: [], terminators: [] }),
+          (answer): PeerRouters => ({ routers: summariesIn(answer), terminators: terminatorsIn(answer), links: linkReportsIn(answer) }),
+          (): PeerRouters => ({ routers: [], terminators: [], links: [] }),
         ),
       ),
     );
-    return { routers: answers.flatMap((answer) => answer.routers), terminators: answers.flatMap((answer) => answer.terminators) };
+    return {
+      routers: answers.flatMap((answer) => answer.routers),
+      terminators: answers.flatMap((answer) => answer.terminators),
+      links: answers.flatMap((answer) => answer.links ?? []),
+    };
   }
 
   /** Every other member, connected or not: a request opens the channel it needs. */
@@ -163,6 +179,19 @@ export function summariesIn(answer: unknown): RouterSummary[] {
     name: typeof item.name === 'string' ? item.name : item.routerId,
     linkListeners: item.linkListeners,
   }));
+}
+
+/** A peer's routers' links, keeping only well-formed reports. */
+export function linkReportsIn(answer: unknown): RouterLinkReport[] {
+  const reports = (answer as { links?: unknown } | null)?.links;
+  if (!Array.isArray(reports)) return [];
+  const result: RouterLinkReport[] = [];
+  for (const item of reports) {
+    const routerId = (item as { routerId?: unknown } | null)?.routerId;
+    const links = readLinkReport((item as { links?: unknown } | null)?.links);
+    if (typeof routerId === 'string' && links !== undefined) result.push({ routerId, links });
+  }
+  return result;
 }
 
 /** A peer's terminators, keeping only well-formed entries (a controller from before terminators sends none). */

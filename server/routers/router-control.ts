@@ -21,6 +21,8 @@ import { defaultRouterChannelTiming } from './router-channel.ts';
 import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './router-hub.ts';
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
+import { CircuitService, type CircuitOutcome } from '../circuits/circuit-service.ts';
+import { ServiceAccessService } from '../edge/service-access-service.ts';
 
 export interface RouterControlTiming extends RouterHubTiming {
   readonly peerRequestTimeoutMs: number;
@@ -52,6 +54,8 @@ export interface RouterControlDeps {
   readonly metrics: Pick<ControllerMetrics, 'routerGauge'>;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** The control certificate chain and key: circuit routes are signed with them. */
+  readonly signing: { readonly certPem: string; readonly keyPem: string };
   readonly timing?: Partial<RouterControlTiming>;
 }
 
@@ -72,7 +76,8 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   const metricsSink = routerMetricsSink(deps.metrics, clock, timing);
   let presence: ClusterRouterPresence | undefined;
   const terminators = new TerminatorRegistry({ controllerId: deps.self.id, graceMs: timing.terminatorGraceMs });
-  const hub = new RouterHub({
+  let circuits: CircuitService | undefined;
+  const hub: RouterHub = new RouterHub({
     controllerId: deps.self.id,
     findRouter: (id) => store.table<EdgeRouter>(routerTables.edgeRouters).get(id),
     edgeModel: () => edgeModelOf(store),
@@ -81,6 +86,11 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     otherRouters: () => presence!.otherRouters(),
     announce: (event) => presence!.announce(event),
     metrics: metricsSink,
+    createCircuit: async (routerId: string, request: unknown): Promise<unknown> => {
+      const outcome: CircuitOutcome = await circuits!.create(routerId, request);
+      logCircuit(deps.logger, outcome);
+      return outcome.answer;
+    },
     logger: deps.logger,
     clock,
     timing,
@@ -91,7 +101,24 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     peers: () => deps.peers.peers().filter((peer) => members.some((member) => member.id === peer.id)),
     request: (id, body, timeoutMs) => deps.peers.request(id, body, timeoutMs),
   };
-  presence = new ClusterRouterPresence(deps.self.id, memberPeers, () => hub.summaries(), () => terminators.list(clock.now()), clock, { requestTimeoutMs: timing.peerRequestTimeoutMs, cacheMs: timing.presenceCacheMs });
+  presence = new ClusterRouterPresence(deps.self.id, memberPeers, () => hub.summaries(), () => terminators.list(clock.now()), () => hub.links(), clock, {
+    requestTimeoutMs: timing.peerRequestTimeoutMs,
+    cacheMs: timing.presenceCacheMs,
+  });
+  const clusterPresence: ClusterRouterPresence = presence;
+  circuits = new CircuitService({
+    controllerId: deps.self.id,
+    store,
+    access: new ServiceAccessService(store),
+    presence: {
+      terminators: () => clusterPresence.list(),
+      linkReports: () => clusterPresence.linkReports(),
+      connectedRouters: async () => new Set((await clusterPresence.connected()).keys()),
+    },
+    signing: deps.signing,
+    clock,
+    logger: deps.logger,
+  });
   deps.observeConfiguration((configuration) => {
     members = clusterMembers(configuration, deps.self);
     hub.setMembers(members);
@@ -104,13 +131,23 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     accept: (socket) => hub.accept(socket),
     handlesPeerRequest: isRouterPeerRequest,
     async handlePeerRequest(body) {
-      if (body.type === 'routers.connected') return { routers: hub.summaries(), terminators: terminators.list(clock.now()) };
+      if (body.type === 'routers.connected') return { routers: hub.summaries(), terminators: terminators.list(clock.now()), links: hub.links() };
       presence!.invalidate();
       hub.remoteEvent(body.event);
       return { ok: true };
     },
     close: () => hub.close(),
   };
+}
+
+/** One line per circuit decision: created at info (with its path), refused at warn (with the code). */
+function logCircuit(logger: Logger, outcome: CircuitOutcome): void {
+  const { routerId, service, answer, route } = outcome;
+  if ('refused' in answer) {
+    logger.warn('circuit refused', { routerId, service, code: answer.refused.code, reason: answer.refused.message });
+    return;
+  }
+  logger.info('circuit routed', { routerId, service, circuitId: route!.circuitId, path: route!.routers, terminatorId: route!.terminator.id });
 }
 
 /** Router metrics into the store, and a gauge on /metrics for every metric name a router has reported. */

@@ -19,6 +19,7 @@ import { edgeModelTables } from './edge-model-snapshot.ts';
 import { admitRouter, readHello } from './router-admission.ts';
 import { RouterChannel, type RouterChannelOwner, type RouterChannelTiming } from './router-channel.ts';
 import { readTerminatorCreate, readTerminatorRemove } from './terminator-messages.ts';
+import type { ReportedLink, RouterLinkReport } from '../circuits/circuit-paths.ts';
 import type { TerminatorRegistry } from './terminator-registry.ts';
 
 /** A router connected to some controller, as controllers tell each other. */
@@ -32,7 +33,9 @@ export type RouterEvent =
   | { readonly event: 'connected'; readonly router: RouterInfo }
   | { readonly event: 'disconnected'; readonly routerId: string }
   /** The router's terminators changed: the other controllers drop what they cached. */
-  | { readonly event: 'terminators'; readonly routerId: string };
+  | { readonly event: 'terminators'; readonly routerId: string }
+  /** The router's set of links changed (not merely their latencies): paths may go elsewhere. */
+  | { readonly event: 'links'; readonly routerId: string };
 
 export interface RouterMetricsSink {
   record(routerId: string, gauges: Readonly<Record<string, unknown>>): void;
@@ -57,6 +60,8 @@ export interface RouterHubDeps {
   /** Tells the other controllers; must not throw. */
   readonly announce: (event: RouterEvent) => void;
   readonly metrics: RouterMetricsSink;
+  /** A router's `circuit.create` request; the answer goes back as the response's value. */
+  readonly createCircuit: (routerId: string, request: unknown) => Promise<unknown>;
   readonly logger: Logger;
   readonly clock: Clock;
   readonly timing: RouterHubTiming;
@@ -66,6 +71,8 @@ export class RouterHub implements RouterChannelOwner {
   private readonly open = new Set<RouterChannel>();
   /** Welcomed channels by router id: the routers connected here. */
   private readonly connected = new Map<string, RouterChannel>();
+  /** Each connected router's last `router.links`. */
+  private readonly linkReports = new Map<string, RouterLinkReport>();
   private members: ControllerEndpoint[] = [];
   private modelTimer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -111,6 +118,11 @@ export class RouterHub implements RouterChannelOwner {
     return this.connected.has(routerId);
   }
 
+  /** The links of the routers connected here, as they last reported them. */
+  links(): RouterLinkReport[] {
+    return [...this.linkReports.values()].filter((report) => this.connected.has(report.routerId));
+  }
+
   /** The routers connected here now. */
   summaries(): RouterSummary[] {
     return [...this.connected.values()].map((channel) => {
@@ -149,7 +161,9 @@ export class RouterHub implements RouterChannelOwner {
         return;
       case 'hbAck':
       case 'res':
+        return;
       case 'router.links':
+        this.linksFrame(routerId, value);
         return;
       case 'req':
         this.answer(channel, value);
@@ -182,6 +196,7 @@ export class RouterHub implements RouterChannelOwner {
       return;
     }
     this.connected.delete(routerId);
+    this.linkReports.delete(routerId);
     this.deps.logger.info('router disconnected', { routerId, reason, remote: channel.remote });
     // A router that may no longer connect (deleted, disabled, re-enrolled) loses its terminators at once; any other
     // keeps them for the grace period, in case it is back at once.
@@ -245,7 +260,26 @@ export class RouterHub implements RouterChannelOwner {
     const op = (request.body as { op?: unknown } | undefined)?.op;
     if (op === 'ping') channel.send({ type: 'res', rid, ok: true });
     else if (op === 'edgeModel') channel.send({ type: 'res', rid, ok: true, value: this.deps.edgeModel() });
-    else channel.send({ type: 'res', rid, ok: false, error: `unknown request ${JSON.stringify(op ?? null)}` });
+    else if (op === 'circuit.create') {
+      const routerId = channel.hello!.routerId;
+      this.deps.createCircuit(routerId, request.body).then(
+        (value) => channel.send({ type: 'res', rid, ok: true, value }),
+        (error: unknown) => {
+          this.deps.logger.error('circuit request failed', { routerId, error: (error as Error).message });
+          channel.send({ type: 'res', rid, ok: false, error: 'the controller could not decide the circuit' });
+        },
+      );
+    } else channel.send({ type: 'res', rid, ok: false, error: `unknown request ${JSON.stringify(op ?? null)}` });
+  }
+
+  /** A router's links: kept for paths; a change of the set (not of latencies) is announced. */
+  private linksFrame(routerId: string, frame: { [key: string]: unknown }): void {
+    const links = readLinkReport(frame.links);
+    if (links === undefined) return this.deps.logger.warn('router links message refused', { routerId });
+    const before = this.linkReports.get(routerId);
+    this.linkReports.set(routerId, { routerId, links });
+    const ids = (report: RouterLinkReport | undefined) => (report?.links.map((link) => link.id).sort().join(',') ?? '');
+    if (ids(before) !== ids({ routerId, links })) this.deps.announce({ event: 'links', routerId });
   }
 
   /** A router row changed: a channel it no longer qualifies for is told why and closed. */
@@ -331,4 +365,17 @@ export class RouterHub implements RouterChannelOwner {
   private broadcast(frame: ControllerToRouter, except?: RouterChannel): void {
     for (const channel of this.connected.values()) if (channel !== except && !channel.ending) channel.send(frame);
   }
+}
+
+/** Links a router reported, when the message is well formed (at most 10,000 links). */
+export function readLinkReport(value: unknown): ReportedLink[] | undefined {
+  if (!Array.isArray(value) || value.length > 10_000) return undefined;
+  const links: ReportedLink[] = [];
+  for (const item of value) {
+    if (typeof item !== 'object' || item === null) return undefined;
+    const { id, destRouterId, latencyMs } = item as Record<string, unknown>;
+    if (typeof id !== 'string' || id.length === 0 || id.length > 512 || typeof destRouterId !== 'string' || destRouterId.length === 0 || destRouterId.length > 512) return undefined;
+    links.push({ id, destRouterId, latencyMs: typeof latencyMs === 'number' && Number.isFinite(latencyMs) ? latencyMs : null });
+  }
+  return links;
 }

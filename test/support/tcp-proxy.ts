@@ -12,7 +12,12 @@ export class TcpProxy {
   private readonly clients = new Map<Socket, Socket>();
   port = 0;
 
-  constructor(private readonly targetPort: number, private readonly targetHost = '127.0.0.1') {}
+  /** `delayMs`: every chunk is held that long each way (in order): a slow link for path-cost tests. */
+  constructor(
+    private readonly targetPort: number,
+    private readonly targetHost = '127.0.0.1',
+    private readonly delayMs = 0,
+  ) {}
 
   async start(port = 0): Promise<number> {
     const server = createServer((client) => {
@@ -28,8 +33,14 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => undefined);
       }
-      client.pipe(upstream);
-      upstream.pipe(client);
+      if (this.delayMs > 0) {
+        const relay = (from: Socket, to: Socket) => from.on('data', (chunk: Buffer) => setTimeout(() => to.destroyed || to.write(chunk), this.delayMs));
+        relay(client, upstream);
+        relay(upstream, client);
+      } else {
+        client.pipe(upstream);
+        upstream.pipe(client);
+      }
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestPki, type TestPki } from '../../router/links/link-test-support.ts';
+import { RouteSigner, RouteVerifier, type CircuitRoute } from './circuit-route.ts';
+
+let pki: TestPki;
+let other: TestPki;
+before(async () => {
+  pki = await createTestPki();
+  other = await createTestPki();
+});
+after(async () => {
+  await pki.dispose();
+  await other.dispose();
+});
+
+const route: CircuitRoute = {
+  circuitId: 'c1a2b3c4d5e6f7g8',
+  serviceId: 'svc',
+  serviceName: 'echo',
+  identityId: 'r1',
+  routers: ['r1', 'r2', 'r3'],
+  links: ['l1', 'l2'],
+  terminator: { id: 't1', routerId: 'r3', address: 'tcp:127.0.0.1:8080' },
+  controllerId: 'ctrl1',
+  issuedAt: Date.now(),
+};
+
+describe('signed circuit routes', () => {
+  it('a route signed by a controller of the CA verifies, and names its signer', async () => {
+    const tls = await pki.controllerTls('ctrl1');
+    const signed = new RouteSigner(tls.keyPem, tls.certPem).sign(route);
+    const verdict = new RouteVerifier(pki.caPem).verify(signed, Date.now());
+    assert.ok(verdict.ok, !verdict.ok ? verdict.reason : '');
+    assert.deepEqual(verdict.route, route);
+    assert.match(verdict.signer.subjectAltName ?? '', /controller\/ctrl1/);
+  });
+
+  it('refuses a changed text, a signature by another key, a signer of another CA and garbage', async () => {
+    const tls = await pki.controllerTls('ctrl1');
+    const signed = new RouteSigner(tls.keyPem, tls.certPem).sign(route);
+    const verifier = new RouteVerifier(pki.caPem);
+    const changed = { ...signed, text: signed.text.replace('tcp:127.0.0.1:8080', 'tcp:127.0.0.1:22') };
+    assert.deepEqual(verifier.verify(changed, Date.now()), { ok: false, reason: 'the route signature does not verify' });
+    const router = await pki.routerTls('r9');
+    const forged = new RouteSigner(router.keyPem, tls.certPem).sign(route);
+    assert.equal(verifier.verify(forged, Date.now()).ok, false, 'signed with a router key, claiming the controller certificate');
+    const foreign = await other.controllerTls('ctrl1');
+    const foreignSigned = new RouteSigner(foreign.keyPem, foreign.certPem).sign(route);
+    assert.deepEqual(verifier.verify(foreignSigned, Date.now()), { ok: false, reason: "the route signer does not chain to this router's CA" });
+    assert.equal(verifier.verify({ text: 1 }, Date.now()).ok, false);
+    assert.equal(verifier.verify(null, Date.now()).ok, false);
+    const bad = new RouteSigner(tls.keyPem, tls.certPem).sign({ ...route, links: ['l1'] });
+    assert.deepEqual(verifier.verify(bad, Date.now()), { ok: false, reason: 'the route is malformed: links' });
+    const expiredAt = Date.now() + 3 * 86_400_000;
+    assert.equal(verifier.verify(signed, expiredAt).ok, false, 'a signer past its validity');
+  });
+});

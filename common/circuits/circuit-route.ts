@@ -1,0 +1,165 @@
+// A circuit's route: what the controller decided for one connection (service, terminator, the routers and links in
+// between) and what every router on the path acts on. The controller signs the route's text with its control
+// certificate's key; the ingress router carries it hop by hop in the circuit's setup frame, and each router checks
+// the signature, that the signer is a controller of its network, and that it is on the path where the frame came
+// from, before it forwards a byte or dials anything. So a router can only ever build circuits a controller allowed:
+// a link peer cannot make another router dial its hosted services by inventing a setup.
+
+import { createPrivateKey, sign, verify, type KeyObject, type X509Certificate } from 'node:crypto';
+import { certificatesOfPem } from '../certificates/presented-certificate.ts';
+
+export interface CircuitRoute {
+  readonly circuitId: string;
+  readonly serviceId: string;
+  readonly serviceName: string;
+  /** The identity the circuit was dialed for (a tunneling router's own identity: its id). */
+  readonly identityId: string;
+  /** Router ids from the ingress router to the one hosting the terminator. */
+  readonly routers: readonly string[];
+  /** links[i] joins routers[i] and routers[i + 1]. */
+  readonly links: readonly string[];
+  readonly terminator: { readonly id: string; readonly routerId: string; readonly address: string };
+  readonly controllerId: string;
+  /** Unix ms when the controller issued it: a setup older than routeSetupWindowMs is refused. */
+  readonly issuedAt: number;
+}
+
+/** The route as it travels: its exact text, the signature over that text and the signer's certificate chain. */
+export interface SignedRoute {
+  readonly text: string;
+  /** base64 */
+  readonly signature: string;
+  /** The controller's certificate, then any intermediates (PEM). */
+  readonly signer: string;
+}
+
+/** How old a route may be when a router sets it up (generous: routers' and controllers' clocks differ). */
+export const routeSetupWindowMs = 5 * 60_000;
+
+export const circuitIdPattern = /^[A-Za-z0-9_-]{8,64}$/;
+
+export class RouteSigner {
+  private readonly key: KeyObject;
+
+  constructor(
+    keyPem: string,
+    private readonly certificateChainPem: string,
+  ) {
+    this.key = createPrivateKey(keyPem);
+  }
+
+  sign(route: CircuitRoute): SignedRoute {
+    const text = JSON.stringify(route);
+    return { text, signature: sign(digestFor(this.key), Buffer.from(text), this.key).toString('base64'), signer: this.certificateChainPem };
+  }
+}
+
+export type RouteVerdict = { readonly ok: true; readonly route: CircuitRoute; readonly signer: X509Certificate } | { readonly ok: false; readonly reason: string };
+
+/**
+ * Checks a signed route: the signer chains to `trusted` (the router's CA bundle) and is valid now, the signature is
+ * the signer's over the text, and the text is a well-formed route. Whether the signer is a controller (not some other
+ * certificate of the CA) is the caller's check. Chains already verified are remembered (a few per controller).
+ */
+export class RouteVerifier {
+  private readonly trusted: readonly X509Certificate[];
+  private readonly chains = new Map<string, { certificate: X509Certificate; key: KeyObject }>();
+
+  constructor(caPem: string) {
+    this.trusted = certificatesOfPem(caPem);
+  }
+
+  verify(signed: unknown, nowMs: number): RouteVerdict {
+    if (!isSignedRoute(signed)) return { ok: false, reason: 'the route is not a signed route' };
+    const signer = this.signerOf(signed.signer, nowMs);
+    if (!signer.ok) return signer;
+    let valid = false;
+    try {
+      valid = verify(digestFor(signer.key), Buffer.from(signed.text), signer.key, Buffer.from(signed.signature, 'base64'));
+    } catch {
+      valid = false;
+    }
+    if (!valid) return { ok: false, reason: 'the route signature does not verify' };
+    let route: unknown;
+    try {
+      route = JSON.parse(signed.text);
+    } catch {
+      return { ok: false, reason: 'the route is not JSON' };
+    }
+    const problem = routeProblem(route);
+    if (problem) return { ok: false, reason: `the route is malformed: ${problem}` };
+    return { ok: true, route: route as CircuitRoute, signer: signer.certificate };
+  }
+
+  private signerOf(chainPem: string, nowMs: number): { ok: true; certificate: X509Certificate; key: KeyObject } | { ok: false; reason: string } {
+    const known = this.chains.get(chainPem);
+    if (known && validAt(known.certificate, nowMs)) return { ok: true, ...known };
+    let chain: X509Certificate[];
+    try {
+      chain = certificatesOfPem(chainPem);
+    } catch {
+      return { ok: false, reason: 'the route signer is not a PEM certificate' };
+    }
+    const [leaf, ...intermediates] = chain;
+    if (!leaf || chain.length > 5) return { ok: false, reason: 'the route signer is not a certificate chain' };
+    if (!this.chainsToTrust(leaf, intermediates, nowMs)) return { ok: false, reason: 'the route signer does not chain to this router\'s CA' };
+    const entry = { certificate: leaf, key: leaf.publicKey };
+    if (this.chains.size >= 32) this.chains.clear();
+    this.chains.set(chainPem, entry);
+    return { ok: true, ...entry };
+  }
+
+  private chainsToTrust(leaf: X509Certificate, intermediates: readonly X509Certificate[], nowMs: number): boolean {
+    let current = leaf;
+    for (let depth = 0; depth < 6; depth++) {
+      if (!validAt(current, nowMs)) return false;
+      if (this.trusted.some((anchor) => issuedBy(current, anchor))) return true;
+      const next = intermediates.find((candidate) => candidate.ca && issuedBy(current, candidate));
+      if (!next) return false;
+      current = next;
+    }
+    return false;
+  }
+}
+
+function issuedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {
+  try {
+    return certificate.checkIssued(issuer) && certificate.verify(issuer.publicKey);
+  } catch {
+    return false;
+  }
+}
+
+function validAt(certificate: X509Certificate, nowMs: number): boolean {
+  return Date.parse(certificate.validFrom) <= nowMs && nowMs <= Date.parse(certificate.validTo);
+}
+
+/** RSA and EC keys sign a SHA-256 digest; Ed25519 signs the message itself. */
+function digestFor(key: KeyObject): string | null {
+  return key.asymmetricKeyType === 'ed25519' || key.asymmetricKeyType === 'ed448' ? null : 'sha256';
+}
+
+function isSignedRoute(value: unknown): value is SignedRoute {
+  if (typeof value !== 'object' || value === null) return false;
+  const { text, signature, signer } = value as Record<string, unknown>;
+  return typeof text === 'string' && text.length <= 64 * 1024 && typeof signature === 'string' && signature.length <= 4096 && typeof signer === 'string' && signer.length <= 64 * 1024;
+}
+
+/** What is wrong with a parsed route, or undefined when it is well formed. */
+export function routeProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return 'not an object';
+  const route = value as Record<string, unknown>;
+  const text = (key: string) => typeof route[key] === 'string' && (route[key] as string).length > 0 && (route[key] as string).length <= 512;
+  if (typeof route.circuitId !== 'string' || !circuitIdPattern.test(route.circuitId)) return 'circuitId';
+  for (const key of ['serviceId', 'serviceName', 'identityId', 'controllerId']) if (!text(key)) return key;
+  const routers = route.routers;
+  const links = route.links;
+  if (!Array.isArray(routers) || routers.length === 0 || routers.length > 64 || !routers.every((id) => typeof id === 'string' && id.length > 0)) return 'routers';
+  if (new Set(routers).size !== routers.length) return 'routers (a router twice)';
+  if (!Array.isArray(links) || links.length !== routers.length - 1 || !links.every((id) => typeof id === 'string' && id.length > 0)) return 'links';
+  const terminator = route.terminator as Record<string, unknown> | null;
+  if (typeof terminator !== 'object' || terminator === null) return 'terminator';
+  if (typeof terminator.id !== 'string' || typeof terminator.address !== 'string' || terminator.routerId !== routers[routers.length - 1]) return 'terminator';
+  if (typeof route.issuedAt !== 'number' || !Number.isFinite(route.issuedAt)) return 'issuedAt';
+  return undefined;
+}

@@ -1,0 +1,457 @@
+// The router's circuits: the forwarding table and both kinds of end. A connection accepted by a tunnel listener asks
+// the controller for a route (`circuit.create`), and the signed route is carried over the first link as `c.setup`;
+// every router on the path checks it (signed by a controller of its network, issued recently, this router at that
+// hop, the frame arriving over the link the route names), installs the circuit between its two links and passes the
+// setup on; the last router dials the terminator's address (only one it hosts for that service) and answers
+// `c.ready` back along the path, after which bytes flow both ways (circuit-end.ts: credit flow control, half-close).
+// A failed setup comes back as `c.fail` naming a router to avoid, and the ingress asks again (at most
+// `maxAttempts` routes). A link that closes ends every circuit over it at once: both ways the neighbours are told
+// (`c.close`) and the ends reset their connections; new circuits take paths around it.
+//
+// Timers, from the forwarder section: every `idleTxInterval` ms (0: never) a circuit silent for `idleCircuitTimeout`
+// ms is confirmed with its neighbours (`c.confirm`); one not confirmed within `xgressCloseCheckInterval` ms is
+// un-routed. Egress dials go through the xgress dial queue (egress-dialer.ts).
+import { performance } from 'node:perf_hooks';
+import type { Socket } from 'node:net';
+import { RouteVerifier, routeSetupWindowMs, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
+import { DataFrame } from '../../common/framing/frame-codec.ts';
+import type { Logger } from '../../common/log/logger.ts';
+import type { Clock } from '../../common/time/clock.ts';
+import type { ForwarderConfig } from '../config/router-config.ts';
+import type { CircuitLink, LinkManagerApi } from '../links/link-manager-api.ts';
+import { verifyControllerCertificate, type ControllerTrust } from '../run/controller-identity.ts';
+import { CircuitEnd, defaultWindowBytes, type EndOutput } from './circuit-end.ts';
+import { readCircuitFrame, type CircuitFrame, type FailFrame, type SetupFrame } from './circuit-frames.ts';
+import { EgressDialer } from './egress-dialer.ts';
+
+type Side = { readonly kind: 'link'; readonly link: CircuitLink } | { readonly kind: 'end'; end: CircuitEnd | undefined };
+
+type SetupResult = { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly avoid?: string };
+
+interface Circuit {
+  readonly id: string;
+  readonly route: CircuitRoute;
+  /** [toward the ingress, toward the egress] */
+  readonly sides: [Side, Side];
+  state: 'setup' | 'up';
+  readonly createdAt: number;
+  lastActivity: number;
+  confirmSentAt: number | undefined;
+  /** The ingress's wait for `c.ready` / `c.fail`. */
+  pending: ((result: SetupResult) => void) | undefined;
+}
+
+export interface ForwarderTiming {
+  /** How long a circuit may take from setup to ready (10 s). */
+  readonly setupTimeoutMs: number;
+  /** How long an egress dial may take (5 s). */
+  readonly dialTimeoutMs: number;
+  readonly windowBytes: number;
+  /** Routes an ingress tries for one connection (3). */
+  readonly maxAttempts: number;
+}
+
+export const defaultForwarderTiming: ForwarderTiming = { setupTimeoutMs: 10_000, dialTimeoutMs: 5_000, windowBytes: defaultWindowBytes, maxAttempts: 3 };
+
+export interface ForwarderDeps {
+  readonly routerId: string;
+  readonly links: Pick<LinkManagerApi, 'linkById' | 'onCircuitFrame' | 'onLinkClosed'>;
+  /** identity.ca: route signers must chain to it. */
+  readonly caPem: string;
+  /** Which signers are controllers (the control channel's rule). */
+  readonly controllerTrust: ControllerTrust;
+  /** serviceId → address this router hosts now (terminator-sync.ts). */
+  readonly hosted: () => ReadonlyMap<string, string>;
+  /** `circuit.create` on the control channel. */
+  readonly requestCircuit: (service: string, avoidRouters: readonly string[]) => Promise<unknown>;
+  readonly config: ForwarderConfig;
+  readonly timing?: Partial<ForwarderTiming>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface ForwarderStats {
+  readonly circuits: number;
+  readonly created: number;
+  readonly failed: number;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+export class Forwarder {
+  private readonly circuits = new Map<string, Circuit>();
+  private readonly verifier: RouteVerifier;
+  private readonly dialer: EgressDialer;
+  private readonly timing: ForwarderTiming;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+  private counts = { created: 0, failed: 0, bytesIn: 0, bytesOut: 0 };
+
+  constructor(private readonly deps: ForwarderDeps) {
+    this.timing = { ...defaultForwarderTiming, ...(deps.timing ?? {}) };
+    this.verifier = new RouteVerifier(deps.caPem);
+    const { config } = deps;
+    this.dialer = new EgressDialer({
+      queueLength: config.xgressDialQueueLength,
+      workers: config.xgressDialWorkerCount,
+      dwellMs: config.xgressDialDwellTime,
+      timeoutMs: this.timing.dialTimeoutMs,
+    });
+    deps.links.onCircuitFrame((link, frame) => this.linkFrame(link, frame));
+    deps.links.onLinkClosed((link) => this.linkClosed(link));
+  }
+
+  start(): void {
+    this.timers.push(setInterval(() => this.sweepSetups(), 1000));
+    if (this.deps.config.idleTxInterval > 0) this.timers.push(setInterval(() => this.sweepIdle(), this.deps.config.idleTxInterval));
+    for (const timer of this.timers) timer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    this.dialer.stop();
+    for (const circuit of [...this.circuits.values()]) this.teardown(circuit, undefined, 'router stopping', false);
+  }
+
+  stats(): ForwarderStats {
+    return { circuits: this.circuits.size, ...this.counts };
+  }
+
+  /** A connection for `service` arrived at a tunnel listener (accepted paused): route it, or close it. */
+  async dial(service: string, socket: Socket, listener: string): Promise<void> {
+    const avoid: string[] = [];
+    socket.on('error', () => undefined);
+    for (let attempt = 1; attempt <= this.timing.maxAttempts; attempt++) {
+      if (this.stopped || socket.destroyed) return;
+      let answer: unknown;
+      try {
+        answer = await this.deps.requestCircuit(service, avoid);
+      } catch (error) {
+        this.refused(socket, service, listener, 'CONTROLLER_UNAVAILABLE', (error as Error).message);
+        return;
+      }
+      const refused = (answer as { refused?: { code?: unknown; message?: unknown } } | null)?.refused;
+      if (refused) {
+        this.refused(socket, service, listener, String(refused.code), String(refused.message));
+        return;
+      }
+      const signed = (answer as { route?: unknown } | null)?.route;
+      const verdict = this.verify(signed);
+      if (!verdict.ok) {
+        this.refused(socket, service, listener, 'INVALID_ROUTE', verdict.reason);
+        return;
+      }
+      const result = await this.build(verdict.route, signed as SignedRoute, socket);
+      if (result.ok) return;
+      this.counts.failed++;
+      this.deps.logger.warn('circuit setup failed', { circuitId: verdict.route.circuitId, service, attempt, reason: result.reason, ...(result.avoid ? { avoid: result.avoid } : {}) });
+      if (!result.avoid || avoid.includes(result.avoid)) break;
+      avoid.push(result.avoid);
+    }
+    socket.destroy();
+  }
+
+  // ---- ingress ------------------------------------------------------------------------------------------------
+
+  private async build(route: CircuitRoute, signed: SignedRoute, socket: Socket): Promise<SetupResult> {
+    if (route.routers[0] !== this.deps.routerId) return { ok: false, reason: 'the route does not start at this router' };
+    if (this.circuits.has(route.circuitId)) return { ok: false, reason: 'circuit id already in use' };
+    if (route.routers.length === 1) return this.buildLocal(route, socket);
+    const next = this.deps.links.linkById(route.links[0]!);
+    if (!next || next.destRouterId !== route.routers[1]) return { ok: false, reason: `link ${route.links[0]} to router ${route.routers[1]} is gone`, avoid: route.routers[1]! };
+    const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'link', link: next }]);
+    const result = await new Promise<SetupResult>((resolve) => {
+      circuit.pending = resolve;
+      next.send({ type: 'c.setup', circuitId: route.circuitId, route: signed, hop: 1 } satisfies SetupFrame);
+    });
+    circuit.pending = undefined;
+    if (!result.ok) return result;
+    if (socket.destroyed || this.circuits.get(route.circuitId) !== circuit) {
+      this.teardown(circuit, 0, 'the client went away during setup', false);
+      return { ok: true };
+    }
+    this.attach(circuit, 0, socket);
+    this.created(circuit);
+    return { ok: true };
+  }
+
+  /** The terminator is on this router: both ends here, no link. */
+  private async buildLocal(route: CircuitRoute, socket: Socket): Promise<SetupResult> {
+    const problem = this.hostingProblem(route);
+    if (problem) return { ok: false, reason: problem, avoid: this.deps.routerId };
+    const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'end', end: undefined }]);
+    let server: Socket;
+    try {
+      server = await this.dialer.dial(route.terminator.address);
+    } catch (error) {
+      this.circuits.delete(circuit.id);
+      return { ok: false, reason: (error as Error).message, avoid: this.deps.routerId };
+    }
+    if (socket.destroyed || this.circuits.get(circuit.id) !== circuit) {
+      server.destroy();
+      this.circuits.delete(circuit.id);
+      return { ok: true };
+    }
+    this.attach(circuit, 1, server);
+    this.attach(circuit, 0, socket);
+    this.created(circuit);
+    return { ok: true };
+  }
+
+  private created(circuit: Circuit): void {
+    circuit.state = 'up';
+    this.counts.created++;
+    this.deps.logger.info('circuit created', { circuitId: circuit.id, service: circuit.route.serviceName, path: circuit.route.routers, terminatorId: circuit.route.terminator.id });
+  }
+
+  private refused(socket: Socket, service: string, listener: string, code: string, reason: string): void {
+    this.counts.failed++;
+    this.deps.logger.warn('circuit refused', { service, listener, code, reason });
+    socket.destroy();
+  }
+
+  // ---- link frames ------------------------------------------------------------------------------------------
+
+  private linkFrame(link: CircuitLink, value: unknown): void {
+    if (value instanceof DataFrame) {
+      const circuit = this.circuits.get(value.circuitId);
+      const from = circuit ? sideOf(circuit, link) : undefined;
+      if (circuit === undefined || from === undefined || circuit.state !== 'up') return;
+      circuit.lastActivity = performance.now();
+      this.forward(circuit, from, { kind: 'data', data: value.data });
+      return;
+    }
+    const frame = readCircuitFrame(value);
+    if (!frame) return;
+    if (frame.type === 'c.setup') return this.setup(link, frame);
+    const circuit = this.circuits.get(frame.circuitId);
+    const from = circuit ? sideOf(circuit, link) : undefined;
+    if (circuit === undefined || from === undefined) {
+      // Only a confirmation is answered: the asker un-routes what nobody here routes.
+      if (frame.type === 'c.confirm') link.send({ type: 'c.close', circuitId: frame.circuitId, graceful: false, reason: 'unknown circuit' }, 'ack');
+      return;
+    }
+    this.circuitFrame(circuit, from, frame, link);
+  }
+
+  private circuitFrame(circuit: Circuit, from: 0 | 1, frame: CircuitFrame, link: CircuitLink): void {
+    switch (frame.type) {
+      case 'c.ready':
+        if (from !== 1 || circuit.state !== 'setup') return;
+        if (circuit.pending) return circuit.pending({ ok: true });
+        circuit.state = 'up';
+        return this.sendToward(circuit, 0, { type: 'c.ready', circuitId: circuit.id });
+      case 'c.fail':
+        if (from !== 1 || circuit.state !== 'setup') return;
+        this.circuits.delete(circuit.id);
+        if (circuit.pending) return circuit.pending({ ok: false, reason: frame.reason, ...(frame.avoid ? { avoid: frame.avoid } : {}) });
+        return this.sendToward(circuit, 0, frame);
+      case 'c.ack':
+        return this.forward(circuit, from, { kind: 'ack', bytes: frame.bytes });
+      case 'c.fin':
+        return this.forward(circuit, from, { kind: 'fin' });
+      case 'c.close':
+        return this.teardown(circuit, from, frame.reason, frame.graceful);
+      case 'c.confirm':
+        return link.send({ type: 'c.confirmed', circuitId: circuit.id }, 'ack');
+      case 'c.confirmed':
+        circuit.lastActivity = performance.now();
+        circuit.confirmSentAt = undefined;
+        return;
+    }
+  }
+
+  /** Something from side `from` goes to the other side: over its link, or into its end. */
+  private forward(circuit: Circuit, from: 0 | 1, output: EndOutput): void {
+    const to = from === 0 ? 1 : 0;
+    const side = circuit.sides[to];
+    if (output.kind === 'close') return this.teardown(circuit, from, output.reason, output.graceful);
+    if (side.kind === 'link') {
+      if (output.kind === 'data') side.link.sendData(circuit.id, output.data);
+      else if (output.kind === 'ack') side.link.send({ type: 'c.ack', circuitId: circuit.id, bytes: output.bytes }, 'ack');
+      else side.link.send({ type: 'c.fin', circuitId: circuit.id });
+      return;
+    }
+    const end = side.end;
+    if (!end) return;
+    if (output.kind === 'data') end.deliver(output.data);
+    else if (output.kind === 'ack') end.acknowledged(output.bytes);
+    else end.finished();
+  }
+
+  // ---- setup at the other routers of the path ----------------------------------------------------------------
+
+  private setup(link: CircuitLink, frame: SetupFrame): void {
+    const fail = (reason: string, avoid?: string) => {
+      this.deps.logger.warn('circuit setup refused', { circuitId: frame.circuitId, from: link.destRouterId, reason });
+      link.send({ type: 'c.fail', circuitId: frame.circuitId, reason, ...(avoid ? { avoid } : {}) } satisfies FailFrame);
+    };
+    const verdict = this.verify(frame.route);
+    if (!verdict.ok) return fail(verdict.reason);
+    const { route } = verdict;
+    const { hop } = frame;
+    if (route.circuitId !== frame.circuitId) return fail('the setup names another circuit than its route');
+    if (route.routers[hop] !== this.deps.routerId) return fail(`this router is not hop ${hop} of the route`);
+    if (route.links[hop - 1] !== link.id || link.destRouterId !== route.routers[hop - 1]) return fail('the setup came over a link the route does not name');
+    if (this.circuits.has(route.circuitId)) return fail('circuit id already in use');
+    const last = route.routers.length - 1;
+    if (hop < last) {
+      const next = this.deps.links.linkById(route.links[hop]!);
+      if (!next || next.destRouterId !== route.routers[hop + 1]) return fail(`link ${route.links[hop]} to router ${route.routers[hop + 1]} is gone`, route.routers[hop + 1]);
+      this.install(route, [{ kind: 'link', link }, { kind: 'link', link: next }]);
+      next.send({ type: 'c.setup', circuitId: route.circuitId, route: frame.route, hop: hop + 1 } satisfies SetupFrame);
+      return;
+    }
+    const problem = this.hostingProblem(route);
+    if (problem) return fail(problem, this.deps.routerId);
+    const circuit = this.install(route, [{ kind: 'link', link }, { kind: 'end', end: undefined }]);
+    this.dialer.dial(route.terminator.address).then(
+      (socket) => {
+        if (this.circuits.get(circuit.id) !== circuit || link.closed) {
+          socket.destroy();
+          return;
+        }
+        this.attach(circuit, 1, socket);
+        circuit.state = 'up';
+        link.send({ type: 'c.ready', circuitId: circuit.id });
+        this.counts.created++;
+        this.deps.logger.info('circuit terminated here', { circuitId: circuit.id, service: route.serviceName, address: route.terminator.address });
+      },
+      (error: Error) => {
+        if (this.circuits.get(circuit.id) !== circuit) return;
+        this.circuits.delete(circuit.id);
+        this.counts.failed++;
+        fail(error.message, this.deps.routerId);
+      },
+    );
+  }
+
+  private verify(signed: unknown): { ok: true; route: CircuitRoute } | { ok: false; reason: string } {
+    const now = this.deps.clock.now();
+    const verdict = this.verifier.verify(signed, now);
+    if (!verdict.ok) return verdict;
+    const controller = verifyControllerCertificate(verdict.signer, this.deps.controllerTrust);
+    if (!controller.ok) return { ok: false, reason: `the route was not signed by a controller: ${controller.reason}` };
+    if (Math.abs(now - verdict.route.issuedAt) > routeSetupWindowMs) return { ok: false, reason: 'the route is too old (or from the future)' };
+    return { ok: true, route: verdict.route };
+  }
+
+  /** Why this router cannot be the route's egress, or undefined when it can. */
+  private hostingProblem(route: CircuitRoute): string | undefined {
+    if (route.terminator.routerId !== this.deps.routerId) return 'the terminator is not on this router';
+    if (this.deps.hosted().get(route.serviceId) !== route.terminator.address) return `this router does not host ${route.serviceName} at ${route.terminator.address}`;
+    return undefined;
+  }
+
+  // ---- the table ----------------------------------------------------------------------------------------------
+
+  private install(route: CircuitRoute, sides: [Side, Side]): Circuit {
+    const now = performance.now();
+    const circuit: Circuit = { id: route.circuitId, route, sides, state: 'setup', createdAt: now, lastActivity: now, confirmSentAt: undefined, pending: undefined };
+    this.circuits.set(circuit.id, circuit);
+    return circuit;
+  }
+
+  private attach(circuit: Circuit, index: 0 | 1, socket: Socket): void {
+    const side = circuit.sides[index];
+    if (side.kind !== 'end') throw new Error('not an end');
+    const end = new CircuitEnd(
+      socket,
+      (output) => {
+        if (output.kind === 'data') {
+          circuit.lastActivity = performance.now();
+          this.counts.bytesIn += output.data.length;
+        }
+        this.forward(circuit, index, output);
+      },
+      this.timing.windowBytes,
+    );
+    side.end = end;
+    end.start();
+  }
+
+  /**
+   * The circuit ends: gone from the table, and the sides other than `from` are told (a link by `c.close`, an end by
+   * closing its connection). `from` undefined: every side.
+   */
+  private teardown(circuit: Circuit, from: 0 | 1 | undefined, reason: string, graceful: boolean): void {
+    if (this.circuits.get(circuit.id) !== circuit) return;
+    this.circuits.delete(circuit.id);
+    if (circuit.pending) {
+      circuit.pending({ ok: false, reason });
+      return;
+    }
+    for (const index of [0, 1] as const) {
+      if (index === from) continue;
+      const side = circuit.sides[index];
+      if (side.kind === 'link') {
+        if (circuit.state === 'setup' && index === 0) side.link.send({ type: 'c.fail', circuitId: circuit.id, reason } satisfies FailFrame);
+        else side.link.send({ type: 'c.close', circuitId: circuit.id, graceful, reason });
+      } else if (side.end) {
+        this.counts.bytesOut += side.end.bytesOut;
+        side.end.close(graceful);
+      }
+    }
+    if (circuit.state === 'up') this.deps.logger.info('circuit closed', { circuitId: circuit.id, service: circuit.route.serviceName, graceful, reason });
+  }
+
+  private sendToward(circuit: Circuit, index: 0 | 1, frame: CircuitFrame): void {
+    const side = circuit.sides[index];
+    if (side.kind === 'link') side.link.send({ ...frame });
+  }
+
+  private linkClosed(link: CircuitLink): void {
+    for (const circuit of [...this.circuits.values()]) {
+      const from = sideOf(circuit, link);
+      if (from === undefined) continue;
+      const reason = `link ${link.id} to router ${link.destRouterId} closed`;
+      if (circuit.pending) {
+        this.circuits.delete(circuit.id);
+        circuit.pending({ ok: false, reason, avoid: link.destRouterId });
+        continue;
+      }
+      this.teardown(circuit, from, reason, false);
+    }
+  }
+
+  private sweepSetups(): void {
+    const now = performance.now();
+    for (const circuit of [...this.circuits.values()]) {
+      if (circuit.state !== 'setup' || now - circuit.createdAt < this.timing.setupTimeoutMs) continue;
+      const reason = `no answer to the setup within ${this.timing.setupTimeoutMs}ms`;
+      const next = circuit.sides[1];
+      if (circuit.pending) {
+        this.circuits.delete(circuit.id);
+        circuit.pending({ ok: false, reason, ...(next.kind === 'link' ? { avoid: next.link.destRouterId } : {}) });
+        if (next.kind === 'link') next.link.send({ type: 'c.close', circuitId: circuit.id, graceful: false, reason });
+        continue;
+      }
+      this.teardown(circuit, undefined, reason, false);
+    }
+  }
+
+  private sweepIdle(): void {
+    const now = performance.now();
+    const { idleCircuitTimeout, xgressCloseCheckInterval } = this.deps.config;
+    for (const circuit of [...this.circuits.values()]) {
+      if (circuit.state !== 'up' || now - circuit.lastActivity < idleCircuitTimeout) continue;
+      const links = circuit.sides.filter((side): side is Extract<Side, { kind: 'link' }> => side.kind === 'link');
+      if (links.length === 0) continue;
+      if (circuit.confirmSentAt === undefined) {
+        circuit.confirmSentAt = now;
+        for (const side of links) side.link.send({ type: 'c.confirm', circuitId: circuit.id }, 'ack');
+      } else if (now - circuit.confirmSentAt >= xgressCloseCheckInterval) {
+        this.deps.logger.info('idle circuit un-routed: not confirmed', { circuitId: circuit.id, idleMs: Math.round(now - circuit.lastActivity) });
+        this.teardown(circuit, undefined, 'idle circuit not confirmed', false);
+      }
+    }
+  }
+}
+
+function sideOf(circuit: Circuit, link: CircuitLink): 0 | 1 | undefined {
+  const [upstream, downstream] = circuit.sides;
+  if (upstream.kind === 'link' && upstream.link.id === link.id) return 0;
+  if (downstream.kind === 'link' && downstream.link.id === link.id) return 1;
+  return undefined;
+}

@@ -1,0 +1,77 @@
+// Whether a router may have a circuit for a service, and where it goes: the controller's decision for one
+// `circuit.create`. The dialing identity is the tunneling router itself (a tunneler-enabled edge router, its id and
+// role attributes, as for hosting). It needs a Dial service policy for the service whose posture checks pass (as
+// a service session does: posture-evaluation.ts); then, among the service's terminators, the best precedence that
+// any path reaches wins, and within it the lowest terminator cost plus path cost (ties: the lower terminator id).
+// Pure: rows, terminators and the link graph in, a decision out.
+import type { CircuitRefusalCode } from '../../common/control-channel/control-messages.ts';
+import type { TerminatorRecord } from '../edge/terminator-directory.ts';
+import { decideSession, type PostureState } from '../edge/posture-evaluation.ts';
+import type { ServiceAccess } from '../edge/service-access.ts';
+import { cheapestPath, type CircuitPath, linkGraph } from './circuit-paths.ts';
+
+export type CircuitPlan =
+  | { readonly ok: true; readonly terminator: TerminatorRecord; readonly path: CircuitPath }
+  | { readonly ok: false; readonly code: CircuitRefusalCode; readonly message: string };
+
+export interface PlanInput {
+  readonly routerId: string;
+  /** The ingress router's row (undefined when deleted meanwhile). */
+  readonly router: { readonly isTunnelerEnabled: boolean } | undefined;
+  /** The service as the request named it, and what the router's identity may do with it (undefined: no policy). */
+  readonly service: { readonly id: string; readonly name: string } | undefined;
+  readonly access: ServiceAccess | undefined;
+  /** A router has no API session: it never answered an MFA challenge. */
+  readonly posture: PostureState;
+  readonly terminators: readonly TerminatorRecord[];
+  readonly graph: ReturnType<typeof linkGraph>;
+  /** Routers a failed setup of this connection could not get through. */
+  readonly avoidRouters: ReadonlySet<string>;
+  readonly nowMs: number;
+}
+
+const precedenceRank = { required: 0, default: 1, failed: 2 } as const;
+
+export function planCircuit(input: PlanInput): CircuitPlan {
+  const { service } = input;
+  if (!input.router) return refuse('NOT_TUNNELER', `router ${input.routerId} is not an edge router`);
+  if (!input.router.isTunnelerEnabled) return refuse('NOT_TUNNELER', `router ${input.routerId} is not tunneler-enabled, so it has no identity to dial services with`);
+  if (!service) return refuse('SERVICE_NOT_FOUND', 'no such service');
+  const decision = decideSession(input.access, 'Dial', input.posture, input.nowMs);
+  if (!decision.allowed) {
+    if (decision.reason === 'posture') {
+      const failing = decision.failing.flatMap((grant) => grant.checks.filter((check) => !check.isPassing).map((check) => `${check.check.name} (${check.check.typeId})`));
+      return refuse('INVALID_POSTURE', `the router's identity fails the posture checks of every policy granting Dial on ${service.name}: ${[...new Set(failing)].join(', ')}`);
+    }
+    return refuse('NO_DIAL_POLICY', `no service policy lets router ${input.routerId} Dial ${service.name}`);
+  }
+  const candidates = input.terminators.filter((terminator) => terminator.serviceId === service.id);
+  if (candidates.length === 0) return refuse('NO_TERMINATORS', `service ${service.name} has no terminators: no router hosts it now`);
+  let best: { terminator: TerminatorRecord; path: CircuitPath; rank: number; cost: number } | undefined;
+  for (const terminator of candidates) {
+    if (input.avoidRouters.has(terminator.routerId) && terminator.routerId !== input.routerId) continue;
+    const graph = input.avoidRouters.size === 0 ? input.graph : withoutRouters(input.graph, input.avoidRouters, input.routerId);
+    const path = cheapestPath(graph, input.routerId, terminator.routerId);
+    if (!path) continue;
+    const rank = precedenceRank[terminator.precedence];
+    const cost = path.cost + terminator.cost;
+    if (!best || rank < best.rank || (rank === best.rank && (cost < best.cost || (cost === best.cost && terminator.id < best.terminator.id)))) {
+      best = { terminator, path, rank, cost };
+    }
+  }
+  if (!best) return refuse('NO_PATH', `no path of links from router ${input.routerId} reaches a router hosting ${service.name} (${[...new Set(candidates.map((t) => t.routerId))].join(', ')})`);
+  return { ok: true, terminator: best.terminator, path: best.path };
+}
+
+function withoutRouters(graph: ReturnType<typeof linkGraph>, avoid: ReadonlySet<string>, keep: string): ReturnType<typeof linkGraph> {
+  const trimmed: ReturnType<typeof linkGraph> = new Map();
+  for (const [from, edges] of graph) {
+    if (avoid.has(from) && from !== keep) continue;
+    trimmed.set(from, edges.filter((edge) => !avoid.has(edge.to) || edge.to === keep));
+  }
+  return trimmed;
+}
+
+function refuse(code: CircuitRefusalCode, message: string): CircuitPlan {
+  return { ok: false, code, message };
+}

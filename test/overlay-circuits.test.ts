@@ -1,0 +1,296 @@
+// The overlay carries traffic, across real processes: three controllers in a cluster and three routers run as an
+// operator runs them (`./edgeward router enroll`, `./edgeward router run`). Router 1 has a proxy-mode tunnel
+// listener per service, router 3 hosts the services (host mode) in front of servers on this host, router 2 sits
+// between them. Links: r1 → r2 → r3, and a slow direct r1 → r3 (through a proxy that delays every chunk), so paths
+// go through r2 until the r2 → r3 link is cut.
+//
+// Shown here as a user sees it: curl through router 1's proxy port reaches the HTTP server behind router 3; 50 MB
+// goes up and comes back intact; a half-closed connection still gets its answer; a service router 1 may not Dial is
+// refused (the connection closes with nothing), as is one whose Dial policy has an MFA posture check; cutting the
+// middle link moves new circuits to the direct link; killing the hosting router removes its terminators everywhere.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { startEchoServer, type EchoServer } from '../server/demo/echo-server.ts';
+import { threeControllerCluster, until } from './support/cluster-helpers.ts';
+import type { ControllerFixture } from './support/controller-fixture.ts';
+import { freePort } from './support/free-port.ts';
+import { RouterRun, runEdgeward } from './support/router-fixture.ts';
+import { TcpProxy } from './support/tcp-proxy.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'edgeward-circuits-'));
+let nodes: ControllerFixture[] = [];
+let admin: Record<string, string>;
+let echo: EchoServer;
+let tcpEcho: Server;
+let tcpEchoPort: number;
+const proxies: TcpProxy[] = [];
+let midProxy: TcpProxy;
+const routers: Record<'r1' | 'r2' | 'r3', { id: string; dir: string; config: string; run?: RouterRun }> = {} as never;
+const ports = { echo: 0, tcpEcho: 0, noDial: 0, mfa: 0 };
+
+const mgmt = (path: string) => `${nodes[0]!.managementApi}${path}`;
+
+async function post(path: string, body: Record<string, unknown>): Promise<string> {
+  const response = await nodes[0]!.http.post(mgmt(path), { headers: admin, body });
+  assert.equal(response.status, 201, response.text);
+  return response.json.data.id as string;
+}
+
+function linkSection(listeners: Array<{ bind: number; advertise: number; groups: string[] }>, dialGroups: string[]): string {
+  const lines = ['link:'];
+  if (listeners.length > 0) {
+    lines.push('  listeners:');
+    for (const listener of listeners) {
+      lines.push(`    - {binding: transport, bind: "tls:127.0.0.1:${listener.bind}", advertise: "tls:127.0.0.1:${listener.advertise}", groups: [${listener.groups.join(', ')}]}`);
+    }
+  }
+  if (dialGroups.length > 0) {
+    lines.push('  dialers:');
+    lines.push(`    - binding: transport`);
+    lines.push(`      groups: [${dialGroups.join(', ')}]`);
+    lines.push('      healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 200ms, maxRetryInterval: 1s}');
+  }
+  return lines.join('\n');
+}
+
+async function writeRouter(name: 'r1' | 'r2' | 'r3', tunnel: string, link: string, endpoint: string): Promise<void> {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  const config = join(dir, 'router.yml');
+  const edgePort = await freePort();
+  const listeners = [`  - binding: edge\n    address: tls:127.0.0.1:${edgePort}\n    options: {advertise: 127.0.0.1:${edgePort}}`, ...(tunnel ? [tunnel] : [])];
+  writeFileSync(
+    config,
+    `v: 3
+identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
+ctrl:
+  endpoint: ${endpoint}
+  heartbeats: {sendInterval: 1s, checkInterval: 200ms, closeUnresponsiveTimeout: 4s}
+edge:
+  csr:
+    sans: {dns: [localhost], ip: [127.0.0.1]}
+forwarder:
+  latencyProbeInterval: 300
+listeners:
+${listeners.join('\n')}
+dialers:
+  - binding: transport
+${link}
+`,
+  );
+  const id = await post('/edge-routers', { name, isTunnelerEnabled: true, roleAttributes: [name === 'r1' ? 'clients' : 'hosts'] });
+  const detail = await nodes[0]!.http.get(mgmt(`/edge-routers/${id}`), { headers: admin });
+  writeFileSync(join(dir, 'enroll.jwt'), detail.json.data.enrollmentJwt);
+  const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
+  assert.equal(enrolled.code, 0, enrolled.stderr);
+  routers[name] = { id, dir, config };
+}
+
+/** An HTTP request through a proxy port; the body's SHA-256 and length, streamed (so 50 MB costs little). */
+function httpThrough(port: number, method: string, path: string, body?: Buffer): Promise<{ status: number; text: string; sha256: string; length: number }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, agent: false, headers: body ? { 'content-length': body.length } : {} }, (response) => {
+      const hash = createHash('sha256');
+      let length = 0;
+      const head: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => {
+        hash.update(chunk);
+        if (length < 4096) head.push(chunk);
+        length += chunk.length;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(head).toString('utf8').slice(0, 4096), sha256: hash.digest('hex'), length }));
+      response.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(120_000, () => req.destroy(new Error('timed out')));
+    req.end(body);
+  });
+}
+
+/** A raw connection: what comes back before the connection ends (empty when it is closed at once). */
+function rawExchange(port: number, payload: Buffer, halfClose: boolean, timeoutMs = 20_000): Promise<{ received: Buffer; ended: 'end' | 'reset' }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no end within ${timeoutMs} ms (received ${Buffer.concat(chunks).length} bytes)`));
+    }, timeoutMs);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => {
+      clearTimeout(timer);
+      socket.end();
+      resolve({ received: Buffer.concat(chunks), ended: 'end' });
+    });
+    socket.on('error', () => {
+      clearTimeout(timer);
+      resolve({ received: Buffer.concat(chunks), ended: 'reset' });
+    });
+    socket.on('connect', () => {
+      socket.write(payload);
+      if (halfClose) socket.end();
+    });
+  });
+}
+
+const circuitCreated = (line: Record<string, unknown>) => line.msg === 'circuit created';
+
+before(async () => {
+  nodes = await threeControllerCluster(join(root, 'pki'));
+  admin = { 'zt-session': await nodes[0]!.adminToken() };
+  echo = await startEchoServer();
+  // A TCP echo that answers only once the client half-closes: what it received, reversed, then it ends.
+  tcpEcho = createServer({ allowHalfOpen: true }, (socket) => {
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => socket.end(Buffer.from(Buffer.concat(chunks).toString('utf8').split('').reverse().join(''))));
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => tcpEcho.listen(0, '127.0.0.1', () => resolve()));
+  tcpEchoPort = (tcpEcho.address() as { port: number }).port;
+
+  for (const key of Object.keys(ports) as Array<keyof typeof ports>) ports[key] = await freePort();
+  const [r2Link, r3Mid, r3Slow] = [await freePort(), await freePort(), await freePort()];
+  midProxy = new TcpProxy(r3Mid);
+  const slowProxy = new TcpProxy(r3Slow, '127.0.0.1', 25);
+  proxies.push(midProxy, slowProxy);
+  const [midPort, slowPort] = [await midProxy.start(), await slowProxy.start()];
+
+  const proxyServices = [`demo-echo:${ports.echo}`, `tcp-echo:${ports.tcpEcho}`, `no-dial:${ports.noDial}`, `mfa-echo:${ports.mfa}`];
+  await writeRouter('r1', `  - binding: tunnel\n    options: {mode: proxy, services: [${proxyServices.join(', ')}]}`, linkSection([], ['front', 'slow']), nodes[0]!.ctrlAddress);
+  await writeRouter('r2', '', linkSection([{ bind: r2Link, advertise: r2Link, groups: ['front'] }], ['mid']), nodes[1]!.ctrlAddress);
+  await writeRouter(
+    'r3',
+    '  - binding: tunnel\n    options: {mode: host}',
+    linkSection(
+      [
+        { bind: r3Mid, advertise: midPort, groups: ['mid'] },
+        { bind: r3Slow, advertise: slowPort, groups: ['slow'] },
+      ],
+      [],
+    ),
+    nodes[2]!.ctrlAddress,
+  );
+
+  const host = async (name: string, port: number) => post('/configs', { name: `${name}-host`, configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port } });
+  await post('/services', { name: 'demo-echo', encryptionRequired: true, roleAttributes: ['echo'], configs: [await host('demo-echo', echo.port)] });
+  await post('/services', { name: 'tcp-echo', encryptionRequired: true, roleAttributes: ['echo'], configs: [await host('tcp-echo', tcpEchoPort)] });
+  await post('/services', { name: 'no-dial', encryptionRequired: true, roleAttributes: ['hidden'], configs: [await host('no-dial', echo.port)] });
+  await post('/services', { name: 'mfa-echo', encryptionRequired: true, roleAttributes: ['guarded'], configs: [await host('mfa-echo', echo.port)] });
+  await post('/service-policies', { name: 'hosts-bind-all', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts'], serviceRoles: ['#all'] });
+  await post('/service-policies', { name: 'clients-dial-echo', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#echo'] });
+  const mfaCheck = await post('/posture-checks', { name: 'needs-mfa', typeId: 'MFA', roleAttributes: ['mfa'] });
+  assert.ok(mfaCheck);
+  await post('/service-policies', { name: 'clients-dial-guarded', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#guarded'], postureCheckRoles: ['#mfa'] });
+
+  for (const name of ['r1', 'r2', 'r3'] as const) routers[name].run = RouterRun.start(routers[name].config);
+  for (const name of ['r1', 'r2', 'r3'] as const) await routers[name].run!.waitForLog((line) => line.msg === 'control channel established', 30_000, `${name} welcomed`);
+  await until('terminators for the four services on every controller', async () => {
+    for (const node of nodes) {
+      const list = await node.http.get(`${node.managementApi}/terminators`, { headers: { 'zt-session': await node.adminToken() } });
+      if (list.json?.data?.length !== 4) return false;
+    }
+    return true;
+  });
+});
+
+after(async () => {
+  await Promise.all(Object.values(routers).map((router) => router.run?.stop()));
+  for (const proxy of proxies) await proxy.stop();
+  await echo?.close();
+  tcpEcho?.close();
+  await Promise.all(nodes.map((node) => node.dispose()));
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('curl through router 1 reaches the server behind router 3, through router 2', async () => {
+  const r1 = routers.r1.run!;
+  // Until every link has a latency sample the direct link may look as cheap as the path through r2.
+  const answer = await until('a circuit through r2', async () => {
+    const before = r1.lines.filter(circuitCreated).length;
+    const result = await runCurl([`http://127.0.0.1:${ports.echo}/hello/overlay`]);
+    const created = r1.lines.filter(circuitCreated).slice(before);
+    return result.code === 0 && created.some((line) => (line.path as string[]).length === 3) ? result : undefined;
+  });
+  assert.equal(answer.stdout, 'edgeward demo echo: you asked for /hello/overlay\n');
+  const line = r1.lines.filter(circuitCreated).at(-1)!;
+  assert.deepEqual(line.path, [routers.r1.id, routers.r2.id, routers.r3.id]);
+});
+
+test('50 MB goes up and comes back intact', async () => {
+  const body = randomBytes(50 * 1024 * 1024);
+  const sent = createHash('sha256').update(body).digest('hex');
+  const started = Date.now();
+  const echoed = await httpThrough(ports.echo, 'POST', '/echo-body', body);
+  assert.equal(echoed.status, 200);
+  assert.equal(echoed.length, body.length);
+  assert.equal(echoed.sha256, sent);
+  console.log(`50 MB up and back through three routers in ${Date.now() - started} ms`);
+});
+
+test('a half-closed connection still gets its answer, and the circuit ends cleanly', async () => {
+  const result = await rawExchange(ports.tcpEcho, Buffer.from('overlay half-close'), true);
+  assert.equal(result.ended, 'end');
+  assert.equal(result.received.toString('utf8'), 'esolc-flah yalrevo');
+  await routers.r1.run!.waitForLog((line) => line.msg === 'circuit closed' && line.graceful === true, 10_000, 'a graceful close');
+});
+
+test('a service router 1 may not Dial is refused, and so is one whose policy needs MFA', async () => {
+  const r1 = routers.r1.run!;
+  const refused = await rawExchange(ports.noDial, Buffer.from('GET / HTTP/1.0\r\n\r\n'), false);
+  assert.equal(refused.received.length, 0, 'nothing comes back');
+  const line = await r1.waitForLog((entry) => entry.msg === 'circuit refused' && entry.service === 'no-dial', 10_000, 'the refusal');
+  assert.equal(line.code, 'NO_DIAL_POLICY');
+  const guarded = await rawExchange(ports.mfa, Buffer.from('GET / HTTP/1.0\r\n\r\n'), false);
+  assert.equal(guarded.received.length, 0);
+  const posture = await r1.waitForLog((entry) => entry.msg === 'circuit refused' && entry.service === 'mfa-echo', 10_000, 'the posture refusal');
+  assert.equal(posture.code, 'INVALID_POSTURE');
+  assert.match(String(posture.reason), /needs-mfa/);
+});
+
+test('cutting the middle link moves new circuits to the direct link', async () => {
+  midProxy.cut();
+  const r1 = routers.r1.run!;
+  const answer = await until('a circuit over the direct link', async () => {
+    const before = r1.lines.filter(circuitCreated).length;
+    const result = await runCurl([`http://127.0.0.1:${ports.echo}/after/the/cut`]);
+    const created = r1.lines.filter(circuitCreated).slice(before);
+    return result.code === 0 && created.some((line) => (line.path as string[]).length === 2) ? result : undefined;
+  });
+  assert.equal(answer.stdout, 'edgeward demo echo: you asked for /after/the/cut\n');
+  assert.deepEqual(r1.lines.filter(circuitCreated).at(-1)!.path, [routers.r1.id, routers.r3.id]);
+});
+
+test('killing the hosting router removes its terminators on every controller, and circuits are refused', async () => {
+  routers.r3.run!.child.kill('SIGKILL');
+  await routers.r3.run!.exited;
+  await until('no terminators anywhere', async () => {
+    for (const node of nodes) {
+      const list = await node.http.get(`${node.managementApi}/terminators`, { headers: { 'zt-session': await node.adminToken() } });
+      if (list.json?.data?.length !== 0) return false;
+    }
+    return true;
+  });
+  const result = await rawExchange(ports.echo, Buffer.from('GET / HTTP/1.0\r\n\r\n'), false);
+  assert.equal(result.received.length, 0);
+  const line = await routers.r1.run!.waitForLog((entry) => entry.msg === 'circuit refused' && entry.code === 'NO_TERMINATORS', 10_000, 'no terminators');
+  assert.equal(line.service, 'demo-echo');
+});
+
+function runCurl(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('curl', ['--silent', '--show-error', '--max-time', '20', ...args]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
