@@ -23,6 +23,9 @@ import type { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
 import { RouterRun, runEdgeward } from './support/router-fixture.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
+import { connect as tlsConnect } from 'node:tls';
+import { AuthenticatorApp } from './support/authenticator-app.ts';
+import { OverlaySetup } from './support/overlay-setup.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-circuits-'));
 let nodes: ControllerFixture[] = [];
@@ -32,7 +35,7 @@ let tcpEcho: Server;
 let tcpEchoPort: number;
 const proxies: TcpProxy[] = [];
 let midProxy: TcpProxy;
-const routers: Record<'r1' | 'r2' | 'r3', { id: string; dir: string; config: string; run?: RouterRun }> = {} as never;
+const routers: Record<'r1' | 'r2' | 'r3', { id: string; dir: string; config: string; edgePort: number; run?: RouterRun }> = {} as never;
 const ports = { echo: 0, tcpEcho: 0, noDial: 0, mfa: 0 };
 
 const mgmt = (path: string) => `${nodes[0]!.managementApi}${path}`;
@@ -90,7 +93,7 @@ ${link}
   writeFileSync(join(dir, 'enroll.jwt'), detail.json.data.enrollmentJwt);
   const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
   assert.equal(enrolled.code, 0, enrolled.stderr);
-  routers[name] = { id, dir, config };
+  routers[name] = { id, dir, config, edgePort };
 }
 
 /** An HTTP request through a proxy port; the body's SHA-256 and length, streamed (so 50 MB costs little). */
@@ -253,6 +256,77 @@ test('a service router 1 may not Dial is refused, and so is one whose policy nee
   const posture = await r1.waitForLog((entry) => entry.msg === 'circuit refused' && entry.service === 'mfa-echo', 10_000, 'the posture refusal');
   assert.equal(posture.code, 'INVALID_POSTURE');
   assert.match(String(posture.reason), /needs-mfa/);
+});
+
+/** CONNECT through router 1's edge listener: the status line and body of a refusal, or the open tunnel. */
+function connectThrough(target: string, headers: Record<string, string>): Promise<{ status: number; body: string; socket: import('node:tls').TLSSocket }> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port: routers.r1.edgePort, ca: nodes[0]!.caPem, servername: 'localhost' }, () => {
+      socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${Object.entries(headers).map(([key, value]) => `${key}: ${value}\r\n`).join('')}\r\n`);
+    });
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no CONNECT answer: ${text}`)), 20_000);
+    socket.on('error', reject);
+    socket.on('data', function onData(chunk: Buffer) {
+      text += chunk.toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const status = Number(text.slice(9, 12));
+      const length = Number(/content-length: (\d+)/i.exec(text.slice(0, end))?.[1] ?? 0);
+      if (status === 200 || text.length >= end + 4 + length) {
+        clearTimeout(timer);
+        socket.removeListener('data', onData);
+        resolve({ status, body: text.slice(end + 4, end + 4 + length), socket });
+      }
+    });
+  });
+}
+
+test('an edge client dials as its own identity: no session or no Dial policy is refused, MFA posture refuses until the session did MFA', async () => {
+  const setup = await OverlaySetup.create(nodes[0]!);
+  await setup.createUser('alice', 'alice-password', { roleAttributes: ['people'] });
+  await setup.createUser('bobby', 'bobby-password', { roleAttributes: ['strangers'] });
+  await post('/service-policies', { name: 'people-dial-guarded', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#people'], serviceRoles: ['#guarded'], postureCheckRoles: ['#mfa'] });
+  const login = async (name: string) => {
+    const response = await nodes[0]!.http.post(`${nodes[0]!.clientApi}/authenticate?method=password`, { body: { username: name, password: `${name}-password` } });
+    assert.equal(response.status, 200, response.text);
+    return response.json.data.token as string;
+  };
+  const [alice, bob] = [await login('alice'), await login('bobby')];
+
+  const anonymous = await connectThrough('mfa-echo:80', {});
+  assert.equal(anonymous.status, 407);
+  assert.equal(JSON.parse(anonymous.body).error.code, 'INVALID_SESSION');
+  const forged = await connectThrough('mfa-echo:80', { 'zt-session': 'not-a-session' });
+  assert.equal(forged.status, 407);
+  const stranger = await connectThrough('mfa-echo:80', { 'Proxy-Authorization': `Bearer ${bob}` });
+  assert.equal(stranger.status, 403);
+  assert.equal(JSON.parse(stranger.body).error.code, 'NO_DIAL_POLICY');
+  const unknown = await connectThrough('no-such-service:80', { 'zt-session': alice });
+  assert.equal(unknown.status, 404);
+  const beforeMfa = await connectThrough('mfa-echo:80', { 'zt-session': alice });
+  assert.equal(beforeMfa.status, 403);
+  assert.equal(JSON.parse(beforeMfa.body).error.code, 'INVALID_POSTURE');
+
+  // Alice enrolls in MFA and verifies it in this session: the same session may now dial.
+  const headers = { 'zt-session': alice };
+  const started = await nodes[0]!.http.post(`${nodes[0]!.clientApi}/current-identity/mfa`, { headers, body: {} });
+  assert.equal(started.status, 201, started.text);
+  const detail = await nodes[0]!.http.get(`${nodes[0]!.clientApi}/current-identity/mfa`, { headers });
+  const app = AuthenticatorApp.fromUrl(detail.json.data.provisioningUrl);
+  const verified = await nodes[0]!.http.post(`${nodes[0]!.clientApi}/current-identity/mfa/verify`, { headers, body: { code: await app.nextCode() } });
+  assert.equal(verified.status, 200, verified.text);
+
+  const caFile = join(root, 'ca.pem');
+  writeFileSync(caFile, nodes[0]!.caPem);
+  const proxy = `https://localhost:${routers.r1.edgePort}`;
+  const answer = await until('the dial after MFA', async () => {
+    const result = await runCurl(['-p', '--proxy', proxy, '--proxy-cacert', caFile, '--proxy-header', `zt-session: ${alice}`, 'http://mfa-echo/after/mfa']);
+    return result.code === 0 ? result : undefined;
+  }, 20_000);
+  assert.equal(answer.stdout, 'edgeward demo echo: you asked for /after/mfa\n');
+  const routed = routers.r1.run!.lines.filter(circuitCreated).at(-1)!;
+  assert.equal(routed.service, 'mfa-echo');
 });
 
 test('cutting the middle link moves new circuits to the direct link', async () => {

@@ -168,10 +168,12 @@ export interface CircuitCreateRequest {
   readonly op: 'circuit.create';
   readonly service: string;
   readonly avoidRouters?: readonly string[];
+  /** An edge client's API session token: the circuit is dialed as that session's identity, not the router's. */
+  readonly apiSession?: string;
 }
 
 /** Why a controller refused a circuit (the `code` of `refused`). */
-export type CircuitRefusalCode = 'SERVICE_NOT_FOUND' | 'NO_DIAL_POLICY' | 'INVALID_POSTURE' | 'NOT_TUNNELER' | 'NO_TERMINATORS' | 'NO_PATH' | 'INVALID_REQUEST';
+export type CircuitRefusalCode = 'INVALID_SESSION' | 'SERVICE_NOT_FOUND' | 'NO_DIAL_POLICY' | 'INVALID_POSTURE' | 'NOT_TUNNELER' | 'NO_TERMINATORS' | 'NO_PATH' | 'INVALID_REQUEST';
 export interface ControlResponse {
   readonly type: 'res';
   readonly rid: number;

@@ -62,12 +62,22 @@ export interface ForwarderDeps {
   readonly controllerTrust: ControllerTrust;
   /** serviceId → address this router hosts now (terminator-sync.ts). */
   readonly hosted: () => ReadonlyMap<string, string>;
-  /** `circuit.create` on the control channel. */
-  readonly requestCircuit: (service: string, avoidRouters: readonly string[]) => Promise<unknown>;
+  /** `circuit.create` on the control channel (`apiSession`: dial as that API session's identity). */
+  readonly requestCircuit: (service: string, avoidRouters: readonly string[], apiSession?: string) => Promise<unknown>;
   readonly config: ForwarderConfig;
   readonly timing?: Partial<ForwarderTiming>;
   readonly clock: Clock;
   readonly logger: Logger;
+}
+
+/** How an ingress connection asks for its circuit, and hears how it went. */
+export interface DialOptions {
+  /** The API session token of the client dialing (edge listener); absent: the router's own identity dials. */
+  readonly apiSession?: string;
+  /** The controller (or the router) refused: the connection is the caller's to answer and close. */
+  readonly onRefused?: (code: string, message: string) => void;
+  /** The circuit is up; called before the connection's bytes start to flow. */
+  readonly onReady?: () => void;
 }
 
 export interface ForwarderStats {
@@ -119,45 +129,48 @@ export class Forwarder {
   }
 
   /** A connection for `service` arrived at a tunnel listener (accepted paused): route it, or close it. */
-  async dial(service: string, socket: Socket, listener: string): Promise<void> {
+  async dial(service: string, socket: Socket, listener: string, options: DialOptions = {}): Promise<void> {
     const avoid: string[] = [];
     socket.on('error', () => undefined);
+    let failure = { code: 'SETUP_FAILED', message: 'no route could be set up' };
     for (let attempt = 1; attempt <= this.timing.maxAttempts; attempt++) {
       if (this.stopped || socket.destroyed) return;
       let answer: unknown;
       try {
-        answer = await this.deps.requestCircuit(service, avoid);
+        answer = await this.deps.requestCircuit(service, avoid, options.apiSession);
       } catch (error) {
-        this.refused(socket, service, listener, 'CONTROLLER_UNAVAILABLE', (error as Error).message);
+        this.refused(socket, service, listener, 'CONTROLLER_UNAVAILABLE', (error as Error).message, options);
         return;
       }
       const refused = (answer as { refused?: { code?: unknown; message?: unknown } } | null)?.refused;
       if (refused) {
-        this.refused(socket, service, listener, String(refused.code), String(refused.message));
+        this.refused(socket, service, listener, String(refused.code), String(refused.message), options);
         return;
       }
       const signed = (answer as { route?: unknown } | null)?.route;
       const verdict = this.verify(signed);
       if (!verdict.ok) {
-        this.refused(socket, service, listener, 'INVALID_ROUTE', verdict.reason);
+        this.refused(socket, service, listener, 'INVALID_ROUTE', verdict.reason, options);
         return;
       }
-      const result = await this.build(verdict.route, signed as SignedRoute, socket);
+      const result = await this.build(verdict.route, signed as SignedRoute, socket, options);
       if (result.ok) return;
       this.counts.failed++;
+      failure = { code: 'SETUP_FAILED', message: result.reason };
       this.deps.logger.warn('circuit setup failed', { circuitId: verdict.route.circuitId, service, attempt, reason: result.reason, ...(result.avoid ? { avoid: result.avoid } : {}) });
       if (!result.avoid || avoid.includes(result.avoid)) break;
       avoid.push(result.avoid);
     }
-    socket.destroy();
+    if (options.onRefused && !socket.destroyed) options.onRefused(failure.code, failure.message);
+    else socket.destroy();
   }
 
   // ---- ingress ------------------------------------------------------------------------------------------------
 
-  private async build(route: CircuitRoute, signed: SignedRoute, socket: Socket): Promise<SetupResult> {
+  private async build(route: CircuitRoute, signed: SignedRoute, socket: Socket, options: DialOptions): Promise<SetupResult> {
     if (route.routers[0] !== this.deps.routerId) return { ok: false, reason: 'the route does not start at this router' };
     if (this.circuits.has(route.circuitId)) return { ok: false, reason: 'circuit id already in use' };
-    if (route.routers.length === 1) return this.buildLocal(route, socket);
+    if (route.routers.length === 1) return this.buildLocal(route, socket, options);
     const next = this.deps.links.linkById(route.links[0]!);
     if (!next || next.destRouterId !== route.routers[1]) return { ok: false, reason: `link ${route.links[0]} to router ${route.routers[1]} is gone`, avoid: route.routers[1]! };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'link', link: next }]);
@@ -171,13 +184,14 @@ export class Forwarder {
       this.teardown(circuit, 0, 'the client went away during setup', false);
       return { ok: true };
     }
+    options.onReady?.();
     this.attach(circuit, 0, socket);
     this.created(circuit);
     return { ok: true };
   }
 
   /** The terminator is on this router: both ends here, no link. */
-  private async buildLocal(route: CircuitRoute, socket: Socket): Promise<SetupResult> {
+  private async buildLocal(route: CircuitRoute, socket: Socket, options: DialOptions): Promise<SetupResult> {
     const problem = this.hostingProblem(route);
     if (problem) return { ok: false, reason: problem, avoid: this.deps.routerId };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'end', end: undefined }]);
@@ -193,6 +207,7 @@ export class Forwarder {
       this.circuits.delete(circuit.id);
       return { ok: true };
     }
+    options.onReady?.();
     this.attach(circuit, 1, server);
     this.attach(circuit, 0, socket);
     this.created(circuit);
@@ -205,10 +220,11 @@ export class Forwarder {
     this.deps.logger.info('circuit created', { circuitId: circuit.id, service: circuit.route.serviceName, path: circuit.route.routers, terminatorId: circuit.route.terminator.id });
   }
 
-  private refused(socket: Socket, service: string, listener: string, code: string, reason: string): void {
+  private refused(socket: Socket, service: string, listener: string, code: string, reason: string, options: DialOptions): void {
     this.counts.failed++;
     this.deps.logger.warn('circuit refused', { service, listener, code, reason });
-    socket.destroy();
+    if (options.onRefused) options.onRefused(code, reason);
+    else socket.destroy();
   }
 
   // ---- link frames ------------------------------------------------------------------------------------------

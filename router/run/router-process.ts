@@ -21,6 +21,7 @@ import type { LinkManagerApi, LinkManagerFactory } from '../links/link-manager-a
 import { createLinkManager } from '../links/link-manager.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
 import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
+import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
 import { controllerTrustOf } from './controller-identity.ts';
 import { controlChannelBackoff } from './backoff.ts';
 import { dialerLogFields, listenerLogFields, supportedProtocolsOf } from './configured-listeners.ts';
@@ -101,7 +102,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     const edgeListeners = supportedProtocolsOf(config.listeners ?? []);
     for (const { index, reason } of edgeListeners.skipped) listenerLog.warn('edge listener not reported to the controller', { index, reason });
     if ((config.listeners ?? []).length > 0) {
-      listenerLog.info('edge listeners are reported to the controller, not served (no SDK connections in this release); tunnel listeners host services and proxy mode carries circuits', {
+      listenerLog.info('listeners: edge listeners serve HTTP CONNECT dials with an API session (not the SDK protocol), tunnel listeners host services, proxy mode carries circuits', {
         supportedProtocols: edgeListeners.protocols,
       });
     }
@@ -205,7 +206,8 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       caPem: identity.caPem,
       controllerTrust: controllerTrustOf(identity.caPem, config.ctrl.controllerFingerprints ?? []),
       hosted: () => terminators.hosted,
-      requestCircuit: (service, avoidRouters) => channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}) }),
+      requestCircuit: (service, avoidRouters, apiSession) =>
+        channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}), ...(apiSession ? { apiSession } : {}) }),
       config: config.forwarder,
       clock,
       logger: logger.child('circuits'),
@@ -216,6 +218,10 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     const proxies = new ProxyListeners(proxyEntriesOf(tunnelListeners, listenerLog), forwarder, listenerLog);
     await proxies.start();
     started.push(() => proxies.stop());
+    const edgeSpecs = (config.listeners ?? []).flatMap((listener) => (listener.binding === 'edge' && listener.bind.protocol === 'tls' ? [{ host: listener.bind.host, port: listener.bind.port }] : []));
+    const edgeConnect = new EdgeConnectListeners(edgeSpecs, { certPem: identity.serverCertPem, keyPem: identity.serverKeyPem }, forwarder, listenerLog);
+    await edgeConnect.start();
+    started.push(() => edgeConnect.stop());
 
     channel.start();
     started.push(async () => {

@@ -16,12 +16,14 @@ export type CircuitPlan =
 
 export interface PlanInput {
   readonly routerId: string;
+  /** Who dials: the ingress router's own identity (a tunnel listener), or an edge client's (its API session). */
+  readonly dialer: 'router' | 'client';
   /** The ingress router's row (undefined when deleted meanwhile). */
   readonly router: { readonly isTunnelerEnabled: boolean } | undefined;
   /** The service as the request named it, and what the router's identity may do with it (undefined: no policy). */
   readonly service: { readonly id: string; readonly name: string } | undefined;
   readonly access: ServiceAccess | undefined;
-  /** A router has no API session: it never answered an MFA challenge. */
+  /** The client's API session; a router has none, so it never answered an MFA challenge. */
   readonly posture: PostureState;
   readonly terminators: readonly TerminatorRecord[];
   readonly graph: ReturnType<typeof linkGraph>;
@@ -35,15 +37,15 @@ const precedenceRank = { required: 0, default: 1, failed: 2 } as const;
 export function planCircuit(input: PlanInput): CircuitPlan {
   const { service } = input;
   if (!input.router) return refuse('NOT_TUNNELER', `router ${input.routerId} is not an edge router`);
-  if (!input.router.isTunnelerEnabled) return refuse('NOT_TUNNELER', `router ${input.routerId} is not tunneler-enabled, so it has no identity to dial services with`);
+  if (input.dialer === 'router' && !input.router.isTunnelerEnabled) return refuse('NOT_TUNNELER', `router ${input.routerId} is not tunneler-enabled, so it has no identity to dial services with`);
   if (!service) return refuse('SERVICE_NOT_FOUND', 'no such service');
   const decision = decideSession(input.access, 'Dial', input.posture, input.nowMs);
   if (!decision.allowed) {
     if (decision.reason === 'posture') {
       const failing = decision.failing.flatMap((grant) => grant.checks.filter((check) => !check.isPassing).map((check) => `${check.check.name} (${check.check.typeId})`));
-      return refuse('INVALID_POSTURE', `the router's identity fails the posture checks of every policy granting Dial on ${service.name}: ${[...new Set(failing)].join(', ')}`);
+      return refuse('INVALID_POSTURE', `the ${who(input)} fails the posture checks of every policy granting Dial on ${service.name}: ${[...new Set(failing)].join(', ')}`);
     }
-    return refuse('NO_DIAL_POLICY', `no service policy lets router ${input.routerId} Dial ${service.name}`);
+    return refuse('NO_DIAL_POLICY', `no service policy lets the ${who(input)} Dial ${service.name}`);
   }
   const candidates = input.terminators.filter((terminator) => terminator.serviceId === service.id);
   if (candidates.length === 0) return refuse('NO_TERMINATORS', `service ${service.name} has no terminators: no router hosts it now`);
@@ -70,6 +72,10 @@ function withoutRouters(graph: ReturnType<typeof linkGraph>, avoid: ReadonlySet<
     trimmed.set(from, edges.filter((edge) => !avoid.has(edge.to) || edge.to === keep));
   }
   return trimmed;
+}
+
+function who(input: PlanInput): string {
+  return input.dialer === 'router' ? `identity of router ${input.routerId}` : 'identity';
 }
 
 function refuse(code: CircuitRefusalCode, message: string): CircuitPlan {

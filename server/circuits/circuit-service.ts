@@ -8,6 +8,8 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 import type { ServiceAccessService } from '../edge/service-access-service.ts';
+import type { PostureState } from '../edge/posture-evaluation.ts';
+import type { RoleHolder } from '../model/policy-roles.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import { routerTables } from '../model/router-entities.ts';
 import type { Service } from '../model/service-entities.ts';
@@ -26,6 +28,9 @@ export interface CircuitPresence {
   connectedRouters(): Promise<ReadonlySet<string>>;
 }
 
+/** Who an edge client's API session token belongs to, and its MFA state; or why it cannot dial. */
+export type SessionDialer = (token: string) => { readonly ok: true; readonly identity: RoleHolder; readonly posture: PostureState } | { readonly ok: false; readonly message: string };
+
 export interface CircuitServiceDeps {
   readonly controllerId: string;
   readonly store: ModelStore;
@@ -39,6 +44,8 @@ export interface CircuitServiceDeps {
 
 export interface CircuitOutcome {
   readonly routerId: string;
+  /** The identity dialing when an edge client dialed (absent: the router's own). */
+  readonly identityId?: string;
   readonly service: string;
   readonly answer: CircuitAnswer;
   readonly route?: CircuitRoute;
@@ -46,14 +53,20 @@ export interface CircuitOutcome {
 
 export class CircuitService {
   private readonly signer: RouteSigner;
+  private sessionDialer: SessionDialer | undefined;
 
   constructor(private readonly deps: CircuitServiceDeps) {
     this.signer = new RouteSigner(deps.signing.keyPem, deps.signing.certPem);
   }
 
+  /** Resolves edge clients' API sessions: set once the edge services exist (until then clients are refused). */
+  setSessionDialer(dialer: SessionDialer): void {
+    this.sessionDialer = dialer;
+  }
+
   /** A router's request (not yet checked: it came off the wire). */
   async create(routerId: string, request: unknown): Promise<CircuitOutcome> {
-    const body = request as { service?: unknown; avoidRouters?: unknown } | null;
+    const body = request as { service?: unknown; avoidRouters?: unknown; apiSession?: unknown } | null;
     const serviceText = typeof body?.service === 'string' ? body.service : '';
     const avoid = Array.isArray(body?.avoidRouters) ? body.avoidRouters.filter((id): id is string => typeof id === 'string').slice(0, 64) : [];
     if (serviceText === '' || serviceText.length > 512) {
@@ -63,15 +76,25 @@ export class CircuitService {
     const services = store.table<Service>(serviceTables.services);
     const service = services.findUnique('name', serviceText) ?? services.get(serviceText);
     const router = store.table<EdgeRouter>(routerTables.edgeRouters).get(routerId);
-    const holder = { id: routerId, roleAttributes: router?.roleAttributes ?? [] };
+    let holder: RoleHolder = { id: routerId, roleAttributes: router?.roleAttributes ?? [] };
+    let posture: PostureState = { isMfaComplete: false };
+    const client = body?.apiSession !== undefined;
+    if (client) {
+      const token = typeof body?.apiSession === 'string' && body.apiSession.length <= 1024 ? body.apiSession : '';
+      const resolved = token === '' || !this.sessionDialer ? { ok: false as const, message: 'no API session' } : this.sessionDialer(token);
+      if (!resolved.ok) return { routerId, service: serviceText, answer: { refused: { code: 'INVALID_SESSION', message: resolved.message } } };
+      holder = resolved.identity;
+      posture = resolved.posture;
+    }
     const [terminators, reports, connected] = await Promise.all([this.deps.presence.terminators(), this.deps.presence.linkReports(), this.deps.presence.connectedRouters()]);
     const now = this.deps.clock.now();
     const plan = planCircuit({
       routerId,
+      dialer: client ? 'client' : 'router',
       router,
       service: service ? { id: service.id, name: service.name } : undefined,
       access: service ? this.deps.access.accessFor(holder).get(service.id) : undefined,
-      posture: { isMfaComplete: false },
+      posture,
       terminators,
       graph: linkGraph(reports, connected),
       avoidRouters: new Set(avoid),
@@ -82,13 +105,13 @@ export class CircuitService {
       circuitId: randomBytes(16).toString('base64url'),
       serviceId: service!.id,
       serviceName: service!.name,
-      identityId: routerId,
+      identityId: holder.id,
       routers: plan.path.routers,
       links: plan.path.links,
       terminator: { id: plan.terminator.id, routerId: plan.terminator.routerId, address: plan.terminator.address },
       controllerId: this.deps.controllerId,
       issuedAt: now,
     };
-    return { routerId, service: serviceText, answer: { route: this.signer.sign(route) }, route };
+    return { routerId, service: serviceText, answer: { route: this.signer.sign(route) }, route, ...(client ? { identityId: holder.id } : {}) };
   }
 }

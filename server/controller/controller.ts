@@ -265,6 +265,20 @@ export async function startController(options: ControllerOptions, runtime: Contr
     onMfaCodeFailure: () => metrics.mfaCodeFailure(),
   });
   const sessions = services.sessions;
+  // Edge clients dial circuits through a router's edge listener with their API session: live, fully authenticated,
+  // and not owing an external JWT on every request (a circuit cannot carry one).
+  routers.setSessionDialer((token) => {
+    const found = sessions.lookup(token);
+    if (found.state !== 'live') return { ok: false, message: found.state === 'expired' ? 'the API session expired' : 'no such API session' };
+    const identity = services.identities.find(found.session.identityId);
+    if (!identity) return { ok: false, message: 'the API session\'s identity is gone' };
+    if (found.session.authQueries.length > 0) return { ok: false, message: 'the API session is partially authenticated: outstanding authentication queries must be answered first' };
+    if (services.authPolicies.forIdentity(identity).secondary.requireExtJwtSigner !== null) {
+      return { ok: false, message: 'the identity\'s authentication policy requires an external JWT on every request, which a circuit cannot carry' };
+    }
+    sessions.touch(found.session);
+    return { ok: true, identity, posture: found.session };
+  });
 
   const health = new HealthChecker(
     [

@@ -21,7 +21,7 @@ import { defaultRouterChannelTiming } from './router-channel.ts';
 import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './router-hub.ts';
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
-import { CircuitService, type CircuitOutcome } from '../circuits/circuit-service.ts';
+import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
 import { ServiceAccessService } from '../edge/service-access-service.ts';
 
 export interface RouterControlTiming extends RouterHubTiming {
@@ -67,6 +67,8 @@ export interface RouterControl {
   accept(socket: TLSSocket): void;
   handlesPeerRequest(body: unknown): body is RouterPeerRequest;
   handlePeerRequest(body: RouterPeerRequest): Promise<unknown>;
+  /** How edge clients' API sessions dial circuits (once the edge services exist). */
+  setSessionDialer(dialer: SessionDialer): void;
   close(): void;
 }
 
@@ -136,6 +138,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       hub.remoteEvent(body.event);
       return { ok: true };
     },
+    setSessionDialer: (dialer) => circuits!.setSessionDialer(dialer),
     close: () => hub.close(),
   };
 }
@@ -144,10 +147,10 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
 function logCircuit(logger: Logger, outcome: CircuitOutcome): void {
   const { routerId, service, answer, route } = outcome;
   if ('refused' in answer) {
-    logger.warn('circuit refused', { routerId, service, code: answer.refused.code, reason: answer.refused.message });
+    logger.warn('circuit refused', { routerId, service, code: answer.refused.code, reason: answer.refused.message, ...(outcome.identityId ? { identityId: outcome.identityId } : {}) });
     return;
   }
-  logger.info('circuit routed', { routerId, service, circuitId: route!.circuitId, path: route!.routers, terminatorId: route!.terminator.id });
+  logger.info('circuit routed', { routerId, service, circuitId: route!.circuitId, path: route!.routers, terminatorId: route!.terminator.id, identityId: route!.identityId });
 }
 
 /** Router metrics into the store, and a gauge on /metrics for every metric name a router has reported. */

@@ -1,0 +1,141 @@
+// The router's edge listeners serve clients that dial a service as their own identity, without an SDK: an HTTP
+// CONNECT proxy over TLS (the router's server certificate). The client names the service as the CONNECT target's
+// host (`CONNECT demo-echo:80`; the port is not used: the service's terminator decides where bytes go) and proves
+// who it is with an API session token of the edge client API, in a `zt-session` header or as
+// `Proxy-Authorization: Bearer <token>`. The controller checks that session (live, fully authenticated), the
+// identity's Dial policy and its posture checks (an MFA check passes once the session answered MFA); then the answer
+// is `200 Connection Established` and the connection is the circuit. A refusal is an HTTP status with the error
+// envelope's `{error: {code, message}}`: 407 for a missing or invalid session, 404 for an unknown service, 403 for
+// a missing policy or failed posture, 502/503 when the overlay cannot reach the service. E.g.:
+//
+//   curl -p --proxy https://router1:3022 --proxy-cacert ca.pem --proxy-header "zt-session: $TOKEN" http://demo-echo/
+import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
+import type { Logger } from '../../common/log/logger.ts';
+import type { DialOptions } from './forwarder.ts';
+
+export interface EdgeConnectTarget {
+  dial(service: string, socket: Socket, listener: string, options: DialOptions): Promise<void>;
+}
+
+export interface EdgeListenerSpec {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** HTTP status for a refusal code. */
+export function statusForRefusal(code: string): number {
+  switch (code) {
+    case 'INVALID_SESSION':
+      return 407;
+    case 'SERVICE_NOT_FOUND':
+      return 404;
+    case 'NO_DIAL_POLICY':
+    case 'INVALID_POSTURE':
+      return 403;
+    case 'INVALID_REQUEST':
+      return 400;
+    case 'CONTROLLER_UNAVAILABLE':
+      return 503;
+    default:
+      return 502;
+  }
+}
+
+const reasons: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 407: 'Proxy Authentication Required', 502: 'Bad Gateway', 503: 'Service Unavailable' };
+
+/** The token a CONNECT carries: `zt-session`, or a Bearer Proxy-Authorization. */
+export function sessionTokenOf(headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {
+  const header = headers['zt-session'];
+  const direct = Array.isArray(header) ? header[0] : header;
+  if (direct && direct.trim() !== '') return direct.trim();
+  const proxy = headers['proxy-authorization'];
+  const value = Array.isArray(proxy) ? proxy[0] : proxy;
+  const match = value ? /^Bearer\s+(\S+)\s*$/i.exec(value) : null;
+  return match ? match[1] : undefined;
+}
+
+/** The service a CONNECT target names: its host part (`svc:443`, `[svc]:443`, or bare `svc`). */
+export function serviceOfTarget(target: string): string | undefined {
+  const match = /^\[?([^\][:/\s]+)\]?(?::\d{1,5})?$/.exec(target);
+  return match ? match[1] : undefined;
+}
+
+export class EdgeConnectListeners {
+  private readonly servers: Server[] = [];
+  private readonly sockets = new Set<Socket>();
+
+  constructor(
+    private readonly specs: readonly EdgeListenerSpec[],
+    private readonly tls: { readonly certPem: string; readonly keyPem: string },
+    private readonly target: EdgeConnectTarget,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    for (const spec of this.specs) {
+      const name = `edge ${spec.host}:${spec.port}`;
+      const server = createServer({ cert: this.tls.certPem, key: this.tls.keyPem, minVersion: 'TLSv1.2' }, (request, response) => {
+        const body = JSON.stringify({ error: { code: 'METHOD_NOT_ALLOWED', message: 'this is an edge listener: CONNECT <service>:<port> with a zt-session header dials a service' } });
+        response.writeHead(405, { 'content-type': 'application/json', allow: 'CONNECT' }).end(body);
+        request.resume();
+      });
+      server.headersTimeout = 10_000;
+      server.requestTimeout = 15_000;
+      server.on('connect', (request, socket: Socket, head: Buffer) => {
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+        socket.on('error', () => undefined);
+        const refuse = (status: number, code: string, message: string) => {
+          const body = JSON.stringify({ error: { code, message } });
+          const extra = status === 407 ? 'Proxy-Authenticate: Bearer realm="edgeward"\r\n' : '';
+          socket.end(`HTTP/1.1 ${status} ${reasons[status] ?? 'Error'}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        };
+        const service = serviceOfTarget(request.url ?? '');
+        if (!service) return refuse(400, 'INVALID_REQUEST', 'CONNECT names no service: CONNECT <service>:<port>');
+        const token = sessionTokenOf(request.headers);
+        if (!token) return refuse(407, 'INVALID_SESSION', 'a zt-session header (or Proxy-Authorization: Bearer <token>) with an API session token is required');
+        socket.pause();
+        if (head.length > 0) socket.unshift(head);
+        void this.target
+          .dial(service, socket, name, {
+            apiSession: token,
+            onRefused: (code, message) => refuse(statusForRefusal(code), code, message),
+            onReady: () => socket.write('HTTP/1.1 200 Connection Established\r\n\r\n'),
+          })
+          .catch((error: Error) => {
+            this.logger.error('edge connection failed', { listener: name, error: error.message });
+            socket.destroy();
+          });
+      });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(spec.port, spec.host, () => {
+            server.removeListener('error', reject);
+            resolve();
+          });
+        });
+      } catch (error) {
+        await this.stop();
+        throw new Error(`edge listener ${spec.host}:${spec.port} cannot listen: ${(error as Error).message}`);
+      }
+      server.on('error', (error) => this.logger.error('edge listener error', { listener: name, error: error.message }));
+      this.servers.push(server);
+      this.logger.info('edge listener started: clients dial services with HTTP CONNECT and an API session', { address: `${spec.host}:${spec.port}` });
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await Promise.all(
+      this.servers.splice(0).map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
+      ),
+    );
+  }
+}
