@@ -7,6 +7,7 @@
 // from the demo's own Prometheus, and `edgeward edge` drives the management API of the demo.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -61,6 +62,29 @@ interface State {
   alerts: { pid: number; metrics: string };
   pager: { log: string };
   dashboard: { url: string; pid: number };
+  dataPlane: { service: string; proxy: string; upstream: string };
+}
+
+/** The demo service through router1's proxy port, as curl would ask: a GET naming a path, and a body echoed. */
+async function checkDataPlane(state: State, label: string): Promise<void> {
+  const get = await runCurl(['--silent', '--show-error', '--max-time', '20', `http://${state.dataPlane.proxy}/${label}/hello`]);
+  assert.equal(get.code, 0, get.stderr);
+  assert.equal(get.stdout, `edgeward demo echo: you asked for /${label}/hello\n`);
+  const body = randomBytes(2 * 1024 * 1024);
+  const echoed = await fetch(`http://${state.dataPlane.proxy}/echo-body`, { method: 'POST', body });
+  assert.equal(echoed.status, 200);
+  assert.ok(Buffer.from(await echoed.arrayBuffer()).equals(body), '2 MB echoed byte for byte over the overlay');
+}
+
+function runCurl(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('curl', args);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 const alive = (pid: number) => {
@@ -249,7 +273,7 @@ test('first start: three controllers formed into one cluster and two routers lin
   const demo = await runDemo();
   const state = readState();
   firstState = state;
-  assert.deepEqual(Object.keys(state).sort(), ['admin', 'alertmanager', 'alerts', 'caBundle', 'controllers', 'dashboard', 'pager', 'prometheus', 'routers']);
+  assert.deepEqual(Object.keys(state).sort(), ['admin', 'alertmanager', 'alerts', 'caBundle', 'controllers', 'dashboard', 'dataPlane', 'pager', 'prometheus', 'routers']);
   assert.deepEqual(
     state.controllers.map((controller) => controller.id),
     ids,
@@ -290,6 +314,14 @@ test('first start: three controllers formed into one cluster and two routers lin
   }
   assert.notEqual(state.routers[0]!.id, state.routers[1]!.id);
   assert.equal(new Set(state.routers.map((router) => router.healthChecks)).size, 2, 'each router has its own health port');
+
+  // The data plane: demo.json's keys, the summary's lines, and traffic over the link from router1 to router2.
+  assert.deepEqual(Object.keys(state.dataPlane).sort(), ['proxy', 'service', 'upstream']);
+  assert.equal(state.dataPlane.service, 'demo-echo');
+  assert.match(state.dataPlane.proxy, /^127\.0\.0\.1:\d+$/);
+  assert.match(state.dataPlane.upstream, /^127\.0\.0\.1:\d+$/);
+  assert.ok(demo.output().includes(state.dataPlane.proxy), 'the proxy address is printed');
+  await checkDataPlane(state, 'first-start');
   assert.match(demo.output(), /created the admin identity 'admin'/);
   assert.match(demo.output(), /added ctrl2 .* to the cluster/);
   assert.match(demo.output(), /added ctrl3 .* to the cluster/);
@@ -522,6 +554,11 @@ test('SIGKILL of a router: the supervisor restarts it with a new pid in demo.jso
   const state = readState();
   assert.equal(state.routers[0]!.pid, firstState.routers[0]!.pid, 'router1 was left alone');
   await routersLinked(state);
+  // The restarted router2 hosts the demo service again: traffic flows once its terminator is back.
+  await until('the data plane back through the restarted router2', async () => {
+    await checkDataPlane(state, 'after-router-restart');
+    return true;
+  });
 });
 
 test('SIGINT stops every controller, router and process of the stack and removes the agent sockets', async () => {
@@ -560,6 +597,8 @@ test('a second start reuses the data, the password and the routers: the same clu
   await routersLinked(state);
   const edgeRouters = await edgeRoutersOnline(state);
   assert.deepEqual(edgeRouters.map((row) => row.id).sort(), state.routers.map((router) => router.id).sort(), 'no new edge router');
+  assert.deepEqual(state.dataPlane, firstState.dataPlane, 'the data plane keeps its ports');
+  await checkDataPlane(state, 'second-start');
 
   // The same stack on the same ports, the daemon resuming where it stopped.
   assert.deepEqual(

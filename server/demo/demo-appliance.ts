@@ -14,8 +14,11 @@ import { callAgent } from '../agent/agent-client.ts';
 import { initPki, issueControllerCertificate, controllerPaths, pkiPaths } from '../pki/pki-directory.ts';
 import { freeLoopbackPort } from './loopback-port.ts';
 import { spawnEdgeward } from './child-process.ts';
-import { formCluster } from './demo-cluster.ts';
-import { demoRouterNames, planRouter, provisionRouters, refuseIfRouterRunning, waitForRouterLinks, type DemoRouter, type RouterPlan } from './demo-routers.ts';
+import { formCluster, until } from './demo-cluster.ts';
+import { demoRouterNames, managementSession, planRouter, provisionRouters, refuseIfRouterRunning, waitForRouterLinks, type DemoRouter, type RouterPlan } from './demo-routers.ts';
+import { ensureDemoDataPlane, waitForDataPlane, type DemoDataPlane } from './demo-data-plane.ts';
+import { demoRouterHost, demoServiceName } from './demo-router-config.ts';
+import { startEchoServer, type EchoServer } from './echo-server.ts';
 import { layOutStatusPage, preferredStatusPagePort, storedStatusPagePort } from './demo-status-page.ts';
 import { layOutObservabilityStack, spawnStackCommand, storedStackPorts, waitForStackReady, type ObservabilityStack, type StackCommand, type StackPorts } from './observability-stack.ts';
 import { Supervisor } from './supervisor.ts';
@@ -50,6 +53,8 @@ export interface DemoState {
   pager: { log: string };
   /** The status page: its URL and its pid (updated when restarted). */
   dashboard: { url: string; pid: number };
+  /** The overlay's demo service: router1's proxy port for it and the echo server behind router2. */
+  dataPlane: DemoDataPlane;
 }
 
 /** What the summary prints about a router beyond its demo.json entry. */
@@ -90,6 +95,7 @@ const adminUsername = 'admin';
 /** Prometheus', Alertmanager's, the alerts daemon's and the pager receiver's usual ports. */
 const preferredStackPorts: Required<StackPorts> = { prometheus: 9090, alertmanager: 9093, alertsDaemon: 9105, pager: 9096 };
 const firstWebPort = 1280;
+const preferredEchoPort = 8090;
 const firstCtrlPort = 6262;
 const stopGraceMs = 15_000;
 
@@ -128,6 +134,9 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     dataDir: root,
     ports: await planStackPorts(root, taken),
   });
+  const echoPort = await freeLoopbackPort([...[storedUpstreamPort(stateFile)].filter((port): port is number => port !== undefined), preferredEchoPort], taken);
+  taken.add(echoPort);
+  const proxyRouter = routerPlans.find((plan) => plan.proxyAddress !== undefined)!;
   const statusPagePort = await freeLoopbackPort([...[storedStatusPagePort(root)].filter((port): port is number => port !== undefined), preferredStatusPagePort], taken);
   taken.add(statusPagePort);
   // Started in this order (each ready before the next), stopped in the reverse one.
@@ -147,7 +156,9 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     alerts: { pid: 0, metrics: stack.urls.alertsMetrics },
     pager: { log: stack.files.pagerLog },
     dashboard: { url: `http://127.0.0.1:${statusPagePort}`, pid: 0 },
+    dataPlane: { service: demoServiceName, proxy: proxyRouter.proxyAddress!, upstream: `${demoRouterHost}:${echoPort}` },
   };
+  let echo: EchoServer | undefined;
   let published = false;
   const persist = () => {
     if (!published) return;
@@ -232,6 +243,7 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     // Routers next, so that they do not spend their last moments failing over between stopping controllers.
     await Promise.all(routerSupervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
     await Promise.all(supervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
+    await echo?.close();
     // Every controller has exited: a socket left behind is from one that was killed and nothing answers there.
     for (const plan of plans) rmSync(plan.entry.agentSocket, { force: true });
   };
@@ -279,6 +291,28 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     log(`routers ${demoRouterNames.join(', ')} are starting; waiting for them to reach the cluster and link to each other`);
     await waitForRouterLinks(routerPlans, caPem, timeoutMs, guard);
     log(`routers ${routerPlans.map((plan) => `${plan.name} (${plan.entry.id})`).join(' and ')} are connected and linked`);
+
+    // The data plane: the echo server (in this process), the demo service through the management API, and a
+    // request through router1's proxy that comes back from it over the link.
+    echo = await startEchoServer(echoPort, demoRouterHost);
+    const api = await managementSession({
+      managementApis: leaderFirst.map((plan) => plan.entry.managementApi),
+      caPem,
+      admin: { username: adminUsername, password: () => readFileSync(passwordFile, 'utf8').trim() },
+      log,
+      guard,
+      timeoutMs,
+    });
+    try {
+      await until('the demo service set up', async () => {
+        await ensureDemoDataPlane(api, routerPlans.map((plan) => ({ id: plan.entry.id, tunnel: plan.tunnel })), { host: demoRouterHost, port: echo!.port });
+        return true;
+      }, timeoutMs, guard, 1000);
+    } finally {
+      await api.logout();
+    }
+    await waitForDataPlane(state.dataPlane.proxy, timeoutMs, guard);
+    log(`the overlay carries ${demoServiceName}: ${state.dataPlane.proxy} (router1) reaches ${state.dataPlane.upstream} behind router2`);
 
     for (const [index, command] of stackCommands.entries()) {
       const supervisor = stackSupervisors[index]!;
@@ -471,4 +505,16 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, ended: 
       },
     );
   });
+}
+
+/** The echo server's port from an earlier start's demo.json, so the demo service's host.v1 config stays true. */
+function storedUpstreamPort(stateFile: string): number | undefined {
+  if (!existsSync(stateFile)) return undefined;
+  try {
+    const upstream = (JSON.parse(readFileSync(stateFile, 'utf8')) as { dataPlane?: { upstream?: unknown } }).dataPlane?.upstream;
+    const match = typeof upstream === 'string' ? /:(\d+)$/.exec(upstream) : null;
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -49,3 +49,21 @@ test('the ports written by an earlier start are read back; a file that cannot be
   assert.deepEqual(storedRouterPorts('v: [3'), {});
   assert.deepEqual(storedRouterPorts('v: 3\nlink: nonsense\nweb: 12\n'), {});
 });
+
+test('router1 proxies the demo service on its proxy port and router2 hosts it: valid files, and the proxy port is read back', () => {
+  const withProxy = { ...ports, proxy: 8480 };
+  const proxying = demoRouterConfig('router1', files, withProxy, controllers, { mode: 'proxy', service: 'demo-echo' });
+  const parsed = parseRouterConfig(proxying, { file: files.config, env: {} });
+  assert.deepEqual(parsed.problems, []);
+  const tunnel = parsed.config?.listeners?.find((listener) => listener.binding === 'tunnel');
+  assert.deepEqual(tunnel?.options.mode, 'proxy');
+  assert.deepEqual(tunnel?.options.services, [{ service: 'demo-echo', port: 8480, protocol: 'tcp' }]);
+  assert.equal(tunnel?.options.bindAddress, '127.0.0.1');
+  assert.deepEqual(storedRouterPorts(proxying), withProxy);
+
+  const hosting = demoRouterConfig('router2', demoRouterFiles('/data/router2'), ports, controllers, { mode: 'host' });
+  const host = parseRouterConfig(hosting, { file: '/data/router2/router.yml', env: {} });
+  assert.deepEqual(host.problems, []);
+  assert.deepEqual(host.config?.listeners?.find((listener) => listener.binding === 'tunnel')?.options.mode, 'host');
+  assert.deepEqual(storedRouterPorts(hosting), ports, 'no proxy port for a hosting router');
+});

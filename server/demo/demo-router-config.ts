@@ -23,7 +23,14 @@ export interface DemoRouterPorts {
   readonly health: number;
   /** The edge listener an `edge` section requires (the address SDKs would be told). */
   readonly edge: number;
+  /** router1's proxy listener for the demo service (absent for a router without one). */
+  readonly proxy?: number;
 }
+
+/** The demo's data plane: router1 proxies the demo service, router2 hosts it. */
+export type DemoTunnel = { readonly mode: 'proxy'; readonly service: string } | { readonly mode: 'host' };
+
+export const demoServiceName = 'demo-echo';
 
 export function demoRouterFiles(dir: string): DemoRouterFiles {
   const config = join(dir, 'router.yml');
@@ -44,8 +51,14 @@ export function demoRouterFiles(dir: string): DemoRouterFiles {
 export const demoRouterHost = '127.0.0.1';
 
 /** The router's config: the three controllers, one link listener and dialer in group `default`, health checks on loopback. */
-export function demoRouterConfig(name: string, files: DemoRouterFiles, ports: DemoRouterPorts, controllers: readonly string[]): string {
+export function demoRouterConfig(name: string, files: DemoRouterFiles, ports: DemoRouterPorts, controllers: readonly string[], tunnel?: DemoTunnel): string {
   const host = demoRouterHost;
+  const tunnelListener =
+    tunnel?.mode === 'proxy' && ports.proxy !== undefined
+      ? [{ binding: 'tunnel', options: { mode: 'proxy', services: [`${tunnel.service}:${ports.proxy}`], bindAddress: host } }]
+      : tunnel?.mode === 'host'
+        ? [{ binding: 'tunnel', options: { mode: 'host' } }]
+        : [];
   const config = {
     v: 3,
     identity: { cert: files.cert, server_cert: files.serverCert, key: files.key, ca: files.ca },
@@ -55,7 +68,7 @@ export function demoRouterConfig(name: string, files: DemoRouterFiles, ports: De
       // The certificates must be valid for the addresses other routers and health checks use.
       csr: { sans: { dns: ['localhost'], ip: [host] } },
     },
-    listeners: [{ binding: 'edge', address: `tls:${host}:${ports.edge}`, options: { advertise: `${host}:${ports.edge}` } }],
+    listeners: [{ binding: 'edge', address: `tls:${host}:${ports.edge}`, options: { advertise: `${host}:${ports.edge}` } }, ...tunnelListener],
     dialers: [{ binding: 'transport' }],
     link: {
       listeners: [{ binding: 'transport', bind: `tls:${host}:${ports.link}`, advertise: `tls:${host}:${ports.link}`, groups: ['default'] }],
@@ -79,7 +92,7 @@ export function storedRouterPorts(text: string | undefined): Partial<DemoRouterP
   let config: {
     link?: { listeners?: { bind?: unknown }[] };
     web?: { bindPoints?: { interface?: unknown }[] }[];
-    listeners?: { binding?: unknown; address?: unknown }[];
+    listeners?: { binding?: unknown; address?: unknown; options?: { services?: unknown } }[];
   };
   try {
     config = (parseYaml(text) ?? {}) as typeof config;
@@ -96,6 +109,7 @@ export function storedRouterPorts(text: string | undefined): Partial<DemoRouterP
     link: port(list(config.link?.listeners)[0]?.bind),
     health: port(list(list(config.web)[0]?.bindPoints)[0]?.interface),
     edge: port(list(config.listeners).find((listener) => listener?.binding === 'edge')?.address),
+    proxy: port(list(list(config.listeners).find((listener) => listener?.binding === 'tunnel')?.options?.services as unknown[] | undefined)[0]),
   };
   return Object.fromEntries(Object.entries(found).filter(([, value]) => value !== undefined));
 }

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitForExit, spawnEdgeward } from './child-process.ts';
 import { until } from './demo-cluster.ts';
-import { demoRouterConfig, demoRouterFiles, demoRouterHost, storedRouterPorts, type DemoRouterFiles, type DemoRouterPorts } from './demo-router-config.ts';
+import { demoRouterConfig, demoRouterFiles, demoRouterHost, demoServiceName, storedRouterPorts, type DemoRouterFiles, type DemoRouterPorts, type DemoTunnel } from './demo-router-config.ts';
 import { httpsJson } from './https-json.ts';
 import { freeLoopbackPort } from './loopback-port.ts';
 
@@ -28,10 +28,15 @@ export interface RouterPlan {
   readonly entry: DemoRouter;
   readonly files: DemoRouterFiles;
   readonly linkAddress: string;
+  /** router1: proxies the demo service (its `host:port`); router2: hosts it. */
+  readonly tunnel: DemoTunnel;
+  readonly proxyAddress?: string;
 }
 
 export const demoRouterNames = ['router1', 'router2'] as const;
-const firstPorts: DemoRouterPorts = { link: 4021, health: 8081, edge: 3022 };
+const firstPorts: Required<DemoRouterPorts> = { link: 4021, health: 8081, edge: 3022, proxy: 8480 };
+/** The data plane of the demo: the first router proxies the demo service, the others host it. */
+const tunnelOf = (index: number): DemoTunnel => (index === 0 ? { mode: 'proxy', service: demoServiceName } : { mode: 'host' });
 
 /** The router's folder, ports and config (rewritten on every start); ports are kept from an earlier start. */
 export async function planRouter(root: string, name: string, index: number, controllers: readonly string[], taken: Set<number>): Promise<RouterPlan> {
@@ -44,12 +49,20 @@ export async function planRouter(root: string, name: string, index: number, cont
     taken.add(port);
     return port;
   };
-  const ports: DemoRouterPorts = { link: await choose('link'), health: await choose('health'), edge: await choose('edge') };
-  writeFileSync(files.config, demoRouterConfig(name, files, ports, controllers), { mode: 0o600 });
+  const tunnel = tunnelOf(index);
+  const ports: DemoRouterPorts = {
+    link: await choose('link'),
+    health: await choose('health'),
+    edge: await choose('edge'),
+    ...(tunnel.mode === 'proxy' ? { proxy: await choose('proxy') } : {}),
+  };
+  writeFileSync(files.config, demoRouterConfig(name, files, ports, controllers, tunnel), { mode: 0o600 });
   return {
     name,
     files,
     linkAddress: `tls:${demoRouterHost}:${ports.link}`,
+    tunnel,
+    ...(ports.proxy !== undefined ? { proxyAddress: `${demoRouterHost}:${ports.proxy}` } : {}),
     entry: {
       id: enrolledRouterId(files) ?? '',
       pid: 0,
@@ -153,7 +166,7 @@ function enrolledRouterId(files: DemoRouterFiles): string | undefined {
   }
 }
 
-interface ManagementApi {
+export interface ManagementApi {
   readonly base: string;
   request(method: string, path: string, body?: unknown): Promise<{ status: number; text: string; data: unknown }>;
   /** Ends the session (best effort), so that no activity of it is left for a controller to write when it stops. */
@@ -161,7 +174,7 @@ interface ManagementApi {
 }
 
 /** An admin session on the first management API that accepts the admin's login. */
-async function managementSession(options: ProvisionOptions): Promise<ManagementApi> {
+export async function managementSession(options: ProvisionOptions): Promise<ManagementApi> {
   const { caPem } = options;
   let attempt = 0;
   return until(
@@ -197,7 +210,8 @@ async function findOrCreate(api: ManagementApi, plan: RouterPlan, log: (line: st
     log(`edge router ${plan.name} exists already (id ${existing.id}) but this folder has no identity for it; enrolling it again`);
     return existing.id as string;
   }
-  const created = await api.request('POST', '/edge-routers', { name: plan.name });
+  // Tunneler-enabled: a router's identity (itself) may then Bind or Dial the demo service (demo-data-plane.ts).
+  const created = await api.request('POST', '/edge-routers', { name: plan.name, isTunnelerEnabled: true });
   const id = (created.data as { id?: unknown } | undefined)?.id;
   if (created.status !== 201 || typeof id !== 'string') throw new Error(`creating edge router ${plan.name}: HTTP ${created.status} ${created.text}`);
   log(`created edge router ${plan.name} (id ${id}) on ${api.base}`);
