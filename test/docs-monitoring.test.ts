@@ -46,12 +46,13 @@ describe('docs/monitoring.md', () => {
     const report = buildRouterMetrics({
       routerId: 'r1',
       now: 0,
-      links: [{ id: 'L1', latencyMs: 2 } as never],
+      links: [{ id: 'L1', latencyMs: 2, bytesSent: 10, bytesReceived: 20 } as never],
       ctrlLatencyMs: 1,
       ctrlConnected: true,
       heapUsedBytes: 1,
       rssBytes: 1,
       metricsDropped: 0,
+      circuits: { circuits: 1, created: 2, failed: 3, dialFailures: 4, bytesIn: 5, bytesOut: 6 },
     });
     const names = new Set(Object.entries(report.gauges).map(([gauge, value]) => `edgeward_${routerSeries(gauge, value)!.metric.replace(/\./g, '_')}`));
     assert.ok(names.size >= 7);

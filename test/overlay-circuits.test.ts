@@ -81,6 +81,7 @@ edge:
     sans: {dns: [localhost], ip: [127.0.0.1]}
 forwarder:
   latencyProbeInterval: 300
+metrics: {reportInterval: 500ms, intervalAgeThreshold: 200ms}
 listeners:
 ${listeners.join('\n')}
 dialers:
@@ -327,6 +328,39 @@ test('an edge client dials as its own identity: no session or no Dial policy is 
   assert.equal(answer.stdout, 'edgeward demo echo: you asked for /after/mfa\n');
   const routed = routers.r1.run!.lines.filter(circuitCreated).at(-1)!;
   assert.equal(routed.service, 'mfa-echo');
+});
+
+test('circuit events and metrics: created, deleted with bytes, failed with its cause, and counters on /metrics', async () => {
+  const { readFileSync, existsSync } = await import('node:fs');
+  const events = () =>
+    nodes.flatMap((node) => (existsSync(node.eventsFile) ? readFileSync(node.eventsFile, 'utf8').split('\n').filter((line) => line.includes('"namespace":"circuit"')).map((line) => JSON.parse(line)) : []));
+  const all = await until('circuit events in the controllers\' event files', async () => {
+    const found = events();
+    return found.some((event) => event.event_type === 'deleted') && found.some((event) => event.event_type === 'failed') ? found : undefined;
+  }, 20_000);
+  const created = all.find((event) => event.event_type === 'created' && event.path.nodes.length === 3)!;
+  assert.ok(created, 'a created event for a circuit through r2');
+  assert.deepEqual(created.path.nodes, [routers.r1.id, routers.r2.id, routers.r3.id]);
+  assert.equal(created.path.ingress_id, routers.r1.id);
+  assert.equal(created.path.egress_id, routers.r3.id);
+  assert.equal(created.link_count, 2);
+  assert.equal(created.client_id, routers.r1.id, 'dialed as the router\'s identity');
+  assert.ok(created.creation_timespan > 0);
+  const big = all.find((event) => event.event_type === 'deleted' && event.bytes_in >= 50 * 1024 * 1024);
+  assert.ok(big, 'the 50 MB circuit is deleted with its bytes');
+  assert.ok(big.bytes_out >= 50 * 1024 * 1024);
+  assert.ok(big.duration > 0);
+  const failures = all.filter((event) => event.event_type === 'failed').map((event) => event.failure_cause);
+  assert.ok(failures.includes('NO_DIAL_POLICY') && failures.includes('INVALID_POSTURE') && failures.includes('INVALID_SESSION'), failures.join(','));
+
+  const metrics = (await Promise.all(nodes.map(async (node) => (await node.http.get(`${node.origin}/metrics`)).text))).join('\n');
+  const total = (pattern: RegExp) => [...metrics.matchAll(pattern)].reduce((sum, match) => sum + Number(match[1]), 0);
+  assert.ok(total(/^edgeward_circuit_failures_total\{[^}]*cause="NO_DIAL_POLICY"[^}]*\} (\d+)/gm) >= 1);
+  assert.ok(total(/^edgeward_circuit_events_total\{[^}]*event_type="created"[^}]*\} (\d+)/gm) >= 3);
+  await until('router gauges for circuits and link bytes', async () => {
+    const text = (await Promise.all(nodes.map(async (node) => (await node.http.get(`${node.origin}/metrics`)).text))).join('\n');
+    return new RegExp(`edgeward_router_circuit_created\\{router_id="${routers.r1.id}"\\} [1-9]`).test(text) && /edgeward_router_link_bytes_sent\{/.test(text);
+  }, 20_000);
 });
 
 test('cutting the middle link moves new circuits to the direct link', async () => {

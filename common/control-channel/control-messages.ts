@@ -142,6 +142,27 @@ export interface RouterTerminatorRemove {
   readonly serviceIds: readonly string[];
 }
 
+/**
+ * Router → controller: a circuit this router is the ingress of was created, deleted (with its duration and bytes)
+ * or failed to be set up. The controller writes it as a circuit event (server/events/circuit-events.ts).
+ */
+export interface RouterCircuitReport {
+  readonly type: 'router.circuit';
+  readonly event: 'created' | 'deleted' | 'failed';
+  readonly circuitId: string;
+  readonly serviceId: string;
+  readonly clientId: string;
+  readonly terminatorId: string;
+  readonly routers: readonly string[];
+  readonly links: readonly string[];
+  readonly creationMs?: number;
+  readonly durationMs?: number;
+  readonly bytesIn?: number;
+  readonly bytesOut?: number;
+  readonly failureCause?: string;
+  readonly reason?: string;
+}
+
 /** Either side: heartbeat and its answer; `sentAt` is the sender's performance.now(). */
 export interface Heartbeat {
   readonly type: 'hb';
@@ -182,7 +203,7 @@ export interface ControlResponse {
   readonly error?: string;
 }
 
-export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 
 /** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */

@@ -62,6 +62,11 @@ export const controllerMetrics = {
   /** Wrong TOTP or recovery codes, on login and on the enrollment routes. */
   edgeward_mfa_code_failures_total: { type: 'counter', labels: [] },
   edgeward_api_sessions: { type: 'gauge', labels: [] },
+  // The data plane.
+  /** Circuit events this controller wrote: event_type `created`, `deleted`, `failed`. */
+  edgeward_circuit_events_total: { type: 'counter', labels: ['event_type'] },
+  /** Failed circuits by cause: the refusal code (`NO_DIAL_POLICY`, `INVALID_POSTURE`, `NO_TERMINATORS`, …) or `SETUP_FAILED`. */
+  edgeward_circuit_failures_total: { type: 'counter', labels: ['cause'] },
   // The Node.js runtime.
   edgeward_nodejs_eventloop_delay_seconds: { type: 'histogram', labels: [] },
   edgeward_nodejs_heap_used_bytes: { type: 'gauge', labels: [] },

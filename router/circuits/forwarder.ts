@@ -24,6 +24,23 @@ import { CircuitEnd, defaultWindowBytes, type EndOutput } from './circuit-end.ts
 import { readCircuitFrame, type CircuitFrame, type FailFrame, type SetupFrame } from './circuit-frames.ts';
 import { EgressDialer } from './egress-dialer.ts';
 
+/** A circuit as the ingress reports it to its controller (`router.circuit`; server/events/circuit-events.ts). */
+export interface RouterCircuit {
+  readonly event: 'created' | 'deleted' | 'failed';
+  readonly circuitId: string;
+  readonly serviceId: string;
+  readonly clientId: string;
+  readonly terminatorId: string;
+  readonly routers: readonly string[];
+  readonly links: readonly string[];
+  readonly creationMs?: number;
+  readonly durationMs?: number;
+  readonly bytesIn?: number;
+  readonly bytesOut?: number;
+  readonly failureCause?: string;
+  readonly reason?: string;
+}
+
 type Side = { readonly kind: 'link'; readonly link: CircuitLink } | { readonly kind: 'end'; end: CircuitEnd | undefined };
 
 type SetupResult = { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly avoid?: string };
@@ -37,6 +54,8 @@ interface Circuit {
   readonly createdAt: number;
   lastActivity: number;
   confirmSentAt: number | undefined;
+  /** performance.now() when it came up (0 before). */
+  upAt: number;
   /** The ingress's wait for `c.ready` / `c.fail`. */
   pending: ((result: SetupResult) => void) | undefined;
 }
@@ -65,6 +84,8 @@ export interface ForwarderDeps {
   /** `circuit.create` on the control channel (`apiSession`: dial as that API session's identity). */
   readonly requestCircuit: (service: string, avoidRouters: readonly string[], apiSession?: string) => Promise<unknown>;
   readonly config: ForwarderConfig;
+  /** Circuits this router is the ingress of: created, deleted, failed (sent to the controller as `router.circuit`). */
+  readonly report?: (report: RouterCircuit) => void;
   readonly timing?: Partial<ForwarderTiming>;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -84,6 +105,8 @@ export interface ForwarderStats {
   readonly circuits: number;
   readonly created: number;
   readonly failed: number;
+  /** Egress dials to a terminator's address that failed. */
+  readonly dialFailures: number;
   readonly bytesIn: number;
   readonly bytesOut: number;
 }
@@ -95,7 +118,7 @@ export class Forwarder {
   private readonly timing: ForwarderTiming;
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
-  private counts = { created: 0, failed: 0, bytesIn: 0, bytesOut: 0 };
+  private counts = { created: 0, failed: 0, dialFailures: 0, bytesIn: 0, bytesOut: 0 };
 
   constructor(private readonly deps: ForwarderDeps) {
     this.timing = { ...defaultForwarderTiming, ...(deps.timing ?? {}) };
@@ -130,6 +153,7 @@ export class Forwarder {
 
   /** A connection for `service` arrived at a tunnel listener (accepted paused): route it, or close it. */
   async dial(service: string, socket: Socket, listener: string, options: DialOptions = {}): Promise<void> {
+    const startedAt = performance.now();
     const avoid: string[] = [];
     socket.on('error', () => undefined);
     let failure = { code: 'SETUP_FAILED', message: 'no route could be set up' };
@@ -153,10 +177,22 @@ export class Forwarder {
         this.refused(socket, service, listener, 'INVALID_ROUTE', verdict.reason, options);
         return;
       }
-      const result = await this.build(verdict.route, signed as SignedRoute, socket, options);
+      const result = await this.build(verdict.route, signed as SignedRoute, socket, options, startedAt);
       if (result.ok) return;
       this.counts.failed++;
       failure = { code: 'SETUP_FAILED', message: result.reason };
+      const { route } = verdict;
+      this.deps.report?.({
+        event: 'failed',
+        circuitId: route.circuitId,
+        serviceId: route.serviceId,
+        clientId: route.identityId,
+        terminatorId: route.terminator.id,
+        routers: [...route.routers],
+        links: [...route.links],
+        failureCause: 'SETUP_FAILED',
+        reason: result.reason,
+      });
       this.deps.logger.warn('circuit setup failed', { circuitId: verdict.route.circuitId, service, attempt, reason: result.reason, ...(result.avoid ? { avoid: result.avoid } : {}) });
       if (!result.avoid || avoid.includes(result.avoid)) break;
       avoid.push(result.avoid);
@@ -167,10 +203,10 @@ export class Forwarder {
 
   // ---- ingress ------------------------------------------------------------------------------------------------
 
-  private async build(route: CircuitRoute, signed: SignedRoute, socket: Socket, options: DialOptions): Promise<SetupResult> {
+  private async build(route: CircuitRoute, signed: SignedRoute, socket: Socket, options: DialOptions, startedAt: number): Promise<SetupResult> {
     if (route.routers[0] !== this.deps.routerId) return { ok: false, reason: 'the route does not start at this router' };
     if (this.circuits.has(route.circuitId)) return { ok: false, reason: 'circuit id already in use' };
-    if (route.routers.length === 1) return this.buildLocal(route, socket, options);
+    if (route.routers.length === 1) return this.buildLocal(route, socket, options, startedAt);
     const next = this.deps.links.linkById(route.links[0]!);
     if (!next || next.destRouterId !== route.routers[1]) return { ok: false, reason: `link ${route.links[0]} to router ${route.routers[1]} is gone`, avoid: route.routers[1]! };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'link', link: next }]);
@@ -186,12 +222,12 @@ export class Forwarder {
     }
     options.onReady?.();
     this.attach(circuit, 0, socket);
-    this.created(circuit);
+    this.created(circuit, startedAt);
     return { ok: true };
   }
 
   /** The terminator is on this router: both ends here, no link. */
-  private async buildLocal(route: CircuitRoute, socket: Socket, options: DialOptions): Promise<SetupResult> {
+  private async buildLocal(route: CircuitRoute, socket: Socket, options: DialOptions, startedAt: number): Promise<SetupResult> {
     const problem = this.hostingProblem(route);
     if (problem) return { ok: false, reason: problem, avoid: this.deps.routerId };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'end', end: undefined }]);
@@ -200,6 +236,7 @@ export class Forwarder {
       server = await this.dialer.dial(route.terminator.address);
     } catch (error) {
       this.circuits.delete(circuit.id);
+      this.counts.dialFailures++;
       return { ok: false, reason: (error as Error).message, avoid: this.deps.routerId };
     }
     if (socket.destroyed || this.circuits.get(circuit.id) !== circuit) {
@@ -210,14 +247,29 @@ export class Forwarder {
     options.onReady?.();
     this.attach(circuit, 1, server);
     this.attach(circuit, 0, socket);
-    this.created(circuit);
+    this.created(circuit, startedAt);
     return { ok: true };
   }
 
-  private created(circuit: Circuit): void {
+  private created(circuit: Circuit, startedAt: number): void {
     circuit.state = 'up';
+    circuit.upAt = performance.now();
     this.counts.created++;
-    this.deps.logger.info('circuit created', { circuitId: circuit.id, service: circuit.route.serviceName, path: circuit.route.routers, terminatorId: circuit.route.terminator.id });
+    const { route } = circuit;
+    this.deps.logger.info('circuit created', { circuitId: circuit.id, service: route.serviceName, path: route.routers, terminatorId: route.terminator.id });
+    this.deps.report?.({ ...this.describe(circuit), event: 'created', creationMs: Math.round((circuit.upAt - startedAt) * 1000) / 1000 });
+  }
+
+  private describe(circuit: Circuit): Omit<RouterCircuit, 'event'> {
+    const { route } = circuit;
+    return {
+      circuitId: circuit.id,
+      serviceId: route.serviceId,
+      clientId: route.identityId,
+      terminatorId: route.terminator.id,
+      routers: [...route.routers],
+      links: [...route.links],
+    };
   }
 
   private refused(socket: Socket, service: string, listener: string, code: string, reason: string, options: DialOptions): void {
@@ -291,7 +343,10 @@ export class Forwarder {
     }
     const end = side.end;
     if (!end) return;
-    if (output.kind === 'data') end.deliver(output.data);
+    if (output.kind === 'data') {
+      this.counts.bytesOut += output.data.length;
+      end.deliver(output.data);
+    }
     else if (output.kind === 'ack') end.acknowledged(output.bytes);
     else end.finished();
   }
@@ -337,7 +392,7 @@ export class Forwarder {
       (error: Error) => {
         if (this.circuits.get(circuit.id) !== circuit) return;
         this.circuits.delete(circuit.id);
-        this.counts.failed++;
+        this.counts.dialFailures++;
         fail(error.message, this.deps.routerId);
       },
     );
@@ -364,7 +419,7 @@ export class Forwarder {
 
   private install(route: CircuitRoute, sides: [Side, Side]): Circuit {
     const now = performance.now();
-    const circuit: Circuit = { id: route.circuitId, route, sides, state: 'setup', createdAt: now, lastActivity: now, confirmSentAt: undefined, pending: undefined };
+    const circuit: Circuit = { id: route.circuitId, route, sides, state: 'setup', createdAt: now, lastActivity: now, confirmSentAt: undefined, upAt: 0, pending: undefined };
     this.circuits.set(circuit.id, circuit);
     return circuit;
   }
@@ -405,11 +460,22 @@ export class Forwarder {
         if (circuit.state === 'setup' && index === 0) side.link.send({ type: 'c.fail', circuitId: circuit.id, reason } satisfies FailFrame);
         else side.link.send({ type: 'c.close', circuitId: circuit.id, graceful, reason });
       } else if (side.end) {
-        this.counts.bytesOut += side.end.bytesOut;
         side.end.close(graceful);
       }
     }
-    if (circuit.state === 'up') this.deps.logger.info('circuit closed', { circuitId: circuit.id, service: circuit.route.serviceName, graceful, reason });
+    if (circuit.state !== 'up') return;
+    this.deps.logger.info('circuit closed', { circuitId: circuit.id, service: circuit.route.serviceName, graceful, reason });
+    const ingress = circuit.sides[0];
+    if (ingress.kind === 'end' && circuit.upAt > 0) {
+      this.deps.report?.({
+        ...this.describe(circuit),
+        event: 'deleted',
+        durationMs: Math.round((performance.now() - circuit.upAt) * 1000) / 1000,
+        bytesIn: ingress.end?.bytesIn ?? 0,
+        bytesOut: ingress.end?.bytesOut ?? 0,
+        reason,
+      });
+    }
   }
 
   private sendToward(circuit: Circuit, index: 0 | 1, frame: CircuitFrame): void {

@@ -125,6 +125,15 @@ export class LinkChannel {
     if (!this.ended) this.lane('payload').sendData(circuitId, data);
   }
 
+  /** Bytes written to and read from the link's connections (TLS payload, every connection), since it came up. */
+  get bytesSent(): number {
+    return this.connections.reduce((sum, { heartbeat }) => sum + (heartbeat.framed.socket.bytesWritten ?? 0), 0);
+  }
+
+  get bytesReceived(): number {
+    return this.connections.reduce((sum, { heartbeat }) => sum + (heartbeat.framed.socket.bytesRead ?? 0), 0);
+  }
+
   /** Bytes waiting to be written on the payload connection: what a sender holds back for. */
   get pendingBytes(): number {
     return this.lane('payload').pendingBytes;

@@ -30,6 +30,9 @@ export interface LinkInfo {
   readonly localAddr: string;
   /** `host:port` of the other end. */
   readonly remoteAddr: string;
+  /** Bytes written to and read from the link's connections since it came up. */
+  readonly bytesSent?: number;
+  readonly bytesReceived?: number;
   /** The ends of each of the link's connections by kind: `single`, or `payload` and `ack` for a split link. */
   readonly addresses?: Readonly<Partial<Record<'single' | 'payload' | 'ack', { readonly localAddr: string; readonly remoteAddr: string }>>>;
 }

@@ -234,6 +234,8 @@ export class LinkManager implements LinkManagerApi {
       direction: link.direction,
       connType: link.shape,
       addresses: link.addresses,
+      bytesSent: link.bytesSent,
+      bytesReceived: link.bytesReceived,
     }));
   }
 

@@ -16,6 +16,18 @@ export interface MetricsSample {
   readonly rssBytes: number;
   /** Metrics messages dropped so far because the queue was full. */
   readonly metricsDropped: number;
+  /** The forwarder's figures (absent: no circuits section in the message). */
+  readonly circuits?: CircuitFigures;
+}
+
+/** Circuits now, and counts since the router started. */
+export interface CircuitFigures {
+  readonly circuits: number;
+  readonly created: number;
+  readonly failed: number;
+  readonly dialFailures: number;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
 }
 
 export function buildRouterMetrics(sample: MetricsSample): RouterMetrics {
@@ -29,6 +41,17 @@ export function buildRouterMetrics(sample: MetricsSample): RouterMetrics {
   if (sample.ctrlLatencyMs !== undefined) gauges['ctrl.latency_ms'] = round3(sample.ctrlLatencyMs);
   for (const link of sample.links) {
     if (link.latencyMs !== null) gauges[`link.${link.id}.latency_ms`] = round3(link.latencyMs);
+    if (link.bytesSent !== undefined) gauges[`link.${link.id}.bytes_sent`] = link.bytesSent;
+    if (link.bytesReceived !== undefined) gauges[`link.${link.id}.bytes_received`] = link.bytesReceived;
+  }
+  const circuits = sample.circuits;
+  if (circuits) {
+    gauges['circuit.count'] = circuits.circuits;
+    gauges['circuit.created'] = circuits.created;
+    gauges['circuit.failed'] = circuits.failed;
+    gauges['circuit.dial_failures'] = circuits.dialFailures;
+    gauges['circuit.bytes_in'] = circuits.bytesIn;
+    gauges['circuit.bytes_out'] = circuits.bytesOut;
   }
   return { type: 'router.metrics', routerId: sample.routerId, timestamp: sample.now, gauges };
 }

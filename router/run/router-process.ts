@@ -134,6 +134,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
           heapUsedBytes: memory.heapUsed,
           rssBytes: memory.rss,
           metricsDropped: dropped,
+          circuits: forwarder.stats(),
         });
       },
       send: (message) => channel.send(message),
@@ -209,6 +210,8 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       requestCircuit: (service, avoidRouters, apiSession) =>
         channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}), ...(apiSession ? { apiSession } : {}) }),
       config: config.forwarder,
+      // Lost while the control channel is down: the events are the controller's record, not the router's.
+      report: (circuit) => channel.send({ type: 'router.circuit', ...circuit }),
       clock,
       logger: logger.child('circuits'),
     });

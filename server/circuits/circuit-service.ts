@@ -46,6 +46,8 @@ export interface CircuitOutcome {
   readonly routerId: string;
   /** The identity dialing when an edge client dialed (absent: the router's own). */
   readonly identityId?: string;
+  /** The service's id when the request named one that exists. */
+  readonly serviceId?: string;
   readonly service: string;
   readonly answer: CircuitAnswer;
   readonly route?: CircuitRoute;
@@ -100,7 +102,15 @@ export class CircuitService {
       avoidRouters: new Set(avoid),
       nowMs: now,
     });
-    if (!plan.ok) return { routerId, service: serviceText, answer: { refused: { code: plan.code, message: plan.message } } };
+    if (!plan.ok) {
+      return {
+        routerId,
+        service: serviceText,
+        answer: { refused: { code: plan.code, message: plan.message } },
+        ...(service ? { serviceId: service.id } : {}),
+        ...(client ? { identityId: holder.id } : {}),
+      };
+    }
     const route: CircuitRoute = {
       circuitId: randomBytes(16).toString('base64url'),
       serviceId: service!.id,
@@ -112,6 +122,6 @@ export class CircuitService {
       controllerId: this.deps.controllerId,
       issuedAt: now,
     };
-    return { routerId, service: serviceText, answer: { route: this.signer.sign(route) }, route, ...(client ? { identityId: holder.id } : {}) };
+    return { routerId, service: serviceText, serviceId: service!.id, answer: { route: this.signer.sign(route) }, route, ...(client ? { identityId: holder.id } : {}) };
   }
 }

@@ -60,7 +60,7 @@ describe('controllerConfigExample', () => {
     assert.deepEqual(Object.keys(config.events), ['jsonLogger']);
     const logger = config.events['jsonLogger']!;
     assert.deepEqual(logger.handler, { type: 'file', format: 'json', path: '/tmp/x/events.jsonl', maxsizemb: 10, maxbackups: 0, bufferSize: 10 });
-    assert.deepEqual(logger.subscriptions.map((subscription) => subscription.type), ['cluster', 'entityChange', 'apiSession', 'authentication']);
+    assert.deepEqual(logger.subscriptions.map((subscription) => subscription.type), ['cluster', 'entityChange', 'apiSession', 'authentication', 'circuit']);
     const entityChange = logger.subscriptions.find((subscription) => subscription.type === 'entityChange');
     assert.equal(entityChange && 'propagateAlways' in entityChange && entityChange.propagateAlways, false, 'only the leader writes entity changes by default');
   });

@@ -168,6 +168,7 @@ function eventsSection(quotedFile: string | undefined, propagateAlways: boolean)
     `        propagateAlways: ${propagateAlways}${propagateAlways ? ' # every controller writes the changes it applies (commit lag)' : ''}`,
     '      - type: apiSession',
     '      - type: authentication',
+    '      - type: circuit',
     '    handler:',
     '      type: file',
     '      format: json',

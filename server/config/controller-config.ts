@@ -132,6 +132,7 @@ export type EventSubscriptionConfig =
   | { readonly type: 'entityChange'; readonly propagateAlways: boolean; readonly include: readonly string[] }
   | { readonly type: 'apiSession'; readonly propagateAlways: boolean; readonly include: readonly ('created' | 'deleted')[] }
   | { readonly type: 'authentication'; readonly include: readonly ('success' | 'fail')[] }
+  | { readonly type: 'circuit'; readonly include: readonly ('created' | 'pathUpdated' | 'deleted' | 'failed')[] }
   | { readonly type: 'metrics'; readonly sourceFilter?: string; readonly metricFilter?: string };
 
 export type EventOutputConfig =

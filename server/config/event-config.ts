@@ -28,13 +28,16 @@ const subscription = s.tagged(
     }),
     // include: event types to report (success, fail); empty means both. Written where the login was answered.
     authentication: s.object({ include: s.array(s.string({ enum: ['success', 'fail'] })).default([]) }),
+    // include: event types to report (created, pathUpdated, deleted, failed); empty means all. Written by the
+    // controller holding the ingress router's channel (or refusing the circuit).
+    circuit: s.object({ include: s.array(s.string({ enum: ['created', 'pathUpdated', 'deleted', 'failed'] })).default([]) }),
     // metricFilter is matched against `<metric>.<valueKey>`.
     metrics: s.object({ sourceFilter: regex, metricFilter: regex }),
   },
   {
     unknownTag: 'warning',
     label: 'subscription',
-    aliases: { 'edge.apiSessions': 'apiSession', 'edge.authentications': 'authentication' },
+    aliases: { 'edge.apiSessions': 'apiSession', 'edge.authentications': 'authentication', 'fabric.circuits': 'circuit' },
   },
 );
 

@@ -10,6 +10,7 @@ import { AgentServer, type AgentCommand } from '../agent/agent-server.ts';
 import { ModelWriter } from '../edge/model-writer.ts';
 import { EventDispatcher } from '../events/event-dispatcher.ts';
 import { apiSessionEvents } from '../events/api-session-events.ts';
+import { circuitEvent } from '../events/circuit-events.ts';
 import { authenticationEvent, type AuthenticationAttempt } from '../events/authentication-events.ts';
 import { entityChangeEvents } from '../events/entity-change-events.ts';
 import { fileEventSink, stdoutEventSink } from '../events/event-sinks.ts';
@@ -233,6 +234,10 @@ export async function startController(options: ControllerOptions, runtime: Contr
     logger: logger.child('routers'),
     clock,
     signing: { certPem: options.cluster.tls.certPem, keyPem: options.cluster.tls.keyPem },
+    onCircuit: (report) => {
+      metrics.circuitEvent(report.event, report.failureCause);
+      if (dispatcher.wants('circuit')) dispatcher.dispatch('circuit', circuitEvent(report, { controllerId: options.id, now: () => clock.now() }));
+    },
     ...(options.cluster.controlPort ? { timing: { helloTimeoutMs: options.cluster.controlPort.helloTimeoutMs } } : {}),
   });
   const routers = routerControl;

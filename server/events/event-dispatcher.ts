@@ -18,7 +18,7 @@ export interface EventHandlerBinding {
 /** Namespaces of events made by applying the log: written by the leader unless propagateAlways. */
 const appliedNamespaces = new Set(['entityChange', 'apiSession']);
 /** The event field a subscription's `include` filters on, by namespace. */
-const includeFields: Readonly<Record<string, string>> = { entityChange: 'entityType', apiSession: 'event_type', authentication: 'event_type' };
+const includeFields: Readonly<Record<string, string>> = { entityChange: 'entityType', apiSession: 'event_type', authentication: 'event_type', circuit: 'event_type' };
 
 export class EventDispatcher {
   constructor(

@@ -23,6 +23,7 @@ import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
 import { ServiceAccessService } from '../edge/service-access-service.ts';
+import type { CircuitReport } from '../events/circuit-events.ts';
 
 export interface RouterControlTiming extends RouterHubTiming {
   readonly peerRequestTimeoutMs: number;
@@ -54,6 +55,8 @@ export interface RouterControlDeps {
   readonly metrics: Pick<ControllerMetrics, 'routerGauge'>;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** A circuit event to write (events file, metrics): reported by a router or a refusal here. */
+  readonly onCircuit?: (report: CircuitReport) => void;
   /** The control certificate chain and key: circuit routes are signed with them. */
   readonly signing: { readonly certPem: string; readonly keyPem: string };
   readonly timing?: Partial<RouterControlTiming>;
@@ -88,10 +91,25 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     otherRouters: () => presence!.otherRouters(),
     announce: (event) => presence!.announce(event),
     metrics: metricsSink,
+    circuitReport: (routerId, report) => {
+      if (report.event === 'failed') deps.logger.warn('circuit failed', { routerId, circuitId: report.circuitId, cause: report.failureCause, reason: report.reason });
+      deps.onCircuit?.(report);
+    },
     createCircuit: async (routerId: string, request: unknown): Promise<unknown> => {
       const outcome: CircuitOutcome = await circuits!.create(routerId, request);
       logCircuit(deps.logger, outcome);
-      return outcome.answer;
+      const { answer } = outcome;
+      if ('refused' in answer) {
+        deps.onCircuit?.({
+          event: 'failed',
+          clientId: outcome.identityId ?? routerId,
+          routers: [routerId],
+          failureCause: answer.refused.code,
+          reason: answer.refused.message,
+          ...(outcome.serviceId ? { serviceId: outcome.serviceId } : {}),
+        });
+      }
+      return answer;
     },
     logger: deps.logger,
     clock,

@@ -57,6 +57,7 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
   const hosted = new Map<string, Map<string, string>>();
   const terminators = new TerminatorRegistry({ controllerId: 'c1', graceMs: 200 });
   const hub = new RouterHub({
+    circuitReport: () => undefined,
     createCircuit: async (routerId, request) => ({ refused: { code: 'NO_PATH', message: `asked by ${routerId}: ${JSON.stringify(request)}` } }),
     hostedServices: (id) => hosted.get(id) ?? new Map(),
     terminators,

@@ -20,6 +20,7 @@ import { admitRouter, readHello } from './router-admission.ts';
 import { RouterChannel, type RouterChannelOwner, type RouterChannelTiming } from './router-channel.ts';
 import { readTerminatorCreate, readTerminatorRemove } from './terminator-messages.ts';
 import type { ReportedLink, RouterLinkReport } from '../circuits/circuit-paths.ts';
+import { readCircuitReport, type CircuitReport } from '../events/circuit-events.ts';
 import type { TerminatorRegistry } from './terminator-registry.ts';
 
 /** A router connected to some controller, as controllers tell each other. */
@@ -60,6 +61,8 @@ export interface RouterHubDeps {
   /** Tells the other controllers; must not throw. */
   readonly announce: (event: RouterEvent) => void;
   readonly metrics: RouterMetricsSink;
+  /** A circuit report from a router (`router.circuit`: created, deleted, failed), checked. */
+  readonly circuitReport: (routerId: string, report: CircuitReport) => void;
   /** A router's `circuit.create` request; the answer goes back as the response's value. */
   readonly createCircuit: (routerId: string, request: unknown) => Promise<unknown>;
   readonly logger: Logger;
@@ -165,6 +168,14 @@ export class RouterHub implements RouterChannelOwner {
       case 'router.links':
         this.linksFrame(routerId, value);
         return;
+      case 'router.circuit': {
+        const report = readCircuitReport(value);
+        if (!report) return this.deps.logger.warn('router circuit report refused', { routerId });
+        // A router reports only circuits it is the ingress of.
+        if (report.routers && report.routers[0] !== routerId) return this.deps.logger.warn('router circuit report refused: it names another ingress', { routerId });
+        this.deps.circuitReport(routerId, report);
+        return;
+      }
       case 'req':
         this.answer(channel, value);
         return;

@@ -58,6 +58,20 @@ const authenticationResults: readonly AuthenticationResult[] = ['success', 'fail
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const peerBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
+/** The causes a circuit failure is counted under (anything else: OTHER), so the series exist from the start. */
+export const circuitFailureCauses: readonly string[] = [
+  'INVALID_SESSION',
+  'SERVICE_NOT_FOUND',
+  'NO_DIAL_POLICY',
+  'INVALID_POSTURE',
+  'NOT_TUNNELER',
+  'NO_TERMINATORS',
+  'NO_PATH',
+  'INVALID_REQUEST',
+  'SETUP_FAILED',
+  'OTHER',
+];
+
 export class ControllerMetrics {
   readonly meter: Meter;
   /** Leader-side command execution times (`raft.rate_limiter.work_timer`). */
@@ -69,6 +83,9 @@ export class ControllerMetrics {
   private readonly httpDuration: Histogram;
   private readonly authentications: Counter;
   private readonly mfaCodeFailures: Counter;
+  private readonly circuitEvents: Counter;
+  private readonly circuitFailures: Counter;
+  private readonly circuitFailureLabels = new Map<string, Attributes>();
   private readonly leadershipGained: Counter;
   private readonly leaderChanges: Counter;
   private readonly peerConnects: Counter;
@@ -207,6 +224,12 @@ export class ControllerMetrics {
     for (const method of authenticationMethods) for (const result of authenticationResults) this.authentications.add(0, this.authenticationAttributes(method, result));
     this.mfaCodeFailures = meter.createCounter('mfa.code_failures', { description: 'Wrong TOTP or recovery codes given, at login and on the enrollment routes' });
     this.mfaCodeFailures.add(0);
+    this.circuitEvents = meter.createCounter('circuit.events', {
+      description: 'Circuit events this controller wrote: created (an ingress router reported it up), deleted, failed (refused here, or a router could not set it up)',
+    });
+    for (const type of ['created', 'deleted', 'failed']) this.circuitEvents.add(0, { event_type: type });
+    this.circuitFailures = meter.createCounter('circuit.failures', { description: 'Circuits that failed, by cause (the refusal code, or SETUP_FAILED)' });
+    for (const cause of circuitFailureCauses) this.circuitFailures.add(0, this.circuitFailureAttributes(cause));
     meter
       .createObservableGauge('api_sessions', { description: 'API sessions held in the model, including expired ones not yet swept' })
       .addCallback((result) => result.observe(sources.apiSessionCount()));
@@ -236,6 +259,18 @@ export class ControllerMetrics {
 
   mfaCodeFailure(): void {
     this.mfaCodeFailures.add(1);
+  }
+
+  /** One circuit event written; a failed one counts by its cause too. */
+  circuitEvent(type: 'created' | 'deleted' | 'failed', cause?: string): void {
+    this.circuitEvents.add(1, { event_type: type });
+    if (type === 'failed') this.circuitFailures.add(1, this.circuitFailureAttributes(circuitFailureCauses.includes(cause ?? '') ? cause! : 'OTHER'));
+  }
+
+  private circuitFailureAttributes(cause: string): Attributes {
+    let attributes = this.circuitFailureLabels.get(cause);
+    if (!attributes) this.circuitFailureLabels.set(cause, (attributes = { cause }));
+    return attributes;
   }
 
   /** A member of the configuration (not this controller): its connect and disconnect counters start at 0. */
