@@ -178,6 +178,14 @@ export const alertCatalogue = [
     summary: 'The alerts daemon cannot deliver alerts to Alertmanager.',
     description: 'Deliveries from the alerts daemon keep failing; its alerts are queued, not delivered.',
   },
+  {
+    name: 'EdgewardCircuitDialFailures',
+    severity: 'warning',
+    scope: 'cluster',
+    sources: ['prometheus'],
+    summary: 'The overlay keeps failing to carry connections to their services.',
+    description: 'Circuits fail for want of a terminator, a path over the links, or because a setup or the service address refused.',
+  },
 ] as const satisfies readonly AlertDefinition[];
 
 export type AlertName = (typeof alertCatalogue)[number]['name'];

@@ -2,6 +2,7 @@
 // whose sources include 'prometheus'); this list must hold exactly one rule for each, which `alertRules()` checks.
 import { alertCatalogue, type AlertDefinition } from '../catalogue/alert-catalogue.ts';
 import { clusterLeaderless, clusterReadOnly, leadershipChurn, noControllerHealthy, quorumLost } from './leader-alerts.ts';
+import { circuitDialFailures } from './circuit-alerts.ts';
 import { peerFlapping, peerLatencyJump } from './peer-alerts.ts';
 import { alertDeliveryFailing, scrapeTargetDown } from './pipeline-alerts.ts';
 import { commitLagHigh, raftDiskGrowth } from './raft-log-alerts.ts';
@@ -22,6 +23,7 @@ const definedRules: readonly AlertRule[] = [
   raftDiskGrowth,
   scrapeTargetDown,
   alertDeliveryFailing,
+  circuitDialFailures,
 ];
 
 export interface CataloguedRule {

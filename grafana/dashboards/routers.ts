@@ -13,7 +13,7 @@ export function routers(options: DashboardOptions) {
     {
       uid: routersUid,
       title: 'edgeward / Routers',
-      description: 'Routers connected to the cluster: control channels, links and their latency, router memory, and dropped metrics reports.',
+      description: 'Routers connected to the cluster: control channels, links and their latency and bytes, circuits and their failures, router memory, and dropped metrics reports.',
       tags: ['routers'],
       variables: [routerVariable],
       rows: [
@@ -66,6 +66,47 @@ export function routers(options: DashboardOptions) {
               title: 'Link latency',
               description: 'The last round trip of each link, per router and link id.',
               queries: [routerQueries.linkLatency],
+              min: 0,
+            }),
+            timeSeriesPanel({
+              title: 'Link bytes',
+              description: 'Bytes each router sends on each of its links per second (circuits\' bytes with their framing, and heartbeats).',
+              queries: [routerQueries.linkBytes],
+              min: 0,
+            }),
+          ],
+        },
+        {
+          title: 'Circuits',
+          panels: [
+            timeSeriesPanel({
+              title: 'Circuits',
+              description: 'Circuits each router forwards now, as ingress, middle hop or egress.',
+              queries: [routerQueries.circuits],
+              min: 0,
+            }),
+            timeSeriesPanel({
+              title: 'Circuits set up',
+              description: 'Circuits set up per second at each router (its own connections, and those it terminates for others).',
+              queries: [routerQueries.circuitsCreated],
+              min: 0,
+            }),
+            timeSeriesPanel({
+              title: 'Overlay throughput',
+              description: 'Bytes per second read from circuits\' connections at each router (into the overlay) and written to them (out of it).',
+              queries: [routerQueries.circuitBytesIn, routerQueries.circuitBytesOut],
+              min: 0,
+            }),
+            timeSeriesPanel({
+              title: 'Circuit failures by cause',
+              description: 'Circuits the controllers refused or their routers could not set up, per second, by cause (EdgewardCircuitDialFailures watches NO_TERMINATORS, NO_PATH and SETUP_FAILED).',
+              queries: [routerQueries.circuitFailures],
+              min: 0,
+            }),
+            timeSeriesPanel({
+              title: 'Failed dials to hosted services',
+              description: 'Dials from a hosting router to a service\'s host.v1 address that failed, per second.',
+              queries: [routerQueries.dialFailures],
               min: 0,
             }),
           ],

@@ -9,7 +9,7 @@ import type { RouterMetricName } from './router-metric-names.ts';
 export type QueryMetric = ControllerMetricName | AlertsDaemonMetricName | RouterMetricName | 'up' | 'ALERTS';
 
 /** Grafana unit ids, which the status page can format with as well. */
-export type QueryUnit = 's' | 'bytes' | 'ops' | 'reqps' | 'short' | 'percentunit' | 'none' | 'dateTimeFromNow';
+export type QueryUnit = 's' | 'bytes' | 'Bps' | 'ops' | 'reqps' | 'short' | 'percentunit' | 'none' | 'dateTimeFromNow';
 
 /** When a query returns series. Anything but `always` names the condition, so that a check against a live
  * Prometheus knows which queries it must bring about, and an empty panel outside it is expected. */

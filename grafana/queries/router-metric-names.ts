@@ -18,6 +18,17 @@ export const routerMetrics = {
   edgeward_router_process_rss_bytes: { type: 'gauge', labels: ['router_id'] },
   /** `metrics.dropped_messages`: metrics messages the router dropped because its queue was full. */
   edgeward_router_metrics_dropped_messages: { type: 'gauge', labels: ['router_id'] },
+  /** `link.<id>.bytes_sent` / `bytes_received`: bytes on each link's connections since it came up. */
+  edgeward_router_link_bytes_sent: { type: 'gauge', labels: ['router_id', 'link_id'] },
+  edgeward_router_link_bytes_received: { type: 'gauge', labels: ['router_id', 'link_id'] },
+  /** `circuit.count`: circuits the router forwards now. */
+  edgeward_router_circuit_count: { type: 'gauge', labels: ['router_id'] },
+  /** `circuit.created`, `circuit.failed`, `circuit.dial_failures`, `circuit.bytes_in`, `circuit.bytes_out`: counts since the router started. */
+  edgeward_router_circuit_created: { type: 'gauge', labels: ['router_id'] },
+  edgeward_router_circuit_failed: { type: 'gauge', labels: ['router_id'] },
+  edgeward_router_circuit_dial_failures: { type: 'gauge', labels: ['router_id'] },
+  edgeward_router_circuit_bytes_in: { type: 'gauge', labels: ['router_id'] },
+  edgeward_router_circuit_bytes_out: { type: 'gauge', labels: ['router_id'] },
 } as const satisfies Record<string, MetricContract>;
 
 export type RouterMetricName = keyof typeof routerMetrics;

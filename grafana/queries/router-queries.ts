@@ -2,7 +2,7 @@
 // series stay 60 s after it disconnects and a series it stops reporting 5 min: "reporting" is not a live
 // connection state, and no controller metric tells how old a router's last report is.
 import { defineQueries } from './catalogue-query.ts';
-import { selectedRouters } from './promql-selectors.ts';
+import { clusterControllers, rateWindow, selectedRouters } from './promql-selectors.ts';
 
 const routers = selectedRouters();
 
@@ -70,6 +70,62 @@ export const routerQueries = defineQueries('routers', {
     unit: 'bytes',
     metrics: ['edgeward_router_process_rss_bytes'],
     seriesWhen: 'routers',
+  },
+  circuits: {
+    title: 'Circuits per router',
+    expr: `max by (router_id) (edgeward_router_circuit_count${routers})`,
+    legend: '{{router_id}}',
+    unit: 'short',
+    metrics: ['edgeward_router_circuit_count'],
+    seriesWhen: 'routers',
+  },
+  circuitsCreated: {
+    title: 'Circuits set up per second, per router',
+    expr: `max by (router_id) (rate(edgeward_router_circuit_created${routers}${rateWindow}))`,
+    legend: '{{router_id}}',
+    unit: 'ops',
+    metrics: ['edgeward_router_circuit_created'],
+    seriesWhen: 'routers',
+  },
+  circuitBytesIn: {
+    title: 'Bytes into the overlay per second, per router',
+    expr: `max by (router_id) (rate(edgeward_router_circuit_bytes_in${routers}${rateWindow}))`,
+    legend: '{{router_id}} in',
+    unit: 'Bps',
+    metrics: ['edgeward_router_circuit_bytes_in'],
+    seriesWhen: 'routers',
+  },
+  circuitBytesOut: {
+    title: 'Bytes out of the overlay per second, per router',
+    expr: `max by (router_id) (rate(edgeward_router_circuit_bytes_out${routers}${rateWindow}))`,
+    legend: '{{router_id}} out',
+    unit: 'Bps',
+    metrics: ['edgeward_router_circuit_bytes_out'],
+    seriesWhen: 'routers',
+  },
+  dialFailures: {
+    title: 'Failed dials to hosted services per second, per router',
+    expr: `max by (router_id) (rate(edgeward_router_circuit_dial_failures${routers}${rateWindow}))`,
+    legend: '{{router_id}}',
+    unit: 'ops',
+    metrics: ['edgeward_router_circuit_dial_failures'],
+    seriesWhen: 'routers',
+  },
+  circuitFailures: {
+    title: 'Circuits failed per second, by cause',
+    expr: `sum by (cause) (rate(edgeward_circuit_failures_total${clusterControllers()}${rateWindow}))`,
+    legend: '{{cause}}',
+    unit: 'ops',
+    metrics: ['edgeward_circuit_failures_total'],
+    seriesWhen: 'always',
+  },
+  linkBytes: {
+    title: 'Link bytes sent per second, per router and link',
+    expr: `max by (router_id, link_id) (rate(edgeward_router_link_bytes_sent${routers}${rateWindow}))`,
+    legend: '{{router_id}} {{link_id}}',
+    unit: 'Bps',
+    metrics: ['edgeward_router_link_bytes_sent'],
+    seriesWhen: 'router-links',
   },
   droppedReports: {
     title: 'Metrics messages a router dropped (its queue was full)',

@@ -99,11 +99,15 @@ export class CircuitEnd implements EndCounters {
     this.socket.end();
   }
 
-  /** The circuit is gone: a graceful close lets the socket finish writing, any other resets it. */
+  /**
+   * The circuit is gone: a graceful close lets the socket finish writing; any other resets it (RST, not FIN), so
+   * that a client cut off by a lost link does not take a truncated stream for a whole one.
+   */
   close(graceful: boolean): void {
     if (this.ended) return;
     this.ended = true;
     if (graceful) this.socket.end();
+    else if (typeof this.socket.resetAndDestroy === 'function' && !this.socket.destroyed && this.socket.readyState !== 'opening') this.socket.resetAndDestroy();
     else this.socket.destroy();
   }
 

@@ -19,7 +19,7 @@ interface Dial {
 
 /** `tcp:<host>:<port>` (host may be a bracketed IPv6 literal) as host and port, or undefined. */
 export function parseTerminatorAddress(address: string): { host: string; port: number } | undefined {
-  const match = /^tcp:(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(address);
+  const match = /^tcp:(\[[^\][]+\]|[^:[\]]+):(\d{1,5})$/.exec(address);
   if (!match) return undefined;
   const port = Number(match[2]);
   if (port < 1 || port > 65535) return undefined;

@@ -161,7 +161,7 @@ export class Forwarder {
       if (this.stopped || socket.destroyed) return;
       let answer: unknown;
       try {
-        answer = await this.deps.requestCircuit(service, avoid, options.apiSession);
+        answer = await this.deps.requestCircuit(service, [...avoid], options.apiSession);
       } catch (error) {
         this.refused(socket, service, listener, 'CONTROLLER_UNAVAILABLE', (error as Error).message, options);
         return;
@@ -210,20 +210,24 @@ export class Forwarder {
     const next = this.deps.links.linkById(route.links[0]!);
     if (!next || next.destRouterId !== route.routers[1]) return { ok: false, reason: `link ${route.links[0]} to router ${route.routers[1]} is gone`, avoid: route.routers[1]! };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'link', link: next }]);
-    const result = await new Promise<SetupResult>((resolve) => {
-      circuit.pending = resolve;
+    // The end is attached in the same turn as `c.ready` arrives: frames right behind it in the same read (a server
+    // that speaks first, or one that closes at once) find the circuit up, not half set up.
+    return new Promise<SetupResult>((resolve) => {
+      circuit.pending = (outcome) => {
+        circuit.pending = undefined;
+        if (outcome.ok) {
+          if (socket.destroyed) {
+            this.teardown(circuit, 0, 'the client went away during setup', false);
+          } else {
+            options.onReady?.();
+            this.attach(circuit, 0, socket);
+            this.created(circuit, startedAt);
+          }
+        }
+        resolve(outcome);
+      };
       next.send({ type: 'c.setup', circuitId: route.circuitId, route: signed, hop: 1 } satisfies SetupFrame);
     });
-    circuit.pending = undefined;
-    if (!result.ok) return result;
-    if (socket.destroyed || this.circuits.get(route.circuitId) !== circuit) {
-      this.teardown(circuit, 0, 'the client went away during setup', false);
-      return { ok: true };
-    }
-    options.onReady?.();
-    this.attach(circuit, 0, socket);
-    this.created(circuit, startedAt);
-    return { ok: true };
   }
 
   /** The terminator is on this router: both ends here, no link. */
