@@ -389,6 +389,12 @@ test('the status page shows the demo cluster in Chromium: three controllers, one
     await page.waitForFunction(() => document.querySelectorAll('svg.recharts-surface path.recharts-line-curve').length > 0, undefined, { timeout: 30_000 });
     const routers = await page.$$eval('[data-testid="router-row"]', (rows) => rows.length);
     assert.equal(routers, 2, 'both routers are listed');
+    // The circuits view: both routers report their circuits (every 15 s), and router1 has carried the first test's
+    // requests into the overlay.
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="circuit-row"]').length === 2, undefined, { timeout: 60_000 });
+    const ingress = state.routers[0]!.id;
+    await page.waitForFunction((id) => /[1-9]/.test(document.querySelector(`[data-testid="circuit-row"][data-router-id="${id}"] [data-testid="circuit-bytes-in"]`)?.textContent ?? ''), ingress, { timeout: 60_000 });
+    assert.match((await page.textContent('[data-testid="circuit-totals"]')) ?? '', /since the controllers started: [1-9][\d,]* created/);
     const shot = screenshotPath(artifactDir('demo'), 'status-page');
     await page.screenshot({ path: shot, fullPage: true });
     console.log(`status page screenshot: ${shot}`);

@@ -29,6 +29,19 @@ export function formatCount(value: number | undefined): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
+/** Bytes in binary units: "512 B", "1.5 KiB", "50.0 MiB", "2.31 GiB". */
+export function formatBytes(value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let scaled = Math.max(0, value);
+  let unit = 0;
+  while (scaled >= 1024 && unit < units.length - 1) {
+    scaled /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${Math.round(scaled)} B` : `${scaled.toFixed(scaled < 10 ? 2 : 1)} ${units[unit]}`;
+}
+
 /** A clock time, "14:05:09", in the viewer's time zone. */
 export function formatClock(ms: number): string {
   return new Date(ms).toLocaleTimeString('en-GB', { hour12: false });

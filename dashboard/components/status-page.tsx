@@ -12,6 +12,7 @@ import { LagTable } from './lag-table.tsx';
 import { MemberTable } from './member-table.tsx';
 import { MetricChart } from './metric-chart.tsx';
 import { RoutersTable } from './routers-table.tsx';
+import { CircuitsTable } from './circuits-table.tsx';
 import { useLiveState, useNow } from './use-live-state.ts';
 
 function Section({ id, title, children, aside }: { id: string; title: string; children: ReactNode; aside?: ReactNode }) {
@@ -111,6 +112,10 @@ export function StatusPage({ initial, loginRequired }: { initial: Snapshot | nul
       <Section id="routers" title="Routers">
         <RoutersTable routers={snapshot.routers} />
         <div className="charts">{chart('router-link-latency')}</div>
+      </Section>
+
+      <Section id="circuits" title="Circuits">
+        <CircuitsTable circuits={snapshot.circuits} routers={snapshot.routers} />
       </Section>
 
       <footer className="footer">

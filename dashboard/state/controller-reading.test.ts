@@ -54,3 +54,23 @@ test('no leader, routers reporting, malformed lines skipped and missing metrics 
   assert.deepEqual(reading.routers, { r1: { ctrlConnected: true, ctrlLatencySeconds: 0.002, linkCount: 1, links: { l1: 0.0005 } } });
   assert.ok(!('appliedIndex' in reading), 'absent figures are left out, not undefined');
 });
+
+test('circuits: each router\'s circuit gauges, and the controller\'s circuit counters summed by cause and type', () => {
+  const text = [
+    'edgeward_router_circuit_count{router_id="r1"} 2',
+    'edgeward_router_circuit_created{router_id="r1"} 40',
+    'edgeward_router_circuit_failed{router_id="r1"} 3',
+    'edgeward_router_circuit_dial_failures{router_id="r2"} 1',
+    'edgeward_router_circuit_bytes_in{router_id="r1"} 52428800',
+    'edgeward_router_circuit_bytes_out{router_id="r1"} 1024',
+    'edgeward_circuit_failures_total{cause="NO_DIAL_POLICY",otel_scope_name="edgeward"} 2',
+    'edgeward_circuit_failures_total{cause="NO_PATH",otel_scope_name="edgeward"} 0',
+    'edgeward_circuit_events_total{event_type="created",otel_scope_name="edgeward"} 40',
+    'edgeward_circuit_events_total{event_type="failed",otel_scope_name="edgeward"} 2',
+  ].join('\n');
+  const reading = readControllerMetrics(parsePrometheusText(text).samples);
+  assert.deepEqual(reading.routers.r1?.circuits, { count: 2, created: 40, failed: 3, bytesIn: 52428800, bytesOut: 1024 });
+  assert.deepEqual(reading.routers.r2?.circuits, { dialFailures: 1 });
+  assert.deepEqual(reading.circuitFailures, { NO_DIAL_POLICY: 2, NO_PATH: 0 });
+  assert.deepEqual(reading.circuitEvents, { created: 40, failed: 2 });
+});

@@ -13,6 +13,18 @@ export interface RouterReading {
   readonly linkCount?: number;
   /** link id → its last round trip, seconds. */
   readonly links: Readonly<Record<string, number>>;
+  /** The router's circuit gauges, when it reports them. */
+  readonly circuits?: CircuitFigures;
+}
+
+/** A router's circuits now, and its counts since it started. */
+export interface CircuitFigures {
+  readonly count?: number;
+  readonly created?: number;
+  readonly failed?: number;
+  readonly dialFailures?: number;
+  readonly bytesIn?: number;
+  readonly bytesOut?: number;
 }
 
 export interface ControllerReading {
@@ -36,6 +48,10 @@ export interface ControllerReading {
   readonly peerLatency: Readonly<Record<string, Histogram>>;
   /** router id → what it last reported through this controller. */
   readonly routers: Readonly<Record<string, RouterReading>>;
+  /** Circuit failures this controller counted, by cause (edgeward_circuit_failures_total). */
+  readonly circuitFailures?: Readonly<Record<string, number>>;
+  /** Circuit events this controller wrote, by type (edgeward_circuit_events_total). */
+  readonly circuitEvents?: Readonly<Record<string, number>>;
 }
 
 type Name = ControllerMetricName | RouterMetricName;
@@ -61,7 +77,7 @@ export function readControllerMetrics(samples: readonly Sample[]): ControllerRea
   const leaderInfo = gauges.get('edgeward_raft_leader_info')?.find((sample) => sample.value === 1)?.labels.leader_id;
   const leaderId = hasLeader === false ? null : leaderInfo;
 
-  const routers: Record<string, { ctrlConnected?: boolean; ctrlLatencySeconds?: number; linkCount?: number; links: Record<string, number> }> = {};
+  const routers: Record<string, { ctrlConnected?: boolean; ctrlLatencySeconds?: number; linkCount?: number; links: Record<string, number>; circuits?: Record<string, number> }> = {};
   const router = (id: string) => (routers[id] ??= { links: {} });
   for (const sample of gauges.get('edgeward_router_ctrl_connected') ?? []) if (sample.labels.router_id) router(sample.labels.router_id).ctrlConnected = sample.value === 1;
   for (const sample of gauges.get('edgeward_router_ctrl_latency_seconds') ?? []) if (sample.labels.router_id && Number.isFinite(sample.value)) router(sample.labels.router_id).ctrlLatencySeconds = sample.value;
@@ -70,6 +86,30 @@ export function readControllerMetrics(samples: readonly Sample[]): ControllerRea
     const { router_id: routerId, link_id: linkId } = sample.labels;
     if (routerId && linkId && Number.isFinite(sample.value)) router(routerId).links[linkId] = sample.value;
   }
+
+  const circuitGauges: ReadonlyArray<[Name, keyof CircuitFigures]> = [
+    ['edgeward_router_circuit_count', 'count'],
+    ['edgeward_router_circuit_created', 'created'],
+    ['edgeward_router_circuit_failed', 'failed'],
+    ['edgeward_router_circuit_dial_failures', 'dialFailures'],
+    ['edgeward_router_circuit_bytes_in', 'bytesIn'],
+    ['edgeward_router_circuit_bytes_out', 'bytesOut'],
+  ];
+  for (const [name, key] of circuitGauges) {
+    for (const sample of gauges.get(name) ?? []) {
+      if (!sample.labels.router_id || !Number.isFinite(sample.value)) continue;
+      const entry = router(sample.labels.router_id);
+      (entry.circuits ??= {})[key] = sample.value;
+    }
+  }
+  const byLabel = (name: Name, label: string): Record<string, number> => {
+    const totals: Record<string, number> = {};
+    for (const sample of gauges.get(name) ?? []) {
+      const key = sample.labels[label];
+      if (key && Number.isFinite(sample.value)) totals[key] = (totals[key] ?? 0) + sample.value;
+    }
+    return totals;
+  };
 
   return strip({
     version: first('edgeward_build_info')?.labels.version,
@@ -88,6 +128,8 @@ export function readControllerMetrics(samples: readonly Sample[]): ControllerRea
     workTimer: histograms(samples, 'edgeward_raft_rate_limiter_work_timer_seconds', () => '').get(''),
     peerLatency: Object.fromEntries(histograms(samples, 'edgeward_peer_latency_seconds', (labels) => labels.channel_id)),
     routers,
+    circuitFailures: byLabel('edgeward_circuit_failures_total', 'cause'),
+    circuitEvents: byLabel('edgeward_circuit_events_total', 'event_type'),
   });
 }
 

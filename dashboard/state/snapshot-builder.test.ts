@@ -164,6 +164,33 @@ describe('the snapshot', () => {
       { id: 'r2', connected: false, controllers: [], links: [] },
     ]);
   });
+
+  test('circuits: what the routers forward now, and the controllers\' events and failures summed across the cluster', () => {
+    const first = reading({ routers: { r1: { ctrlConnected: true, links: {}, circuits: { count: 2, created: 10, bytesIn: 2048 } } }, circuitEvents: { created: 10, deleted: 8, failed: 1 }, circuitFailures: { NO_PATH: 1, NO_DIAL_POLICY: 0 } });
+    const second = reading({ routers: { r2: { ctrlConnected: true, links: {}, circuits: { count: 1 } } }, circuitEvents: { created: 5, failed: 3 }, circuitFailures: { NO_DIAL_POLICY: 2, NO_PATH: 1 } });
+    const unreachable = reading({ circuitEvents: { created: 1000 } });
+    const snapshot = buildSnapshot(
+      input({
+        controllers: [
+          controller('ctrl1', 200, { reading: first, metrics: { ok: true, value: first, at: now } }),
+          controller('ctrl2', 429, { reading: second, metrics: { ok: true, value: second, at: now } }),
+          controller('ctrl3', 'down', { reading: unreachable }),
+        ],
+      }),
+    );
+    assert.deepEqual(snapshot.circuits, {
+      active: 3,
+      created: 15,
+      deleted: 8,
+      failed: 4,
+      failuresByCause: [
+        { cause: 'NO_DIAL_POLICY', count: 2 },
+        { cause: 'NO_PATH', count: 2 },
+      ],
+    });
+    assert.deepEqual(snapshot.routers.find((router) => router.id === 'r1')?.circuits, { count: 2, created: 10, bytesIn: 2048 });
+    assert.deepEqual(buildSnapshot(input()).circuits, { active: 0, created: 0, deleted: 0, failed: 0, failuresByCause: [] });
+  });
 });
 
 describe('the chart points', () => {

@@ -20,6 +20,7 @@ import type {
   MemberRowView,
   MembersView,
   Role,
+  CircuitsView,
   RouterLinkView,
   RouterView,
   Snapshot,
@@ -88,6 +89,7 @@ export function buildSnapshot(input: GatherInput): Snapshot {
     events: input.events,
     alerts,
     routers: routerViews(input.routers, input.controllers),
+    circuits: circuitsView(input.controllers, routerViews(input.routers, input.controllers)),
     charts: input.charts,
   };
 }
@@ -212,11 +214,29 @@ function routerViews(routers: readonly RouterInput[], controllers: readonly Cont
       controllers: connectedTo.map(({ controller }) => controller),
       ...(report?.ctrlLatencySeconds === undefined ? {} : { ctrlLatencySeconds: report.ctrlLatencySeconds }),
       links: [...links.values()].sort((a, b) => a.id.localeCompare(b.id)),
+      ...(report?.circuits === undefined ? {} : { circuits: report.circuits }),
       ...(health === undefined ? {} : { healthReachable: health.ok }),
       ...(health?.ok ? { healthy: health.value.healthy } : {}),
       ...(health && !health.ok ? { error: health.error } : {}),
     };
   });
+}
+
+function circuitsView(controllers: readonly ControllerInput[], routers: readonly RouterView[]): CircuitsView {
+  const readings = controllers.filter((controller) => controller.reading && (controller.health?.ok || controller.raft?.ok)).map((controller) => controller.reading!);
+  const sum = (pick: (reading: (typeof readings)[number]) => Readonly<Record<string, number>>, key: string) => readings.reduce((total, reading) => total + (pick(reading)[key] ?? 0), 0);
+  const causes = new Map<string, number>();
+  for (const reading of readings) for (const [cause, count] of Object.entries(reading.circuitFailures ?? {})) causes.set(cause, (causes.get(cause) ?? 0) + count);
+  return {
+    active: routers.reduce((total, router) => total + (router.circuits?.count ?? 0), 0),
+    created: sum((reading) => reading.circuitEvents ?? {}, 'created'),
+    deleted: sum((reading) => reading.circuitEvents ?? {}, 'deleted'),
+    failed: sum((reading) => reading.circuitEvents ?? {}, 'failed'),
+    failuresByCause: [...causes]
+      .filter(([, count]) => count > 0)
+      .map(([cause, count]) => ({ cause, count }))
+      .sort((a, b) => b.count - a.count || a.cause.localeCompare(b.cause)),
+  };
 }
 
 function clusterSummary(controllers: readonly ControllerView[], alerts: AlertsView, members: MembersView): ClusterSummary {

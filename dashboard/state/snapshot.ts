@@ -2,6 +2,8 @@
 // (page-server/cluster-gatherer.ts), and the chart history beside it. The browser gets the snapshot in the first HTML, then
 // a new one on every gather through the one subscription (/api/stream). Times are milliseconds since the epoch.
 
+import type { CircuitFigures } from './controller-reading.ts';
+
 export type Role = 'leader' | 'follower' | 'failed' | 'unknown';
 export type Level = 'ok' | 'warn' | 'critical';
 
@@ -117,10 +119,23 @@ export interface RouterView {
   readonly controllers: readonly string[];
   readonly ctrlLatencySeconds?: number;
   readonly links: readonly RouterLinkView[];
+  /** Its circuits now and since it started, as it last reported them. */
+  readonly circuits?: CircuitFigures;
   /** Its own health-checks API, when configured: answered, and healthy. */
   readonly healthReachable?: boolean;
   readonly healthy?: boolean;
   readonly error?: string;
+}
+
+/** The data plane across the cluster: sums over the reachable controllers (each counts what it saw since it started). */
+export interface CircuitsView {
+  /** Circuits the routers forward now (each router counts the ones it is on). */
+  readonly active: number;
+  readonly created: number;
+  readonly deleted: number;
+  readonly failed: number;
+  /** Failures by cause, the non-zero ones, most first. */
+  readonly failuresByCause: ReadonlyArray<{ readonly cause: string; readonly count: number }>;
 }
 
 export interface ClusterSummary {
@@ -165,6 +180,7 @@ export interface Snapshot {
   readonly events: readonly ClusterEventView[];
   readonly alerts: AlertsView;
   readonly routers: readonly RouterView[];
+  readonly circuits: CircuitsView;
   readonly charts: readonly ChartDefinition[];
 }
 
