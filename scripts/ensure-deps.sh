@@ -29,8 +29,8 @@ case "$purpose" in
   demo) debian_packages+=(prometheus prometheus-alertmanager chromium) ;;
   # The installation test also verifies the units (systemd-analyze), boots them under systemd, and listens for
   # their notifications on a datagram socket (python3).
-  test) debian_packages+=(prometheus prometheus-alertmanager chromium systemd python3) ;;
-  bench) debian_packages+=(wrk etcd-server etcd-client prometheus prometheus-alertmanager chromium) ;;
+  test) debian_packages+=(prometheus prometheus-alertmanager chromium systemd python3 nftables) ;;
+  bench) debian_packages+=(wrk etcd-server etcd-client prometheus prometheus-alertmanager chromium socat) ;;
 esac
 
 missing=()

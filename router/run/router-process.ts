@@ -22,6 +22,7 @@ import { createLinkManager } from '../links/link-manager.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
 import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
+import { TproxyInterceptor } from '../tproxy/tproxy-interceptor.ts';
 import { controllerTrustOf } from './controller-identity.ts';
 import { controlChannelBackoff } from './backoff.ts';
 import { dialerLogFields, listenerLogFields, supportedProtocolsOf } from './configured-listeners.ts';
@@ -188,6 +189,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
           if (!holder.offer(index, model)) return;
           channelLog.debug('edge model updated', { index });
           sendTerminators(terminators.modelChanged(model));
+          for (const interceptor of interceptors) void interceptor.modelChanged(model);
         },
         onRequest: async (body) => {
           if (body.op === 'ping') return { routerId };
@@ -221,6 +223,24 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     const proxies = new ProxyListeners(proxyEntriesOf(tunnelListeners, listenerLog), forwarder, listenerLog);
     await proxies.start();
     started.push(() => proxies.stop());
+    // tproxy mode: the nameserver, the per-service listeners and the nftables rules (one interceptor per listener).
+    const interceptors = tunnelListeners
+      .filter((listener) => listener.options.mode === 'tproxy')
+      .map(
+        (listener) =>
+          new TproxyInterceptor({
+            routerId,
+            resolver: listener.options.resolver ?? 'udp://127.0.0.1:53',
+            dnsSvcIpRange: listener.options.dnsSvcIpRange ?? '100.64.0.1/10',
+            target: forwarder,
+            logger: logger.child('tproxy'),
+          }),
+      );
+    for (const interceptor of interceptors) {
+      await interceptor.start();
+      started.push(() => interceptor.stop());
+      await interceptor.modelChanged(holder.current.model);
+    }
     const edgeSpecs = (config.listeners ?? []).flatMap((listener) => (listener.binding === 'edge' && listener.bind.protocol === 'tls' ? [{ host: listener.bind.host, port: listener.bind.port }] : []));
     const edgeConnect = new EdgeConnectListeners(edgeSpecs, { certPem: identity.serverCertPem, keyPem: identity.serverKeyPem }, forwarder, listenerLog);
     await edgeConnect.start();
