@@ -4,9 +4,11 @@
 # three-node cluster against a three-node etcd cluster (bench/cluster-vs-etcd.ts), then a login flood against a
 # three-node cluster with password hashing's queue off and on (bench/login-flood.ts), then the alerts daemon's
 # matching against grep and its delivery to a real Alertmanager (bench/alerts-matching.ts), then the status page's data
-# endpoint with 100k identities and its first paint in Chromium (bench/dashboard-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard]   (all, the default, runs the six, in that
-# order, and stops at the first failure)
+# endpoint with 100k identities and its first paint in Chromium (bench/dashboard-bench.ts), then throughput and added
+# latency of 1 and 16 connections through the overlay (a proxy-mode router, a link, a hosting router) against a direct
+# loopback connection and against socat forwarding (bench/overlay-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay]   (all, the default, runs the seven,
+# in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10);
 # BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts; BENCH_FLOOD_SECONDS (default 30),
@@ -14,7 +16,9 @@
 # bench/login-flood.ts; BENCH_ALERTS_MB (default 500), BENCH_ALERTS_ROUNDS (default 3) and BENCH_ALERTS_LINES
 # (default 200), see bench/alerts-matching.ts; BENCH_DASHBOARD_IDENTITIES (default 100000), BENCH_DASHBOARD_ROUNDS
 # (default 3), BENCH_DASHBOARD_SECONDS (default 10), BENCH_DASHBOARD_CONNECTIONS (default 8), BENCH_DASHBOARD_PAINTS
-# (default 5), BENCH_DASHBOARD_POLL_MS (default 1000) and BENCH_DASHBOARD_BUILD (default 1), see bench/dashboard-bench.ts.
+# (default 5), BENCH_DASHBOARD_POLL_MS (default 1000) and BENCH_DASHBOARD_BUILD (default 1), see bench/dashboard-bench.ts;
+# BENCH_OVERLAY_ROUNDS (1 to 9, default 3), BENCH_OVERLAY_SECONDS (default 5) and BENCH_OVERLAY_LATENCY_SECONDS
+# (default 3), see bench/overlay-bench.ts (where BENCH_CPU_PROF profiles the routers).
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -24,9 +28,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay]" >&2
     exit 2
     ;;
 esac
@@ -47,6 +51,13 @@ flood_seconds="$(seconds_from BENCH_FLOOD_SECONDS 30)"
 quiet_seconds="$(seconds_from BENCH_QUIET_SECONDS 10)"
 if ! [[ "$cluster_rounds" =~ ^[1-9]$ ]]; then
   echo "bench: BENCH_CLUSTER_ROUNDS must be a whole number of rounds from 1 to 9, not \"$cluster_rounds\"" >&2
+  exit 2
+fi
+overlay_rounds="${BENCH_OVERLAY_ROUNDS:-3}"
+overlay_seconds="$(seconds_from BENCH_OVERLAY_SECONDS 5)"
+overlay_latency_seconds="$(seconds_from BENCH_OVERLAY_LATENCY_SECONDS 3)"
+if ! [[ "$overlay_rounds" =~ ^[1-9]$ ]]; then
+  echo "bench: BENCH_OVERLAY_ROUNDS must be a whole number of rounds from 1 to 9, not \"$overlay_rounds\"" >&2
   exit 2
 fi
 
@@ -146,4 +157,18 @@ if [ "$what" = all ] || [ "$what" = dashboard ]; then
   run_step "status page (data endpoint with 100k identities, first paint in Chromium)" \
     $((600 + 180 + dashboard_identities / 200 + 600 * dashboard_poll_ms / 1000 + 120 + dashboard_rounds * 4 * (dashboard_seconds + 20) + 300 + 60)) \
     "${node_tsx[@]}" bench/dashboard-bench.ts
+fi
+if [ "$what" = all ] || [ "$what" = overlay ]; then
+  if [ "$what" = overlay ]; then
+    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
+  fi
+  if ! command -v socat >/dev/null 2>&1; then
+    echo "bench: the overlay step compares against socat, which is not installed: apt-get install socat" >&2
+    exit 1
+  fi
+  # overlay-bench.ts's own watchdog: 240 s to set up + rounds x 4 paths x 2 connection counts x (1 s warm-up +
+  # seconds + 30 s, then 1 s + latency seconds + 30 s) + 60 s to stop; this limit leaves it a minute more.
+  run_step "overlay (1 and 16 connections: direct, socat, the overlay)" \
+    $((240 + overlay_rounds * 4 * 2 * (1 + overlay_seconds + 30 + 1 + overlay_latency_seconds + 30) + 60 + 60)) \
+    "${node_tsx[@]}" bench/overlay-bench.ts
 fi
