@@ -122,8 +122,11 @@ async function connectRouters(): Promise<void> {
     routers.push(channel);
   }
   const [a, b] = enrolled;
-  const link = (destRouterId: string) => ({ id: 'live-link-1', destRouterId, latencyMs: 2.5, localAddr: '127.0.0.1:4101', remoteAddr: '127.0.0.1:4102' });
+  // Counts that grow as a busy router's do, so that rate() has something to show.
+  let reports = 0;
+  const link = (destRouterId: string) => ({ id: 'live-link-1', destRouterId, latencyMs: 2.5, localAddr: '127.0.0.1:4101', remoteAddr: '127.0.0.1:4102', bytesSent: 4096 * reports, bytesReceived: 2048 * reports });
   const report = () => {
+    reports++;
     routers.forEach((channel, index) => {
       for (const heartbeat of channel.take('hb')) channel.send({ type: 'hbAck', sentAt: heartbeat.sentAt });
       const memory = process.memoryUsage();
@@ -137,6 +140,7 @@ async function connectRouters(): Promise<void> {
           heapUsedBytes: memory.heapUsed,
           rssBytes: memory.rss,
           metricsDropped: 0,
+          circuits: { circuits: 2, created: 3 * reports, failed: reports, dialFailures: reports, bytesIn: 65536 * reports, bytesOut: 32768 * reports },
         }),
       );
     });
@@ -198,12 +202,13 @@ test('the router gauges the dashboards read are the names a router report become
   const report = buildRouterMetrics({
     routerId: 'r1',
     now: 0,
-    links: [{ id: 'L1', destRouterId: 'r2', latencyMs: 1, localAddr: 'a:1', remoteAddr: 'b:2' }],
+    links: [{ id: 'L1', destRouterId: 'r2', latencyMs: 1, localAddr: 'a:1', remoteAddr: 'b:2', bytesSent: 1, bytesReceived: 1 }],
     ctrlLatencyMs: 1,
     ctrlConnected: true,
     heapUsedBytes: 1,
     rssBytes: 1,
     metricsDropped: 0,
+    circuits: { circuits: 1, created: 1, failed: 1, dialFailures: 1, bytesIn: 1, bytesOut: 1 },
   });
   const exposed = Object.keys(report.gauges).map((name) => `edgeward_${routerSeries(name, 1)!.metric.replaceAll('.', '_')}`);
   assert.deepEqual(exposed.sort(), Object.keys(routerMetrics).sort());
