@@ -363,9 +363,51 @@ test('circuit events and metrics: created, deleted with bytes, failed with its c
   }, 20_000);
 });
 
-test('cutting the middle link moves new circuits to the direct link', async () => {
-  midProxy.cut();
+/** POSTs `body` to /echo-body through the proxy a megabyte at a time, calling `midway` after `midwayAt` bytes. */
+function echoSlowly(port: number, body: Buffer, midwayAt: number, midway: () => void): Promise<{ status: number; sha256: string; length: number }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/echo-body', agent: false, headers: { 'content-length': body.length } }, (response) => {
+      const hash = createHash('sha256');
+      let length = 0;
+      response.on('data', (chunk: Buffer) => {
+        hash.update(chunk);
+        length += chunk.length;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, sha256: hash.digest('hex'), length }));
+      response.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(120_000, () => req.destroy(new Error('timed out')));
+    let offset = 0;
+    let called = false;
+    const step = 1024 * 1024;
+    const next = () => {
+      if (offset >= body.length) return void req.end();
+      req.write(body.subarray(offset, offset + step));
+      offset += step;
+      if (!called && offset >= midwayAt) {
+        called = true;
+        midway();
+      }
+      setTimeout(next, 40);
+    };
+    next();
+  });
+}
+
+test('cutting the middle link moves a live transfer to the direct link intact, and new circuits take it', async () => {
   const r1 = routers.r1.run!;
+  const body = randomBytes(24 * 1024 * 1024);
+  const echoed = await echoSlowly(ports.echo, body, 6 * 1024 * 1024, () => midProxy.cut());
+  assert.equal(echoed.status, 200);
+  assert.equal(echoed.length, body.length, 'nothing lost');
+  assert.equal(echoed.sha256, createHash('sha256').update(body).digest('hex'), 'nothing doubled or reordered');
+  const moved = await r1.waitForLog((line) => line.msg === 'circuit re-routed', 10_000, 'the re-route');
+  assert.deepEqual(moved.path, [routers.r1.id, routers.r3.id]);
+  const { readFileSync, existsSync } = await import('node:fs');
+  await until('a pathUpdated event', async () =>
+    nodes.some((node) => existsSync(node.eventsFile) && readFileSync(node.eventsFile, 'utf8').split('\n').some((line) => line.includes('"event_type":"pathUpdated"') && line.includes(String(moved.circuitId)))) || undefined,
+  20_000);
   const answer = await until('a circuit over the direct link', async () => {
     const before = r1.lines.filter(circuitCreated).length;
     const result = await runCurl([`http://127.0.0.1:${ports.echo}/after/the/cut`]);

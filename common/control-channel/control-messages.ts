@@ -148,7 +148,7 @@ export interface RouterTerminatorRemove {
  */
 export interface RouterCircuitReport {
   readonly type: 'router.circuit';
-  readonly event: 'created' | 'deleted' | 'failed';
+  readonly event: 'created' | 'pathUpdated' | 'deleted' | 'failed';
   readonly circuitId: string;
   readonly serviceId: string;
   readonly clientId: string;
@@ -191,6 +191,8 @@ export interface CircuitCreateRequest {
   readonly avoidRouters?: readonly string[];
   /** An edge client's API session token: the circuit is dialed as that session's identity, not the router's. */
   readonly apiSession?: string;
+  /** A new path for a live circuit whose path lost a link: the same circuit id, to the same terminator. */
+  readonly resume?: { readonly circuitId: string; readonly terminatorId: string };
 }
 
 /** Why a controller refused a circuit (the `code` of `refused`). */

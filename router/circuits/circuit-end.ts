@@ -1,16 +1,22 @@
 // One end of a circuit: the TCP connection a tunnel listener accepted (ingress) or the one a router dialed to a
 // terminator's address (egress), joined to the circuit's frames. Flow control is end to end, by credit: an end sends
-// at most `windowBytes` that the far end has not acknowledged, pausing its socket when it has, and the far end
-// acknowledges bytes once its socket has taken them (coalesced to one acknowledgement per turn of the event loop).
-// So a slow reader at one end slows the writer at the other, and what any router on the path buffers for a
-// circuit is bounded by the window. Half-close: a socket that ends sends `fin`; a `fin` received ends the socket
-// once what came before it is written. When this end has sent its `fin` and its socket has written the far end's,
-// the circuit is done (graceful close); an error or reset before that aborts it.
+// at most `windowBytes` that the far end's socket has not taken, pausing its socket when it has, and the far end
+// acknowledges how many bytes its socket has taken in all (cumulative, coalesced to one acknowledgement per turn of
+// the event loop). So a slow reader at one end slows the writer at the other, and what any router on the path
+// buffers for a circuit is bounded by the window. Half-close: a socket that ends sends `fin`; a `fin` received ends
+// the socket once what came before it is written. When this end has sent its `fin` and its socket has written the
+// far end's, the circuit is done (graceful close); an error or reset before that aborts it.
+//
+// Re-routing: an end keeps what it sent until the far end's socket has taken it (at most the window). When a link of
+// the path is lost, the end is suspended (it reads nothing more); once a new path is up, each end learns how much the
+// other has received and sends the rest again (`resume`), then its `fin` again if it had sent one. Nothing is lost
+// or doubled, and neither connection notices more than a pause.
 import type { Socket } from 'node:net';
 import { FramedSocket } from '../links/framed-socket.ts';
 
 export type EndOutput =
   | { readonly kind: 'data'; readonly data: Buffer }
+  /** `bytes`: everything this end's socket has taken so far (cumulative). */
   | { readonly kind: 'ack'; readonly bytes: number }
   | { readonly kind: 'fin' }
   | { readonly kind: 'close'; readonly graceful: boolean; readonly reason: string };
@@ -26,15 +32,22 @@ export interface EndCounters {
 export const defaultWindowBytes = 4 * 1024 * 1024;
 
 export class CircuitEnd implements EndCounters {
+  /** Bytes read from the socket, all sent into the circuit. */
   bytesIn = 0;
+  /** Bytes received from the circuit (all handed to the socket). */
   bytesOut = 0;
-  private inFlight = 0;
+  /** What the far end's socket has taken of bytesIn (its cumulative acknowledgement). */
+  private peerWritten = 0;
+  /** Sent bytes from peerWritten on, kept to send again after a re-route. */
+  private unacknowledged: Buffer[] = [];
+  /** What this end's socket has taken of bytesOut. */
+  private written = 0;
   private paused = false;
-  private pendingAck = 0;
+  private suspended = false;
   private ackScheduled = false;
   private finSent = false;
   private finReceived = false;
-  private written = false;
+  private finished_ = false;
   private ended = false;
 
   constructor(
@@ -50,11 +63,11 @@ export class CircuitEnd implements EndCounters {
     socket.on('end', () => {
       if (this.ended || this.finSent) return;
       this.finSent = true;
-      this.out({ kind: 'fin' });
+      if (!this.suspended) this.out({ kind: 'fin' });
       this.checkDone();
     });
     socket.on('finish', () => {
-      this.written = true;
+      this.finished_ = true;
       this.checkDone();
     });
     socket.on('error', (error: Error) => this.abort(`connection error: ${error.message}`));
@@ -75,21 +88,19 @@ export class CircuitEnd implements EndCounters {
     const length = data.length;
     this.socket.write(data, (error) => {
       if (error || this.ended) return;
-      this.pendingAck += length;
+      this.written += length;
       if (this.ackScheduled) return;
       this.ackScheduled = true;
       setImmediate(() => this.flushAck());
     });
   }
 
-  /** The far end took `bytes` more of what this end sent. */
-  acknowledged(bytes: number): void {
-    if (this.ended || !(bytes > 0)) return;
-    this.inFlight = Math.max(0, this.inFlight - bytes);
-    if (this.paused && this.inFlight < this.windowBytes) {
-      this.paused = false;
-      this.socket.resume();
-    }
+  /** The far end's socket has taken `through` bytes of what this end sent, in all. */
+  acknowledged(through: number): void {
+    if (this.ended || !(through > this.peerWritten) || through > this.bytesIn) return;
+    this.drop(through - this.peerWritten);
+    this.peerWritten = through;
+    this.maybeResume();
   }
 
   /** The far end half-closed: end this socket's writing side once what came before is written. */
@@ -99,10 +110,37 @@ export class CircuitEnd implements EndCounters {
     this.socket.end();
   }
 
-  /**
-   * The circuit is gone: a graceful close lets the socket finish writing; any other resets it (RST, not FIN), so
-   * that a client cut off by a lost link does not take a truncated stream for a whole one.
-   */
+  /** A link of the path is lost: read nothing more until resume() (what arrives meanwhile waits in the socket). */
+  suspend(): void {
+    if (this.ended || this.suspended) return;
+    this.suspended = true;
+    this.socket.pause();
+  }
+
+  /** A new path is up and the far end has received `peerReceived` bytes in all: send the rest again, and go on. */
+  resume(peerReceived: number): void {
+    if (this.ended) return;
+    if (peerReceived > this.peerWritten && peerReceived <= this.bytesIn) {
+      // The far end has these (written or on their way into its socket): they are acknowledged by its receipt.
+      this.drop(peerReceived - this.peerWritten);
+      this.peerWritten = peerReceived;
+    }
+    this.suspended = false;
+    for (const piece of this.unacknowledged) this.out({ kind: 'data', data: piece });
+    if (this.finSent) this.out({ kind: 'fin' });
+    this.flushAck();
+    if (!this.paused) this.socket.resume();
+    else this.maybeResume();
+    this.checkDone();
+  }
+
+  /** Bytes received from the circuit so far: where the far end resumes sending. */
+  get received(): number {
+    return this.bytesOut;
+  }
+
+  /** The circuit is gone: a graceful close lets the socket finish writing; any other resets it (RST, not FIN), so
+   * that a client cut off by a lost link does not take a truncated stream for a whole one. */
   close(graceful: boolean): void {
     if (this.ended) return;
     this.ended = true;
@@ -111,8 +149,8 @@ export class CircuitEnd implements EndCounters {
     else this.socket.destroy();
   }
 
-  get unacknowledged(): number {
-    return this.inFlight;
+  get unacknowledgedBytes(): number {
+    return this.bytesIn - this.peerWritten;
   }
 
   private read(chunk: Buffer): void {
@@ -120,25 +158,45 @@ export class CircuitEnd implements EndCounters {
     this.bytesIn += chunk.length;
     for (let offset = 0; offset < chunk.length; offset += FramedSocket.maxDataBytes) {
       const piece = offset === 0 && chunk.length <= FramedSocket.maxDataBytes ? chunk : chunk.subarray(offset, offset + FramedSocket.maxDataBytes);
-      this.inFlight += piece.length;
-      this.out({ kind: 'data', data: piece });
+      this.unacknowledged.push(piece);
+      if (!this.suspended) this.out({ kind: 'data', data: piece });
     }
-    if (this.inFlight >= this.windowBytes && !this.paused) {
+    if (this.unacknowledgedBytes >= this.windowBytes && !this.paused) {
       this.paused = true;
       this.socket.pause();
     }
   }
 
+  /** Forgets the first `count` bytes kept for re-sending. */
+  private drop(count: number): void {
+    let left = count;
+    while (left > 0 && this.unacknowledged.length > 0) {
+      const head = this.unacknowledged[0]!;
+      if (head.length <= left) {
+        left -= head.length;
+        this.unacknowledged.shift();
+      } else {
+        this.unacknowledged[0] = head.subarray(left);
+        left = 0;
+      }
+    }
+  }
+
+  private maybeResume(): void {
+    if (this.paused && !this.suspended && this.unacknowledgedBytes < this.windowBytes) {
+      this.paused = false;
+      this.socket.resume();
+    }
+  }
+
   private flushAck(): void {
     this.ackScheduled = false;
-    if (this.ended || this.pendingAck === 0) return;
-    const bytes = this.pendingAck;
-    this.pendingAck = 0;
-    this.out({ kind: 'ack', bytes });
+    if (this.ended || this.suspended || this.written === 0) return;
+    this.out({ kind: 'ack', bytes: this.written });
   }
 
   private checkDone(): void {
-    if (this.ended || !this.finSent || !this.finReceived || !this.written) return;
+    if (this.ended || this.suspended || !this.finSent || !this.finReceived || !this.finished_) return;
     this.flushAck();
     this.ended = true;
     this.out({ kind: 'close', graceful: true, reason: 'both ends closed' });
@@ -147,7 +205,7 @@ export class CircuitEnd implements EndCounters {
   private abort(reason: string): void {
     if (this.ended) return;
     // A socket that closes after both halves ended is done, not aborted.
-    if (this.finSent && this.finReceived && this.written) return this.checkDone();
+    if (this.finSent && this.finReceived && this.finished_ && !this.suspended) return this.checkDone();
     this.ended = true;
     this.socket.destroy();
     this.out({ kind: 'close', graceful: false, reason });

@@ -9,11 +9,15 @@ export interface SetupFrame {
   readonly circuitId: string;
   readonly route: unknown;
   readonly hop: number;
+  /** A new path for a live circuit: the bytes the ingress has received so far (the egress sends the rest again). */
+  readonly resume?: number;
 }
-/** Egress → ingress: the terminator's address answered; bytes may flow. */
+/** Egress → ingress: the terminator's address answered (or a re-routed circuit's egress took the new path); bytes may
+ * flow. `received`: on a re-route, the bytes the egress has received so far. */
 export interface ReadyFrame {
   readonly type: 'c.ready';
   readonly circuitId: string;
+  readonly received?: number;
 }
 /** Toward the ingress: the circuit could not be built; `avoid`: a router the next attempt should route around. */
 export interface FailFrame {
@@ -22,7 +26,8 @@ export interface FailFrame {
   readonly reason: string;
   readonly avoid?: string;
 }
-/** Toward a sending end: its far end took `bytes` more (flow control credit). Travels on the ack connection. */
+/** Toward a sending end: its far end's socket has taken `bytes` in all (cumulative flow control credit). Travels on
+ * the ack connection. */
 export interface AckFrame {
   readonly type: 'c.ack';
   readonly circuitId: string;
@@ -39,6 +44,8 @@ export interface CloseFrame {
   readonly circuitId: string;
   readonly graceful: boolean;
   readonly reason: string;
+  /** A link of the path was lost: the ends keep their connections and the ingress looks for another path. */
+  readonly reroute?: boolean;
 }
 /** One hop: is this circuit still routed at your end? (idle circuits); answered with `c.confirmed` or a close. */
 export interface ConfirmFrame {
@@ -50,6 +57,11 @@ export type CircuitFrame = SetupFrame | ReadyFrame | FailFrame | AckFrame | FinF
 
 const maxReasonLength = 1024;
 
+/** A byte count: a non-negative safe integer. */
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
 /** The frame when it is a well-formed circuit frame, else undefined (dropped: a link peer's mistake, not ours). */
 export function readCircuitFrame(value: unknown): CircuitFrame | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
@@ -58,9 +70,10 @@ export function readCircuitFrame(value: unknown): CircuitFrame | undefined {
   const circuitId = frame.circuitId;
   switch (frame.type) {
     case 'c.setup':
-      return Number.isInteger(frame.hop) && (frame.hop as number) >= 1 && (frame.hop as number) < 64 ? { type: 'c.setup', circuitId, route: frame.route, hop: frame.hop as number } : undefined;
+      if (!(Number.isInteger(frame.hop) && (frame.hop as number) >= 1 && (frame.hop as number) < 64)) return undefined;
+      return { type: 'c.setup', circuitId, route: frame.route, hop: frame.hop as number, ...(count(frame.resume) !== undefined ? { resume: count(frame.resume)! } : {}) };
     case 'c.ready':
-      return { type: 'c.ready', circuitId };
+      return { type: 'c.ready', circuitId, ...(count(frame.received) !== undefined ? { received: count(frame.received)! } : {}) };
     case 'c.fail':
       return {
         type: 'c.fail',
@@ -73,7 +86,13 @@ export function readCircuitFrame(value: unknown): CircuitFrame | undefined {
     case 'c.fin':
       return { type: 'c.fin', circuitId };
     case 'c.close':
-      return { type: 'c.close', circuitId, graceful: frame.graceful === true, reason: typeof frame.reason === 'string' ? frame.reason.slice(0, maxReasonLength) : 'closed' };
+      return {
+        type: 'c.close',
+        circuitId,
+        graceful: frame.graceful === true,
+        reason: typeof frame.reason === 'string' ? frame.reason.slice(0, maxReasonLength) : 'closed',
+        ...(frame.reroute === true && frame.graceful !== true ? { reroute: true } : {}),
+      };
     case 'c.confirm':
     case 'c.confirmed':
       return { type: frame.type, circuitId };

@@ -14,7 +14,7 @@ import type { ForwarderConfig } from '../config/router-config.ts';
 import type { CircuitControlFrame, CircuitLink } from '../links/link-manager-api.ts';
 import { createTestPki, defaultForwarder, sleep, waitFor, type TestPki } from '../links/link-test-support.ts';
 import { controllerTrustOf } from '../run/controller-identity.ts';
-import { Forwarder, type ForwarderTiming } from './forwarder.ts';
+import { Forwarder, type RouterCircuit, type ForwarderTiming } from './forwarder.ts';
 
 const serviceId = 'svc1';
 const chunkBytes = 64 * 1024;
@@ -29,6 +29,7 @@ interface RouterNode {
   frameHandler: ((link: CircuitLink, frame: unknown) => void) | undefined;
   closedHandler: ((link: CircuitLink) => void) | undefined;
   forwarder: Forwarder;
+  readonly reports: RouterCircuit[];
 }
 
 /** One router's end of a link: what it sends arrives at `peer`'s router, asynchronously and in order. */
@@ -122,8 +123,8 @@ interface Network {
   /** r-a's end of the link `id`. */
   end(routerId: string, linkId: string): FakeLinkEnd;
   /** requestCircuit's answers; every call is recorded (the avoid list copied). */
-  answer: (service: string, avoidRouters: readonly string[], call: number) => unknown | Promise<unknown>;
-  readonly calls: Array<{ service: string; avoidRouters: string[] }>;
+  answer: (service: string, avoidRouters: readonly string[], call: number, resume?: { circuitId: string; terminatorId: string }) => unknown | Promise<unknown>;
+  readonly calls: Array<{ service: string; avoidRouters: string[]; resume?: { circuitId: string; terminatorId: string } }>;
   circuits(): number[];
 }
 
@@ -175,7 +176,7 @@ describe('Forwarder over fake links with real TCP ends', () => {
       circuits: () => spec.routers.map((id) => net.node(id).forwarder.stats().circuits),
     };
     for (const id of spec.routers) {
-      const node = { id, links: new Map(), hosted: new Map(), logger: createMemoryLogger('info'), frameHandler: undefined, closedHandler: undefined } as unknown as RouterNode;
+      const node = { id, links: new Map(), hosted: new Map(), logger: createMemoryLogger('info'), frameHandler: undefined, closedHandler: undefined, reports: [] } as unknown as RouterNode;
       nodes.set(id, node);
     }
     for (const [linkId, a, b] of spec.links) {
@@ -201,10 +202,11 @@ describe('Forwarder over fake links with real TCP ends', () => {
         caPem: pki.caPem,
         controllerTrust: controllerTrustOf(pki.caPem),
         hosted: () => node.hosted,
-        requestCircuit: async (service, avoidRouters) => {
-          calls.push({ service, avoidRouters: [...avoidRouters] });
-          return net.answer(service, avoidRouters, calls.length);
+        requestCircuit: async (service, avoidRouters, _apiSession, resume) => {
+          calls.push({ service, avoidRouters: [...avoidRouters], ...(resume ? { resume: { ...resume } } : {}) });
+          return net.answer(service, avoidRouters, calls.length, resume ? { ...resume } : undefined);
         },
+        report: (circuit) => node.reports.push(circuit),
         config: { ...defaultForwarder, ...(spec.config ?? {}) },
         ...(spec.timing ? { timing: spec.timing } : {}),
         clock: systemClock,
@@ -352,8 +354,9 @@ describe('Forwarder over fake links with real TCP ends', () => {
       worst = Math.max(worst, sent - acked);
     };
     net.end('r1', 'l12').onReceive = (frame) => {
+      // Acknowledgements are cumulative: all the far end's socket has taken so far.
       const ack = frame as { type?: string; bytes?: number };
-      if (ack.type === 'c.ack') acked += ack.bytes ?? 0;
+      if (ack.type === 'c.ack') acked = Math.max(acked, ack.bytes ?? 0);
     };
     const payloadBytes = 16 * 1024 * 1024;
     const sender = await client(port);
@@ -537,8 +540,8 @@ describe('Forwarder over fake links with real TCP ends', () => {
 
   // ---- link loss ----------------------------------------------------------------------------------------------------
 
-  it('closing the r2–r3 link mid-transfer resets the client and leaves no circuit anywhere', async () => {
-    const { net, server, port } = await echoPath(threeRouters({ timing: { windowBytes: 64 * 1024 } }));
+  it('closing the r2–r3 link mid-transfer, with no other path: the client is reset and no circuit is left anywhere', async () => {
+    const { net, server, port } = await echoPath(threeRouters({ timing: { windowBytes: 64 * 1024, setupTimeoutMs: 500 } }));
     const victim = await client(port);
     const payload = randomBytes(8 * 1024 * 1024);
     victim.socket.write(payload);
@@ -547,9 +550,55 @@ describe('Forwarder over fake links with real TCP ends', () => {
     await within(2_000, 'the client socket closes', victim.closed);
     assert.ok(victim.received().length < payload.length, 'cut before the end');
     assert.ok(!victim.events.includes('end') || victim.events.some((event) => event.startsWith('error')), `closed without a clean end: ${victim.events.join(', ')}`);
-    await waitFor('every circuit gone', () => net.circuits().every((count) => count === 0), 2_000);
-    await waitFor('the terminator connection closed', () => server.sockets[0]!.destroyed, 2_000);
-    assert.match(String(logged(net.node('r1'), 'circuit closed')[0]?.reason), /link l23 to router r3 closed/);
+    // r3 kept its end for the re-route that never came, then gave up.
+    await waitFor('every circuit gone', () => net.circuits().every((count) => count === 0), 3_000);
+    await waitFor('the terminator connection closed', () => server.sockets[0]!.destroyed, 3_000);
+    assert.match(String(logged(net.node('r1'), 'circuit closed')[0]?.reason), /no new path/);
+    assert.ok(net.calls.some((call) => call.resume !== undefined), 'r1 asked for a new path first');
+  });
+
+  it('a link lost mid-transfer with another path: the live circuit moves to it, and 8 MB both ways arrive intact', async () => {
+    const spec: NetworkSpec = {
+      routers: ['r1', 'r2', 'r3', 'r4'],
+      links: [
+        ['l12', 'r1', 'r2'],
+        ['l23', 'r2', 'r3'],
+        ['l14', 'r1', 'r4'],
+        ['l43', 'r4', 'r3'],
+      ],
+      timing: { windowBytes: 256 * 1024 },
+    };
+    const net = network(spec);
+    const server = await terminator();
+    net.node('r3').hosted.set(serviceId, server.address);
+    net.answer = (_service, _avoid, _call, resume) => {
+      if (!resume) return { route: signer.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address)) };
+      return { route: signer.sign(route(['r1', 'r4', 'r3'], ['l14', 'l43'], server.address, { circuitId: resume.circuitId })) };
+    };
+    const port = await tunnel(net);
+    const mover = await client(port, { allowHalfOpen: true });
+    const payload = randomBytes(8 * 1024 * 1024);
+    mover.socket.write(payload.subarray(0, 3 * 1024 * 1024));
+    await waitFor('some echo back over r2', () => mover.received().length >= 512 * 1024, 10_000);
+    net.end('r2', 'l23').close();
+    mover.socket.end(payload.subarray(3 * 1024 * 1024));
+    try {
+      await within(8_000, 'the echo ends', mover.ended);
+    } catch (error) {
+      for (const id of ['r1', 'r2', 'r3', 'r4']) console.log(id, JSON.stringify(net.node(id).logger.lines.map((line) => [line.msg, line.reason ?? line.path ?? ''])));
+      console.log('received', mover.received().length, 'calls', JSON.stringify(net.calls), 'circuits', net.circuits());
+      throw error;
+    }
+    const echoed = mover.received();
+    assert.equal(echoed.length, payload.length, 'nothing lost');
+    assert.equal(sha256(echoed), sha256(payload), 'nothing doubled or reordered');
+    assert.ok(!mover.events.some((event) => event.startsWith('error')), mover.events.join(', '));
+    assert.deepEqual(net.calls.at(-1)?.resume?.terminatorId, 't1');
+    assert.deepEqual(logged(net.node('r1'), 'circuit re-routed')[0]?.path, ['r1', 'r4', 'r3']);
+    assert.ok(logged(net.node('r3'), 'circuit re-routed here').length === 1);
+    assert.ok(net.node('r1').reports.some((report) => report.event === 'pathUpdated' && report.routers.join() === 'r1,r4,r3'));
+    assert.equal(server.connections(), 1, 'one connection to the terminator throughout');
+    await waitFor('the circuit ends everywhere', () => net.circuits().every((count) => count === 0), 5_000);
   });
 
   // A circuit that breaks is not a circuit that ended: a client reading a stream must not take the cut for its end.

@@ -5,8 +5,10 @@
 // setup on; the last router dials the terminator's address (only one it hosts for that service) and answers
 // `c.ready` back along the path, after which bytes flow both ways (circuit-end.ts: credit flow control, half-close).
 // A failed setup comes back as `c.fail` naming a router to avoid, and the ingress asks again (at most
-// `maxAttempts` routes). A link that closes ends every circuit over it at once: both ways the neighbours are told
-// (`c.close`) and the ends reset their connections; new circuits take paths around it.
+// `maxAttempts` routes). A link that closes takes the circuits over it off the routers between it and the ends
+// (`c.close` marked `reroute`); the ends keep their connections, suspended: the ingress asks for a new path to the
+// same terminator under the same id and sets it up with `resume`, the egress takes it, and each end sends again what
+// the other has not received (circuit-end.ts). With no new path the circuit ends and both connections are reset.
 //
 // Timers, from the forwarder section: every `idleTxInterval` ms (0: never) a circuit silent for `idleCircuitTimeout`
 // ms is confirmed with its neighbours (`c.confirm`); one not confirmed within `xgressCloseCheckInterval` ms is
@@ -26,7 +28,7 @@ import { EgressDialer } from './egress-dialer.ts';
 
 /** A circuit as the ingress reports it to its controller (`router.circuit`; server/events/circuit-events.ts). */
 export interface RouterCircuit {
-  readonly event: 'created' | 'deleted' | 'failed';
+  readonly event: 'created' | 'pathUpdated' | 'deleted' | 'failed';
   readonly circuitId: string;
   readonly serviceId: string;
   readonly clientId: string;
@@ -41,16 +43,22 @@ export interface RouterCircuit {
   readonly reason?: string;
 }
 
-type Side = { readonly kind: 'link'; readonly link: CircuitLink } | { readonly kind: 'end'; end: CircuitEnd | undefined };
+type Side = { readonly kind: 'link'; readonly link: CircuitLink } | { readonly kind: 'end'; end: CircuitEnd | undefined } | { readonly kind: 'gone' };
 
-type SetupResult = { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly avoid?: string };
+type SetupResult = { readonly ok: true; readonly received?: number } | { readonly ok: false; readonly reason: string; readonly avoid?: string };
 
 interface Circuit {
   readonly id: string;
-  readonly route: CircuitRoute;
+  route: CircuitRoute;
   /** [toward the ingress, toward the egress] */
   readonly sides: [Side, Side];
-  state: 'setup' | 'up';
+  /** `rerouting`: the ingress lost its path and is building another; `orphaned`: the egress lost its path and waits
+   * for the ingress's new one. Both keep their connection, suspended. */
+  state: 'setup' | 'up' | 'rerouting' | 'orphaned';
+  /** performance.now() when it started re-routing or was orphaned. */
+  since: number;
+  /** The ingress's API session (an edge client's dial), asked for again on a re-route. */
+  apiSession?: string;
   readonly createdAt: number;
   lastActivity: number;
   confirmSentAt: number | undefined;
@@ -81,8 +89,9 @@ export interface ForwarderDeps {
   readonly controllerTrust: ControllerTrust;
   /** serviceId → address this router hosts now (terminator-sync.ts). */
   readonly hosted: () => ReadonlyMap<string, string>;
-  /** `circuit.create` on the control channel (`apiSession`: dial as that API session's identity). */
-  readonly requestCircuit: (service: string, avoidRouters: readonly string[], apiSession?: string) => Promise<unknown>;
+  /** `circuit.create` on the control channel (`apiSession`: dial as that API session's identity; `resume`: a new path
+   * for a live circuit, to the same terminator, under the same id). */
+  readonly requestCircuit: (service: string, avoidRouters: readonly string[], apiSession?: string, resume?: { readonly circuitId: string; readonly terminatorId: string }) => Promise<unknown>;
   readonly config: ForwarderConfig;
   /** Circuits this router is the ingress of: created, deleted, failed (sent to the controller as `router.circuit`). */
   readonly report?: (report: RouterCircuit) => void;
@@ -210,6 +219,7 @@ export class Forwarder {
     const next = this.deps.links.linkById(route.links[0]!);
     if (!next || next.destRouterId !== route.routers[1]) return { ok: false, reason: `link ${route.links[0]} to router ${route.routers[1]} is gone`, avoid: route.routers[1]! };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'link', link: next }]);
+    if (options.apiSession !== undefined) circuit.apiSession = options.apiSession;
     // The end is attached in the same turn as `c.ready` arrives: frames right behind it in the same read (a server
     // that speaks first, or one that closes at once) find the circuit up, not half set up.
     return new Promise<SetupResult>((resolve) => {
@@ -310,12 +320,12 @@ export class Forwarder {
   private circuitFrame(circuit: Circuit, from: 0 | 1, frame: CircuitFrame, link: CircuitLink): void {
     switch (frame.type) {
       case 'c.ready':
-        if (from !== 1 || circuit.state !== 'setup') return;
-        if (circuit.pending) return circuit.pending({ ok: true });
+        if (from !== 1 || (circuit.state !== 'setup' && circuit.state !== 'rerouting')) return;
+        if (circuit.pending) return circuit.pending({ ok: true, ...(frame.received !== undefined ? { received: frame.received } : {}) });
         circuit.state = 'up';
-        return this.sendToward(circuit, 0, { type: 'c.ready', circuitId: circuit.id });
+        return this.sendToward(circuit, 0, frame);
       case 'c.fail':
-        if (from !== 1 || circuit.state !== 'setup') return;
+        if (from !== 1 || (circuit.state !== 'setup' && circuit.state !== 'rerouting')) return;
         this.circuits.delete(circuit.id);
         if (circuit.pending) return circuit.pending({ ok: false, reason: frame.reason, ...(frame.avoid ? { avoid: frame.avoid } : {}) });
         return this.sendToward(circuit, 0, frame);
@@ -324,7 +334,8 @@ export class Forwarder {
       case 'c.fin':
         return this.forward(circuit, from, { kind: 'fin' });
       case 'c.close':
-        return this.teardown(circuit, from, frame.reason, frame.graceful);
+        if (frame.reroute && this.pathLost(circuit, from, frame.reason)) return;
+        return this.teardown(circuit, from, frame.reason, frame.graceful, frame.reroute === true);
       case 'c.confirm':
         return link.send({ type: 'c.confirmed', circuitId: circuit.id }, 'ack');
       case 'c.confirmed':
@@ -339,6 +350,7 @@ export class Forwarder {
     const to = from === 0 ? 1 : 0;
     const side = circuit.sides[to];
     if (output.kind === 'close') return this.teardown(circuit, from, output.reason, output.graceful);
+    if (side.kind === 'gone') return;
     if (side.kind === 'link') {
       if (output.kind === 'data') side.link.sendData(circuit.id, output.data);
       else if (output.kind === 'ack') side.link.send({ type: 'c.ack', circuitId: circuit.id, bytes: output.bytes }, 'ack');
@@ -369,13 +381,19 @@ export class Forwarder {
     if (route.circuitId !== frame.circuitId) return fail('the setup names another circuit than its route');
     if (route.routers[hop] !== this.deps.routerId) return fail(`this router is not hop ${hop} of the route`);
     if (route.links[hop - 1] !== link.id || link.destRouterId !== route.routers[hop - 1]) return fail('the setup came over a link the route does not name');
-    if (this.circuits.has(route.circuitId)) return fail('circuit id already in use');
     const last = route.routers.length - 1;
+    if (frame.resume !== undefined) {
+      if (hop === last) return this.resumeHere(link, route, frame.resume, fail);
+      // An entry of the circuit's old path that no close has reached yet: the new path replaces it.
+      const stale = this.circuits.get(route.circuitId);
+      if (stale && stale.state === 'up' && stale.sides.every((side) => side.kind === 'link')) this.circuits.delete(route.circuitId);
+    }
+    if (this.circuits.has(route.circuitId)) return fail('circuit id already in use');
     if (hop < last) {
       const next = this.deps.links.linkById(route.links[hop]!);
       if (!next || next.destRouterId !== route.routers[hop + 1]) return fail(`link ${route.links[hop]} to router ${route.routers[hop + 1]} is gone`, route.routers[hop + 1]);
       this.install(route, [{ kind: 'link', link }, { kind: 'link', link: next }]);
-      next.send({ type: 'c.setup', circuitId: route.circuitId, route: frame.route, hop: hop + 1 } satisfies SetupFrame);
+      next.send({ type: 'c.setup', circuitId: route.circuitId, route: frame.route, hop: hop + 1, ...(frame.resume !== undefined ? { resume: frame.resume } : {}) } satisfies SetupFrame);
       return;
     }
     const problem = this.hostingProblem(route);
@@ -402,6 +420,117 @@ export class Forwarder {
     );
   }
 
+  /** The egress end of a live circuit takes the new path its ingress built. */
+  private resumeHere(link: CircuitLink, route: CircuitRoute, ingressReceived: number, fail: (reason: string, avoid?: string) => void): void {
+    const held = this.circuits.get(route.circuitId);
+    const egress = held?.sides[1];
+    if (!held || egress?.kind !== 'end' || !egress.end || held.state === 'setup') return fail('no circuit to resume here');
+    const old = held.route;
+    if (old.routers[0] !== route.routers[0] || old.identityId !== route.identityId || old.terminator.id !== route.terminator.id || old.serviceId !== route.serviceId) {
+      return fail("the resumed route is another circuit's");
+    }
+    const previous = held.sides[0];
+    if (previous.kind === 'link' && previous.link.id !== link.id) previous.link.send({ type: 'c.close', circuitId: held.id, graceful: false, reason: 're-routed' });
+    egress.end.suspend();
+    held.sides[0] = { kind: 'link', link };
+    held.route = route;
+    held.state = 'up';
+    held.lastActivity = performance.now();
+    link.send({ type: 'c.ready', circuitId: held.id, received: egress.end.received });
+    egress.end.resume(ingressReceived);
+    this.deps.logger.info('circuit re-routed here', { circuitId: held.id, path: route.routers });
+  }
+
+  /**
+   * A link of the path is gone (`from` is the side it was on). An end of the circuit on this router keeps its
+   * connection: the ingress builds another path, the egress waits for it. True when it did; false for a middle
+   * router, which tears its entry down and passes the news on.
+   */
+  private pathLost(circuit: Circuit, from: 0 | 1, reason: string): boolean {
+    if (circuit.state !== 'up' || this.stopped) return false;
+    const other = circuit.sides[from === 0 ? 1 : 0];
+    if (other.kind !== 'end' || !other.end) return false;
+    circuit.sides[from] = { kind: 'gone' };
+    circuit.since = performance.now();
+    other.end.suspend();
+    if (from === 1) {
+      circuit.state = 'rerouting';
+      this.deps.logger.info('circuit re-routing: a link of its path was lost', { circuitId: circuit.id, service: circuit.route.serviceName, reason });
+      void this.rebuild(circuit, reason);
+    } else {
+      circuit.state = 'orphaned';
+      this.deps.logger.info('circuit waiting for a new path: a link of its path was lost', { circuitId: circuit.id, service: circuit.route.serviceName, reason });
+    }
+    return true;
+  }
+
+  /** The ingress asks for a new path to the same terminator and sets it up with `resume`; else the circuit ends. */
+  private async rebuild(circuit: Circuit, reason: string): Promise<void> {
+    const ingress = circuit.sides[0];
+    if (ingress.kind !== 'end' || !ingress.end) return;
+    const end = ingress.end;
+    const avoid: string[] = [];
+    const old = circuit.route;
+    let failure = reason;
+    for (let attempt = 1; attempt <= this.timing.maxAttempts; attempt++) {
+      if (this.circuits.get(circuit.id) !== circuit || circuit.state !== 'rerouting') return;
+      let answer: unknown;
+      try {
+        answer = await this.deps.requestCircuit(old.serviceName, [...avoid], circuit.apiSession, { circuitId: circuit.id, terminatorId: old.terminator.id });
+      } catch (error) {
+        failure = (error as Error).message;
+        break;
+      }
+      if (this.circuits.get(circuit.id) !== circuit || circuit.state !== 'rerouting') return;
+      const refused = (answer as { refused?: { code?: unknown; message?: unknown } } | null)?.refused;
+      if (refused) {
+        failure = `${String(refused.code)}: ${String(refused.message)}`;
+        break;
+      }
+      const signed = (answer as { route?: unknown } | null)?.route;
+      const verdict = this.verify(signed);
+      if (!verdict.ok) {
+        failure = verdict.reason;
+        break;
+      }
+      const route = verdict.route;
+      if (route.circuitId !== circuit.id || route.terminator.id !== old.terminator.id || route.routers[0] !== this.deps.routerId || route.routers.length < 2) {
+        failure = 'the controller answered another circuit';
+        break;
+      }
+      const next = this.deps.links.linkById(route.links[0]!);
+      if (!next || next.destRouterId !== route.routers[1]) {
+        avoid.push(route.routers[1]!);
+        continue;
+      }
+      circuit.sides[1] = { kind: 'link', link: next };
+      const result = await new Promise<SetupResult>((resolve) => {
+        circuit.pending = (outcome) => {
+          circuit.pending = undefined;
+          resolve(outcome);
+        };
+        next.send({ type: 'c.setup', circuitId: circuit.id, route: signed, hop: 1, resume: end.received } satisfies SetupFrame);
+      });
+      if (this.circuits.get(circuit.id) !== circuit) return;
+      if (result.ok) {
+        circuit.route = route;
+        circuit.state = 'up';
+        circuit.lastActivity = performance.now();
+        end.resume(result.received ?? 0);
+        this.deps.logger.info('circuit re-routed', { circuitId: circuit.id, service: route.serviceName, path: route.routers });
+        this.deps.report?.({ ...this.describe(circuit), event: 'pathUpdated' });
+        return;
+      }
+      circuit.sides[1] = { kind: 'gone' };
+      failure = result.reason;
+      if (!result.avoid || avoid.includes(result.avoid)) break;
+      avoid.push(result.avoid);
+    }
+    if (this.circuits.get(circuit.id) !== circuit) return;
+    this.deps.logger.warn('circuit not re-routed: closing it', { circuitId: circuit.id, service: old.serviceName, reason: failure });
+    this.teardown(circuit, undefined, `no new path: ${failure}`, false);
+  }
+
   private verify(signed: unknown): { ok: true; route: CircuitRoute } | { ok: false; reason: string } {
     const now = this.deps.clock.now();
     const verdict = this.verifier.verify(signed, now);
@@ -423,7 +552,7 @@ export class Forwarder {
 
   private install(route: CircuitRoute, sides: [Side, Side]): Circuit {
     const now = performance.now();
-    const circuit: Circuit = { id: route.circuitId, route, sides, state: 'setup', createdAt: now, lastActivity: now, confirmSentAt: undefined, upAt: 0, pending: undefined };
+    const circuit: Circuit = { id: route.circuitId, route, sides, state: 'setup', since: 0, createdAt: now, lastActivity: now, confirmSentAt: undefined, upAt: 0, pending: undefined };
     this.circuits.set(circuit.id, circuit);
     return circuit;
   }
@@ -450,7 +579,7 @@ export class Forwarder {
    * The circuit ends: gone from the table, and the sides other than `from` are told (a link by `c.close`, an end by
    * closing its connection). `from` undefined: every side.
    */
-  private teardown(circuit: Circuit, from: 0 | 1 | undefined, reason: string, graceful: boolean): void {
+  private teardown(circuit: Circuit, from: 0 | 1 | undefined, reason: string, graceful: boolean, reroute = false): void {
     if (this.circuits.get(circuit.id) !== circuit) return;
     this.circuits.delete(circuit.id);
     if (circuit.pending) {
@@ -462,12 +591,12 @@ export class Forwarder {
       const side = circuit.sides[index];
       if (side.kind === 'link') {
         if (circuit.state === 'setup' && index === 0) side.link.send({ type: 'c.fail', circuitId: circuit.id, reason } satisfies FailFrame);
-        else side.link.send({ type: 'c.close', circuitId: circuit.id, graceful, reason });
-      } else if (side.end) {
+        else side.link.send({ type: 'c.close', circuitId: circuit.id, graceful, reason, ...(reroute ? { reroute: true } : {}) });
+      } else if (side.kind === 'end' && side.end) {
         side.end.close(graceful);
       }
     }
-    if (circuit.state !== 'up') return;
+    if (circuit.state === 'setup') return;
     this.deps.logger.info('circuit closed', { circuitId: circuit.id, service: circuit.route.serviceName, graceful, reason });
     const ingress = circuit.sides[0];
     if (ingress.kind === 'end' && circuit.upAt > 0) {
@@ -493,17 +622,26 @@ export class Forwarder {
       if (from === undefined) continue;
       const reason = `link ${link.id} to router ${link.destRouterId} closed`;
       if (circuit.pending) {
+        if (circuit.state === 'rerouting') {
+          circuit.pending({ ok: false, reason, avoid: link.destRouterId });
+          continue;
+        }
         this.circuits.delete(circuit.id);
         circuit.pending({ ok: false, reason, avoid: link.destRouterId });
         continue;
       }
-      this.teardown(circuit, from, reason, false);
+      if (this.pathLost(circuit, from, reason)) continue;
+      this.teardown(circuit, from, reason, false, true);
     }
   }
 
   private sweepSetups(): void {
     const now = performance.now();
     for (const circuit of [...this.circuits.values()]) {
+      if ((circuit.state === 'orphaned' || circuit.state === 'rerouting') && now - circuit.since >= this.timing.setupTimeoutMs * (circuit.state === 'rerouting' ? this.timing.maxAttempts : 1)) {
+        this.teardown(circuit, undefined, `no new path within ${Math.round(now - circuit.since)}ms`, false);
+        continue;
+      }
       if (circuit.state !== 'setup' || now - circuit.createdAt < this.timing.setupTimeoutMs) continue;
       const reason = `no answer to the setup within ${this.timing.setupTimeoutMs}ms`;
       const next = circuit.sides[1];

@@ -209,8 +209,8 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       caPem: identity.caPem,
       controllerTrust: controllerTrustOf(identity.caPem, config.ctrl.controllerFingerprints ?? []),
       hosted: () => terminators.hosted,
-      requestCircuit: (service, avoidRouters, apiSession) =>
-        channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}), ...(apiSession ? { apiSession } : {}) }),
+      requestCircuit: (service, avoidRouters, apiSession, resume) =>
+        channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}), ...(apiSession ? { apiSession } : {}), ...(resume ? { resume } : {}) }),
       config: config.forwarder,
       // Lost while the control channel is down: the events are the controller's record, not the router's.
       report: (circuit) => channel.send({ type: 'router.circuit', ...circuit }),

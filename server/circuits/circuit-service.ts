@@ -2,7 +2,7 @@
 // their links: in memory here and on the other controllers, asked at most once a `presenceCacheMs`), lets the planner
 // decide, and signs the route for the routers on the path. Nothing is written: no raft command per circuit.
 import { randomBytes } from 'node:crypto';
-import { RouteSigner, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
+import { circuitIdPattern, RouteSigner, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
 import type { CircuitRefusalCode } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
@@ -68,7 +68,12 @@ export class CircuitService {
 
   /** A router's request (not yet checked: it came off the wire). */
   async create(routerId: string, request: unknown): Promise<CircuitOutcome> {
-    const body = request as { service?: unknown; avoidRouters?: unknown; apiSession?: unknown } | null;
+    const body = request as { service?: unknown; avoidRouters?: unknown; apiSession?: unknown; resume?: { circuitId?: unknown; terminatorId?: unknown } } | null;
+    // A new path for a live circuit: the same id, to the same terminator (the egress holds the connection).
+    const resume =
+      typeof body?.resume?.circuitId === 'string' && circuitIdPattern.test(body.resume.circuitId) && typeof body.resume.terminatorId === 'string'
+        ? { circuitId: body.resume.circuitId, terminatorId: body.resume.terminatorId }
+        : undefined;
     const serviceText = typeof body?.service === 'string' ? body.service : '';
     const avoid = Array.isArray(body?.avoidRouters) ? body.avoidRouters.filter((id): id is string => typeof id === 'string').slice(0, 64) : [];
     if (serviceText === '' || serviceText.length > 512) {
@@ -97,7 +102,7 @@ export class CircuitService {
       service: service ? { id: service.id, name: service.name } : undefined,
       access: service ? this.deps.access.accessFor(holder).get(service.id) : undefined,
       posture,
-      terminators,
+      terminators: resume ? terminators.filter((terminator) => terminator.id === resume.terminatorId) : terminators,
       graph: linkGraph(reports, connected),
       avoidRouters: new Set(avoid),
       nowMs: now,
@@ -112,7 +117,7 @@ export class CircuitService {
       };
     }
     const route: CircuitRoute = {
-      circuitId: randomBytes(16).toString('base64url'),
+      circuitId: resume?.circuitId ?? randomBytes(16).toString('base64url'),
       serviceId: service!.id,
       serviceName: service!.name,
       identityId: holder.id,

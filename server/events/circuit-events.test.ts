@@ -45,7 +45,8 @@ describe('circuit events', () => {
       durationMs: 5,
       reason: 'r'.repeat(1024),
     });
-    assert.equal(readCircuitReport({ event: 'pathUpdated' }), undefined);
+    assert.deepEqual(readCircuitReport({ event: 'pathUpdated', routers: ['r1', 'r4'] }), { event: 'pathUpdated', routers: ['r1', 'r4'] });
+    assert.equal(readCircuitReport({ event: 'moved' }), undefined);
     assert.equal(readCircuitReport(null), undefined);
     assert.deepEqual(readCircuitReport({ event: 'created', routers: Array(65).fill('r'), circuitId: 'x'.repeat(600) }), { event: 'created' });
   });

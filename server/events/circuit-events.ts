@@ -1,16 +1,16 @@
 // Circuit events (`circuit`, also subscribed as `fabric.circuits`), in the real controller's shape: `created` when
-// the ingress router reports a circuit up, `deleted` when it ends (with its duration and bytes), `failed` when the
-// controller refused one or a router could not set it up (with `failure_cause`). Written by the controller that
-// holds the ingress router's control channel (or that refused the request). edgeward never moves a live circuit to
-// another path, so `pathUpdated` is accepted in a subscription's include list but never written. Durations are in
-// nanoseconds, as OpenZiti writes them. Pure: a report in, an event out.
+// the ingress router reports a circuit up, `pathUpdated` when it moved a live circuit to a new path after a link of
+// the old one was lost, `deleted` when it ends (with its duration and bytes), `failed` when the controller refused
+// one or a router could not set it up (with `failure_cause`). Written by the controller that holds the ingress
+// router's control channel (or that refused the request). Durations are in nanoseconds, as OpenZiti writes them.
+// Pure: a report in, an event out.
 
 export const circuitEventTypes = ['created', 'pathUpdated', 'deleted', 'failed'] as const;
 export type CircuitEventType = (typeof circuitEventTypes)[number];
 
 /** What a router or the controller knows of one circuit at one moment (already checked and bounded). */
 export interface CircuitReport {
-  readonly event: 'created' | 'deleted' | 'failed';
+  readonly event: 'created' | 'pathUpdated' | 'deleted' | 'failed';
   /** Absent for a request refused before it had an id. */
   readonly circuitId?: string;
   readonly serviceId?: string;
@@ -63,7 +63,7 @@ export function circuitEvent(report: CircuitReport, context: CircuitEventContext
 export function readCircuitReport(frame: unknown): CircuitReport | undefined {
   if (typeof frame !== 'object' || frame === null) return undefined;
   const value = frame as Record<string, unknown>;
-  if (value.event !== 'created' && value.event !== 'deleted' && value.event !== 'failed') return undefined;
+  if (value.event !== 'created' && value.event !== 'pathUpdated' && value.event !== 'deleted' && value.event !== 'failed') return undefined;
   const id = (key: string) => (typeof value[key] === 'string' && (value[key] as string).length > 0 && (value[key] as string).length <= 512 ? (value[key] as string) : undefined);
   const ids = (key: string) => (Array.isArray(value[key]) && (value[key] as unknown[]).length <= 64 && (value[key] as unknown[]).every((item) => typeof item === 'string' && item.length <= 512) ? (value[key] as string[]) : undefined);
   const count = (key: string) => (typeof value[key] === 'number' && Number.isFinite(value[key]) && (value[key] as number) >= 0 ? (value[key] as number) : undefined);

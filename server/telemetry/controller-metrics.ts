@@ -225,9 +225,9 @@ export class ControllerMetrics {
     this.mfaCodeFailures = meter.createCounter('mfa.code_failures', { description: 'Wrong TOTP or recovery codes given, at login and on the enrollment routes' });
     this.mfaCodeFailures.add(0);
     this.circuitEvents = meter.createCounter('circuit.events', {
-      description: 'Circuit events this controller wrote: created (an ingress router reported it up), deleted, failed (refused here, or a router could not set it up)',
+      description: 'Circuit events this controller wrote: created (an ingress router reported it up), pathUpdated (moved to a new path), deleted, failed (refused here, or a router could not set it up)',
     });
-    for (const type of ['created', 'deleted', 'failed']) this.circuitEvents.add(0, { event_type: type });
+    for (const type of ['created', 'pathUpdated', 'deleted', 'failed']) this.circuitEvents.add(0, { event_type: type });
     this.circuitFailures = meter.createCounter('circuit.failures', { description: 'Circuits that failed, by cause (the refusal code, or SETUP_FAILED)' });
     for (const cause of circuitFailureCauses) this.circuitFailures.add(0, this.circuitFailureAttributes(cause));
     meter
@@ -262,7 +262,7 @@ export class ControllerMetrics {
   }
 
   /** One circuit event written; a failed one counts by its cause too. */
-  circuitEvent(type: 'created' | 'deleted' | 'failed', cause?: string): void {
+  circuitEvent(type: 'created' | 'pathUpdated' | 'deleted' | 'failed', cause?: string): void {
     this.circuitEvents.add(1, { event_type: type });
     if (type === 'failed') this.circuitFailures.add(1, this.circuitFailureAttributes(circuitFailureCauses.includes(cause ?? '') ? cause! : 'OTHER'));
   }
