@@ -23,6 +23,7 @@ import { Forwarder } from '../circuits/forwarder.ts';
 import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
 import { TproxyInterceptor } from '../tproxy/tproxy-interceptor.ts';
+import { CircuitReportQueue } from './circuit-report-queue.ts';
 import { controllerTrustOf } from './controller-identity.ts';
 import { controlChannelBackoff } from './backoff.ts';
 import { dialerLogFields, listenerLogFields, supportedProtocolsOf } from './configured-listeners.ts';
@@ -180,6 +181,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
           metrics.flush();
           sendLinks();
           sendTerminators(terminators.welcomed());
+          circuitReports.flush();
         },
         onDown: () => linkManager.onControllerConnected(false),
         onMembers: (members) => endpointsFile.update(members),
@@ -202,6 +204,8 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       if (channel.connected) sendLinks();
     });
 
+    // Circuit reports wait for the channel through a failover (bounded like the channel's own queue).
+    const circuitReports = new CircuitReportQueue(config.forwarder.rateLimitedQueueLength, (report) => channel.send(report));
     // Circuits: the forwarding table, egress dials for the services hosted here, proxy listeners for ingress.
     const forwarder = new Forwarder({
       routerId,
@@ -212,8 +216,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       requestCircuit: (service, avoidRouters, apiSession, resume) =>
         channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}), ...(apiSession ? { apiSession } : {}), ...(resume ? { resume } : {}) }),
       config: config.forwarder,
-      // Lost while the control channel is down: the events are the controller's record, not the router's.
-      report: (circuit) => channel.send({ type: 'router.circuit', ...circuit }),
+      report: (circuit) => circuitReports.offer({ type: 'router.circuit', ...circuit }),
       clock,
       logger: logger.child('circuits'),
     });
