@@ -14,6 +14,7 @@ import { ProposalRefusedError } from '../state-machine.ts';
 import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
 import type { RaftTransport } from './raft-transport.ts';
 import type { ProposalTrace, ProposalTracer } from './proposal-tracer.ts';
+import { realRaftTimers, type RaftTimers } from './raft-timers.ts';
 
 /** The replicated state machine as the node drives it. */
 export interface RaftStateMachine {
@@ -57,6 +58,8 @@ export interface RaftNodeOptions {
   readonly onSnapshotRestored?: (restored: { index: number; hadData: boolean }) => void;
   /** Told when traced proposals are appended, committed and applied (proposal-tracer.ts); unset: no tracing. */
   readonly proposalTracer?: ProposalTracer;
+  /** The clock and timers (default: the real ones); a simulation passes its own. */
+  readonly timers?: RaftTimers;
 }
 
 /**
@@ -108,8 +111,9 @@ export class RaftNode implements Proposer {
   private holding = false;
   private closed = false;
   private idle: Promise<void> = Promise.resolve();
-  private ticker: NodeJS.Timeout | undefined;
-  private snapshotTimer: NodeJS.Timeout | undefined;
+  private readonly timers: RaftTimers;
+  private stopTicker: (() => void) | undefined;
+  private stopSnapshotTimer: (() => void) | undefined;
   private lastSnapshotIndex: number;
   private failure: Error | undefined;
   /** Term and vote last written, to tell a commit-only hard-state change from one that must be synced. */
@@ -125,6 +129,7 @@ export class RaftNode implements Proposer {
   ) {
     this.core = core;
     this.lastSnapshotIndex = lastSnapshotIndex;
+    this.timers = options.timers ?? realRaftTimers;
   }
 
   /**
@@ -170,12 +175,12 @@ export class RaftNode implements Proposer {
       node.persistedVote = hardState.vote;
     }
     options.transport.listen(options.id, (message) => node.receive(message));
-    node.ticker = setInterval(() => {
+    node.stopTicker = node.timers.every(options.timing.tickMs, () => {
       node.ticksDue++;
       node.expireProposals();
       node.settleAppliedWaiters();
       node.pump();
-    }, options.timing.tickMs);
+    });
     node.scheduleSnapshotCheck();
     // A lone voter elects itself at once instead of waiting out an election timeout.
     const { voters } = core.status().configuration;
@@ -263,15 +268,15 @@ export class RaftNode implements Proposer {
     if (this.failure) return Promise.reject(new ProposalRefusedError('storage', `raft storage failed: ${this.failure.message}`));
     if (this.closed) return Promise.reject(new Error(`raft: index ${index} not applied: the raft node is shutting down`));
     return new Promise((resolve, reject) => {
-      this.appliedWaiters.push({ index, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject });
+      this.appliedWaiters.push({ index, deadline: this.timers.now() + timeoutMs, timeoutMs, resolve, reject });
     });
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.ticker);
-    clearTimeout(this.snapshotTimer);
+    this.stopTicker?.();
+    this.stopSnapshotTimer?.();
     this.options.transport.close(this.options.id);
     await this.idle;
     for (const waiter of this.appliedWaiters) waiter.reject(new Error(`raft: index ${waiter.index} not applied: the raft node is shutting down`));
@@ -287,13 +292,16 @@ export class RaftNode implements Proposer {
   /** The next look at the snapshot policy, at a staggered time (snapshot-schedule.ts), and the one after it. */
   private scheduleSnapshotCheck(): void {
     if (this.closed) return;
-    this.snapshotTimer = setTimeout(() => {
-      this.maybeSnapshot()
-        // A failed save (a full disk) leaves the log uncompacted; the next check tries again.
-        .catch((error: Error) => this.options.logger.error('raft snapshot failed', { error: error.message }))
-        .finally(() => this.scheduleSnapshotCheck());
-    }, nextSnapshotCheckMs(this.options.snapshotPolicy.intervalMs));
-    this.snapshotTimer.unref();
+    this.stopSnapshotTimer = this.timers.after(
+      nextSnapshotCheckMs(this.options.snapshotPolicy.intervalMs, this.options.random),
+      () => {
+        this.maybeSnapshot()
+          // A failed save (a full disk) leaves the log uncompacted; the next check tries again.
+          .catch((error: Error) => this.options.logger.error('raft snapshot failed', { error: error.message }))
+          .finally(() => this.scheduleSnapshotCheck());
+      },
+      { background: true },
+    );
   }
 
   /** Gives the core the state machine's current state as the snapshot to send (not saved: the state machine's
@@ -342,7 +350,7 @@ export class RaftNode implements Proposer {
    * order and share one timeout, so the expired ones are the first ones. */
   private expireProposals(): void {
     if (this.pending.size === 0) return;
-    const now = Date.now();
+    const now = this.timers.now();
     for (const [index, pending] of this.pending) {
       if (pending.deadline > now) return;
       this.pending.delete(index);
@@ -355,7 +363,7 @@ export class RaftNode implements Proposer {
   private settleAppliedWaiters(): void {
     if (this.appliedWaiters.length === 0) return;
     const applied = this.appliedIndex();
-    const now = Date.now();
+    const now = this.timers.now();
     const waiting: AppliedWaiter[] = [];
     for (const waiter of this.appliedWaiters) {
       if (waiter.index <= applied) waiter.resolve();
@@ -381,7 +389,7 @@ export class RaftNode implements Proposer {
       }
       return Promise.reject(error);
     }
-    const deadline = Date.now() + this.options.timing.commitTimeoutMs;
+    const deadline = this.timers.now() + this.options.timing.commitTimeoutMs;
     const traced = command === undefined ? undefined : this.options.proposalTracer?.appended(command, placed.index);
     const proposal = new Promise<Proposal>((resolve, reject) => {
       this.pending.set(placed.index, { term: placed.term, resolve, reject, deadline, traced });
