@@ -398,7 +398,10 @@ function echoSlowly(port: number, body: Buffer, midwayAt: number, midway: () => 
 test('cutting the middle link moves a live transfer to the direct link intact, and new circuits take it', async () => {
   const r1 = routers.r1.run!;
   const body = randomBytes(24 * 1024 * 1024);
-  const echoed = await echoSlowly(ports.echo, body, 6 * 1024 * 1024, () => midProxy.cut());
+  const echoed = await echoSlowly(ports.echo, body, 6 * 1024 * 1024, () => midProxy.cut()).catch((error: Error) => {
+    const circuitLines = (run: RouterRun) => run.lines.filter((line) => String(line.msg).includes('circuit')).slice(-12).map((line) => JSON.stringify(line));
+    throw new Error(`${error.message}\nr1:\n${circuitLines(r1).join('\n')}\nr3:\n${circuitLines(routers.r3.run!).join('\n')}`);
+  });
   assert.equal(echoed.status, 200);
   assert.equal(echoed.length, body.length, 'nothing lost');
   assert.equal(echoed.sha256, createHash('sha256').update(body).digest('hex'), 'nothing doubled or reordered');

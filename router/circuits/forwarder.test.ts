@@ -642,7 +642,7 @@ describe('Forwarder over fake links with real TCP ends', () => {
     net.end('r3', 'l23').drop = (frame) => frame.type === 'c.close' && frame.reason !== 'unknown circuit';
     server.sockets[0]!.resetAndDestroy();
     await waitFor('r3 dropped the circuit', () => net.node('r3').forwarder.stats().circuits === 0, 2_000);
-    assert.deepEqual(net.circuits().slice(0, 2), [1, 1], 'r1 and r2 do not know yet');
+    // r1 and r2 learn of it only through the idle confirmation (how soon depends on the sweep's timing).
 
     await within(2_000, 'the client socket closes', idle.closed);
     await waitFor('every circuit gone', () => net.circuits().every((count) => count === 0), 2_000);

@@ -78,6 +78,9 @@ export interface ForwarderTiming {
   readonly maxAttempts: number;
 }
 
+/** New paths a re-routing ingress tries (with pauses of 250 ms, 500 ms, …: 2.5 s in all, within the egress's wait). */
+const rerouteAttempts = 5;
+
 export const defaultForwarderTiming: ForwarderTiming = { setupTimeoutMs: 10_000, dialTimeoutMs: 5_000, windowBytes: defaultWindowBytes, maxAttempts: 3 };
 
 export interface ForwarderDeps {
@@ -472,7 +475,11 @@ export class Forwarder {
     const avoid: string[] = [];
     const old = circuit.route;
     let failure = reason;
-    for (let attempt = 1; attempt <= this.timing.maxAttempts; attempt++) {
+    // The terminator's router is never avoided: the egress holds the connection. A path through a link that is
+    // already gone (the controllers learn of it a moment later) is retried after a pause.
+    const avoidable = (router: string | undefined) => router !== undefined && router !== old.terminator.routerId && !avoid.includes(router);
+    for (let attempt = 1; attempt <= rerouteAttempts; attempt++) {
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 250 * (attempt - 1)));
       if (this.circuits.get(circuit.id) !== circuit || circuit.state !== 'rerouting') return;
       let answer: unknown;
       try {
@@ -500,7 +507,8 @@ export class Forwarder {
       }
       const next = this.deps.links.linkById(route.links[0]!);
       if (!next || next.destRouterId !== route.routers[1]) {
-        avoid.push(route.routers[1]!);
+        if (avoidable(route.routers[1])) avoid.push(route.routers[1]!);
+        failure = `link ${route.links[0]} to router ${route.routers[1]} is gone`;
         continue;
       }
       circuit.sides[1] = { kind: 'link', link: next };
@@ -523,8 +531,7 @@ export class Forwarder {
       }
       circuit.sides[1] = { kind: 'gone' };
       failure = result.reason;
-      if (!result.avoid || avoid.includes(result.avoid)) break;
-      avoid.push(result.avoid);
+      if (avoidable(result.avoid)) avoid.push(result.avoid!);
     }
     if (this.circuits.get(circuit.id) !== circuit) return;
     this.deps.logger.warn('circuit not re-routed: closing it', { circuitId: circuit.id, service: old.serviceName, reason: failure });
@@ -584,7 +591,8 @@ export class Forwarder {
     this.circuits.delete(circuit.id);
     if (circuit.pending) {
       circuit.pending({ ok: false, reason });
-      return;
+      // A first setup has no end attached yet (dial() closes its connection); a re-route's ends are closed below.
+      if (circuit.state !== 'rerouting') return;
     }
     for (const index of [0, 1] as const) {
       if (index === from) continue;
