@@ -571,8 +571,11 @@ describe('Forwarder over fake links with real TCP ends', () => {
     const net = network(spec);
     const server = await terminator();
     net.node('r3').hosted.set(serviceId, server.address);
+    let resumes = 0;
     net.answer = (_service, _avoid, _call, resume) => {
       if (!resume) return { route: signer.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address)) };
+      // The controller's first answer still takes the lost link (its view lags): r2 refuses it, r1 asks again.
+      if (++resumes === 1) return { route: signer.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address, { circuitId: resume.circuitId })) };
       return { route: signer.sign(route(['r1', 'r4', 'r3'], ['l14', 'l43'], server.address, { circuitId: resume.circuitId })) };
     };
     const port = await tunnel(net);
@@ -594,6 +597,8 @@ describe('Forwarder over fake links with real TCP ends', () => {
     assert.equal(sha256(echoed), sha256(payload), 'nothing doubled or reordered');
     assert.ok(!mover.events.some((event) => event.startsWith('error')), mover.events.join(', '));
     assert.deepEqual(net.calls.at(-1)?.resume?.terminatorId, 't1');
+    assert.equal(resumes, 2, 'a first new path through the lost link failed, the second held');
+    assert.deepEqual(net.calls.at(-1)?.avoidRouters, [], 'the terminator\'s router is never avoided');
     assert.deepEqual(logged(net.node('r1'), 'circuit re-routed')[0]?.path, ['r1', 'r4', 'r3']);
     assert.ok(logged(net.node('r3'), 'circuit re-routed here').length === 1);
     assert.ok(net.node('r1').reports.some((report) => report.event === 'pathUpdated' && report.routers.join() === 'r1,r4,r3'));

@@ -329,6 +329,12 @@ export class Forwarder {
         return this.sendToward(circuit, 0, frame);
       case 'c.fail':
         if (from !== 1 || (circuit.state !== 'setup' && circuit.state !== 'rerouting')) return;
+        // A re-route's new path failed: the circuit (and its suspended ends) stays; rebuild() tries another.
+        if (circuit.state === 'rerouting') {
+          circuit.sides[1] = { kind: 'gone' };
+          circuit.pending?.({ ok: false, reason: frame.reason, ...(frame.avoid ? { avoid: frame.avoid } : {}) });
+          return;
+        }
         this.circuits.delete(circuit.id);
         if (circuit.pending) return circuit.pending({ ok: false, reason: frame.reason, ...(frame.avoid ? { avoid: frame.avoid } : {}) });
         return this.sendToward(circuit, 0, frame);
