@@ -16,6 +16,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import { RouteVerifier, routeSetupWindowMs, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
+import type { RouterCircuitReport } from '../../common/control-channel/control-messages.ts';
 import { DataFrame } from '../../common/framing/frame-codec.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
@@ -26,22 +27,8 @@ import { CircuitEnd, defaultWindowBytes, type EndOutput } from './circuit-end.ts
 import { readCircuitFrame, type CircuitFrame, type FailFrame, type SetupFrame } from './circuit-frames.ts';
 import { EgressDialer } from './egress-dialer.ts';
 
-/** A circuit as the ingress reports it to its controller (`router.circuit`; server/events/circuit-events.ts). */
-export interface RouterCircuit {
-  readonly event: 'created' | 'pathUpdated' | 'deleted' | 'failed';
-  readonly circuitId: string;
-  readonly serviceId: string;
-  readonly clientId: string;
-  readonly terminatorId: string;
-  readonly routers: readonly string[];
-  readonly links: readonly string[];
-  readonly creationMs?: number;
-  readonly durationMs?: number;
-  readonly bytesIn?: number;
-  readonly bytesOut?: number;
-  readonly failureCause?: string;
-  readonly reason?: string;
-}
+/** A circuit as the ingress reports it to its controller (the `router.circuit` message without its type). */
+export type RouterCircuit = Omit<RouterCircuitReport, 'type'>;
 
 type Side = { readonly kind: 'link'; readonly link: CircuitLink } | { readonly kind: 'end'; end: CircuitEnd | undefined } | { readonly kind: 'gone' };
 

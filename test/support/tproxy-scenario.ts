@@ -11,6 +11,7 @@ import { Resolver } from 'node:dns/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEchoServer } from '../../server/demo/echo-server.ts';
+import { until } from './cluster-helpers.ts';
 import { ControllerFixture } from './controller-fixture.ts';
 import { freePort } from './free-port.ts';
 import { RouterRun, runEdgeward } from './router-fixture.ts';
@@ -30,21 +31,6 @@ function get(host: string, path: string): Promise<string> {
     req.on('error', reject);
     req.end();
   });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 async function main(): Promise<void> {
@@ -126,7 +112,7 @@ ${link}
   const [wild] = await resolver.resolve4('api.wild.ziti');
   assert.equal(wild, '100.64.0.4', 'a name under a wildcard gets the next address');
 
-  await until('the terminator on r2 and the link', async () => ((await get('100.64.0.3', '/probe').catch(() => '')).includes('/probe') ? true : undefined));
+  await until('the terminator on r2 and the link', async () => (await get('100.64.0.3', '/probe')).includes('/probe'), 30_000);
   assert.equal(await get('100.64.0.3', '/by/name'), 'edgeward demo echo: you asked for /by/name\n');
   assert.equal(await get(wild!, '/by/wildcard'), 'edgeward demo echo: you asked for /by/wildcard\n');
   assert.equal(await get('10.99.0.7', '/by/address'), 'edgeward demo echo: you asked for /by/address\n');
