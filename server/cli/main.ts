@@ -90,6 +90,7 @@ Generators:
 Raft:
   raft sim [--seeds <n>] [--first <seed>] [--steps <k>] [--nodes <m>]   run the seeded fault simulator
   raft sim --seed <s> --trace                                            replay one seed with its events
+  raft mutants [--only <name>] [--seeds <n>]                             check the simulator catches planted bugs
 
   version                             print the version
   --help                              this text

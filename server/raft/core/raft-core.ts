@@ -332,6 +332,10 @@ export class RaftCore {
     return this.role;
   }
 
+  get currentTerm(): number {
+    return this.term;
+  }
+
   get currentLeader(): NodeId | null {
     return this.leader;
   }

@@ -3,7 +3,16 @@
 import { entryJson } from './entry-json.ts';
 import type { Entry, Snapshot } from './types.ts';
 
-export class RaftLog {
+/** What may be read of a log without changing it. */
+export interface RaftLogView {
+  readonly snapshotIndex: number;
+  readonly committed: number;
+  lastIndex(): number;
+  term(index: number): number | undefined;
+  entry(index: number): Entry | undefined;
+}
+
+export class RaftLog implements RaftLogView {
   /** Index and term of the last entry covered by the snapshot (0/0 for none). */
   snapshotIndex = 0;
   snapshotTerm = 0;

@@ -10,6 +10,10 @@ import type { Message } from './types.ts';
 export function mayPrecedeWrite(message: Message, persistedTerm: number): boolean {
   switch (message.type) {
     case 'Append':
+      // A membership change waits for the leader's own copy. Sent ahead, a crash of the leader could leave it only on
+      // a follower that it makes a non-voter: that follower may not stand for election and refuses the leader's
+      // shorter log, and the two-voter configuration the leader restarts with needs its vote (found by the simulator).
+      return message.term === persistedTerm && !message.entries.some((entry) => entry.type === 'config');
     case 'Heartbeat':
     case 'Snapshot':
     case 'TimeoutNow':

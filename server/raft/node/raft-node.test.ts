@@ -365,3 +365,30 @@ test('a log write that fails stops the node: the write, later proposals and wait
     await node.close();
   }
 });
+
+test('a restart after a crash between saving a leader snapshot and resetting the log finishes the reset and keeps appending', async () => {
+  // The disk as such a crash leaves it: the snapshot at 20 landed, the log reset after it did not (it ends at 10).
+  const store = new MemoryRaftStore();
+  await store.persist(Array.from({ length: 10 }, (_, i) => ({ index: i + 1, term: 1, type: 'normal' as const, data: { type: 'set', key: `k${i}`, value: 'v' } })), { term: 2, vote: 'a', commit: 10 });
+  const snapshots = new MemorySnapshotStore();
+  const machine = new KvMachine();
+  await snapshots.save({ meta: { index: 20, term: 2, configuration: { voters: ['a'], nonVoters: [] } }, data: { values: [['k', 'from-snapshot']], applied: 20 } });
+  const logger = createMemoryLogger();
+  const node = await RaftNode.start({
+    id: 'a', store, snapshots, stateMachine: machine, transport: new InProcessTransport(), timing,
+    snapshotPolicy: { intervalMs: 3_600_000, threshold: 1000, trailingLogs: 5 },
+    bootstrap: { voters: ['a'], nonVoters: [] }, random: seededRandom(7), logger,
+  });
+  try {
+    assert.equal(machine.values.get('k'), 'from-snapshot');
+    assert.ok(logger.lines.some((line) => line.msg === 'discarding a raft log the newest snapshot replaced (a crash interrupted its installation)'), JSON.stringify(logger.lines));
+    await waitFor('leadership', () => node.isLeader());
+    const proposal = await node.propose({ type: 'set', key: 'after', value: 'crash' } as never);
+    assert.ok(proposal.index > 20, `index ${proposal.index}`);
+    assert.equal(node.failed, undefined);
+    const stored = await store.entries(await store.firstIndex(), await store.lastIndex());
+    assert.ok(stored.length > 0 && stored.every((entry) => entry.index > 20), JSON.stringify(stored.map((entry) => entry.index)));
+  } finally {
+    await node.close();
+  }
+});

@@ -4,6 +4,7 @@
 // on a policy and compact the log; observers hear role and leader changes.
 import type { Logger } from '../../../common/log/logger.ts';
 import { RaftCore, type RaftStatus } from '../core/raft-core.ts';
+import type { RaftLogView } from '../core/raft-log.ts';
 import { coalesceMessages } from './coalesce-messages.ts';
 import { nextSnapshotCheckMs } from './snapshot-schedule.ts';
 import { releaseEntryJson } from '../core/entry-json.ts';
@@ -60,6 +61,13 @@ export interface RaftNodeOptions {
   readonly proposalTracer?: ProposalTracer;
   /** The clock and timers (default: the real ones); a simulation passes its own. */
   readonly timers?: RaftTimers;
+  /** How appends go out (default: one in flight per follower, up to 512 entries); the simulator varies them. */
+  readonly replication?: ReplicationLimits;
+}
+
+export interface ReplicationLimits {
+  readonly appendsInFlightPerFollower: number;
+  readonly maxEntriesPerAppend: number;
 }
 
 /**
@@ -151,6 +159,7 @@ export class RaftNode implements Proposer {
         await stateMachine.restore(loaded.data, loaded.meta.index);
       }
     }
+    if (snapshotMeta) await RaftNode.finishSnapshotInstall(options, snapshotMeta);
     const hardState = await store.hardState();
     const entries = await store.entries(await store.firstIndex(), await store.lastIndex());
     const core = new RaftCore({
@@ -163,8 +172,8 @@ export class RaftNode implements Proposer {
       entries,
       applied: stateMachine.appliedIndex(),
       bootstrap: options.bootstrap,
-      maxInflight: appendsInFlightPerFollower,
-      maxEntriesPerAppend,
+      maxInflight: options.replication?.appendsInFlightPerFollower ?? appendsInFlightPerFollower,
+      maxEntriesPerAppend: options.replication?.maxEntriesPerAppend ?? maxEntriesPerAppend,
     });
     const node = new RaftNode(options, core, snapshotMeta?.index ?? 0);
     // What a follower behind the compacted log is sent: the snapshot just loaded, or the state machine as it is.
@@ -190,6 +199,23 @@ export class RaftNode implements Proposer {
     return node;
   }
 
+  /**
+   * A snapshot from the leader replaces the whole log: it is saved, then the log is reset. A crash between the two
+   * leaves a log that the snapshot supersedes (it ends before the snapshot, or disagrees with it at its index), and
+   * the next append would then leave a gap in the store or follow entries the snapshot replaced: finish the reset.
+   * (Found by the simulator: a restarted follower stopped on every append after such a crash.)
+   */
+  private static async finishSnapshotInstall(options: RaftNodeOptions, snapshot: SnapshotMeta): Promise<void> {
+    const { store } = options;
+    const [first, last] = [await store.firstIndex(), await store.lastIndex()];
+    if (last < first) return;
+    const [atSnapshot] = snapshot.index >= first && snapshot.index <= last ? await store.entries(snapshot.index, snapshot.index) : [];
+    const superseded = last < snapshot.index || (atSnapshot !== undefined && atSnapshot.term !== snapshot.term);
+    if (!superseded) return;
+    options.logger.warn('discarding a raft log the newest snapshot replaced (a crash interrupted its installation)', { snapshotIndex: snapshot.index, logFirstIndex: first, logLastIndex: last });
+    await store.reset();
+  }
+
   get id(): NodeId {
     return this.options.id;
   }
@@ -205,6 +231,15 @@ export class RaftNode implements Proposer {
 
   isLeader(): boolean {
     return this.core.currentRole === 'leader';
+  }
+
+  get term(): number {
+    return this.core.currentTerm;
+  }
+
+  /** The log as this node holds it in memory, read-only (the simulator's checkers compare nodes' logs). */
+  get log(): RaftLogView {
+    return this.core.log;
   }
 
   leader(): NodeId | null {

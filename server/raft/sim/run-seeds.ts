@@ -1,4 +1,4 @@
-// Runs the simulator over a range of seeds and summarises, for the CLI and the CI test alike.
+// Runs the simulator over a range of seeds in this thread and summarises, for the CLI's workers and the tests.
 import { runSimulation, type SimulationResult } from './simulation.ts';
 
 export interface SeedRunOptions {
@@ -6,6 +6,10 @@ export interface SeedRunOptions {
   readonly seeds: number;
   readonly steps: number;
   readonly nodes: number;
+  /** Run every `stride`-th seed from `first` (a worker's share); default 1. */
+  readonly stride?: number;
+  /** Stop at the first failing seed. */
+  readonly stopAtFirstFailure?: boolean;
 }
 
 export interface SeedRunSummary {
@@ -14,15 +18,17 @@ export interface SeedRunSummary {
   readonly elapsedMs: number;
 }
 
-export function runSeeds(options: SeedRunOptions, onResult?: (result: SimulationResult) => void): SeedRunSummary {
+export async function runSeeds(options: SeedRunOptions, onResult?: (result: SimulationResult) => void): Promise<SeedRunSummary> {
   const started = performance.now();
   const failed: SimulationResult[] = [];
+  const stride = options.stride ?? 1;
   let passed = 0;
-  for (let seed = options.first; seed < options.first + options.seeds; seed++) {
-    const result = runSimulation({ seed, steps: options.steps, nodes: options.nodes });
+  for (let seed = options.first; seed < options.first + options.seeds; seed += stride) {
+    const result = await runSimulation({ seed, steps: options.steps, nodes: options.nodes });
     if (result.ok) passed++;
     else failed.push(result);
     onResult?.(result);
+    if (!result.ok && options.stopAtFirstFailure) break;
   }
   return { passed, failed, elapsedMs: performance.now() - started };
 }

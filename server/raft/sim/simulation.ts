@@ -1,16 +1,32 @@
-// The seeded fault simulator. A safety phase runs the cluster through message loss, duplication, reordering and
-// delay, symmetric and asymmetric partitions, crashes that lose everything not yet synced, restarts, drifting
-// clocks, snapshots and leadership transfers, checking the raft safety properties after every step. A liveness
-// phase then heals everything and requires a leader and every new proposal applied everywhere within a bound.
-import { ProposalRefused, type Message, type NodeId, type Ready, type Snapshot } from '../core/types.ts';
-import { coalesceMessages } from '../node/coalesce-messages.ts';
-import { splitByWrite } from '../core/write-ordering.ts';
+// The seeded fault simulator. It runs the very RaftNode that controllers run, each over a simulated disk, network
+// and clock, in one thread: every action is followed by draining the microtasks the nodes' awaits queue, so the
+// interleaving is a function of the seed alone. A safety phase runs the cluster through message loss, duplication,
+// reordering and delay, symmetric and one-way partitions, crashes at any point (writes in flight land up to some
+// point or are lost), fsync latency, full disks and write errors, clock drift and steps, snapshots, leadership
+// transfers and membership changes, with every checker run after every step. A liveness phase then stops the
+// faults and requires a leader and every new proposal applied everywhere within a bound.
+import type { Logger, LogFields } from '../../../common/log/logger.ts';
+import { ProposalRefused, type ConfigChange, type NodeId } from '../core/types.ts';
+import { ProposalRefusedError, type LogCommand } from '../state-machine.ts';
+import { AcknowledgedProposals, clientCommand } from './checkers/acknowledged-proposals.ts';
+import { checkElectionSafety } from './checkers/election-safety.ts';
+import { History } from './checkers/history.ts';
+import { checkLeaderCompleteness } from './checkers/leader-completeness.ts';
+import { converged, livenessFailure } from './checkers/liveness.ts';
+import { checkLogMatching } from './checkers/log-matching.ts';
+import { checkRead } from './checkers/read-your-writes.ts';
+import { SafetyViolation } from './checkers/safety-violation.ts';
 import { seededRandom, type Random } from './seeded-random.ts';
-import { History, SafetyViolation, checkDurableState, checkElectionSafety, checkLeaderCompleteness, checkLogMatching } from './sim-checkers.ts';
-import { mixHash, SimNode, type SimStateMachine } from './sim-node.ts';
+import type { SimDisk } from './sim-disk.ts';
+import { InjectedDiskFault, type WriteOutcome } from './sim-io.ts';
+import { SimNetwork } from './sim-network.ts';
+import { pickAction, pickFaultProfile, type FaultProfile } from './fault-profiles.ts';
+import { SimServer, type ProcessSettings } from './sim-server.ts';
+import type { SimStateMachineHooks } from './sim-state-machine.ts';
 
 export interface SimulationOptions {
   readonly seed: number;
+  /** Voters at the start (a spare server joins and leaves as membership changes say). */
   readonly nodes?: number;
   /** Steps in the safety phase. */
   readonly steps?: number;
@@ -19,113 +35,205 @@ export interface SimulationOptions {
   readonly trace?: (line: string) => void;
 }
 
+export interface SimulationStats {
+  delivered: number;
+  dropped: number;
+  crashes: number;
+  elections: number;
+  committed: number;
+  acknowledged: number;
+  snapshotsInstalled: number;
+  writesLost: number;
+  diskFaults: number;
+  reads: number;
+  membershipChanges: number;
+}
+
 export interface SimulationResult {
   readonly seed: number;
   readonly ok: boolean;
   readonly failure?: string;
   readonly step: number;
-  readonly stats: { delivered: number; dropped: number; crashes: number; elections: number; committed: number; acknowledged: number; snapshotsInstalled: number };
+  readonly stats: SimulationStats;
 }
 
-interface InFlight {
-  readonly message: Message;
-  readonly deliverAt: number;
+const tickMs = 10;
+const settings = (seed: number): ProcessSettings => ({
+  timing: { tickMs, electionTicks: 10, heartbeatTicks: 2, commitTimeoutMs: 100 * tickMs },
+  snapshotPolicy: { intervalMs: 5 * tickMs, threshold: 12, trailingLogs: 4 },
+  // The node's own limits (one append in flight) on a third of the seeds, a pipeline of small appends on another, and
+  // one entry per append on the last (a follower then acknowledges a new leader's earlier-term entries apart from its
+  // own); from the seed, not the generator, so the seed's other choices do not depend on it.
+  replication: [
+    { appendsInFlightPerFollower: 1, maxEntriesPerAppend: 512 },
+    { appendsInFlightPerFollower: 4, maxEntriesPerAppend: 8 },
+    { appendsInFlightPerFollower: 2, maxEntriesPerAppend: 1 },
+  ][seed % 3]!,
+});
+
+/** Runs one seed to the end (or its first violation). */
+export function runSimulation(options: SimulationOptions): Promise<SimulationResult> {
+  return new Simulation(options).run();
 }
 
-const electionTicks = 10;
-const heartbeatTicks = 2;
-const snapshotThreshold = 12;
-const trailingLogs = 4;
-
-export function runSimulation(options: SimulationOptions): SimulationResult {
-  const sim = new Simulation(options);
-  return sim.run();
-}
+/** Lets every microtask the nodes queued run: setImmediate callbacks run only once the microtask queue is empty. */
+const drainMicrotasks = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 class Simulation {
   private readonly random: Random;
-  private readonly nodes: SimNode[];
+  private readonly servers: SimServer[];
+  private readonly network: SimNetwork;
   private readonly history = new History();
-  private network: InFlight[] = [];
-  /** Directed links that drop everything: `${from}>${to}`. */
-  private readonly cut = new Set<string>();
+  private readonly acknowledged = new AcknowledgedProposals();
+  private readonly violations: SafetyViolation[] = [];
+  private readonly settings: ProcessSettings;
   private now = 0;
   private step = 0;
-  private nextClientId = 1;
-  /** Proposals waiting for their proposer to apply them: index → {term, id, node}. */
-  private readonly pending = new Map<string, { index: number; term: number; id: number }>();
-  private readonly acknowledged = new Map<number, { index: number; term: number }>();
-  private readonly stats = { delivered: 0, dropped: 0, crashes: 0, elections: 0, committed: 0, acknowledged: 0, snapshotsInstalled: 0 };
-  private faults = { drop: 0.05, duplicate: 0.03, maxDelay: 6 };
-
-  /**
-   * Appends in flight per follower: 1 (what RaftNode runs with) on even seeds, 4 (a pipeline) on odd ones. Taken
-   * from the seed's parity, not drawn from the generator, so that a seed's other choices do not depend on it.
-   */
-  private readonly maxInflight: number;
+  private nextClient = 1;
+  private highestAcknowledged = 0;
+  private readonly stats: SimulationStats = {
+    delivered: 0,
+    dropped: 0,
+    crashes: 0,
+    elections: 0,
+    committed: 0,
+    acknowledged: 0,
+    snapshotsInstalled: 0,
+    writesLost: 0,
+    diskFaults: 0,
+    reads: 0,
+    membershipChanges: 0,
+  };
+  /** Chance that a due write is held back another round: a crash then finds it in flight. */
+  private writeHoldBack: number;
+  /** Chance that a write fails with EIO (per seed: many seeds have none). */
+  private readonly writeErrorRate: number;
+  private faultsOn = true;
+  /** Chance, per node and round, that a node with writes in flight crashes there and then. */
+  private crashInFlight: number;
+  private readonly profile: FaultProfile;
+  /** Full disks and when they are freed. */
+  private readonly fullUntil = new Map<NodeId, number>();
+  private readonly hooks: SimStateMachineHooks;
 
   constructor(private readonly options: SimulationOptions) {
-    this.maxInflight = options.seed % 2 === 0 ? 1 : 4;
     this.random = seededRandom(options.seed);
+    this.settings = settings(options.seed);
     const count = options.nodes ?? 3;
     const ids = Array.from({ length: count }, (_, i) => `n${i + 1}`);
     const configuration = { voters: ids, nonVoters: [] };
-    this.nodes = ids.map((id) => new SimNode(id, 0.85 + this.random() * 0.3, configuration));
-    // A spare server that membership changes add (as voter or non-voter) and remove again; it starts knowing
-    // no configuration, as a new controller does.
-    this.nodes.push(new SimNode(`n${count + 1}`, 0.85 + this.random() * 0.3, { voters: [], nonVoters: [] }));
-    for (const node of this.nodes) this.startNode(node);
+    const report = (violation: SafetyViolation) => this.violations.push(violation);
+    this.servers = ids.map((id) => new SimServer(id, 0.85 + this.random() * 0.3, configuration, report));
+    // A spare server that membership changes add (as voter or non-voter) and remove again; it starts knowing no
+    // configuration, as a new controller does.
+    this.servers.push(new SimServer(`n${count + 1}`, 0.85 + this.random() * 0.3, { voters: [], nonVoters: [] }, report));
+    this.writeErrorRate = this.random.chance(0.3) ? 0.002 : 0;
+    this.network = new SimNetwork(this.random, () => this.now, (line) => this.trace(line));
+    this.profile = pickFaultProfile(this.random);
+    this.network.faults = this.profile.network;
+    this.writeHoldBack = this.profile.writeHoldBack;
+    this.crashInFlight = this.profile.crashInFlight;
+    this.hooks = {
+      history: this.history,
+      report,
+      onSnapshotInstalled: (node, index) => {
+        this.stats.snapshotsInstalled++;
+        this.trace(`${node} installs snapshot at ${index}`);
+      },
+    };
   }
 
-  run(): SimulationResult {
+  async run(): Promise<SimulationResult> {
     const steps = this.options.steps ?? 3000;
     try {
+      const { replication } = this.settings;
+      this.trace(`fault profile: ${this.profile.name}; ${replication.appendsInFlightPerFollower} appends in flight of at most ${replication.maxEntriesPerAppend} entries`);
+      for (const server of this.servers) this.start(server);
+      await this.settle();
       for (this.step = 1; this.step <= steps; this.step++) {
         this.safetyStep();
+        await this.settle();
         this.check();
       }
-      this.liveness();
-      return { seed: this.options.seed, ok: true, step: this.step, stats: this.stats };
+      await this.liveness();
+      return this.result(true);
     } catch (error) {
       const failure = error instanceof SafetyViolation ? error.message : `crash: ${(error as Error).stack ?? String(error)}`;
       this.trace(`FAILED at step ${this.step}: ${failure}`);
-      return { seed: this.options.seed, ok: false, failure, step: this.step, stats: this.stats };
+      return this.result(false, failure);
     }
+  }
+
+  private result(ok: boolean, failure?: string): SimulationResult {
+    this.stats.delivered = this.network.stats.delivered;
+    this.stats.dropped = this.network.stats.dropped;
+    this.stats.committed = this.history.maxCommitted;
+    this.stats.acknowledged = this.acknowledged.count;
+    this.stats.elections = this.history.leaderOfTerm.size;
+    return { seed: this.options.seed, ok, step: this.step, stats: this.stats, ...(failure === undefined ? {} : { failure }) };
   }
 
   // ---- phases ------------------------------------------------------------------------------------------------
 
   private safetyStep(): void {
-    const roll = this.random();
-    const live = this.nodes.filter((node) => node.alive);
-    const down = this.nodes.filter((node) => !node.alive);
-    if (roll < 0.42) this.deliverSome();
-    else if (roll < 0.72) this.tick();
-    else if (roll < 0.84) this.propose();
-    else if (roll < 0.89) this.processSomeReady();
-    else if (roll < 0.905 && live.length > 1) this.crash(this.random.pick(live));
-    else if (roll < 0.935 && down.length > 0) this.restart(this.random.pick(down));
-    else if (roll < 0.945) this.partition();
-    else if (roll < 0.96) this.heal();
-    else if (roll < 0.965) this.transfer();
-    else if (roll < 0.97) this.reconfigure();
-    else if (roll < 0.975) this.leaderLost();
-    else this.tick();
+    switch (pickAction(this.profile, this.random())) {
+      case 'deliver':
+        return this.deliverSome();
+      case 'tick':
+        return this.tick();
+      case 'propose':
+        return void this.propose();
+      case 'read':
+        return this.read();
+      case 'crash': {
+        const running = this.servers.filter((server) => server.running);
+        return running.length > 1 ? this.crash(this.random.pick(running)) : this.tick();
+      }
+      case 'restart': {
+        const down = this.servers.filter((server) => !server.running);
+        return down.length > 0 ? this.restart(this.random.pick(down)) : this.tick();
+      }
+      case 'partition':
+        return this.partition();
+      case 'heal':
+        return this.heal();
+      case 'transfer':
+        return this.transfer();
+      case 'reconfigure':
+        return this.reconfigure();
+      case 'leaderLost':
+        return this.leaderLost();
+      case 'fillDisk':
+        return this.fillDisk();
+      case 'clockStep':
+        return this.clockStep();
+      case 'snapshot':
+        return this.snapshotNow();
+    }
   }
 
-  private liveness(): void {
+  private async liveness(): Promise<void> {
     this.trace('--- liveness: heal, restart, no more faults');
-    this.faults = { drop: 0, duplicate: 0, maxDelay: 2 };
-    this.cut.clear();
-    for (const node of this.nodes) if (!node.alive) this.restart(node);
-    const bound = this.options.livenessSteps ?? 6000;
+    this.faultsOn = false;
+    this.writeHoldBack = 0;
+    this.crashInFlight = 0;
+    this.network.faults = { drop: 0, duplicate: 0, maxDelayMs: 2 * tickMs, longDelay: 0, longDelayMs: 0 };
+    this.network.cut.clear();
+    for (const server of this.servers) server.disk.full = false;
+    this.fullUntil.clear();
+    for (const server of this.servers) if (!server.running) this.restart(server);
+    await this.settle();
+    const bound = this.options.livenessSteps ?? 2000;
     const wanted = new Set<number>();
     let proposedAt = -1;
     for (let i = 0; i < bound; i++, this.step++) {
+      // A process that stopped on a write failing from before the faults stopped is restarted, as systemd would.
+      for (const server of this.servers) if (!server.running) this.restart(server);
       this.tick();
-      this.deliverAll();
+      this.network.deliverDue();
+      await this.settle();
       this.check();
-      const leader = this.leader();
+      const leader = this.leaderServer();
       if (leader && proposedAt < 0) {
         // Five fresh proposals must make it everywhere.
         for (let k = 0; k < 5; k++) {
@@ -134,329 +242,280 @@ class Simulation {
         }
         proposedAt = i;
       }
-      if (proposedAt >= 0 && wanted.size === 0) {
-        this.propose(leader);
-        if (wanted.size === 0 && this.converged()) return;
-      }
-      for (const id of [...wanted]) if (this.acknowledged.has(id)) wanted.delete(id);
-      if (proposedAt >= 0 && i - proposedAt > bound / 2 && wanted.size > 0) {
+      for (const id of [...wanted]) if (this.acknowledged.byClient.has(id)) wanted.delete(id);
+      if (proposedAt >= 0 && wanted.size === 0 && this.converged()) return;
+      if (proposedAt >= 0 && i - proposedAt > 200 && wanted.size > 0) {
         // The leader may have been replaced before committing them: propose again on the current leader.
         proposedAt = -1;
         wanted.clear();
       }
     }
-    const status = this.nodes.map((node) => `${node.id}:${node.core?.status().role}@${node.core?.status().term} applied ${node.machine.index}`).join(', ');
-    throw new SafetyViolation('liveness', `no convergence within ${bound} steps after healing (${status}; waiting for ${[...wanted].join(',') || 'convergence'})`);
+    const state = this.servers
+      .map((server) => (server.node ? `${server.id}:${server.node.status().role}@${server.node.term} commit ${server.node.log.committed} applied ${server.node.appliedIndex()}` : `${server.id}:down`))
+      .join(', ');
+    throw livenessFailure(bound, state, [...wanted].join(',') || 'convergence');
   }
 
   private converged(): boolean {
     const leader = this.leader();
-    if (!leader) return false;
-    const target = leader.core!.status().commit;
-    const acked = [...this.acknowledged.values()].reduce((max, entry) => Math.max(max, entry.index), 0);
-    const { voters, nonVoters } = leader.core!.status().configuration;
-    const members = this.nodes.filter((node) => voters.includes(node.id) || nonVoters.includes(node.id));
-    return target >= acked && members.every((node) => node.alive && node.machine.index === target && node.core!.status().commit === target);
+    const members = this.servers.map((server) => ({
+      id: server.id,
+      running: server.node !== undefined,
+      commit: server.node?.log.committed ?? 0,
+      applied: server.node?.appliedIndex() ?? 0,
+    }));
+    const view = leader ? { id: leader.id, commit: leader.log.committed, configuration: leader.status().configuration } : undefined;
+    return converged(view, members, this.highestAcknowledged);
+  }
+
+  /**
+   * Runs what the last action set off to quiescence: drain the microtasks, complete the writes that are due (some
+   * held back), repeat while any completed. A process whose node stopped on a write failure exits (it is crashed
+   * here, as systemd would see it) so that it can be restarted later.
+   */
+  private async settle(): Promise<void> {
+    for (let round = 0; round < 1000; round++) {
+      await drainMicrotasks();
+      let completed = 0;
+      for (const server of this.servers) {
+        // A crash while writes are in flight: between a leader's appends leaving and its own copy landing, between
+        // a vote being written and its answer leaving, in the middle of applying.
+        if (this.faultsOn && server.writesInFlight > 0 && this.runningCount() > 1 && this.random.chance(this.crashInFlight)) {
+          this.crash(server);
+          continue;
+        }
+        completed += server.completeWrites(this.now, () => !this.random.chance(this.writeHoldBack));
+      }
+      if (completed === 0) break;
+    }
+    for (const server of this.servers) {
+      const failure = server.node?.failed;
+      if (!failure) continue;
+      if (!(failure instanceof InjectedDiskFault)) throw new SafetyViolation('node failure', `${server.id} stopped: ${failure.stack ?? failure.message}`);
+      this.trace(`${server.id} stopped after a disk fault (${failure.message}): the process exits`);
+      this.crash(server);
+    }
   }
 
   // ---- actions -----------------------------------------------------------------------------------------------
 
   private tick(): void {
-    this.now++;
-    for (const node of this.nodes) {
-      if (!node.core) continue;
-      node.tickDebt += node.tickRate;
-      this.runTicks(node);
-      this.maybeProcessReady(node);
+    this.now += tickMs;
+    for (const server of this.servers) server.elapse(tickMs);
+    for (const [id, until] of this.fullUntil) {
+      if (until > this.now) continue;
+      this.fullUntil.delete(id);
+      this.servers.find((server) => server.id === id)!.disk.full = false;
+      this.trace(`${id}'s disk has space again`);
     }
   }
 
-  /** Ticks owed to a node; they wait while its write is in flight, as RaftNode's do. */
-  private runTicks(node: SimNode): void {
-    if (node.inFlight || !node.core) return;
-    while (node.tickDebt >= 1) {
-      node.tickDebt -= 1;
-      node.core.tick();
-    }
-  }
-
-  /** Delivers some of the messages that are due, in random order (so larger clusters keep up with their traffic). */
   private deliverSome(): void {
-    const due = this.network.filter((item) => item.deliverAt <= this.now);
-    if (due.length === 0) return this.tick();
-    const count = 1 + this.random.int(Math.min(due.length, this.nodes.length));
-    for (let i = 0; i < count; i++) {
-      const item = due.splice(this.random.int(due.length), 1)[0]!;
-      this.network.splice(this.network.indexOf(item), 1);
-      this.deliver(item.message);
-    }
+    const due = this.network.due();
+    if (due === 0) return this.tick();
+    this.network.deliverSome(1 + this.random.int(Math.min(due, this.servers.length)));
   }
 
-  private deliverAll(): void {
-    const due = this.network.filter((item) => item.deliverAt <= this.now);
-    this.network = this.network.filter((item) => item.deliverAt > this.now);
-    for (const item of due) this.deliver(item.message);
+  private propose(on?: SimServer): number | undefined {
+    const server = on ?? this.leaderServer();
+    const node = server?.node;
+    if (!server || !node) return undefined;
+    const client = this.nextClient++;
+    this.trace(`propose ${client} on ${server.id}`);
+    node.propose(clientCommand(client) as LogCommand).then(
+      (proposal) => {
+        this.trace(`acknowledged ${client} at ${proposal.index} by ${server.id}`);
+        this.acknowledged.acknowledge(client, proposal.index);
+        this.highestAcknowledged = Math.max(this.highestAcknowledged, proposal.index);
+      },
+      (error: Error) => {
+        if (!(error instanceof ProposalRefusedError)) this.violations.push(new SafetyViolation('proposal', `proposal ${client} failed unexpectedly: ${error.message}`));
+      },
+    );
+    return client;
   }
 
-  private deliver(message: Message): void {
-    const target = this.nodes.find((node) => node.id === message.to);
-    if (!target?.core || this.cut.has(`${message.from}>${message.to}`)) {
-      this.stats.dropped++;
-      return;
-    }
-    this.stats.delivered++;
-    this.trace(`deliver ${describe(message)}`);
-    if (target.inFlight) target.inbox.push(message);
-    else target.core.step(message);
-    this.maybeProcessReady(target);
+  /** A client that wrote at index i reads through any running node once that node has applied i. */
+  private read(): void {
+    const node = this.random.pick(this.servers).node;
+    if (!node || this.acknowledged.count === 0) return;
+    const clients = [...this.acknowledged.byClient.keys()];
+    const client = clients[clients.length - 1 - this.random.int(Math.min(clients.length, 8))]!;
+    const index = this.acknowledged.byClient.get(client)!;
+    const server = this.servers.find((candidate) => candidate.node === node)!;
+    this.stats.reads++;
+    node.waitForApplied(index, 20 * tickMs).then(
+      () => {
+        const machine = server.process?.node === node ? server.process.machine : undefined;
+        if (!machine) return;
+        try {
+          checkRead({ node: server.id, waitedFor: index, index: machine.state.index, hash: machine.state.hash }, this.history);
+        } catch (error) {
+          this.violations.push(error as SafetyViolation);
+        }
+      },
+      () => undefined,
+    );
   }
 
-  private propose(on?: SimNode): number | undefined {
-    const node = on ?? this.leader();
-    if (!node?.core) return undefined;
-    const id = this.nextClientId++;
-    try {
-      const { index, term } = node.core.propose({ client: id });
-      this.pending.set(`${node.id}:${index}:${term}`, { index, term, id });
-      this.trace(`propose ${id} on ${node.id} -> index ${index} term ${term}`);
-      this.maybeProcessReady(node);
-      return id;
-    } catch (error) {
-      if (error instanceof ProposalRefused) return undefined;
-      throw error;
-    }
-  }
-
-  private crash(node: SimNode): void {
-    this.trace(`crash ${node.id}`);
+  private crash(server: SimServer): void {
     this.stats.crashes++;
-    node.crash();
-    for (const key of [...this.pending.keys()]) if (key.startsWith(`${node.id}:`)) this.pending.delete(key);
-    // Its connections close: most of the nodes that followed it hear so at once (some only later, by timeout).
-    for (const other of this.nodes) {
-      if (other.core && other.core.status().leader === node.id && this.random.chance(0.7)) {
-        other.core.leaderLost(node.id);
-        this.trace(`${other.id} told leader ${node.id} lost`);
+    const lost = server.crash((inFlight) => this.random.int(inFlight + 1));
+    this.stats.writesLost += lost;
+    this.trace(`crash ${server.id}${lost > 0 ? ` (${lost} writes in flight lost)` : ''}`);
+    // Its connections close: most of the nodes that followed it hear so at once (the others by timeout).
+    for (const other of this.servers) {
+      const node = other.node;
+      if (node && node.leader() === server.id && this.random.chance(0.7)) {
+        node.leaderLost(server.id);
+        this.trace(`${other.id} told leader ${server.id} lost`);
       }
     }
   }
 
-  private restart(node: SimNode): void {
-    this.trace(`restart ${node.id}`);
-    this.startNode(node);
+  private restart(server: SimServer): void {
+    this.trace(`restart ${server.id}`);
+    this.start(server);
   }
 
-  private startNode(node: SimNode): void {
-    node.start(this.random.fork(this.nextClientId + this.step), electionTicks, heartbeatTicks, this.maxInflight);
+  private start(server: SimServer): void {
+    server.start({
+      now: this.now,
+      random: this.random.fork(this.nextClient + this.step),
+      network: this.network,
+      settings: this.settings,
+      outcome: (disk) => this.writeOutcome(disk),
+      hooks: this.hooks,
+      logger: this.options.trace ? traceLogger(server.id, (line) => this.trace(line)) : undefined,
+      onStartFailed: (error) => {
+        if (!(error instanceof InjectedDiskFault)) {
+          this.violations.push(new SafetyViolation('node failure', `${server.id} failed to start: ${error.stack ?? error.message}`));
+          return;
+        }
+        this.trace(`${server.id} failed to start after a disk fault (${error.message}): the process exits`);
+        this.crash(server);
+      },
+    });
+  }
+
+  /** When a write issued now completes, and whether it fails. Most are quick; some wait several ticks. */
+  private writeOutcome(disk: SimDisk): WriteOutcome {
+    const roll = this.random();
+    const latency = !this.faultsOn || roll < 0.7 ? 0 : roll < 0.95 ? (1 + this.random.int(2)) * tickMs : (3 + this.random.int(6)) * tickMs;
+    const due = this.now + latency;
+    if (disk.full) {
+      this.stats.diskFaults++;
+      return { due, failure: { error: new InjectedDiskFault(`ENOSPC: no space left on device (${disk.node})`), lands: false } };
+    }
+    if (this.faultsOn && this.writeErrorRate > 0 && this.random.chance(this.writeErrorRate)) {
+      this.stats.diskFaults++;
+      return { due, failure: { error: new InjectedDiskFault(`EIO: i/o error (${disk.node})`), lands: this.random.chance(0.5) } };
+    }
+    return { due };
   }
 
   private partition(): void {
-    const a = this.random.pick(this.nodes).id;
-    const b = this.random.pick(this.nodes.filter((node) => node.id !== a)).id;
+    const a = this.random.pick(this.servers).id;
+    const b = this.random.pick(this.servers.filter((server) => server.id !== a)).id;
     const symmetric = this.random.chance(0.5);
-    this.cut.add(`${a}>${b}`);
-    if (symmetric) this.cut.add(`${b}>${a}`);
+    this.network.cut.add(`${a}>${b}`);
+    if (symmetric) this.network.cut.add(`${b}>${a}`);
     this.trace(`partition ${a}${symmetric ? '<' : ''}-x->${b}`);
   }
 
   private heal(): void {
-    if (this.cut.size === 0) return;
-    this.cut.clear();
+    if (this.network.cut.size === 0) return;
+    this.network.cut.clear();
     this.trace('heal');
   }
 
   private transfer(): void {
     const leader = this.leader();
-    if (!leader?.core) return;
-    const voters = leader.core.status().configuration.voters.filter((id) => id !== leader.id);
+    if (!leader) return;
+    const voters = leader.status().configuration.voters.filter((id) => id !== leader.id);
     if (voters.length === 0) return;
     const target = this.random.chance(0.5) ? this.random.pick(voters) : undefined;
     try {
-      const chosen = leader.core.transferLeadership(target);
-      this.trace(`transfer leadership ${leader.id} -> ${chosen}`);
+      this.trace(`transfer leadership ${leader.id} -> ${leader.transferLeadership(target)}`);
     } catch (error) {
       if (!(error instanceof ProposalRefused)) throw error;
     }
-    this.maybeProcessReady(leader);
   }
 
   /** A follower hears that its leader's connections closed: true after a crash or a cut, spurious otherwise. */
   private leaderLost(): void {
-    const follower = this.random.pick(this.nodes.filter((node) => node.alive));
-    const leader = follower?.core?.status().leader;
-    if (!follower?.core || !leader || leader === follower.id) return;
-    follower.core.leaderLost(leader);
-    this.trace(`${follower.id} told leader ${leader} lost`);
-    this.maybeProcessReady(follower);
+    const node = this.random.pick(this.servers).node;
+    const leader = node?.leader();
+    if (!node || !leader || leader === node.id) return;
+    node.leaderLost(leader);
+    this.trace(`${node.id} told leader ${leader} lost`);
   }
 
+  /** One membership change on the leader: add a server that is not a member (as voter or non-voter), promote or
+   * demote one, or remove a member other than the leader while at least two voters would remain. */
   private reconfigure(): void {
     const leader = this.leader();
-    if (!leader?.core) return;
-    const spare = this.nodes[this.nodes.length - 1]!;
-    const { voters, nonVoters } = leader.core.status().configuration;
-    const member = voters.includes(spare.id) || nonVoters.includes(spare.id);
-    const change = member && this.random.chance(0.6) ? ({ kind: 'remove', id: spare.id } as const) : ({ kind: 'add', id: spare.id, voter: this.random.chance(0.5) } as const);
-    try {
-      const { index } = leader.core.proposeConfigChange(change);
-      this.trace(`config change on ${leader.id} at ${index}: ${JSON.stringify(change)}`);
-    } catch (error) {
-      if (!(error instanceof ProposalRefused)) throw error;
-    }
-    this.maybeProcessReady(leader);
+    if (!leader) return;
+    const { voters, nonVoters } = leader.status().configuration;
+    const server = this.random.pick(this.servers.filter((candidate) => candidate.id !== leader.id));
+    const id = server.id;
+    let change: ConfigChange;
+    if (!voters.includes(id) && !nonVoters.includes(id)) change = { kind: 'add', id, voter: this.random.chance(0.5) };
+    else if (this.random.chance(0.3)) change = { kind: 'add', id, voter: !voters.includes(id) };
+    else if (voters.includes(id) && voters.length <= 2) return;
+    else change = { kind: 'remove', id };
+    this.stats.membershipChanges++;
+    this.trace(`config change on ${leader.id}: ${JSON.stringify(change)}`);
+    leader.proposeConfigChange(change).catch(() => undefined);
   }
 
-  private processSomeReady(): void {
-    const candidates = this.nodes.filter((node) => node.inFlight || node.core?.hasReady());
-    if (candidates.length > 0) this.processReady(this.random.pick(candidates));
+  /** A disk fills up for a while (an operator frees it again within half a second). */
+  private fillDisk(): void {
+    const server = this.random.pick(this.servers);
+    if (server.disk.full) return;
+    server.disk.full = true;
+    this.fullUntil.set(server.id, this.now + (5 + this.random.int(46)) * tickMs);
+    this.trace(`${server.id}'s disk is full`);
   }
 
-  /** Most of the time a node handles its Ready at once; sometimes it lags, so a crash can catch it unsynced. */
-  private maybeProcessReady(node: SimNode): void {
-    if ((node.inFlight || node.core?.hasReady()) && this.random.chance(0.85)) this.processReady(node);
+  /** A machine's wall clock steps (NTP): up to a commit timeout either way. */
+  private clockStep(): void {
+    const server = this.random.pick(this.servers);
+    const ms = (this.random.int(201) - 100) * tickMs;
+    server.stepClock(ms);
+    this.trace(`${server.id}'s clock steps ${ms} ms`);
   }
 
-  /**
-   * RaftNode's round: a leader's appends leave, the committed entries are applied, the write happens, the answers
-   * leave, advance. The write usually follows at once; sometimes it lags, so a crash can catch a node whose
-   * appends are out but whose own copy is not written.
-   */
-  private processReady(node: SimNode): void {
-    const core = node.core!;
-    for (;;) {
-      if (node.inFlight) {
-        if (this.random.chance(0.15)) return;
-        this.completeWrite(node);
-      }
-      if (!core.hasReady()) return;
-      this.beginReady(node);
-    }
-  }
-
-  private beginReady(node: SimNode): void {
-    const core = node.core!;
-    const rd = core.ready();
-    if (rd.snapshot) {
-      // A snapshot from the leader is written before anything else happens.
-      this.persist(node, rd);
-      for (const message of coalesceMessages(rd.messages)) this.send(message);
-      this.apply(node, rd);
-      this.finishReady(node, rd);
-      return;
-    }
-    const { early, late } = splitByWrite(rd.messages, node.durable.hardState?.term ?? 0);
-    for (const message of coalesceMessages(early)) this.send(message);
-    this.apply(node, rd);
-    node.inFlight = { rd, late };
-  }
-
-  private completeWrite(node: SimNode): void {
-    const { rd, late } = node.inFlight!;
-    node.inFlight = undefined;
-    this.persist(node, rd);
-    for (const message of coalesceMessages(late)) this.send(message);
-    this.finishReady(node, rd);
-  }
-
-  private finishReady(node: SimNode, rd: Ready): void {
-    const core = node.core!;
-    core.advance(rd);
-    if (rd.softState?.role === 'leader') this.stats.elections++;
-    this.maybeSnapshot(node);
-    const waiting = node.inbox;
-    node.inbox = [];
-    for (const message of waiting) core.step(message);
-    this.runTicks(node);
-  }
-
-  private persist(node: SimNode, rd: Ready): void {
-    if (rd.snapshot) {
-      node.durable.snapshot = rd.snapshot;
-      node.durable.entries = [];
-    }
-    if (rd.entries.length > 0) {
-      const first = rd.entries[0]!.index;
-      node.durable.entries = node.durable.entries.filter((entry) => entry.index < first).concat(rd.entries);
-    }
-    // As RaftNode does: a commit-only change is not written; the commit index rides along with entries or a vote.
-    const previous = node.durable.hardState;
-    const votingChanged = rd.hardState !== undefined && (rd.hardState.term !== previous?.term || rd.hardState.vote !== previous?.vote);
-    if (rd.hardState && (rd.entries.length > 0 || votingChanged || rd.snapshot)) node.durable.hardState = rd.hardState;
-    checkDurableState(node);
-  }
-
-  private send(message: Message): void {
-    if (this.random.chance(this.faults.drop)) {
-      this.stats.dropped++;
-      return;
-    }
-    const copies = this.random.chance(this.faults.duplicate) ? 2 : 1;
-    for (let i = 0; i < copies; i++) this.network.push({ message, deliverAt: this.now + this.random.int(this.faults.maxDelay + 1) });
-  }
-
-  private apply(node: SimNode, rd: Ready): void {
-    if (rd.snapshot) {
-      const state = rd.snapshot.data as SimStateMachine;
-      this.history.recordSnapshotInstall(node.id, state.index, state.hash);
-      node.machine = { ...state };
-      this.stats.snapshotsInstalled++;
-      this.trace(`${node.id} installs snapshot at ${state.index}`);
-    }
-    for (const entry of rd.committedEntries) {
-      if (entry.index !== node.machine.index + 1) {
-        throw new SafetyViolation('apply order', `${node.id} applied ${entry.index} after ${node.machine.index}`);
-      }
-      node.machine = { index: entry.index, hash: mixHash(node.machine.hash, entry) };
-      this.history.recordApply(node.id, entry, node.machine.hash);
-      this.stats.committed = Math.max(this.stats.committed, entry.index);
-      const key = `${node.id}:${entry.index}:${entry.term}`;
-      const proposal = this.pending.get(key);
-      if (proposal && entry.type === 'normal' && (entry.data as { client: number }).client === proposal.id) {
-        this.pending.delete(key);
-        this.acknowledged.set(proposal.id, { index: entry.index, term: entry.term });
-        this.stats.acknowledged++;
-      }
-    }
-  }
-
-  private maybeSnapshot(node: SimNode): void {
-    const core = node.core!;
-    const snapshotIndex = node.durable.snapshot?.meta.index ?? 0;
-    if (node.machine.index - snapshotIndex < snapshotThreshold) return;
-    const index = node.machine.index;
-    const snapshot: Snapshot = {
-      meta: { index, term: core.log.term(index)!, configuration: core.configurationAt(index) },
-      data: { ...node.machine },
-    };
-    core.snapshotTaken(snapshot);
-    node.durable.snapshot = snapshot;
-    const compactTo = index - trailingLogs;
-    if (compactTo > core.log.snapshotIndex) {
-      core.compact(compactTo);
-      node.durable.entries = node.durable.entries.filter((entry) => entry.index > compactTo);
-    }
-    this.trace(`${node.id} snapshots at ${index}, log from ${core.log.firstIndex()}`);
+  private snapshotNow(): void {
+    const server = this.random.pick(this.servers);
+    server.node?.maybeSnapshot(true).catch(() => undefined);
   }
 
   // ---- checks ------------------------------------------------------------------------------------------------
 
   private check(): void {
-    checkElectionSafety(this.nodes, this.history);
-    checkLogMatching(this.nodes);
-    checkLeaderCompleteness(this.nodes, this.history);
-    for (const [id, entry] of this.acknowledged) {
-      const committed = this.history.committed.get(entry.index);
-      if (!committed || committed.term !== entry.term || !committed.key.includes(`"client":${id}}`)) {
-        throw new SafetyViolation('acknowledged proposal lost', `proposal ${id} acknowledged at ${entry.index} is not what was committed there`);
-      }
-    }
+    if (this.violations.length > 0) throw this.violations[0]!;
+    const replicas = this.servers.flatMap((server) => (server.node ? [server.node] : []));
+    checkElectionSafety(replicas, this.history);
+    checkLogMatching(replicas);
+    checkLeaderCompleteness(replicas, this.history);
+    this.acknowledged.check(this.history);
   }
 
-  private leader(): SimNode | undefined {
-    let best: SimNode | undefined;
-    for (const node of this.nodes) {
-      const status = node.core?.status();
-      if (status?.role === 'leader' && (!best || status.term > best.core!.status().term)) best = node;
+  private runningCount(): number {
+    return this.servers.filter((server) => server.running).length;
+  }
+
+  private leaderServer(): SimServer | undefined {
+    const leader = this.leader();
+    return leader ? this.servers.find((server) => server.node === leader) : undefined;
+  }
+
+  private leader() {
+    let best: NonNullable<SimServer['node']> | undefined;
+    for (const server of this.servers) {
+      const node = server.node;
+      if (node?.isLeader() && (!best || node.term > best.term)) best = node;
     }
     return best;
   }
@@ -466,26 +525,9 @@ class Simulation {
   }
 }
 
-function describe(message: Message): string {
-  const base = `${message.type} ${message.from}->${message.to} t${message.term}`;
-  switch (message.type) {
-    case 'Append':
-      return `${base} prev ${message.prevIndex}/${message.prevTerm} +${message.entries.length} commit ${message.commit}`;
-    case 'AppendResp':
-      return `${base} ${message.reject ? `reject ${message.index} hint ${message.rejectHint}/${message.hintTerm}` : `ok ${message.index}`}`;
-    case 'PreVote':
-    case 'Vote':
-      return `${base} last ${message.lastIndex}/${message.lastTerm}${message.transfer ? ' transfer' : ''}`;
-    case 'PreVoteResp':
-    case 'VoteResp':
-      return `${base} ${message.reject ? 'reject' : 'grant'}`;
-    case 'Heartbeat':
-      return `${base} commit ${message.commit}`;
-    case 'Snapshot':
-      return `${base} at ${message.snapshot.meta.index}`;
-    default:
-      return base;
-  }
+/** The node's own log lines, in the trace. */
+function traceLogger(node: NodeId, trace: (line: string) => void): Logger {
+  const line = (level: string) => (msg: string, fields?: LogFields) => trace(`${node} ${level} ${msg}${fields ? ` ${JSON.stringify(fields)}` : ''}`);
+  const logger: Logger = { debug: () => undefined, info: line('info'), warn: line('warn'), error: line('error'), child: () => logger };
+  return logger;
 }
-
-export type { NodeId };

@@ -1,0 +1,92 @@
+// Each checker is shown a broken history or state and must object, and a sound one and must not.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Entry } from '../../core/types.ts';
+import { RaftLog } from '../../core/raft-log.ts';
+import { AcknowledgedProposals, clientKey } from './acknowledged-proposals.ts';
+import { checkElectionSafety } from './election-safety.ts';
+import { History } from './history.ts';
+import { checkLeaderCompleteness } from './leader-completeness.ts';
+import { converged } from './liveness.ts';
+import { checkLogMatching } from './log-matching.ts';
+import { checkRead } from './read-your-writes.ts';
+import type { ReplicaView } from './replica-view.ts';
+import { SafetyViolation } from './safety-violation.ts';
+import { recordApply, recordSnapshotInstall } from './state-machine-safety.ts';
+
+const entry = (index: number, term: number, client = index): Entry => ({ index, term, type: 'normal', data: { type: 'sim.write', client } });
+
+function replica(id: string, entries: Entry[], options: { term?: number; leader?: boolean; commit?: number; snapshotIndex?: number } = {}): ReplicaView {
+  const snapshotIndex = options.snapshotIndex ?? 0;
+  const log = RaftLog.restore(snapshotIndex > 0 ? { index: snapshotIndex, term: entries.find((e) => e.index === snapshotIndex)?.term ?? 1 } : undefined, entries, options.commit ?? 0, 0);
+  return { id, term: options.term ?? 5, log, isLeader: () => options.leader ?? false };
+}
+
+const violation = (property: string) => (error: unknown) => error instanceof SafetyViolation && error.property === property;
+
+test('election safety: a second leader in a term is refused even when the first is gone', () => {
+  const history = new History();
+  checkElectionSafety([replica('a', [], { term: 3, leader: true })], history);
+  checkElectionSafety([replica('a', [], { term: 4, leader: false }), replica('b', [], { term: 4, leader: true })], history);
+  assert.throws(() => checkElectionSafety([replica('c', [], { term: 3, leader: true })], history), violation('election safety'));
+});
+
+test('log matching: same index and term must mean the same entry and the same prefix', () => {
+  checkLogMatching([replica('a', [entry(1, 1), entry(2, 2)]), replica('b', [entry(1, 1), entry(2, 2), entry(3, 2)])]);
+  assert.throws(() => checkLogMatching([replica('a', [entry(1, 1), entry(2, 2)]), replica('b', [entry(1, 1), entry(2, 2, 99)])]), violation('log matching'));
+  assert.throws(() => checkLogMatching([replica('a', [entry(1, 1), entry(2, 2)]), replica('b', [entry(1, 3), entry(2, 2)])]), violation('log matching'));
+  // Entries below either node's snapshot are not compared.
+  checkLogMatching([replica('a', [entry(1, 1), entry(2, 1), entry(3, 2)], { snapshotIndex: 2 }), replica('b', [entry(1, 1, 50), entry(2, 1, 51), entry(3, 2)], { snapshotIndex: 2 })]);
+});
+
+test('state machine safety: a different entry, a different prior history or an out-of-order apply at an index is refused', () => {
+  const history = new History();
+  recordApply(history, 'a', 0, { index: 1, term: 1, key: clientKey(1) }, 11);
+  recordApply(history, 'b', 0, { index: 1, term: 1, key: clientKey(1) }, 11);
+  assert.throws(() => recordApply(history, 'c', 0, { index: 1, term: 1, key: clientKey(2) }, 12), violation('state machine safety'));
+  assert.throws(() => recordApply(history, 'c', 0, { index: 1, term: 1, key: clientKey(1) }, 99), violation('state machine safety'));
+  assert.throws(() => recordApply(history, 'c', 0, { index: 2, term: 1, key: clientKey(2) }, 13), violation('state machine safety'));
+  recordSnapshotInstall(history, 'd', 1, 11);
+  assert.throws(() => recordSnapshotInstall(history, 'd', 1, 10), violation('state machine safety'));
+});
+
+test('leader completeness: a leader of a later term must hold what was committed before it', () => {
+  const history = new History();
+  recordApply(history, 'a', 0, { index: 1, term: 2, key: clientKey(1) }, 1);
+  const committer = replica('a', [entry(1, 2)], { term: 2, leader: true, commit: 1 });
+  checkLeaderCompleteness([committer], history);
+  // A stale leader of the same term may lack it; a leader of a later term may not.
+  checkLeaderCompleteness([replica('b', [], { term: 2, leader: true })], history);
+  assert.throws(() => checkLeaderCompleteness([replica('c', [entry(1, 3)], { term: 4, leader: true })], history), violation('leader completeness'));
+});
+
+test('acknowledged proposals: an acknowledgement must match what was committed at its index', () => {
+  const history = new History();
+  recordApply(history, 'a', 0, { index: 1, term: 1, key: clientKey(1) }, 1);
+  const acknowledged = new AcknowledgedProposals();
+  acknowledged.acknowledge(1, 1);
+  acknowledged.check(history);
+  acknowledged.acknowledge(2, 1);
+  assert.throws(() => acknowledged.check(history), violation('acknowledged proposal lost'));
+  const unknown = new AcknowledgedProposals();
+  unknown.acknowledge(3, 7);
+  assert.throws(() => unknown.check(history), violation('acknowledged proposal lost'));
+});
+
+test('read your writes: a wait for i must not answer before i is applied, nor from a state off the history', () => {
+  const history = new History();
+  recordApply(history, 'a', 0, { index: 1, term: 1, key: clientKey(1) }, 41);
+  checkRead({ node: 'a', waitedFor: 1, index: 1, hash: 41 }, history);
+  assert.throws(() => checkRead({ node: 'a', waitedFor: 2, index: 1, hash: 41 }, history), violation('read your writes'));
+  assert.throws(() => checkRead({ node: 'a', waitedFor: 1, index: 1, hash: 40 }, history), violation('read your writes'));
+});
+
+test('liveness: converged only when every member runs at the leader\'s commit index, covering every acknowledgement', () => {
+  const leader = { id: 'a', commit: 5, configuration: { voters: ['a', 'b'], nonVoters: ['c'] } };
+  const at = (id: string, applied: number, running = true) => ({ id, running, commit: applied, applied });
+  assert.equal(converged(leader, [at('a', 5), at('b', 5), at('c', 5), at('d', 0, false)], 5), true);
+  assert.equal(converged(leader, [at('a', 5), at('b', 5), at('c', 4)], 5), false);
+  assert.equal(converged(leader, [at('a', 5), at('b', 5), at('c', 5, false)], 5), false);
+  assert.equal(converged(leader, [at('a', 5), at('b', 5), at('c', 5)], 6), false);
+  assert.equal(converged(undefined, [at('a', 5)], 0), false);
+});
