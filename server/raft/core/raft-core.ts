@@ -473,7 +473,11 @@ export class RaftCore {
       this.vote === m.from ||
       (this.vote === null && this.leader === null) ||
       (m.type === 'PreVote' && m.term > this.term);
-    if (canVote && this.log.isUpToDate(m.lastIndex, m.lastTerm) && this.isVoterOrUnknown(m.from)) {
+    // Whether the candidate is a voter in our configuration does not matter (thesis §4.1: servers answer without
+    // consulting their configuration): ours may be older than the one that made it a voter, and refusing it then
+    // left a cluster with no electable server (found by the simulator). Removed servers cannot disrupt: the pre-vote,
+    // the leader lease and the up-to-date check hold them off.
+    if (canVote && this.log.isUpToDate(m.lastIndex, m.lastTerm)) {
       this.send({ type: responseType, to: m.from, term: m.term, reject: false });
       if (m.type === 'Vote') {
         this.electionElapsed = 0;
@@ -745,11 +749,6 @@ export class RaftCore {
 
   private isVoter(id: NodeId): boolean {
     return this.configuration.voters.includes(id);
-  }
-
-  /** Votes are only granted to voters we know of; a node that knows no configuration yet grants to anyone. */
-  private isVoterOrUnknown(id: NodeId): boolean {
-    return this.configuration.voters.length === 0 || this.configuration.voters.includes(id);
   }
 
   // ---- helpers -----------------------------------------------------------------------------------------------

@@ -88,8 +88,8 @@ export const mutants: readonly Mutant[] = [
     name: 'vote-without-log-check',
     breaks: "a vote goes only to a candidate whose log is at least as up to date (§5.4.1)",
     file: 'core/raft-core.ts',
-    find: 'if (canVote && this.log.isUpToDate(m.lastIndex, m.lastTerm) && this.isVoterOrUnknown(m.from)) {',
-    replace: 'if (canVote && this.isVoterOrUnknown(m.from)) {',
+    find: 'if (canVote && this.log.isUpToDate(m.lastIndex, m.lastTerm)) {',
+    replace: 'if (canVote) {',
   },
   {
     name: 'read-wait-one-short',

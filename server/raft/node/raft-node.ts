@@ -237,6 +237,16 @@ export class RaftNode implements Proposer {
     return this.core.currentTerm;
   }
 
+  /** The configuration in effect here now (the newest in the log). */
+  get configuration(): Configuration {
+    return this.core.currentConfiguration;
+  }
+
+  /** The configuration as of the log's entry at `index`. */
+  configurationAt(index: number): Configuration {
+    return this.core.configurationAt(index);
+  }
+
   /** The log as this node holds it in memory, read-only (the simulator's checkers compare nodes' logs). */
   get log(): RaftLogView {
     return this.core.log;

@@ -6,6 +6,7 @@ import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
 import { checkAppend, checkCompact, checkHardState, copyHardState, copyMeta, encodeSnapshot, newestFirst } from '../storage/store-rules.ts';
 import { DurableStateChecker } from './checkers/durable-state.ts';
 import { SafetyViolation } from './checkers/safety-violation.ts';
+import type { DurableLast, DurableView } from './checkers/durable-view.ts';
 import type { SimIoQueue, WriteOutcome } from './sim-io.ts';
 
 /** The model's state: the index of the last applied entry and a running hash of everything applied. */
@@ -17,7 +18,7 @@ export interface ModelState {
 /** Snapshots kept, newest first (as FileSnapshotStore's default retention). */
 const defaultRetainedSnapshots = 2;
 
-export class SimDisk {
+export class SimDisk implements DurableView {
   /** entries[i].index === first + i; when empty, first - 1 is the last index compacted away. */
   entries: Entry[] = [];
   first = 1;
@@ -25,6 +26,8 @@ export class SimDisk {
   /** Newest first; the data as the file holds it (JSON). */
   snapshots: { readonly meta: SnapshotMeta; readonly json: string }[] = [];
   model: ModelState = { index: 0, hash: 0 };
+  /** Every vote this disk has held, by term: what an election checker counts. */
+  private readonly votes = new Map<number, NodeId>();
   /** Writes issued while it is set fail with ENOSPC. */
   full = false;
   private readonly durableState: DurableStateChecker;
@@ -36,6 +39,26 @@ export class SimDisk {
     private readonly retainedSnapshots = defaultRetainedSnapshots,
   ) {
     this.durableState = new DurableStateChecker(node);
+  }
+
+  /** The vote this disk held for `term` (the first, should there have been two). */
+  votedFor(term: number): NodeId | undefined {
+    return this.votes.get(term);
+  }
+
+  termAt(index: number): number | 'covered' | undefined {
+    const snapshot = this.snapshots[0]?.meta;
+    if (snapshot && index < snapshot.index) return 'covered';
+    if (index >= this.first && index <= this.lastIndex) return this.entries[index - this.first]!.term;
+    if (snapshot && index === snapshot.index) return snapshot.term;
+    return undefined;
+  }
+
+  last(): DurableLast {
+    const snapshot = this.snapshots[0]?.meta;
+    const entry = this.entries[this.entries.length - 1];
+    if (entry && (!snapshot || entry.index > snapshot.index)) return { index: entry.index, term: entry.term };
+    return snapshot ? { index: snapshot.index, term: snapshot.term } : { index: 0, term: 0 };
   }
 
   get lastIndex(): number {
@@ -58,6 +81,7 @@ export class SimDisk {
   setHardState(state: HardState): void {
     checkHardState(state);
     this.hardState = copyHardState(state);
+    if (state.vote !== null && !this.votes.has(state.term)) this.votes.set(state.term, state.vote);
     try {
       this.durableState.check(this.hardState);
     } catch (error) {

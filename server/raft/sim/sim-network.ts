@@ -27,6 +27,8 @@ export class SimNetwork {
   readonly cut = new Set<string>();
   faults: NetworkFaults = { drop: 0, duplicate: 0, maxDelayMs: 0, longDelay: 0, longDelayMs: 0 };
   readonly stats = { sent: 0, delivered: 0, dropped: 0 };
+  /** Hears every message as it leaves its sender (the checkers of what a message may promise). */
+  onSend: ((message: Message) => void) | undefined;
 
   constructor(
     private readonly random: Random,
@@ -41,6 +43,7 @@ export class SimNetwork {
 
   send(message: Message): void {
     this.stats.sent++;
+    this.onSend?.(message);
     if (this.random.chance(this.faults.drop)) {
       this.stats.dropped++;
       return;

@@ -1,10 +1,14 @@
 // Each checker is shown a broken history or state and must object, and a sound one and must not.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Entry } from '../../core/types.ts';
+import type { Entry, Message } from '../../core/types.ts';
+import { announcedCommit, checkCommit, type VoterState } from './commit-safety.ts';
+import { CommitIndexWatch } from './commit-index.ts';
+import { checkAnswerIsDurable } from './durable-before-answered.ts';
+import type { DurableView } from './durable-view.ts';
 import { RaftLog } from '../../core/raft-log.ts';
 import { AcknowledgedProposals, clientKey } from './acknowledged-proposals.ts';
-import { checkElectionSafety } from './election-safety.ts';
+import { checkElectionSafety, checkLeaderWasElected } from './election-safety.ts';
 import { History } from './history.ts';
 import { checkLeaderCompleteness } from './leader-completeness.ts';
 import { converged } from './liveness.ts';
@@ -89,4 +93,69 @@ test('liveness: converged only when every member runs at the leader\'s commit in
   assert.equal(converged(leader, [at('a', 5), at('b', 5), at('c', 5, false)], 5), false);
   assert.equal(converged(leader, [at('a', 5), at('b', 5), at('c', 5)], 6), false);
   assert.equal(converged(undefined, [at('a', 5)], 0), false);
+});
+
+/** A disk holding entries `from`..`to` of `term` (and votes). */
+function disk(terms: Record<number, number>, options: { vote?: [number, string]; snapshotIndex?: number } = {}): DurableView & { votedFor(term: number): string | undefined } {
+  const indexes = Object.keys(terms).map(Number);
+  const lastIndex = Math.max(0, ...indexes);
+  return {
+    hardState: options.vote ? { term: options.vote[0], vote: options.vote[1], commit: 0 } : undefined,
+    termAt: (index) => (options.snapshotIndex !== undefined && index < options.snapshotIndex ? 'covered' : terms[index]),
+    last: () => ({ index: lastIndex, term: terms[lastIndex] ?? 0 }),
+    votedFor: (term) => (options.vote && options.vote[0] === term ? options.vote[1] : undefined),
+  };
+}
+
+test('durable before answered: a granted vote or an acknowledged append the disk does not hold yet is refused', () => {
+  const log = RaftLog.restore(undefined, [entry(1, 1), entry(2, 2)], 0, 0);
+  const grant: Message = { type: 'VoteResp', from: 'b', to: 'a', term: 3, reject: false };
+  assert.equal(checkAnswerIsDurable(grant, disk({}, { vote: [3, 'a'] }), log), undefined);
+  assert.equal(checkAnswerIsDurable(grant, disk({}, { vote: [2, 'a'] }), log)?.property, 'durable before answered');
+  assert.equal(checkAnswerIsDurable(grant, disk({}, { vote: [3, 'c'] }), log)?.property, 'durable before answered');
+  const ack: Message = { type: 'AppendResp', from: 'b', to: 'a', term: 2, reject: false, index: 2, rejectHint: 0, hintTerm: 0 };
+  assert.equal(checkAnswerIsDurable(ack, disk({ 1: 1, 2: 2 }), log), undefined);
+  assert.equal(checkAnswerIsDurable(ack, disk({ 1: 1 }), log)?.property, 'durable before answered');
+  assert.equal(checkAnswerIsDurable(ack, disk({}, { snapshotIndex: 5 }), log), undefined);
+});
+
+test('commit safety: a commit needs a durable majority, and no voter lacking the entry may be electable', () => {
+  const log = RaftLog.restore(undefined, [entry(1, 1), entry(2, 2), entry(3, 4)], 0, 0);
+  const voter = (id: string, terms: Record<number, number>, campaign?: { index: number; term: number }): VoterState => {
+    const view = disk(terms);
+    return { id, disk: view, campaignLast: campaign ?? view.last(), termAt: (index) => terms[index] };
+  };
+  // Durable on a and b of three: safe; c's shorter log cannot win a vote from a or b.
+  assert.equal(checkCommit('a', log, 3, [[voter('a', { 1: 1, 2: 2, 3: 4 }), voter('b', { 1: 1, 2: 2, 3: 4 }), voter('c', { 1: 1 })]]), undefined);
+  // Only the leader's copy is durable: not committed.
+  assert.match(checkCommit('a', log, 3, [[voter('a', { 1: 1, 2: 2, 3: 4 }), voter('b', { 1: 1, 2: 2 }, { index: 3, term: 4 }), voter('c', { 1: 1 })]])?.message ?? '', /held durably by a of voters/);
+  // Figure 8: index 2 (term 2) on a and b, but c holds a term-3 entry there and a's and c's disks would elect it.
+  assert.match(checkCommit('a', log, 2, [[voter('a', { 1: 1, 2: 2 }), voter('b', { 1: 1, 2: 2 }), voter('c', { 1: 1, 2: 3 })]])?.message ?? '', /c, which lacks it, could be elected/);
+  // Under another configuration that the leader may have decided it with, it holds.
+  assert.equal(checkCommit('a', log, 3, [[voter('a', { 3: 4 }), voter('c', {})], [voter('a', { 3: 4 })]]), undefined);
+  assert.equal(announcedCommit({ type: 'Heartbeat', from: 'a', to: 'b', term: 4, commit: 3 }), 3);
+  assert.equal(announcedCommit(grantFor('a')), undefined);
+});
+
+const grantFor = (to: string): Message => ({ type: 'VoteResp', from: 'b', to, term: 3, reject: false });
+
+test("election safety: a leader needs durable votes of a majority of its voters in its own term (its own vote counts)", () => {
+  const votes: Record<string, string | undefined> = { b: 'a', c: 'c' };
+  const votedFor = (voter: string, term: number) => (term === 7 ? votes[voter] : undefined);
+  checkLeaderWasElected({ id: 'a', term: 7, voters: ['a', 'b', 'c'] }, votedFor, new History());
+  checkLeaderWasElected({ id: 'a', term: 7, voters: ['a'] }, () => undefined, new History());
+  assert.throws(() => checkLeaderWasElected({ id: 'a', term: 8, voters: ['a', 'b', 'c'] }, votedFor, new History()), violation('election safety'));
+  const history = new History();
+  assert.throws(() => checkLeaderWasElected({ id: 'c', term: 7, voters: ['a', 'b', 'c'] }, votedFor, history), violation('election safety'));
+  // Checked once per leader and term.
+  checkLeaderWasElected({ id: 'c', term: 7, voters: ['a', 'b', 'c'] }, votedFor, history);
+});
+
+test('commit index: never goes back within one process; a new process starts afresh', () => {
+  const watch = new CommitIndexWatch();
+  const first = {};
+  watch.check('a', first, 5);
+  watch.check('a', first, 7);
+  assert.throws(() => watch.check('a', first, 6), violation('commit index'));
+  watch.check('a', {}, 2);
 });

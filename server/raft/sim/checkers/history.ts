@@ -17,6 +17,12 @@ export class History {
   /** The term of the leader first seen committing each index: leaders of later terms must hold the entry. */
   readonly commitTerm = new Map<number, number>();
   private observedCommit = 0;
+  /** Leaders (`id:term`) whose election has been checked. */
+  readonly electionsChecked = new Set<string>();
+  /** Counts indexes recorded below the highest one (a gap filled): checks that go by "new indexes only" start over. */
+  gapsFilled = 0;
+  /** Per leader, the term and history it was last checked against, and the index checked through (leader-completeness.ts). */
+  readonly completenessChecked = new Map<NodeId, { readonly term: number; readonly gapsFilled: number; readonly through: number }>();
 
   /** A leader's commit index says which indexes it committed, in its term. */
   observeLeaderCommit(commit: number, term: number): void {

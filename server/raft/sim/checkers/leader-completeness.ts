@@ -9,7 +9,12 @@ export function checkLeaderCompleteness(replicas: readonly ReplicaView[], histor
   for (const leader of leaders) history.observeLeaderCommit(leader.log.committed, leader.term);
   for (const leader of leaders) {
     const { log } = leader;
-    for (let index = log.snapshotIndex + 1; index <= history.maxCommitted; index++) {
+    // A leader never changes its log below its last index during its term, and a recorded commit never changes: what
+    // was checked in this term against the same history needs no second look.
+    const checked = history.completenessChecked.get(leader.id);
+    const resume = checked && checked.term === leader.term && checked.gapsFilled === history.gapsFilled ? checked.through + 1 : 0;
+    const through = Math.min(history.maxCommitted, log.lastIndex());
+    for (let index = Math.max(log.snapshotIndex + 1, resume); index <= history.maxCommitted; index++) {
       const committed = history.committed.get(index);
       const commitTerm = history.commitTerm.get(index) ?? committed?.term;
       if (!committed || commitTerm === undefined || commitTerm >= leader.term) continue;
@@ -18,5 +23,6 @@ export function checkLeaderCompleteness(replicas: readonly ReplicaView[], histor
         throw new SafetyViolation('leader completeness', `leader ${leader.id} (term ${leader.term}) has ${held} at index ${index}, committed with term ${committed.term} in term ${commitTerm}`);
       }
     }
+    history.completenessChecked.set(leader.id, { term: leader.term, gapsFilled: history.gapsFilled, through });
   }
 }

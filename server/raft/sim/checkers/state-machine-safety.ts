@@ -17,6 +17,7 @@ export function recordApply(history: History, node: NodeId, previousIndex: numbe
   const key = `${entry.term}:${entry.key}`;
   const known = history.committed.get(entry.index);
   if (!known) {
+    if (entry.index < history.maxCommitted) history.gapsFilled++;
     history.committed.set(entry.index, { term: entry.term, key, hash: hashAfter });
     history.maxCommitted = Math.max(history.maxCommitted, entry.index);
     return;
