@@ -1,6 +1,8 @@
-// The replicated state machine of one simulated process: a running hash of everything applied. Its batches are
-// durable when they complete (as the model store's are), through the process's model SimIoQueue, so a crash can
-// lose the batches still in flight; every apply and restore is checked against the cluster's history.
+// The replicated state machine of one simulated process: a running hash of everything applied. As the model does, an
+// apply changes the state at once and reaches the disk later in an unsynced batch the node does not wait for (so a
+// crash can take back applies the node finished: the restart replays them from the log, or restores a snapshot when
+// the log no longer holds them); a restore is written synced before it completes. Every apply and restore is checked
+// against the cluster's history.
 import type { NodeId } from '../core/types.ts';
 import type { RaftStateMachine } from '../node/raft-node.ts';
 import type { ApplyResult, CommittedEntry } from '../state-machine.ts';
@@ -35,15 +37,15 @@ export class SimStateMachine implements RaftStateMachine {
   }
 
   async apply(entries: readonly CommittedEntry[]): Promise<ApplyResult[]> {
-    await this.io.issue(this.outcome(), () => {
-      for (const entry of entries) {
-        const key = entryKey(entry);
-        const next = { index: entry.index, hash: mixHash(this.state.hash, `${entry.index}:${entry.term}:${key}`) };
-        this.checked(() => recordApply(this.hooks.history, this.disk.node, this.state.index, { index: entry.index, term: entry.term, key }, next.hash));
-        this.state = next;
-      }
-      this.disk.model = this.state;
-    });
+    for (const entry of entries) {
+      const key = entryKey(entry);
+      const next = { index: entry.index, hash: mixHash(this.state.hash, `${entry.index}:${entry.term}:${key}`) };
+      this.checked(() => recordApply(this.hooks.history, this.disk.node, this.state.index, { index: entry.index, term: entry.term, key }, next.hash));
+      this.state = next;
+    }
+    // The batch that makes it durable, not waited for; batches land in order, so the disk never goes back.
+    const written = this.state;
+    this.io.issue(this.outcome(), () => (this.disk.model = written)).catch(() => undefined);
     return entries.map(() => ({ ok: true }));
   }
 
