@@ -6,9 +6,10 @@
 # matching against grep and its delivery to a real Alertmanager (bench/alerts-matching.ts), then the status page's data
 # endpoint with 100k identities and its first paint in Chromium (bench/dashboard-bench.ts), then throughput and added
 # latency of 1 and 16 connections through the overlay (a proxy-mode router, a link, a hosting router) against a direct
-# loopback connection and against socat forwarding (bench/overlay-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay]   (all, the default, runs the seven,
-# in that order, and stops at the first failure)
+# loopback connection and against socat forwarding (bench/overlay-bench.ts), then the raft simulator's seeds per second
+# on one worker thread and on every CPU, and its planted-bug suite (bench/raft-sim-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim]   (all, the default, runs
+# the eight, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10);
 # BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts; BENCH_FLOOD_SECONDS (default 30),
@@ -18,7 +19,9 @@
 # (default 3), BENCH_DASHBOARD_SECONDS (default 10), BENCH_DASHBOARD_CONNECTIONS (default 8), BENCH_DASHBOARD_PAINTS
 # (default 5), BENCH_DASHBOARD_POLL_MS (default 1000) and BENCH_DASHBOARD_BUILD (default 1), see bench/dashboard-bench.ts;
 # BENCH_OVERLAY_ROUNDS (1 to 9, default 3), BENCH_OVERLAY_SECONDS (default 5) and BENCH_OVERLAY_LATENCY_SECONDS
-# (default 3), see bench/overlay-bench.ts (where BENCH_CPU_PROF profiles the routers).
+# (default 3), see bench/overlay-bench.ts (where BENCH_CPU_PROF profiles the routers); BENCH_SIM_SEEDS (default 300),
+# BENCH_SIM_ROUNDS (default 3) and BENCH_SIM_LONG_SEEDS (default none: the 100,000-seed runs are
+# BENCH_SIM_LONG_SEEDS=100000 bench/run.sh raft-sim), see bench/raft-sim-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -28,9 +31,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim]" >&2
     exit 2
     ;;
 esac
@@ -171,4 +174,23 @@ if [ "$what" = all ] || [ "$what" = overlay ]; then
   run_step "overlay (1 and 16 connections: direct, socat, the overlay)" \
     $((240 + overlay_rounds * 4 * 2 * (1 + overlay_seconds + 30 + 1 + overlay_latency_seconds + 30) + 60 + 60)) \
     "${node_tsx[@]}" bench/overlay-bench.ts
+fi
+if [ "$what" = all ] || [ "$what" = raft-sim ]; then
+  if [ "$what" = raft-sim ]; then
+    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" npm
+  fi
+  # Rounds x 2 node counts x 2 worker counts x seeds at 10 seeds/s at worst, the planted bugs (12 x 2000 seeds at
+  # worst, 30 seeds/s), and the long runs at 20 seeds/s, plus 10 minutes.
+  sim_seeds="${BENCH_SIM_SEEDS:-300}"
+  sim_rounds="${BENCH_SIM_ROUNDS:-3}"
+  sim_long="${BENCH_SIM_LONG_SEEDS:-0}"
+  for name in sim_seeds sim_rounds sim_long; do
+    if ! [[ "${!name}" =~ ^[0-9]{1,7}$ ]]; then
+      echo "bench: BENCH_${name^^} must be a whole number, not \"${!name}\"" >&2
+      exit 2
+    fi
+  done
+  run_step "raft simulator (seeds per second, planted bugs)" \
+    $((sim_rounds * 4 * sim_seeds / 10 + 12 * 2000 / 30 + 2 * sim_long / 20 + 600)) \
+    "${node_tsx[@]}" bench/raft-sim-bench.ts
 fi
