@@ -6,7 +6,7 @@
 // temp dir removed on success, failure, timeout or a signal.
 // Env: BENCH_SECONDS (measured seconds per load, default 10); BENCH_CLUSTER_ROUNDS (rounds of write loads, 1 to 9,
 // default 3).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { EdgewardCluster } from './edgeward-cluster.ts';
 import { EtcdCluster, etcdVersion } from './etcd-cluster.ts';
 import { etcdTimeouts } from './etcd-member.ts';
 import { runWrk } from './wrk-runner.ts';
-import { positiveInteger, progress, wrkVersion } from './bench-env.ts';
+import { positiveInteger, progress, wrkVersion, readPreviousResults } from './bench-env.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const resultsFile = join(benchDir, 'RESULTS.md');
@@ -123,12 +123,7 @@ try {
   markFinishing();
   progress('stopping both clusters');
   await runCleanups();
-  let previous: string | undefined;
-  try {
-    previous = readFileSync(resultsFile, 'utf8');
-  } catch {
-    previous = undefined;
-  }
+  const previous = readPreviousResults(resultsFile);
   writeFileSync(resultsFile, renderClusterSection(previous, run));
   process.stdout.write(`${clusterSummary(run)}\n\nWritten to ${resultsFile} (cluster section)\n`);
   process.exit(0);

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adminCredentials } from '../test/support/controller-fixture.ts';
 import { benchLifecycle } from './bench-lifecycle.ts';
-import { positiveInteger, progress, wrkVersion } from './bench-env.ts';
+import { positiveInteger, progress, wrkVersion, readPreviousResults } from './bench-env.ts';
 import { EdgewardCluster } from './edgeward-cluster.ts';
 import { loginFloodSummary, renderLoginFloodSection, termChanges, writeFigures, type FloodVariant, type LoginFloodRun, type PhaseFigures, type WriteSample } from './login-flood-report.ts';
 import { ProbeClient } from './write-probe.ts';
@@ -232,12 +232,7 @@ try {
   const run = await main(cleanups);
   markFinishing();
   await runCleanups();
-  let previous: string | undefined;
-  try {
-    previous = readFileSync(resultsFile, 'utf8');
-  } catch {
-    previous = undefined;
-  }
+  const previous = readPreviousResults(resultsFile);
   writeFileSync(resultsFile, renderLoginFloodSection(previous, run));
   process.stdout.write(`${loginFloodSummary(run)}\n\nWritten to ${resultsFile} (login-flood section)\n`);
   process.exit(0);

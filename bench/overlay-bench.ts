@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import type { ControllerFixture } from '../test/support/controller-fixture.ts';
 import type { RouterRun } from '../test/support/router-fixture.ts';
 import { benchLifecycle, type Cleanup } from './bench-lifecycle.ts';
-import { positiveInteger, progress } from './bench-env.ts';
+import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { stopChild, track } from './child-processes.ts';
 import { renderOverlaySection, overlaySummary, type LatencySample, type OverlayBenchRun, type PathDescription, type PathName, type ThroughputSample } from './overlay-bench-report.ts';
 import { processCpuSeconds } from './process-cpu.ts';
@@ -621,12 +621,7 @@ async function runBench(): Promise<void> {
     markFinishing();
     progress('stopping the routers, the controller, socat and the upstream and client processes');
     await runCleanups();
-    let previous: string | undefined;
-    try {
-      previous = readFileSync(resultsFile, 'utf8');
-    } catch {
-      previous = undefined;
-    }
+    const previous = readPreviousResults(resultsFile);
     writeFileSync(resultsFile, renderOverlaySection(previous, run));
     process.stdout.write(`${overlaySummary(run)}\n\nWritten to ${resultsFile} (overlay section)\n`);
     process.exit(0);

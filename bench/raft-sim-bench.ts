@@ -4,13 +4,13 @@
 // bench/RESULTS.md (a run without long runs carries the last ones over) and prints the same.
 // Env: BENCH_SIM_SEEDS (seeds per speed measurement, default 300), BENCH_SIM_ROUNDS (1 to 9, default 3),
 // BENCH_SIM_LONG_SEEDS (default none; up to 1,000,000).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, type } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runSeedPool } from '../server/raft/sim/seed-pool.ts';
 import { runMutants } from '../server/raft/mutants/run-mutants.ts';
-import { positiveInteger, progress } from './bench-env.ts';
+import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { renderSimSection, simSummary, previousLongRuns, type LongRun, type SimBenchRun, type SpeedSample } from './raft-sim-bench-report.ts';
 
 const steps = 3000;
@@ -70,12 +70,7 @@ async function main(): Promise<void> {
     ...(longRuns ? { longRuns } : {}),
   };
   const resultsFile = join(fileURLToPath(new URL('.', import.meta.url)), 'RESULTS.md');
-  let previous: string | undefined;
-  try {
-    previous = readFileSync(resultsFile, 'utf8');
-  } catch {
-    previous = undefined;
-  }
+  const previous = readPreviousResults(resultsFile);
   writeFileSync(resultsFile, renderSimSection(previous, run));
   process.stdout.write(`${simSummary(run, previousLongRuns(previous))}\n\nWritten to ${resultsFile} (raft simulator section)\n`);
   const failures = speed.some((sample) => sample.failed > 0) || mutants.figures.some((figure) => figure.seed === undefined) || (longRuns ?? []).some((long) => long.failed > 0);

@@ -22,7 +22,7 @@ import { pinningPlan, pinProcess } from './cpu-pinning.ts';
 import { processCpuSeconds } from './process-cpu.ts';
 import { renderResults, runSummary, type BenchRun, type LoadResult } from './results-report.ts';
 import { runWrk, type WrkLoad } from './wrk-runner.ts';
-import { positiveInteger, progress, wrkVersion } from './bench-env.ts';
+import { positiveInteger, progress, wrkVersion, readPreviousResults } from './bench-env.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const resultsFile = join(benchDir, 'RESULTS.md');
@@ -224,12 +224,7 @@ const { cleanups, runCleanups, abort } = benchLifecycle(budgetMs, progress);
 try {
   const run = await main(cleanups);
   await runCleanups();
-  let previous: string | undefined;
-  try {
-    previous = readFileSync(resultsFile, 'utf8');
-  } catch {
-    previous = undefined;
-  }
+  const previous = readPreviousResults(resultsFile);
   writeFileSync(resultsFile, renderResults(run, previous));
   process.stdout.write(`${runSummary(run)}\n\nWritten to ${resultsFile}\n`);
   process.exit(0);
