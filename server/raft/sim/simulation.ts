@@ -6,10 +6,8 @@
 // transfers and membership changes, with every checker run after every step. A liveness phase then stops the
 // faults and requires a leader and every new proposal applied everywhere within a bound.
 import type { Logger, LogFields } from '../../../common/log/logger.ts';
-import { ProposalRefused, type ConfigChange, type Message, type NodeId } from '../core/types.ts';
-import type { ConfigEntryData } from '../core/raft-core.ts';
-import { announcedCommit, checkCommit, type VoterState } from './checkers/commit-safety.ts';
-import { checkAnswerIsDurable } from './checkers/durable-before-answered.ts';
+import { ProposalRefused, type ConfigChange, type NodeId } from '../core/types.ts';
+import { MessageChecks } from './message-checks.ts';
 import { ProposalRefusedError, type LogCommand } from '../state-machine.ts';
 import { AcknowledgedProposals, clientCommand } from './checkers/acknowledged-proposals.ts';
 import { checkElectionSafety, checkLeaderWasElected } from './checkers/election-safety.ts';
@@ -95,10 +93,6 @@ class Simulation {
   private readonly acknowledged = new AcknowledgedProposals();
   private readonly violations: SafetyViolation[] = [];
   private readonly commitIndexes = new CommitIndexWatch();
-  /** The highest commit index each leader (id and term) has announced, checked once each. */
-  private readonly announcedCommits = new Map<string, number>();
-  /** The commit index each candidate (id and term) campaigned with. */
-  private readonly campaignCommits = new Map<string, number>();
   private readonly settings: ProcessSettings;
   private now = 0;
   private step = 0;
@@ -142,7 +136,8 @@ class Simulation {
     this.servers.push(new SimServer(`n${count + 1}`, 0.85 + this.random() * 0.3, { voters: [], nonVoters: [] }, report));
     this.writeErrorRate = this.random.chance(0.3) ? 0.002 : 0;
     this.network = new SimNetwork(this.random, () => this.now, (line) => this.trace(line));
-    this.network.onSend = (message) => this.checkSend(message);
+    const messageChecks = new MessageChecks(this.servers, report);
+    this.network.onSend = (message) => messageChecks.onSend(message);
     this.profile = pickFaultProfile(this.random);
     this.network.faults = this.profile.network;
     this.writeHoldBack = this.profile.writeHoldBack;
@@ -536,55 +531,6 @@ class Simulation {
     checkLogMatching(replicas);
     checkLeaderCompleteness(replicas, this.history);
     this.acknowledged.check(this.history);
-  }
-
-  /** What a message may promise, as it leaves: its answer is durable; a newly announced commit index is safe. */
-  private checkSend(message: Message): void {
-    const sender = this.servers.find((server) => server.id === message.from);
-    const node = sender?.process?.node;
-    if (!sender || !node) return;
-    const unanswerable = checkAnswerIsDurable(message, sender.disk, node.log);
-    if (unanswerable) this.violations.push(unanswerable);
-    // A candidate's commit index, which it takes into its term if it wins.
-    if (message.type === 'Vote') this.campaignCommits.set(`${message.from}:${message.term}`, node.log.committed);
-    const commit = announcedCommit(message);
-    if (commit === undefined || !node.isLeader()) return;
-    const key = `${node.id}:${message.term}`;
-    if (!this.announcedCommits.has(key)) {
-      // What a new leader knew committed was decided by earlier leaders, under their configurations (a membership
-      // change they appended may be gone from this leader's log): only what it commits itself is checked. Without a
-      // campaign seen (a lone voter), its first announcement is taken as inherited.
-      const inherited = this.campaignCommits.get(key) ?? commit;
-      this.announcedCommits.set(key, inherited);
-      if (commit <= inherited) return;
-    }
-    if (commit <= this.announcedCommits.get(key)!) return;
-    this.announcedCommits.set(key, commit);
-    const configurations = [node.configurationAt(commit)];
-    for (let index = commit + 1; index <= node.log.lastIndex(); index++) {
-      const entry = node.log.entry(index);
-      if (entry?.type === 'config') configurations.push((entry.data as ConfigEntryData).configuration);
-    }
-    const voterStates = configurations.map((configuration) =>
-      configuration.voters.flatMap((id) => {
-        const server = this.servers.find((candidate) => candidate.id === id);
-        return server ? [this.voterState(server)] : [];
-      }),
-    );
-    const unsafe = checkCommit(node.id, node.log, commit, voterStates);
-    if (unsafe) this.violations.push(unsafe);
-  }
-
-  private voterState(server: SimServer): VoterState {
-    const log = server.node?.log;
-    if (!log) return { id: server.id, disk: server.disk, campaignLast: server.disk.last(), termAt: (index) => server.disk.termAt(index) };
-    const lastIndex = log.lastIndex();
-    return {
-      id: server.id,
-      disk: server.disk,
-      campaignLast: { index: lastIndex, term: log.term(lastIndex) ?? 0 },
-      termAt: (index) => (index < log.snapshotIndex ? 'covered' : log.term(index)),
-    };
   }
 
   private runningCount(): number {
