@@ -1,9 +1,9 @@
 // The checks made on every message as it leaves its sender: an answer must be durable, and a commit index a leader
 // announces for the first time must be safe (checkers/durable-before-answered.ts, checkers/commit-safety.ts). This
 // keeps the bookkeeping they need: the commit index each candidate campaigned with, and the highest each leader has
-// announced in each term.
+// announced in each term; and the votes granted, which the election check counts.
 import type { ConfigEntryData } from '../core/raft-core.ts';
-import type { Message } from '../core/types.ts';
+import type { Message, NodeId } from '../core/types.ts';
 import { announcedCommit, checkCommit, type VoterState } from './checkers/commit-safety.ts';
 import { checkAnswerIsDurable } from './checkers/durable-before-answered.ts';
 import type { SafetyViolation } from './checkers/safety-violation.ts';
@@ -14,6 +14,8 @@ export class MessageChecks {
   private readonly announced = new Map<string, number>();
   /** The commit index each candidate (`id:term`) campaigned with. */
   private readonly campaigned = new Map<string, number>();
+  /** Each vote granted (`voter:term` → candidate), as it left the voter. */
+  private readonly grants = new Map<string, NodeId>();
 
   constructor(
     private readonly servers: readonly SimServer[],
@@ -27,6 +29,7 @@ export class MessageChecks {
     if (!sender || !node) return;
     const unanswerable = checkAnswerIsDurable(message, sender.disk, node.log);
     if (unanswerable) this.report(unanswerable);
+    if (message.type === 'VoteResp' && !message.reject && !this.grants.has(`${message.from}:${message.term}`)) this.grants.set(`${message.from}:${message.term}`, message.to);
     // A candidate's commit index, which it takes into its term if it wins.
     if (message.type === 'Vote') this.campaigned.set(`${message.from}:${message.term}`, node.log.committed);
     const commit = announcedCommit(message);
@@ -57,6 +60,11 @@ export class MessageChecks {
     );
     const unsafe = checkCommit(node.id, node.log, commit, voterStates);
     if (unsafe) this.report(unsafe);
+  }
+
+  /** The candidate `voter` granted its vote to in `term`, if it granted one (the first, should there be two). */
+  votedFor(voter: NodeId, term: number): NodeId | undefined {
+    return this.grants.get(`${voter}:${term}`);
   }
 
   private server(id: string): SimServer | undefined {

@@ -26,8 +26,6 @@ export class SimDisk implements DurableView {
   /** Newest first; the data as the file holds it (JSON). */
   snapshots: { readonly meta: SnapshotMeta; readonly json: string }[] = [];
   model: ModelState = { index: 0, hash: 0 };
-  /** Every vote this disk has held, by term: what an election checker counts. */
-  private readonly votes = new Map<number, NodeId>();
   /** Writes issued while it is set fail with ENOSPC. */
   full = false;
   private readonly durableState: DurableStateChecker;
@@ -39,11 +37,6 @@ export class SimDisk implements DurableView {
     private readonly retainedSnapshots = defaultRetainedSnapshots,
   ) {
     this.durableState = new DurableStateChecker(node);
-  }
-
-  /** The vote this disk held for `term` (the first, should there have been two). */
-  votedFor(term: number): NodeId | undefined {
-    return this.votes.get(term);
   }
 
   termAt(index: number): number | 'covered' | undefined {
@@ -81,7 +74,6 @@ export class SimDisk implements DurableView {
   setHardState(state: HardState): void {
     checkHardState(state);
     this.hardState = copyHardState(state);
-    if (state.vote !== null && !this.votes.has(state.term)) this.votes.set(state.term, state.vote);
     try {
       this.durableState.check(this.hardState);
     } catch (error) {

@@ -93,6 +93,7 @@ class Simulation {
   private readonly acknowledged = new AcknowledgedProposals();
   private readonly violations: SafetyViolation[] = [];
   private readonly commitIndexes = new CommitIndexWatch();
+  private readonly messageChecks: MessageChecks;
   private readonly settings: ProcessSettings;
   private now = 0;
   private step = 0;
@@ -136,8 +137,8 @@ class Simulation {
     this.servers.push(new SimServer(`n${count + 1}`, 0.85 + this.random() * 0.3, { voters: [], nonVoters: [] }, report));
     this.writeErrorRate = this.random.chance(0.3) ? 0.002 : 0;
     this.network = new SimNetwork(this.random, () => this.now, (line) => this.trace(line));
-    const messageChecks = new MessageChecks(this.servers, report);
-    this.network.onSend = (message) => messageChecks.onSend(message);
+    this.messageChecks = new MessageChecks(this.servers, report);
+    this.network.onSend = (message) => this.messageChecks.onSend(message);
     this.profile = pickFaultProfile(this.random);
     this.network.faults = this.profile.network;
     this.writeHoldBack = this.profile.writeHoldBack;
@@ -526,7 +527,7 @@ class Simulation {
     checkElectionSafety(replicas, this.history);
     for (const node of replicas) {
       this.commitIndexes.check(node.id, node, node.log.committed);
-      if (node.isLeader()) checkLeaderWasElected({ id: node.id, term: node.term, voters: node.configuration.voters }, (voter, term) => this.servers.find((server) => server.id === voter)?.disk.votedFor(term), this.history);
+      if (node.isLeader()) checkLeaderWasElected({ id: node.id, term: node.term, voters: node.configuration.voters }, (voter, term) => this.messageChecks.votedFor(voter, term), this.history);
     }
     checkLogMatching(replicas);
     checkLeaderCompleteness(replicas, this.history);

@@ -96,14 +96,13 @@ test('liveness: converged only when every member runs at the leader\'s commit in
 });
 
 /** A disk holding entries `from`..`to` of `term` (and votes). */
-function disk(terms: Record<number, number>, options: { vote?: [number, string]; snapshotIndex?: number } = {}): DurableView & { votedFor(term: number): string | undefined } {
+function disk(terms: Record<number, number>, options: { vote?: [number, string]; snapshotIndex?: number } = {}): DurableView {
   const indexes = Object.keys(terms).map(Number);
   const lastIndex = Math.max(0, ...indexes);
   return {
     hardState: options.vote ? { term: options.vote[0], vote: options.vote[1], commit: 0 } : undefined,
     termAt: (index) => (options.snapshotIndex !== undefined && index < options.snapshotIndex ? 'covered' : terms[index]),
     last: () => ({ index: lastIndex, term: terms[lastIndex] ?? 0 }),
-    votedFor: (term) => (options.vote && options.vote[0] === term ? options.vote[1] : undefined),
   };
 }
 
@@ -113,6 +112,8 @@ test('durable before answered: a granted vote or an acknowledged append the disk
   assert.equal(checkAnswerIsDurable(grant, disk({}, { vote: [3, 'a'] }), log), undefined);
   assert.equal(checkAnswerIsDurable(grant, disk({}, { vote: [2, 'a'] }), log)?.property, 'durable before answered');
   assert.equal(checkAnswerIsDurable(grant, disk({}, { vote: [3, 'c'] }), log)?.property, 'durable before answered');
+  // Its disk has moved on to a later term: it can never vote in term 3 again.
+  assert.equal(checkAnswerIsDurable(grant, disk({}, { vote: [4, 'c'] }), log), undefined);
   const ack: Message = { type: 'AppendResp', from: 'b', to: 'a', term: 2, reject: false, index: 2, rejectHint: 0, hintTerm: 0 };
   assert.equal(checkAnswerIsDurable(ack, disk({ 1: 1, 2: 2 }), log), undefined);
   assert.equal(checkAnswerIsDurable(ack, disk({ 1: 1 }), log)?.property, 'durable before answered');
@@ -139,7 +140,7 @@ test('commit safety: a commit needs a durable majority, and no voter lacking the
 
 const grantFor = (to: string): Message => ({ type: 'VoteResp', from: 'b', to, term: 3, reject: false });
 
-test("election safety: a leader needs durable votes of a majority of its voters in its own term (its own vote counts)", () => {
+test("election safety: a leader needs the grants of a majority of its voters in its own term (its own vote counts)", () => {
   const votes: Record<string, string | undefined> = { b: 'a', c: 'c' };
   const votedFor = (voter: string, term: number) => (term === 7 ? votes[voter] : undefined);
   checkLeaderWasElected({ id: 'a', term: 7, voters: ['a', 'b', 'c'] }, votedFor, new History());

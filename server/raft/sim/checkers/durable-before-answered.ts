@@ -1,7 +1,9 @@
 // Persistent state is on stable storage before a node answers (§5.1, figure 2: "updated on stable storage before
 // responding to RPCs"). Checked on every message as it leaves: a granted vote must be the vote the sender's disk
-// holds for that term, and an append acknowledged up to index i must be on the sender's disk through i, with the
-// terms the sender's log has. A crash right after the answer would otherwise take back what it promised.
+// holds for that term (or the disk must hold a later term: a node that handled requests of two terms in one round
+// writes only the later, and can never vote in the earlier one again), and an append acknowledged up to index i must
+// be on the sender's disk through i, with the terms the sender's log has. A crash right after the answer would
+// otherwise take back what it promised.
 import type { Message } from '../../core/types.ts';
 import type { RaftLogView } from '../../core/raft-log.ts';
 import type { DurableView } from './durable-view.ts';

@@ -15,10 +15,10 @@ export function checkElectionSafety(replicas: readonly ReplicaView[], history: H
 }
 
 /**
- * A leader won its term's election: a majority of the voters of the configuration it campaigned under had durably
- * voted for it in that very term (§5.2). A vote granted in an earlier term, or one never written, does not count;
- * the leader's own vote counts.
- * Checked once per leader and term, when it is first seen leading.
+ * A leader won its term's election: a majority of the voters of the configuration it campaigned under granted it
+ * their vote in that very term (§5.2). A grant from an earlier term does not count; the leader's own vote does.
+ * (Each grant was durable when it left, which durable-before-answered.ts checks: the voter's disk held that vote, or
+ * a later term, so it can never vote again in that term.) Checked once per leader and term, when first seen leading.
  */
 export function checkLeaderWasElected(leader: { readonly id: NodeId; readonly term: number; readonly voters: readonly NodeId[] }, votedFor: (voter: NodeId, term: number) => NodeId | undefined, history: History): void {
   const key = `${leader.id}:${leader.term}`;
