@@ -36,4 +36,5 @@ test('long runs are written when made and carried over otherwise', () => {
   const second = renderSimSection(first, run);
   assert.equal(previousLongRuns(second), long);
   assert.equal(second.match(/raft-sim-bench:start/g)?.length, 1);
+  assert.match(renderLongRuns([{ nodes: 5, first: 1, seeds: 10, passed: 9, failed: 1, seconds: 1, workers: 2, note: 'seed 3 was a checker bug, since fixed' }]), /\n5 voters: seed 3 was a checker bug, since fixed\n/);
 });

@@ -30,6 +30,8 @@ export interface LongRun {
   readonly failed: number;
   readonly seconds: number;
   readonly workers: number;
+  /** What to know about the run (a failure explained), shown under the table. */
+  readonly note?: string;
 }
 
 export interface SimBenchRun {
@@ -72,6 +74,7 @@ export function renderLongRuns(runs: readonly LongRun[]): string {
     '| Voters | Seeds | Passed | Failed | Took | Seeds/s | Workers | Command |',
     '|---:|---|---:|---:|---:|---:|---:|---|',
     ...rows,
+    ...runs.flatMap((run) => (run.note ? ['', `${run.nodes} voters: ${run.note}`] : [])),
     longEnd,
   ].join('\n');
 }
