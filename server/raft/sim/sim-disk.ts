@@ -3,7 +3,7 @@
 // SimIoQueue, so a write counts only once it has landed.
 import type { Entry, HardState, NodeId, Snapshot, SnapshotMeta } from '../core/types.ts';
 import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
-import { checkAppend, checkCompact, checkHardState, copyHardState, copyMeta, encodeSnapshot, newestFirst } from '../storage/store-rules.ts';
+import { appendEntries, checkCompact, checkHardState, copyHardState, copyMeta, encodeSnapshot, newestFirst } from '../storage/store-rules.ts';
 import { DurableStateChecker } from './checkers/durable-state.ts';
 import { SafetyViolation } from './checkers/safety-violation.ts';
 import type { DurableLast, DurableView } from './checkers/durable-view.ts';
@@ -59,17 +59,9 @@ export class SimDisk implements DurableView {
   }
 
   append(entries: readonly Entry[]): void {
-    if (entries.length === 0) return;
-    checkAppend(entries, this.first, this.lastIndex);
-    const start = entries[0]!.index;
-    if (this.entries.length === 0 || start < this.first) {
-      this.entries = entries.slice();
-      this.first = start;
-    } else {
-      this.entries.length = start - this.first;
-      for (const entry of entries) this.entries.push(entry);
-    }
+    ({ log: this.entries, first: this.first } = appendEntries(this.entries, this.first, entries));
   }
+
 
   setHardState(state: HardState): void {
     checkHardState(state);

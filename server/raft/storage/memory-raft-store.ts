@@ -3,7 +3,7 @@
 // Entries are kept by reference (never copied) because they are immutable and the simulator appends many.
 import type { Entry, HardState } from '../core/types.ts';
 import type { RaftStore } from './raft-storage.ts';
-import { checkAppend, checkCompact, checkHardState, copyHardState } from './store-rules.ts';
+import { appendEntries, checkCompact, checkHardState, copyHardState } from './store-rules.ts';
 
 export class MemoryRaftStore implements RaftStore {
   /**
@@ -43,17 +43,9 @@ export class MemoryRaftStore implements RaftStore {
 
   async append(entries: readonly Entry[]): Promise<void> {
     this.assertOpen();
-    if (entries.length === 0) return;
-    checkAppend(entries, this.first, this.first + this.log.length - 1);
-    const start = entries[0]!.index;
-    if (this.log.length === 0 || start < this.first) {
-      this.log = entries.slice();
-      this.first = start;
-    } else {
-      this.log.length = start - this.first;
-      for (const entry of entries) this.log.push(entry);
-    }
+    ({ log: this.log, first: this.first } = appendEntries(this.log, this.first, entries));
   }
+
 
   async persist(entries: readonly Entry[], state: HardState | undefined): Promise<void> {
     if (state) checkHardState(state);

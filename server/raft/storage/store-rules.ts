@@ -34,6 +34,20 @@ export function checkAppend(entries: readonly Entry[], firstIndex: number, lastI
   }
 }
 
+/**
+ * An in-memory log (`log[i]` has index `first + i`) after appending `entries`, which replace every held entry from
+ * their first index on; checked by checkAppend first. The memory store and the simulator's disk share it.
+ */
+export function appendEntries(log: Entry[], first: number, entries: readonly Entry[]): { log: Entry[]; first: number } {
+  if (entries.length === 0) return { log, first };
+  checkAppend(entries, first, first + log.length - 1);
+  const start = entries[0]!.index;
+  if (log.length === 0 || start < first) return { log: entries.slice(), first: start };
+  log.length = start - first;
+  for (const entry of entries) log.push(entry);
+  return { log, first };
+}
+
 export function checkCompact(index: number): void {
   if (!isIndex(index)) throw new Error(`compact: index ${String(index)} is not a non-negative integer`);
 }
