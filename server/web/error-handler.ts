@@ -6,6 +6,7 @@ import type { Next } from 'koa';
 import type { Logger } from '../../common/log/logger.ts';
 import { ApiError } from './api-error.ts';
 import { errorEnvelope } from './envelope.ts';
+import { matchedRoute } from './api-router.ts';
 import type { ApiContext, MatchedRoute } from './koa-state.ts';
 import { nextRequestId } from './request-id.ts';
 
@@ -60,8 +61,9 @@ export function errorHandler(options: ErrorHandlerOptions) {
       if (error.headers) for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
     } finally {
       deadlines.finish(deadline);
-      options.observe?.(path, ctx.method, ctx.state.route, ctx.status, (performance.now() - started) / 1000);
-      traced?.end(ctx.state.route?.template, ctx.status);
+      const route = matchedRoute(ctx);
+      options.observe?.(path, ctx.method, route, ctx.status, (performance.now() - started) / 1000);
+      traced?.end(route?.template, ctx.status);
     }
   };
 }

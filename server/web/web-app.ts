@@ -1,14 +1,13 @@
 // Builds the Koa application for one `web` entry of the controller config from the APIs it binds.
-import type Koa from 'koa';
 import type { Logger } from '../../common/log/logger.ts';
 import type { EdgeServices } from '../edge/edge-services.ts';
 import type { HealthChecker } from '../health/health-checker.ts';
 import type { ControllerMetrics } from '../telemetry/controller-metrics.ts';
 import { expositionContentType } from '../telemetry/prometheus-exposition.ts';
 import { errorHandler, type RequestTracing } from './error-handler.ts';
-import { LeanKoa } from './lean-koa.ts';
+import Koa from 'koa';
+import { apiRouter, methodNotAllowed, type ApiRouter } from './api-router.ts';
 import type { RequestState } from './koa-state.ts';
-import { RouteTable } from './route-table.ts';
 import { apiSessionRoutes } from './routes/api-session-routes.ts';
 import { authenticationRoutes } from './routes/authentication-routes.ts';
 import { authenticatorRoutes, ownAuthenticatorRoutes } from './routes/authenticator-routes.ts';
@@ -46,7 +45,7 @@ export interface WebAppDeps {
 }
 
 export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): Koa<RequestState> {
-  const app = new LeanKoa<RequestState>();
+  const app = new Koa<RequestState>();
   app.silent = true;
   // One outer layer does the per-request bookkeeping (request id, errors, deadline, metrics, the legacy alias):
   // every extra Koa layer is another promise and dispatch on the hot path.
@@ -64,12 +63,15 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
   const kit = routeKit(deps.maxBodyBytes);
   const guard = sessionGuard(deps.services, deps.unavailable);
   const version = () => versionBody(deps.version, deps.baseUrls);
-  const mount = (router: RouteTable) => app.use(router.middleware());
+  const mount = (router: ApiRouter) => {
+    app.use(router.routes() as Koa.Middleware<RequestState>);
+    app.use(methodNotAllowed(router));
+  };
 
   // One flat router per API: a request is matched against that API's routes only.
   for (const binding of bindings) {
     if (binding === 'edge-client' || binding === 'edge-management') {
-      const api = new RouteTable(apiPaths[binding]);
+      const api = apiRouter(apiPaths[binding]);
       versionRoutes(api, ['/', '/version'], version);
       authenticationRoutes(api, deps.services, kit, guard);
       mfaRoutes(api, deps.services, kit, guard);
@@ -95,14 +97,14 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
     }
   }
   if (bindings.includes('edge-client') || bindings.includes('edge-management')) {
-    const root = new RouteTable();
+    const root = apiRouter();
     versionRoutes(root, ['/', '/version'], version);
     caBundleRoute(root, deps.services);
     mount(root);
   }
   if (bindings.includes('health-checks')) mount(healthRoutes(deps.health, deps.raftState));
   if (bindings.includes('metrics')) {
-    const router = new RouteTable();
+    const router = apiRouter();
     router.get('/metrics', async (ctx) => {
       const text = await deps.metrics.text();
       ctx.status = 200;

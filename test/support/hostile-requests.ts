@@ -4,7 +4,7 @@
 // truncated JSON, text that is not JSON at all (PEM with nested-to-death DER among it), wrong and odd content types,
 // bad filters, sorts, limits and offsets, bad and huge ids, other methods, and no session, a bad one or an admin's.
 // The same seed and context give the same requests.
-import type { RouteEntry } from '../../server/web/route-table.ts';
+import type { RouteEntry } from '../../server/web/api-router.ts';
 import type { EdgeApi, EdgeApiSchemas, FieldShape } from './edge-api-schemas.ts';
 
 export interface HostileRequest {

@@ -1,8 +1,8 @@
-// Every route the controller's web app serves on the Edge APIs, read from the route tables buildWebApp mounts, so a
+// Every route the controller's web app serves on the Edge APIs, read from the routers buildWebApp mounts, so a
 // test that must cover them all cannot fall behind when a route is added. The app is built with stand-in services:
 // registering routes only keeps references to them, nothing is called until a request comes.
 import { buildWebApp, type WebAppDeps } from '../../server/web/web-app.ts';
-import { routeTableOf, type RouteEntry } from '../../server/web/route-table.ts';
+import { routesOf, type RouteEntry } from '../../server/web/api-router.ts';
 
 /** Any property, any call: a stand-in for services the routes only hold on to. */
 function standIn(overrides: Record<string, unknown> = {}): never {
@@ -29,5 +29,5 @@ export function edgeApiRoutes(caBundlePem: string): RouteEntry[] {
   const app = buildWebApp(['edge-client', 'edge-management'], deps);
   // The fabric API's cluster route is mounted beside the management API but is not an Edge API route: it is not in
   // the Edge API specs these tests check against, and test/fabric-cluster-route.test.ts covers it.
-  return app.middleware.flatMap((middleware) => routeTableOf(middleware)?.routes() ?? []).filter((route) => !route.path.startsWith('/fabric/'));
+  return app.middleware.flatMap((middleware) => routesOf(middleware)).filter((route) => !route.path.startsWith('/fabric/'));
 }

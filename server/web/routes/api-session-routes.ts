@@ -1,5 +1,5 @@
 // Management API: /api-sessions (list, detail, administrative removal) and the read-only default /auth-policies.
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { apiSessionView } from '../../edge/views/api-session-view.ts';
@@ -9,7 +9,7 @@ import type { RequestState } from '../koa-state.ts';
 import { apiSessionCatalogue } from './catalogues.ts';
 import { sendDetail, sendEmpty, sendList } from './route-kit.ts';
 
-export function apiSessionRoutes(router: RouteTable, services: EdgeServices, admin: Middleware<RequestState>): void {
+export function apiSessionRoutes(router: ApiRouter, services: EdgeServices, admin: Middleware<RequestState>): void {
   const { sessions, identities } = services;
   const view = (session: ApiSession) =>
     apiSessionView(session, identities.find(session.identityId), {

@@ -7,7 +7,7 @@ import { authPolicyView } from '../../edge/views/auth-policy-view.ts';
 import type { AuthPolicy } from '../../model/entities.ts';
 import { bodyValidator, schemaParts, type JsonSchema } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { authPolicyCatalogue } from './catalogues.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 
@@ -74,7 +74,7 @@ function inputOf(policy: AuthPolicy): AuthPolicyInput {
   return { name: policy.name, tags: policy.tags, primary: policy.primary, secondary: policy.secondary };
 }
 
-export function authPolicyRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function authPolicyRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { authPolicies } = services;
   // Exactly the policy's own fields: members the schema does not name are not carried into the stored policy.
   const normalise = ({ name, tags, primary: { cert, updb, extJwt }, secondary }: AuthPolicyInput): AuthPolicyInput => ({

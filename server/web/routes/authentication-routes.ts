@@ -1,6 +1,6 @@
 // Routes both Edge APIs share: authenticate, current-api-session and current-identity. Every primary login goes
 // through the login throttle (refusals per client address, and per username for passwords).
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { apiSessionView } from '../../edge/views/api-session-view.ts';
 import { identityView } from '../../edge/views/identity-view.ts';
@@ -51,7 +51,7 @@ function refusedAttempt(method: AuthenticationAttempt['method'], remoteAddress: 
   return { method, success: false, remoteAddress, ...refusal, reason: refusal?.reason ?? fallback };
 }
 
-export function authenticationRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, guard: (access: Access) => Middleware<RequestState>): void {
+export function authenticationRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, guard: (access: Access) => Middleware<RequestState>): void {
   const { sessions, identities } = services;
 
   const sessionDetail = (ctx: ApiContext, token?: string) => {

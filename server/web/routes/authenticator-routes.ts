@@ -1,6 +1,6 @@
 // Management API: /authenticators (password authenticators), and the client's own under /current-identity. A
 // password change with the current password goes through the login throttle like a login: it is a guess too.
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { authenticatorView } from '../../edge/views/authenticator-view.ts';
@@ -40,7 +40,7 @@ const patchBody = bodyValidator<UpdateBody>({ type: 'object', properties: { user
 const ownPutBody = bodyValidator<UpdateBody>({ type: 'object', required: ['username', 'password', 'currentPassword'], properties: { username, password, currentPassword: { type: 'string' }, tags: schemaParts.tags } });
 const ownPatchBody = bodyValidator<UpdateBody>({ type: 'object', required: ['currentPassword'], properties: { username, password, currentPassword: { type: 'string' }, tags: schemaParts.tags } });
 
-export function authenticatorRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function authenticatorRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { authenticators, identities } = services;
   const view = (row: Authenticator) => authenticatorView(row, identities.find(row.identityId));
 
@@ -75,7 +75,7 @@ export function authenticatorRoutes(router: RouteTable, services: EdgeServices, 
 }
 
 /** /current-identity/authenticators: an identity sees its own and changes its password with the current one. */
-export function ownAuthenticatorRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, full: Middleware<RequestState>): void {
+export function ownAuthenticatorRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, full: Middleware<RequestState>): void {
   const { authenticators } = services;
   const own = (ctx: ApiContext): Authenticator => {
     const authenticator = authenticators.list().find((row) => row.id === ctx.params.id && row.identityId === ctx.state.identity!.id);

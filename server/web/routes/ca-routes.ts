@@ -6,7 +6,7 @@ import { caView } from '../../edge/views/ca-view.ts';
 import { ApiError } from '../api-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { caCatalogue } from './catalogues.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 
@@ -55,7 +55,7 @@ const createBody = bodyValidator<CaInput>({ type: 'object', required: ['certPem'
 const putBody = bodyValidator<Partial<CaInput>>({ type: 'object', required: settingsRequired, properties: updateProperties });
 const patchBody = bodyValidator<Partial<CaInput>>({ type: 'object', properties: updateProperties });
 
-export function caRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function caRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { cas } = services;
   router.get('/cas', admin, (ctx) => sendList(ctx, cas.list(), caCatalogue, caView));
   router.post('/cas', admin, async (ctx) => {

@@ -7,12 +7,12 @@ import { serviceView } from '../../edge/views/service-view.ts';
 import type { Service } from '../../model/service-entities.ts';
 import { ApiError } from '../api-error.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { configMapFor } from './requested-config-types.ts';
 import { requireSession, sendDetail, sendList } from './route-kit.ts';
 import { serviceCatalogue } from './service-catalogues.ts';
 
-export function clientServiceRoutes(router: RouteTable, services: EdgeServices, full: Middleware<RequestState>): void {
+export function clientServiceRoutes(router: ApiRouter, services: EdgeServices, full: Middleware<RequestState>): void {
   const overlay = services.overlay;
   const visible = (ctx: ApiContext) => {
     const session = requireSession(ctx);

@@ -9,7 +9,7 @@ import { configTypeView, configView } from '../../edge/views/config-view.ts';
 import type { Config, ConfigType, ConfigTypeTarget } from '../../model/config-entities.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 import { configCatalogue, configTypeCatalogue, serviceCatalogue } from './service-catalogues.ts';
 import { adminServiceView } from './service-routes.ts';
@@ -58,7 +58,7 @@ function configChangesOf(body: ConfigBody, current?: Config): ConfigChanges {
   return { name: pick('name', ''), data: pick('data', {}), tags: pick('tags', {}) };
 }
 
-export function configRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function configRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const configs = services.overlay.configs;
   const typeName = (config: Config) => configs.findType(config.configTypeId)?.name ?? '';
   const showConfig = (config: Config) => configView(config, typeName(config));

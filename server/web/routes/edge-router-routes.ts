@@ -11,7 +11,7 @@ import type { EdgeRouter } from '../../model/router-entities.ts';
 import { ApiError } from '../api-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 
 const properties = {
@@ -77,7 +77,7 @@ export function edgeRouterCatalogue(connected: ReadonlyMap<string, RouterConnect
   };
 }
 
-export function edgeRouterRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function edgeRouterRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { routers, routerPresence } = services;
   router.get('/edge-routers', admin, async (ctx) => {
     const connected = await routerPresence.connected();
@@ -112,7 +112,7 @@ export function edgeRouterRoutes(router: RouteTable, services: EdgeServices, kit
   });
 }
 
-export function clientRouterEnrollmentRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit): void {
+export function clientRouterEnrollmentRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit): void {
   router.post('/enroll/erott', async (ctx: ApiContext) => {
     const body = await kit.validBody(ctx, erottBody);
     const token = typeof ctx.query.token === 'string' && ctx.query.token !== '' ? ctx.query.token : body.token;

@@ -9,7 +9,7 @@ import { parseCertificates, x509 } from '../../pki/x509-runtime.ts';
 import { ApiError } from '../api-error.ts';
 import { bodyValidator } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { enrollmentCatalogue } from './catalogues.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 
@@ -34,7 +34,7 @@ const updbBody = bodyValidator<{ token?: string; password: string }>({
   properties: { token: { type: 'string' }, password: { type: 'string', minLength: 5, maxLength: 100 } },
 });
 
-export function enrollmentRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function enrollmentRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { enrollments, identities } = services;
   const view = (row: Parameters<typeof enrollmentView>[0]) => enrollmentView(row, identities.find(row.identityId));
   router.get('/enrollments', admin, (ctx) => sendList(ctx, enrollments.list(), enrollmentCatalogue, view));
@@ -55,7 +55,7 @@ export function enrollmentRoutes(router: RouteTable, services: EdgeServices, kit
   });
 }
 
-export function clientEnrollmentRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit): void {
+export function clientEnrollmentRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit): void {
   const { enrollments } = services;
 
   const enrollOtt = async (ctx: ApiContext) => {
@@ -88,7 +88,7 @@ export function clientEnrollmentRoutes(router: RouteTable, services: EdgeService
 }
 
 /** EST's cacerts: the CA bundle clients trust the controller by, as base64 PKCS#7 (certificates only). */
-export function caBundleRoute(router: RouteTable, services: Pick<EdgeServices, 'caBundlePem'>): void {
+export function caBundleRoute(router: ApiRouter, services: Pick<EdgeServices, 'caBundlePem'>): void {
   const body = new x509.X509Certificates(parseCertificates(services.caBundlePem, 'CA bundle')).export('base64');
   router.get('/.well-known/est/cacerts', (ctx) => {
     ctx.status = 200;

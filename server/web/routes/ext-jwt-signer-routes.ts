@@ -6,7 +6,7 @@ import { clientExternalJwtSignerView, externalJwtSignerView } from '../../edge/v
 import type { ExternalJwtSigner } from '../../model/entities.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { externalJwtSignerCatalogue } from './catalogues.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 
@@ -60,7 +60,7 @@ function inputOf(body: SignerBody, current?: ExternalJwtSigner): ExternalJwtSign
   };
 }
 
-export function externalJwtSignerRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function externalJwtSignerRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { signers } = services;
   router.get('/external-jwt-signers', admin, (ctx) => sendList(ctx, signers.list(), externalJwtSignerCatalogue, externalJwtSignerView));
   router.post('/external-jwt-signers', admin, async (ctx) => {
@@ -85,6 +85,6 @@ export function externalJwtSignerRoutes(router: RouteTable, services: EdgeServic
 }
 
 /** Client API: public, so a client can find where to get a JWT before it has a session. */
-export function clientExternalJwtSignerRoutes(router: RouteTable, services: EdgeServices): void {
+export function clientExternalJwtSignerRoutes(router: ApiRouter, services: EdgeServices): void {
   router.get('/external-jwt-signers', (ctx) => sendList(ctx, services.signers.enabled(), externalJwtSignerCatalogue, clientExternalJwtSignerView));
 }

@@ -4,7 +4,7 @@
 import type { Middleware } from 'koa';
 import type { MemberRow } from '../../cluster/cluster-service.ts';
 import type { RequestState } from '../koa-state.ts';
-import { RouteTable } from '../route-table.ts';
+import { apiRouter, type ApiRouter } from '../api-router.ts';
 import { sendDetail } from './route-kit.ts';
 
 export const fabricApiPath = '/fabric/v1';
@@ -38,8 +38,8 @@ export function memberView(row: MemberRow, readOnly: boolean): MemberView {
   };
 }
 
-export function fabricClusterRoutes(cluster: ClusterView, admin: Middleware<RequestState>): RouteTable {
-  const router = new RouteTable(fabricApiPath);
+export function fabricClusterRoutes(cluster: ClusterView, admin: Middleware<RequestState>): ApiRouter {
+  const router = apiRouter(fabricApiPath);
   router.get('/cluster/list-members', admin, (ctx) => {
     const readOnly = cluster.readOnly();
     sendDetail(ctx, cluster.members().map((row) => memberView(row, readOnly)));

@@ -1,5 +1,5 @@
 // Management API: /identities.
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { IdentityInput } from '../../edge/identity-service.ts';
@@ -38,7 +38,7 @@ const disableBody = bodyValidator<{ durationMinutes: number }>({
   properties: { durationMinutes: { type: 'integer', minimum: 0, maximum: 525_600 } },
 });
 
-export function identityRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function identityRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { identities, authenticators } = services;
   const view = (identity: Identity) =>
     identityView(identity, {

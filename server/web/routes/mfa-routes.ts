@@ -10,14 +10,14 @@ import { link } from '../../edge/views/links.ts';
 import { bodyValidator } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import type { Access } from '../session-guard.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { requireSession, sendDetail, sendEmpty, type RouteKit } from './route-kit.ts';
 import { clientAddress } from '../request-abandoned.ts';
 
 const requiredCode = bodyValidator<{ code: string }>({ type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 100 } } });
 const optionalCode = bodyValidator<{ code?: string }>({ type: 'object', properties: { code: { type: 'string', maxLength: 100 } } });
 
-export function mfaRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, guard: (access: Access) => Middleware<RequestState>): void {
+export function mfaRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, guard: (access: Access) => Middleware<RequestState>): void {
   const { mfa } = services;
   const partial = guard('partial');
   const full = guard('full');
@@ -78,7 +78,7 @@ export function mfaRoutes(router: RouteTable, services: EdgeServices, kit: Route
 }
 
 /** Management API: an admin removes any identity's enrollment. */
-export function adminMfaRoutes(router: RouteTable, services: EdgeServices, admin: Middleware<RequestState>): void {
+export function adminMfaRoutes(router: ApiRouter, services: EdgeServices, admin: Middleware<RequestState>): void {
   router.delete('/identities/:id/mfa', admin, async (ctx) => {
     services.identities.get(ctx.params.id!);
     await services.mfa.adminRemove(ctx.params.id!);

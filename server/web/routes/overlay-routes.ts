@@ -2,7 +2,7 @@
 // API: the Client API's are for fully authenticated sessions (a partially authenticated one gets 401), the
 // Management API's for admins.
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import type { sessionGuard } from '../session-guard.ts';
 import { clientServiceRoutes } from './client-service-routes.ts';
 import { configRoutes } from './config-routes.ts';
@@ -14,7 +14,7 @@ import { serviceRoutes } from './service-routes.ts';
 import { clientServiceSessionRoutes, serviceSessionRoutes } from './service-session-routes.ts';
 import { terminatorRoutes } from './terminator-routes.ts';
 
-export function overlayRoutes(router: RouteTable, api: 'edge-client' | 'edge-management', services: EdgeServices, kit: RouteKit, guard: ReturnType<typeof sessionGuard>): void {
+export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-management', services: EdgeServices, kit: RouteKit, guard: ReturnType<typeof sessionGuard>): void {
   if (api === 'edge-client') {
     const full = guard('full');
     clientServiceRoutes(router, services, full);

@@ -8,7 +8,7 @@ import type { PostureCheck } from '../../model/service-entities.ts';
 import { ApiError } from '../api-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 import { postureCheckCatalogue } from './service-catalogues.ts';
 
@@ -50,7 +50,7 @@ function inputOf(body: CheckBody, current?: PostureCheck): PostureCheckInput {
   };
 }
 
-export function postureCheckRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function postureCheckRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const checks = services.overlay.postureChecks;
   router.get('/posture-checks', admin, (ctx) => sendList(ctx, checks.list(), postureCheckCatalogue, postureCheckView));
   router.post('/posture-checks', admin, async (ctx) => {

@@ -7,7 +7,7 @@ import { servicePolicyView, type RoleNames } from '../../edge/views/service-poli
 import type { ServicePolicy } from '../../model/service-entities.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 import { servicePolicyCatalogue } from './service-catalogues.ts';
 
@@ -40,7 +40,7 @@ function inputOf(body: PolicyBody, current?: ServicePolicy): ServicePolicyInput 
   };
 }
 
-export function servicePolicyRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function servicePolicyRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const { overlay, identities } = services;
   const names: RoleNames = {
     identity: (id) => identities.find(id)?.name,

@@ -9,7 +9,7 @@ import { serviceView } from '../../edge/views/service-view.ts';
 import type { Service } from '../../model/service-entities.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { configMapFor } from './requested-config-types.ts';
 import { requireSession, sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 import { serviceCatalogue } from './service-catalogues.ts';
@@ -45,7 +45,7 @@ function inputOf(body: ServiceBody, current?: Service): ServiceInput {
   };
 }
 
-export function serviceRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+export function serviceRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
   const overlay = services.overlay;
   const viewFor = (ctx: ApiContext) => adminServiceView(ctx, services);
   router.get('/services', admin, (ctx) => sendList(ctx, overlay.services.list(), serviceCatalogue, viewFor(ctx)));

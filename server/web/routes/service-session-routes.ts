@@ -9,7 +9,7 @@ import { ApiError } from '../api-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import { detailEnvelope } from '../envelope.ts';
 import type { RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { requireSession, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 import { serviceSessionCatalogue } from './service-catalogues.ts';
 
@@ -24,7 +24,7 @@ const createBody = bodyValidator<{ serviceId: string; type?: ServicePolicyType |
   },
 });
 
-export function clientServiceSessionRoutes(router: RouteTable, services: EdgeServices, kit: RouteKit, full: Middleware<RequestState>): void {
+export function clientServiceSessionRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, full: Middleware<RequestState>): void {
   const { overlay } = services;
   const view = (session: ServiceSession, token?: string) => serviceSessionView(session, { serviceName: overlay.services.find(session.serviceId)?.name ?? '' }, token);
   router.get('/sessions', full, (ctx) => sendList(ctx, overlay.sessions.forIdentity(ctx.state.identity!.id), serviceSessionCatalogue, (session) => view(session)));
@@ -41,7 +41,7 @@ export function clientServiceSessionRoutes(router: RouteTable, services: EdgeSer
   });
 }
 
-export function serviceSessionRoutes(router: RouteTable, services: EdgeServices, admin: Middleware<RequestState>): void {
+export function serviceSessionRoutes(router: ApiRouter, services: EdgeServices, admin: Middleware<RequestState>): void {
   const { overlay } = services;
   const view = (session: ServiceSession) =>
     serviceSessionView(session, {

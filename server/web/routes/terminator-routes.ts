@@ -8,7 +8,7 @@ import type { TerminatorRecord } from '../../edge/terminator-directory.ts';
 import { terminatorView } from '../../edge/views/terminator-view.ts';
 import { ApiError } from '../api-error.ts';
 import type { RequestState } from '../koa-state.ts';
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import { sendDetail, sendList } from './route-kit.ts';
 
 export const terminatorCatalogue: FieldCatalogue<TerminatorRecord> = {
@@ -26,7 +26,7 @@ export const terminatorCatalogue: FieldCatalogue<TerminatorRecord> = {
   precedence: { type: 'string', get: (row) => row.precedence },
 };
 
-export function terminatorRoutes(router: RouteTable, services: EdgeServices, admin: Middleware<RequestState>): void {
+export function terminatorRoutes(router: ApiRouter, services: EdgeServices, admin: Middleware<RequestState>): void {
   const view = (terminator: TerminatorRecord) =>
     terminatorView(terminator, services.overlay.services.find(terminator.serviceId)?.name ?? '', services.routers.find(terminator.routerId)?.name ?? '');
   router.get('/terminators', admin, async (ctx) => sendList(ctx, await services.terminators.list(), terminatorCatalogue, view));

@@ -1,5 +1,5 @@
 // GET /version (and `/`, and each API's own /version): what this controller is and which APIs it serves where.
-import type { RouteTable } from '../route-table.ts';
+import type { ApiRouter } from '../api-router.ts';
 import type { VersionInfo } from '../version-info.ts';
 import { sendDetail } from './route-kit.ts';
 
@@ -25,6 +25,6 @@ export function versionBody(version: VersionInfo, baseUrls: Partial<Record<ApiBi
   return { ...version, capabilities: ['HA_CONTROLLER'], apiVersions };
 }
 
-export function versionRoutes(router: RouteTable, paths: readonly string[], body: () => unknown): void {
+export function versionRoutes(router: ApiRouter, paths: readonly string[], body: () => unknown): void {
   for (const path of paths) router.get(path, (ctx) => sendDetail(ctx, body()));
 }
