@@ -118,8 +118,9 @@ test('the summary states the timeouts, the table, the ratios and honest verdicts
   assert.match(text, /fsync on/);
   assert.match(text, /plain HTTP/);
   assert.match(text, /Machine: 2 CPUs \(AMD EPYC\)/);
-  assert.match(text, /\| 16 \| edgeward \| 1200 \| 2\.00 \| 9\.50 \| 0 \| 0 \| 12000 \| 1200 \|/);
-  assert.match(text, /\| 64 \| edgeward \| 1200 \| 2\.00 \| 9\.50 \| 3000 \| 0 \| 12000 \| 1200 \|/);
+  assert.match(text, /\| 16 \| edgeward \| 1200 \| 2\.00 \| 9\.50 \| 0 \| 0 \| 12000 \| 1200 \| 9\.5 \| n\/a \| n\/a \|/);
+  assert.match(text, /\| 64 \| edgeward \| 1200 \| 2\.00 \| 9\.50 \| 3000 \| 0 \| 12000 \| 1200 \| 9\.5 \| n\/a \| n\/a \|/);
+  assert.match(text, /p99 edgeward\/etcd at 16 connections \(medians over the rounds\): \*\*1\.00\*\* \(by round: 1\.00\)\. Target \(the issue's\): ≤ 1\.0×: \*\*met\*\*/);
   assert.match(text, /in 1 round: each measures/);
   assert.match(text, /at 16 connections: \*\*1\.20\*\* \(by round: 1\.20\)\. Target \(the issue's\): ≥ 1\.0×: \*\*met\*\*/);
   assert.match(text, /at 64 connections: \*\*0\.60\*\* \(by round: 0\.60\)\. Target \(the issue's\): ≥ 1\.0×: \*\*not met\*\*/);
@@ -128,6 +129,31 @@ test('the summary states the timeouts, the table, the ratios and honest verdicts
   const timedOut = clusterSummary({ ...run, failovers: [trial('edgeward', Number.POSITIVE_INFINITY), trial('etcd', 1000)] });
   assert.match(timedOut, /\| edgeward \| > 20000 \| > 20000 \| > 20000 \(ctrl1 killed, via ctrl2\) \|/);
   assert.match(timedOut, /\*\*n\/a\*\*.*\*\*not met\*\*/);
+});
+
+test('p99 is compared by the medians over the rounds and round by round; CPU per write shows its median and every round', () => {
+  const withTail = (each: WriteLoad, p99Ms: number, clusterUsPerWrite: number, leaderUsPerWrite: number): WriteLoad => ({
+    ...each,
+    figures: { ...each.figures, p99Ms },
+    cpu: { clusterUsPerWrite, leaderUsPerWrite },
+  });
+  const loads = [
+    withTail(load('edgeward', 16, 12_000, 0, 1), 30, 900, 500),
+    withTail(load('etcd', 16, 10_000, 0, 1), 20, 700, 300),
+    withTail(load('edgeward', 16, 11_000, 0, 2), 10, 800, 450),
+    withTail(load('etcd', 16, 10_500, 0, 2), 25, 650, 320),
+    withTail(load('edgeward', 16, 12_500, 0, 3), 12, 850, 480),
+    withTail(load('etcd', 16, 10_200, 0, 3), 15, 720, 310),
+  ];
+  const [comparison] = throughputComparisons(loads);
+  assert.equal(comparison!.tailRatio, 12 / 20);
+  assert.deepEqual(comparison!.roundTailRatios, [30 / 20, 10 / 25, 12 / 15]);
+  assert.equal(comparison!.tailMet, true);
+  const text = clusterSummary({ ...run, rounds: 3, loads });
+  assert.match(text, /\| 16 \| edgeward \| 1200 \| 2\.00 \| 30\.00 \| 0 \| 0 \| 12000 \| 1200, 1100, 1250 \| 30\.0, 10\.0, 12\.0 \| 850 \(900, 800, 850\) \| 480 \(500, 450, 480\) \|/);
+  assert.match(text, /p99 edgeward\/etcd at 16 connections \(medians over the rounds\): \*\*0\.60\*\* \(by round: 1\.50, 0\.40, 0\.80\)\. Target \(the issue's\): ≤ 1\.0×: \*\*met\*\*/);
+  const slower = throughputComparisons(loads.map((each) => (each.system === 'edgeward' ? { ...each, figures: { ...each.figures, p99Ms: each.figures.p99Ms * 3 } } : each)));
+  assert.equal(slower[0]!.tailMet, false);
 });
 
 test('the section goes between its markers, leaving the rest of RESULTS.md alone', () => {

@@ -8,6 +8,8 @@ export const systems: readonly System[] = ['edgeward', 'etcd'];
 
 /** edgeward's writes/s should be at least this multiple of etcd's at each connection count. */
 export const throughputTarget = 1.0;
+/** edgeward's p99 latency should be at most this multiple of etcd's at each connection count. */
+export const tailTarget = 1.0;
 
 export interface WriteLoad {
   readonly system: System;
@@ -17,6 +19,9 @@ export interface WriteLoad {
   readonly figures: WrkFigures;
   /** Writes of the measured run found afterwards on the leader (identities or keys with the run's prefix). */
   readonly stored: number;
+  /** CPU time (user + system, all threads) over the measured run per successful write: the three members
+   * together, and the leader alone. Absent where /proc could not be read. */
+  readonly cpu?: { readonly clusterUsPerWrite: number; readonly leaderUsPerWrite: number };
 }
 
 export interface FailoverTrial {
@@ -86,6 +91,11 @@ export interface ThroughputComparison {
   /** edgeward over etcd within each round (measured back to back), in round order. */
   readonly roundRatios: readonly number[];
   readonly met: boolean;
+  /** edgeward's median p99 over etcd's, each system's median over its rounds. */
+  readonly tailRatio: number;
+  /** edgeward's p99 over etcd's within each round, in round order. */
+  readonly roundTailRatios: readonly number[];
+  readonly tailMet: boolean;
 }
 
 function systemLoads(loads: readonly WriteLoad[]): SystemLoads | undefined {
@@ -102,11 +112,15 @@ export function throughputComparisons(loads: readonly WriteLoad[]): ThroughputCo
     const etcd = of('etcd');
     if (!edgeward || !etcd) return [];
     const ratio = median(edgeward.loads.map((load) => writesPerSecond(load.figures))) / median(etcd.loads.map((load) => writesPerSecond(load.figures)));
-    const roundRatios = edgeward.loads.flatMap((load) => {
-      const pair = etcd.loads.find((other) => other.round === load.round);
-      return pair ? [writesPerSecond(load.figures) / writesPerSecond(pair.figures)] : [];
-    });
-    return [{ connections, edgeward, etcd, ratio, roundRatios, met: ratio >= throughputTarget }];
+    const byRound = (of: (load: WriteLoad) => number) =>
+      edgeward.loads.flatMap((load) => {
+        const pair = etcd.loads.find((other) => other.round === load.round);
+        return pair ? [of(load) / of(pair)] : [];
+      });
+    const roundRatios = byRound((load) => writesPerSecond(load.figures));
+    const tailRatio = median(edgeward.loads.map((load) => load.figures.p99Ms)) / median(etcd.loads.map((load) => load.figures.p99Ms));
+    const roundTailRatios = byRound((load) => load.figures.p99Ms);
+    return [{ connections, edgeward, etcd, ratio, roundRatios, met: ratio >= throughputTarget, tailRatio, roundTailRatios, tailMet: tailRatio <= tailTarget }];
   });
 }
 
@@ -146,7 +160,12 @@ export function clusterSummary(run: ClusterBenchRun): string {
     const load = own.median;
     const f = load.figures;
     const rounds = own.loads.map((each) => rate(writesPerSecond(each.figures))).join(', ');
-    return `| ${load.connections} | ${load.system} | ${rate(writesPerSecond(f))} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.httpErrors} | ${f.socketErrors} | ${load.stored} | ${rounds} |`;
+    const tails = own.loads.map((each) => fixed(each.figures.p99Ms, 1)).join(', ');
+    const cpu = (of: (each: NonNullable<WriteLoad['cpu']>) => number) => {
+      const values = own.loads.flatMap((each) => (each.cpu ? [of(each.cpu)] : []));
+      return values.length === 0 ? 'n/a' : `${rate(median(values))} (${values.map(rate).join(', ')})`;
+    };
+    return `| ${load.connections} | ${load.system} | ${rate(writesPerSecond(f))} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.httpErrors} | ${f.socketErrors} | ${load.stored} | ${rounds} | ${tails} | ${cpu((c) => c.clusterUsPerWrite)} | ${cpu((c) => c.leaderUsPerWrite)} |`;
   };
   const failoverRow = (system: System) => {
     const own = failover[system];
@@ -166,14 +185,20 @@ export function clusterSummary(run: ClusterBenchRun): string {
     'edgeward `POST /edge/management/v1/identities` (`zt-session`, a unique name, answered 201 once the leader has applied it);',
     'etcd `POST /v3/kv/put` (a unique key, a 128-byte value). Writes/s counts 2xx answers only; non-2xx is wrk\'s status errors (400 and up);',
     'socket errors are connect/read/write errors and timeouts; "stored" is the measured run\'s writes found on the leader afterwards.',
+    'CPU per write: user + system time of every thread of the three members (and of the leader alone) over the measured run,',
+    'per successful write: the median over the rounds, then each round.',
     '',
-    '| Connections | System | Writes/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors | Stored | Writes/s by round |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---|',
+    '| Connections | System | Writes/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors | Stored | Writes/s by round | p99 (ms) by round | CPU/write, cluster (µs) | CPU/write, leader (µs) |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---|---|---|---|',
     ...comparisons.flatMap((comparison) => [loadRow(comparison.edgeward), loadRow(comparison.etcd)]),
     '',
     ...comparisons.map(
       (comparison) =>
         `Writes/s edgeward/etcd at ${comparison.connections} connections: **${comparison.ratio.toFixed(2)}** (by round: ${comparison.roundRatios.map((ratio) => ratio.toFixed(2)).join(', ')}). Target (the issue's): ≥ ${throughputTarget.toFixed(1)}×: **${verdict(comparison.met)}**.`,
+    ),
+    ...comparisons.map(
+      (comparison) =>
+        `p99 edgeward/etcd at ${comparison.connections} connections (medians over the rounds): **${comparison.tailRatio.toFixed(2)}** (by round: ${comparison.roundTailRatios.map((ratio) => ratio.toFixed(2)).join(', ')}). Target (the issue's): ≤ ${tailTarget.toFixed(1)}×: **${verdict(comparison.tailMet)}**.`,
     ),
     '',
     `Failover, ${failover.edgeward.trials.length} trials each, alternating: SIGKILL of the leader, then a fresh write through each survivor every ${run.pollMs} ms,`,

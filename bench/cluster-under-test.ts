@@ -23,6 +23,8 @@ export interface ClusterUnderTest {
   write(member: number, name: string): Promise<boolean>;
   /** Aborts writes still in flight. */
   endWrites(): void;
+  /** Each member's process id while it runs (for its CPU time), in member order. */
+  pids(): readonly (number | undefined)[];
   /** SIGKILL. */
   kill(member: number): void;
   /** Starts a killed member again on its data. */

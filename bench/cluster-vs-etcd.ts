@@ -16,6 +16,7 @@ import { timeFailover, type ClusterUnderTest } from './cluster-under-test.ts';
 import { EdgewardCluster } from './edgeward-cluster.ts';
 import { EtcdCluster, etcdVersion } from './etcd-cluster.ts';
 import { etcdTimeouts } from './etcd-member.ts';
+import { processCpuSeconds } from './process-cpu.ts';
 import { runWrk } from './wrk-runner.ts';
 import { positiveInteger, progress, wrkVersion, readPreviousResults } from './bench-env.ts';
 
@@ -52,13 +53,28 @@ async function measure(cluster: ClusterUnderTest, connections: number, round: nu
   await load(namePrefix(`${cluster.system}-warm`), warmupSeconds);
   progress(`${label}: measuring ${seconds} s`);
   const prefix = namePrefix(`${cluster.system}-c${connections}`);
+  const pids = cluster.pids();
+  const cpuBefore = pids.map(processCpuSeconds);
   const figures = await load(prefix, seconds);
+  const cpuAfter = pids.map(processCpuSeconds);
   const stored = await cluster.storedCount(leader, prefix);
-  const result: WriteLoad = { system: cluster.system, connections, round, figures, stored };
-  progress(`${label}: ${writesPerSecond(figures).toFixed(0)} writes/s, p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms, ${figures.httpErrors} non-2xx, ${figures.socketErrors} socket errors, ${stored} stored`);
+  const cpu = cpuPerWrite(cpuBefore, cpuAfter, leader, figures.requests - figures.httpErrors);
+  const result: WriteLoad = { system: cluster.system, connections, round, figures, stored, ...(cpu ? { cpu } : {}) };
+  const cpuText = cpu ? `, CPU per write ${cpu.clusterUsPerWrite.toFixed(0)} µs (leader ${cpu.leaderUsPerWrite.toFixed(0)} µs)` : '';
+  progress(`${label}: ${writesPerSecond(figures).toFixed(0)} writes/s, p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms, ${figures.httpErrors} non-2xx, ${figures.socketErrors} socket errors, ${stored} stored${cpuText}`);
   const problem = storedProblem(result);
   if (problem) throw new Error(problem);
   return result;
+}
+
+/** CPU time (user + system, every thread) the members used over the measured run, per successful write: all three
+ * together and the leader alone; undefined where /proc could not be read for one of them. */
+function cpuPerWrite(before: readonly (number | undefined)[], after: readonly (number | undefined)[], leader: number, writes: number): WriteLoad['cpu'] {
+  if (writes <= 0 || before.length === 0) return undefined;
+  const used = before.map((start, member) => (start === undefined || after[member] === undefined ? undefined : after[member]! - start));
+  if (used.some((seconds) => seconds === undefined)) return undefined;
+  const total = used.reduce<number>((sum, seconds) => sum + seconds!, 0);
+  return { clusterUsPerWrite: (total * 1e6) / writes, leaderUsPerWrite: (used[leader]! * 1e6) / writes };
 }
 
 async function failoverTrial(cluster: ClusterUnderTest, trial: number): Promise<FailoverTrial> {

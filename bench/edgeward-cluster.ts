@@ -175,6 +175,10 @@ export class EdgewardCluster implements ClusterUnderTest {
     this.probes = new ProbeClient(this.caPem);
   }
 
+  pids(): (number | undefined)[] {
+    return this.nodes.map((node) => node.child?.pid);
+  }
+
   kill(member: number): void {
     const child = this.node(member).child;
     if (!child?.pid || child.exitCode !== null || child.signalCode !== null) throw new Error(`${ids[member]} is not running`);

@@ -122,6 +122,10 @@ export class EtcdCluster implements ClusterUnderTest {
     this.probes = new ProbeClient();
   }
 
+  pids(): (number | undefined)[] {
+    return this.children.map((child, member) => (this.isRunning(member) ? child?.pid : undefined));
+  }
+
   kill(member: number): void {
     const child = this.children[member];
     if (!child?.pid || !this.isRunning(member)) throw new Error(`${names[member]} is not running`);
