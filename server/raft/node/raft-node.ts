@@ -21,8 +21,11 @@ import { realRaftTimers, type RaftTimers } from './raft-timers.ts';
 export interface RaftStateMachine {
   appliedIndex(): number;
   apply(entries: readonly CommittedEntry[]): Promise<ApplyResult[]>;
-  /** The whole state as of appliedIndex(), as JSON-able data. */
+  /** The whole state as of appliedIndex(), as JSON-able data (a state machine in another thread answers later:
+   * nothing is applied meanwhile, the node holds its loop until it has the copy). */
   snapshot(): unknown;
+  /** Set for a state machine whose snapshot() answers with a promise of the data (raft/worker). */
+  readonly snapshotIsAsync?: boolean;
   /** Replaces the whole state with a snapshot's, as of `index`. */
   restore(data: unknown, index: number): Promise<void>;
 }
@@ -178,7 +181,7 @@ export class RaftNode implements Proposer {
     const node = new RaftNode(options, core, snapshotMeta?.index ?? 0);
     // What a follower behind the compacted log is sent: the snapshot just loaded, or the state machine as it is.
     if (loaded) core.snapshotTaken(loaded);
-    else if (snapshotMeta) node.offerCurrentState();
+    else if (snapshotMeta) await node.offerCurrentState();
     if (hardState) {
       node.persistedTerm = hardState.term;
       node.persistedVote = hardState.vote;
@@ -286,12 +289,13 @@ export class RaftNode implements Proposer {
     this.pump();
   }
 
-  propose(command: LogCommand): Promise<Proposal> {
-    return this.submit(() => this.core.propose(command), command);
+  /** `onPlaced` hears where the command entered the log, before it commits (raft/worker tells the model's thread). */
+  propose(command: LogCommand, onPlaced?: (index: number, term: number) => void): Promise<Proposal> {
+    return this.submit(() => this.core.propose(command), command, onPlaced);
   }
 
-  proposeConfigChange(change: ConfigChange): Promise<Proposal> {
-    return this.submit(() => this.core.proposeConfigChange(change));
+  proposeConfigChange(change: ConfigChange, onPlaced?: (index: number, term: number) => void): Promise<Proposal> {
+    return this.submit(() => this.core.proposeConfigChange(change), undefined, onPlaced);
   }
 
   transferLeadership(target?: NodeId): NodeId {
@@ -305,6 +309,12 @@ export class RaftNode implements Proposer {
     if (this.failed) return;
     this.core.leaderLost(id);
     this.pump();
+  }
+
+  /** Stops taking part after a failure outside the node (the model, applying on another thread, could not take a
+   * batch): as a storage failure here would. */
+  stopAfterFailure(error: Error): void {
+    if (!this.failure && !this.closed) this.stopAfter(error);
   }
 
   /** Waits until this node has applied everything up to `index` (woken by the apply itself, not by polling). */
@@ -351,11 +361,18 @@ export class RaftNode implements Proposer {
 
   /** Gives the core the state machine's current state as the snapshot to send (not saved: the state machine's
    * own store holds it, and a saved snapshot no newer than it lies on disk). The loop is not running yet. */
-  private offerCurrentState(): void {
+  private async offerCurrentState(): Promise<void> {
     const index = this.options.stateMachine.appliedIndex();
     const term = this.core.log.term(index);
     if (term === undefined || index > this.core.log.applied) return;
-    this.core.snapshotTaken({ meta: { index, term, configuration: this.core.configurationAt(index) }, data: this.options.stateMachine.snapshot() });
+    const copied = this.copyState();
+    const data = this.options.stateMachine.snapshotIsAsync ? await copied : copied;
+    this.core.snapshotTaken({ meta: { index, term, configuration: this.core.configurationAt(index) }, data });
+  }
+
+  /** The state machine's data as of its applied index: at once, or awaited from another thread. */
+  private copyState(): unknown {
+    return this.options.stateMachine.snapshot();
   }
 
   /** Takes a snapshot now if the policy's threshold is met (also runs on the policy's interval, staggered). */
@@ -371,7 +388,9 @@ export class RaftNode implements Proposer {
       const index = this.options.stateMachine.appliedIndex();
       const term = this.core.log.term(index);
       if (term !== undefined && index > this.lastSnapshotIndex) {
-        snapshot = { meta: { index, term, configuration: this.core.configurationAt(index) }, data: this.options.stateMachine.snapshot() };
+        const copied = this.copyState();
+        const data = this.options.stateMachine.snapshotIsAsync ? await copied : copied;
+        snapshot = { meta: { index, term, configuration: this.core.configurationAt(index) }, data };
       }
     } finally {
       this.holding = false;
@@ -420,7 +439,7 @@ export class RaftNode implements Proposer {
 
   // ---- the loop ----------------------------------------------------------------------------------------------
 
-  private submit(append: () => { index: number; term: number }, command?: LogCommand): Promise<Proposal> {
+  private submit(append: () => { index: number; term: number }, command?: LogCommand, onPlaced?: (index: number, term: number) => void): Promise<Proposal> {
     if (this.closed) return Promise.reject(new ProposalRefusedError('closed', 'the raft node is shutting down'));
     if (this.failure) return Promise.reject(new ProposalRefusedError('storage', `raft storage failed: ${this.failure.message}`));
     let placed: { index: number; term: number };
@@ -439,6 +458,7 @@ export class RaftNode implements Proposer {
     const proposal = new Promise<Proposal>((resolve, reject) => {
       this.pending.set(placed.index, { term: placed.term, resolve, reject, deadline, traced });
     });
+    onPlaced?.(placed.index, placed.term);
     this.pump();
     return proposal;
   }

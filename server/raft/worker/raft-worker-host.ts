@@ -1,0 +1,177 @@
+// The raft thread's side: runs the RaftNode (with its log, snapshots and peer transport, all on this thread) for a
+// model that lives on the controller's thread. Committed entries are handed over as they commit and the loop goes
+// on at once: acknowledgements and disk completions here never wait for the controller's HTTP work. The model's
+// results reach the clients there; this side only says where each proposal was placed, or why it was refused.
+import type { Logger } from '../../../common/log/logger.ts';
+import type { RaftStatus } from '../core/raft-core.ts';
+import type { Configuration, SoftState } from '../core/types.ts';
+import { RaftNode, type RaftNodeOptions, type RaftStateMachine } from '../node/raft-node.ts';
+import { ProposalRefusedError, type ApplyResult, type CommittedEntry } from '../state-machine.ts';
+import type { Call, FromRaftThread, Port, ToRaftThread } from './worker-protocol.ts';
+
+/** What the handed-over entries' results are on this side: the model's real results are on the other. */
+const handedOver: ApplyResult = Object.freeze({ ok: true });
+
+/**
+ * The model as the raft node here sees it: apply hands entries over and returns at once; the applied index is what
+ * was handed over (the other side applies in the same order); a restore or a copy goes over and is waited for.
+ */
+export class RemoteStateMachine implements RaftStateMachine {
+  readonly snapshotIsAsync = true;
+  private handedOverIndex: number;
+  private failure: Error | undefined;
+  private nextCopy = 1;
+  private readonly copies = new Map<number, (data: unknown) => void>();
+  /** Set by the host once the node runs: the status sent with each batch (none while the node starts). */
+  status: () => RaftStatus | undefined = () => undefined;
+
+  constructor(
+    private readonly port: Port<FromRaftThread, ToRaftThread>,
+    /** The model's applied index when the raft thread started. */
+    appliedIndex: number,
+  ) {
+    this.handedOverIndex = appliedIndex;
+  }
+
+  appliedIndex(): number {
+    return this.handedOverIndex;
+  }
+
+  apply(entries: readonly CommittedEntry[]): Promise<ApplyResult[]> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (entries.length === 0) return Promise.resolve([]);
+    this.handedOverIndex = entries[entries.length - 1]!.index;
+    const status = this.status();
+    this.port.postMessage(status ? { type: 'apply', entries, status } : { type: 'apply', entries });
+    return Promise.resolve(entries.map(() => handedOver));
+  }
+
+  snapshot(): Promise<unknown> {
+    const request = this.nextCopy++;
+    return new Promise((resolve) => {
+      this.copies.set(request, resolve);
+      this.port.postMessage({ type: 'copyState', request });
+    });
+  }
+
+  async restore(data: unknown, index: number): Promise<void> {
+    if (this.failure) throw this.failure;
+    this.handedOverIndex = index;
+    this.port.postMessage({ type: 'restore', data, index });
+  }
+
+  /** The other side's copy for `request`. */
+  stateCopied(request: number, data: unknown): void {
+    const resolve = this.copies.get(request);
+    this.copies.delete(request);
+    resolve?.(data);
+  }
+
+  /** The model failed over there: the next apply fails here, which stops the node. */
+  modelFailed(message: string): void {
+    this.failure ??= new Error(message);
+  }
+}
+
+export interface RaftWorkerHostOptions extends Omit<RaftNodeOptions, 'stateMachine' | 'logger' | 'onSnapshotRestored'> {
+  /** The model's applied index at start (read on the controller's thread before the raft thread starts). */
+  readonly appliedIndex: number;
+  readonly logger: Logger;
+  /** How often the status is sent when nothing else sends it (commit and last index move without applies). */
+  readonly statusEveryMs?: number;
+}
+
+/** Starts the node and serves the controller's thread over `port` until `close`. */
+export async function hostRaftNode(port: Port<FromRaftThread, ToRaftThread>, options: RaftWorkerHostOptions): Promise<RaftNode> {
+  const stateMachine = new RemoteStateMachine(port, options.appliedIndex);
+  const send = (message: FromRaftThread) => port.postMessage(message);
+  // Messages that arrive while the node starts wait for it (copies are answered at once: start may need one).
+  const early: ToRaftThread[] = [];
+  let node: RaftNode | undefined;
+  port.on('message', (message: ToRaftThread) => {
+    if (message.type === 'stateCopy') stateMachine.stateCopied(message.request, message.data);
+    else if (message.type === 'modelFailed') {
+      stateMachine.modelFailed(message.message);
+      node?.stopAfterFailure(new Error(message.message));
+    }
+    else if (node) handle(node, message);
+    else early.push(message);
+  });
+  const started = await RaftNode.start({ ...options, stateMachine });
+  node = started;
+  stateMachine.status = () => started.status();
+  let lastConfiguration: Configuration | undefined;
+  started.observe((softState: SoftState, status: RaftStatus) => send({ type: 'status', status, softState }));
+  started.observeConfiguration((configuration) => {
+    if (configuration === lastConfiguration) return;
+    lastConfiguration = configuration;
+    send({ type: 'status', status: started.status(), configuration });
+  });
+  started.onFailure((error) => send({ type: 'stopped', message: error.message }));
+  const timer = setInterval(() => send({ type: 'status', status: started.status() }), options.statusEveryMs ?? 50);
+  timer.unref?.();
+  const closing = started.close.bind(started);
+  started.close = async () => {
+    clearInterval(timer);
+    await closing();
+  };
+  for (const message of early.splice(0)) handle(started, message);
+  send({ type: 'status', status: started.status() });
+  return started;
+
+  function handle(raft: RaftNode, message: ToRaftThread): void {
+    switch (message.type) {
+      case 'propose': {
+        const { id } = message;
+        raft.propose(message.command, (index, term) => send({ type: 'placed', id, index, term })).catch((error: Error) => send(refusal(id, error)));
+        return;
+      }
+      case 'bootstrap':
+        raft.bootstrap(message.configuration);
+        return;
+      case 'leaderLost':
+        raft.leaderLost(message.peer);
+        return;
+      case 'call':
+        answer(raft, message.call, message.request);
+        return;
+      default:
+        return;
+    }
+  }
+
+  function answer(raft: RaftNode, call: number, request: Call): void {
+    const run = async (): Promise<unknown> => {
+      switch (request.type) {
+        case 'configChange': {
+          const proposal = await raft.proposeConfigChange(request.change);
+          return proposal.index;
+        }
+        case 'transfer':
+          return raft.transferLeadership(request.target);
+        case 'snapshot':
+          return raft.maybeSnapshot(request.force);
+        case 'close':
+          await raft.close();
+          return undefined;
+      }
+    };
+    run().then(
+      (value) => send({ type: 'done', call, value }),
+      (error: Error) =>
+        send({
+          type: 'error',
+          call,
+          message: error.message,
+          ...(error instanceof ProposalRefusedError ? { reason: error.reason, leader: error.leader } : {}),
+        }),
+    );
+  }
+}
+
+function refusal(id: number, error: Error): FromRaftThread {
+  if (error instanceof ProposalRefusedError) {
+    return { type: 'refused', id, reason: error.reason, message: error.message, leader: error.leader, ...(error.problem ? { problem: error.problem } : {}) };
+  }
+  return { type: 'refused', id, reason: 'storage', message: error.message, leader: null };
+}

@@ -1,0 +1,326 @@
+// The controller's side of a raft node that runs on its own thread (raft-worker-host.ts): the model lives here and
+// applies the committed entries the raft thread hands over, in log order; proposals made here resolve with the
+// model's result once this side applied them, so a client reads its own write; the node's status is mirrored as
+// the raft thread reports it (with every batch, on every change, and every 50 ms).
+import type { Logger } from '../../../common/log/logger.ts';
+import type { RaftStatus } from '../core/raft-core.ts';
+import type { ConfigChange, Configuration, NodeId, SoftState } from '../core/types.ts';
+import type { ConfigurationObserver, RaftObserver, RaftStateMachine } from '../node/raft-node.ts';
+import { ProposalRefusedError, type CommittedEntry, type LogCommand, type Proposal, type Proposer } from '../state-machine.ts';
+import type { Call, FromRaftThread, Port, ToRaftThread } from './worker-protocol.ts';
+
+interface PendingProposal {
+  readonly id: number;
+  readonly resolve: (proposal: Proposal) => void;
+  readonly reject: (error: Error) => void;
+  index?: number;
+  term?: number;
+}
+
+const notStarted: RaftStatus = Object.freeze({
+  id: '',
+  term: 0,
+  vote: null,
+  role: 'follower',
+  leader: null,
+  commit: 0,
+  applied: 0,
+  lastIndex: 0,
+  lastTerm: 0,
+  firstIndex: 0,
+  configuration: { voters: [], nonVoters: [] },
+  transferee: null,
+  progress: {},
+}) as RaftStatus;
+
+interface AppliedWaiter {
+  readonly index: number;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class WorkerRaftNode implements Proposer {
+  private current: RaftStatus;
+  private readonly proposals = new Map<number, PendingProposal>();
+  private readonly byIndex = new Map<number, PendingProposal>();
+  private readonly calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private waiters: AppliedWaiter[] = [];
+  private readonly observers: RaftObserver[] = [];
+  private readonly configurationObservers: ConfigurationObserver[] = [];
+  private readonly failureListeners: Array<(error: Error) => void> = [];
+  private nextId = 1;
+  /** Applies, restores and copies, one after another in the order they came. */
+  private work: Promise<void> = Promise.resolve();
+  private failure: Error | undefined;
+  private closed = false;
+
+  private markReady: () => void = () => undefined;
+  /** Resolves with the raft thread's first status: the node there has started. */
+  readonly ready: Promise<void> = new Promise((resolve) => (this.markReady = resolve));
+
+  constructor(
+    private readonly port: Port<ToRaftThread, FromRaftThread>,
+    private readonly stateMachine: RaftStateMachine,
+    private readonly logger: Logger,
+    private readonly onSnapshotRestored?: (restored: { index: number; hadData: boolean }) => void,
+  ) {
+    this.current = notStarted;
+    // Listening from the start: the node may need a copy of the model before it has started.
+    port.on('message', (message: FromRaftThread) => this.receive(message));
+  }
+
+  get id(): NodeId {
+    return this.current.id;
+  }
+
+  status(): RaftStatus {
+    return this.current;
+  }
+
+  get failed(): Error | undefined {
+    return this.failure;
+  }
+
+  isLeader(): boolean {
+    return this.current.role === 'leader';
+  }
+
+  leader(): NodeId | null {
+    return this.current.leader;
+  }
+
+  get term(): number {
+    return this.current.term;
+  }
+
+  get configuration(): Configuration {
+    return this.current.configuration;
+  }
+
+  appliedIndex(): number {
+    return this.stateMachine.appliedIndex();
+  }
+
+  isUninitialized(): boolean {
+    const { configuration } = this.current;
+    return configuration.voters.length === 0 && configuration.nonVoters.length === 0 && this.current.lastIndex === 0 && this.current.term === 0;
+  }
+
+  observe(observer: RaftObserver): void {
+    this.observers.push(observer);
+  }
+
+  observeConfiguration(observer: ConfigurationObserver): void {
+    this.configurationObservers.push(observer);
+    observer(this.current.configuration);
+  }
+
+  onFailure(listener: (error: Error) => void): void {
+    if (this.failure) listener(this.failure);
+    else this.failureListeners.push(listener);
+  }
+
+  bootstrap(configuration: Configuration): void {
+    this.port.postMessage({ type: 'bootstrap', configuration });
+  }
+
+  leaderLost(peer: NodeId): void {
+    if (this.failure) return;
+    this.port.postMessage({ type: 'leaderLost', peer });
+  }
+
+  propose(command: LogCommand): Promise<Proposal> {
+    if (this.closed) return Promise.reject(new ProposalRefusedError('closed', 'the raft node is shutting down'));
+    if (this.failure) return Promise.reject(new ProposalRefusedError('storage', `raft storage failed: ${this.failure.message}`));
+    const id = this.nextId++;
+    return new Promise<Proposal>((resolve, reject) => {
+      this.proposals.set(id, { id, resolve, reject });
+      this.port.postMessage({ type: 'propose', id, command });
+    });
+  }
+
+  async proposeConfigChange(change: ConfigChange): Promise<Proposal> {
+    const index = (await this.call({ type: 'configChange', change })) as number;
+    await this.waitForApplied(index, 10_000);
+    return { index, result: { ok: true } };
+  }
+
+  transferLeadership(target?: NodeId): Promise<NodeId> {
+    return this.call({ type: 'transfer', ...(target === undefined ? {} : { target }) }) as Promise<NodeId>;
+  }
+
+  maybeSnapshot(force = false): Promise<boolean> {
+    return this.call({ type: 'snapshot', force }) as Promise<boolean>;
+  }
+
+  /** Waits until the model here has applied everything up to `index`. */
+  waitForApplied(index: number, timeoutMs: number): Promise<void> {
+    if (this.appliedIndex() >= index) return Promise.resolve();
+    if (this.failure) return Promise.reject(new ProposalRefusedError('storage', `raft storage failed: ${this.failure.message}`));
+    if (this.closed) return Promise.reject(new Error(`raft: index ${index} not applied: the raft node is shutting down`));
+    return new Promise((resolve, reject) => {
+      const waiter: AppliedWaiter = {
+        index,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((other) => other !== waiter);
+          reject(new Error(`raft: index ${index} not applied within ${timeoutMs} ms`));
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Stops the node on the raft thread, then refuses whatever still waits here. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.call({ type: 'close' });
+    } finally {
+      this.closed = true;
+      await this.work;
+      this.refuseEverything(() => new ProposalRefusedError('closed', 'the raft node is shutting down'), (index) => new Error(`raft: index ${index} not applied: the raft node is shutting down`));
+    }
+  }
+
+  private call(request: Call): Promise<unknown> {
+    if (this.closed) return Promise.reject(new ProposalRefusedError('closed', 'the raft node is shutting down'));
+    const call = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.calls.set(call, { resolve, reject });
+      this.port.postMessage({ type: 'call', call, request });
+    });
+  }
+
+  private receive(message: FromRaftThread): void {
+    switch (message.type) {
+      case 'placed': {
+        const pending = this.proposals.get(message.id);
+        if (!pending) return;
+        pending.index = message.index;
+        pending.term = message.term;
+        this.byIndex.set(message.index, pending);
+        return;
+      }
+      case 'refused': {
+        const pending = this.proposals.get(message.id);
+        if (!pending) return;
+        this.forget(message.id, pending);
+        pending.reject(new ProposalRefusedError(message.reason, message.message, message.leader, message.problem));
+        return;
+      }
+      case 'done':
+      case 'error': {
+        const call = this.calls.get(message.call);
+        this.calls.delete(message.call);
+        if (!call) return;
+        if (message.type === 'done') call.resolve(message.value);
+        else call.reject(message.reason ? new ProposalRefusedError(message.reason, message.message, message.leader ?? null) : new Error(message.message));
+        return;
+      }
+      case 'apply':
+        if (message.status) this.current = message.status;
+        this.enqueue(() => this.apply(message.entries));
+        return;
+      case 'restore':
+        this.enqueue(() => this.restore(message.data, message.index));
+        return;
+      case 'copyState':
+        // Queued behind the applies already here: the copy is as of everything handed over before the request.
+        this.enqueue(async () => this.port.postMessage({ type: 'stateCopy', request: message.request, data: this.stateMachine.snapshot() }));
+        return;
+      case 'status':
+        this.statusChanged(message.status, message.softState, message.configuration);
+        return;
+      case 'stopped':
+        this.stop(new Error(message.message));
+        return;
+      case 'log':
+        this.logger[message.level](message.message, message.fields ?? {});
+        return;
+    }
+  }
+
+  private statusChanged(status: RaftStatus, softState: SoftState | undefined, configuration: Configuration | undefined): void {
+    this.current = status;
+    this.markReady();
+    if (configuration) for (const observer of this.configurationObservers) observer(configuration);
+    if (softState) for (const observer of this.observers) observer(softState, status);
+  }
+
+  private enqueue(step: () => Promise<void>): void {
+    this.work = this.work.then(async () => {
+      if (this.failure) return;
+      try {
+        await step();
+      } catch (error) {
+        // The model could not take a batch: the raft thread must stop too, or this node's model would diverge.
+        const failure = error as Error;
+        this.port.postMessage({ type: 'modelFailed', message: failure.message });
+        this.stop(failure);
+      }
+    });
+  }
+
+  private async apply(entries: readonly CommittedEntry[]): Promise<void> {
+    const results = await this.stateMachine.apply(entries);
+    entries.forEach((entry, i) => {
+      const pending = this.byIndex.get(entry.index);
+      if (!pending) return;
+      this.byIndex.delete(entry.index);
+      this.proposals.delete(pending.id);
+      if (pending.term === entry.term) pending.resolve({ index: entry.index, result: results[i]! });
+      else pending.reject(new ProposalRefusedError('dropped', `raft: the entry proposed at ${entry.index} was replaced by a newer leader's`));
+    });
+    this.settleWaiters();
+  }
+
+  private async restore(data: unknown, index: number): Promise<void> {
+    const hadData = this.stateMachine.appliedIndex() > 0;
+    await this.stateMachine.restore(data, index);
+    this.settleWaiters();
+    this.onSnapshotRestored?.({ index, hadData });
+  }
+
+  private settleWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const applied = this.appliedIndex();
+    this.waiters = this.waiters.filter((waiter) => {
+      if (waiter.index > applied) return true;
+      clearTimeout(waiter.timer);
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  private forget(id: number, pending: PendingProposal): void {
+    this.proposals.delete(id);
+    if (pending.index !== undefined && this.byIndex.get(pending.index) === pending) this.byIndex.delete(pending.index);
+  }
+
+  private stop(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.refuseEverything(() => new ProposalRefusedError('storage', `raft storage failed: ${error.message}`), () => new ProposalRefusedError('storage', `raft storage failed: ${error.message}`));
+    for (const listener of this.failureListeners) {
+      try {
+        listener(error);
+      } catch (thrown) {
+        this.logger.error('a raft failure listener failed', { error: (thrown as Error).message });
+      }
+    }
+  }
+
+  private refuseEverything(proposal: () => Error, waiter: (index: number) => Error): void {
+    for (const pending of this.proposals.values()) pending.reject(proposal());
+    this.proposals.clear();
+    this.byIndex.clear();
+    for (const each of this.waiters) {
+      clearTimeout(each.timer);
+      each.reject(waiter(each.index));
+    }
+    this.waiters = [];
+  }
+}
