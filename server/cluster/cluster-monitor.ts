@@ -6,8 +6,8 @@
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { Configuration, NodeId } from '../raft/core/types.ts';
-import type { RaftNode } from '../raft/node/raft-node.ts';
-import type { PeerHello, PeerNetwork } from '../raft/transport/peer-network.ts';
+import type { ClusterRaft } from '../raft/node/raft-node.ts';
+import type { PeerChannels, PeerHello } from '../raft/transport/peer-network.ts';
 
 export interface ClusterMonitorOptions {
   readonly self: PeerHello;
@@ -31,8 +31,8 @@ export class ClusterMonitor {
   private closed = false;
 
   constructor(
-    private readonly node: RaftNode,
-    private readonly peers: PeerNetwork,
+    private readonly node: ClusterRaft,
+    private readonly peers: PeerChannels,
     private readonly options: ClusterMonitorOptions,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -127,7 +127,7 @@ export class ClusterMonitor {
       if (this.closed || !this.node.isLeader()) return;
       this.logger.info('transferring leadership to preferred leader', { to: candidate.id });
       try {
-        this.node.transferLeadership(candidate.id);
+        await this.node.transferLeadership(candidate.id);
       } catch (error) {
         this.logger.warn('leadership transfer to preferred leader failed, will try next', { to: candidate.id, error: (error as Error).message });
         continue;

@@ -2,10 +2,10 @@
 // peer channel and answers its client once it has applied the entry locally (so a client reads its own write on
 // the controller it wrote to). With no leader, the write fails as ClusterHasNoLeaderError. With tracing on, the
 // forward is a client span whose W3C trace context travels in the forwarded proposal, and the leader continues it.
-import type { RaftNode } from '../raft/node/raft-node.ts';
+import type { ClusterRaft } from '../raft/node/raft-node.ts';
 import { encodeCommand } from '../raft/core/command-encoding.ts';
 import { ProposalRefusedError, type CommandProblem, type LogCommand, type Proposal, type Proposer, type RefusalReason } from '../raft/state-machine.ts';
-import type { PeerNetwork } from '../raft/transport/peer-network.ts';
+import type { PeerChannels } from '../raft/transport/peer-network.ts';
 import { RateLimitedError } from './rate-limiter.ts';
 
 export interface ForwardedProposal {
@@ -34,10 +34,10 @@ export interface ForwardedResult {
 
 export class ClusterProposer implements Proposer {
   constructor(
-    private readonly node: RaftNode,
+    private readonly node: ClusterRaft,
     /** How the leader proposes: the raft node behind the adaptive rate limiter. */
     private readonly leaderProposer: Proposer,
-    private readonly peers: PeerNetwork,
+    private readonly peers: PeerChannels,
     private readonly commitTimeoutMs: number,
     /** True while members disagree on the version: every write is refused. */
     private readonly isReadOnly: () => boolean = () => false,

@@ -5,9 +5,9 @@
 // `join`, which a member takes from a non-member only with `cluster.allowJoinRequests`.
 import type { Logger } from '../../common/log/logger.ts';
 import type { ConfigChange, NodeId } from '../raft/core/types.ts';
-import type { RaftNode } from '../raft/node/raft-node.ts';
+import type { ClusterRaft } from '../raft/node/raft-node.ts';
 import { ProposalRefusedError } from '../raft/state-machine.ts';
-import type { PeerHello, PeerNetwork } from '../raft/transport/peer-network.ts';
+import type { PeerChannels, PeerHello } from '../raft/transport/peer-network.ts';
 import { RefusalLog, suppressedField } from '../raft/transport/refusal-log.ts';
 import type { ClusterProposer, ForwardedProposal } from './cluster-proposer.ts';
 
@@ -46,8 +46,8 @@ export interface ClusterServiceOptions {
 
 export class ClusterService {
   constructor(
-    private readonly node: RaftNode,
-    private readonly peers: PeerNetwork,
+    private readonly node: ClusterRaft,
+    private readonly peers: PeerChannels,
     private readonly proposer: ClusterProposer,
     private readonly self: PeerHello,
     private readonly logger: Logger,
@@ -130,7 +130,7 @@ export class ClusterService {
 
   async transferLeadership(target?: string): Promise<string> {
     if (this.node.isLeader()) {
-      this.transferHere(target);
+      await this.transferHere(target);
       return 'success';
     }
     const leader = this.node.leader();
@@ -162,7 +162,7 @@ export class ClusterService {
         await this.changeConfiguration(request.change);
         return { ok: true };
       case 'transfer':
-        this.transferHere(request.target);
+        await this.transferHere(request.target);
         return { ok: true };
       case 'state':
         return { initialized: !this.node.isUninitialized() };
@@ -176,9 +176,9 @@ export class ClusterService {
     return voters.includes(id) || nonVoters.includes(id);
   }
 
-  private transferHere(target?: string): void {
+  private async transferHere(target?: string): Promise<void> {
     try {
-      const chosen = this.node.transferLeadership(target);
+      const chosen = await this.node.transferLeadership(target);
       this.logger.info('transferring leadership', { to: chosen });
     } catch (error) {
       throw new ClusterError((error as Error).message);

@@ -17,11 +17,11 @@ import { fileEventSink, stdoutEventSink } from '../events/event-sinks.ts';
 import { HealthChecker } from '../health/health-checker.ts';
 import { createModelTables, tables } from '../model/entities.ts';
 import { ModelStateMachine } from '../model/model-state-machine.ts';
-import type { RaftNode } from '../raft/node/raft-node.ts';
-import { bootstrapSingleVoter, openLocalRaft } from '../raft/node/local-raft.ts';
-import { PeerNetwork } from '../raft/transport/peer-network.ts';
+import type { ClusterRaft } from '../raft/node/raft-node.ts';
+import { bootstrapSingleVoter } from '../raft/node/local-raft.ts';
+import { startRaftThread } from './raft-thread.ts';
 import { ClusterProposer } from '../cluster/cluster-proposer.ts';
-import { ClusterService, isOpenToNonMembers } from '../cluster/cluster-service.ts';
+import { ClusterService } from '../cluster/cluster-service.ts';
 import { ClusterMonitor } from '../cluster/cluster-monitor.ts';
 import { AdaptiveRateLimiter } from '../cluster/rate-limiter.ts';
 import { RateLimitedProposer } from '../cluster/rate-limited-proposer.ts';
@@ -42,7 +42,7 @@ import type { EdgeServices } from '../edge/edge-services.ts';
 export interface RunningController {
   readonly id: string;
   readonly services: EdgeServices;
-  readonly raft: RaftNode;
+  readonly raft: ClusterRaft;
   readonly cluster: ClusterService;
   /** Resolves when this controller must stop and be started again (it installed a leader's snapshot over its data). */
   readonly restartRequired: Promise<void>;
@@ -74,7 +74,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
 
   const store = await explainOpen(join(options.dataDir, 'ctrl.db'), () => ModelStore.open(join(options.dataDir, 'ctrl.db'), createModelTables()));
   const stateMachine = new ModelStateMachine(store, logger.child('model'));
-  let node: RaftNode | undefined;
+  let node: ClusterRaft | undefined;
   const isLeader = () => node?.isLeader() ?? false;
   const dispatcher = new EventDispatcher(
     options.events.map(({ name, subscriptions, handler }) => ({
@@ -137,74 +137,53 @@ export async function startController(options: ControllerOptions, runtime: Contr
     runtime.telemetry?.metrics,
   );
 
-  // Peer channels on the control address carry raft traffic, forwarded writes and membership requests; routers'
-  // control channels arrive on the same address and go to the router hub once it exists.
+  // The raft node, its log and the peer channels on the control address (raft traffic, forwarded writes,
+  // membership requests) run on their own thread (raft-thread.ts); routers' control channels arrive on the same
+  // address and come over to the router hub once it exists.
   let routerControl: RouterControl | undefined;
   const self = { id: options.id, address: options.cluster.address, version: version.version, preferred: options.cluster.preferredLeader };
-  const peers = new PeerNetwork({
-    self,
-    listen: options.cluster.listen,
-    tls: options.cluster.tls,
-    trustDomain: options.cluster.trustDomain,
-    heartbeat: options.cluster.heartbeat,
-    logger: logger.child('peers'),
-    onLatency: (channelId, ms) => metrics.peerLatency.record(ms / 1000, { channel_id: channelId }),
-    onQueueTime: (channelId, ms) => metrics.peerQueueTime.record(ms / 1000, { channel_id: channelId }),
-    acceptOther: (socket) => (routerControl ? routerControl.accept(socket) : socket.destroy()),
-    // Membership authorizes peers: only the `cluster add` probe and join requests come from non-members.
-    openToNonMembers: isOpenToNonMembers,
-    ...(options.cluster.controlPort ? { controlPort: options.cluster.controlPort } : {}),
-  });
-  try {
-    await peers.start();
-  } catch (error) {
-    await store.close();
-    throw new Error(`cannot listen on the control address ${options.cluster.address}: ${(error as Error).message}`);
-  }
-
   // One raft code path for every controller: a new node waits to be initialized or added to a cluster; a node
   // with the first release's data is a one-voter cluster of itself.
-  const local = await explainOpen(join(options.dataDir, 'raft.db'), () =>
-    openLocalRaft({
-      id: options.id,
-      dataDir: options.dataDir,
-      stateMachine,
-      logger: logger.child('raft'),
-      timing: raftTiming(options.raft),
-      snapshotPolicy: { intervalMs: options.raft.snapshotIntervalMs, threshold: options.raft.snapshotThreshold, trailingLogs: options.raft.trailingLogs },
-      transport: peers,
-      newNode: 'wait-for-cluster',
-      address: options.cluster.address,
-      onSnapshotRestored: ({ index, hadData }) => {
-        if (!hadData) return;
-        // A node that had data of its own restarts cleanly on the leader's state rather than carrying on with
-        // whatever it built around its old model; its supervisor starts it again.
-        logger.error('restored snapshot to initialized system, restart required', { index });
-        requireRestart();
-      },
-      ...(tracing ? { proposalTracer: tracing } : {}),
-    }),
-  ).catch(async (error) => {
-    await peers.shutdown();
+  const thread = await startRaftThread({
+    id: options.id,
+    dataDir: options.dataDir,
+    stateMachine,
+    logger,
+    timing: raftTiming(options.raft),
+    snapshotPolicy: { intervalMs: options.raft.snapshotIntervalMs, threshold: options.raft.snapshotThreshold, trailingLogs: options.raft.trailingLogs },
+    peers: {
+      self,
+      listen: options.cluster.listen,
+      tls: options.cluster.tls,
+      trustDomain: options.cluster.trustDomain,
+      heartbeat: options.cluster.heartbeat,
+      ...(options.cluster.controlPort ? { controlPort: options.cluster.controlPort } : {}),
+    },
+    acceptRouter: (socket) => (routerControl ? routerControl.accept(socket) : socket.destroy()),
+    onPeerTiming: (kind, channelId, ms) => (kind === 'latency' ? metrics.peerLatency : metrics.peerQueueTime).record(ms / 1000, { channel_id: channelId }),
+    onSnapshotRestored: ({ index, hadData }) => {
+      if (!hadData) return;
+      // A node that had data of its own restarts cleanly on the leader's state rather than carrying on with
+      // whatever it built around its old model; its supervisor starts it again.
+      logger.error('restored snapshot to initialized system, restart required', { index });
+      requireRestart();
+    },
+    ...(tracing ? { proposalTracer: tracing } : {}),
+  }).catch(async (error) => {
     await store.close();
     throw error;
   });
-  node = local.node;
+  const peers = thread.peers;
+  node = thread.node;
   const raft = node;
   metrics.measureDataDir();
   raft.observeConfiguration((configuration) => {
-    peers.setConfiguration(configuration);
     for (const id of [...configuration.voters, ...configuration.nonVoters]) if (id !== options.id) metrics.peerMember(id);
   });
-  // A leader whose process dies closes its connections at once; waiting out a whole election timeout would only
-  // make the cluster unwritable for longer.
+  // (The raft thread itself tells the node when every connection to its leader closed.)
   peers.onPeerEvent((event, peer) => {
-    if (event === 'disconnected') {
-      metrics.peerDisconnected(peer.id);
-      raft.leaderLost(peer.id);
-    } else {
-      metrics.peerConnected(peer.id);
-    }
+    if (event === 'disconnected') metrics.peerDisconnected(peer.id);
+    else metrics.peerConnected(peer.id);
   });
   const initialStatus = raft.status();
   metrics.leaderState({ isLeader: initialStatus.role === 'leader', leader: initialStatus.leader });
@@ -322,8 +301,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     health.stop();
     monitor.close();
     routers.close();
-    await local.close();
-    await peers.shutdown();
+    await thread.close();
     await store.close();
     await metrics.close();
     await dispatcher.close();
@@ -456,8 +434,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
       await agent.close();
       await closeAll();
       await sessions.flushActivity().catch(() => 0);
-      await local.close();
-      await peers.shutdown();
+      await thread.close();
       await store.close();
       await metrics.close();
       await dispatcher.close();

@@ -3,7 +3,7 @@
 // on an interval, answers none itself, and closes when the peer is silent too long or never says hello. Frames are
 // held to routerFrameLimits; the first one was already held to the control port's hello limits (pre-hello-guard.ts
 // in the peer network, which owns the port).
-import type { TLSSocket } from 'node:tls';
+import type { Duplex } from 'node:stream';
 import type { ControllerToRouter, RouterHello } from '../../common/control-channel/control-messages.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
 import { routerFrameLimits } from '../../common/framing/frame-limits.ts';
@@ -26,6 +26,15 @@ export interface RouterChannelOwner {
   closed(channel: RouterChannel, reason: string): void;
 }
 
+/** A router's control connection as the channel uses it: a TLS socket, or one the raft thread accepted and relays
+ * here (raft/worker/proxied-socket.ts). */
+export interface ControlSocket extends Duplex {
+  readonly remoteAddress?: string | undefined;
+  readonly remotePort?: number | undefined;
+  setNoDelay(noDelay?: boolean): this;
+  getPeerCertificate(detailed: false): { readonly subject?: { readonly CN?: string | string[] }; readonly raw?: Buffer } | null;
+}
+
 export class RouterChannel {
   /** Set once the router is admitted. */
   hello: RouterHello | undefined;
@@ -42,7 +51,7 @@ export class RouterChannel {
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
-    readonly socket: TLSSocket,
+    readonly socket: ControlSocket,
     private readonly owner: RouterChannelOwner,
     timing: RouterChannelTiming,
   ) {

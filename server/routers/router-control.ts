@@ -2,7 +2,6 @@
 // channels, the cluster-wide presence (peer requests), router metrics on /metrics, membership pushes and edge-model
 // pushes. controller.ts hands it every non-controller TLS connection of the control address and every
 // `routers.*` peer request.
-import type { TLSSocket } from 'node:tls';
 import type { ControllerEndpoint } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
@@ -17,7 +16,7 @@ import { clusterMembers } from './cluster-members.ts';
 import { ClusterRouterPresence, isRouterPeerRequest, type PeerCaller, type RouterPeerRequest } from './cluster-router-presence.ts';
 import type { TerminatorDirectory } from '../edge/terminator-directory.ts';
 import { edgeModelOf, hostedServicesOf } from './edge-model-snapshot.ts';
-import { defaultRouterChannelTiming } from './router-channel.ts';
+import { defaultRouterChannelTiming, type ControlSocket } from './router-channel.ts';
 import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './router-hub.ts';
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
@@ -67,7 +66,7 @@ export interface RouterControl {
   readonly terminators: TerminatorDirectory;
   /** The cluster's members' control addresses now (for router enrollment JWTs). */
   controlAddresses(): string[];
-  accept(socket: TLSSocket): void;
+  accept(socket: ControlSocket): void;
   handlesPeerRequest(body: unknown): body is RouterPeerRequest;
   handlePeerRequest(body: RouterPeerRequest): Promise<unknown>;
   /** How edge clients' API sessions dial circuits (once the edge services exist). */

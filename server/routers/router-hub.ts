@@ -6,7 +6,6 @@
 // routers can check a link peer's certificate. It also keeps the terminators its routers register (see
 // terminator-registry.ts for why they live here and not in the raft log): each one checked against the model when
 // it arrives and again whenever the model changes.
-import type { TLSSocket } from 'node:tls';
 import type { ControllerEndpoint, ControllerToRouter, EdgeModel, LinkListenerInfo, RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
@@ -17,7 +16,7 @@ import { routerTables } from '../model/router-entities.ts';
 import { sameMembers } from './cluster-members.ts';
 import { edgeModelTables } from './edge-model-snapshot.ts';
 import { admitRouter, readHello } from './router-admission.ts';
-import { RouterChannel, type RouterChannelOwner, type RouterChannelTiming } from './router-channel.ts';
+import { RouterChannel, type ControlSocket, type RouterChannelOwner, type RouterChannelTiming } from './router-channel.ts';
 import { readTerminatorCreate, readTerminatorRemove } from './terminator-messages.ts';
 import type { ReportedLink, RouterLinkReport } from '../circuits/circuit-paths.ts';
 import { readCircuitReport, type CircuitReport } from '../events/circuit-events.ts';
@@ -83,7 +82,7 @@ export class RouterHub implements RouterChannelOwner {
   constructor(private readonly deps: RouterHubDeps) {}
 
   /** A TLS connection on the control address whose (CA-verified) certificate is not a controller's. */
-  accept(socket: TLSSocket): void {
+  accept(socket: ControlSocket): void {
     if (this.stopped) {
       socket.destroy();
       return;

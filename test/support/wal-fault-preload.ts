@@ -1,14 +1,26 @@
 // Loaded into a real controller process by a test (`--import`, see ControllerFixture's nodeArgs) to make its disk
 // fail on demand: after the process receives SIGUSR2, every write to a raft write-ahead-log segment
 // (`raft.db/wal-*.log`) fails with EIO, as a failing disk's would. The controller's own code runs unchanged: the
-// fault comes from the fs.write call its WAL makes (wal-segments.ts writeAt).
+// fault comes from the fs.write call its WAL makes (wal-segments.ts writeAt). The WAL runs on the controller's raft
+// thread, which the preload reaches too (common/threads/typescript-worker.ts imports it there); signals reach only
+// the main thread, so the main thread's copy arms the others over a BroadcastChannel.
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
+import { BroadcastChannel, isMainThread } from 'node:worker_threads';
 
 let armed = false;
-process.on('SIGUSR2', () => {
-  armed = true;
-});
+const arming = new BroadcastChannel('edgeward-wal-fault');
+arming.unref();
+if (isMainThread) {
+  process.on('SIGUSR2', () => {
+    armed = true;
+    arming.postMessage('arm');
+  });
+} else {
+  arming.onmessage = () => {
+    armed = true;
+  };
+}
 
 const walSegment = /\/raft\.db\/wal-\d{10}\.log$/;
 

@@ -7,7 +7,7 @@ import type { Configuration } from '../core/types.ts';
 import { FileSnapshotStore } from '../storage/file-snapshot-store.ts';
 import { openRaftStore } from '../storage/raft-db-migration.ts';
 import type { RaftStore } from '../storage/raft-storage.ts';
-import { RaftNode, defaultTiming, type RaftNodeTiming, type RaftStateMachine, type SnapshotPolicy } from './raft-node.ts';
+import { RaftNode, defaultTiming, type ClusterRaft, type RaftNodeTiming, type RaftStateMachine, type SnapshotPolicy } from './raft-node.ts';
 import { InProcessTransport, type RaftTransport } from './raft-transport.ts';
 import type { ProposalTracer } from './proposal-tracer.ts';
 
@@ -41,31 +41,56 @@ export interface LocalRaft {
 
 export const defaultSnapshotPolicy: SnapshotPolicy = { intervalMs: 120_000, threshold: 500, trailingLogs: 500 };
 
-export async function openLocalRaft(options: LocalRaftOptions): Promise<LocalRaft> {
-  const store = await openRaftStore(join(options.dataDir, 'raft.db'), {
-    onMigrated: ({ firstIndex, lastIndex }) => options.logger.info('migrated raft.db from LevelDB to the write-ahead log', { firstIndex, lastIndex }),
+/** The log and snapshots of a data directory, opened; and the configuration a node starts with when neither holds
+ * one (a log from the first release, without a configuration: a one-voter cluster of itself; else none). */
+export interface RaftFiles {
+  readonly store: RaftStore;
+  readonly snapshots: FileSnapshotStore;
+  readonly bootstrap: Configuration;
+  close(): Promise<void>;
+}
+
+export async function openRaftFiles(id: string, dataDir: string, logger: Logger, bootstrap?: Configuration): Promise<RaftFiles> {
+  const store = await openRaftStore(join(dataDir, 'raft.db'), {
+    onMigrated: ({ firstIndex, lastIndex }) => logger.info('migrated raft.db from LevelDB to the write-ahead log', { firstIndex, lastIndex }),
   });
-  let snapshots: FileSnapshotStore | undefined;
   try {
-    snapshots = await FileSnapshotStore.open(join(options.dataDir, 'snapshots'), {
-      onCorrupt: (name, reason) => options.logger.warn('skipping a corrupt raft snapshot', { file: name, reason }),
+    const snapshots = await FileSnapshotStore.open(join(dataDir, 'snapshots'), {
+      onCorrupt: (name, reason) => logger.warn('skipping a corrupt raft snapshot', { file: name, reason }),
     });
-    const node = await RaftNode.start({
-      id: options.id,
+    return {
       store,
       snapshots,
+      bootstrap: bootstrap ?? ((await hasState(store)) ? { voters: [id], nonVoters: [] } : { voters: [], nonVoters: [] }),
+      async close() {
+        await store.close();
+        await snapshots.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+export async function openLocalRaft(options: LocalRaftOptions): Promise<LocalRaft> {
+  const files = await openRaftFiles(options.id, options.dataDir, options.logger, options.bootstrap);
+  try {
+    const node = await RaftNode.start({
+      id: options.id,
+      store: files.store,
+      snapshots: files.snapshots,
       stateMachine: options.stateMachine,
       transport: options.transport ?? new InProcessTransport(),
       timing: options.timing ?? defaultTiming,
       snapshotPolicy: options.snapshotPolicy ?? defaultSnapshotPolicy,
-      bootstrap: options.bootstrap ?? ((await hasState(store)) ? { voters: [options.id], nonVoters: [] } : { voters: [], nonVoters: [] }),
+      bootstrap: files.bootstrap,
       // Election jitter only; nothing about safety depends on it.
       random: options.random ?? Math.random,
       logger: options.logger,
       ...(options.onSnapshotRestored ? { onSnapshotRestored: options.onSnapshotRestored } : {}),
       ...(options.proposalTracer ? { proposalTracer: options.proposalTracer } : {}),
     });
-    const opened = snapshots;
     if ((options.newNode ?? 'bootstrap-single-voter') === 'bootstrap-single-voter' && node.isUninitialized()) {
       await bootstrapSingleVoter(node, options.id, options.address);
     }
@@ -73,13 +98,11 @@ export async function openLocalRaft(options: LocalRaftOptions): Promise<LocalRaf
       node,
       async close() {
         await node.close();
-        await store.close();
-        await opened.close();
+        await files.close();
       },
     };
   } catch (error) {
-    await store.close();
-    await snapshots?.close();
+    await files.close();
     throw error;
   }
 }
@@ -89,7 +112,7 @@ async function hasState(store: RaftStore): Promise<boolean> {
 }
 
 /** Bootstraps a new node as the only voter of a new cluster and waits until it leads. */
-export async function bootstrapSingleVoter(node: RaftNode, id: string, address: string | undefined, timeoutMs = 10_000): Promise<void> {
+export async function bootstrapSingleVoter(node: Pick<ClusterRaft, 'bootstrap' | 'isLeader' | 'appliedIndex' | 'status'>, id: string, address: string | undefined, timeoutMs = 10_000): Promise<void> {
   node.bootstrap({ voters: [id], nonVoters: [], ...(address ? { addresses: { [id]: address } } : {}) });
   const deadline = Date.now() + timeoutMs;
   while (!node.isLeader() || node.appliedIndex() < node.status().commit) {

@@ -95,6 +95,26 @@ interface AppliedWaiter {
 export type RaftObserver = (state: SoftState, status: RaftStatus) => void;
 export type ConfigurationObserver = (configuration: Configuration) => void;
 
+/** What the controller and the cluster's services use of a raft node: RaftNode itself, or its mirror on the
+ * controller's thread when the node runs on the raft thread (raft/worker/worker-raft-node.ts). */
+export interface ClusterRaft extends Proposer {
+  readonly id: NodeId;
+  readonly failed: Error | undefined;
+  status(): RaftStatus;
+  isLeader(): boolean;
+  leader(): NodeId | null;
+  isUninitialized(): boolean;
+  observe(observer: RaftObserver): void;
+  observeConfiguration(observer: ConfigurationObserver): void;
+  onFailure(listener: (error: Error) => void): void;
+  bootstrap(configuration: Configuration): void;
+  proposeConfigChange(change: ConfigChange): Promise<Proposal>;
+  /** The member leadership goes to (chosen when `target` is unset); throws or rejects when it cannot. */
+  transferLeadership(target?: NodeId): NodeId | Promise<NodeId>;
+  leaderLost(peer: NodeId): void;
+  waitForApplied(index: number, timeoutMs: number): Promise<void>;
+}
+
 interface PendingProposal {
   readonly term: number;
   readonly resolve: (proposal: Proposal) => void;
@@ -107,7 +127,7 @@ interface PendingProposal {
 
 export const defaultTiming: RaftNodeTiming = { tickMs: 50, electionTicks: 20, heartbeatTicks: 4, commitTimeoutMs: 5000 };
 
-export class RaftNode implements Proposer {
+export class RaftNode implements ClusterRaft {
   private readonly core: RaftCore;
   private readonly pending = new Map<number, PendingProposal>();
   private appliedWaiters: AppliedWaiter[] = [];

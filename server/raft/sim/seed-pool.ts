@@ -1,10 +1,10 @@
 // Spreads a seed range over worker threads (one per core by default): worker k runs seeds first+k, first+k+n, ...
 // Results arrive as they finish; the summary lists failures in seed order, so a run reports the same failing seeds
 // whatever the interleaving of the workers.
-import { Worker } from 'node:worker_threads';
+import { startModuleWorker as startTypeScriptWorker } from '../../../common/threads/typescript-worker.ts';
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { SimulationResult } from './simulation.ts';
 import type { SeedWorkerData } from './seed-worker.ts';
 
@@ -58,11 +58,4 @@ export function runSeedPool(options: SeedPoolOptions, onResult?: (result: Simula
     const kept = options.stopAtFirstFailure && failed.length > 0 ? failed.slice(0, 1) : failed;
     return { passed, failed: kept, elapsedMs: performance.now() - started, workers: count };
   });
-}
-
-/** A worker running a TypeScript module: it registers the same loader the CLI runs under, then imports the module. */
-function startTypeScriptWorker(module: string, workerData: unknown): Worker {
-  const loader = pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/esm/api/index.mjs')).href;
-  const source = `const { register } = await import(${JSON.stringify(loader)}); register(); await import(${JSON.stringify(pathToFileURL(module).href)});`;
-  return new Worker(source, { eval: true, workerData });
 }

@@ -87,6 +87,19 @@ const maxHeldPerPeer = 1024;
 export type RequestHandler = (from: PeerHello, body: unknown) => Promise<unknown>;
 export type PeerEventHandler = (event: 'connected' | 'disconnected', peer: PeerHello) => void;
 
+/** What the cluster's services use of the peer channels: PeerNetwork itself, or its mirror on the controller's
+ * thread when the channels run on the raft thread (raft/worker/worker-peers.ts). */
+export interface PeerChannels {
+  readonly self: PeerHello;
+  onPeerEvent(handler: PeerEventHandler): void;
+  onRequest(handler: RequestHandler): void;
+  request(id: NodeId, body: unknown, timeoutMs: number): Promise<unknown>;
+  probe(address: string, timeoutMs?: number): Promise<PeerHello>;
+  presentedCertificates(): string[];
+  peers(): PeerStatus[];
+  isConnected(id: NodeId): boolean;
+}
+
 class Channel {
   peer: PeerHello | undefined;
   lastReceived = Date.now();
@@ -226,7 +239,7 @@ class Channel {
   }
 }
 
-export class PeerNetwork implements RaftTransport {
+export class PeerNetwork implements RaftTransport, PeerChannels {
   private server: Server | undefined;
   /** Channels this node opened: everything it sends to a peer goes over its own outbound channel. */
   private readonly channels = new Map<NodeId, Channel>();

@@ -79,6 +79,10 @@ export interface RaftWorkerHostOptions extends Omit<RaftNodeOptions, 'stateMachi
   readonly logger: Logger;
   /** How often the status is sent when nothing else sends it (commit and last index move without applies). */
   readonly statusEveryMs?: number;
+  /** Also told every status interval (the raft thread sends its peer list along). */
+  readonly onStatusInterval?: () => void;
+  /** Run when the controller's thread closes the node, after the node closed (the log, snapshots, channels). */
+  readonly afterClose?: () => Promise<void>;
 }
 
 /** Starts the node and serves the controller's thread over `port` until `close`. */
@@ -97,7 +101,8 @@ export async function hostRaftNode(port: Port<FromRaftThread, ToRaftThread>, opt
     else if (node) handle(node, message);
     else early.push(message);
   });
-  const started = await RaftNode.start({ ...options, stateMachine });
+  const { appliedIndex: _applied, statusEveryMs: _every, onStatusInterval: _interval, afterClose: _after, ...nodeOptions } = options;
+  const started = await RaftNode.start({ ...nodeOptions, stateMachine });
   node = started;
   stateMachine.status = () => started.status();
   let lastConfiguration: Configuration | undefined;
@@ -108,7 +113,10 @@ export async function hostRaftNode(port: Port<FromRaftThread, ToRaftThread>, opt
     send({ type: 'status', status: started.status(), configuration });
   });
   started.onFailure((error) => send({ type: 'stopped', message: error.message }));
-  const timer = setInterval(() => send({ type: 'status', status: started.status() }), options.statusEveryMs ?? 50);
+  const timer = setInterval(() => {
+    send({ type: 'status', status: started.status() });
+    options.onStatusInterval?.();
+  }, options.statusEveryMs ?? 50);
   timer.unref?.();
   const closing = started.close.bind(started);
   started.close = async () => {
@@ -153,6 +161,7 @@ export async function hostRaftNode(port: Port<FromRaftThread, ToRaftThread>, opt
           return raft.maybeSnapshot(request.force);
         case 'close':
           await raft.close();
+          await options.afterClose?.();
           return undefined;
       }
     };

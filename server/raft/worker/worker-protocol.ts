@@ -3,6 +3,7 @@
 import type { RaftStatus } from '../core/raft-core.ts';
 import type { ConfigChange, Configuration, NodeId, SoftState } from '../core/types.ts';
 import type { CommandProblem, CommittedEntry, LogCommand, RefusalReason } from '../state-machine.ts';
+import type { PeerHello, PeerStatus } from '../transport/peer-network.ts';
 
 /** A request that is answered (`done` or `error` with its `call`). */
 export type Call =
@@ -40,10 +41,35 @@ export type FromRaftThread =
   | { readonly type: 'status'; readonly status: RaftStatus; readonly softState?: SoftState; readonly configuration?: Configuration }
   /** The node stopped after a storage failure. */
   | { readonly type: 'stopped'; readonly message: string }
-  | { readonly type: 'log'; readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly message: string; readonly fields?: Record<string, unknown> };
+  | { readonly type: 'log'; readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly component?: string; readonly message: string; readonly fields?: Record<string, unknown> }
+  /** The raft thread could not start (the control port is taken, the log cannot be read…). */
+  | { readonly type: 'startFailed'; readonly message: string };
 
 /** The side of a MessagePort (or a Worker, or the worker's parentPort) each end uses. */
 export interface Port<Out, In> {
   postMessage(message: Out): void;
   on(event: 'message', listener: (message: In) => void): unknown;
 }
+
+/** The peer channels' port: the controller's thread asks, the raft thread (which holds the channels) answers. */
+export type ToPeerThread =
+  | { readonly type: 'request'; readonly call: number; readonly peer: NodeId; readonly body: unknown; readonly timeoutMs: number }
+  | { readonly type: 'probe'; readonly call: number; readonly address: string; readonly timeoutMs: number }
+  /** The controller's answer to a peer's request (`peerRequest`). */
+  | { readonly type: 'requestAnswer'; readonly rid: number; readonly ok: boolean; readonly value?: unknown; readonly error?: string }
+  | { readonly type: 'socketWrite'; readonly sid: number; readonly chunk: Uint8Array }
+  | { readonly type: 'socketEnd'; readonly sid: number }
+  | { readonly type: 'socketDestroy'; readonly sid: number };
+
+export type FromPeerThread =
+  | { readonly type: 'answer'; readonly call: number; readonly ok: boolean; readonly value?: unknown; readonly error?: string }
+  | { readonly type: 'peerEvent'; readonly event: 'connected' | 'disconnected'; readonly peer: PeerHello }
+  /** A peer's request for the controller (a forwarded write, a join, a router's message). */
+  | { readonly type: 'peerRequest'; readonly rid: number; readonly from: PeerHello; readonly body: unknown }
+  /** The channels as they are now (sent every status interval); the certificates only when they changed. */
+  | { readonly type: 'peers'; readonly peers: readonly PeerStatus[]; readonly certificates?: readonly string[] }
+  | { readonly type: 'timing'; readonly kind: 'latency' | 'queue'; readonly channelId: string; readonly ms: number }
+  /** A router's control connection arrived on the control port; its bytes follow as `socketData`. */
+  | { readonly type: 'socketOpen'; readonly sid: number; readonly remoteAddress?: string; readonly remotePort?: number; readonly commonName?: string; readonly raw?: Uint8Array }
+  | { readonly type: 'socketData'; readonly sid: number; readonly chunk: Uint8Array }
+  | { readonly type: 'socketClosed'; readonly sid: number; readonly error?: string };

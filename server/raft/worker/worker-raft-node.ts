@@ -5,12 +5,15 @@
 import type { Logger } from '../../../common/log/logger.ts';
 import type { RaftStatus } from '../core/raft-core.ts';
 import type { ConfigChange, Configuration, NodeId, SoftState } from '../core/types.ts';
-import type { ConfigurationObserver, RaftObserver, RaftStateMachine } from '../node/raft-node.ts';
-import { ProposalRefusedError, type CommittedEntry, type LogCommand, type Proposal, type Proposer } from '../state-machine.ts';
+import type { ClusterRaft, ConfigurationObserver, RaftObserver, RaftStateMachine } from '../node/raft-node.ts';
+import type { ProposalTrace, ProposalTracer } from '../node/proposal-tracer.ts';
+import { ProposalRefusedError, type CommittedEntry, type LogCommand, type Proposal } from '../state-machine.ts';
 import type { Call, FromRaftThread, Port, ToRaftThread } from './worker-protocol.ts';
 
 interface PendingProposal {
   readonly id: number;
+  readonly command: LogCommand;
+  traced?: ProposalTrace | undefined;
   readonly resolve: (proposal: Proposal) => void;
   readonly reject: (error: Error) => void;
   index?: number;
@@ -40,7 +43,7 @@ interface AppliedWaiter {
   readonly timer: NodeJS.Timeout;
 }
 
-export class WorkerRaftNode implements Proposer {
+export class WorkerRaftNode implements ClusterRaft {
   private current: RaftStatus;
   private readonly proposals = new Map<number, PendingProposal>();
   private readonly byIndex = new Map<number, PendingProposal>();
@@ -54,16 +57,24 @@ export class WorkerRaftNode implements Proposer {
   private work: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
   private closed = false;
+  private threadGone = false;
 
   private markReady: () => void = () => undefined;
-  /** Resolves with the raft thread's first status: the node there has started. */
-  readonly ready: Promise<void> = new Promise((resolve) => (this.markReady = resolve));
+  private startFailed: (error: Error) => void = () => undefined;
+  /** Resolves with the raft thread's first status (the node there has started); rejects if it could not start. */
+  readonly ready: Promise<void> = new Promise((resolve, reject) => {
+    this.markReady = resolve;
+    this.startFailed = reject;
+  });
+  private readonly componentLoggers = new Map<string, Logger>();
 
   constructor(
     private readonly port: Port<ToRaftThread, FromRaftThread>,
     private readonly stateMachine: RaftStateMachine,
     private readonly logger: Logger,
     private readonly onSnapshotRestored?: (restored: { index: number; hadData: boolean }) => void,
+    /** Traces the proposals made here (unset: none). */
+    private readonly tracer?: ProposalTracer,
   ) {
     this.current = notStarted;
     // Listening from the start: the node may need a copy of the model before it has started.
@@ -135,7 +146,7 @@ export class WorkerRaftNode implements Proposer {
     if (this.failure) return Promise.reject(new ProposalRefusedError('storage', `raft storage failed: ${this.failure.message}`));
     const id = this.nextId++;
     return new Promise<Proposal>((resolve, reject) => {
-      this.proposals.set(id, { id, resolve, reject });
+      this.proposals.set(id, { id, command, resolve, reject });
       this.port.postMessage({ type: 'propose', id, command });
     });
   }
@@ -177,7 +188,9 @@ export class WorkerRaftNode implements Proposer {
   async close(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.call({ type: 'close' });
+      if (!this.threadGone) await this.call({ type: 'close' });
+    } catch {
+      // The thread is gone already: there is nothing left to close there.
     } finally {
       this.closed = true;
       await this.work;
@@ -185,7 +198,18 @@ export class WorkerRaftNode implements Proposer {
     }
   }
 
+  /** The raft thread ended: nothing will answer any more. Unless closing, that is a failure of the node. */
+  threadExited(error: Error): void {
+    this.threadGone = true;
+    this.startFailed(error);
+    for (const call of this.calls.values()) call.reject(new ProposalRefusedError('closed', error.message));
+    this.calls.clear();
+    if (!this.closed) this.stop(error);
+    else this.refuseEverything(() => new ProposalRefusedError('closed', 'the raft node is shutting down'), (index) => new Error(`raft: index ${index} not applied: the raft node is shutting down`));
+  }
+
   private call(request: Call): Promise<unknown> {
+    if (this.threadGone) return Promise.reject(new ProposalRefusedError('closed', 'the raft thread has stopped'));
     if (this.closed) return Promise.reject(new ProposalRefusedError('closed', 'the raft node is shutting down'));
     const call = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -201,6 +225,7 @@ export class WorkerRaftNode implements Proposer {
         if (!pending) return;
         pending.index = message.index;
         pending.term = message.term;
+        pending.traced = this.tracer?.appended(pending.command, message.index);
         this.byIndex.set(message.index, pending);
         return;
       }
@@ -208,6 +233,7 @@ export class WorkerRaftNode implements Proposer {
         const pending = this.proposals.get(message.id);
         if (!pending) return;
         this.forget(message.id, pending);
+        pending.traced?.refused(message.reason);
         pending.reject(new ProposalRefusedError(message.reason, message.message, message.leader, message.problem));
         return;
       }
@@ -238,9 +264,20 @@ export class WorkerRaftNode implements Proposer {
         this.stop(new Error(message.message));
         return;
       case 'log':
-        this.logger[message.level](message.message, message.fields ?? {});
+        this.loggerFor(message.component)[message.level](message.message, message.fields ?? {});
+        return;
+      case 'startFailed':
+        this.startFailed(new Error(message.message));
         return;
     }
+  }
+
+  /** The raft thread's log lines go out through this thread's logger, under the component that wrote them. */
+  private loggerFor(component: string | undefined): Logger {
+    if (component === undefined) return this.logger;
+    let logger = this.componentLoggers.get(component);
+    if (!logger) this.componentLoggers.set(component, (logger = this.logger.child(component)));
+    return logger;
   }
 
   private statusChanged(status: RaftStatus, softState: SoftState | undefined, configuration: Configuration | undefined): void {
@@ -265,14 +302,20 @@ export class WorkerRaftNode implements Proposer {
   }
 
   private async apply(entries: readonly CommittedEntry[]): Promise<void> {
+    if (this.tracer) for (const entry of entries) this.byIndex.get(entry.index)?.traced?.committed();
     const results = await this.stateMachine.apply(entries);
     entries.forEach((entry, i) => {
       const pending = this.byIndex.get(entry.index);
       if (!pending) return;
       this.byIndex.delete(entry.index);
       this.proposals.delete(pending.id);
-      if (pending.term === entry.term) pending.resolve({ index: entry.index, result: results[i]! });
-      else pending.reject(new ProposalRefusedError('dropped', `raft: the entry proposed at ${entry.index} was replaced by a newer leader's`));
+      if (pending.term === entry.term) {
+        pending.traced?.applied();
+        pending.resolve({ index: entry.index, result: results[i]! });
+        return;
+      }
+      pending.traced?.refused('dropped');
+      pending.reject(new ProposalRefusedError('dropped', `raft: the entry proposed at ${entry.index} was replaced by a newer leader's`));
     });
     this.settleWaiters();
   }
@@ -314,7 +357,11 @@ export class WorkerRaftNode implements Proposer {
   }
 
   private refuseEverything(proposal: () => Error, waiter: (index: number) => Error): void {
-    for (const pending of this.proposals.values()) pending.reject(proposal());
+    for (const pending of this.proposals.values()) {
+      const error = proposal();
+      pending.traced?.refused(error instanceof ProposalRefusedError ? error.reason : 'closed');
+      pending.reject(error);
+    }
     this.proposals.clear();
     this.byIndex.clear();
     for (const each of this.waiters) {
