@@ -43,7 +43,7 @@ export async function startRaftThread(options: RaftThreadOptions): Promise<RaftT
   let threadError: Error | undefined;
   worker.once('error', (error) => {
     threadError = error;
-    logger.error('the raft thread failed', { error: error.message });
+    logger.child('raft').error('the raft thread failed', { error: error.message });
   });
   // A raft thread that ends while the controller runs leaves the model frozen: as a storage failure would.
   void exited.then((code) => {

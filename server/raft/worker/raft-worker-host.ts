@@ -118,10 +118,10 @@ export async function hostRaftNode(port: Port<FromRaftThread, ToRaftThread>, opt
     options.onStatusInterval?.();
   }, options.statusEveryMs ?? 50);
   timer.unref?.();
-  const closing = started.close.bind(started);
-  started.close = async () => {
+  const close = async () => {
     clearInterval(timer);
-    await closing();
+    await started.close();
+    await options.afterClose?.();
   };
   for (const message of early.splice(0)) handle(started, message);
   send({ type: 'status', status: started.status() });
@@ -160,8 +160,7 @@ export async function hostRaftNode(port: Port<FromRaftThread, ToRaftThread>, opt
         case 'snapshot':
           return raft.maybeSnapshot(request.force);
         case 'close':
-          await raft.close();
-          await options.afterClose?.();
+          await close();
           return undefined;
       }
     };

@@ -204,8 +204,11 @@ export class WorkerRaftNode implements ClusterRaft {
     this.startFailed(error);
     for (const call of this.calls.values()) call.reject(new ProposalRefusedError('closed', error.message));
     this.calls.clear();
-    if (!this.closed) this.stop(error);
-    else this.refuseEverything(() => new ProposalRefusedError('closed', 'the raft node is shutting down'), (index) => new Error(`raft: index ${index} not applied: the raft node is shutting down`));
+    if (!this.closed && !this.failure) {
+      // The documented line (and its alert): the node is gone as surely as after a storage failure.
+      this.loggerFor('raft').error('raft node stopped after a failure', { error: error.message });
+      this.stop(error);
+    } else if (this.closed) this.refuseEverything(() => new ProposalRefusedError('closed', 'the raft node is shutting down'), (index) => new Error(`raft: index ${index} not applied: the raft node is shutting down`));
   }
 
   private call(request: Call): Promise<unknown> {
