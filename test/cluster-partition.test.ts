@@ -9,7 +9,7 @@ import { callAgent } from '../server/agent/agent-client.ts';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
 import { initPki } from '../server/pki/pki-directory.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
-import { until } from './support/cluster-helpers.ts';
+import { until, withRaftThread } from './support/cluster-helpers.ts';
 import { freePort } from './support/free-port.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
 
@@ -28,22 +28,27 @@ const members = async (node: ControllerFixture) => {
   return response.ok ? (response.result as MemberRow[]) : [];
 };
 
-test('no acknowledged create is lost across a leader kill and a leader partition', async () => {
-  await initPki(pkiRoot, { trustDomain: 'edgeward.test' });
+test('no acknowledged create is lost across a leader kill and a leader partition', () => noneLost(['pt1', 'pt2', 'pt3'], false));
+
+test('the same with raft, its log and the control port on their own thread (cluster.raftThread)', () => noneLost(['rt1', 'rt2', 'rt3'], true));
+
+async function noneLost(ids: readonly string[], raftThread: boolean): Promise<void> {
+  const pkiDir = join(pkiRoot, raftThread ? 'thread' : 'inline');
+  await initPki(pkiDir, { trustDomain: 'edgeward.test' });
   // Peers reach each controller through its own proxy, so the test can cut one off.
-  const ids = ['pt1', 'pt2', 'pt3'];
   const byId = new Map<string, { node: ControllerFixture; proxy: TcpProxy }>();
   for (const id of ids) {
     const proxyPort = await freePort();
     let proxy: TcpProxy | undefined;
     const node = await ControllerFixture.create({
-      pkiDir: pkiRoot,
+      pkiDir,
       id,
-      initAdmin: id === 'pt1',
+      initAdmin: id === ids[0],
       editConfig: (yaml) => {
         const listen = /listener: "?tls:127\.0\.0\.1:(\d+)"?/.exec(yaml)![1]!;
         proxy = new TcpProxy(Number(listen));
-        return yaml.replace(/(\n  options:\n)/, `$1    advertiseAddress: tls:127.0.0.1:${proxyPort}\n`);
+        const proxied = yaml.replace(/(\n  options:\n)/, `$1    advertiseAddress: tls:127.0.0.1:${proxyPort}\n`);
+        return raftThread ? withRaftThread(proxied) : proxied;
       },
     });
     await proxy!.start(proxyPort);
@@ -130,4 +135,4 @@ test('no acknowledged create is lost across a leader kill and a leader partition
     assert.equal(new Set(names).size, names.length, `${node.id}: no name appears twice`);
     for (const name of names) assert.ok(acknowledged.has(name) || unacknowledged.has(name), `${name} was sent by the client`);
   }
-});
+}

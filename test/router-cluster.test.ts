@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
-import { threeControllerCluster, until } from './support/cluster-helpers.ts';
+import { threeControllerCluster, until, withRaftThread } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
 import { HttpsClient } from './support/https-client.ts';
@@ -31,7 +31,9 @@ interface TestRouter {
 const routers = new Map<string, TestRouter>();
 
 before(async () => {
-  nodes = await threeControllerCluster(pkiRoot);
+  // ctrl2 and ctrl3 run raft and the control port on a thread of their own (cluster.raftThread): routers reach
+  // them through the relayed connections, and the cluster mixes both modes.
+  nodes = await threeControllerCluster(pkiRoot, { editConfig: (yaml, id) => (id === 'ctrl1' ? yaml : withRaftThread(yaml)) });
   const [first] = nodes as [ControllerFixture];
   http = new HttpsClient(first.caPem);
 });

@@ -76,6 +76,8 @@ const clusterSchema = s
     electionTimeout: s.duration({ min: '100ms', max: '1m' }).default('1s'),
     heartbeatTimeout: s.duration({ min: '10ms', max: '10s' }).default('200ms'),
     commitTimeout: s.duration({ min: '10ms', max: '1m' }).default('5s'),
+    // The raft node, its log and the peer channels on a thread of their own (docs/raft.md, "The raft thread").
+    raftThread: s.boolean().default(false),
   })
   .rule((cluster) => (isAbove(cluster.electionTimeout, cluster.heartbeatTimeout) ? [] : [
     {

@@ -85,6 +85,7 @@ describe('parseControllerConfig: a valid file', () => {
         electionTimeout: 1_000,
         heartbeatTimeout: 200,
         commitTimeout: 5_000,
+        raftThread: false,
       },
       edge: {
         api: { sessionTimeout: 1_800_000, activityUpdateInterval: 90_000, activityUpdateBatchSize: 250 },

@@ -59,6 +59,8 @@ export interface ClusterConfig {
   readonly electionTimeout: number;
   readonly heartbeatTimeout: number;
   readonly commitTimeout: number;
+  /** The raft node, its log and the peer channels on a thread of their own. */
+  readonly raftThread: boolean;
 }
 
 /** Durations in ms. */

@@ -112,6 +112,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
         snapshotIntervalMs: config.cluster.snapshotInterval,
         snapshotThreshold: config.cluster.snapshotThreshold,
         trailingLogs: config.cluster.trailingLogs,
+        ownThread: config.cluster.raftThread,
       },
       webs,
       enrollment: { ...(signer ? { signer } : {}), identityDurationMs: config.edge.enrollment.edgeIdentity.duration, routerDurationMs: config.edge.enrollment.edgeRouter.duration },

@@ -46,6 +46,8 @@ export interface RaftOptions {
   readonly snapshotIntervalMs: number;
   readonly snapshotThreshold: number;
   readonly trailingLogs: number;
+  /** Run the raft node, its log and the peer channels on a thread of their own (`cluster.raftThread`). */
+  readonly ownThread?: boolean;
 }
 
 export const defaultRaftOptions: RaftOptions = {

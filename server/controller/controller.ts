@@ -19,7 +19,8 @@ import { createModelTables, tables } from '../model/entities.ts';
 import { ModelStateMachine } from '../model/model-state-machine.ts';
 import type { ClusterRaft } from '../raft/node/raft-node.ts';
 import { bootstrapSingleVoter } from '../raft/node/local-raft.ts';
-import { startRaftThread } from './raft-thread.ts';
+import { explainOpen } from './explain-open.ts';
+import { startRaftRuntime } from './raft-runtime.ts';
 import { ClusterProposer } from '../cluster/cluster-proposer.ts';
 import { ClusterService } from '../cluster/cluster-service.ts';
 import { ClusterMonitor } from '../cluster/cluster-monitor.ts';
@@ -138,13 +139,14 @@ export async function startController(options: ControllerOptions, runtime: Contr
   );
 
   // The raft node, its log and the peer channels on the control address (raft traffic, forwarded writes,
-  // membership requests) run on their own thread (raft-thread.ts); routers' control channels arrive on the same
-  // address and come over to the router hub once it exists.
+  // membership requests), on this thread or their own (raft-runtime.ts); routers' control channels arrive on the
+  // same address and go to the router hub once it exists.
   let routerControl: RouterControl | undefined;
   const self = { id: options.id, address: options.cluster.address, version: version.version, preferred: options.cluster.preferredLeader };
   // One raft code path for every controller: a new node waits to be initialized or added to a cluster; a node
   // with the first release's data is a one-voter cluster of itself.
-  const thread = await startRaftThread({
+  const thread = await startRaftRuntime({
+    ownThread: options.raft.ownThread ?? false,
     id: options.id,
     dataDir: options.dataDir,
     stateMachine,
@@ -455,15 +457,4 @@ function dropLogger(logger: Logger, web: string, port: number, maxConnections: n
     lastLogged = now;
     refused = 0;
   };
-}
-
-/** LevelDB's open errors name neither the path nor the usual cause; say both. */
-async function explainOpen<T>(path: string, open: () => Promise<T>): Promise<T> {
-  try {
-    return await open();
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED') throw new Error(`${path} is locked: another controller is using this data directory`);
-    throw new Error(`cannot open ${path}: ${cause?.message ?? (error as Error).message}`);
-  }
 }

@@ -12,6 +12,7 @@ import { openRaftFiles } from '../raft/node/local-raft.ts';
 import type { RaftNodeTiming, SnapshotPolicy } from '../raft/node/raft-node.ts';
 import { PeerNetwork, type PeerNetworkOptions } from '../raft/transport/peer-network.ts';
 import { hostRaftNode } from '../raft/worker/raft-worker-host.ts';
+import { explainOpenFailure } from './explain-open.ts';
 import type { FromPeerThread, FromRaftThread, ToPeerThread } from '../raft/worker/worker-protocol.ts';
 
 export interface RaftThreadData {
@@ -138,11 +139,7 @@ try {
 } catch (error) {
   await files?.close().catch(() => undefined);
   await peers.shutdown().catch(() => undefined);
-  // As the controller words a data file it cannot open: the path, and the usual cause when there is one.
-  const path = join(data.dataDir, 'raft.db');
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const message = cause?.code === 'LEVEL_LOCKED' ? `${path} is locked: another controller is using this data directory` : `cannot open ${path}: ${cause?.message ?? (error as Error).message}`;
-  sendRaft({ type: 'startFailed', message });
+  sendRaft({ type: 'startFailed', message: explainOpenFailure(join(data.dataDir, 'raft.db'), error) });
 }
 
 function answer(call: number, work: Promise<unknown>): void {

@@ -32,6 +32,12 @@ export const memberList = (node: ControllerFixture) => agent(node, 'cluster.list
 
 /** Three controllers (ctrl1..ctrl3) on one new PKI in `pkiDir`: ctrl1 initialized and adding the other two as voters.
  * `editConfig` changes each controller's config text (given its id) before it starts. */
+/** A controller config with `cluster.raftThread: true`: raft, its log and the control port on their own thread. */
+export function withRaftThread(yaml: string): string {
+  if (!/\ncluster:\n/.test(yaml)) throw new Error('the config has no cluster section');
+  return yaml.replace(/\ncluster:\n/, '\ncluster:\n  raftThread: true\n');
+}
+
 export async function threeControllerCluster(pkiDir: string, options: { editConfig?: (yaml: string, id: string) => string } = {}): Promise<ControllerFixture[]> {
   await initPki(pkiDir, { trustDomain: 'edgeward.test' });
   const edit = (id: string) => (options.editConfig ? { editConfig: (yaml: string) => options.editConfig!(yaml, id) } : {});

@@ -9,38 +9,15 @@ import { createMemoryLogger, silentLogger } from '../../../common/log/logger.ts'
 import { entryJson, holdsEntryJson } from '../core/entry-json.ts';
 import type { Entry, Message } from '../core/types.ts';
 import { seededRandom } from '../sim/seeded-random.ts';
-import { ProposalRefusedError, type ApplyResult, type CommittedEntry } from '../state-machine.ts';
+import { ProposalRefusedError } from '../state-machine.ts';
 import { FileSnapshotStore } from '../storage/file-snapshot-store.ts';
 import { WalRaftStore } from '../storage/wal-raft-store.ts';
 import { MemoryRaftStore } from '../storage/memory-raft-store.ts';
 import { MemorySnapshotStore } from '../storage/memory-snapshot-store.ts';
 import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
-import { RaftNode, type RaftStateMachine } from './raft-node.ts';
+import { RaftNode } from './raft-node.ts';
 import { InProcessTransport } from './raft-transport.ts';
-
-/** A key-value state machine that records what it applied. */
-class KvMachine implements RaftStateMachine {
-  values = new Map<string, string>();
-  applied = 0;
-  appliedIndex(): number {
-    return this.applied;
-  }
-  async apply(entries: readonly CommittedEntry[]): Promise<ApplyResult[]> {
-    return entries.map((entry) => {
-      this.applied = entry.index;
-      const command = entry.command as { type: string; key?: string; value?: string };
-      if (command.type === 'set') this.values.set(command.key!, command.value!);
-      return { ok: true, value: this.values.size };
-    });
-  }
-  snapshot(): unknown {
-    return { values: [...this.values], applied: this.applied };
-  }
-  async restore(data: unknown, index: number): Promise<void> {
-    this.values = new Map((data as { values: [string, string][] }).values);
-    this.applied = index;
-  }
-}
+import { KvStateMachine } from './kv-state-machine.ts';
 
 const timing = { tickMs: 10, electionTicks: 10, heartbeatTicks: 2, commitTimeoutMs: 3000 };
 const dirs: string[] = [];
@@ -50,15 +27,15 @@ interface Member {
   id: string;
   store: RaftStore;
   snapshots: SnapshotStore;
-  machine: KvMachine;
+  machine: KvStateMachine;
   node?: RaftNode;
 }
 
-async function cluster(ids: string[], transport: InProcessTransport, make: (id: string) => Promise<Pick<Member, 'store' | 'snapshots'> & { machine?: KvMachine }>, threshold = 1000, nodeTiming = timing) {
+async function cluster(ids: string[], transport: InProcessTransport, make: (id: string) => Promise<Pick<Member, 'store' | 'snapshots'> & { machine?: KvStateMachine }>, threshold = 1000, nodeTiming = timing) {
   const members: Member[] = [];
   for (const [i, id] of ids.entries()) {
     const { store, snapshots, machine } = await make(id);
-    const member: Member = { id, store, snapshots, machine: machine ?? new KvMachine() };
+    const member: Member = { id, store, snapshots, machine: machine ?? new KvStateMachine() };
     member.node = await RaftNode.start({
       id, store, snapshots, stateMachine: member.machine, transport, timing: nodeTiming,
       snapshotPolicy: { intervalMs: 3_600_000, threshold, trailingLogs: 5 },
@@ -156,7 +133,7 @@ test('a restart with a durable state machine reads no snapshot data, and still s
   dirs.push(root);
   const transport = new InProcessTransport();
   // The state machines outlive their nodes, as the model's database does; c's disk is lost before the restart.
-  const machines = new Map<string, KvMachine>();
+  const machines = new Map<string, KvStateMachine>();
   const dataReads: string[] = [];
   const open = async (id: string) => {
     const snapshots = await FileSnapshotStore.open(join(root, id, 'snapshots'));
@@ -309,7 +286,7 @@ test('a snapshot save that fails is logged and tried again at a later check; the
     return realSave(snapshot);
   };
   const logger = createMemoryLogger('info');
-  const machine = new KvMachine();
+  const machine = new KvStateMachine();
   const node = await RaftNode.start({
     id: 'solo', store: new MemoryRaftStore(), snapshots, stateMachine: machine, transport, timing,
     snapshotPolicy: { intervalMs: 30, threshold: 1, trailingLogs: 1 },
@@ -339,7 +316,7 @@ test('a log write that fails stops the node: the write, later proposals and wait
   };
   const logger = createMemoryLogger('info');
   const node = await RaftNode.start({
-    id: 'solo', store, snapshots: new MemorySnapshotStore(), stateMachine: new KvMachine(), transport: new InProcessTransport(), timing,
+    id: 'solo', store, snapshots: new MemorySnapshotStore(), stateMachine: new KvStateMachine(), transport: new InProcessTransport(), timing,
     snapshotPolicy: { intervalMs: 3_600_000, threshold: 1000, trailingLogs: 5 },
     bootstrap: { voters: ['solo'], nonVoters: [] }, random: seededRandom(9), logger,
   });
@@ -371,7 +348,7 @@ test('a restart after a crash between saving a leader snapshot and resetting the
   const store = new MemoryRaftStore();
   await store.persist(Array.from({ length: 10 }, (_, i) => ({ index: i + 1, term: 1, type: 'normal' as const, data: { type: 'set', key: `k${i}`, value: 'v' } })), { term: 2, vote: 'a', commit: 10 });
   const snapshots = new MemorySnapshotStore();
-  const machine = new KvMachine();
+  const machine = new KvStateMachine();
   await snapshots.save({ meta: { index: 20, term: 2, configuration: { voters: ['a'], nonVoters: [] } }, data: { values: [['k', 'from-snapshot']], applied: 20 } });
   const logger = createMemoryLogger();
   const node = await RaftNode.start({

@@ -4,7 +4,8 @@
 // results reach the clients there; this side only says where each proposal was placed, or why it was refused.
 import type { Logger } from '../../../common/log/logger.ts';
 import type { RaftStatus } from '../core/raft-core.ts';
-import type { Configuration, SoftState } from '../core/types.ts';
+import { entryJson } from '../core/entry-json.ts';
+import type { Configuration, Entry, SoftState } from '../core/types.ts';
 import { RaftNode, type RaftNodeOptions, type RaftStateMachine } from '../node/raft-node.ts';
 import { ProposalRefusedError, type ApplyResult, type CommittedEntry } from '../state-machine.ts';
 import type { Call, FromRaftThread, Port, ToRaftThread } from './worker-protocol.ts';
@@ -22,8 +23,15 @@ export class RemoteStateMachine implements RaftStateMachine {
   private failure: Error | undefined;
   private nextCopy = 1;
   private readonly copies = new Map<number, (data: unknown) => void>();
+  /** Set by the host once the node runs: the log's entry at an index, whose cached text is what goes over. */
+  entryAt: (index: number) => Entry | undefined = () => undefined;
   /** Set by the host once the node runs: the status sent with each batch (none while the node starts). */
   status: () => RaftStatus | undefined = () => undefined;
+
+  /** When a batch last carried the status (the interval's own status is left out while batches carry it). */
+  statusSentAt = 0;
+  /** Where the proposals from the controller's thread entered the log: index → proposal id and term. */
+  private readonly placed = new Map<number, { id: number; term: number }>();
 
   constructor(
     private readonly port: Port<FromRaftThread, ToRaftThread>,
@@ -31,6 +39,11 @@ export class RemoteStateMachine implements RaftStateMachine {
     appliedIndex: number,
   ) {
     this.handedOverIndex = appliedIndex;
+  }
+
+  /** A proposal from the controller's thread entered the log. */
+  proposalPlaced(id: number, index: number, term: number): void {
+    this.placed.set(index, { id, term });
   }
 
   appliedIndex(): number {
@@ -41,8 +54,21 @@ export class RemoteStateMachine implements RaftStateMachine {
     if (this.failure) return Promise.reject(this.failure);
     if (entries.length === 0) return Promise.resolve([]);
     this.handedOverIndex = entries[entries.length - 1]!.index;
+    // Which proposal each entry answers: the one placed at its index in its term (another term's entry there
+    // means the proposal was dropped, which the node refuses on its own).
+    const proposals = entries.map((entry) => {
+      const placed = this.placed.get(entry.index);
+      if (!placed) return 0;
+      this.placed.delete(entry.index);
+      return placed.term === entry.term ? placed.id : 0;
+    });
+    const texts = entries.map((committed) => {
+      const entry = this.entryAt(committed.index);
+      return entry ? entryJson(entry) : JSON.stringify({ index: committed.index, term: committed.term, type: 'normal', data: committed.command });
+    });
     const status = this.status();
-    this.port.postMessage(status ? { type: 'apply', entries, status } : { type: 'apply', entries });
+    if (status) this.statusSentAt = performance.now();
+    this.port.postMessage(status ? { type: 'apply', texts, proposals, status } : { type: 'apply', texts, proposals });
     return Promise.resolve(entries.map(() => handedOver));
   }
 
@@ -105,6 +131,7 @@ export async function hostRaftNode(port: Port<FromRaftThread, ToRaftThread>, opt
   const started = await RaftNode.start({ ...nodeOptions, stateMachine });
   node = started;
   stateMachine.status = () => started.status();
+  stateMachine.entryAt = (index) => started.log.entry(index);
   let lastConfiguration: Configuration | undefined;
   started.observe((softState: SoftState, status: RaftStatus) => send({ type: 'status', status, softState }));
   started.observeConfiguration((configuration) => {
@@ -113,10 +140,11 @@ export async function hostRaftNode(port: Port<FromRaftThread, ToRaftThread>, opt
     send({ type: 'status', status: started.status(), configuration });
   });
   started.onFailure((error) => send({ type: 'stopped', message: error.message }));
+  const every = options.statusEveryMs ?? 50;
   const timer = setInterval(() => {
-    send({ type: 'status', status: started.status() });
+    if (performance.now() - stateMachine.statusSentAt >= every) send({ type: 'status', status: started.status() });
     options.onStatusInterval?.();
-  }, options.statusEveryMs ?? 50);
+  }, every);
   timer.unref?.();
   const close = async () => {
     clearInterval(timer);
@@ -129,11 +157,16 @@ export async function hostRaftNode(port: Port<FromRaftThread, ToRaftThread>, opt
 
   function handle(raft: RaftNode, message: ToRaftThread): void {
     switch (message.type) {
-      case 'propose': {
-        const { id } = message;
-        raft.propose(message.command, (index, term) => send({ type: 'placed', id, index, term })).catch((error: Error) => send(refusal(id, error)));
+      case 'propose':
+        for (const { id, command } of message.proposals) {
+          raft
+            .propose(command, (index, term) => {
+              stateMachine.proposalPlaced(id, index, term);
+              if (message.placed) send({ type: 'placed', id, index, term });
+            })
+            .catch((error: Error) => send(refusal(id, error)));
+        }
         return;
-      }
       case 'bootstrap':
         raft.bootstrap(message.configuration);
         return;

@@ -2,7 +2,7 @@
 // side, raft-worker-host.ts on the raft thread's). Everything is structured-cloneable data.
 import type { RaftStatus } from '../core/raft-core.ts';
 import type { ConfigChange, Configuration, NodeId, SoftState } from '../core/types.ts';
-import type { CommandProblem, CommittedEntry, LogCommand, RefusalReason } from '../state-machine.ts';
+import type { CommandProblem, LogCommand, RefusalReason } from '../state-machine.ts';
 import type { PeerHello, PeerStatus } from '../transport/peer-network.ts';
 
 /** A request that is answered (`done` or `error` with its `call`). */
@@ -13,8 +13,9 @@ export type Call =
   | { readonly type: 'close' };
 
 export type ToRaftThread =
-  /** `id` names the proposal in `placed` and `refused`. */
-  | { readonly type: 'propose'; readonly id: number; readonly command: LogCommand }
+  /** Proposals made since the last batch; each `id` names its proposal in `apply`, `refused` and `placed` (sent
+   * only when `placed` is asked for: a traced proposal's span starts when it enters the log). */
+  | { readonly type: 'propose'; readonly proposals: readonly { readonly id: number; readonly command: LogCommand }[]; readonly placed: boolean }
   | { readonly type: 'call'; readonly call: number; readonly request: Call }
   | { readonly type: 'bootstrap'; readonly configuration: Configuration }
   | { readonly type: 'leaderLost'; readonly peer: NodeId }
@@ -30,9 +31,11 @@ export type FromRaftThread =
   | { readonly type: 'refused'; readonly id: number; readonly reason: RefusalReason; readonly message: string; readonly leader: NodeId | null; readonly problem?: CommandProblem }
   | { readonly type: 'done'; readonly call: number; readonly value?: unknown }
   | { readonly type: 'error'; readonly call: number; readonly reason?: RefusalReason; readonly message: string; readonly leader?: NodeId | null }
-  /** Committed entries, in log order, to apply to the model; with the node's status as of handing them over (none
-   * while the node starts). */
-  | { readonly type: 'apply'; readonly entries: readonly CommittedEntry[]; readonly status?: RaftStatus }
+  /** Committed entries, in log order, to apply to the model, each as the JSON text the log holds (`{index, term,
+   * type, data}`: a string crosses threads as a copy of its bytes, an object as a walk over it); for each, the id
+   * of the proposal it answers (0: none from here); with the node's status as of handing them over (none while the
+   * node starts). */
+  | { readonly type: 'apply'; readonly texts: readonly string[]; readonly proposals: readonly number[]; readonly status?: RaftStatus }
   /** Replace the model with a snapshot's data as of `index`. */
   | { readonly type: 'restore'; readonly data: unknown; readonly index: number }
   /** Send the model's data (`stateCopy`) once everything handed over is applied. */

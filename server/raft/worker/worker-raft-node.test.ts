@@ -7,44 +7,18 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { after, test } from 'node:test';
 import { silentLogger } from '../../../common/log/logger.ts';
 import { InProcessTransport } from '../node/raft-transport.ts';
-import type { RaftNode, RaftStateMachine } from '../node/raft-node.ts';
+import type { RaftNode } from '../node/raft-node.ts';
 import { seededRandom } from '../sim/seeded-random.ts';
-import { ProposalRefusedError, type ApplyResult, type CommittedEntry } from '../state-machine.ts';
+import { ProposalRefusedError } from '../state-machine.ts';
 import { MemoryRaftStore } from '../storage/memory-raft-store.ts';
 import { MemorySnapshotStore } from '../storage/memory-snapshot-store.ts';
 import { hostRaftNode } from './raft-worker-host.ts';
 import { WorkerRaftNode } from './worker-raft-node.ts';
-
-class KvMachine implements RaftStateMachine {
-  values = new Map<string, string>();
-  applied = 0;
-  failNext = false;
-  restored = 0;
-  appliedIndex(): number {
-    return this.applied;
-  }
-  async apply(entries: readonly CommittedEntry[]): Promise<ApplyResult[]> {
-    if (this.failNext) throw new Error('disk full');
-    return entries.map((entry) => {
-      this.applied = entry.index;
-      const command = entry.command as { type: string; key?: string; value?: string };
-      if (command.type === 'set') this.values.set(command.key!, command.value!);
-      return { ok: true, value: this.values.size };
-    });
-  }
-  snapshot(): unknown {
-    return { values: [...this.values] };
-  }
-  async restore(data: unknown, index: number): Promise<void> {
-    this.values = new Map((data as { values: [string, string][] }).values);
-    this.applied = index;
-    this.restored++;
-  }
-}
+import { KvStateMachine } from '../node/kv-state-machine.ts';
 
 interface Member {
   readonly id: string;
-  readonly machine: KvMachine;
+  readonly machine: KvStateMachine;
   readonly node: WorkerRaftNode;
   readonly raft: RaftNode;
   readonly ports: readonly MessagePort[];
@@ -61,7 +35,7 @@ after(async () => {
 
 async function member(id: string, ids: readonly string[], transport: InProcessTransport, seed: number, threshold = 1000): Promise<Member> {
   const { port1, port2 } = new MessageChannel();
-  const machine = new KvMachine();
+  const machine = new KvStateMachine();
   const node = new WorkerRaftNode(port1, machine, silentLogger);
   const raft = await hostRaftNode(port2, {
     id,

@@ -4,7 +4,7 @@
 // the raft thread reports it (with every batch, on every change, and every 50 ms).
 import type { Logger } from '../../../common/log/logger.ts';
 import type { RaftStatus } from '../core/raft-core.ts';
-import type { ConfigChange, Configuration, NodeId, SoftState } from '../core/types.ts';
+import type { ConfigChange, Configuration, Entry, NodeId, SoftState } from '../core/types.ts';
 import type { ClusterRaft, ConfigurationObserver, RaftObserver, RaftStateMachine } from '../node/raft-node.ts';
 import type { ProposalTrace, ProposalTracer } from '../node/proposal-tracer.ts';
 import { ProposalRefusedError, type CommittedEntry, type LogCommand, type Proposal } from '../state-machine.ts';
@@ -16,8 +16,6 @@ interface PendingProposal {
   traced?: ProposalTrace | undefined;
   readonly resolve: (proposal: Proposal) => void;
   readonly reject: (error: Error) => void;
-  index?: number;
-  term?: number;
 }
 
 const notStarted: RaftStatus = Object.freeze({
@@ -46,13 +44,13 @@ interface AppliedWaiter {
 export class WorkerRaftNode implements ClusterRaft {
   private current: RaftStatus;
   private readonly proposals = new Map<number, PendingProposal>();
-  private readonly byIndex = new Map<number, PendingProposal>();
   private readonly calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private waiters: AppliedWaiter[] = [];
   private readonly observers: RaftObserver[] = [];
   private readonly configurationObservers: ConfigurationObserver[] = [];
   private readonly failureListeners: Array<(error: Error) => void> = [];
   private nextId = 1;
+  private outbox: { id: number; command: LogCommand }[] = [];
   /** Applies, restores and copies, one after another in the order they came. */
   private work: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
@@ -147,9 +145,18 @@ export class WorkerRaftNode implements ClusterRaft {
     const id = this.nextId++;
     return new Promise<Proposal>((resolve, reject) => {
       this.proposals.set(id, { id, command, resolve, reject });
-      this.port.postMessage({ type: 'propose', id, command });
+      // Proposals go over in batches, once the requests of this turn of the event loop have been read: one
+      // message (and one wake-up of the raft thread) for all of them.
+      if (this.outbox.length === 0) setImmediate(this.flushProposals);
+      this.outbox.push({ id, command });
     });
   }
+
+  private readonly flushProposals = (): void => {
+    const proposals = this.outbox;
+    this.outbox = [];
+    if (proposals.length > 0) this.port.postMessage({ type: 'propose', proposals, placed: this.tracer !== undefined });
+  };
 
   async proposeConfigChange(change: ConfigChange): Promise<Proposal> {
     const index = (await this.call({ type: 'configChange', change })) as number;
@@ -224,18 +231,15 @@ export class WorkerRaftNode implements ClusterRaft {
   private receive(message: FromRaftThread): void {
     switch (message.type) {
       case 'placed': {
+        // Sent only for tracing: the span of a traced proposal starts when it entered the log.
         const pending = this.proposals.get(message.id);
-        if (!pending) return;
-        pending.index = message.index;
-        pending.term = message.term;
-        pending.traced = this.tracer?.appended(pending.command, message.index);
-        this.byIndex.set(message.index, pending);
+        if (pending) pending.traced = this.tracer?.appended(pending.command, message.index);
         return;
       }
       case 'refused': {
         const pending = this.proposals.get(message.id);
         if (!pending) return;
-        this.forget(message.id, pending);
+        this.proposals.delete(message.id);
         pending.traced?.refused(message.reason);
         pending.reject(new ProposalRefusedError(message.reason, message.message, message.leader, message.problem));
         return;
@@ -251,7 +255,7 @@ export class WorkerRaftNode implements ClusterRaft {
       }
       case 'apply':
         if (message.status) this.current = message.status;
-        this.enqueue(() => this.apply(message.entries));
+        this.enqueue(() => this.apply(message.texts, message.proposals));
         return;
       case 'restore':
         this.enqueue(() => this.restore(message.data, message.index));
@@ -304,21 +308,22 @@ export class WorkerRaftNode implements ClusterRaft {
     });
   }
 
-  private async apply(entries: readonly CommittedEntry[]): Promise<void> {
-    if (this.tracer) for (const entry of entries) this.byIndex.get(entry.index)?.traced?.committed();
+  private async apply(texts: readonly string[], proposals: readonly number[]): Promise<void> {
+    if (this.tracer) for (const id of proposals) if (id !== 0) this.proposals.get(id)?.traced?.committed();
+    const entries = texts.map((text): CommittedEntry => {
+      const entry = JSON.parse(text) as Entry;
+      // Raft's own entries still advance the applied index; the state machine treats them as no-ops.
+      const command = entry.type === 'normal' ? (entry.data as LogCommand) : { type: entry.type === 'config' ? 'raft.config' : 'raft.noop' };
+      return { index: entry.index, term: entry.term, command };
+    });
     const results = await this.stateMachine.apply(entries);
     entries.forEach((entry, i) => {
-      const pending = this.byIndex.get(entry.index);
+      const id = proposals[i] ?? 0;
+      const pending = id === 0 ? undefined : this.proposals.get(id);
       if (!pending) return;
-      this.byIndex.delete(entry.index);
-      this.proposals.delete(pending.id);
-      if (pending.term === entry.term) {
-        pending.traced?.applied();
-        pending.resolve({ index: entry.index, result: results[i]! });
-        return;
-      }
-      pending.traced?.refused('dropped');
-      pending.reject(new ProposalRefusedError('dropped', `raft: the entry proposed at ${entry.index} was replaced by a newer leader's`));
+      this.proposals.delete(id);
+      pending.traced?.applied();
+      pending.resolve({ index: entry.index, result: results[i]! });
     });
     this.settleWaiters();
   }
@@ -341,10 +346,6 @@ export class WorkerRaftNode implements ClusterRaft {
     });
   }
 
-  private forget(id: number, pending: PendingProposal): void {
-    this.proposals.delete(id);
-    if (pending.index !== undefined && this.byIndex.get(pending.index) === pending) this.byIndex.delete(pending.index);
-  }
 
   private stop(error: Error): void {
     if (this.failure) return;
@@ -366,7 +367,7 @@ export class WorkerRaftNode implements ClusterRaft {
       pending.reject(error);
     }
     this.proposals.clear();
-    this.byIndex.clear();
+    this.outbox = [];
     for (const each of this.waiters) {
       clearTimeout(each.timer);
       each.reject(waiter(each.index));
