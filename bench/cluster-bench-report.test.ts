@@ -114,6 +114,8 @@ test('fewer stored writes than 2xx answers is a problem; more is not', () => {
 test('the summary states the timeouts, the table, the ratios and honest verdicts', () => {
   const text = clusterSummary(run);
   assert.match(text, /electionTimeout 1000 ms, heartbeatTimeout 200 ms/);
+  assert.match(text, /raft on the controller's thread \(`cluster.raftThread: false`, the default\)/);
+  assert.match(clusterSummary({ ...run, raftThread: true }), /raft, its log and the peer channels on their own thread \(`cluster.raftThread: true`\)/);
   assert.match(text, /--heartbeat-interval=100 --election-timeout=1000/);
   assert.match(text, /fsync on/);
   assert.match(text, /plain HTTP/);

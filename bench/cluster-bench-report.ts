@@ -45,6 +45,8 @@ export interface ClusterBenchRun {
   readonly warmupSeconds: number;
   /** As read back from the controllers' config. */
   readonly edgewardTimeouts: { readonly electionTimeoutMs: number; readonly heartbeatTimeoutMs: number; readonly commitTimeoutMs: number };
+  /** The controllers ran with `cluster.raftThread: true` (absent: false, the default). */
+  readonly raftThread?: boolean;
   /** As passed to etcd. */
   readonly etcdTimeouts: { readonly heartbeatIntervalMs: number; readonly electionTimeoutMs: number };
   readonly pollMs: number;
@@ -177,7 +179,7 @@ export function clusterSummary(run: ClusterBenchRun): string {
     `Date: ${run.date}`,
     `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}, ${run.wrkVersion}, etcd ${run.etcdVersion}; load average ${run.machine.loadAverage.toFixed(2)} at start.`,
     'Everything on this one machine, on loopback, unpinned: both clusters stay up throughout (the one not under load idles), and wrk runs beside them.',
-    `edgeward: three controller processes formed with \`cluster.add\`, TLS (P-256) on the HTTP API and the peer channel; raft electionTimeout ${e.electionTimeoutMs} ms, heartbeatTimeout ${e.heartbeatTimeoutMs} ms (the defaults), commitTimeout ${e.commitTimeoutMs} ms.`,
+    `edgeward: three controller processes formed with \`cluster.add\`, TLS (P-256) on the HTTP API and the peer channel; raft electionTimeout ${e.electionTimeoutMs} ms, heartbeatTimeout ${e.heartbeatTimeoutMs} ms (the defaults), commitTimeout ${e.commitTimeoutMs} ms; ${run.raftThread ? 'raft, its log and the peer channels on their own thread (`cluster.raftThread: true`)' : 'raft on the controller\'s thread (`cluster.raftThread: false`, the default)'}.`,
     `etcd: three members of Debian's etcd-server, durable defaults: fsync on, --heartbeat-interval=${t.heartbeatIntervalMs} --election-timeout=${t.electionTimeoutMs} (the defaults), pre-vote off (3.4's default); data dirs in a temp dir; plain HTTP for clients (the JSON gateway) and peers, so etcd pays no TLS.`,
     `Writes: wrk, ${run.threads} threads, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up, against the leader, each request writing something new,`,
     `in ${run.rounds} ${run.rounds === 1 ? 'round' : 'rounds'}: each measures both systems back to back at each connection count, the two taking turns to go first, so that a`,

@@ -5,7 +5,7 @@
 // and prints the same. Everything is bounded by a watchdog; every controller and etcd member is stopped and the
 // temp dir removed on success, failure, timeout or a signal.
 // Env: BENCH_SECONDS (measured seconds per load, default 10); BENCH_CLUSTER_ROUNDS (rounds of write loads, 1 to 9,
-// default 3).
+// default 3); BENCH_RAFT_THREAD=1 runs the controllers with `cluster.raftThread: true` (docs/raft.md).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { benchLifecycle } from './bench-lifecycle.ts';
 import { clusterSummary, renderClusterSection, storedProblem, writesPerSecond, type ClusterBenchRun, type FailoverTrial, type WriteLoad } from './cluster-bench-report.ts';
 import { timeFailover, type ClusterUnderTest } from './cluster-under-test.ts';
 import { EdgewardCluster } from './edgeward-cluster.ts';
+import { withRaftThread } from '../test/support/cluster-helpers.ts';
 import { EtcdCluster, etcdVersion } from './etcd-cluster.ts';
 import { etcdTimeouts } from './etcd-member.ts';
 import { processCpuSeconds } from './process-cpu.ts';
@@ -29,6 +30,8 @@ const warmupSeconds = 2;
 const threads = 2;
 const connectionCounts = [16, 64];
 const rounds = positiveInteger('BENCH_CLUSTER_ROUNDS', 3, 9, 'rounds');
+/** BENCH_RAFT_THREAD=1: the controllers run with cluster.raftThread: true. */
+const raftThread = process.env.BENCH_RAFT_THREAD === '1';
 const trials = 5;
 const pollMs = 20;
 const failoverLimitMs = 20_000;
@@ -95,7 +98,7 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<ClusterBe
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
 
   const etcdCluster = await EtcdCluster.start(root, (cluster) => cleanups.push(() => cluster.stop()), progress);
-  const edgeward = await EdgewardCluster.start(root, (stop) => cleanups.push(stop), progress);
+  const edgeward = await EdgewardCluster.start(root, (stop) => cleanups.push(stop), progress, raftThread ? { editConfig: withRaftThread } : {});
   cleanups.push(() => edgeward.stop());
   const edgewardTimeouts = await edgeward.timeouts();
   progress(`both clusters are up: edgeward leader ${edgeward.memberNames[await edgeward.leader(30_000)]}, etcd leader ${etcdCluster.memberNames[await etcdCluster.leader(30_000)]}`);
@@ -123,6 +126,7 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<ClusterBe
     seconds,
     warmupSeconds,
     edgewardTimeouts,
+    raftThread,
     etcdTimeouts,
     pollMs,
     failoverLimitMs,

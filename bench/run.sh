@@ -12,7 +12,8 @@
 # the eight, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10);
 # BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
-# (1 to 9, default 3); BENCH_PIN and BENCH_CPU_PROF, see bench/run.ts; BENCH_FLOOD_SECONDS (default 30),
+# (1 to 9, default 3); BENCH_RAFT_THREAD=1 runs the cluster step with `cluster.raftThread: true`; BENCH_PIN and
+# BENCH_CPU_PROF, see bench/run.ts; BENCH_FLOOD_SECONDS (default 30),
 # BENCH_QUIET_SECONDS (default 10), BENCH_WRITE_RATE, BENCH_FLOOD_CONNECTIONS and BENCH_FLOOD_VARIANTS, see
 # bench/login-flood.ts; BENCH_ALERTS_MB (default 500), BENCH_ALERTS_ROUNDS (default 3) and BENCH_ALERTS_LINES
 # (default 200), see bench/alerts-matching.ts; BENCH_DASHBOARD_IDENTITIES (default 100000), BENCH_DASHBOARD_ROUNDS
