@@ -6,7 +6,8 @@ import { markedSections } from './raft-bench-report.ts';
 import type { WrkFigures } from './wrk-output.ts';
 
 /** Authenticated requests should keep at least this share of the bare route's throughput at 64 connections. */
-export const ratioTarget = 0.7;
+/** b/a′ (the same response bytes and headers) at 64 connections, the read-path issue's target. */
+export const ratioTarget = 0.8;
 
 export interface LoadResult {
   /** What was loaded, as shown in the table. */
@@ -74,8 +75,8 @@ export function runSummary(run: BenchRun): string {
     row('b', run.session),
     row('c', run.login),
     '',
-    `Ratio b/a: **${ratio.toFixed(2)}**. Target (the issue's): ≥ ${ratioTarget} at 64 connections: **${verdict(ratio)}**.`,
-    `Ratio b/a′ (same response bytes and headers): **${sameResponseRatio.toFixed(2)}**. Against the same target, ≥ ${ratioTarget}: **${verdict(sameResponseRatio)}**.`,
+    `Ratio b/a: **${ratio.toFixed(2)}** (the bare route's smaller response: for reference).`,
+    `Ratio b/a′ (same response bytes and headers): **${sameResponseRatio.toFixed(2)}**. Target (the issue's): ≥ ${ratioTarget} at 64 connections: **${verdict(sameResponseRatio)}**.`,
     ...cpuRatioLine(run),
   ].join('\n');
 }
