@@ -17,7 +17,7 @@ import { MemorySnapshotStore } from '../storage/memory-snapshot-store.ts';
 import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
 import { RaftNode } from './raft-node.ts';
 import { InProcessTransport } from './raft-transport.ts';
-import { KvStateMachine } from './kv-state-machine.ts';
+import { KvStateMachine, waitFor } from './node-test-support.ts';
 
 const timing = { tickMs: 10, electionTicks: 10, heartbeatTicks: 2, commitTimeoutMs: 3000 };
 const dirs: string[] = [];
@@ -44,16 +44,6 @@ async function cluster(ids: string[], transport: InProcessTransport, make: (id: 
     members.push(member);
   }
   return members;
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const leaderOf = (members: Member[]) => members.find((member) => member.node?.isLeader());

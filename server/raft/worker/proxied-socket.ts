@@ -55,6 +55,8 @@ export class ProxiedSocket extends Duplex implements ControlSocket {
     // Data is pushed as it arrives; the router channel never pauses.
   }
 
+  /** Done once the bytes are posted: the real socket's own buffer on the raft thread is what holds them (a router's
+   * control frames are small: hellos, model pushes, heartbeats). */
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (!this.remoteClosed) this.send({ type: 'socketWrite', sid: this.sid, chunk });
     callback();

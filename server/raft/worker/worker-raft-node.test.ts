@@ -14,7 +14,7 @@ import { MemoryRaftStore } from '../storage/memory-raft-store.ts';
 import { MemorySnapshotStore } from '../storage/memory-snapshot-store.ts';
 import { hostRaftNode } from './raft-worker-host.ts';
 import { WorkerRaftNode } from './worker-raft-node.ts';
-import { KvStateMachine } from '../node/kv-state-machine.ts';
+import { KvStateMachine, waitFor } from '../node/node-test-support.ts';
 
 interface Member {
   readonly id: string;
@@ -61,16 +61,6 @@ async function cluster(ids: readonly string[], threshold?: number): Promise<{ me
   const members: Member[] = [];
   for (const [i, id] of ids.entries()) members.push(await member(id, ids, transport, 300 + i, threshold));
   return { members, transport };
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const leaderOf = (members: readonly Member[]) => waitFor('a leader every member knows', () => {

@@ -1,5 +1,5 @@
-// A key-value state machine for the node's tests (here and raft/worker): `set` commands, the size as each result,
-// and switches a test can flip (fail the next apply; count restores).
+// What the node's tests share (here and raft/worker): a key-value state machine (`set` commands, the size as each
+// result, switches a test can flip: fail the next apply, count restores) and a bounded wait for a condition.
 import type { ApplyResult, CommittedEntry } from '../state-machine.ts';
 import type { RaftStateMachine } from './raft-node.ts';
 
@@ -32,5 +32,16 @@ export class KvStateMachine implements RaftStateMachine {
     this.values = new Map((data as { values: [string, string][] }).values);
     this.applied = index;
     this.restored++;
+  }
+}
+
+/** Polls `probe` every 5 ms until it returns something truthy, which it returns; fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
