@@ -5,7 +5,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import type { Logger } from '../../common/log/logger.ts';
-import { startModuleWorker } from '../../common/threads/typescript-worker.ts';
+import { startModuleWorker } from '../../common/threads/module-worker.ts';
 import type { ProposalTracer } from '../raft/node/proposal-tracer.ts';
 import type { RaftStateMachine } from '../raft/node/raft-node.ts';
 import type { ProxiedSocket } from '../raft/worker/proxied-socket.ts';

@@ -2,7 +2,7 @@
 // fail on demand: after the process receives SIGUSR2, every write to a raft write-ahead-log segment
 // (`raft.db/wal-*.log`) fails with EIO, as a failing disk's would. The controller's own code runs unchanged: the
 // fault comes from the fs.write call its WAL makes (wal-segments.ts writeAt). The WAL runs on the controller's raft
-// thread, which the preload reaches too (common/threads/typescript-worker.ts imports it there); signals reach only
+// thread, which the preload reaches too (common/threads/module-worker.ts imports it there); signals reach only
 // the main thread, so the main thread's copy arms the others over a BroadcastChannel.
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';

@@ -1,7 +1,7 @@
 // Spreads a seed range over worker threads (one per core by default): worker k runs seeds first+k, first+k+n, ...
 // Results arrive as they finish; the summary lists failures in seed order, so a run reports the same failing seeds
 // whatever the interleaving of the workers.
-import { startModuleWorker as startTypeScriptWorker } from '../../../common/threads/typescript-worker.ts';
+import { startModuleWorker } from '../../../common/threads/module-worker.ts';
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +41,7 @@ export function runSeedPool(options: SeedPoolOptions, onResult?: (result: Simula
   const runs = Array.from({ length: count }, (_, k) => {
     const data: SeedWorkerData = { root: options.root ?? repoRoot, first: options.first + k, end, stride: count, steps: options.steps, nodes: options.nodes, lowestFailure };
     return new Promise<void>((resolveRun, rejectRun) => {
-      const worker = startTypeScriptWorker(join(repoRoot, 'server/raft/sim/seed-worker.ts'), data);
+      const worker = startModuleWorker(join(repoRoot, 'server/raft/sim/seed-worker.ts'), data);
       worker.on('message', (message: { kind: 'result'; result: SimulationResult } | { kind: 'done' }) => {
         if (message.kind === 'done') return;
         if (message.result.ok) passed++;

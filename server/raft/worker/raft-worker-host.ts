@@ -1,7 +1,8 @@
 // The raft thread's side: runs the RaftNode (with its log, snapshots and peer transport, all on this thread) for a
 // model that lives on the controller's thread. Committed entries are handed over as they commit and the loop goes
 // on at once: acknowledgements and disk completions here never wait for the controller's HTTP work. The model's
-// results reach the clients there; this side only says where each proposal was placed, or why it was refused.
+// results reach the clients there; this side only names the proposal each handed-over entry answers, or says why a
+// proposal was refused.
 import type { Logger } from '../../../common/log/logger.ts';
 import type { RaftStatus } from '../core/raft-core.ts';
 import { entryJson } from '../core/entry-json.ts';
