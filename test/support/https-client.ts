@@ -25,7 +25,10 @@ export class HttpsClient {
   private readonly agent: Agent;
 
   constructor(private readonly caPem: string) {
-    this.agent = new Agent({ ca: caPem, keepAlive: true, maxSockets: 64 });
+    // With a timeout set, the agent honours the server's `Keep-Alive: timeout=N` and closes a free socket a second
+    // before the server would (Node ignores the hint when the agent has no timeout): otherwise a request sent on a
+    // socket the server is closing that moment fails with ECONNRESET, which a busy machine makes likely.
+    this.agent = new Agent({ ca: caPem, keepAlive: true, maxSockets: 64, timeout: 60_000 });
   }
 
   request(method: string, url: string, options: RequestOptions = {}): Promise<HttpResponse> {

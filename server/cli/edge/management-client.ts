@@ -191,7 +191,9 @@ export function connectionProblem(origin: string, error: NodeJS.ErrnoException):
 
 /** HTTPS with Node's own TLS; `caPem` replaces the system's trusted roots when given, as `--ca` does. */
 export function httpsTransport(caPem: string | undefined, timeoutMs = 30_000): Transport {
-  const agent = new Agent({ keepAlive: true, maxSockets: 4, ...(caPem ? { ca: caPem } : {}) });
+  // The timeout makes the agent honour the server's `Keep-Alive: timeout=N` (Node ignores it otherwise) and close
+  // an idle socket before the server does, so a request is never sent on a socket being closed.
+  const agent = new Agent({ keepAlive: true, maxSockets: 4, timeout: timeoutMs, ...(caPem ? { ca: caPem } : {}) });
   return {
     send(request) {
       return new Promise<HttpAnswer>((resolve, reject) => {
