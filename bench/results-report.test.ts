@@ -24,6 +24,7 @@ const run = (date: string, bare: number, bareSession: number, session: number): 
   threads: 2,
   seconds: 10,
   warmupSeconds: 2,
+  steadyWarmupSeconds: 14,
   pinning: 'none',
   bare: { label: '`GET /bare`', connections: 64, figures: figures(bare, 180), serverCpuUsPerRequest: 40 },
   bareSession: { label: '`GET /bare-session`', connections: 64, figures: figures(bareSession, 1020), serverCpuUsPerRequest: 80 },

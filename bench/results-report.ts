@@ -27,6 +27,8 @@ export interface BenchRun {
   readonly threads: number;
   readonly seconds: number;
   readonly warmupSeconds: number;
+  /** (b)'s warm-up: as long as the bare server ran before (a′). */
+  readonly steadyWarmupSeconds: number;
   /** How the server and wrk were placed on CPUs, as shown. */
   readonly pinning: string;
   /** (a): the bare Koa route with its own small body. */
@@ -66,7 +68,7 @@ export function runSummary(run: BenchRun): string {
   return [
     `Date: ${run.date}`,
     `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}, ${run.wrkVersion}; load average ${run.machine.loadAverage.toFixed(2)} at start`,
-    `Load: wrk, ${run.threads} threads, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up; server and wrk on the same machine; CPU pinning: ${run.pinning}.`,
+    `Load: wrk, ${run.threads} threads, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up (${run.steadyWarmupSeconds} s for (b): the controller runs its load as long as the bare server ran (a) and (a′)'s warm-up before (a′), so both are measured warm); server and wrk on the same machine; CPU pinning: ${run.pinning}.`,
     '',
     '| | Load | Connections | Requests/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors | Bytes/response | Server CPU (µs/request) |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -13,8 +13,9 @@ import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { controllerResource } from './controller-resource.ts';
 import { DataDirUsageCache } from './data-dir-usage.ts';
 import { HttpRequestCounts } from './http-request-counts.ts';
+import { HttpRequestDurations } from './http-request-durations.ts';
 import { LeaderTransitions, type LeaderState } from './leader-transitions.ts';
-import { PrometheusExposition } from './prometheus-exposition.ts';
+import { hrTimeNow, PrometheusExposition } from './prometheus-exposition.ts';
 import { RuntimeMetrics } from './runtime-metrics.ts';
 
 /** Raft as this controller sees it, read once per scrape. */
@@ -80,7 +81,8 @@ export class ControllerMetrics {
   readonly peerLatency: Histogram;
   /** Time a heartbeat waited in the local send queue per peer channel (`peer.queue_time:<channel-id>`). */
   readonly peerQueueTime: Histogram;
-  private readonly httpDuration: Histogram;
+  private readonly httpDurations: HttpRequestDurations;
+  private readonly removeDurations: () => void;
   private readonly authentications: Counter;
   private readonly mfaCodeFailures: Counter;
   private readonly circuitEvents: Counter;
@@ -95,7 +97,6 @@ export class ControllerMetrics {
   private readonly owned: MeterProvider | undefined;
   private readonly runtime: RuntimeMetrics;
   private readonly routerGauges = new Set<string>();
-  private readonly durationLabels = new Map<string, Map<number, Attributes>>();
   private readonly requestCounts = new HttpRequestCounts();
   private readonly authenticationLabels = new Map<string, Attributes>();
   private readonly peerLabels = new Map<string, Attributes>();
@@ -209,10 +210,11 @@ export class ControllerMetrics {
       .addCallback((result) => result.observe(1, buildLabels));
 
     // ---- the edge APIs -----------------------------------------------------------------------------------------
-    this.httpDuration = meter.createHistogram('http.request.duration.seconds', {
-      description: 'Edge API request durations by API and status class, in seconds',
-      advice: { explicitBucketBoundaries: latencyBuckets },
-    });
+    this.httpDurations = new HttpRequestDurations(
+      { name: 'http.request.duration.seconds', description: 'Edge API request durations by API and status class, in seconds', boundaries: latencyBuckets },
+      hrTimeNow(),
+    );
+    this.removeDurations = this.exposition.addSource((now) => this.httpDurations.collect(now));
     meter
       .createObservableCounter('http.requests', { description: 'Requests answered, by API, route template (unmatched: no route), method and status code' })
       .addCallback((result) => {
@@ -244,12 +246,7 @@ export class ControllerMetrics {
 
   /** One answered request: its API (edge-client, …, root), route template (undefined: no route matched), method, status and duration. */
   recordRequest(api: string, route: string | undefined, method: string, status: number, seconds: number): void {
-    const digit = Math.floor(status / 100);
-    let byClass = this.durationLabels.get(api);
-    if (!byClass) this.durationLabels.set(api, (byClass = new Map()));
-    let attributes = byClass.get(digit);
-    if (!attributes) byClass.set(digit, (attributes = { api, status_class: digit >= 1 && digit <= 5 ? `${digit}xx` : 'other' }));
-    this.httpDuration.record(seconds, attributes);
+    this.httpDurations.record(api, status, seconds);
     this.requestCounts.add(api, route, method, status);
   }
 
@@ -317,6 +314,7 @@ export class ControllerMetrics {
 
   async close(): Promise<void> {
     this.runtime.close();
+    this.removeDurations();
     if (this.owned) {
       await this.owned.shutdown();
       await this.exposition.shutdown();

@@ -5,7 +5,7 @@ import { createServer, request, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
 import Koa from 'koa';
 import { createMemoryLogger } from '../../common/log/logger.ts';
-import { apiRouter, methodNotAllowed, routesOf, type ApiRouter } from './api-router.ts';
+import { apiRouter, routesOf } from './api-router.ts';
 import { errorHandler } from './error-handler.ts';
 import type { MatchedRoute, RequestState } from './koa-state.ts';
 
@@ -38,10 +38,7 @@ before(async () => {
     )
     .get('/', (ctx) => void (ctx.body = { root: 'api' }));
   const root = apiRouter().get('/', (ctx) => void (ctx.body = { root: 'host' })).get('/version', (ctx) => void (ctx.body = { version: 1 }));
-  for (const router of [api, root] as ApiRouter[]) {
-    app.use(router.routes() as Koa.Middleware<RequestState>);
-    app.use(methodNotAllowed(router));
-  }
+  for (const router of [api, root]) app.use(router.middleware());
   server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as { port: number }).port;
@@ -138,4 +135,16 @@ test('the routes an app mounted can be listed from its middleware, without the H
     'POST /api/things',
   ]);
   assert.deepEqual(routesOf(() => undefined), [], 'any other middleware has no routes');
+});
+
+test('a request is routed within its first path segment under the prefix, and only under the prefix', async () => {
+  assert.equal((await call('GET', '/apithings')).status, 404, 'a path that only starts with the prefix is not under it');
+  assert.equal((await call('GET', '/api/things2')).status, 404);
+  assert.equal((await call('GET', '/api//things')).status, 404);
+  assert.deepEqual((await call('GET', '/api/')).body, { root: 'api' });
+});
+
+test('a route whose first segment is a parameter or pattern is refused when registered', () => {
+  for (const path of ['/:id', '/things*', '/(a|b)/x']) assert.throws(() => apiRouter('/api').get(path, () => undefined), /first path segment must be literal/, path);
+  assert.doesNotThrow(() => apiRouter('/api').get('/things/:id/:other', () => undefined));
 });

@@ -7,6 +7,8 @@ import { bearerTokens } from '../auth/ext-jwt/bearer-tokens.ts';
 import { extJwtChallenge } from '../auth/ext-jwt-login.ts';
 import type { EdgeServices } from '../edge/edge-services.ts';
 import type { ApiSessionService } from '../edge/api-session-service.ts';
+import type { ApiSession, Identity } from '../model/entities.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 import { ApiError } from './api-error.ts';
 import type { ApiContext } from './koa-state.ts';
 
@@ -26,43 +28,58 @@ const challenge = (error: 'missing' | 'invalid' | 'expired') => {
  */
 export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identities' | 'authPolicies' | 'extJwtLogin'>, unavailable: () => boolean = () => false) {
   const { sessions, identities, authPolicies, extJwtLogin } = services;
+
+  /** The checks after the external JWT's, then the request goes on as `session`. */
+  const admit = (ctx: ApiContext, next: Next, access: Access, session: ApiSession, identity: Identity, token: string) => {
+    if (access !== 'partial' && session.authQueries.length > 0) {
+      throw new ApiError('UNAUTHORIZED', { code: 'UNAUTHORIZED', message: 'the session is partially authenticated: outstanding authentication queries must be answered first' });
+    }
+    if (access === 'admin' && !identity.isAdmin) throw new ApiError('UNAUTHORIZED');
+    sessions.touch(session);
+    ctx.state.session = session;
+    ctx.state.token = token;
+    ctx.state.identity = identity;
+    setExpiryHeaders(ctx, sessions);
+    return next();
+  };
+
+  /** A session whose policy requires, or no longer requires, an external JWT: may write to answer its query. */
+  const withExternalJwt = async (ctx: ApiContext, next: Next, access: Access, found: ApiSession, identity: Identity, token: string, requiredSigner: string | null) => {
+    let session = found;
+    if (requiredSigner === null) {
+      // The policy stopped requiring a signer after this session began: it owes nothing more.
+      session = await sessions.satisfyQuery(session, extJwtQueryType);
+    } else {
+      const check = await extJwtLogin.checkSecondary(bearerTokens(ctx.req.headersDistinct.authorization), requiredSigner, identity);
+      if (check.ok) {
+        session = await sessions.satisfyQuery(session, extJwtQueryType);
+      } else {
+        const header = extJwtChallenge('openziti-secondary-ext-jwt', check.reason, check.signer ? [check.signer] : []);
+        if (access !== 'partial') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', header);
+        // Partial routes still answer, with the challenge, so the client learns what it owes.
+        ctx.set('WWW-Authenticate', header);
+      }
+    }
+    await admit(ctx, next, access, session, identity, token);
+  };
+
+  // Not an async function: a request that needs no external JWT check passes without a promise or a turn of its own.
   return (access: Access) =>
-    async (ctx: ApiContext, next: Next): Promise<void> => {
+    (ctx: ApiContext, next: Next): Promise<void> => {
       if (unavailable()) throw new ApiError('CONTROLLER_UNAVAILABLE');
       const token = ctx.get('zt-session');
       if (token === '') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('missing'));
       const found = sessions.lookup(token);
       if (found.state === 'expired') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('expired'));
-      let session = found.state === 'live' ? found.session : undefined;
+      const session = found.state === 'live' ? found.session : undefined;
       const identity = session ? identities.find(session.identityId) : undefined;
       if (!session || !identity) throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('invalid'));
 
       const requiredSigner = authPolicies.forIdentity(identity).secondary.requireExtJwtSigner;
-      if (requiredSigner === null && session.authQueries.some((query) => query.typeId === extJwtQueryType)) {
-        // The policy stopped requiring a signer after this session began: it owes nothing more.
-        session = await sessions.satisfyQuery(session, extJwtQueryType);
+      if (requiredSigner !== null || (session.authQueries.length > 0 && session.authQueries.some((query) => query.typeId === extJwtQueryType))) {
+        return withExternalJwt(ctx, next, access, session, identity, token, requiredSigner);
       }
-      if (requiredSigner !== null) {
-        const check = await extJwtLogin.checkSecondary(bearerTokens(ctx.req.headersDistinct.authorization), requiredSigner, identity);
-        if (check.ok) {
-          session = await sessions.satisfyQuery(session, extJwtQueryType);
-        } else {
-          const header = extJwtChallenge('openziti-secondary-ext-jwt', check.reason, check.signer ? [check.signer] : []);
-          if (access !== 'partial') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', header);
-          // Partial routes still answer, with the challenge, so the client learns what it owes.
-          ctx.set('WWW-Authenticate', header);
-        }
-      }
-      if (access !== 'partial' && session.authQueries.length > 0) {
-        throw new ApiError('UNAUTHORIZED', { code: 'UNAUTHORIZED', message: 'the session is partially authenticated: outstanding authentication queries must be answered first' });
-      }
-      if (access === 'admin' && !identity.isAdmin) throw new ApiError('UNAUTHORIZED');
-      sessions.touch(session);
-      ctx.state.session = session;
-      ctx.state.token = token;
-      ctx.state.identity = identity;
-      setExpiryHeaders(ctx, sessions);
-      await next();
+      return admit(ctx, next, access, session, identity, token);
     };
 }
 
@@ -72,5 +89,5 @@ export function setExpiryHeaders(ctx: ApiContext, sessions: ApiSessionService): 
   if (!session) return;
   const expiresAt = sessions.expiresAtMs(session);
   ctx.set('expiration-seconds', String(Math.max(0, Math.ceil((expiresAt - sessions.now()) / 1000))));
-  ctx.set('expires-at', new Date(expiresAt).toISOString());
+  ctx.set('expires-at', isoTime(expiresAt));
 }

@@ -6,7 +6,7 @@ import type { ControllerMetrics } from '../telemetry/controller-metrics.ts';
 import { expositionContentType } from '../telemetry/prometheus-exposition.ts';
 import { errorHandler, type RequestTracing } from './error-handler.ts';
 import Koa from 'koa';
-import { apiRouter, methodNotAllowed, type ApiRouter } from './api-router.ts';
+import { apiRouter, type ApiRouter } from './api-router.ts';
 import type { RequestState } from './koa-state.ts';
 import { apiSessionRoutes } from './routes/api-session-routes.ts';
 import { authenticationRoutes } from './routes/authentication-routes.ts';
@@ -63,10 +63,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
   const kit = routeKit(deps.maxBodyBytes);
   const guard = sessionGuard(deps.services, deps.unavailable);
   const version = () => versionBody(deps.version, deps.baseUrls);
-  const mount = (router: ApiRouter) => {
-    app.use(router.routes() as Koa.Middleware<RequestState>);
-    app.use(methodNotAllowed(router));
-  };
+  const mount = (router: ApiRouter) => app.use(router.middleware());
 
   // One flat router per API: a request is matched against that API's routes only.
   for (const binding of bindings) {

@@ -1,5 +1,6 @@
 // The API session representation returned by authenticate, current-api-session and the management list.
 import type { ApiSession, Identity } from '../../model/entities.ts';
+import { isoTime } from '../../../common/time/iso-time.ts';
 import { entityRef, link } from './links.ts';
 
 export interface SessionTiming {
@@ -11,7 +12,7 @@ export interface SessionTiming {
 /** `token` is known only to the caller who presented it: the model stores its hash. Elsewhere (the management API's
  * list and detail) it is the empty string, so the property the spec requires is there without the secret. */
 export function apiSessionView(session: ApiSession, identity: Identity | undefined, timing: SessionTiming, token?: string) {
-  const lastActivityAt = new Date(timing.lastActivityMs).toISOString();
+  const lastActivityAt = isoTime(timing.lastActivityMs);
   return {
     id: session.id,
     createdAt: session.createdAt,
@@ -29,7 +30,7 @@ export function apiSessionView(session: ApiSession, identity: Identity | undefin
     ipAddress: session.ipAddress,
     lastActivityAt,
     cachedLastActivityAt: lastActivityAt,
-    expiresAt: new Date(timing.expiresAtMs).toISOString(),
+    expiresAt: isoTime(timing.expiresAtMs),
     expirationSeconds: Math.max(0, Math.ceil((timing.expiresAtMs - timing.now) / 1000)),
     isCertExtendable: false,
     isCertExtendRequested: false,

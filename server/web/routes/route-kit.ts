@@ -34,28 +34,28 @@ export function routeKit(maxBodyBytes: number): RouteKit {
   };
 }
 
-export const sendDetail = (ctx: ApiContext, data: unknown) => {
-  ctx.status = 200;
-  ctx.body = detailEnvelope(data);
-};
+const jsonContentType = 'application/json; charset=utf-8';
 
-export const sendEmpty = (ctx: ApiContext) => {
-  ctx.status = 200;
-  ctx.body = emptyEnvelope();
-};
+/** Answers `status` with `value` as JSON. Serialised here with the type named outright, which spares Koa looking
+ * the type up by extension on every response; the bytes are what Koa would send for the object. */
+export function sendJson(ctx: ApiContext, status: number, value: unknown): void {
+  ctx.status = status;
+  ctx.set('Content-Type', jsonContentType);
+  ctx.body = JSON.stringify(value);
+}
 
-export const sendCreated = (ctx: ApiContext, id: string, collection: string) => {
-  ctx.status = 201;
-  ctx.body = createdEnvelope(id, `./${collection}/${id}`);
-};
+export const sendDetail = (ctx: ApiContext, data: unknown) => sendJson(ctx, 200, detailEnvelope(data));
+
+export const sendEmpty = (ctx: ApiContext) => sendJson(ctx, 200, emptyEnvelope());
+
+export const sendCreated = (ctx: ApiContext, id: string, collection: string) => sendJson(ctx, 201, createdEnvelope(id, `./${collection}/${id}`));
 
 export function sendList<T extends { id: string }>(ctx: ApiContext, items: readonly T[], catalogue: FieldCatalogue<T>, view: (item: T) => unknown) {
   // Without a sort, lists come in id order, so paging is stable across requests and restarts. Tables hand out
   // their rows in id order already; only other lists are sorted here.
   const ordered = inIdOrder(items) ? items : [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const result = runListQuery(ordered, ctx.query as Record<string, string | string[] | undefined>, catalogue);
-  ctx.status = 200;
-  ctx.body = listEnvelope(result.data.map(view), result.meta);
+  sendJson(ctx, 200, listEnvelope(result.data.map(view), result.meta));
 }
 
 function inIdOrder(items: readonly { id: string }[]): boolean {
