@@ -7,6 +7,7 @@ import { tables } from '../model/entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { hashToken, newEntityId, newSessionToken } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export interface SessionSettings {
   /** Inactivity timeout in milliseconds (edge.api.sessionTimeout). */
@@ -43,7 +44,7 @@ export class ApiSessionService {
 
   async create(input: NewSession): Promise<{ session: ApiSession; token: string }> {
     const token = newSessionToken();
-    const at = new Date(this.clock.now()).toISOString();
+    const at = isoTime(this.clock.now());
     const session: ApiSession = {
       id: newEntityId(),
       createdAt: at,

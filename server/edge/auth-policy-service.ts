@@ -9,6 +9,7 @@ import { ApiError } from '../web/api-error.ts';
 import { defaultAuthPolicy } from './default-auth-policy.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export type AuthPolicyInput = EntityBody<AuthPolicy>;
 
@@ -75,7 +76,7 @@ export class AuthPolicyService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }
 

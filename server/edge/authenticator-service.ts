@@ -15,6 +15,7 @@ import type { AuthPolicyService } from './auth-policy-service.ts';
 import { passwordRuleViolations } from './default-auth-policy.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export class AuthenticatorService {
   constructor(
@@ -169,6 +170,6 @@ export class AuthenticatorService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }

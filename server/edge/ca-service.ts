@@ -11,6 +11,7 @@ import type { ModelStore } from '../store/model-store.ts';
 import { ApiError } from '../web/api-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export const defaultIdentityNameFormat = '[caName]-[commonName]';
 
@@ -126,6 +127,6 @@ export class CaService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }

@@ -13,6 +13,7 @@ import type { ModelStore } from '../store/model-store.ts';
 import { ApiError } from '../web/api-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export type ConfigTypeInput = Omit<ConfigType, 'id' | 'createdAt' | 'updatedAt'>;
 export type ConfigInput = Omit<Config, 'id' | 'createdAt' | 'updatedAt'>;
@@ -164,6 +165,6 @@ export class ConfigService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }

@@ -22,6 +22,7 @@ import { ApiError } from '../web/api-error.ts';
 import { signEnrollmentJwt } from './enrollment-jwt.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export type { EdgeRouterSettings } from '../model/router-commands.ts';
 
@@ -211,7 +212,7 @@ export class EdgeRouterService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }
 

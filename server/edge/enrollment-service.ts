@@ -17,6 +17,7 @@ import { ApiError } from '../web/api-error.ts';
 import type { AuthenticatorService } from './authenticator-service.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export interface EnrollmentSettings {
   /** The CA that signs enrolled clients' certificates (edge.enrollment.signingCert); ott needs it. */
@@ -138,7 +139,7 @@ export class EnrollmentService {
       if (error instanceof PkiError) throw new ApiError('COULD_NOT_PROCESS_CSR', { field: 'csr', reason: error.message });
       throw error;
     }
-    const at = new Date(this.clock.now()).toISOString();
+    const at = isoTime(this.clock.now());
     const authenticator: Authenticator = {
       id: newEntityId(),
       createdAt: at,
@@ -160,7 +161,7 @@ export class EnrollmentService {
     const enrollment = this.redeemable(token, 'updb');
     const identity = this.store.table<Identity>(tables.identities).get(enrollment.identityId);
     this.authenticators.checkPasswordRules(password, identity);
-    const at = new Date(this.clock.now()).toISOString();
+    const at = isoTime(this.clock.now());
     const authenticator: Authenticator = {
       id: newEntityId(),
       createdAt: at,

@@ -9,6 +9,7 @@ import type { ModelStore } from '../store/model-store.ts';
 import { ApiError } from '../web/api-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 /** What a client sends: the derived certificate facts are filled in here. */
 export type ExternalJwtSignerInput = Omit<EntityBody<ExternalJwtSigner>, 'commonName' | 'fingerprint' | 'notBefore' | 'notAfter'>;
@@ -107,6 +108,6 @@ export class ExternalJwtSignerService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }

@@ -10,6 +10,7 @@ import { defaultAuthPolicy } from './default-auth-policy.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { hashPassword } from '../auth/password-hasher.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export interface IdentityInput {
   readonly name: string;
@@ -139,6 +140,6 @@ export class IdentityService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }

@@ -18,6 +18,7 @@ import { ApiError } from '../web/api-error.ts';
 import type { AuthPolicyService } from './auth-policy-service.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export type CodeKinds = 'totp' | 'totp-or-recovery';
 
@@ -240,6 +241,6 @@ export class MfaService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }

@@ -12,6 +12,7 @@ import { ApiError } from '../web/api-error.ts';
 import type { ConfigService } from './config-service.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export type ServiceInput = EntityBody<Service>;
 
@@ -75,6 +76,6 @@ export class NetworkServiceService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }

@@ -8,6 +8,7 @@ import { ApiError } from '../web/api-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { noTimeout } from './posture-evaluation.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export type PostureCheckInput = Omit<PostureCheck, 'id' | 'createdAt' | 'updatedAt' | 'version'>;
 
@@ -58,7 +59,7 @@ export class PostureCheckService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }
 

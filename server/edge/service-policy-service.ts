@@ -9,6 +9,7 @@ import type { ModelStore } from '../store/model-store.ts';
 import { ApiError } from '../web/api-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 
 export type ServicePolicyInput = EntityBody<ServicePolicy>;
 
@@ -64,6 +65,6 @@ export class ServicePolicyService {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }
