@@ -33,18 +33,35 @@ export interface BenchRun {
   readonly pinning: string;
   /** (a): the bare Koa route with its own small body. */
   readonly bare: LoadResult;
-  /** (a′): the bare Koa server answering with (b)'s captured body and headers. */
-  readonly bareSession: LoadResult;
-  /** (b) */
-  readonly session: LoadResult;
+  /** (a′) then (b), alternating, one pair per round (at least one). */
+  readonly rounds: readonly HttpRound[];
   /** (c) */
   readonly login: LoadResult;
 }
 
+/** One round: (a′), the bare Koa server answering with (b)'s captured body and headers, then (b). */
+export interface HttpRound {
+  readonly bareSession: LoadResult;
+  readonly session: LoadResult;
+}
+
 const historyHeading = '## History';
 
-/** b over a baseline's requests per second: (a) by default, the issue's ratio; `bareSession` for (a′). */
-export const ratioOf = (run: BenchRun, baseline: 'bare' | 'bareSession' = 'bare') => run.session.figures.requestsPerSecond / run[baseline].figures.requestsPerSecond;
+/** A round's b/a′ in requests per second. */
+const roundRatio = (round: HttpRound) => round.session.figures.requestsPerSecond / round.bareSession.figures.requestsPerSecond;
+
+/** The round whose b/a′ is the median (the lower of the middle two for an even count): the table shows it. */
+export function medianRound(run: BenchRun): HttpRound {
+  const sorted = [...run.rounds].sort((x, y) => roundRatio(x) - roundRatio(y));
+  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (!median) throw new Error('an HTTP run has at least one round');
+  return median;
+}
+
+/** b over a baseline's requests per second: (a) by default (the median round's b); `bareSession` for (a′), the
+ * issue's ratio, the median over the rounds. */
+export const ratioOf = (run: BenchRun, baseline: 'bare' | 'bareSession' = 'bare') =>
+  baseline === 'bareSession' ? roundRatio(medianRound(run)) : medianRound(run).session.figures.requestsPerSecond / run.bare.figures.requestsPerSecond;
 
 const rps = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(1));
 const ms = (value: number) => value.toFixed(2);
@@ -52,13 +69,15 @@ const verdict = (ratio: number) => (ratio >= ratioTarget ? 'met' : 'not met');
 
 export function historyLine(run: BenchRun): string {
   const r = (load: LoadResult) => rps(load.figures.requestsPerSecond);
-  return `- ${run.date}: a ${r(run.bare)} rps, a′ ${r(run.bareSession)} rps, b ${r(run.session)} rps, b/a ${ratioOf(run).toFixed(2)}, b/a′ ${ratioOf(run, 'bareSession').toFixed(2)}, c ${r(run.login)} rps (${run.machine.cpus} CPUs, Node ${run.machine.node}, ${run.seconds} s, ${run.pinning === 'none' ? 'unpinned' : 'pinned'})`;
+  const { bareSession, session } = medianRound(run);
+  return `- ${run.date}: a ${r(run.bare)} rps, a′ ${r(bareSession)} rps, b ${r(session)} rps, b/a ${ratioOf(run).toFixed(2)}, b/a′ ${ratioOf(run, 'bareSession').toFixed(2)}, c ${r(run.login)} rps (${run.machine.cpus} CPUs, Node ${run.machine.node}, ${run.seconds} s, ${run.pinning === 'none' ? 'unpinned' : 'pinned'})`;
 }
 
 /** The run's own section: what was measured, the table and the ratio verdicts. Also what is printed to stdout. */
 export function runSummary(run: BenchRun): string {
   const ratio = ratioOf(run);
   const sameResponseRatio = ratioOf(run, 'bareSession');
+  const median = medianRound(run);
   const row = (name: string, load: LoadResult) => {
     const f = load.figures;
     const cpu = load.serverCpuUsPerRequest === undefined ? 'n/a' : load.serverCpuUsPerRequest.toFixed(0);
@@ -68,28 +87,40 @@ export function runSummary(run: BenchRun): string {
   return [
     `Date: ${run.date}`,
     `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}, ${run.wrkVersion}; load average ${run.machine.loadAverage.toFixed(2)} at start`,
-    `Load: wrk, ${run.threads} threads, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up (${run.steadyWarmupSeconds} s for (b): the controller runs its load as long as the bare server ran (a) and (a′)'s warm-up before (a′), so both are measured warm); server and wrk on the same machine; CPU pinning: ${run.pinning}.`,
+    `Load: wrk, ${run.threads} threads, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up (${run.steadyWarmupSeconds} s before the first (b): the controller runs its load as long as the bare server ran (a) and (a′)'s warm-up before the first (a′), so both are measured warm); server and wrk on the same machine; CPU pinning: ${run.pinning}.`,
+    `(a′) and (b) alternate in ${run.rounds.length} round${run.rounds.length === 1 ? '' : 's'}, the server not under load paused; the table shows the round with the median b/a′, every round is listed below it.`,
     '',
     '| | Load | Connections | Requests/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors | Bytes/response | Server CPU (µs/request) |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     row('a', run.bare),
-    row('a′', run.bareSession),
-    row('b', run.session),
+    row('a′', median.bareSession),
+    row('b', median.session),
     row('c', run.login),
     '',
+    ...byRoundLines(run),
     `Ratio b/a: **${ratio.toFixed(2)}** (the bare route's smaller response: for reference).`,
-    `Ratio b/a′ (same response bytes and headers): **${sameResponseRatio.toFixed(2)}**. Target (the issue's): ≥ ${ratioTarget} at 64 connections: **${verdict(sameResponseRatio)}**.`,
-    ...cpuRatioLine(run),
+    `Ratio b/a′ (same response bytes and headers, median over the rounds): **${sameResponseRatio.toFixed(2)}**. Target (the issue's): ≥ ${ratioTarget} at 64 connections: **${verdict(sameResponseRatio)}**.`,
+    ...cpuRatioLine(run.bare, median),
   ].join('\n');
 }
 
-/** Server CPU per request, each baseline over b: where b/a and b/a′ would settle if the server process alone
- * bounded throughput. */
-function cpuRatioLine(run: BenchRun): string[] {
-  const b = run.session.serverCpuUsPerRequest;
+/** Every round's (a′) and (b): requests/s, b/a′, and server CPU per request. */
+function byRoundLines(run: BenchRun): string[] {
+  const cpu = (load: LoadResult) => (load.serverCpuUsPerRequest === undefined ? 'n/a' : `${load.serverCpuUsPerRequest.toFixed(0)} µs`);
+  const rounds = run.rounds.map(
+    (round, i) =>
+      `round ${i + 1}: a′ ${rps(round.bareSession.figures.requestsPerSecond)}/s, b ${rps(round.session.figures.requestsPerSecond)}/s, b/a′ ${roundRatio(round).toFixed(2)}; CPU a′ ${cpu(round.bareSession)}, b ${cpu(round.session)}`,
+  );
+  return [`By round: ${rounds.join('; ')}.`, ''];
+}
+
+/** Server CPU per request, each baseline over b (the median round's): where b/a and b/a′ would settle if the server
+ * process alone bounded throughput. */
+function cpuRatioLine(bare: LoadResult, median: HttpRound): string[] {
+  const b = median.session.serverCpuUsPerRequest;
   if (b === undefined || b === 0) return [];
   const parts = (['a', 'a′'] as const).flatMap((name) => {
-    const baseline = (name === 'a' ? run.bare : run.bareSession).serverCpuUsPerRequest;
+    const baseline = (name === 'a' ? bare : median.bareSession).serverCpuUsPerRequest;
     return baseline === undefined ? [] : [`${name}/b ${(baseline / b).toFixed(2)} (${baseline.toFixed(0)} µs vs ${b.toFixed(0)} µs)`];
   });
   if (parts.length === 0) return [];

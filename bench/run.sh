@@ -10,8 +10,8 @@
 # on one worker thread and on every CPU, and its planted-bug suite (bench/raft-sim-bench.ts).
 # Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim]   (all, the default, runs
 # the eight, in that order, and stops at the first failure)
-# Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10);
-# BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
+# Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
+# rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_RAFT_THREAD=1 runs the cluster step with `cluster.raftThread: true`; BENCH_PIN and
 # BENCH_CPU_PROF, see bench/run.ts; BENCH_FLOOD_SECONDS (default 30),
 # BENCH_QUIET_SECONDS (default 10), BENCH_WRITE_RATE, BENCH_FLOOD_CONNECTIONS and BENCH_FLOOD_VARIANTS, see
@@ -51,6 +51,11 @@ seconds_from() {
 http_seconds="$(seconds_from BENCH_SECONDS 10)"
 raft_seconds="$(seconds_from BENCH_RAFT_SECONDS 5)"
 cluster_rounds="${BENCH_CLUSTER_ROUNDS:-3}"
+http_rounds="${BENCH_HTTP_ROUNDS:-3}"
+if ! [[ "$http_rounds" =~ ^[1-9]$ ]]; then
+  echo "bench: BENCH_HTTP_ROUNDS must be a whole number of rounds from 1 to 9, not \"$http_rounds\"" >&2
+  exit 2
+fi
 flood_seconds="$(seconds_from BENCH_FLOOD_SECONDS 30)"
 quiet_seconds="$(seconds_from BENCH_QUIET_SECONDS 10)"
 if ! [[ "$cluster_rounds" =~ ^[1-9]$ ]]; then
@@ -100,7 +105,7 @@ node_tsx=(node --import "file://$root/node_modules/tsx/dist/loader.mjs")
 if [ "$what" = all ] || [ "$what" = http ]; then
   run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
   # run.ts's own watchdog: 4 loads x (2 s warm-up + measurement + 25 s) + 150 s; this limit leaves it a minute more.
-  run_step "HTTP benchmark" $((4 * (2 + http_seconds + 25) + 150 + 60)) "${node_tsx[@]}" bench/run.ts
+  run_step "HTTP benchmark" $(((2 + 2 * http_rounds) * (2 + http_seconds + 25) + 4 + http_seconds + http_rounds + 150 + 60)) "${node_tsx[@]}" bench/run.ts
 fi
 if [ "$what" = all ] || [ "$what" = raft ]; then
   if [ "$what" = raft ]; then
