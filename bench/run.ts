@@ -46,15 +46,21 @@ const steadyWarmupSeconds = 2 * warmupSeconds + seconds;
 
 /** A warm-up run whose figures are dropped (JIT, heap sizing, TLS sessions, caches), then the measured run, during
  * which the server process's CPU time is taken too. */
-async function measure(label: string, serverPid: number | undefined, load: Omit<WrkLoad, 'seconds' | 'threads'>, warmup = warmupSeconds): Promise<LoadResult> {
-  progress(`${label}: warm-up ${warmup} s, ${load.connections} connections`);
+async function measure(
+  label: string,
+  serverPid: number | undefined,
+  load: Omit<WrkLoad, 'seconds' | 'threads'>,
+  { warmup = warmupSeconds, round }: { warmup?: number; round?: number } = {},
+): Promise<LoadResult> {
+  const shown = round === undefined ? label : `round ${round}: ${label}`;
+  progress(`${shown}: warm-up ${warmup} s, ${load.connections} connections`);
   await runWrk({ ...load, threads, seconds: warmup });
-  progress(`${label}: measuring ${seconds} s`);
+  progress(`${shown}: measuring ${seconds} s`);
   const cpuBefore = processCpuSeconds(serverPid);
   const figures = await runWrk({ ...load, threads, seconds });
   const cpuAfter = processCpuSeconds(serverPid);
   const serverCpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && figures.requests > 0 ? ((cpuAfter - cpuBefore) * 1e6) / figures.requests : undefined;
-  progress(`${label}: ${figures.requestsPerSecond.toFixed(1)} requests/s, p99 ${figures.p99Ms.toFixed(2)} ms, ${figures.httpErrors} non-2xx, ${figures.socketErrors} socket errors`);
+  progress(`${shown}: ${figures.requestsPerSecond.toFixed(1)} requests/s, p99 ${figures.p99Ms.toFixed(2)} ms, ${figures.httpErrors} non-2xx, ${figures.socketErrors} socket errors`);
   return { label, connections: load.connections, figures, ...(serverCpuUsPerRequest === undefined ? {} : { serverCpuUsPerRequest }) };
 }
 
@@ -197,7 +203,7 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<BenchRun>
   if (bareServerPid === undefined) throw new Error('the bare server has no pid');
   const httpRounds: HttpRound[] = [];
   for (let round = 1; round <= rounds; round++) {
-    const bareSession = await measure(`round ${round}: \`GET /bare-session\` (bare Koa, same response as b)`, bareServerPid, { url: bareSessionUrl, connections: 64, cpus: pinning?.load });
+    const bareSession = await measure('`GET /bare-session` (bare Koa, same response as b)', bareServerPid, { url: bareSessionUrl, connections: 64, cpus: pinning?.load }, { round });
     process.kill(bareServerPid, 'SIGSTOP');
     resumeController();
     // Let it run its overdue timers first: closing idle keep-alive sockets, which the next request could otherwise
@@ -205,13 +211,12 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<BenchRun>
     await new Promise((resolveDelay) => setTimeout(resolveDelay, 1_000));
     await expectStatus('GET current-api-session', fixture.http.get(sessionUrl, { headers: { 'zt-session': token } }));
     const session = await measure(
-      `round ${round}: \`GET /edge/client/v1/current-api-session\``,
+      '`GET /edge/client/v1/current-api-session`',
       controllerPid,
       { url: sessionUrl, connections: 64, headers: { 'zt-session': token }, cpus: pinning?.load },
-      round === 1 ? steadyWarmupSeconds : warmupSeconds,
+      { round, warmup: round === 1 ? steadyWarmupSeconds : warmupSeconds },
     );
-    // The table names the loads; the round is the row's place in the list.
-    httpRounds.push({ bareSession: { ...bareSession, label: '`GET /bare-session` (bare Koa, same response as b)' }, session: { ...session, label: '`GET /edge/client/v1/current-api-session`' } });
+    httpRounds.push({ bareSession, session });
     if (round < rounds) pauseController();
     process.kill(bareServerPid, 'SIGCONT');
   }
