@@ -12,6 +12,11 @@ const maxDrainBytes = 64 * 1024 * 1024;
 
 const tooLarge = (limitBytes: number) => new ApiError('PAYLOAD_TOO_LARGE', { field: '(root)', reason: `request body exceeds ${limitBytes} bytes` });
 
+/** The body stopped before its end because the connection went (the client left, or the server's requestTimeout
+ * closed it): a refusal like any other bad body, not a server fault. Nobody is left to read the answer. */
+const cutOff = () =>
+  new ApiError('COULD_NOT_PARSE_BODY', { field: '(root)', reason: 'the connection closed before the request body was complete' }, 'request body cut off: connection closed');
+
 /** A body being read: kept on the request under a symbol so the listeners are module functions, not closures made
  * per request (each named closure costs a defineProperty under tsx's keepNames, 3-4% of a leader's CPU on writes). */
 interface BodyRead {
@@ -33,6 +38,7 @@ function finishBody(req: ReadingRequest, error?: Error): void {
   req.removeListener('data', onBodyData);
   req.removeListener('end', onBodyEnd);
   req.removeListener('error', onBodyError);
+  req.removeListener('close', onBodyClose);
   if (error) read.reject(error);
   else if (read.oversize) read.reject(tooLarge(read.limitBytes));
   else read.resolve(Buffer.concat(read.chunks, read.size));
@@ -52,7 +58,13 @@ function onBodyEnd(this: ReadingRequest): void {
 }
 
 function onBodyError(this: ReadingRequest, error: Error): void {
-  finishBody(this, error);
+  // Node names a request whose connection closed mid-body `aborted` (code ECONNRESET).
+  finishBody(this, (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? cutOff() : error);
+}
+
+/** A close before the end: when the connection goes without an error event (no 'end' will follow). */
+function onBodyClose(this: ReadingRequest): void {
+  finishBody(this, cutOff());
 }
 
 /**
@@ -63,11 +75,14 @@ export function readRawBody(req: IncomingMessage, limitBytes: number): Promise<B
   const declared = Number(req.headers['content-length']);
   return new Promise((resolve, reject) => {
     if (Number.isFinite(declared) && declared > maxDrainBytes) return reject(tooLarge(limitBytes));
+    // Gone before anyone read it (the handler awaited something first): no event will come.
+    if (req.destroyed) return reject(cutOff());
     const reading = req as ReadingRequest;
     reading[bodyRead] = { limitBytes, chunks: [], size: 0, oversize: Number.isFinite(declared) && declared > limitBytes, resolve, reject };
     reading.on('data', onBodyData);
     reading.once('end', onBodyEnd);
     reading.once('error', onBodyError);
+    reading.once('close', onBodyClose);
   });
 }
 
