@@ -20,8 +20,9 @@ export interface WriteLoad {
   /** Writes of the measured run found afterwards on the leader (identities or keys with the run's prefix). */
   readonly stored: number;
   /** CPU time (user + system, all threads) over the measured run per successful write: the three members
-   * together, and the leader alone. Absent where /proc could not be read. */
-  readonly cpu?: { readonly clusterUsPerWrite: number; readonly leaderUsPerWrite: number };
+   * together, and the leader alone; and the leader's busiest thread (edgeward's JavaScript thread, where HTTP and
+   * raft take turns; for etcd, whichever thread the Go scheduler ran most on). Absent where /proc could not be read. */
+  readonly cpu?: { readonly clusterUsPerWrite: number; readonly leaderUsPerWrite: number; readonly leaderBusiestThreadUsPerWrite?: number };
 }
 
 export interface FailoverTrial {
@@ -163,11 +164,14 @@ export function clusterSummary(run: ClusterBenchRun): string {
     const f = load.figures;
     const rounds = own.loads.map((each) => rate(writesPerSecond(each.figures))).join(', ');
     const tails = own.loads.map((each) => fixed(each.figures.p99Ms, 1)).join(', ');
-    const cpu = (of: (each: NonNullable<WriteLoad['cpu']>) => number) => {
-      const values = own.loads.flatMap((each) => (each.cpu ? [of(each.cpu)] : []));
+    const cpu = (of: (each: NonNullable<WriteLoad['cpu']>) => number | undefined) => {
+      const values = own.loads.flatMap((each) => {
+        const value = each.cpu ? of(each.cpu) : undefined;
+        return value === undefined ? [] : [value];
+      });
       return values.length === 0 ? 'n/a' : `${rate(median(values))} (${values.map(rate).join(', ')})`;
     };
-    return `| ${load.connections} | ${load.system} | ${rate(writesPerSecond(f))} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.httpErrors} | ${f.socketErrors} | ${load.stored} | ${rounds} | ${tails} | ${cpu((c) => c.clusterUsPerWrite)} | ${cpu((c) => c.leaderUsPerWrite)} |`;
+    return `| ${load.connections} | ${load.system} | ${rate(writesPerSecond(f))} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.httpErrors} | ${f.socketErrors} | ${load.stored} | ${rounds} | ${tails} | ${cpu((c) => c.clusterUsPerWrite)} | ${cpu((c) => c.leaderUsPerWrite)} | ${cpu((c) => c.leaderBusiestThreadUsPerWrite)} |`;
   };
   const failoverRow = (system: System) => {
     const own = failover[system];
@@ -188,10 +192,12 @@ export function clusterSummary(run: ClusterBenchRun): string {
     'etcd `POST /v3/kv/put` (a unique key, a 128-byte value). Writes/s counts 2xx answers only; non-2xx is wrk\'s status errors (400 and up);',
     'socket errors are connect/read/write errors and timeouts; "stored" is the measured run\'s writes found on the leader afterwards.',
     'CPU per write: user + system time of every thread of the three members (and of the leader alone) over the measured run,',
-    'per successful write: the median over the rounds, then each round.',
+    'per successful write: the median over the rounds, then each round. The leader\'s busiest thread is the one thread of the leader',
+    'that used the most: for edgeward its JavaScript thread, which HTTP and raft share, so its share of one CPU bounds the leader;',
+    'for etcd whichever OS thread the Go scheduler ran most on (goroutines move between threads, so etcd\'s work is spread over several).',
     '',
-    '| Connections | System | Writes/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors | Stored | Writes/s by round | p99 (ms) by round | CPU/write, cluster (µs) | CPU/write, leader (µs) |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---|---|---|---|',
+    '| Connections | System | Writes/s | p50 (ms) | p99 (ms) | Non-2xx | Socket errors | Stored | Writes/s by round | p99 (ms) by round | CPU/write, cluster (µs) | CPU/write, leader (µs) | CPU/write, leader\'s busiest thread (µs) |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---|---|---|---|---|',
     ...comparisons.flatMap((comparison) => [loadRow(comparison.edgeward), loadRow(comparison.etcd)]),
     '',
     ...comparisons.map(

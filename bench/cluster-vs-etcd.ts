@@ -17,7 +17,7 @@ import { EdgewardCluster } from './edgeward-cluster.ts';
 import { withRaftThread } from '../test/support/cluster-helpers.ts';
 import { EtcdCluster, etcdVersion } from './etcd-cluster.ts';
 import { etcdTimeouts } from './etcd-member.ts';
-import { processCpuSeconds } from './process-cpu.ts';
+import { busiestThreadSeconds, processCpuSeconds, threadCpuSeconds } from './process-cpu.ts';
 import { runWrk } from './wrk-runner.ts';
 import { positiveInteger, progress, wrkVersion, readPreviousResults } from './bench-env.ts';
 
@@ -58,12 +58,17 @@ async function measure(cluster: ClusterUnderTest, connections: number, round: nu
   const prefix = namePrefix(`${cluster.system}-c${connections}`);
   const pids = cluster.pids();
   const cpuBefore = pids.map(processCpuSeconds);
+  const leaderThreadsBefore = threadCpuSeconds(pids[leader]);
   const figures = await load(prefix, seconds);
   const cpuAfter = pids.map(processCpuSeconds);
+  const leaderThreadsAfter = threadCpuSeconds(pids[leader]);
   const stored = await cluster.storedCount(leader, prefix);
-  const cpu = cpuPerWrite(cpuBefore, cpuAfter, leader, figures.requests - figures.httpErrors);
+  const writes = figures.requests - figures.httpErrors;
+  const busiest = leaderThreadsBefore && leaderThreadsAfter && writes > 0 ? (busiestThreadSeconds(leaderThreadsBefore, leaderThreadsAfter) * 1e6) / writes : undefined;
+  const perWrite = cpuPerWrite(cpuBefore, cpuAfter, leader, writes);
+  const cpu = perWrite && busiest !== undefined ? { ...perWrite, leaderBusiestThreadUsPerWrite: busiest } : perWrite;
   const result: WriteLoad = { system: cluster.system, connections, round, figures, stored, ...(cpu ? { cpu } : {}) };
-  const cpuText = cpu ? `, CPU per write ${cpu.clusterUsPerWrite.toFixed(0)} µs (leader ${cpu.leaderUsPerWrite.toFixed(0)} µs)` : '';
+  const cpuText = cpu ? `, CPU per write ${cpu.clusterUsPerWrite.toFixed(0)} µs (leader ${cpu.leaderUsPerWrite.toFixed(0)} µs${cpu.leaderBusiestThreadUsPerWrite === undefined ? '' : `, its busiest thread ${cpu.leaderBusiestThreadUsPerWrite.toFixed(0)} µs`})` : '';
   progress(`${label}: ${writesPerSecond(figures).toFixed(0)} writes/s, p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms, ${figures.httpErrors} non-2xx, ${figures.socketErrors} socket errors, ${stored} stored${cpuText}`);
   const problem = storedProblem(result);
   if (problem) throw new Error(problem);

@@ -1,7 +1,7 @@
 // CPU time a process has used (user + system, all its threads), read from /proc. Throughput on a machine shared
 // with wrk and other work swings from run to run; CPU per request of the server process does not.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
@@ -25,4 +25,35 @@ export function processCpuSeconds(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Seconds of CPU used so far by each thread of `pid`, by thread id; undefined where /proc is unavailable or the
+ * process is gone. (A thread that exits between two readings drops out of the comparison.) */
+export function threadCpuSeconds(pid: number | undefined): Map<string, number> | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const threads = new Map<string, number>();
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        threads.set(tid, (Number(fields[11]) + Number(fields[12])) / clockTicks());
+      } catch {
+        // Gone since the listing.
+      }
+    }
+    return threads;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The most CPU any one thread used between two readings of threadCpuSeconds (seconds). */
+export function busiestThreadSeconds(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): number {
+  let most = 0;
+  for (const [tid, seconds] of after) {
+    const start = before.get(tid);
+    if (start !== undefined && seconds - start > most) most = seconds - start;
+  }
+  return most;
 }
