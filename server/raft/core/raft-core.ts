@@ -90,6 +90,8 @@ export class RaftCore {
   private electionElapsed = 0;
   private heartbeatElapsed = 0;
   private randomizedElectionTimeout = 0;
+  /** Elections left that follow leaderLost's short timeouts (see leaderLost). */
+  private quickElections = 0;
   private votes = new Map<NodeId, boolean>();
   private progress = new Map<NodeId, Progress>();
   private transferee: NodeId | null = null;
@@ -244,14 +246,17 @@ export class RaftCore {
   /**
    * The driver saw every connection to `id` close: its process died or the network between us failed. When `id` is
    * our leader, forget it and stand for election after a short random delay (up to two heartbeat intervals) instead
-   * of a whole election timeout. This cannot disrupt a live leader: the pre-vote needs a majority that has also
-   * lost it, and the others' leases still hold while they hear from it.
+   * of a whole election timeout; should the survivors split the vote, the next two elections also wait one to three
+   * heartbeat intervals, not an election timeout (hearing from a leader ends that). This cannot disrupt a live
+   * leader: the pre-vote needs a majority that has also lost it, and the others' leases still hold while they hear
+   * from it.
    */
   leaderLost(id: NodeId): void {
     if (this.role !== 'follower' || this.leader !== id || !this.isVoter(this.id)) return;
     this.leader = null;
     this.electionElapsed = 0;
     this.randomizedElectionTimeout = 1 + Math.floor(this.random() * this.heartbeatTicks * 2);
+    this.quickElections = quickElectionsAfterLeaderLost;
   }
 
   /** Hands leadership to `target`, or to the most caught-up voter when none is named. */
@@ -373,6 +378,7 @@ export class RaftCore {
     }
     this.role = 'follower';
     this.leader = leader;
+    if (leader !== null) this.quickElections = 0;
     this.resetTimers();
     this.transferee = null;
     this.progress.clear();
@@ -396,6 +402,7 @@ export class RaftCore {
   }
 
   private becomeLeader(): void {
+    this.quickElections = 0;
     this.role = 'leader';
     this.leader = this.id;
     this.transferee = null;
@@ -416,6 +423,13 @@ export class RaftCore {
   private campaignFor(kind: 'pre' | 'real', transfer = false): void {
     if (kind === 'pre') this.becomePreCandidate();
     else this.becomeCandidate();
+    if (this.quickElections > 0) {
+      // After leaderLost, the survivors campaign within a few ticks of each other and can split the vote; the retry
+      // then waits one to three heartbeat intervals instead of a whole election timeout. Bounded, so a node cut off
+      // from everyone goes back to the usual pace (its pre-votes never raise the term either way).
+      this.randomizedElectionTimeout = this.heartbeatTicks + Math.floor(this.random() * this.heartbeatTicks * 2);
+      if (kind === 'pre' || !this.preVote) this.quickElections--;
+    }
     const term = kind === 'pre' ? this.term + 1 : this.term;
     this.votes.set(this.id, true);
     if (this.tally() === 'won') {
@@ -801,6 +815,7 @@ export class RaftCore {
 
   /** A message from the leader restarts the election timer, and undoes a shortened one from leaderLost. */
   private heardFromLeader(): void {
+    this.quickElections = 0;
     this.electionElapsed = 0;
     if (this.randomizedElectionTimeout < this.electionTicks) this.resetRandomizedElectionTimeout();
   }
@@ -843,6 +858,9 @@ export function applyChange(configuration: Configuration, change: ConfigChange):
   }
   return Object.keys(addresses).length > 0 ? { voters, nonVoters, addresses } : { voters, nonVoters };
 }
+
+/** Elections (pre-vote rounds) after leaderLost that keep its short timeouts before the usual pace resumes. */
+const quickElectionsAfterLeaderLost = 3;
 
 const sameHardState = (a: HardState, b: HardState) => a.term === b.term && a.vote === b.vote && a.commit === b.commit;
 const sameSoftState = (a: SoftState, b: SoftState) => a.role === b.role && a.leader === b.leader && a.term === b.term;

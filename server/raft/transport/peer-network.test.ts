@@ -99,6 +99,32 @@ test('a peer that goes silent is closed after closeUnresponsiveTimeout and logge
   }
 });
 
+test('when a member goes, the others are dialled at once: two followers that never talked can vote without a dial', async () => {
+  const leader = await network('p1');
+  const a = await network('p2');
+  const b = await network('p3');
+  try {
+    const configuration = {
+      voters: ['p1', 'p2', 'p3'],
+      nonVoters: [],
+      addresses: { p1: `tls:127.0.0.1:${leader.port}`, p2: `tls:127.0.0.1:${a.port}`, p3: `tls:127.0.0.1:${b.port}` },
+    };
+    for (const each of [leader, a, b]) each.net.setConfiguration(configuration);
+    // Followers talk to their leader only.
+    a.net.send({ type: 'AppendResp', from: 'p2', to: 'p1', term: 1, index: 1, reject: false, rejectHint: 0, hintTerm: 0 });
+    b.net.send({ type: 'AppendResp', from: 'p3', to: 'p1', term: 1, index: 1, reject: false, rejectHint: 0, hintTerm: 0 });
+    await until('both followers connected to the leader', () => a.net.isConnected('p1') && b.net.isConnected('p1'));
+    assert.equal(a.net.isConnected('p3'), false, 'no channel between the followers yet');
+    await leader.net.shutdown();
+    await until('each follower to reach the other', () => a.net.isConnected('p3') && b.net.isConnected('p2'));
+    assert.ok(a.logger.lines.some((line) => line.msg === 'peer disconnected' && line.peerId === 'p1'));
+    assert.ok(a.logger.lines.some((line) => line.msg === 'peer connected' && line.peerId === 'p3'));
+    assert.equal(a.net.isConnected('p1'), false, 'the member that went is not dialled back in a loop');
+  } finally {
+    await Promise.all([leader.net.shutdown(), a.net.shutdown(), b.net.shutdown()]);
+  }
+});
+
 test('a controller from another PKI, or a client without a certificate, is refused with the documented texts', async () => {
   const a = await network('p1');
   const stranger = await network('stranger', 'other-pki');

@@ -595,6 +595,24 @@ export class PeerNetwork implements RaftTransport, PeerChannels {
     if (this.closed || this.isConnected(peer.id)) return;
     this.options.logger.info('peer disconnected', { peerId: peer.id, reason });
     for (const handler of this.peerEvents) handler('disconnected', peer);
+    this.reachTheOthers(peer.id);
+  }
+
+  /**
+   * A member went (its process died, say): an election may follow within a few ticks, and its votes must not wait
+   * for dials. Followers talk only to their leader, so after a restart two followers may have no channel to each
+   * other; each then dialled the other only once it campaigned, the two dials finished together, and both pre-votes
+   * passed at once: a split vote, and a whole election timeout more (bench failover trials of ~1.5 s against
+   * ~0.3 s). Dialling the other members now, when the loss is seen, has the channels up before either campaigns.
+   */
+  private reachTheOthers(gone: NodeId): void {
+    if (!this.members) return;
+    for (const id of this.members) {
+      if (id === gone || id === this.options.self.id) continue;
+      const existing = this.channels.get(id);
+      if (existing && !existing.closed) continue;
+      void this.channelTo(id);
+    }
   }
 
   private channelTo(id: NodeId): Promise<Channel | undefined> {
