@@ -14,14 +14,19 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
+/** User + system seconds from a /proc stat file (a process's or one thread's); throws where it cannot be read. */
+function statCpuSeconds(path: string): number {
+  const stat = readFileSync(path, 'utf8');
+  // Fields after the parenthesised command name: state is the first, utime the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+}
+
 /** Seconds of CPU used so far by `pid`, or undefined where /proc is unavailable or the process is gone. */
 export function processCpuSeconds(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the parenthesised command name: state is the first, utime the 12th, stime the 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+    return statCpuSeconds(`/proc/${pid}/stat`);
   } catch {
     return undefined;
   }
@@ -35,9 +40,7 @@ export function threadCpuSeconds(pid: number | undefined): Map<string, number> |
     const threads = new Map<string, number>();
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        threads.set(tid, (Number(fields[11]) + Number(fields[12])) / clockTicks());
+        threads.set(tid, statCpuSeconds(`/proc/${pid}/task/${tid}/stat`));
       } catch {
         // Gone since the listing.
       }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { after, before, test } from 'node:test';
+import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 
 let controller: ControllerFixture;
@@ -97,8 +98,7 @@ test('a request body that trickles in is cut off after requestTimeout, though ea
   assert.ok(await versionAnswers());
   // The handler reading that body hears it was cut off: a refusal logged at info, not an unhandled server error.
   const cutOff = /"msg":"request refused".*"code":"COULD_NOT_PARSE_BODY".*cut off/;
-  const deadline = Date.now() + 5000;
-  while (!cutOff.test(controller.readLog()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  await until('the cut-off body in the log', () => cutOff.test(controller.readLog()), 5000).catch(() => undefined);
   assert.match(controller.readLog(), cutOff);
   assert.doesNotMatch(controller.readLog(), /unhandled error serving request/);
 });
@@ -129,8 +129,7 @@ test('past maxConnections a bind point closes new connections at once, logs it, 
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   // The log file is written asynchronously (a write stream): under load the line can land a little after the drop.
-  const logDeadline = Date.now() + 5000;
-  while (!/web listener refused connections/.test(controller.readLog()) && Date.now() < logDeadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  await until('the refusal in the log', () => /web listener refused connections/.test(controller.readLog()), 5000).catch(() => undefined);
   const log = controller.readLog();
   assert.match(log, /web listener refused connections: maxConnections reached/);
   assert.match(log, new RegExp(`"maxConnections":${limits.maxConnections}`));

@@ -607,12 +607,8 @@ export class PeerNetwork implements RaftTransport, PeerChannels {
    */
   private reachTheOthers(gone: NodeId): void {
     if (!this.members) return;
-    for (const id of this.members) {
-      if (id === gone || id === this.options.self.id) continue;
-      const existing = this.channels.get(id);
-      if (existing && !existing.closed) continue;
-      void this.channelTo(id);
-    }
+    // channelTo keeps an open channel or a dial under way as it is.
+    for (const id of this.members) if (id !== gone && id !== this.options.self.id) void this.channelTo(id);
   }
 
   private channelTo(id: NodeId): Promise<Channel | undefined> {
