@@ -19,10 +19,11 @@ export function replaceSection(document: string, name: string, heading: string, 
   return `${document.trimEnd()}\n\n${section}\n`;
 }
 
-/** The marked sections of a document, to carry over when another benchmark rewrites it. */
+/** The marked sections of a document (`<!-- name:start -->` … `<!-- name:end -->`: each benchmark's, and notes written
+ * by hand beside them), to carry over when another benchmark rewrites it. */
 export function markedSections(document: string): string[] {
   const sections: string[] = [];
-  const pattern = /<!-- ([a-z-]+)-bench:start -->[\s\S]*?<!-- \1-bench:end -->/g;
+  const pattern = /<!-- ([a-z-]+):start -->[\s\S]*?<!-- \1:end -->/g;
   for (const match of document.matchAll(pattern)) sections.push(match[0]);
   return sections;
 }

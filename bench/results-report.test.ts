@@ -106,6 +106,17 @@ test('another benchmark\'s marked section survives an HTTP run, wherever it was,
   assert.equal(fourth.split('\n').filter((line) => line.startsWith('- 2025-')).length, 4);
 });
 
+test('a hand-written marked section (notes beside a benchmark\'s) survives an HTTP run in its place', () => {
+  const notes = '<!-- write-notes:start -->\n## Where the time goes\n\n- a measured finding\n<!-- write-notes:end -->';
+  const first = renderResults(run('2025-01-01T00:00:00Z', 10_000, 6_000, 5_000), undefined);
+  const withNotes = replaceSection(first, 'raft', '## Raft', '| 1 | 180 |').replace('<!-- raft-bench:end -->', `<!-- raft-bench:end -->\n\n${notes}`);
+  const second = renderResults(run('2025-01-02T00:00:00Z', 10_000, 12_000, 8_000), withNotes);
+  assert.deepEqual(markedSections(second).map((section) => section.split('\n')[0]), ['<!-- raft-bench:start -->', '<!-- write-notes:start -->']);
+  assert.ok(second.includes(notes));
+  assert.ok(second.indexOf(notes) > second.indexOf('<!-- raft-bench:end -->'));
+  assert.ok(!second.slice(second.indexOf('## History')).includes('a measured finding'));
+});
+
 test('without an earlier file there are no other sections and one history line', () => {
   const only = renderResults(run('2025-01-01T00:00:00Z', 10_000, 6_000, 5_000), undefined);
   assert.deepEqual(markedSections(only), []);
