@@ -1,7 +1,7 @@
 // Renders bench/RESULTS.md from one HTTP run: the run's table (replaced each time), the other marked sections
 // (`<!-- <name>:start -->` … `<!-- <name>:end -->`: the other benchmarks' and notes written by hand, kept as they
-// were) and a history section that keeps every earlier run's one-line summary and appends this one. Pure: figures and the previous file in,
-// text out.
+// were) and a history section that keeps every earlier run's one-line summary and appends this one. Pure: figures
+// and the previous file in, text out.
 import { markedSections } from './raft-bench-report.ts';
 import type { WrkFigures } from './wrk-output.ts';
 
