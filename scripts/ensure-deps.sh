@@ -53,9 +53,12 @@ if [ "$node_major" -lt 20 ]; then
   exit 1
 fi
 
+# The stamp holds the checksum of the package-lock.json it was installed from: a checkout that rewrites the file with
+# the same content (a new worktree, a branch switch and back) installs nothing; a changed lock installs again.
 stamp="$root/node_modules/.edgeward-installed"
-if [ ! -f "$stamp" ] || [ "$root/package-lock.json" -nt "$stamp" ]; then
+lock_sum="$(sha256sum < "$root/package-lock.json")"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
   echo "edgeward: installing npm packages (npm ci)" >&2
   (cd "$root" && npm ci --no-audit --no-fund --loglevel=error >&2)
-  touch "$stamp"
+  printf '%s\n' "$lock_sum" > "$stamp"
 fi

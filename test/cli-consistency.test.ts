@@ -3,7 +3,7 @@
 // `install` install anything, never for `--help`, one at a time under a lock.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -201,6 +201,34 @@ test('a copy of ./edgeward without node_modules refuses other commands without i
   assert.equal(testHelp!.stdout, testUsage);
   assert.equal(readFileSync(shims.log, 'utf8'), '', 'nothing was installed');
   assert.equal(existsSync(join(root, 'node_modules')), false);
+});
+
+test('ensure-deps.sh installs npm packages again only when package-lock.json changes, not when it is merely rewritten', async () => {
+  const root = join(scratch, 'stamp-clone');
+  mkdirSync(join(root, 'scripts'), { recursive: true });
+  copyFileSync(join(repo, 'scripts/ensure-deps.sh'), join(root, 'scripts/ensure-deps.sh'));
+  chmodSync(join(root, 'scripts/ensure-deps.sh'), 0o755);
+  const lockFile = join(root, 'package-lock.json');
+  writeFileSync(lockFile, '{"lockfileVersion":3}\n');
+  const shims = shimFolder('stamp', ['npm'], 'echo "npm $*" >> "$SHIM_LOG"\nmkdir -p node_modules\n');
+  const script = join(root, 'scripts/ensure-deps.sh');
+  const installs = () => readFileSync(shims.log, 'utf8').split('\n').filter((line) => line.startsWith('npm ci')).length;
+
+  const first = await run(script, ['npm'], shims.env);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(installs(), 1);
+  // Rewritten with the same content and a newer mtime, as a fresh checkout does: nothing to install.
+  writeFileSync(lockFile, '{"lockfileVersion":3}\n');
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(lockFile, later, later);
+  const second = await run(script, ['npm'], shims.env);
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(installs(), 1, 'an unchanged lock file installed again');
+  // A changed lock file installs again.
+  writeFileSync(lockFile, '{"lockfileVersion":3,"packages":{}}\n');
+  const third = await run(script, ['npm'], shims.env);
+  assert.equal(third.code, 0, third.stderr);
+  assert.equal(installs(), 2);
 });
 
 test('two ensure-deps.sh runs never install at once: the second waits for the lock, then finds the packages installed', async () => {
