@@ -203,15 +203,21 @@ test('a copy of ./edgeward without node_modules refuses other commands without i
   assert.equal(existsSync(join(root, 'node_modules')), false);
 });
 
-test('ensure-deps.sh installs npm packages again only when package-lock.json changes, not when it is merely rewritten', async () => {
-  const root = join(scratch, 'stamp-clone');
+/** A folder holding only a copy of scripts/ensure-deps.sh, as the root it installs into. */
+function cloneWithEnsureDeps(name: string): { root: string; script: string } {
+  const root = join(scratch, name);
+  const script = join(root, 'scripts/ensure-deps.sh');
   mkdirSync(join(root, 'scripts'), { recursive: true });
-  copyFileSync(join(repo, 'scripts/ensure-deps.sh'), join(root, 'scripts/ensure-deps.sh'));
-  chmodSync(join(root, 'scripts/ensure-deps.sh'), 0o755);
+  copyFileSync(join(repo, 'scripts/ensure-deps.sh'), script);
+  chmodSync(script, 0o755);
+  return { root, script };
+}
+
+test('ensure-deps.sh installs npm packages again only when package-lock.json changes, not when it is merely rewritten', async () => {
+  const { root, script } = cloneWithEnsureDeps('stamp-clone');
   const lockFile = join(root, 'package-lock.json');
   writeFileSync(lockFile, '{"lockfileVersion":3}\n');
   const shims = shimFolder('stamp', ['npm'], 'echo "npm $*" >> "$SHIM_LOG"\nmkdir -p node_modules\n');
-  const script = join(root, 'scripts/ensure-deps.sh');
   const installs = () => readFileSync(shims.log, 'utf8').split('\n').filter((line) => line.startsWith('npm ci')).length;
 
   const first = await run(script, ['npm'], shims.env);
@@ -232,14 +238,10 @@ test('ensure-deps.sh installs npm packages again only when package-lock.json cha
 });
 
 test('two ensure-deps.sh runs never install at once: the second waits for the lock, then finds the packages installed', async () => {
-  const root = join(scratch, 'lock-clone');
-  mkdirSync(join(root, 'scripts'), { recursive: true });
-  copyFileSync(join(repo, 'scripts/ensure-deps.sh'), join(root, 'scripts/ensure-deps.sh'));
-  chmodSync(join(root, 'scripts/ensure-deps.sh'), 0o755);
+  const { root, script } = cloneWithEnsureDeps('lock-clone');
   writeFileSync(join(root, 'package-lock.json'), '{}\n');
   // npm ci that takes a second, logging when it starts and ends.
   const shims = shimFolder('lock', ['npm'], 'echo "start $$" >> "$SHIM_LOG"\nmkdir -p node_modules\nsleep 1\necho "end $$" >> "$SHIM_LOG"\n');
-  const script = join(root, 'scripts/ensure-deps.sh');
   const [first, second] = await Promise.all([run(script, ['npm'], shims.env), new Promise<Ran>((resolve) => setTimeout(() => resolve(run(script, ['npm'], shims.env)), 200))]);
   assert.equal(first!.code, 0, first!.stderr);
   assert.equal(second!.code, 0, second!.stderr);
