@@ -1,6 +1,8 @@
-// Node flags a command's process must start with: V8 sizes its heap when the process starts, and the same flag set
-// at run time (v8.setFlagsFromString) is ignored. Every way of starting a controller passes them: the `edgeward`
-// script (and so the systemd unit), the demo's supervisor and the test fixture.
+// Node flags a command's process must start with: V8 sizes its heap and its helper threads when the process starts,
+// and the same flags set at run time (v8.setFlagsFromString) are ignored. Every way of starting a controller passes
+// them: the `edgeward` script (and so the systemd unit), the release launcher, the demo's supervisor and the test
+// fixture. The two shell scripts compute the same values (a test compares them).
+import { availableParallelism } from 'node:os';
 
 /**
  * A controller's young generation: semi-spaces of up to 32 MiB instead of V8's 16. Each scavenge has a cost that grows
@@ -10,9 +12,28 @@
  * 6128, 6811 writes/s with 16 MiB against 6814, 6809, 6967 with 32 MiB; over the last five slices 5969, 5702, 6522
  * against 6754, 6392, 6381. Scavenges take ~9-12 ms instead of ~6-9 ms, and the process holds up to 32 MiB more.
  */
-export const controllerNodeFlags: readonly string[] = ['--max-semi-space-size=32'];
+export const semiSpaceFlag = '--max-semi-space-size=32';
+
+/**
+ * V8's helper threads (parallel scavenges, concurrent marking and sweeping, background compilation): one per two
+ * CPUs, at least 1 and at most Node's default of 4. A scavenge ends only when every helper has finished its share, so
+ * helpers that outnumber the CPUs make the pause wait for the slowest one to be scheduled. On 2 CPUs (three
+ * controllers and the load on one machine, bench/RESULTS.md, write-pipeline notes) 1 helper instead of 4 took the p99
+ * of writes at 64 connections from a median of 66 ms to 53 over ten runs each way.
+ */
+export function v8PoolSize(cpus: number): number {
+  return Math.min(4, Math.max(1, Math.floor(cpus / 2)));
+}
+
+/** The flags `controller run` starts with on a machine with `cpus` CPUs (this one's by default). */
+export function controllerNodeFlags(cpus: number = availableParallelism()): readonly string[] {
+  return [semiSpaceFlag, `--v8-pool-size=${v8PoolSize(cpus)}`];
+}
 
 /** The flags for the edgeward command `args` (empty for every command but `controller run`). */
 export function nodeFlagsFor(args: readonly string[]): readonly string[] {
-  return args[0] === 'controller' && args[1] === 'run' ? controllerNodeFlags : [];
+  return args[0] === 'controller' && args[1] === 'run' ? controllerNodeFlags() : [];
 }
+
+/** POSIX shell that sets `$pool` to v8PoolSize(the CPUs `nproc` counts), for the launchers. */
+export const shellPoolSize = 'pool=$(( $(nproc 2>/dev/null || echo 2) / 2 )); if [ "$pool" -lt 1 ]; then pool=1; fi; if [ "$pool" -gt 4 ]; then pool=4; fi';

@@ -107,7 +107,7 @@ export class ControllerFixture {
   /** The command start() runs, with `nodeArgs` (a fault-injecting `--import`) added: for a test that runs the
    * process itself, under a supervisor. */
   command(nodeArgs: readonly string[] = []): { file: string; args: string[]; env: NodeJS.ProcessEnv } {
-    return { file: process.execPath, args: ['--import', tsxLoader, ...nodeArgs, ...controllerNodeFlags, cliEntry, 'controller', 'run', this.configFile], env: this.env };
+    return { file: process.execPath, args: ['--import', tsxLoader, ...nodeArgs, ...controllerNodeFlags(), cliEntry, 'controller', 'run', this.configFile], env: this.env };
   }
 
   /** Starts (or restarts) the controller process and waits until it is healthy; `env` is added to its environment
