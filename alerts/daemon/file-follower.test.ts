@@ -215,6 +215,22 @@ describe('FileFollower across a restart', () => {
 });
 
 describe('FileTailer', () => {
+  it('takes a line written as soon as start() resolves as news, not as history', async () => {
+    const dir = freshDir();
+    const path = join(dir, 'daemon.log');
+    writeFileSync(path, 'history\n');
+    const lines = new Lines();
+    const tailer = new FileTailer([{ path, consumer: lines }], {}, { initialPosition: 'end', recheckInterval: 60_000, chunkBytes: 4096, logger: createMemoryLogger() });
+    await tailer.start();
+    try {
+      appendFileSync(path, 'news\n');
+      await tailer.pokeAll();
+      assert.deepEqual(lines.lines, ['news']);
+    } finally {
+      await tailer.stop();
+    }
+  });
+
   it('reads appended lines on the watcher\'s events, across a rotation, without waiting for the re-check', async () => {
     const dir = freshDir();
     const path = join(dir, 'events.jsonl');

@@ -54,7 +54,9 @@ export class FileTailer {
     this.watcher.on('error', (error) => this.options.logger.warn('file watcher error; the periodic re-check goes on', { error: error instanceof Error ? error.message : String(error) }));
     await new Promise<void>((ready) => this.watcher!.once('ready', () => ready()));
     this.recheck = setInterval(() => void this.pokeAll(), this.options.recheckInterval);
-    void this.pokeAll();
+    // Awaited: every file is positioned (its end, or the saved offset) before start() resolves, so a line written
+    // after the daemon says it started is news, never taken for history by a first look that came later.
+    await this.pokeAll();
   }
 
   /** Reads every file up to its current end. */
