@@ -214,14 +214,20 @@ describe('FileFollower across a restart', () => {
   });
 });
 
+/** A tailer of `path` from its end, started (the re-check far off, so only the watcher's events move it). */
+async function startedTailer(path: string): Promise<{ tailer: FileTailer; lines: Lines }> {
+  const lines = new Lines();
+  const tailer = new FileTailer([{ path, consumer: lines }], {}, { initialPosition: 'end', recheckInterval: 60_000, chunkBytes: 4096, logger: createMemoryLogger() });
+  await tailer.start();
+  return { tailer, lines };
+}
+
 describe('FileTailer', () => {
   it('takes a line written as soon as start() resolves as news, not as history', async () => {
     const dir = freshDir();
     const path = join(dir, 'daemon.log');
     writeFileSync(path, 'history\n');
-    const lines = new Lines();
-    const tailer = new FileTailer([{ path, consumer: lines }], {}, { initialPosition: 'end', recheckInterval: 60_000, chunkBytes: 4096, logger: createMemoryLogger() });
-    await tailer.start();
+    const { tailer, lines } = await startedTailer(path);
     try {
       appendFileSync(path, 'news\n');
       await tailer.pokeAll();
@@ -235,11 +241,8 @@ describe('FileTailer', () => {
     const dir = freshDir();
     const path = join(dir, 'events.jsonl');
     writeFileSync(path, '');
-    const lines = new Lines();
-    const tailer = new FileTailer([{ path, consumer: lines }], {}, { initialPosition: 'end', recheckInterval: 60_000, chunkBytes: 4096, logger: createMemoryLogger() });
-    await tailer.start();
+    const { tailer, lines } = await startedTailer(path);
     try {
-      await tailer.pokeAll();
       appendFileSync(path, 'one\n');
       await waitFor(() => lines.lines.length === 1);
       appendFileSync(path, 'two\n');
