@@ -155,14 +155,17 @@ test('a large snapshot is encoded a piece at a time: timers run while it saves, 
       longestGapMs = Math.max(longestGapMs, now - last);
       last = now;
     }, 1);
+    const began = performance.now();
     try {
       await store.save(snapshot);
     } finally {
       clearInterval(timer);
     }
-    // Stringified at once this is one stall of 80-100 ms here; in pieces the longest gap is 10-25 ms (mostly a
-    // garbage collection).
-    assert.ok(longestGapMs < 60, `the event loop was held for ${longestGapMs.toFixed(1)} ms`);
+    const savedMs = performance.now() - began;
+    // Encoded at once, the encoding is one stall of most of the save (here 260 of 325 ms); in pieces the longest gap
+    // is 25-30 ms of ~180 (mostly a garbage collection). A busy machine stretches both, so the gap is judged against
+    // the save's own length: a CI run on a loaded machine saw a 60 ms gap in a save of ~800 ms.
+    assert.ok(longestGapMs < 60 || longestGapMs < 0.4 * savedMs, `the event loop was held for ${longestGapMs.toFixed(1)} ms of a ${savedMs.toFixed(0)} ms save`);
     const bytes = await readFile(join(dir, snapshotFileName(snapshot.meta)));
     const data = bytes.subarray(bytes.indexOf(0x0a) + 1);
     assert.equal(data.toString('utf8'), JSON.stringify(snapshot.data));
