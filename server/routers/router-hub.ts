@@ -261,7 +261,8 @@ export class RouterHub implements RouterChannelOwner {
   }
 
   private refuse(channel: RouterChannel, reason: string): void {
-    this.deps.logger.warn(`router connection refused: ${reason}`, { certificate: channel.certificate.commonName ?? null, remote: channel.remote, reason });
+    // The reason can quote the router's first frame: a field, never the msg (alerts match msg).
+    this.deps.logger.warn('router connection refused', { certificate: channel.certificate.commonName ?? null, remote: channel.remote, reason });
     channel.refuse(reason);
   }
 
