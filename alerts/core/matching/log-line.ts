@@ -78,7 +78,7 @@ export function matchLogLine(line: LineMatch, table: LogNeedleTable): LogLineOut
 }
 
 /** The parsed line is the one the condition's emitter writes. */
-export function meets(fields: Readonly<Record<string, unknown>>, condition: LineCondition): boolean {
+function meets(fields: Readonly<Record<string, unknown>>, condition: LineCondition): boolean {
   if (fields.component !== condition.component) return false;
   const msg = fields.msg;
   if (typeof msg !== 'string') return false;
