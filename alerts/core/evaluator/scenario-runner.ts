@@ -209,9 +209,9 @@ class Scenario {
         out.push(`(${outcome.kind})`);
         continue;
       }
-      for (const rule of outcome.rules) {
+      for (const [index, rule] of outcome.rules.entries()) {
         out.push(`rule ${rule.id}`);
-        const changes = this.need().step({ kind: 'log', now: this.now, controller: controller!, rule: rule.id, ...outcome.record });
+        const changes = this.need().step({ kind: 'log', now: this.now, controller: controller!, rule: rule.id, line: outcome.lines[index]!, ...outcome.record });
         if (changes.length > 0) out.push(this.changes(changes));
       }
     }

@@ -32,7 +32,8 @@ describe('matchLogLine', () => {
     assert.deepEqual(outcome, {
       kind: 'matched',
       rules: [logRules.find((rule) => rule.id === 'peer-disconnected-log')],
-      record: { at: Date.parse('2026-11-21T23:50:00.084Z'), peerId: 'ctrl2', line: 'peer disconnected' },
+      lines: ['peer disconnected'],
+      record: { at: Date.parse('2026-11-21T23:50:00.084Z'), peerId: 'ctrl2' },
     });
   });
 

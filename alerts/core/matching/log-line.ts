@@ -35,13 +35,17 @@ export interface LogRecord {
   readonly at?: number;
   /** `peerId`, on the peer lines. */
   readonly peerId?: string;
-  /** The documented text of the condition it met (the rule's own, never the line's: a description quotes only
-   * what the daemon owns). */
-  readonly line?: string;
 }
 
 export type LogLineOutcome =
-  | { readonly kind: 'matched'; readonly rules: readonly LogRule[]; readonly record: LogRecord }
+  | {
+      readonly kind: 'matched';
+      readonly rules: readonly LogRule[];
+      /** Per rule, the `msg` of the condition the line met: the rule's own text, never the line's, for the
+       * description (it quotes only what the daemon owns). */
+      readonly lines: readonly string[];
+      readonly record: LogRecord;
+    }
   | { readonly kind: 'no-rule' }
   | { readonly kind: 'malformed'; readonly reason: string };
 
@@ -56,12 +60,12 @@ export function matchLogLine(line: LineMatch, table: LogNeedleTable): LogLineOut
   const fields = parsed as Record<string, unknown>;
 
   const rules: LogRule[] = [];
-  let matched: LineCondition | undefined;
+  const lines: string[] = [];
   for (const needle of line.needles) {
     for (const { rule, condition } of table.conditions[needle] ?? []) {
       if (rules.includes(rule) || !meets(fields, condition)) continue;
       rules.push(rule);
-      matched ??= condition;
+      lines.push(condition.msg);
     }
   }
   if (rules.length === 0) return { kind: 'no-rule' };
@@ -69,10 +73,10 @@ export function matchLogLine(line: LineMatch, table: LogNeedleTable): LogLineOut
   return {
     kind: 'matched',
     rules,
+    lines,
     record: {
       ...(Number.isFinite(at) ? { at } : {}),
       ...(typeof fields.peerId === 'string' ? { peerId: fields.peerId } : {}),
-      line: matched!.msg,
     },
   };
 }
