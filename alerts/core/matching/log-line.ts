@@ -83,10 +83,7 @@ export function matchLogLine(line: LineMatch, table: LogNeedleTable): LogLineOut
 
 /** The parsed line is the one the condition's emitter writes. */
 function meets(fields: Readonly<Record<string, unknown>>, condition: LineCondition): boolean {
-  if (fields.component !== condition.component) return false;
-  const msg = fields.msg;
-  if (typeof msg !== 'string') return false;
-  if (condition.msgIsPrefix ? !msg.startsWith(condition.msg) : msg !== condition.msg) return false;
+  if (fields.component !== condition.component || fields.msg !== condition.msg) return false;
   for (const [key, value] of Object.entries(condition.fieldEquals ?? {})) if (fields[key] !== value) return false;
   for (const [key, value] of Object.entries(condition.fieldStartsWith ?? {})) {
     const field = fields[key];

@@ -1,7 +1,7 @@
 // The daemon's rules as data: which log lines and cluster events it reacts to, and what each does to the alert
 // state. The matcher searches the raw bytes for the needles (a fast pre-filter); a line is a match of a rule only
 // when, once parsed, it is the structured line the controller's own emitter writes: that `component`, that `msg`
-// (exactly, or its fixed start), and the fields the emitter sets. Text a client, router or peer supplied is logged
+// exactly (every alerting emitter writes a constant msg), and the fields the emitter sets. Text a client, router or peer supplied is logged
 // in fields, never in `msg`, and only fields the controller itself decides (a code, an error's own start) are looked
 // at, so no crafted frame type, token header or service name can raise an alert. The evaluator interprets the
 // effects. The documented substrings (the spec's "Log lines for alerting" and TLS join errors) stay in the real
@@ -40,10 +40,8 @@ export interface LineCondition {
   readonly needle: string;
   /** The line's `component` (the controller's logger that writes it). */
   readonly component: string;
-  /** The line's `msg`, exactly as the emitter writes it... */
+  /** The line's `msg`, exactly as the emitter writes it. */
   readonly msg: string;
-  /** ...or, when true, the fixed start of a `msg` the emitter completes with text of its own. */
-  readonly msgIsPrefix?: boolean;
   /** Top-level string fields that must have exactly these values. */
   readonly fieldEquals?: Readonly<Record<string, string>>;
   /** Top-level string fields that must start with these values (an error message the controller composed). */
