@@ -155,6 +155,8 @@ test('a crafted first frame type and a crafted ext-jwt alg reach the log and rai
   for (const rule of ['leaderless-log', 'read-only-entered-log', 'writes-refused-no-leader']) {
     assert.equal(await daemonMetric('edgeward_alerts_rule_matches_total', { rule }), 0, `${rule} matched`);
   }
+  // While the controller's own line when ctrl2 joined did match its rule (it alerts on nothing by itself).
+  assert.ok((await daemonMetric('edgeward_alerts_rule_matches_total', { rule: 'peer-connected-log' })) >= 1, 'the real peer connected line matched');
   // Long enough for a delivery and Alertmanager's 1 s group wait, had anything fired.
   await new Promise((resolve) => setTimeout(resolve, 4000));
   assert.equal(await daemonMetric('edgeward_alerts_delivery_queue'), 0);
@@ -176,6 +178,7 @@ test('the control: the real leaderless line pages, and a write refused for want 
   assert.ok(page.annotations['description']!.startsWith(`Cluster ${clusterName}: ctrl1: log line "${leaderlessText}". `), page.annotations['description']);
   const line = JSON.parse(readFileSync(ctrl1.logFile, 'utf8').split('\n').find((text) => text.includes(`"msg":"${leaderlessText}"`))!);
   assert.equal(line.component, 'cluster');
+  assert.ok((await daemonMetric('edgeward_alerts_rule_matches_total', { rule: 'peer-disconnected-log' })) >= 1, 'the real peer disconnected line matched');
 
   // A login (it writes an API session) through ctrl1 now: 503 CLUSTER_NO_LEADER, and its `request refused` line warns.
   const login = await ctrl1.http.post(`${ctrl1.managementApi}/authenticate?method=password`, { body: adminCredentials });
