@@ -267,8 +267,11 @@ describe('flow control and circuit caps over real links', () => {
 
   // ---- a transit router stops reading a link it cannot forward from -------------------------------------------
 
-  it('a transit router stops reading a link while the next link does not take what it forwards, and reads it again after', async () => {
-    const transit = { highWaterBytes: 1024 * 1024, lowWaterBytes: 256 * 1024 };
+  /**
+   * r1 → r2 → r3 with r2 under test: r3 stops reading, and r1 sends without regard for any window until its own
+   * socket cannot take more (r2 stopped reading l12). `worst()`: the most r2 queued toward r3 meanwhile.
+   */
+  async function stalledTransit(transit: { highWaterBytes: number; lowWaterBytes: number }) {
     const r2 = await routerUnderTest({ timing: { transit } });
     const r1 = await peer(r2.port, 'r1', 'l12');
     const r3 = await peer(r2.port, 'r3', 'l23');
@@ -278,13 +281,11 @@ describe('flow control and circuit caps over real links', () => {
     r3.send({ type: 'c.ready', circuitId: circuit.circuitId });
     await r1.frame('c.ready back at r1', (frame) => frame.type === 'c.ready' && frame.circuitId === circuit.circuitId);
 
-    // r3 stops reading; r1 sends without regard for any window until its own socket cannot take more.
     r3.socket.pause();
     const toward = r2.links.linkById('l23')!;
     let worst = 0;
     const sampler = setInterval(() => (worst = Math.max(worst, toward.pendingBytes)), 1);
     cleanups.push(() => clearInterval(sampler));
-    const floodBytes = 64 * 1024 * 1024;
     const payload = randomBytes(chunk);
     let sent = 0;
     let outcome: 'written' | 'stalled' | 'closed' = 'written';
@@ -293,10 +294,19 @@ describe('flow control and circuit caps over real links', () => {
       if (outcome === 'written') sent += chunk;
     }
     assert.equal(outcome, 'stalled', `r1 sent all ${sent} bytes: r2 never stopped reading its link`);
+    return { r1, r2, r3, circuit, payload, sent, worst: () => worst, stopSampling: () => clearInterval(sampler) };
+  }
+
+  const floodBytes = 64 * 1024 * 1024;
+
+  it('a transit router stops reading a link while the next link does not take what it forwards, and reads it again after', async () => {
+    const transit = { highWaterBytes: 1024 * 1024, lowWaterBytes: 256 * 1024 };
+    const { r1, r2, r3, circuit, payload, sent, worst: worstQueued, stopSampling } = await stalledTransit(transit);
     await waitFor('r2 logs the pause', () => r2.logged('link reading paused: forwarded bytes over the high-water mark').length > 0, 2_000);
     // The link stays paused well past its silence timeout (800 ms): this end's pause is not the peer's silence.
     await sleep(1_500);
-    clearInterval(sampler);
+    stopSampling();
+    const worst = worstQueued();
     assert.deepEqual(r2.links.links().map((link) => link.id).sort(), ['l12', 'l23'], 'both links stay up while one is not read');
     assert.ok(worst <= transit.highWaterBytes + 4 * chunk, `r2 queued ${worst} bytes toward r3, over the high-water mark (${transit.highWaterBytes}) plus a few frames`);
     const paused = r2.logged('link reading paused: forwarded bytes over the high-water mark')[0]!;
@@ -310,6 +320,17 @@ describe('flow control and circuit caps over real links', () => {
     await waitFor('every byte at r3', () => r3.dataBytes.get(circuit.circuitId) === sent + more, 20_000);
     assert.ok(r2.logged('link reading resumed: forwarded bytes under the low-water mark').some((line) => line.linkId === 'l12'));
     assert.ok(more > 0, 'r1 could send again');
+  });
+
+  it('a link paused for a next hop that never reads is read again once that next link closes, and the circuit over it is closed', async () => {
+    const { r1, r2, r3, circuit, payload } = await stalledTransit({ highWaterBytes: 1024 * 1024, lowWaterBytes: 256 * 1024 });
+    r3.socket.destroy();
+    await r1.frame('c.close for the circuit whose next link closed', (frame) => frame.type === 'c.close' && frame.circuitId === circuit.circuitId);
+    // r2 reads l12 again: r1's queued writes drain, and more bytes go (dropped by r2: the circuit is gone).
+    assert.equal(await r1.sendData(circuit.circuitId, payload, 5_000), 'written');
+    await waitFor('r1 has nothing left queued', () => r1.socket.writableLength === 0, 5_000);
+    assert.deepEqual(r2.links.links().map((link) => link.id), ['l12']);
+    assert.ok(r2.logged('link reading resumed: forwarded bytes under the low-water mark').some((line) => line.linkId === 'l12'));
   });
 
   // ---- circuit caps -------------------------------------------------------------------------------------------
