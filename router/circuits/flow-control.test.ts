@@ -41,34 +41,47 @@ interface RawLinkPeer {
   readonly closed: boolean;
 }
 
-async function rawLinkPeer(port: number, tls: LinkTlsMaterial, routerId: string, linkId: string): Promise<RawLinkPeer> {
+/** One TLS connection of a raw link: sends the hello, answers heartbeats and sends its own (read or not, like a real
+ * router: a peer that stops reading is not silent), and hands every other frame to `onFrame`. */
+async function rawConnection(port: number, tls: LinkTlsMaterial, hello: Record<string, unknown>, onFrame: (frame: unknown) => void): Promise<TLSSocket> {
   const socket = connectTls({ host: '127.0.0.1', port, cert: tls.certPem, key: tls.keyPem, ca: tls.caPem });
   const decoder = new FrameDecoder(undefined, 16 * 1024 * 1024);
   decoder.maxDataBytes = chunk;
-  const frames: Array<Record<string, unknown>> = [];
-  const dataBytes = new Map<string, number>();
-  let closed = false;
   socket.on('error', () => undefined);
-  socket.once('close', () => (closed = true));
   socket.on('data', (bytes: Buffer) => {
     for (const frame of decoder.push(bytes)) {
-      if (frame instanceof DataFrame) {
-        dataBytes.set(frame.circuitId, (dataBytes.get(frame.circuitId) ?? 0) + frame.data.length);
-        continue;
-      }
-      const record = frame as Record<string, unknown>;
-      if (record.type === 'hb') socket.write(encodeFrame({ type: 'hbAck', sentAt: record.sentAt }));
-      else if (record.type !== 'hbAck') frames.push(record);
+      const type = (frame as { type?: unknown }).type;
+      if (type === 'hb') socket.write(encodeFrame({ type: 'hbAck', sentAt: (frame as { sentAt?: unknown }).sentAt }));
+      else if (type !== 'hbAck') onFrame(frame);
     }
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('secureConnect', () => resolve());
     socket.once('close', () => reject(new Error('the link peer closed before TLS was up')));
   });
-  socket.write(encodeFrame({ type: 'link.hello', routerId, linkId, connType: 'single' }));
-  // Like a real router, it sends its own heartbeats, read or not: a peer that stops reading is not silent.
+  socket.write(encodeFrame(hello));
   const heartbeats = setInterval(() => socket.write(encodeFrame({ type: 'hb', sentAt: performance.now() })), 100);
   socket.once('close', () => clearInterval(heartbeats));
+  return socket;
+}
+
+/** A link to the router under test driven by hand: one `single` connection, or (`split`) a payload and an ack one;
+ * `socket` is the payload (or single) one, which carries what the peer sends. */
+async function rawLinkPeer(port: number, tls: LinkTlsMaterial, routerId: string, linkId: string, split = false): Promise<RawLinkPeer> {
+  const frames: Array<Record<string, unknown>> = [];
+  const dataBytes = new Map<string, number>();
+  const onFrame = (frame: unknown) => {
+    if (frame instanceof DataFrame) dataBytes.set(frame.circuitId, (dataBytes.get(frame.circuitId) ?? 0) + frame.data.length);
+    else frames.push(frame as Record<string, unknown>);
+  };
+  const connTypes = split ? ['payload', 'ack'] : ['single'];
+  const sockets = await Promise.all(connTypes.map((connType) => rawConnection(port, tls, { type: 'link.hello', routerId, linkId, connType }, onFrame)));
+  const socket = sockets[0]!;
+  let closed = false;
+  socket.once('close', () => {
+    closed = true;
+    for (const other of sockets) other.destroy();
+  });
   const peer: RawLinkPeer = {
     socket,
     frames,
@@ -104,7 +117,7 @@ async function rawLinkPeer(port: number, tls: LinkTlsMaterial, routerId: string,
       return closed;
     },
   };
-  await peer.frame('link.welcome', (frame) => frame.type === 'link.welcome');
+  await waitFor('link.welcome on every connection', () => frames.filter((frame) => frame.type === 'link.welcome').length === sockets.length);
   return peer;
 }
 
@@ -166,8 +179,8 @@ describe('flow control and circuit caps over real links', () => {
     return { links, forwarder, hosted, port, logger, logged, calls };
   }
 
-  async function peer(port: number, routerId: string, linkId: string): Promise<RawLinkPeer> {
-    const raw = await rawLinkPeer(port, await tlsFor(routerId), routerId, linkId);
+  async function peer(port: number, routerId: string, linkId: string, split = false): Promise<RawLinkPeer> {
+    const raw = await rawLinkPeer(port, await tlsFor(routerId), routerId, linkId, split);
     cleanups.push(() => raw.socket.destroy());
     return raw;
   }
@@ -271,9 +284,9 @@ describe('flow control and circuit caps over real links', () => {
    * r1 → r2 → r3 with r2 under test: r3 stops reading, and r1 sends without regard for any window until its own
    * socket cannot take more (r2 stopped reading l12). `worst()`: the most r2 queued toward r3 meanwhile.
    */
-  async function stalledTransit(transit: { highWaterBytes: number; lowWaterBytes: number }) {
+  async function stalledTransit(transit: { highWaterBytes: number; lowWaterBytes: number }, split = false) {
     const r2 = await routerUnderTest({ timing: { transit } });
-    const r1 = await peer(r2.port, 'r1', 'l12');
+    const r1 = await peer(r2.port, 'r1', 'l12', split);
     const r3 = await peer(r2.port, 'r3', 'l23');
     const circuit = route(['r1', 'r2', 'r3'], ['l12', 'l23'], 'tcp:127.0.0.1:9');
     r1.send({ type: 'c.setup', circuitId: circuit.circuitId, route: signer.sign(circuit), hop: 1 });
@@ -299,28 +312,30 @@ describe('flow control and circuit caps over real links', () => {
 
   const floodBytes = 64 * 1024 * 1024;
 
-  it('a transit router stops reading a link while the next link does not take what it forwards, and reads it again after', async () => {
-    const transit = { highWaterBytes: 1024 * 1024, lowWaterBytes: 256 * 1024 };
-    const { r1, r2, r3, circuit, payload, sent, worst: worstQueued, stopSampling } = await stalledTransit(transit);
-    await waitFor('r2 logs the pause', () => r2.logged('link reading paused: forwarded bytes over the high-water mark').length > 0, 2_000);
-    // The link stays paused well past its silence timeout (800 ms): this end's pause is not the peer's silence.
-    await sleep(1_500);
-    stopSampling();
-    const worst = worstQueued();
-    assert.deepEqual(r2.links.links().map((link) => link.id).sort(), ['l12', 'l23'], 'both links stay up while one is not read');
-    assert.ok(worst <= transit.highWaterBytes + 4 * chunk, `r2 queued ${worst} bytes toward r3, over the high-water mark (${transit.highWaterBytes}) plus a few frames`);
-    const paused = r2.logged('link reading paused: forwarded bytes over the high-water mark')[0]!;
-    assert.equal(paused.linkId, 'l12');
-    assert.ok(r2.forwarder.stats().linkReadPauses >= 1);
+  for (const shape of ['single', 'split'] as const) {
+    it(`a transit router stops reading a link (${shape}) while the next link does not take what it forwards, and reads it again after`, async () => {
+      const transit = { highWaterBytes: 1024 * 1024, lowWaterBytes: 256 * 1024 };
+      const { r1, r2, r3, circuit, payload, sent, worst: worstQueued, stopSampling } = await stalledTransit(transit, shape === 'split');
+      await waitFor('r2 logs the pause', () => r2.logged('link reading paused: forwarded bytes over the high-water mark').length > 0, 2_000);
+      // The link stays paused well past its silence timeout (800 ms): this end's pause is not the peer's silence.
+      await sleep(1_500);
+      stopSampling();
+      const worst = worstQueued();
+      assert.deepEqual(r2.links.links().map((link) => link.id).sort(), ['l12', 'l23'], 'both links stay up while one is not read');
+      assert.ok(worst <= transit.highWaterBytes + 4 * chunk, `r2 queued ${worst} bytes toward r3, over the high-water mark (${transit.highWaterBytes}) plus a few frames`);
+      const paused = r2.logged('link reading paused: forwarded bytes over the high-water mark')[0]!;
+      assert.equal(paused.linkId, 'l12');
+      assert.ok(r2.forwarder.stats().linkReadPauses >= 1);
 
-    // r3 reads again: r2 drains under the low-water mark, reads l12 again, and every byte r1 sent arrives.
-    r3.socket.resume();
-    let more = 0;
-    while (sent + more < floodBytes && (await r1.sendData(circuit.circuitId, payload, 5_000)) === 'written') more += chunk;
-    await waitFor('every byte at r3', () => r3.dataBytes.get(circuit.circuitId) === sent + more, 20_000);
-    assert.ok(r2.logged('link reading resumed: forwarded bytes under the low-water mark').some((line) => line.linkId === 'l12'));
-    assert.ok(more > 0, 'r1 could send again');
-  });
+      // r3 reads again: r2 drains under the low-water mark, reads l12 again, and every byte r1 sent arrives.
+      r3.socket.resume();
+      let more = 0;
+      while (sent + more < floodBytes && (await r1.sendData(circuit.circuitId, payload, 5_000)) === 'written') more += chunk;
+      await waitFor('every byte at r3', () => r3.dataBytes.get(circuit.circuitId) === sent + more, 20_000);
+      assert.ok(r2.logged('link reading resumed: forwarded bytes under the low-water mark').some((line) => line.linkId === 'l12'));
+      assert.ok(more > 0, 'r1 could send again');
+    });
+  }
 
   it('a link paused for a next hop that never reads is read again once that next link closes, and the circuit over it is closed', async () => {
     const { r1, r2, r3, circuit, payload } = await stalledTransit({ highWaterBytes: 1024 * 1024, lowWaterBytes: 256 * 1024 });
