@@ -29,6 +29,12 @@ export const routerMetrics = {
   edgeward_router_circuit_dial_failures: { type: 'gauge', labels: ['router_id'] },
   edgeward_router_circuit_bytes_in: { type: 'gauge', labels: ['router_id'] },
   edgeward_router_circuit_bytes_out: { type: 'gauge', labels: ['router_id'] },
+  /** `circuit.window_overruns`, `circuit.limit_refusals`, `circuit.link_read_pauses`: counts since the router started;
+   * `circuit.buffered_bytes`: bytes its circuit ends hold now (flow control, docs/router-run.md). */
+  edgeward_router_circuit_window_overruns: { type: 'gauge', labels: ['router_id'] },
+  edgeward_router_circuit_limit_refusals: { type: 'gauge', labels: ['router_id'] },
+  edgeward_router_circuit_link_read_pauses: { type: 'gauge', labels: ['router_id'] },
+  edgeward_router_circuit_buffered_bytes: { type: 'gauge', labels: ['router_id'] },
 } as const satisfies Record<string, MetricContract>;
 
 export type RouterMetricName = keyof typeof routerMetrics;

@@ -7,6 +7,11 @@
 // the socket once what came before it is written. When this end has sent its `fin` and its socket has written the
 // far end's, the circuit is done (graceful close); an error or reset before that aborts it.
 //
+// The receiving end enforces the window it grants: what it has been handed and its socket has not yet taken is at most
+// `windowBytes` plus one frame (a sender pauses only after the read that reaches its window). A sender that ignores
+// acknowledgements (a faulty or hostile router on the path) would make it buffer without limit, so data beyond that
+// closes the circuit (`overrun`): the receiver holds at most one window per circuit and direction.
+//
 // Re-routing: an end keeps what it sent until the far end's socket has taken it (at most the window). When a link of
 // the path is lost, the end is suspended (it reads nothing more); once a new path is up, each end learns how much the
 // other has received and sends the rest again (`resume`), then its `fin` again if it had sent one. Nothing is lost
@@ -19,7 +24,8 @@ export type EndOutput =
   /** `bytes`: everything this end's socket has taken so far (cumulative). */
   | { readonly kind: 'ack'; readonly bytes: number }
   | { readonly kind: 'fin' }
-  | { readonly kind: 'close'; readonly graceful: boolean; readonly reason: string };
+  /** `overrun`: the far end sent beyond the window this end granted (bytes held when it did). */
+  | { readonly kind: 'close'; readonly graceful: boolean; readonly reason: string; readonly overrun?: { readonly heldBytes: number } };
 
 export interface EndCounters {
   /** Bytes read from this end's socket (sent into the circuit). */
@@ -30,6 +36,12 @@ export interface EndCounters {
 
 /** Bytes an end may have unacknowledged (both directions have their own window). */
 export const defaultWindowBytes = 4 * 1024 * 1024;
+
+/** What a receiving end may hold beyond the window: one frame, as a sender pauses only after the read that reaches it. */
+export const windowSlackBytes = FramedSocket.maxDataBytes;
+
+/** The reason an end gives when its sender overran the window. */
+export const windowOverrunReason = 'flow control: the sender exceeded the window this end granted';
 
 export class CircuitEnd implements EndCounters {
   /** Bytes read from the socket, all sent into the circuit. */
@@ -84,6 +96,8 @@ export class CircuitEnd implements EndCounters {
   /** Bytes from the far end. */
   deliver(data: Buffer): void {
     if (this.ended) return;
+    const held = this.heldBytes + data.length;
+    if (held > this.windowBytes + windowSlackBytes) return this.overrun(this.heldBytes);
     this.bytesOut += data.length;
     const length = data.length;
     this.socket.write(data, (error) => {
@@ -149,6 +163,11 @@ export class CircuitEnd implements EndCounters {
     else this.socket.destroy();
   }
 
+  /** Bytes received from the circuit that this end's socket has not taken yet: what this end buffers. */
+  get heldBytes(): number {
+    return this.bytesOut - this.written;
+  }
+
   get unacknowledgedBytes(): number {
     return this.bytesIn - this.peerWritten;
   }
@@ -200,6 +219,12 @@ export class CircuitEnd implements EndCounters {
     this.flushAck();
     this.ended = true;
     this.out({ kind: 'close', graceful: true, reason: 'both ends closed' });
+  }
+
+  /** The far end ignored the window: reset this end's connection and close the circuit, taking nothing more. */
+  private overrun(heldBytes: number): void {
+    this.close(false);
+    this.out({ kind: 'close', graceful: false, reason: windowOverrunReason, overrun: { heldBytes } });
   }
 
   private abort(reason: string): void {

@@ -6,7 +6,8 @@
 // identity's Dial policy and its posture checks (an MFA check passes once the session answered MFA); then the answer
 // is `200 Connection Established` and the connection is the circuit. A refusal is an HTTP status with the error
 // envelope's `{error: {code, message}}`: 407 for a missing or invalid session, 404 for an unknown service, 403 for
-// a missing policy or failed posture, 502/503 when the overlay cannot reach the service. E.g.:
+// a missing policy or failed posture, 502/503 when the overlay cannot reach the service, 503 when the router is at
+// forwarder.maxCircuits and 429 when the identity is at forwarder.maxCircuitsPerIdentity. E.g.:
 //
 //   curl -p --proxy https://router1:3022 --proxy-cacert ca.pem --proxy-header "zt-session: $TOKEN" http://demo-echo/
 import { createServer, type Server } from 'node:https';
@@ -36,13 +37,16 @@ export function statusForRefusal(code: string): number {
     case 'INVALID_REQUEST':
       return 400;
     case 'CONTROLLER_UNAVAILABLE':
+    case 'CIRCUIT_LIMIT':
       return 503;
+    case 'IDENTITY_CIRCUIT_LIMIT':
+      return 429;
     default:
       return 502;
   }
 }
 
-const reasons: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 407: 'Proxy Authentication Required', 502: 'Bad Gateway', 503: 'Service Unavailable' };
+const reasons: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 407: 'Proxy Authentication Required', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable' };
 
 /** The token a CONNECT carries: `zt-session`, or a Bearer Proxy-Authorization. */
 export function sessionTokenOf(headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {

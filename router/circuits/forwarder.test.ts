@@ -70,13 +70,21 @@ class FakeLinkEnd implements CircuitLink {
     this.transmit(copy);
   }
 
-  sendData(circuitId: string, data: Buffer): void {
+  sendData(circuitId: string, data: Buffer, onWritten?: () => void): void {
     if (this.closed) return;
     this.dataBytesSent += data.length;
     const frame = new DataFrame(circuitId, Buffer.from(data));
     this.onSend?.(frame);
     this.transmit(frame);
+    if (onWritten) setImmediate(onWritten);
   }
+
+  /** Fake links have no socket to pause: calls are counted (the real ones are tested over TLS in flow-control.test.ts). */
+  readPauses = 0;
+  pauseReading(): void {
+    this.readPauses++;
+  }
+  resumeReading(): void {}
 
   close(): void {
     if (this.state.closed) return;

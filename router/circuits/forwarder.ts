@@ -26,6 +26,8 @@ import { verifyControllerCertificate, type ControllerTrust } from '../run/contro
 import { CircuitEnd, defaultWindowBytes, type EndOutput } from './circuit-end.ts';
 import { readCircuitFrame, type CircuitFrame, type FailFrame, type SetupFrame } from './circuit-frames.ts';
 import { EgressDialer } from './egress-dialer.ts';
+import { circuitLimitProblem, type CircuitLimitProblem, type CircuitLimitTable } from './circuit-limits.ts';
+import { defaultTransitMarks, TransitBackpressure, type TransitMarks } from './transit-backpressure.ts';
 
 /** A circuit as the ingress reports it to its controller (the `router.circuit` message without its type). */
 export type RouterCircuit = Omit<RouterCircuitReport, 'type'>;
@@ -63,12 +65,14 @@ export interface ForwarderTiming {
   readonly windowBytes: number;
   /** Routes an ingress tries for one connection (3). */
   readonly maxAttempts: number;
+  /** When a link stops being read for what it forwards into slower links (transit-backpressure.ts). */
+  readonly transit: TransitMarks;
 }
 
 /** New paths a re-routing ingress tries (with pauses of 250 ms, 500 ms, …: 2.5 s in all, within the egress's wait). */
 const rerouteAttempts = 5;
 
-export const defaultForwarderTiming: ForwarderTiming = { setupTimeoutMs: 10_000, dialTimeoutMs: 5_000, windowBytes: defaultWindowBytes, maxAttempts: 3 };
+export const defaultForwarderTiming: ForwarderTiming = { setupTimeoutMs: 10_000, dialTimeoutMs: 5_000, windowBytes: defaultWindowBytes, maxAttempts: 3, transit: defaultTransitMarks };
 
 export interface ForwarderDeps {
   readonly routerId: string;
@@ -108,6 +112,14 @@ export interface ForwarderStats {
   readonly dialFailures: number;
   readonly bytesIn: number;
   readonly bytesOut: number;
+  /** Circuits closed because the far end sent beyond the window this router's end granted. */
+  readonly windowOverruns: number;
+  /** Circuits refused at forwarder.maxCircuits or forwarder.maxCircuitsPerIdentity (ingress and transit). */
+  readonly limitRefusals: number;
+  /** Times a link stopped being read for the bytes it forwards into slower links. */
+  readonly linkReadPauses: number;
+  /** Bytes this router's circuit ends received and their sockets have not taken yet (each at most one window). */
+  readonly bufferedBytes: number;
 }
 
 export class Forwarder {
@@ -117,7 +129,8 @@ export class Forwarder {
   private readonly timing: ForwarderTiming;
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
-  private counts = { created: 0, failed: 0, dialFailures: 0, bytesIn: 0, bytesOut: 0 };
+  private counts = { created: 0, failed: 0, dialFailures: 0, bytesIn: 0, bytesOut: 0, windowOverruns: 0, limitRefusals: 0 };
+  private readonly transit: TransitBackpressure;
 
   constructor(private readonly deps: ForwarderDeps) {
     this.timing = { ...defaultForwarderTiming, ...(deps.timing ?? {}) };
@@ -128,6 +141,10 @@ export class Forwarder {
       workers: config.xgressDialWorkerCount,
       dwellMs: config.xgressDialDwellTime,
       timeoutMs: this.timing.dialTimeoutMs,
+    });
+    this.transit = new TransitBackpressure(this.timing.transit, {
+      paused: (link, queuedBytes) => deps.logger.info('link reading paused: forwarded bytes over the high-water mark', { linkId: link.id, queuedBytes, highWaterBytes: this.timing.transit.highWaterBytes }),
+      resumed: (link, queuedBytes) => deps.logger.info('link reading resumed: forwarded bytes under the low-water mark', { linkId: link.id, queuedBytes, lowWaterBytes: this.timing.transit.lowWaterBytes }),
     });
     deps.links.onCircuitFrame((link, frame) => this.linkFrame(link, frame));
     deps.links.onLinkClosed((link) => this.linkClosed(link));
@@ -147,7 +164,9 @@ export class Forwarder {
   }
 
   stats(): ForwarderStats {
-    return { circuits: this.circuits.size, ...this.counts };
+    let bufferedBytes = 0;
+    for (const circuit of this.circuits.values()) for (const side of circuit.sides) if (side.kind === 'end' && side.end) bufferedBytes += side.end.heldBytes;
+    return { circuits: this.circuits.size, ...this.counts, linkReadPauses: this.transit.pauses, bufferedBytes };
   }
 
   /** A connection for `service` arrived at a tunnel listener (accepted paused): route it, or close it. */
@@ -158,6 +177,9 @@ export class Forwarder {
     let failure = { code: 'SETUP_FAILED', message: 'no route could be set up' };
     for (let attempt = 1; attempt <= this.timing.maxAttempts; attempt++) {
       if (this.stopped || socket.destroyed) return;
+      // Full already: refused before the controller is asked.
+      const full = this.limitProblem();
+      if (full) return this.limited(socket, service, listener, full, options);
       let answer: unknown;
       try {
         answer = await this.deps.requestCircuit(service, [...avoid], options.apiSession);
@@ -176,6 +198,9 @@ export class Forwarder {
         this.refused(socket, service, listener, 'INVALID_ROUTE', verdict.reason, options);
         return;
       }
+      // Checked again in the turn that installs the circuit: dials that waited on the controller together count.
+      const limit = this.limitProblem(options.apiSession !== undefined ? verdict.route.identityId : undefined);
+      if (limit) return this.limited(socket, service, listener, limit, options);
       const result = await this.build(verdict.route, signed as SignedRoute, socket, options, startedAt);
       if (result.ok) return;
       this.counts.failed++;
@@ -235,6 +260,7 @@ export class Forwarder {
     const problem = this.hostingProblem(route);
     if (problem) return { ok: false, reason: problem, avoid: this.deps.routerId };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'end', end: undefined }]);
+    if (options.apiSession !== undefined) circuit.apiSession = options.apiSession;
     let server: Socket;
     try {
       server = await this.dialer.dial(route.terminator.address);
@@ -274,6 +300,28 @@ export class Forwarder {
       routers: [...route.routers],
       links: [...route.links],
     };
+  }
+
+  private limitProblem(edgeIdentity?: string): CircuitLimitProblem | undefined {
+    return circuitLimitProblem(this.limitTable, this.deps.config, edgeIdentity);
+  }
+
+  private readonly limitTable: CircuitLimitTable = {
+    circuitCount: () => this.circuits.size,
+    edgeCircuitsOf: (identityId) => {
+      let count = 0;
+      for (const circuit of this.circuits.values()) if (circuit.apiSession !== undefined && circuit.sides[0].kind === 'end' && circuit.route.identityId === identityId) count++;
+      return count;
+    },
+  };
+
+  /** A connection refused at a circuit cap: `circuit refused` names the code and the config key. */
+  private limited(socket: Socket, service: string, listener: string, problem: CircuitLimitProblem, options: DialOptions): void {
+    this.counts.limitRefusals++;
+    this.deps.logger.warn('circuit refused', { service, listener, code: problem.code, reason: problem.message, limit: problem.limit });
+    this.counts.failed++;
+    if (options.onRefused) options.onRefused(problem.code, problem.message);
+    else socket.destroy();
   }
 
   private refused(socket: Socket, service: string, listener: string, code: string, reason: string, options: DialOptions): void {
@@ -348,7 +396,9 @@ export class Forwarder {
     if (output.kind === 'close') return this.teardown(circuit, from, output.reason, output.graceful);
     if (side.kind === 'gone') return;
     if (side.kind === 'link') {
-      if (output.kind === 'data') side.link.sendData(circuit.id, output.data);
+      const source = circuit.sides[from];
+      if (output.kind === 'data' && source.kind === 'link' && !side.link.closed) side.link.sendData(circuit.id, output.data, this.transit.hold(source.link, side.link, output.data.length));
+      else if (output.kind === 'data') side.link.sendData(circuit.id, output.data);
       else if (output.kind === 'ack') side.link.send({ type: 'c.ack', circuitId: circuit.id, bytes: output.bytes }, 'ack');
       else side.link.send({ type: 'c.fin', circuitId: circuit.id });
       return;
@@ -385,6 +435,11 @@ export class Forwarder {
       if (stale && stale.state === 'up' && stale.sides.every((side) => side.kind === 'link')) this.circuits.delete(route.circuitId);
     }
     if (this.circuits.has(route.circuitId)) return fail('circuit id already in use');
+    const full = this.limitProblem();
+    if (full) {
+      this.counts.limitRefusals++;
+      return fail(full.message, this.deps.routerId);
+    }
     if (hop < last) {
       const next = this.deps.links.linkById(route.links[hop]!);
       if (!next || next.destRouterId !== route.routers[hop + 1]) return fail(`link ${route.links[hop]} to router ${route.routers[hop + 1]} is gone`, route.routers[hop + 1]);
@@ -567,6 +622,16 @@ export class Forwarder {
           circuit.lastActivity = performance.now();
           this.counts.bytesIn += output.data.length;
         }
+        if (output.kind === 'close' && output.overrun) {
+          this.counts.windowOverruns++;
+          const far = circuit.sides[index === 0 ? 1 : 0];
+          this.deps.logger.warn('circuit closed: the sender exceeded the flow-control window', {
+            circuitId: circuit.id,
+            heldBytes: output.overrun.heldBytes,
+            windowBytes: this.timing.windowBytes,
+            ...(far.kind === 'link' ? { linkId: far.link.id, peerRouterId: far.link.destRouterId } : {}),
+          });
+        }
         this.forward(circuit, index, output);
       },
       this.timing.windowBytes,
@@ -618,6 +683,7 @@ export class Forwarder {
   }
 
   private linkClosed(link: CircuitLink): void {
+    this.transit.linkClosed(link);
     for (const circuit of [...this.circuits.values()]) {
       const from = sideOf(circuit, link);
       if (from === undefined) continue;

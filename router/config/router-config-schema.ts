@@ -240,6 +240,9 @@ const forwarderSchema = s.object({
   xgressDialQueueLength: s.integer({ min: 1, max: 10000 }).default(1000),
   xgressDialWorkerCount: s.integer({ min: 1, max: 10000 }).default(128),
   latencyProbeInterval: s.integer({ min: 0 }),
+  // edgeward: caps on concurrent circuits (router/circuits/forwarder.ts).
+  maxCircuits: s.integer({ min: 1, max: 1_000_000 }).default(10_000),
+  maxCircuitsPerIdentity: s.integer({ min: 1, max: 1_000_000 }).default(1_000),
 });
 
 const healthChecksSchema = s.object({
@@ -486,6 +489,17 @@ function relations(config: Sections): RuleFinding[] {
   absent('edge', config.edge !== undefined);
   absent('link', config.link !== undefined);
   absent('listeners', config.listeners !== undefined && config.listeners.length > 0);
+
+  const forwarder = config.forwarder;
+  if (typeof forwarder?.maxCircuits === 'number' && typeof forwarder.maxCircuitsPerIdentity === 'number' && forwarder.maxCircuitsPerIdentity > forwarder.maxCircuits) {
+    findings.push({
+      path: ['forwarder', 'maxCircuitsPerIdentity'],
+      severity: 'warning',
+      rule: 'per-identity-above-max',
+      message: `${forwarder.maxCircuitsPerIdentity} is above forwarder.maxCircuits (${forwarder.maxCircuits}): one identity can still hold at most maxCircuits circuits`,
+      value: forwarder.maxCircuitsPerIdentity,
+    });
+  }
 
   const listeners = config.listeners ?? [];
   if (config.edge !== undefined && !listeners.some((listener) => listener?.binding === 'edge')) {

@@ -96,6 +96,8 @@ describe('router config: the smallest valid file', () => {
         xgressDialDwellTime: 0,
         xgressDialQueueLength: 1000,
         xgressDialWorkerCount: 128,
+        maxCircuits: 10_000,
+        maxCircuitsPerIdentity: 1_000,
       },
       healthChecks: {
         ctrlPingCheck: { interval: 30_000, timeout: 15_000, initialDelay: 15_000 },
@@ -404,6 +406,8 @@ const forwarderBounds: Bound[] = [
   [['forwarder', 'xgressDialQueueLength'], 1000, 1, 10000, 0, 10001],
   [['forwarder', 'xgressDialWorkerCount'], 128, 1, 10000, 0, 10001],
   [['forwarder', 'latencyProbeInterval'], undefined, 0, undefined, -1, undefined],
+  [['forwarder', 'maxCircuits'], 10_000, 1, 1_000_000, 0, 1_000_001],
+  [['forwarder', 'maxCircuitsPerIdentity'], 1_000, 1, 1_000_000, 0, 1_000_001],
 ];
 
 const durationBounds: Bound[] = [
@@ -515,6 +519,21 @@ describe('router config: defaults and bounds', () => {
     ]);
     assert.deepEqual(withSection({ metrics: { reportInterval: '1s', messageQueueSize: 10, intervalAgeThreshold: '9s' } }).problems, []);
     assert.deepEqual(withSection({ metrics: {} }).problems, [], 'the defaults (1m, 10, 80s) are fine');
+  });
+
+  it('warns when maxCircuitsPerIdentity is above maxCircuits (the router-wide cap binds first)', () => {
+    const above = withSection({ forwarder: { maxCircuits: 50, maxCircuitsPerIdentity: 100 } });
+    assert.ok(above.config);
+    assert.deepEqual(above.problems.map((p) => [p.line, p.severity, p.path, p.rule, p.message]), [
+      [
+        lineOf(above.lines, 'maxCircuitsPerIdentity'),
+        'warning',
+        'forwarder.maxCircuitsPerIdentity',
+        'per-identity-above-max',
+        '100 is above forwarder.maxCircuits (50): one identity can still hold at most maxCircuits circuits',
+      ],
+    ]);
+    assert.deepEqual(withSection({ forwarder: { maxCircuits: 50, maxCircuitsPerIdentity: 50 } }).problems, []);
   });
 
   it('keeps latencyProbeInterval absent unless written (the spec states no default; the link manager uses 10 s)', () => {

@@ -105,6 +105,10 @@ export interface ForwarderConfig {
   readonly xgressDialWorkerCount: number;
   /** No default in the spec: absent when not written. */
   readonly latencyProbeInterval?: number;
+  /** Circuits this router holds at once, in any role (ingress, transit, egress); more are refused. */
+  readonly maxCircuits: number;
+  /** Circuits one identity dials at once through this router's edge listeners; more are refused. */
+  readonly maxCircuitsPerIdentity: number;
 }
 
 /** Durations in ms. */

@@ -38,6 +38,11 @@ export class ConnectionHeartbeat {
     return performance.now() - this.lastHeard;
   }
 
+  /** Counts as hearing from the peer now (reading resumed after this end paused it). */
+  heardNow(): void {
+    this.lastHeard = performance.now();
+  }
+
   beat(): void {
     this.framed.send({ type: 'hb', sentAt: performance.now() });
   }

@@ -16,6 +16,7 @@ export class FramedSocket {
   private waiter: { resolve: (frame: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout } | undefined;
   private readonly closeHandlers: Array<(reason: string) => void> = [];
   private reason: string | undefined;
+  private readingPaused = false;
 
   /** Bytes one data frame may carry on a link (a circuit's reads are cut to this). */
   static readonly maxDataBytes = 64 * 1024;
@@ -63,14 +64,34 @@ export class FramedSocket {
     this.socket.write(encodeFrame(message));
   }
 
-  /** One circuit's bytes (at most maxDataBytes) as a data frame, without copying them. */
-  sendData(circuitId: string, data: Buffer): void {
-    if (this.reason !== undefined || this.socket.destroyed) return;
+  /** One circuit's bytes (at most maxDataBytes) as a data frame, without copying them. `onWritten` runs once the
+   * socket has taken them, or failed to (at once when the socket is already gone). */
+  sendData(circuitId: string, data: Buffer, onWritten?: () => void): void {
+    if (this.reason !== undefined || this.socket.destroyed) {
+      if (onWritten) queueMicrotask(onWritten);
+      return;
+    }
     const [header, body] = encodeDataFrame(circuitId, data);
     this.socket.cork();
     this.socket.write(header);
-    this.socket.write(body);
+    this.socket.write(body, onWritten && (() => onWritten()));
     this.socket.uncork();
+  }
+
+  /** Stop reading (frames already read still arrive); the kernel's buffers then push back on the peer. */
+  pauseReading(): void {
+    this.readingPaused = true;
+    this.socket.pause();
+  }
+
+  resumeReading(): void {
+    this.readingPaused = false;
+    this.socket.resume();
+  }
+
+  /** Whether pauseReading() holds this socket now. */
+  get isReadingPaused(): boolean {
+    return this.readingPaused;
   }
 
   /** Bytes written but not yet handed to the kernel. */

@@ -120,9 +120,23 @@ export class LinkChannel {
     if (!this.ended) this.lane(lane).send(frame);
   }
 
-  /** A circuit's bytes, on the payload connection. */
-  sendData(circuitId: string, data: Buffer): void {
-    if (!this.ended) this.lane('payload').sendData(circuitId, data);
+  /** A circuit's bytes, on the payload connection; `onWritten` once its socket took them (or failed to). */
+  sendData(circuitId: string, data: Buffer, onWritten?: () => void): void {
+    if (!this.ended) this.lane('payload').sendData(circuitId, data, onWritten);
+    else if (onWritten) queueMicrotask(onWritten);
+  }
+
+  /** Stop reading the payload (or single) connection; its silence is then this end's doing, not the peer's. */
+  pauseReading(): void {
+    if (!this.ended) this.lane('payload').pauseReading();
+  }
+
+  resumeReading(): void {
+    if (this.ended) return;
+    const payload = this.connections[0]!;
+    payload.heartbeat.framed.resumeReading();
+    // What the peer sent meanwhile is still to be read: the silence timer starts again from now.
+    payload.heartbeat.heardNow();
   }
 
   /** Bytes written to and read from the link's connections (TLS payload, every connection), since it came up. */
@@ -146,6 +160,8 @@ export class LinkChannel {
 
   private tick(): void {
     for (const connection of this.connections) {
+      // A connection this end stopped reading is not silent: its frames wait unread (transit backpressure).
+      if (connection.heartbeat.framed.isReadingPaused) continue;
       const silentFor = connection.heartbeat.silentForMs;
       if (silentFor > this.timing.unresponsiveTimeoutMs) {
         this.end(this.describe(connection, `unresponsive: nothing heard for ${Math.round(silentFor)}ms (limit ${this.timing.unresponsiveTimeoutMs}ms)`));

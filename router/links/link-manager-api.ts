@@ -61,9 +61,13 @@ export interface CircuitLink {
   readonly closed: boolean;
   /** Circuit control on the payload connection, acknowledgements on the ack connection of a split link. */
   send(frame: CircuitControlFrame, lane?: 'payload' | 'ack'): void;
-  sendData(circuitId: string, data: Buffer): void;
+  /** `onWritten`: called once the connection's socket has taken the bytes (or failed to). */
+  sendData(circuitId: string, data: Buffer, onWritten?: () => void): void;
   /** Bytes queued on the payload connection. */
   readonly pendingBytes: number;
+  /** Stop (and start again) reading the payload connection: the forwarder's transit backpressure. */
+  pauseReading(): void;
+  resumeReading(): void;
 }
 
 /** PEM texts, already loaded from the identity section (file: or pem:). */

@@ -28,6 +28,11 @@ export interface CircuitFigures {
   readonly dialFailures: number;
   readonly bytesIn: number;
   readonly bytesOut: number;
+  /** Flow control (forwarder.ts); absent: not reported. */
+  readonly windowOverruns?: number;
+  readonly limitRefusals?: number;
+  readonly linkReadPauses?: number;
+  readonly bufferedBytes?: number;
 }
 
 export function buildRouterMetrics(sample: MetricsSample): RouterMetrics {
@@ -52,6 +57,10 @@ export function buildRouterMetrics(sample: MetricsSample): RouterMetrics {
     gauges['circuit.dial_failures'] = circuits.dialFailures;
     gauges['circuit.bytes_in'] = circuits.bytesIn;
     gauges['circuit.bytes_out'] = circuits.bytesOut;
+    if (circuits.windowOverruns !== undefined) gauges['circuit.window_overruns'] = circuits.windowOverruns;
+    if (circuits.limitRefusals !== undefined) gauges['circuit.limit_refusals'] = circuits.limitRefusals;
+    if (circuits.linkReadPauses !== undefined) gauges['circuit.link_read_pauses'] = circuits.linkReadPauses;
+    if (circuits.bufferedBytes !== undefined) gauges['circuit.buffered_bytes'] = circuits.bufferedBytes;
   }
   return { type: 'router.metrics', routerId: sample.routerId, timestamp: sample.now, gauges };
 }
