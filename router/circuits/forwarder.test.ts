@@ -2,7 +2,7 @@
 // asynchronously and in order, JSON frames as JSON copies, bytes as DataFrames), with real TCP sockets at both ends:
 // a tunnel listener on r1 whose connections go to `dial()`, and terminator servers on the hosting router.
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -148,6 +148,10 @@ describe('Forwarder over fake links with real TCP ends', () => {
   let pki: TestPki;
   let signer: RouteSigner;
   let routerSigner: RouteSigner;
+  /** Each router's enrolled certificate and key (it signs its c.ready with them) and that certificate's fingerprint. */
+  const identities = new Map<string, { certPem: string; keyPem: string; fingerprint: string }>();
+  /** The cluster's members as every router of the network last heard them. */
+  let members: Set<string> | undefined = new Set(['ctrl1']);
   let cleanups: Array<() => unknown> = [];
 
   before(async () => {
@@ -156,6 +160,10 @@ describe('Forwarder over fake links with real TCP ends', () => {
     signer = new RouteSigner(controller.keyPem, controller.certPem);
     const router = await pki.routerTls('r9');
     routerSigner = new RouteSigner(router.keyPem, router.certPem);
+    for (const id of ['r1', 'r2', 'r3', 'r4']) {
+      const tls = await pki.routerTls(id);
+      identities.set(id, { certPem: tls.certPem, keyPem: tls.keyPem, fingerprint: new X509Certificate(tls.certPem).fingerprint.replaceAll(':', '').toLowerCase() });
+    }
   });
   after(async () => {
     await pki.dispose();
@@ -163,6 +171,7 @@ describe('Forwarder over fake links with real TCP ends', () => {
   afterEach(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
     cleanups = [];
+    members = new Set(['ctrl1']);
   });
 
   function network(spec: NetworkSpec): Network {
@@ -201,6 +210,8 @@ describe('Forwarder over fake links with real TCP ends', () => {
         },
         caPem: pki.caPem,
         controllerTrust: controllerTrustOf(pki.caPem),
+        controllerMembers: () => members,
+        identity: identities.get(node.id) ?? assert.fail(`no identity for ${node.id}`),
         hosted: () => node.hosted,
         requestCircuit: async (service, avoidRouters, _apiSession, resume) => {
           calls.push({ service, avoidRouters: [...avoidRouters], ...(resume ? { resume: { ...resume } } : {}) });
@@ -228,6 +239,7 @@ describe('Forwarder over fake links with real TCP ends', () => {
       links,
       terminator: { id: 't1', routerId: routers[routers.length - 1]!, address },
       controllerId: 'ctrl1',
+      egressFingerprint: identities.get(routers[routers.length - 1]!)?.fingerprint ?? '0'.repeat(40),
       issuedAt: Date.now(),
       ...overrides,
     };
