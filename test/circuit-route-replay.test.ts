@@ -4,15 +4,18 @@
 // real link (mutual TLS, link.hello) to the hosting router. It gets a genuine signed route from the controller and sets
 // the circuit up: the hosting router dials the service once and answers with a `c.ready` signed by the certificate it
 // enrolled with (the one the route names). Sent again over the same link, the same setup is refused and nothing more
-// is dialed: a router that once carried a route cannot open another connection to the service with it.
+// is dialed: a router that once carried a route cannot open another connection to the service with it. A route signed
+// with the certificate of a controller of the network that is not a member of the cluster (a removed one), or by one
+// controller in another's name, is refused there too, while the same route signed by the member it names is taken.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { trustDomainsOfBundle } from '../common/certificates/presented-certificate.ts';
-import { routeDigest, type SignedRoute } from '../common/circuits/circuit-route.ts';
+import { routeDigest, RouteSigner, type CircuitRoute, type SignedRoute } from '../common/circuits/circuit-route.ts';
+import { controllerPaths, issueControllerCertificate } from '../server/pki/pki-directory.ts';
 import { linkTestClient, type LinkTestClient } from '../router/links/link-test-support.ts';
 import { readReadyProof, ReadyVerifier } from '../router/circuits/ready-proof.ts';
 import { until } from './support/cluster-helpers.ts';
@@ -30,6 +33,7 @@ let host: RouterRun | undefined;
 let hostLinkPort: number;
 let attacker: { enrolled: EnrolledRouter; channel: ScriptedRouter };
 let link: LinkTestClient | undefined;
+let linkId: string;
 let service: Server;
 const serviceSockets: Socket[] = [];
 let rid = 0;
@@ -57,6 +61,18 @@ async function linkFrame(type: string, circuitId: string, after: number): Promis
     const found = link!.frames.slice(after).find((frame) => (frame as { type?: string; circuitId?: string }).type === type && (frame as { circuitId?: string }).circuitId === circuitId);
     return found as Record<string, unknown> | undefined;
   }, 10_000);
+}
+
+function linkOrFail(): LinkTestClient {
+  return link ?? assert.fail('no link to the hosting router');
+}
+
+/** A genuine route for the scripted router over its link, once the hosting router has reported the link too. */
+async function genuineRoute(): Promise<SignedRoute> {
+  return until('a route over the link', async () => {
+    const answer = await request({ op: 'circuit.create', service: 'replayable' });
+    return answer.ok && answer.value.route ? (answer.value.route as SignedRoute) : undefined;
+  }, 20_000);
 }
 
 before(async () => {
@@ -119,6 +135,21 @@ link:
   channel.hello(attackerId);
   await channel.next('ctrl.welcome');
   attacker = { enrolled: attackerEnrolled, channel };
+
+  // A real link from the scripted router to the hosting router's link listener (its hello names it; its enrolled
+  // client certificate proves it), reported by both ends.
+  linkId = `replay-link-${Date.now()}`;
+  link = await until('a welcomed link', async () => {
+    const { certPem, keyPem, serverCertPem } = attacker.enrolled;
+    const candidate = await linkTestClient(hostLinkPort, { certPem, keyPem, serverCertPem, serverKeyPem: keyPem, caPem: controller.caPem });
+    candidate.send({ type: 'link.hello', routerId: attacker.enrolled.id, linkId, connType: 'single' });
+    const outcome = await until('link.welcome or a refusal', async () => (candidate.frames.some((frame) => (frame as { type?: string }).type === 'link.welcome') ? 'welcomed' : candidate.closedAt !== undefined ? 'refused' : undefined), 5_000);
+    if (outcome === 'welcomed') return candidate;
+    candidate.destroy();
+    return undefined;
+  }, 20_000);
+  attacker.channel.send({ type: 'router.links', links: [{ id: linkId, destRouterId: hostId, latencyMs: 1 }] });
+
 });
 
 after(async () => {
@@ -132,25 +163,8 @@ after(async () => {
 });
 
 test('the same signed setup sent twice over a real link: the hosting router dials once, signs its ready, and refuses the replay', async () => {
-  // A real link from the scripted router to the hosting router's link listener (its hello names it; its enrolled
-  // client certificate proves it), reported by both ends.
-  const linkId = `replay-link-${Date.now()}`;
-  link = await until('a welcomed link', async () => {
-    const { certPem, keyPem, serverCertPem } = attacker.enrolled;
-    const candidate = await linkTestClient(hostLinkPort, { certPem, keyPem, serverCertPem, serverKeyPem: keyPem, caPem: controller.caPem });
-    candidate.send({ type: 'link.hello', routerId: attacker.enrolled.id, linkId, connType: 'single' });
-    const outcome = await until('link.welcome or a refusal', async () => (candidate.frames.some((frame) => (frame as { type?: string }).type === 'link.welcome') ? 'welcomed' : candidate.closedAt !== undefined ? 'refused' : undefined), 5_000);
-    if (outcome === 'welcomed') return candidate;
-    candidate.destroy();
-    return undefined;
-  }, 20_000);
-  attacker.channel.send({ type: 'router.links', links: [{ id: linkId, destRouterId: hostId, latencyMs: 1 }] });
-
-  // A genuine route, once the hosting router has reported the link too.
-  const signed = await until('a route over the link', async () => {
-    const answer = await request({ op: 'circuit.create', service: 'replayable' });
-    return answer.ok && answer.value.route ? (answer.value.route as SignedRoute) : undefined;
-  }, 20_000);
+  const link = linkOrFail();
+  const signed = await genuineRoute();
   const route = JSON.parse(signed.text);
   assert.deepEqual(route.routers, [attacker.enrolled.id, hostId]);
   assert.deepEqual(route.links, [linkId]);
@@ -177,4 +191,34 @@ test('the same signed setup sent twice over a real link: the hosting router dial
   assert.ok(!link.frames.slice(mark).some((frame) => (frame as { type?: string }).type === 'c.ready'), 'no ready for the replay');
   const refused = await host!.waitForLog((line) => line.msg === 'circuit setup refused' && line.circuitId === route.circuitId, 5_000, 'the refusal logged');
   assert.equal(refused.from, attacker.enrolled.id);
+});
+
+test('a route signed by a controller of the network that is not a cluster member, or in another controller\'s name, is refused by the real router', async () => {
+  const genuine = JSON.parse((await genuineRoute()).text) as CircuitRoute;
+  const pkiDir = join(controller.root, 'pki');
+  const gone = await issueControllerCertificate(pkiDir, { id: 'ctrl-gone', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const goneSigner = new RouteSigner(readFileSync(gone.paths.key, 'utf8'), readFileSync(gone.paths.chain, 'utf8'));
+  const member = controllerPaths(pkiDir, controller.id);
+  const memberSigner = new RouteSigner(readFileSync(member.key, 'utf8'), readFileSync(member.chain, 'utf8'));
+  const fresh = (overrides: Partial<CircuitRoute>): CircuitRoute => ({ ...genuine, circuitId: `forged-${Date.now()}-${Math.random().toString(36).slice(2, 10)}`, issuedAt: Date.now(), ...overrides });
+  const answerTo = async (signed: SignedRoute): Promise<Record<string, unknown>> => {
+    const circuitId = (JSON.parse(signed.text) as CircuitRoute).circuitId;
+    const mark = link!.frames.length;
+    link!.send({ type: 'c.setup', circuitId, route: signed, hop: 1 });
+    return until(`an answer for ${circuitId}`, () => link!.frames.slice(mark).find((frame) => (frame as { circuitId?: string }).circuitId === circuitId) as Record<string, unknown> | undefined, 10_000);
+  };
+  const dialedBefore = serviceSockets.length;
+
+  const removed = await answerTo(goneSigner.sign(fresh({ controllerId: 'ctrl-gone' })));
+  assert.deepEqual([removed.type, removed.reason], ['c.fail', 'controller ctrl-gone is not a member of the cluster now']);
+  const impersonating = await answerTo(goneSigner.sign(fresh({})));
+  assert.deepEqual([impersonating.type, impersonating.reason], ['c.fail', `the route names controller ${controller.id} but was signed by controller ctrl-gone`]);
+  assert.equal(serviceSockets.length, dialedBefore, 'nothing dialed for either');
+
+  // The same route signed by the member it names is taken: the refusals were the signer's, nothing else.
+  const taken = fresh({});
+  const ready = await answerTo(memberSigner.sign(taken));
+  assert.equal(ready.type, 'c.ready');
+  await until('the service dialed', async () => (serviceSockets.length === dialedBefore + 1 ? true : undefined), 5_000);
+  link!.send({ type: 'c.close', circuitId: taken.circuitId, graceful: false, reason: 'done' });
 });
