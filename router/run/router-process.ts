@@ -154,6 +154,8 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     };
     const sendLinks = () => channel.send({ type: 'router.links', links: linkManager.links().map(({ id, destRouterId, latencyMs }) => ({ id, destRouterId, latencyMs })) });
 
+    // The cluster's members as the controllers last announced them: only they sign routes (route-authority.ts).
+    let controllerMembers: ReadonlySet<string> | undefined;
     const channelLog = logger.child('ctrl');
     const endpointsFile = new EndpointsFileKeeper(config.ctrl.endpointsFile, channelLog);
     const channel: ControlChannel = new ControlChannel({
@@ -184,7 +186,10 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
           circuitReports.flush();
         },
         onDown: () => linkManager.onControllerConnected(false),
-        onMembers: (members) => endpointsFile.update(members),
+        onMembers: (members) => {
+          controllerMembers = new Set(members.map((member) => member.id));
+          endpointsFile.update(members);
+        },
         onRouterConnected: (router) => linkManager.routerConnected(router),
         onRouterDisconnected: (id) => linkManager.routerDisconnected(id),
         onEdgeModel: (index, model) => {
@@ -212,6 +217,8 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       links: linkManager,
       caPem: identity.caPem,
       controllerTrust: controllerTrustOf(identity.caPem, config.ctrl.controllerFingerprints ?? []),
+      controllerMembers: () => controllerMembers,
+      identity: { certPem: identity.certPem, keyPem: identity.keyPem },
       hosted: () => terminators.hosted,
       requestCircuit: (service, avoidRouters, apiSession, resume) =>
         channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}), ...(apiSession ? { apiSession } : {}), ...(resume ? { resume } : {}) }),

@@ -116,6 +116,13 @@ export class CircuitService {
         ...(client ? { identityId: holder.id } : {}),
       };
     }
+    // The egress signs its `c.ready` with the certificate it enrolled with; the route tells the ingress which one.
+    const egressId = plan.path.routers[plan.path.routers.length - 1]!;
+    const egressFingerprint = store.table<EdgeRouter>(routerTables.edgeRouters).get(egressId)?.fingerprint;
+    if (!egressFingerprint) {
+      const refused = { code: 'NO_PATH' as const, message: `router ${egressId}, hosting ${service!.name}, is not enrolled` };
+      return { routerId, service: serviceText, serviceId: service!.id, answer: { refused }, ...(client ? { identityId: holder.id } : {}) };
+    }
     const route: CircuitRoute = {
       circuitId: resume?.circuitId ?? randomBytes(16).toString('base64url'),
       serviceId: service!.id,
@@ -125,6 +132,7 @@ export class CircuitService {
       links: plan.path.links,
       terminator: { id: plan.terminator.id, routerId: plan.terminator.routerId, address: plan.terminator.address },
       controllerId: this.deps.controllerId,
+      egressFingerprint,
       issuedAt: now,
     };
     return { routerId, service: serviceText, serviceId: service!.id, answer: { route: this.signer.sign(route) }, route, ...(client ? { identityId: holder.id } : {}) };
