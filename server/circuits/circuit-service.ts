@@ -51,7 +51,15 @@ export interface CircuitOutcome {
   readonly service: string;
   readonly answer: CircuitAnswer;
   readonly route?: CircuitRoute;
+  /** The true refusal when the answer hides it (a client is not told whether a service it may not dial exists). */
+  readonly refusal?: { readonly code: CircuitRefusalCode; readonly message: string };
 }
+
+/**
+ * What an edge client is told when the service does not exist or it may not dial it: one answer for both, so a
+ * client cannot learn which services exist. The controller's log and circuit event keep the true cause.
+ */
+export const hiddenServiceRefusal = { code: 'SERVICE_NOT_FOUND', message: 'no such service, or this identity may not dial it' } as const;
 
 export class CircuitService {
   private readonly signer: RouteSigner;
@@ -108,10 +116,12 @@ export class CircuitService {
       nowMs: now,
     });
     if (!plan.ok) {
+      const hidden = client && (plan.code === 'SERVICE_NOT_FOUND' || plan.code === 'NO_DIAL_POLICY');
       return {
         routerId,
         service: serviceText,
-        answer: { refused: { code: plan.code, message: plan.message } },
+        answer: { refused: hidden ? hiddenServiceRefusal : { code: plan.code, message: plan.message } },
+        ...(hidden ? { refusal: { code: plan.code, message: plan.message } } : {}),
         ...(service ? { serviceId: service.id } : {}),
         ...(client ? { identityId: holder.id } : {}),
       };

@@ -99,12 +99,13 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       logCircuit(deps.logger, outcome);
       const { answer } = outcome;
       if ('refused' in answer) {
+        const refusal = outcome.refusal ?? answer.refused;
         deps.onCircuit?.({
           event: 'failed',
           clientId: outcome.identityId ?? routerId,
           routers: [routerId],
-          failureCause: answer.refused.code,
-          reason: answer.refused.message,
+          failureCause: refusal.code,
+          reason: refusal.message,
           ...(outcome.serviceId ? { serviceId: outcome.serviceId } : {}),
         });
       }
@@ -164,7 +165,8 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
 function logCircuit(logger: Logger, outcome: CircuitOutcome): void {
   const { routerId, service, answer, route } = outcome;
   if ('refused' in answer) {
-    logger.warn('circuit refused', { routerId, service, code: answer.refused.code, reason: answer.refused.message, ...(outcome.identityId ? { identityId: outcome.identityId } : {}) });
+    const refusal = outcome.refusal ?? answer.refused;
+    logger.warn('circuit refused', { routerId, service, code: refusal.code, reason: refusal.message, ...(outcome.identityId ? { identityId: outcome.identityId } : {}) });
     return;
   }
   logger.info('circuit routed', { routerId, service, circuitId: route!.circuitId, path: route!.routers, terminatorId: route!.terminator.id, identityId: route!.identityId });

@@ -169,10 +169,9 @@ export class RouterHub implements RouterChannelOwner {
         return;
       case 'router.circuit': {
         const report = readCircuitReport(value);
-        if (!report) return this.deps.logger.warn('router circuit report refused', { routerId });
-        // A router reports only circuits it is the ingress of.
-        if (report.routers && report.routers[0] !== routerId) return this.deps.logger.warn('router circuit report refused: it names another ingress', { routerId });
-        this.deps.circuitReport(routerId, report);
+        const refusal = report ? circuitReportRefusal(routerId, report) : 'malformed';
+        if (refusal !== undefined) return this.deps.logger.warn('router circuit report refused', { routerId, reason: refusal });
+        this.deps.circuitReport(routerId, report!);
         return;
       }
       case 'req':
@@ -389,4 +388,15 @@ export function readLinkReport(value: unknown): ReportedLink[] | undefined {
     links.push({ id, destRouterId, latencyMs: typeof latencyMs === 'number' && Number.isFinite(latencyMs) ? latencyMs : null });
   }
   return links;
+}
+
+/**
+ * Why a router's circuit report is not written, or undefined. A router reports only circuits it is the ingress of,
+ * so the path must be there and start at the reporting router: without it the event would name no ingress and any
+ * router could write events for any identity.
+ */
+function circuitReportRefusal(routerId: string, report: CircuitReport): string | undefined {
+  if (!report.routers || report.routers.length === 0) return 'it names no routers (path)';
+  if (report.routers[0] !== routerId) return 'it names another ingress';
+  return undefined;
 }
