@@ -4,8 +4,8 @@
 // router 1's control channel, so the one that closes a circuit learns of it from the raft log, as any member does.
 //
 // Shown here as a client and an operator see it: a CONNECT tunnel is reset within 5 s of its session's logout, of the
-// removal of its Dial policy, of its identity's disabling or deletion, and of its router's disabling; a deleted
-// router's link is closed by the router it linked to, and its new links are refused.
+// removal of its Dial policy, of its identity's disabling or deletion, of the lapse of its MFA posture check and of
+// its router's disabling; a deleted router's link is closed by the router it linked to, and its new links are refused.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { AuthenticatorApp } from './support/authenticator-app.ts';
 import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
@@ -238,6 +239,36 @@ test('disabling the identity resets its tunnel within 5 s; so does deleting anot
   });
   console.log(`identity deleted: tunnel closed after ${deleting} ms`);
   assert.ok(deleting <= 5000, `closed after ${deleting} ms`);
+});
+
+test('an MFA posture check that times out closes the tunnel within seconds of its lapse (the periodic re-check)', async () => {
+  const name = 'mfa-user';
+  const identityId = await post('/identities', { name, type: 'User', isAdmin: false, roleAttributes: [name] });
+  await post('/authenticators', { method: 'updb', identityId, username: name, password: `${name}-password` });
+  const timeoutSeconds = 6;
+  await post('/posture-checks', { name: 'mfa-6s', typeId: 'MFA', roleAttributes: ['mfa-6s'], timeoutSeconds });
+  await post('/service-policies', { name: `${name}-dial-echo`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`#${name}`], serviceRoles: ['#echo'], postureCheckRoles: ['#mfa-6s'] });
+  const login = await nodes[0]!.http.post(`${nodes[0]!.clientApi}/authenticate?method=password`, { body: { username: name, password: `${name}-password` } });
+  assert.equal(login.status, 200, login.text);
+  const headers = { 'zt-session': login.json.data.token as string };
+  const started = await nodes[0]!.http.post(`${nodes[0]!.clientApi}/current-identity/mfa`, { headers, body: {} });
+  assert.equal(started.status, 201, started.text);
+  const detail = await nodes[0]!.http.get(`${nodes[0]!.clientApi}/current-identity/mfa`, { headers });
+  const app = AuthenticatorApp.fromUrl(detail.json.data.provisioningUrl);
+  const verified = await nodes[0]!.http.post(`${nodes[0]!.clientApi}/current-identity/mfa/verify`, { headers, body: { code: await app.nextCode() } });
+  assert.equal(verified.status, 200, verified.text);
+  const answeredAt = Date.now();
+  const tunnel = await openTunnel(headers['zt-session']);
+  const closedAt = await new Promise<number>((resolve) => {
+    tunnel.on('error', () => undefined);
+    tunnel.once('close', () => resolve(Date.now()));
+    setTimeout(() => resolve(Number.POSITIVE_INFINITY), 20_000).unref();
+  });
+  tunnel.destroy();
+  const lapsedFor = closedAt - answeredAt - timeoutSeconds * 1000;
+  console.log(`MFA posture lapsed: tunnel closed ${lapsedFor} ms after the answer's ${timeoutSeconds} s ran out`);
+  assert.ok(lapsedFor <= 5000, `closed ${lapsedFor} ms after the lapse`);
+  await routers.r1.run!.waitForLog(revokedOnR1('POSTURE_REVOKED'), 5000, 'the posture revocation on r1');
 });
 
 test('a deleted router\'s link is closed by the router it linked to, and its new links are refused', async () => {
