@@ -182,6 +182,21 @@ export class Forwarder {
     for (const circuit of [...this.circuits.values()]) this.teardown(circuit, undefined, 'router stopping', false);
   }
 
+  /**
+   * Closes these circuits (or every one) at once, both ends reset and the other routers of each path told: the
+   * controller revoked them (router/run/circuit-revocation.ts). Ids it does not hold are skipped; returns how many closed.
+   */
+  closeCircuits(ids: Iterable<string> | 'all', reason: string): number {
+    let closed = 0;
+    for (const id of ids === 'all' ? [...this.circuits.keys()] : ids) {
+      const circuit = this.circuits.get(id);
+      if (!circuit) continue;
+      this.teardown(circuit, undefined, reason, false);
+      closed++;
+    }
+    return closed;
+  }
+
   stats(): ForwarderStats {
     let bufferedBytes = 0;
     for (const circuit of this.circuits.values()) for (const side of circuit.sides) if (side.kind === 'end' && side.end) bufferedBytes += side.end.heldBytes;

@@ -20,6 +20,8 @@ import { HealthCheckRunner, routerCheckDefinitions } from '../health/router-heal
 import type { LinkManagerApi, LinkManagerFactory } from '../links/link-manager-api.ts';
 import { createLinkManager } from '../links/link-manager.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
+import { linkPeerPolicyOf } from '../links/link-peer-policy.ts';
+import { CircuitRevocation } from './circuit-revocation.ts';
 import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
 import { TproxyInterceptor } from '../tproxy/tproxy-interceptor.ts';
@@ -194,10 +196,13 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
         onRouterDisconnected: (id) => linkManager.routerDisconnected(id),
         onEdgeModel: (index, model) => {
           if (!holder.offer(index, model)) return;
+          linkManager.refusePeers(linkPeerPolicyOf(model));
           channelLog.debug('edge model updated', { index });
           sendTerminators(terminators.modelChanged(model));
           for (const interceptor of interceptors) void interceptor.modelChanged(model);
         },
+        onCircuitClose: (message) => revocation.circuitClose(message),
+        onRevoked: (reason) => revocation.routerRevoked(reason),
         onRequest: async (body) => {
           if (body.op === 'ping') return { routerId };
           if (body.op === 'edgeModel') return holder.current;
@@ -229,6 +234,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     });
     forwarder.start();
     started.push(async () => forwarder.stop());
+    const revocation = new CircuitRevocation(forwarder, logger.child('circuits'));
     const tunnelListeners = (config.listeners ?? []).filter((listener): listener is TunnelListenerConfig => listener.binding === 'tunnel');
     const proxies = new ProxyListeners(proxyEntriesOf(tunnelListeners, listenerLog), forwarder, listenerLog);
     await proxies.start();

@@ -29,7 +29,9 @@ export interface CircuitPresence {
 }
 
 /** Who an edge client's API session token belongs to, and its MFA state; or why it cannot dial. */
-export type SessionDialer = (token: string) => { readonly ok: true; readonly identity: RoleHolder; readonly posture: PostureState } | { readonly ok: false; readonly message: string };
+export type SessionDialer = (
+  token: string,
+) => { readonly ok: true; readonly identity: RoleHolder; readonly posture: PostureState; readonly sessionId?: string } | { readonly ok: false; readonly message: string };
 
 export interface CircuitServiceDeps {
   readonly controllerId: string;
@@ -48,6 +50,8 @@ export interface CircuitOutcome {
   readonly identityId?: string;
   /** The service's id when the request named one that exists. */
   readonly serviceId?: string;
+  /** The API session an edge client dialed with (what revocation checks again: circuit-revocation.ts). */
+  readonly apiSessionId?: string;
   readonly service: string;
   readonly answer: CircuitAnswer;
   readonly route?: CircuitRoute;
@@ -93,6 +97,7 @@ export class CircuitService {
     const router = store.table<EdgeRouter>(routerTables.edgeRouters).get(routerId);
     let holder: RoleHolder = { id: routerId, roleAttributes: router?.roleAttributes ?? [] };
     let posture: PostureState = { isMfaComplete: false };
+    let apiSessionId: string | undefined;
     const client = body?.apiSession !== undefined;
     if (client) {
       const token = typeof body?.apiSession === 'string' && body.apiSession.length <= 1024 ? body.apiSession : '';
@@ -100,6 +105,7 @@ export class CircuitService {
       if (!resolved.ok) return { routerId, service: serviceText, answer: { refused: { code: 'INVALID_SESSION', message: resolved.message } } };
       holder = resolved.identity;
       posture = resolved.posture;
+      apiSessionId = resolved.sessionId;
     }
     const [terminators, reports, connected] = await Promise.all([this.deps.presence.terminators(), this.deps.presence.linkReports(), this.deps.presence.connectedRouters()]);
     const now = this.deps.clock.now();
@@ -145,6 +151,14 @@ export class CircuitService {
       egressFingerprint,
       issuedAt: now,
     };
-    return { routerId, service: serviceText, serviceId: service!.id, answer: { route: this.signer.sign(route) }, route, ...(client ? { identityId: holder.id } : {}) };
+    return {
+      routerId,
+      service: serviceText,
+      serviceId: service!.id,
+      answer: { route: this.signer.sign(route) },
+      route,
+      ...(client ? { identityId: holder.id } : {}),
+      ...(apiSessionId !== undefined ? { apiSessionId } : {}),
+    };
   }
 }
