@@ -161,6 +161,17 @@ export class Forwarder {
     return closed;
   }
 
+  /** The live circuits this router is the ingress of, as the controller is told after each welcome (revocation). */
+  ingressCircuits(): Array<{ circuitId: string; serviceId: string; identityId: string; apiSession?: string }> {
+    const live: Array<{ circuitId: string; serviceId: string; identityId: string; apiSession?: string }> = [];
+    for (const circuit of this.circuits.values()) {
+      if (circuit.sides[0].kind !== 'end' || circuit.state === 'setup') continue;
+      const { route } = circuit;
+      live.push({ circuitId: circuit.id, serviceId: route.serviceId, identityId: route.identityId, ...(circuit.apiSession !== undefined ? { apiSession: circuit.apiSession } : {}) });
+    }
+    return live;
+  }
+
   stats(): ForwarderStats {
     return { circuits: this.circuits.size, ...this.counts };
   }
@@ -250,6 +261,7 @@ export class Forwarder {
     const problem = this.hostingProblem(route);
     if (problem) return { ok: false, reason: problem, avoid: this.deps.routerId };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'end', end: undefined }]);
+    if (options.apiSession !== undefined) circuit.apiSession = options.apiSession;
     let server: Socket;
     try {
       server = await this.dialer.dial(route.terminator.address);

@@ -21,7 +21,7 @@ import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './route
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
-import { CircuitRevocation, type CircuitRevocationTiming } from '../circuits/circuit-revocation.ts';
+import { CircuitRevocation, readLiveCircuits, type CircuitRevocationTiming } from '../circuits/circuit-revocation.ts';
 import { checkLiveCircuits, type SessionStatus } from '../circuits/live-circuit-check.ts';
 import { isIdentityDisabled } from '../auth/identity-state.ts';
 import { tables, type Identity } from '../model/entities.ts';
@@ -78,8 +78,8 @@ export interface RouterControl {
   handlePeerRequest(body: RouterPeerRequest): Promise<unknown>;
   /** How edge clients' API sessions dial circuits (once the edge services exist). */
   setSessionDialer(dialer: SessionDialer): void;
-  /** How a live circuit's API session is checked again, by id (once the edge services exist). */
-  setSessionStatus(status: SessionStatus): void;
+  /** How a live circuit's API session is checked again, by id, and found from a token (once the edge services exist). */
+  setSessionStatus(status: SessionStatus, sessionIdOf: (token: string) => string | undefined): void;
   close(): void;
 }
 
@@ -104,6 +104,25 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       if (report.event === 'failed') deps.logger.warn('circuit failed', { routerId, circuitId: report.circuitId, cause: report.failureCause, reason: report.reason });
       if ((report.event === 'deleted' || report.event === 'failed') && report.circuitId !== undefined) revocation!.ended(routerId, report.circuitId);
       deps.onCircuit?.(report);
+    },
+    liveCircuits: (routerId, frame) => {
+      const entries = readLiveCircuits(frame);
+      if (!entries) return deps.logger.warn('router live circuits message refused', { routerId });
+      let tracked = 0;
+      for (const entry of entries) {
+        // A router's own circuit is its identity's; a client's is checked by its session (a token that no longer
+        // names one leaves an id that resolves to nothing: the circuit is revoked at the next pass).
+        if (entry.apiSession === undefined && entry.identityId !== routerId) continue;
+        revocation!.track({
+          circuitId: entry.circuitId,
+          routerId,
+          serviceId: entry.serviceId,
+          identityId: entry.identityId,
+          ...(entry.apiSession !== undefined ? { apiSessionId: sessionIdOf(entry.apiSession) ?? '' } : {}),
+        });
+        tracked++;
+      }
+      if (tracked > 0) revocation!.checkSoon();
     },
     createCircuit: async (routerId: string, request: unknown): Promise<unknown> => {
       const outcome: CircuitOutcome = await circuits!.create(routerId, request);
@@ -165,6 +184,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     hub.setMembers(members);
   });
   let sessionStatus: SessionStatus = () => ({ ok: false, message: 'API sessions are not resolved yet' });
+  let sessionIdOf: (token: string) => string | undefined = () => undefined;
   revocation = new CircuitRevocation({
     tables: revocationTables,
     check: (live, nowMs) =>
@@ -211,8 +231,9 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       return { ok: true };
     },
     setSessionDialer: (dialer) => circuits!.setSessionDialer(dialer),
-    setSessionStatus: (status) => {
+    setSessionStatus: (status, idOf) => {
       sessionStatus = status;
+      sessionIdOf = idOf;
     },
     close: () => {
       liveCircuits.close();

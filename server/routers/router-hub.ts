@@ -62,6 +62,8 @@ export interface RouterHubDeps {
   readonly metrics: RouterMetricsSink;
   /** A circuit report from a router (`router.circuit`: created, deleted, failed), checked. */
   readonly circuitReport: (routerId: string, report: CircuitReport) => void;
+  /** A router's `router.circuitsLive` (its live ingress circuits, after a welcome): re-checked for revocation here. */
+  readonly liveCircuits?: (routerId: string, frame: unknown) => void;
   /** A router's `circuit.create` request; the answer goes back as the response's value. */
   readonly createCircuit: (routerId: string, request: unknown) => Promise<unknown>;
   readonly logger: Logger;
@@ -183,6 +185,9 @@ export class RouterHub implements RouterChannelOwner {
         this.deps.circuitReport(routerId, report);
         return;
       }
+      case 'router.circuitsLive':
+        this.deps.liveCircuits?.(routerId, value);
+        return;
       case 'req':
         this.answer(channel, value);
         return;
