@@ -239,7 +239,9 @@ export class RouterHub implements RouterChannelOwner {
     if (!read.ok) return this.refuse(channel, read.reason);
     const row = this.deps.findRouter(channel.certificate.commonName ?? '');
     const admission = admitRouter(channel.certificate, read.hello, row);
-    if (!admission.ok) return this.refuse(channel, admission.reason, isRevoked(row));
+    // At a hello, only a router known to be disabled is told it is revoked: a missing row may be one this controller
+    // has not applied yet (a lagging member), and telling a router it is revoked closes every circuit it holds.
+    if (!admission.ok) return this.refuse(channel, admission.reason, row?.disabled === true);
     channel.hello = read.hello;
     channel.connectedAt = this.deps.clock.now();
     void this.welcome(channel);
@@ -257,7 +259,7 @@ export class RouterHub implements RouterChannelOwner {
     // The router may have been disabled or re-enrolled while the other controllers were asked.
     const row = this.deps.findRouter(hello.routerId);
     const again = admitRouter(channel.certificate, hello, row);
-    if (!again.ok) return this.refuse(channel, again.reason, isRevoked(row));
+    if (!again.ok) return this.refuse(channel, again.reason, row?.disabled === true);
     const previous = this.connected.get(hello.routerId);
     this.connected.set(hello.routerId, channel);
     channel.welcomed = true;
