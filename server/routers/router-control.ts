@@ -21,8 +21,8 @@ import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './route
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
-import { CircuitRevocation, readLiveCircuits, type CircuitRevocationTiming } from '../circuits/circuit-revocation.ts';
-import { checkLiveCircuits, type SessionStatus } from '../circuits/live-circuit-check.ts';
+import { CircuitRevocation, readLiveCircuits } from '../circuits/circuit-revocation.ts';
+import { checkLiveCircuits, type LiveCircuitCheckDeps, type SessionStatus } from '../circuits/live-circuit-check.ts';
 import { isIdentityDisabled } from '../auth/identity-state.ts';
 import { tables, type Identity } from '../model/entities.ts';
 import { serviceTables, type Service } from '../model/service-entities.ts';
@@ -64,8 +64,6 @@ export interface RouterControlDeps {
   /** The control certificate chain and key: circuit routes are signed with them. */
   readonly signing: { readonly certPem: string; readonly keyPem: string };
   readonly timing?: Partial<RouterControlTiming>;
-  /** Live circuit re-checks (circuit-revocation.ts); tests shorten them. */
-  readonly revocationTiming?: Partial<CircuitRevocationTiming>;
 }
 
 export interface RouterControl {
@@ -183,34 +181,16 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     members = clusterMembers(configuration, deps.self);
     hub.setMembers(members);
   });
-  let sessionStatus: SessionStatus = () => ({ ok: false, message: 'API sessions are not resolved yet' });
+  // Until the edge services exist no session can be judged, so nothing is revoked (no circuit is routed either).
+  let sessionStatus: SessionStatus | undefined;
   let sessionIdOf: (token: string) => string | undefined = () => undefined;
   revocation = new CircuitRevocation({
     tables: revocationTables,
-    check: (live, nowMs) =>
-      checkLiveCircuits(
-        live,
-        {
-          serviceExists: (serviceId) => store.table<Service>(serviceTables.services).get(serviceId) !== undefined,
-          enabledRouter: (routerId) => {
-            const row = store.table<EdgeRouter>(routerTables.edgeRouters).get(routerId);
-            return row && !row.disabled ? { id: row.id, roleAttributes: row.roleAttributes } : undefined;
-          },
-          sessionStatus: (id) => sessionStatus(id),
-          identityRevoked: (identityId) => {
-            const identity = store.table<Identity>(tables.identities).get(identityId);
-            if (!identity) return 'the identity was deleted';
-            return isIdentityDisabled(identity, nowMs) ? 'the identity is disabled' : undefined;
-          },
-          accessFor: (holder) => access.accessFor(holder),
-        },
-        nowMs,
-      ),
+    check: (live, nowMs) => (sessionStatus ? checkLiveCircuits(live, liveCircuitCheckDeps(store, access, sessionStatus, nowMs), nowMs) : new Map()),
     sendTo: (routerId, frame) => hub.sendTo(routerId, frame),
     isConnected: (routerId) => hub.isConnected(routerId),
     clock,
     logger: deps.logger,
-    ...(deps.revocationTiming ? { timing: deps.revocationTiming } : {}),
   });
   const liveCircuits = revocation;
   liveCircuits.start();
@@ -239,6 +219,24 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       liveCircuits.close();
       hub.close();
     },
+  };
+}
+
+/** What a live circuit is checked against: this controller's model now. */
+function liveCircuitCheckDeps(store: ModelStore, access: ServiceAccessService, sessionStatus: SessionStatus, nowMs: number): LiveCircuitCheckDeps {
+  return {
+    serviceExists: (serviceId) => store.table<Service>(serviceTables.services).get(serviceId) !== undefined,
+    enabledRouter: (routerId) => {
+      const row = store.table<EdgeRouter>(routerTables.edgeRouters).get(routerId);
+      return row && !row.disabled ? { id: row.id, roleAttributes: row.roleAttributes } : undefined;
+    },
+    sessionStatus,
+    identityRevoked: (identityId) => {
+      const identity = store.table<Identity>(tables.identities).get(identityId);
+      if (!identity) return 'the identity was deleted';
+      return isIdentityDisabled(identity, nowMs) ? 'the identity is disabled' : undefined;
+    },
+    accessFor: (holder) => access.accessFor(holder),
   };
 }
 
