@@ -29,6 +29,8 @@ let admin: Record<string, string>;
 let via: ControllerFixture;
 let viaAdmin: Record<string, string>;
 let echo: Server;
+/** The echo server's open connections: what the egress router dialed for each tunnel. */
+const serverSide = new Set<import('node:net').Socket>();
 type RouterName = 'r1' | 'r2' | 'r3';
 const routers: Record<RouterName, { id: string; config: string; edgePort: number; run?: RouterRun }> = {} as never;
 
@@ -80,6 +82,8 @@ before(async () => {
   api = nodes[0]!;
   admin = { 'zt-session': await api.adminToken() };
   echo = createServer((socket) => {
+    serverSide.add(socket);
+    socket.on('close', () => serverSide.delete(socket));
     socket.on('error', () => undefined);
     socket.pipe(socket);
   });
@@ -199,9 +203,10 @@ async function closedWithin(socket: TLSSocket, revoke: () => Promise<void>): Pro
 
 const revokedOnR1 = (code: string) => (line: LogLine) => line.msg === 'circuits closed: revoked by the controller' && line.code === code && Number(line.closed) >= 1;
 
-test('logging out (DELETE /current-api-session) resets the session\'s CONNECT tunnel within 5 s', async () => {
+test('logging out (DELETE /current-api-session) resets the session\'s CONNECT tunnel within 5 s, at both ends', async () => {
   const user = await dialingUser('logout-user');
   const tunnel = await openTunnel(user.token);
+  assert.equal(serverSide.size, 1, 'the egress holds one connection to the server');
   const elapsed = await closedWithin(tunnel, async () => {
     const response = await via.http.delete(`${via.clientApi}/current-api-session`, { headers: { 'zt-session': user.token } });
     assert.equal(response.status, 200, response.text);
@@ -209,6 +214,7 @@ test('logging out (DELETE /current-api-session) resets the session\'s CONNECT tu
   console.log(`logout: tunnel closed ${elapsed} ms after the DELETE was sent`);
   assert.ok(elapsed <= 5000, `closed after ${elapsed} ms`);
   await routers.r1.run!.waitForLog(revokedOnR1('SESSION_REVOKED'), 5000, 'the session revocation on r1');
+  await until('the egress to close its connection to the server too', () => serverSide.size === 0, 5000);
 });
 
 test('removing the Dial policy resets the tunnel within 5 s, and a new tunnel is refused', async () => {
