@@ -25,7 +25,8 @@ import { CircuitRevocation, readLiveCircuits } from '../circuits/circuit-revocat
 import { checkLiveCircuits, type LiveCircuitCheckDeps, type SessionStatus } from '../circuits/live-circuit-check.ts';
 import { isIdentityDisabled } from '../auth/identity-state.ts';
 import { tables, type Identity } from '../model/entities.ts';
-import { serviceTables, type Service } from '../model/service-entities.ts';
+import { serviceTables, type PostureCheck, type Service, type ServicePolicy } from '../model/service-entities.ts';
+import { ServiceAccessIndex } from '../circuits/service-access-index.ts';
 import { ServiceAccessService } from '../edge/service-access-service.ts';
 import type { CircuitReport } from '../events/circuit-events.ts';
 
@@ -163,11 +164,10 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     cacheMs: timing.presenceCacheMs,
   });
   const clusterPresence: ClusterRouterPresence = presence;
-  const access = new ServiceAccessService(store);
   circuits = new CircuitService({
     controllerId: deps.self.id,
     store,
-    access,
+    access: new ServiceAccessService(store),
     presence: {
       terminators: () => clusterPresence.list(),
       linkReports: () => clusterPresence.linkReports(),
@@ -186,7 +186,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   let sessionIdOf: (token: string) => string | undefined = () => undefined;
   revocation = new CircuitRevocation({
     tables: revocationTables,
-    check: (live, nowMs) => (sessionStatus ? checkLiveCircuits(live, liveCircuitCheckDeps(store, access, sessionStatus, nowMs), nowMs) : new Map()),
+    check: (live, nowMs) => (sessionStatus ? checkLiveCircuits(live, liveCircuitCheckDeps(store, sessionStatus, nowMs), nowMs) : new Map()),
     sendTo: (routerId, frame) => hub.sendTo(routerId, frame),
     isConnected: (routerId) => hub.isConnected(routerId),
     clock,
@@ -223,7 +223,12 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
 }
 
 /** What a live circuit is checked against: this controller's model now. */
-function liveCircuitCheckDeps(store: ModelStore, access: ServiceAccessService, sessionStatus: SessionStatus, nowMs: number): LiveCircuitCheckDeps {
+function liveCircuitCheckDeps(store: ModelStore, sessionStatus: SessionStatus, nowMs: number): LiveCircuitCheckDeps {
+  const access = new ServiceAccessIndex({
+    services: store.table<Service>(serviceTables.services).all(),
+    policies: store.table<ServicePolicy>(serviceTables.servicePolicies).all(),
+    postureChecks: store.table<PostureCheck>(serviceTables.postureChecks).all(),
+  });
   return {
     serviceExists: (serviceId) => store.table<Service>(serviceTables.services).get(serviceId) !== undefined,
     enabledRouter: (routerId) => {
@@ -236,7 +241,7 @@ function liveCircuitCheckDeps(store: ModelStore, access: ServiceAccessService, s
       if (!identity) return 'the identity was deleted';
       return isIdentityDisabled(identity, nowMs) ? 'the identity is disabled' : undefined;
     },
-    accessFor: (holder) => access.accessFor(holder),
+    accessFor: (holder, serviceId) => access.accessFor(holder, serviceId),
   };
 }
 
