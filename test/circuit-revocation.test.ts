@@ -308,10 +308,11 @@ test('after its router fails over to another controller, a circuit is still revo
   const moved = await until('r1 welcomed by another controller', () => r1.lines.filter(established).slice(before).find((line) => line.controllerId !== holderId), 30_000);
   // The revocation goes through the third controller, once the two left have a leader.
   via = nodes.find((node) => node.id !== holderId && node.id !== moved.controllerId)!;
-  viaAdmin = { 'zt-session': await via.adminToken() };
   api = via;
-  admin = viaAdmin;
+  // The killed controller may have been the leader: logins and writes wait for the two left to elect one.
   await until('a leader among the two controllers left', async () => (await memberList(via)).some((row) => row.leader && row.connected), 30_000);
+  viaAdmin = { 'zt-session': await until('an admin login', () => via.adminToken(), 30_000) };
+  admin = viaAdmin;
   const elapsed = await closedWithin(tunnel, async () => {
     const response = await via.http.delete(`${via.clientApi}/current-api-session`, { headers: { 'zt-session': user.token } });
     assert.equal(response.status, 200, response.text);
