@@ -5,7 +5,8 @@
 //
 // Shown here as a client and an operator see it: a CONNECT tunnel is reset within 5 s of its session's logout, of the
 // removal of its Dial policy, of its identity's disabling or deletion, of the lapse of its MFA posture check and of
-// its router's disabling; a deleted router's link is closed by the router it linked to, and its new links are refused.
+// its router's disabling, also after the router failed over to another controller (which learns of the circuits
+// from the router); a deleted router's link is closed by the router it linked to, and its new links are refused.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -14,25 +15,29 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { AuthenticatorApp } from './support/authenticator-app.ts';
-import { threeControllerCluster, until } from './support/cluster-helpers.ts';
+import { memberList, threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
 import { RouterRun, runEdgeward, type LogLine } from './support/router-fixture.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-revocation-'));
 let nodes: ControllerFixture[] = [];
+/** The controller the scenario's setup goes through (another one once a test has killed it), and its admin session. */
+let api: ControllerFixture;
 let admin: Record<string, string>;
 /** A controller other than the one router 1 is connected to, and its admin session. */
 let via: ControllerFixture;
 let viaAdmin: Record<string, string>;
 let echo: Server;
+/** The echo server's open connections: what the egress router dialed for each tunnel. */
+const serverSide = new Set<import('node:net').Socket>();
 type RouterName = 'r1' | 'r2' | 'r3';
 const routers: Record<RouterName, { id: string; config: string; edgePort: number; run?: RouterRun }> = {} as never;
 
-const mgmt = (path: string) => `${nodes[0]!.managementApi}${path}`;
+const mgmt = (path: string) => `${api.managementApi}${path}`;
 
 async function post(path: string, body: Record<string, unknown>): Promise<string> {
-  const response = await nodes[0]!.http.post(mgmt(path), { headers: admin, body });
+  const response = await api.http.post(mgmt(path), { headers: admin, body });
   assert.equal(response.status, 201, response.text);
   return response.json.data.id as string;
 }
@@ -63,7 +68,7 @@ ${options.link}
 `,
   );
   const id = await post('/edge-routers', { name, isTunnelerEnabled: options.tunneler, roleAttributes: options.roles });
-  const detail = await nodes[0]!.http.get(mgmt(`/edge-routers/${id}`), { headers: admin });
+  const detail = await api.http.get(mgmt(`/edge-routers/${id}`), { headers: admin });
   writeFileSync(join(dir, 'enroll.jwt'), detail.json.data.enrollmentJwt);
   const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
   assert.equal(enrolled.code, 0, enrolled.stderr);
@@ -74,8 +79,11 @@ const dialer = 'link:\n  dialers:\n    - binding: transport\n      groups: [defa
 
 before(async () => {
   nodes = await threeControllerCluster(join(root, 'pki'));
-  admin = { 'zt-session': await nodes[0]!.adminToken() };
+  api = nodes[0]!;
+  admin = { 'zt-session': await api.adminToken() };
   echo = createServer((socket) => {
+    serverSide.add(socket);
+    socket.on('close', () => serverSide.delete(socket));
     socket.on('error', () => undefined);
     socket.pipe(socket);
   });
@@ -126,7 +134,7 @@ async function dialingUser(name: string): Promise<{ identityId: string; policyId
   const identityId = await post('/identities', { name, type: 'User', isAdmin: false, roleAttributes: [name] });
   await post('/authenticators', { method: 'updb', identityId, username: name, password: `${name}-password` });
   const policyId = await post('/service-policies', { name: `${name}-dial-echo`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`#${name}`], serviceRoles: ['#echo'] });
-  const login = await nodes[0]!.http.post(`${nodes[0]!.clientApi}/authenticate?method=password`, { body: { username: name, password: `${name}-password` } });
+  const login = await api.http.post(`${api.clientApi}/authenticate?method=password`, { body: { username: name, password: `${name}-password` } });
   assert.equal(login.status, 200, login.text);
   return { identityId, policyId, token: login.json.data.token as string };
 }
@@ -195,9 +203,10 @@ async function closedWithin(socket: TLSSocket, revoke: () => Promise<void>): Pro
 
 const revokedOnR1 = (code: string) => (line: LogLine) => line.msg === 'circuits closed: revoked by the controller' && line.code === code && Number(line.closed) >= 1;
 
-test('logging out (DELETE /current-api-session) resets the session\'s CONNECT tunnel within 5 s', async () => {
+test('logging out (DELETE /current-api-session) resets the session\'s CONNECT tunnel within 5 s, at both ends', async () => {
   const user = await dialingUser('logout-user');
   const tunnel = await openTunnel(user.token);
+  assert.equal(serverSide.size, 1, 'the egress holds one connection to the server');
   const elapsed = await closedWithin(tunnel, async () => {
     const response = await via.http.delete(`${via.clientApi}/current-api-session`, { headers: { 'zt-session': user.token } });
     assert.equal(response.status, 200, response.text);
@@ -205,6 +214,7 @@ test('logging out (DELETE /current-api-session) resets the session\'s CONNECT tu
   console.log(`logout: tunnel closed ${elapsed} ms after the DELETE was sent`);
   assert.ok(elapsed <= 5000, `closed after ${elapsed} ms`);
   await routers.r1.run!.waitForLog(revokedOnR1('SESSION_REVOKED'), 5000, 'the session revocation on r1');
+  await until('the egress to close its connection to the server too', () => serverSide.size === 0, 5000);
 });
 
 test('removing the Dial policy resets the tunnel within 5 s, and a new tunnel is refused', async () => {
@@ -285,6 +295,30 @@ test('a deleted router\'s link is closed by the router it linked to, and its new
   const before = links();
   await new Promise((resolve) => setTimeout(resolve, 1500));
   assert.equal(links(), before, 'no new link from the deleted router');
+});
+
+test('after its router fails over to another controller, a circuit is still revoked within 5 s of its logout', async () => {
+  const user = await dialingUser('failover-user');
+  const tunnel = await openTunnel(user.token);
+  const r1 = routers.r1.run!;
+  const established = (line: LogLine) => line.msg === 'control channel established';
+  const before = r1.lines.filter(established).length;
+  const holderId = r1.lines.filter(established).at(-1)!.controllerId;
+  await nodes.find((node) => node.id === holderId)!.stop('SIGKILL');
+  const moved = await until('r1 welcomed by another controller', () => r1.lines.filter(established).slice(before).find((line) => line.controllerId !== holderId), 30_000);
+  // The revocation goes through the third controller, once the two left have a leader.
+  via = nodes.find((node) => node.id !== holderId && node.id !== moved.controllerId)!;
+  api = via;
+  // The killed controller may have been the leader: logins and writes wait for the two left to elect one.
+  await until('a leader among the two controllers left', async () => (await memberList(via)).some((row) => row.leader && row.connected), 30_000);
+  viaAdmin = { 'zt-session': await until('an admin login', () => via.adminToken(), 30_000) };
+  admin = viaAdmin;
+  const elapsed = await closedWithin(tunnel, async () => {
+    const response = await via.http.delete(`${via.clientApi}/current-api-session`, { headers: { 'zt-session': user.token } });
+    assert.equal(response.status, 200, response.text);
+  });
+  console.log(`after failover to ${String(moved.controllerId)}: tunnel closed ${elapsed} ms after the logout`);
+  assert.ok(elapsed <= 5000, `closed after ${elapsed} ms`);
 });
 
 test('disabling the ingress router resets its CONNECT tunnel within 5 s', async () => {

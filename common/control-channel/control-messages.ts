@@ -191,6 +191,18 @@ export interface RouterCircuitReport {
   readonly reason?: string;
 }
 
+/**
+ * Router → controller after each welcome: the live circuits it is the ingress of, so that the controller it now
+ * talks to (after a failover, not the one that routed them) re-checks them for revocation like its own. `apiSession`
+ * is the token an edge client dialed with (absent: the router's own identity dialed). At most
+ * `maxLiveCircuitsPerMessage` per message; a router with more sends several.
+ */
+export interface RouterCircuitsLive {
+  readonly type: 'router.circuitsLive';
+  readonly circuits: ReadonlyArray<{ readonly circuitId: string; readonly serviceId: string; readonly identityId: string; readonly apiSession?: string }>;
+}
+export const maxLiveCircuitsPerMessage = 1000;
+
 /** Either side: heartbeat and its answer; `sentAt` is the sender's performance.now(). */
 export interface Heartbeat {
   readonly type: 'hb';
@@ -233,7 +245,7 @@ export interface ControlResponse {
   readonly error?: string;
 }
 
-export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | RouterCircuitsLive | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlCircuitClose | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 
 /** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */

@@ -197,6 +197,17 @@ export class Forwarder {
     return closed;
   }
 
+  /** The live circuits this router is the ingress of, as the controller is told after each welcome (revocation). */
+  ingressCircuits(): Array<{ circuitId: string; serviceId: string; identityId: string; apiSession?: string }> {
+    const live: Array<{ circuitId: string; serviceId: string; identityId: string; apiSession?: string }> = [];
+    for (const circuit of this.circuits.values()) {
+      if (circuit.sides[0].kind !== 'end' || circuit.state === 'setup') continue;
+      const { route } = circuit;
+      live.push({ circuitId: circuit.id, serviceId: route.serviceId, identityId: route.identityId, ...(circuit.apiSession !== undefined ? { apiSession: circuit.apiSession } : {}) });
+    }
+    return live;
+  }
+
   stats(): ForwarderStats {
     let bufferedBytes = 0;
     for (const circuit of this.circuits.values()) for (const side of circuit.sides) if (side.kind === 'end' && side.end) bufferedBytes += side.end.heldBytes;

@@ -330,4 +330,27 @@ describe('link manager over real TLS', () => {
     await assert.rejects(plain.start(), { message: 'link.listeners[0].bind: protocol "tcp" is not supported for links; use tls:<host>:<port>' });
     await stopped(a.manager);
   });
+  it('closes the links of a revoked peer router, stops dialing it and refuses its links; admitted again, it links again', async () => {
+    const a = await router('router-a', { listener: { groups: ['default'] } });
+    const b = await router('router-b', { dialer: { healthyDialBackoff: backoff(50, 1, 50) } });
+    b.manager.routerConnected(a.info());
+    await waitFor('a link b → a', () => a.manager.links().some((link) => link.destRouterId === 'router-b'));
+    // router-b was deleted: a's model no longer lists it.
+    a.manager.refusePeers((id) => (id === 'router-b' ? 'the router is not an edge router of the network (deleted)' : undefined));
+    await waitFor('the link closed at a', () => a.manager.links().length === 0);
+    assert.equal(a.logger.lines.filter((line) => line.msg === 'link closed: the peer router is revoked').length, 1);
+    // b redials on its backoff: refused at a's listener, no link comes up.
+    await waitFor('b refused', () => a.logger.lines.some((line) => typeof line.msg === 'string' && line.msg.startsWith('link refused: router revoked') && line.routerId === 'router-b'));
+    await sleep(200);
+    assert.equal(a.manager.links().length, 0, 'no link from a revoked router');
+    // b's own model says a is disabled: b stops dialing it.
+    b.manager.refusePeers((id) => (id === 'router-a' ? 'the router is disabled' : undefined));
+    a.manager.refusePeers(() => undefined);
+    await sleep(300);
+    assert.equal(a.manager.links().length, 0, 'b does not dial a router its model refuses');
+    b.manager.refusePeers(() => undefined);
+    await waitFor('the link back once both admit each other', () => a.manager.links().some((link) => link.destRouterId === 'router-b'));
+    await stopped(a.manager);
+    await stopped(b.manager);
+  });
 });

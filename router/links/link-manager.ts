@@ -237,7 +237,12 @@ export class LinkManager implements LinkManagerApi {
         link.close(`peer router revoked: ${reason}`);
       }
       for (const target of this.targets.values()) {
-        if (policy(target.routerId) === undefined) continue;
+        if (policy(target.routerId) === undefined) {
+          // Admitted again (re-enabled) and connected, with nothing pending: its dial was skipped while refused.
+          const idle = target.link === undefined && target.dial === undefined && !target.queued && target.timer === undefined && !target.retired;
+          if (idle && this.connected.has(target.routerId)) this.dialAtOnce(target);
+          continue;
+        }
         if (target.timer !== undefined) clearTimeout(target.timer);
         target.timer = undefined;
         target.dial?.cancel();

@@ -22,6 +22,7 @@ import { createLinkManager } from '../links/link-manager.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
 import { linkPeerPolicyOf } from '../links/link-peer-policy.ts';
 import { CircuitRevocation } from './circuit-revocation.ts';
+import { maxLiveCircuitsPerMessage } from '../../common/control-channel/control-messages.ts';
 import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
 import { TproxyInterceptor } from '../tproxy/tproxy-interceptor.ts';
@@ -186,6 +187,11 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
           sendLinks();
           sendTerminators(terminators.welcomed());
           circuitReports.flush();
+          // This controller may not be the one that routed them: it re-checks them for revocation from now on.
+          const live = forwarder.ingressCircuits();
+          for (let start = 0; start < live.length; start += maxLiveCircuitsPerMessage) {
+            channel.send({ type: 'router.circuitsLive', circuits: live.slice(start, start + maxLiveCircuitsPerMessage) });
+          }
         },
         onDown: () => linkManager.onControllerConnected(false),
         onMembers: (members) => {

@@ -4,7 +4,7 @@ import type { CtrlCircuitClose } from '../../common/control-channel/control-mess
 import { silentLogger } from '../../common/log/logger.ts';
 import { ManualClock } from '../../common/time/clock.ts';
 import type { AppliedChanges } from '../model/model-state-machine.ts';
-import { CircuitRevocation } from './circuit-revocation.ts';
+import { CircuitRevocation, readLiveCircuits } from './circuit-revocation.ts';
 import type { CircuitVerdict, LiveCircuit } from './live-circuit-check.ts';
 
 const circuit = (id: string, routerId = 'r1', apiSessionId = 'a1'): LiveCircuit => ({ circuitId: id, routerId, serviceId: 's1', identityId: 'alice', apiSessionId });
@@ -105,4 +105,17 @@ test('at most maxTracked circuits are kept, the oldest going first; a throwing c
   });
   broken.track(circuit('c1'));
   assert.doesNotThrow(() => broken.pass());
+});
+
+test('a router\'s live circuits are read when well formed, and refused whole otherwise', () => {
+  const entry = { circuitId: 'c1', serviceId: 's1', identityId: 'alice', apiSession: 'token' };
+  assert.deepEqual(readLiveCircuits({ type: 'router.circuitsLive', circuits: [entry, { circuitId: 'c2', serviceId: 's1', identityId: 'r1' }] }), [
+    entry,
+    { circuitId: 'c2', serviceId: 's1', identityId: 'r1' },
+  ]);
+  assert.equal(readLiveCircuits({ circuits: [{ ...entry, circuitId: '' }] }), undefined);
+  assert.equal(readLiveCircuits({ circuits: [{ ...entry, apiSession: 42 }] }), undefined);
+  assert.equal(readLiveCircuits({ circuits: Array.from({ length: 1001 }, () => entry) }), undefined);
+  assert.equal(readLiveCircuits({ circuits: 'c1' }), undefined);
+  assert.equal(readLiveCircuits(null), undefined);
 });

@@ -6,7 +6,7 @@
 // whoever wrote them. A revoked circuit goes to its ingress router as `ctrl.circuitClose` (grouped by router and
 // code); the router closes it end to end. Circuits of a router not connected here are kept `disconnectedRetainMs`
 // (it may be back) and then forgotten; at most `maxTracked` circuits are kept (the oldest go first, with a warning).
-import { maxRevokedCircuitsPerMessage, type CircuitRevocationCode, type CtrlCircuitClose } from '../../common/control-channel/control-messages.ts';
+import { maxLiveCircuitsPerMessage, maxRevokedCircuitsPerMessage, type CircuitRevocationCode, type CtrlCircuitClose, type RouterCircuitsLive } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { AppliedChanges } from '../model/model-state-machine.ts';
@@ -88,8 +88,13 @@ export class CircuitRevocation {
 
   /** Applied model changes: a pass soon when any could revoke. */
   modelChanged(applied: AppliedChanges): void {
-    if (this.stopped || this.changeTimer || this.circuits.size === 0) return;
     if (!applied.changes.some((change) => this.deps.tables.has(change.entityType))) return;
+    this.checkSoon();
+  }
+
+  /** A pass after the debounce (circuits just learned of, a burst of changes). */
+  checkSoon(): void {
+    if (this.stopped || this.changeTimer || this.circuits.size === 0) return;
     this.changeTimer = setTimeout(() => {
       this.changeTimer = undefined;
       this.pass();
@@ -148,4 +153,19 @@ export class CircuitRevocation {
     for (const [id, circuit] of this.circuits) if (forget.has(circuit.routerId)) this.circuits.delete(id);
     for (const routerId of forget) this.absentSince.delete(routerId);
   }
+}
+
+/** A router's `router.circuitsLive` entries, or undefined when the message is malformed (bounded ids and tokens). */
+export function readLiveCircuits(frame: unknown): RouterCircuitsLive['circuits'] | undefined {
+  const circuits = (frame as { circuits?: unknown } | null)?.circuits;
+  if (!Array.isArray(circuits) || circuits.length > maxLiveCircuitsPerMessage) return undefined;
+  const id = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= 512;
+  const entries: Array<RouterCircuitsLive['circuits'][number]> = [];
+  for (const item of circuits) {
+    const { circuitId, serviceId, identityId, apiSession } = (item ?? {}) as Record<string, unknown>;
+    if (!id(circuitId) || !id(serviceId) || !id(identityId)) return undefined;
+    if (apiSession !== undefined && !(typeof apiSession === 'string' && apiSession.length > 0 && apiSession.length <= 1024)) return undefined;
+    entries.push({ circuitId: circuitId as string, serviceId: serviceId as string, identityId: identityId as string, ...(apiSession !== undefined ? { apiSession: apiSession as string } : {}) });
+  }
+  return entries;
 }

@@ -24,7 +24,7 @@ function model(overrides: Partial<LiveCircuitCheckDeps> & { sessions?: Record<st
       return found ? { ok: true, ...found } : { ok: false, message: 'the API session ended' };
     },
     identityRevoked: () => undefined,
-    accessFor: (holder) => new Map(access[holder.id] ? [['s1', access[holder.id]!]] : []),
+    accessFor: (holder, serviceId) => (serviceId === 's1' ? access[holder.id] : undefined),
     ...overrides,
   };
   return { deps, asked };

@@ -30,14 +30,13 @@ export interface LiveCircuitCheckDeps {
   readonly sessionStatus: SessionStatus;
   /** Why the identity may not dial at all any more (deleted, disabled), or undefined. */
   readonly identityRevoked: (identityId: string) => string | undefined;
-  /** What a holder may do with each service, by service id. */
-  readonly accessFor: (holder: RoleHolder) => ReadonlyMap<string, ServiceAccess>;
+  /** What a holder may do with a service (undefined: nothing); service-access-index.ts answers it for a whole pass. */
+  readonly accessFor: (holder: RoleHolder, serviceId: string) => ServiceAccess | undefined;
 }
 
-/** Checks circuits one pass at a time: each session's status and each holder's access is read once per pass. */
+/** Checks circuits one pass at a time: each session's status is read once per pass. */
 export function checkLiveCircuits(circuits: Iterable<LiveCircuit>, deps: LiveCircuitCheckDeps, nowMs: number): Map<string, CircuitVerdict & { ok: false }> {
   const sessions = new Map<string, ReturnType<SessionStatus>>();
-  const access = new Map<string, ReadonlyMap<string, ServiceAccess>>();
   const revoked = new Map<string, CircuitVerdict & { ok: false }>();
   for (const circuit of circuits) {
     const verdict = checkOne(circuit);
@@ -65,9 +64,7 @@ export function checkLiveCircuits(circuits: Iterable<LiveCircuit>, deps: LiveCir
       holder = router;
       posture = { isMfaComplete: false };
     }
-    let grants = access.get(holder.id);
-    if (!grants) access.set(holder.id, (grants = deps.accessFor(holder)));
-    const decision = decideSession(grants.get(circuit.serviceId), 'Dial', posture, nowMs);
+    const decision = decideSession(deps.accessFor(holder, circuit.serviceId), 'Dial', posture, nowMs);
     if (decision.allowed) return { ok: true };
     if (decision.reason === 'posture') return { ok: false, code: 'POSTURE_REVOKED', reason: 'the posture checks of every policy granting Dial on the service fail now' };
     return { ok: false, code: 'ACCESS_REVOKED', reason: 'no service policy grants Dial on the service any more' };

@@ -272,12 +272,18 @@ export async function startController(options: ControllerOptions, runtime: Contr
     if (verdict.ok) sessions.touch(found.session);
     return verdict;
   });
-  routers.setSessionStatus((id) => {
-    const session = sessions.get(id);
-    if (!session) return { ok: false, message: 'the API session ended' };
-    if (sessions.isExpired(session)) return { ok: false, message: 'the API session expired' };
-    return sessionMayDial(session);
-  });
+  routers.setSessionStatus(
+    (id) => {
+      const session = sessions.get(id);
+      if (!session) return { ok: false, message: 'the API session ended' };
+      if (sessions.isExpired(session)) return { ok: false, message: 'the API session expired' };
+      return sessionMayDial(session);
+    },
+    (token) => {
+      const found = sessions.lookup(token);
+      return found.state === 'live' ? found.session.id : undefined;
+    },
+  );
 
   const health = new HealthChecker(
     [

@@ -21,11 +21,12 @@ import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './route
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
-import { CircuitRevocation, type CircuitRevocationTiming } from '../circuits/circuit-revocation.ts';
-import { checkLiveCircuits, type SessionStatus } from '../circuits/live-circuit-check.ts';
+import { CircuitRevocation, readLiveCircuits } from '../circuits/circuit-revocation.ts';
+import { checkLiveCircuits, type LiveCircuitCheckDeps, type SessionStatus } from '../circuits/live-circuit-check.ts';
 import { isIdentityDisabled } from '../auth/identity-state.ts';
 import { tables, type Identity } from '../model/entities.ts';
-import { serviceTables, type Service } from '../model/service-entities.ts';
+import { serviceTables, type PostureCheck, type Service, type ServicePolicy } from '../model/service-entities.ts';
+import { ServiceAccessIndex } from '../circuits/service-access-index.ts';
 import { ServiceAccessService } from '../edge/service-access-service.ts';
 import type { CircuitReport } from '../events/circuit-events.ts';
 
@@ -64,8 +65,6 @@ export interface RouterControlDeps {
   /** The control certificate chain and key: circuit routes are signed with them. */
   readonly signing: { readonly certPem: string; readonly keyPem: string };
   readonly timing?: Partial<RouterControlTiming>;
-  /** Live circuit re-checks (circuit-revocation.ts); tests shorten them. */
-  readonly revocationTiming?: Partial<CircuitRevocationTiming>;
 }
 
 export interface RouterControl {
@@ -78,8 +77,8 @@ export interface RouterControl {
   handlePeerRequest(body: RouterPeerRequest): Promise<unknown>;
   /** How edge clients' API sessions dial circuits (once the edge services exist). */
   setSessionDialer(dialer: SessionDialer): void;
-  /** How a live circuit's API session is checked again, by id (once the edge services exist). */
-  setSessionStatus(status: SessionStatus): void;
+  /** How a live circuit's API session is checked again, by id, and found from a token (once the edge services exist). */
+  setSessionStatus(status: SessionStatus, sessionIdOf: (token: string) => string | undefined): void;
   close(): void;
 }
 
@@ -104,6 +103,25 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       if (report.event === 'failed') deps.logger.warn('circuit failed', { routerId, circuitId: report.circuitId, cause: report.failureCause, reason: report.reason });
       if ((report.event === 'deleted' || report.event === 'failed') && report.circuitId !== undefined) revocation!.ended(routerId, report.circuitId);
       deps.onCircuit?.(report);
+    },
+    liveCircuits: (routerId, frame) => {
+      const entries = readLiveCircuits(frame);
+      if (!entries) return deps.logger.warn('router live circuits message refused', { routerId });
+      let tracked = 0;
+      for (const entry of entries) {
+        // A router's own circuit is its identity's; a client's is checked by its session (a token that no longer
+        // names one leaves an id that resolves to nothing: the circuit is revoked at the next pass).
+        if (entry.apiSession === undefined && entry.identityId !== routerId) continue;
+        revocation!.track({
+          circuitId: entry.circuitId,
+          routerId,
+          serviceId: entry.serviceId,
+          identityId: entry.identityId,
+          ...(entry.apiSession !== undefined ? { apiSessionId: sessionIdOf(entry.apiSession) ?? '' } : {}),
+        });
+        tracked++;
+      }
+      if (tracked > 0) revocation!.checkSoon();
     },
     createCircuit: async (routerId: string, request: unknown): Promise<unknown> => {
       const outcome: CircuitOutcome = await circuits!.create(routerId, request);
@@ -147,11 +165,10 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     cacheMs: timing.presenceCacheMs,
   });
   const clusterPresence: ClusterRouterPresence = presence;
-  const access = new ServiceAccessService(store);
   circuits = new CircuitService({
     controllerId: deps.self.id,
     store,
-    access,
+    access: new ServiceAccessService(store),
     presence: {
       terminators: () => clusterPresence.list(),
       linkReports: () => clusterPresence.linkReports(),
@@ -165,33 +182,16 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     members = clusterMembers(configuration, deps.self);
     hub.setMembers(members);
   });
-  let sessionStatus: SessionStatus = () => ({ ok: false, message: 'API sessions are not resolved yet' });
+  // Until the edge services exist no session can be judged, so nothing is revoked (no circuit is routed either).
+  let sessionStatus: SessionStatus | undefined;
+  let sessionIdOf: (token: string) => string | undefined = () => undefined;
   revocation = new CircuitRevocation({
     tables: revocationTables,
-    check: (live, nowMs) =>
-      checkLiveCircuits(
-        live,
-        {
-          serviceExists: (serviceId) => store.table<Service>(serviceTables.services).get(serviceId) !== undefined,
-          enabledRouter: (routerId) => {
-            const row = store.table<EdgeRouter>(routerTables.edgeRouters).get(routerId);
-            return row && !row.disabled ? { id: row.id, roleAttributes: row.roleAttributes } : undefined;
-          },
-          sessionStatus: (id) => sessionStatus(id),
-          identityRevoked: (identityId) => {
-            const identity = store.table<Identity>(tables.identities).get(identityId);
-            if (!identity) return 'the identity was deleted';
-            return isIdentityDisabled(identity, nowMs) ? 'the identity is disabled' : undefined;
-          },
-          accessFor: (holder) => access.accessFor(holder),
-        },
-        nowMs,
-      ),
+    check: (live, nowMs) => (sessionStatus ? checkLiveCircuits(live, liveCircuitCheckDeps(store, sessionStatus, nowMs), nowMs) : new Map()),
     sendTo: (routerId, frame) => hub.sendTo(routerId, frame),
     isConnected: (routerId) => hub.isConnected(routerId),
     clock,
     logger: deps.logger,
-    ...(deps.revocationTiming ? { timing: deps.revocationTiming } : {}),
   });
   const liveCircuits = revocation;
   liveCircuits.start();
@@ -212,13 +212,37 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       return { ok: true };
     },
     setSessionDialer: (dialer) => circuits!.setSessionDialer(dialer),
-    setSessionStatus: (status) => {
+    setSessionStatus: (status, idOf) => {
       sessionStatus = status;
+      sessionIdOf = idOf;
     },
     close: () => {
       liveCircuits.close();
       hub.close();
     },
+  };
+}
+
+/** What a live circuit is checked against: this controller's model now. */
+function liveCircuitCheckDeps(store: ModelStore, sessionStatus: SessionStatus, nowMs: number): LiveCircuitCheckDeps {
+  const access = new ServiceAccessIndex({
+    services: store.table<Service>(serviceTables.services).all(),
+    policies: store.table<ServicePolicy>(serviceTables.servicePolicies).all(),
+    postureChecks: store.table<PostureCheck>(serviceTables.postureChecks).all(),
+  });
+  return {
+    serviceExists: (serviceId) => store.table<Service>(serviceTables.services).get(serviceId) !== undefined,
+    enabledRouter: (routerId) => {
+      const row = store.table<EdgeRouter>(routerTables.edgeRouters).get(routerId);
+      return row && !row.disabled ? { id: row.id, roleAttributes: row.roleAttributes } : undefined;
+    },
+    sessionStatus,
+    identityRevoked: (identityId) => {
+      const identity = store.table<Identity>(tables.identities).get(identityId);
+      if (!identity) return 'the identity was deleted';
+      return isIdentityDisabled(identity, nowMs) ? 'the identity is disabled' : undefined;
+    },
+    accessFor: (holder, serviceId) => access.accessFor(holder, serviceId),
   };
 }
 

@@ -343,3 +343,29 @@ test("a router's circuit report is written only when its path starts at that rou
     await env.close();
   }
 });
+
+test('a router disabled or deleted while connected is refused as revoked; at a hello only a known disabled router is', async () => {
+  const env = await startHub();
+  try {
+    const r1 = await client(env.port, 'r1');
+    await r1.next('ctrl.welcome');
+    const r2 = await client(env.port, 'r2');
+    await r2.next('ctrl.welcome');
+    env.rows.set('r1', routerRow('r1', { disabled: true }));
+    env.hub.modelChanged({ index: 10, command: { type: 'raft.noop' }, changes: [{ eventType: 'updated', entityType: 'edgeRouters', id: 'r1' }] });
+    assert.equal((await r1.next('ctrl.refused')).revoked, true, 'disabled: revoked');
+    env.rows.delete('r2');
+    env.hub.modelChanged({ index: 11, command: { type: 'raft.noop' }, changes: [{ eventType: 'deleted', entityType: 'edgeRouters', id: 'r2' }] });
+    assert.equal((await r2.next('ctrl.refused')).revoked, true, 'deleted: revoked');
+
+    const disabled = await client(env.port, 'r1');
+    assert.equal((await disabled.next('ctrl.refused')).revoked, true, 'a disabled router saying hello');
+    // A row this controller does not have may not be applied here yet: refused, but not told to drop its circuits.
+    const unknown = await client(env.port, 'r2');
+    const refused = await unknown.next('ctrl.refused');
+    assert.match(refused.reason, /no edge router has the id r2/);
+    assert.equal(refused.revoked, undefined);
+  } finally {
+    await env.close();
+  }
+});

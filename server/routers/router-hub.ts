@@ -62,6 +62,8 @@ export interface RouterHubDeps {
   readonly metrics: RouterMetricsSink;
   /** A circuit report from a router (`router.circuit`: created, deleted, failed), checked. */
   readonly circuitReport: (routerId: string, report: CircuitReport) => void;
+  /** A router's `router.circuitsLive` (its live ingress circuits, after a welcome): re-checked for revocation here. */
+  readonly liveCircuits?: (routerId: string, frame: unknown) => void;
   /** A router's `circuit.create` request; the answer goes back as the response's value. */
   readonly createCircuit: (routerId: string, request: unknown) => Promise<unknown>;
   readonly logger: Logger;
@@ -182,6 +184,9 @@ export class RouterHub implements RouterChannelOwner {
         this.deps.circuitReport(routerId, report!);
         return;
       }
+      case 'router.circuitsLive':
+        this.deps.liveCircuits?.(routerId, value);
+        return;
       case 'req':
         this.answer(channel, value);
         return;
@@ -233,7 +238,9 @@ export class RouterHub implements RouterChannelOwner {
     if (!read.ok) return this.refuse(channel, read.reason);
     const row = this.deps.findRouter(channel.certificate.commonName ?? '');
     const admission = admitRouter(channel.certificate, read.hello, row);
-    if (!admission.ok) return this.refuse(channel, admission.reason, isRevoked(row));
+    // At a hello, only a router known to be disabled is told it is revoked: a missing row may be one this controller
+    // has not applied yet (a lagging member), and telling a router it is revoked closes every circuit it holds.
+    if (!admission.ok) return this.refuse(channel, admission.reason, row?.disabled === true);
     channel.hello = read.hello;
     channel.connectedAt = this.deps.clock.now();
     void this.welcome(channel);
@@ -251,7 +258,7 @@ export class RouterHub implements RouterChannelOwner {
     // The router may have been disabled or re-enrolled while the other controllers were asked.
     const row = this.deps.findRouter(hello.routerId);
     const again = admitRouter(channel.certificate, hello, row);
-    if (!again.ok) return this.refuse(channel, again.reason, isRevoked(row));
+    if (!again.ok) return this.refuse(channel, again.reason, row?.disabled === true);
     const previous = this.connected.get(hello.routerId);
     this.connected.set(hello.routerId, channel);
     channel.welcomed = true;
