@@ -31,8 +31,9 @@ const ctrl1Events = join(root, 'events', 'ctrl1-events.jsonl');
 const ctrl2Log = join(root, 'logs', 'ctrl2.log');
 const configFile = join(root, 'alerts.yml');
 
-function logLine(controller: string, msg: string, fields: Record<string, unknown> = {}): string {
-  return `${JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, component: 'cluster', controllerId: controller, ...fields })}\n`;
+/** A line as the controller writes it: `component` is that of the msg's emitter (docs/operator-guide.md, Logs). */
+function logLine(controller: string, component: string, msg: string, fields: Record<string, unknown> = {}): string {
+  return `${JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, component, controllerId: controller, ...fields })}\n`;
 }
 
 function clusterEvent(controller: string, eventType: string, fields: Record<string, unknown> = {}): string {
@@ -81,7 +82,7 @@ test('the alerts daemon pages and warns from log and event lines, follows rotati
   await am.start();
   for (const dir of ['logs', 'events']) mkdirSync(join(root, dir), { recursive: true });
   // Written before the daemon first starts: history, not news.
-  writeFileSync(ctrl1Log, logLine('ctrl1', 'cluster running without leader for longer than configured threshold'));
+  writeFileSync(ctrl1Log, logLine('ctrl1', 'cluster', 'cluster running without leader for longer than configured threshold'));
   writeFileSync(ctrl1Events, '');
   writeFileSync(
     configFile,
@@ -109,7 +110,7 @@ test('the alerts daemon pages and warns from log and event lines, follows rotati
   let daemon = await startDaemon();
   try {
     // A page: the leaderless log line.
-    appendFileSync(ctrl1Log, logLine('ctrl1', 'cluster running without leader for longer than configured threshold', { leaderlessForMs: 61_000 }));
+    appendFileSync(ctrl1Log, logLine('ctrl1', 'cluster', 'cluster running without leader for longer than configured threshold', { leaderlessForMs: 61_000 }));
     await am.waitFor(() => sent('EdgewardClusterLeaderless', 'ctrl1').length === 1, 10_000, 'the leaderless page');
     const page = sent('EdgewardClusterLeaderless', 'ctrl1')[0]!;
     assert.deepEqual(page.labels, { alertname: 'EdgewardClusterLeaderless', severity: 'critical', cluster: 'xproc', controller: 'ctrl1' });
@@ -119,7 +120,7 @@ test('the alerts daemon pages and warns from log and event lines, follows rotati
     assert.ok(Date.parse(page.endsAt!) > Date.now(), 'a firing alert ends in the future');
 
     // A warning from a log file that did not exist when the daemon started.
-    appendFileSync(ctrl2Log, logLine('ctrl2', 'peer TLS handshake failed: x509: certificate signed by unknown authority', { remote: '10.0.0.9:5555' }));
+    appendFileSync(ctrl2Log, logLine('ctrl2', 'peers', 'peer TLS handshake failed: x509: certificate signed by unknown authority', { remote: '10.0.0.9:5555' }));
     await am.waitFor(() => sent('EdgewardPeerTlsFailure', 'ctrl2').length === 1, 10_000, 'the TLS warning');
     assert.deepEqual(sent('EdgewardPeerTlsFailure', 'ctrl2')[0]!.labels, { alertname: 'EdgewardPeerTlsFailure', severity: 'warning', cluster: 'xproc', controller: 'ctrl2' });
 
@@ -129,9 +130,9 @@ test('the alerts daemon pages and warns from log and event lines, follows rotati
     assert.ok(Date.parse(sent('EdgewardClusterLeaderless', 'ctrl1')[1]!.endsAt!) <= Date.now());
 
     // Rotation: a line written just before the rename, then lines in the new file.
-    appendFileSync(ctrl1Log, logLine('ctrl1', 'restored snapshot to initialized system, restart required', { index: 42 }));
+    appendFileSync(ctrl1Log, logLine('ctrl1', 'controller', 'restored snapshot to initialized system, restart required', { index: 42 }));
     renameSync(ctrl1Log, join(root, 'logs', 'ctrl1-2026-11-24T04-05-06.789.log'));
-    writeFileSync(ctrl1Log, logLine('ctrl1', 'raft node stopped after a failure', { error: 'disk full' }));
+    writeFileSync(ctrl1Log, logLine('ctrl1', 'raft', 'raft node stopped after a failure', { error: 'disk full' }));
     await am.waitFor(
       () => sent('EdgewardSnapshotRestartRequired', 'ctrl1').length === 1 && sent('EdgewardRaftNodeFailed', 'ctrl1').length === 1,
       10_000,
@@ -143,7 +144,7 @@ test('the alerts daemon pages and warns from log and event lines, follows rotati
     const postsBeforeRestart = am.posts.length;
 
     // Written while the daemon is down.
-    appendFileSync(ctrl2Log, logLine('ctrl2', 'leadership transfer to preferred leader failed, will try next', { to: 'ctrl3' }));
+    appendFileSync(ctrl2Log, logLine('ctrl2', 'cluster', 'leadership transfer to preferred leader failed, will try next', { to: 'ctrl3' }));
     daemon = await startDaemon();
     await am.waitFor(() => sent('EdgewardPreferredLeaderTransferFailed', 'ctrl2').length === 1, 10_000, 'the warning for the line written while down');
     // Give it time to (wrongly) send anything again.

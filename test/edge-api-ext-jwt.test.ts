@@ -58,7 +58,9 @@ before(async () => {
     makeSigningKey('ec', 'disabled-1'),
   ]);
   keys = { rsa, ec, rsa2, jwks1, jwks2, forger, disabled };
-  controller = await ControllerFixture.create({ pkiDir });
+  // The test's JWKS servers are on 127.0.0.1: this controller allows private JWKS addresses, as an operator with an
+  // issuer on the private network would (the default refuses them: see the test of that below).
+  controller = await ControllerFixture.create({ pkiDir, editConfig: allowPrivateJwksAddresses });
   jwks = await startRotatingJwksServer(tls, [jwks1.jwk]);
   untrustedJwks = await startJwksServer(); // its own throwaway CA, which the controller does not trust
   untrustedJwks.serveJson({ keys: [jwks1.jwk] });
@@ -89,6 +91,12 @@ after(async () => {
   await controller?.dispose();
   if (pkiRoot) rmSync(pkiRoot, { recursive: true, force: true });
 });
+
+function allowPrivateJwksAddresses(yaml: string): string {
+  const edited = yaml.replace('allowPrivateJwksAddresses: false', 'allowPrivateJwksAddresses: true');
+  assert.notEqual(edited, yaml, 'the example config names edge.extJwt.allowPrivateJwksAddresses');
+  return edited;
+}
 
 const aud = (name: string) => `${name}-audience`;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -304,6 +312,28 @@ test('a JWKS signer: the controller fetches the keys over TLS it trusts through 
   await assertLoggedInAs(await extJwtLogin(token), identity.alice, signer.jwks);
   assert.ok(jwks.fetches > fetchesBefore, 'the JWKS endpoint was fetched');
   await assertLoggedInAs(await extJwtLogin(token), identity.alice, signer.jwks);
+});
+
+test('by default a controller refuses a JWKS endpoint on a loopback address: the login fails and the endpoint sees no request', async () => {
+  const strict = await ControllerFixture.create();
+  try {
+    const strictAdmin = new EdgeAdmin(strict, await strict.adminToken());
+    const internal = await strictAdmin.createSigner({ name: 'internal', issuer: issuers.jwks, audience: aud('internal'), enabled: true, jwksEndpoint: jwks.url });
+    const someone = await strictAdmin.createIdentity('someone');
+    const fetchesBefore = jwks.fetches;
+    const log = new LogCursor(strict);
+    const token = await signToken(keys.jwks1, claims(issuers.jwks, aud('internal'), someone));
+    sentTokens.push(token);
+    const response = await strict.http.post(`${strict.clientApi}/authenticate?method=ext-jwt`, { headers: { authorization: `Bearer ${token}` }, rawBody: '' });
+    assert.equal(response.status, 401, response.text);
+    assert.equal(response.headers['zt-session'], undefined);
+    const record = await log.next((line) => line.msg === 'ext-jwt authentication failed');
+    assert.match(String(record.detail), /127\.0\.0\.1 is a loopback address; JWKS endpoints must be public unless edge\.extJwt\.allowPrivateJwksAddresses is true/);
+    assert.equal(jwks.fetches, fetchesBefore, 'the controller sent nothing to the internal address');
+    assert.ok(internal);
+  } finally {
+    await strict.dispose();
+  }
 });
 
 test('a JWKS token whose kid the endpoint does not publish is refused', async () => {

@@ -3,7 +3,10 @@
 // the controller, a router, the alerts daemon and the status page are started from their installed units' own
 // ExecStart= and Environment= lines (paths moved under the root), as an unprivileged user, each with a notification
 // socket that must receive READY=1 and WATCHDOG=1; each is seen healthy, then stopped (STOPPING=1, exit 0). Real
-// systemd then boots the same units in a PID namespace where it can (the test records why where it cannot).
+// systemd then boots the same units in a PID namespace where it can (the test records why where it cannot), and, from
+// inside each running unit's own mount namespace and with its own user and groups, the router, the alerts daemon and
+// the status page cannot read the controller's key, the enrollment signing key, its config or its state, which the
+// controller itself reads.
 // uninstall --purge leaves the root as it was before the install. The tarball of pack installs the same way with
 // only Node.js.
 import assert from 'node:assert/strict';
@@ -20,9 +23,23 @@ import { openNotifySocket, type NotifySocket } from './support/notify-socket.ts'
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const edgeward = join(repo, 'edgeward');
 const prefix = '/opt/edgeward';
-/** The unprivileged user the services run as here (the installed units say User=edgeward). */
+/** The unprivileged user the alerts daemon and status page run as here (the installed units say User=edgeward). */
 const uid = 65534;
+/** Group edgeward: every service's primary group. */
 const gid = 65534;
+/** User edgeward-controller (and its group, which alone reads the controller's keys and config). */
+const controllerUid = 64901;
+const controllerGid = 64901;
+/** User edgeward-router. */
+const routerUid = 64902;
+/** Who each service runs as, as its unit says. */
+const serviceUsers: Record<string, { uid: number; gid: number; groups: number[] }> = {
+  controller: { uid: controllerUid, gid, groups: [gid, controllerGid] },
+  router: { uid: routerUid, gid, groups: [gid] },
+  alerts: { uid, gid, groups: [gid] },
+  dashboard: { uid, gid, groups: [gid] },
+};
+const setprivAs = (user: { uid: number; gid: number; groups: number[] }) => ['--reuid', String(user.uid), '--regid', String(user.gid), '--groups', user.groups.join(',')];
 const units = ['edgeward-controller@.service', 'edgeward-router@.service', 'edgeward-alerts.service', 'edgeward-dashboard.service'];
 
 const work = mkdtempSync(join(tmpdir(), 'edgeward-install-'));
@@ -96,7 +113,7 @@ async function startService(name: string, command: UnitCommand): Promise<Service
   const notify = await openNotifySocket(notifyDir, `${name}.sock`);
   sockets.push(notify);
   const env = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: '/nonexistent', LANG: 'C.UTF-8', ...command.env, NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: '2000000' };
-  const child = spawn('setpriv', ['--reuid', String(uid), '--regid', String(gid), '--clear-groups', '--', ...command.argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('setpriv', [...setprivAs(serviceUsers[name]!), '--', ...command.argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
@@ -137,19 +154,22 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-/** A file the service user owns (an operator's edited config, a key). */
-function writeOwned(path: string, text: string | Buffer, mode = 0o640): void {
+/** A file with its owner and mode (an operator's edited config, a key); by default the service user's. */
+function writeOwned(path: string, text: string | Buffer, mode = 0o640, owner: [number, number] = [uid, gid]): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text, { mode });
   chmodSync(path, mode);
-  chownSync(path, uid, gid);
+  chownSync(path, owner[0], owner[1]);
 }
 
-function ownedDir(path: string, mode = 0o750): void {
+function ownedDir(path: string, mode = 0o750, owner: [number, number] = [uid, gid]): void {
   mkdirSync(path, { recursive: true });
   chmodSync(path, mode);
-  chownSync(path, uid, gid);
+  chownSync(path, owner[0], owner[1]);
 }
+
+/** The owner and mode docs/install.md and the tmpfiles.d file give each config: root, and the group that reads it. */
+const configOwner = (path: string): [number, number] => [0, path.startsWith('/etc/edgeward/controller/') ? controllerGid : gid];
 
 before(() => {
   chmodSync(work, 0o755);
@@ -190,6 +210,9 @@ test('install lays out the release, the units, sysusers/tmpfiles and the example
     '/etc/edgeward/prometheus/prometheus.yml',
     '/etc/edgeward/prometheus/rules/edgeward-rules.yml',
     '/etc/edgeward/alertmanager/alertmanager.yml',
+    // Debian's Prometheus and Alertmanager bound to loopback.
+    '/etc/systemd/system/prometheus.service.d/edgeward-loopback.conf',
+    '/etc/systemd/system/prometheus-alertmanager.service.d/edgeward-loopback.conf',
     // None existed under this root, so Debian's services get ours.
     '/etc/prometheus/prometheus.yml',
     '/etc/prometheus/alertmanager.yml',
@@ -199,6 +222,11 @@ test('install lays out the release, the units, sysusers/tmpfiles and the example
   assert.ok(!existsSync(at(`${prefix}/lib/dashboard/app`)), 'the page ships built, without its sources');
   assert.equal(statSync(at(`${prefix}/edgeward`)).mode & 0o777, 0o755);
   assert.equal(statSync(at('/etc/edgeward/controller')).mode & 0o777, 0o750);
+  // The sysusers.d file makes a user for the controller and one for the routers; each unit runs as its own.
+  const sysusers = readFileSync(at('/usr/lib/sysusers.d/edgeward.conf'), 'utf8');
+  for (const user of ['edgeward', 'edgeward-controller', 'edgeward-router']) assert.match(sysusers, new RegExp(`^u\\s+${user}\\s`, 'm'));
+  const unitUser = (unit: string) => /^User=(.*)$/m.exec(readFileSync(at(`/etc/systemd/system/${unit}`), 'utf8'))?.[1];
+  assert.deepEqual(units.map(unitUser), ['edgeward-controller', 'edgeward-router', 'edgeward', 'edgeward']);
   const manifest = JSON.parse(readFileSync(at(`${prefix}/MANIFEST.json`), 'utf8')) as { files: { path: string; kind: string; sha256?: string }[]; dirs: string[] };
   const listed = new Set(manifest.files.map((entry) => entry.path));
   for (const unit of units) assert.ok(listed.has(`/etc/systemd/system/${unit}`));
@@ -236,23 +264,33 @@ test('a second install changes nothing, and an edited config is kept and reporte
 test('the installed controller, router, alerts daemon and status page start from their units, report READY=1 and WATCHDOG=1, serve, and stop', async () => {
   const launcher = at(`${prefix}/edgeward`);
   const asRoot = (args: string[]) => execFileSync(launcher, args, { encoding: 'utf8', env: { ...process.env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin` } });
-  const asService = (args: string[]) => execFileSync('setpriv', ['--reuid', String(uid), '--regid', String(gid), '--clear-groups', '--', launcher, ...args], { encoding: 'utf8', env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: '/nonexistent' } });
+  // `sudo -u edgeward-controller ...`, `sudo -u edgeward-router ...` in docs/install.md.
+  const asService = (service: string, args: string[]) => execFileSync('setpriv', [...setprivAs(serviceUsers[service]!), '--', launcher, ...args], { encoding: 'utf8', env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: '/nonexistent' } });
 
   // The PKI, as docs/install.md has the operator make it, with the installed release.
   const pki = join(work, 'pki');
   asRoot(['pki', 'init', '--dir', pki, '--trust-domain', 'install.test']);
   asRoot(['pki', 'controller', '--dir', pki, '--id', 'ctrl1', '--dns', 'localhost', '--ip', '127.0.0.1']);
-  writeOwned(at('/etc/edgeward/pki/ctrl1.chain.pem'), readFileSync(join(pki, 'controllers', 'ctrl1', 'chain.pem')), 0o644);
-  writeOwned(at('/etc/edgeward/pki/ctrl1.key.pem'), readFileSync(join(pki, 'controllers', 'ctrl1', 'key.pem')), 0o600);
-  writeOwned(at('/etc/edgeward/pki/ca-bundle.pem'), readFileSync(join(pki, 'ca-bundle.pem')), 0o644);
-  writeOwned(at('/etc/edgeward/pki/signing.cert.pem'), readFileSync(join(pki, 'intermediate', 'ca.cert.pem')), 0o644);
-  writeOwned(at('/etc/edgeward/pki/signing.key.pem'), readFileSync(join(pki, 'intermediate', 'ca.key.pem')), 0o600);
+  // The modes and owners of docs/install.md: the keys root:edgeward-controller 0640, the rest world-readable.
+  const controllerKey: [number, number] = [0, controllerGid];
+  writeOwned(at('/etc/edgeward/pki/ctrl1.chain.pem'), readFileSync(join(pki, 'controllers', 'ctrl1', 'chain.pem')), 0o644, [0, gid]);
+  writeOwned(at('/etc/edgeward/pki/ctrl1.key.pem'), readFileSync(join(pki, 'controllers', 'ctrl1', 'key.pem')), 0o640, controllerKey);
+  writeOwned(at('/etc/edgeward/pki/ca-bundle.pem'), readFileSync(join(pki, 'ca-bundle.pem')), 0o644, [0, gid]);
+  writeOwned(at('/etc/edgeward/pki/signing.cert.pem'), readFileSync(join(pki, 'intermediate', 'ca.cert.pem')), 0o644, [0, gid]);
+  writeOwned(at('/etc/edgeward/pki/signing.key.pem'), readFileSync(join(pki, 'intermediate', 'ca.key.pem')), 0o640, controllerKey);
   const caPem = readFileSync(at('/etc/edgeward/pki/ca-bundle.pem'), 'utf8');
 
-  // What systemd's StateDirectory=, LogsDirectory= and RuntimeDirectory= would create for the service user.
-  // What systemd-tmpfiles does with edgeward.tmpfiles.conf: the service configs' folders belong to group edgeward.
-  for (const dir of ['/etc/edgeward/controller', '/etc/edgeward/router']) chownSync(at(dir), 0, gid);
-  for (const dir of ['/var/lib/edgeward', '/var/lib/edgeward/ctrl1', '/var/lib/edgeward/routers', '/var/lib/edgeward/routers/router1', '/var/lib/edgeward/alerts', '/var/lib/edgeward/dashboard', '/var/log/edgeward', '/var/log/edgeward/ctrl1', '/run/edgeward', '/run/edgeward/ctrl1']) ownedDir(at(dir));
+  // What systemd-tmpfiles does with edgeward.tmpfiles.conf: the controllers' configs belong to group
+  // edgeward-controller, the routers' to edgeward; root owns the parents of the state and log folders.
+  chownSync(at('/etc/edgeward/controller'), 0, controllerGid);
+  chownSync(at('/etc/edgeward/router'), 0, gid);
+  for (const dir of ['/var/lib/edgeward', '/var/lib/edgeward/routers', '/var/log/edgeward', '/run/edgeward']) ownedDir(at(dir), 0o750, [0, gid]);
+  // What systemd's StateDirectory=, LogsDirectory= and RuntimeDirectory= would create for each unit's user.
+  ownedDir(at('/var/lib/edgeward/ctrl1'), 0o700, [controllerUid, gid]);
+  ownedDir(at('/var/log/edgeward/ctrl1'), 0o750, [controllerUid, gid]);
+  ownedDir(at('/run/edgeward/ctrl1'), 0o750, [controllerUid, gid]);
+  ownedDir(at('/var/lib/edgeward/routers/router1'), 0o700, [routerUid, gid]);
+  for (const dir of ['/var/lib/edgeward/alerts', '/var/lib/edgeward/dashboard']) ownedDir(at(dir), 0o700);
 
   const [web, ctrl, edge, link, health, alerts, page, closed] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
   ports = { web, health, alerts, page };
@@ -260,7 +298,7 @@ test('the installed controller, router, alerts daemon and status page start from
   const edit = (path: string, replace: [string | RegExp, string][]) => {
     let text = underRoot(readFileSync(at(path), 'utf8'));
     for (const [from, to] of replace) text = text.replaceAll(from, to);
-    writeOwned(at(path), text);
+    writeOwned(at(path), text, 0o640, configOwner(path));
   };
   edit('/etc/edgeward/controller/ctrl1.yml', [
     ['tls:0.0.0.0:6262', `tls:127.0.0.1:${ctrl}`],
@@ -299,9 +337,9 @@ test('the installed controller, router, alerts daemon and status page start from
     assert.equal(checks.status, 200, checks.text);
 
     // The cluster and its admin, through the agent socket the unit's RuntimeDirectory= holds.
-    writeOwned(join(work, 'admin-password'), 'install-test-password-1\n', 0o600);
+    writeOwned(join(work, 'admin-password'), 'install-test-password-1\n', 0o600, [controllerUid, gid]);
     const socket = at('/run/edgeward/ctrl1/agent.sock');
-    asService(['agent', 'controller', 'init', '--username', 'admin', '--password-file', join(work, 'admin-password'), '--socket', socket]);
+    asService('controller', ['agent', 'controller', 'init', '--username', 'admin', '--password-file', join(work, 'admin-password'), '--socket', socket]);
     await until('the controller healthy', async () => ((await httpsJson(`${origin}/health-checks`, { ca: caPem })).json as { data?: { healthy?: boolean } })?.data?.healthy === true || undefined, 30_000);
 
     // A router: created on the management API, enrolled with its JWT as the service user.
@@ -316,8 +354,8 @@ test('the installed controller, router, alerts daemon and status page start from
       return (response.json as { data: { id: string } }).data.id;
     }, 30_000);
     const jwt = await until('the enrollment JWT', async () => ((await httpsJson(`${management}/edge-routers/${created}`, { ca: caPem, headers: { 'zt-session': token } })).json as { data?: { enrollmentJwt?: string } })?.data?.enrollmentJwt || undefined, 30_000);
-    writeOwned(join(work, 'router1.jwt'), `${jwt}\n`, 0o600);
-    asService(['router', 'enroll', at('/etc/edgeward/router/router1.yml'), '--jwt', join(work, 'router1.jwt')]);
+    writeOwned(join(work, 'router1.jwt'), `${jwt}\n`, 0o600, [routerUid, gid]);
+    asService('router', ['router', 'enroll', at('/etc/edgeward/router/router1.yml'), '--jwt', join(work, 'router1.jwt')]);
     const router = await startService('router', unitCommand('edgeward-router@.service', 'router1'));
     services.push(router);
     await until('router1 reaching its controller (controllerPing)', async () => {
@@ -352,13 +390,25 @@ test('real systemd boots the installed units in a PID namespace: all four become
   const { web, health, alerts, page } = ports;
   // The services' configs, with the host paths systemd's sandbox expects (the root is bind-mounted there below).
   for (const path of ['/etc/edgeward/controller/ctrl1.yml', '/etc/edgeward/router/router1.yml', '/etc/edgeward/alerts.yml', '/etc/edgeward/dashboard.yml']) {
-    writeOwned(at(path), readFileSync(at(path), 'utf8').replaceAll(root, ''));
+    writeOwned(at(path), readFileSync(at(path), 'utf8').replaceAll(root, ''), 0o640, configOwner(path));
   }
-  // /etc for the namespace: the host's, with the user edgeward (uid 65534).
+  // /etc for the namespace: the host's, with the users and groups of edgeward.sysusers.conf.
   const etc = join(work, 'etc');
   cpSync('/etc', etc, { recursive: true, verbatimSymlinks: true, filter: (source) => !source.startsWith('/etc/ssl/private') });
-  writeFileSync(join(etc, 'passwd'), `${readFileSync('/etc/passwd', 'utf8')}edgeward:x:${uid}:${gid}:edgeward services:/var/lib/edgeward:/usr/sbin/nologin\n`);
-  writeFileSync(join(etc, 'group'), `${readFileSync('/etc/group', 'utf8')}edgeward:x:${gid}:\n`);
+  writeFileSync(join(etc, 'passwd'), [
+    readFileSync('/etc/passwd', 'utf8').trimEnd(),
+    `edgeward:x:${uid}:${gid}:edgeward services:/var/lib/edgeward:/usr/sbin/nologin`,
+    `edgeward-controller:x:${controllerUid}:${controllerGid}:edgeward controller:/var/lib/edgeward:/usr/sbin/nologin`,
+    `edgeward-router:x:${routerUid}:${routerUid}:edgeward router:/var/lib/edgeward:/usr/sbin/nologin`,
+    '',
+  ].join('\n'));
+  writeFileSync(join(etc, 'group'), [
+    readFileSync('/etc/group', 'utf8').trimEnd(),
+    `edgeward:x:${gid}:edgeward-controller,edgeward-router`,
+    `edgeward-controller:x:${controllerGid}:`,
+    `edgeward-router:x:${routerUid}:`,
+    '',
+  ].join('\n'));
   // systemd loads units from this folder only (SYSTEMD_UNIT_PATH without a trailing ':'): the installed units, a target
   // that wants them, and a drop-in per unit that sends its output to a file. Never the distribution's units: booting
   // sysinit.target would run systemd-tmpfiles-setup (which empties /tmp), sysctl and the rest against this machine.
@@ -432,6 +482,39 @@ test('real systemd boots the installed units in a PID namespace: all four become
     }, 60_000);
     // systemd recorded the watchdog pings (WatchdogSec=30s: the first comes with READY=1).
     for (const unit of wanted) assert.notEqual(show(unit).WatchdogTimestampMonotonic ?? '0', '0', `${unit}: WATCHDOG=1 received`);
+
+    // Least privilege: from inside each running unit's mount namespace, with the user and groups its main process has,
+    // try to read the controller's key, the enrollment signing key, its config, its state and its agent socket's
+    // folder. The controller reads each (the files are there: the check can tell); no other unit reads any.
+    const secrets: [string, string][] = [
+      ['the controller key', 'cat -- /etc/edgeward/pki/ctrl1.key.pem'],
+      ['the enrollment signing key', 'cat -- /etc/edgeward/pki/signing.key.pem'],
+      ['the controller config', 'cat -- /etc/edgeward/controller/ctrl1.yml'],
+      ['the controller state folder', 'ls -- /var/lib/edgeward/ctrl1'],
+      ['the controller model (LevelDB)', 'cat -- /var/lib/edgeward/ctrl1/ctrl.db/CURRENT'],
+      ['the agent socket folder', 'ls -- /run/edgeward/ctrl1'],
+    ];
+    const readAsUnit = (unit: string, command: string) => {
+      const main = inside(['systemctl', 'show', unit, '-p', 'MainPID', '--value']).stdout.trim();
+      const status = inside(['cat', `/proc/${main}/status`]).stdout;
+      const id = (field: string) => new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1];
+      const groups = (/^Groups:[ \t]*(.*)$/m.exec(status)?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
+      assert.ok(main !== '0' && id('Uid') && id('Gid'), `${unit}: its main process ${main}`);
+      const as = ['--reuid', id('Uid')!, '--regid', id('Gid')!, ...(groups.length > 0 ? ['--groups', groups.join(',')] : ['--clear-groups'])];
+      const result = inside(['nsenter', `--target=${main}`, '--mount', '--', 'setpriv', ...as, '--', 'sh', '-c', `${command} > /dev/null`]);
+      return { read: result.status === 0, why: result.stderr.trim(), user: `uid ${id('Uid')} gid ${id('Gid')} groups ${groups.join(',') || '-'}` };
+    };
+    for (const [what, command] of secrets) {
+      const own = readAsUnit('edgeward-controller@ctrl1.service', command);
+      assert.ok(own.read, `the controller reads ${what} (${own.user}): ${own.why}`);
+    }
+    for (const unit of ['edgeward-router@router1.service', 'edgeward-alerts.service', 'edgeward-dashboard.service']) {
+      for (const [what, command] of secrets) {
+        const attempt = readAsUnit(unit, command);
+        assert.ok(!attempt.read, `${unit} (${attempt.user}) must not read ${what}`);
+        t.diagnostic(`${unit} (${attempt.user}) cannot read ${what}: ${attempt.why}`);
+      }
+    }
     const stop = inside(['systemctl', 'stop', ...wanted]);
     assert.equal(stop.status, 0, stop.stderr);
     for (const unit of wanted) {

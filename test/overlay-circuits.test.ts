@@ -304,11 +304,18 @@ test('an edge client dials as its own identity: no session or no Dial policy is 
   assert.equal(JSON.parse(anonymous.body).error.code, 'INVALID_SESSION');
   const forged = await connectThrough('mfa-echo:80', { 'zt-session': 'not-a-session' });
   assert.equal(forged.status, 407);
+  // No Dial policy and no such service read the same: a client cannot probe which services exist. The controller's
+  // log keeps the true cause for the operator.
   const stranger = await connectThrough('mfa-echo:80', { 'Proxy-Authorization': `Bearer ${bob}` });
-  assert.equal(stranger.status, 403);
-  assert.equal(JSON.parse(stranger.body).error.code, 'NO_DIAL_POLICY');
   const unknown = await connectThrough('no-such-service:80', { 'zt-session': alice });
-  assert.equal(unknown.status, 404);
+  assert.equal(stranger.status, 404);
+  assert.deepEqual([unknown.status, unknown.body], [stranger.status, stranger.body]);
+  assert.equal(JSON.parse(stranger.body).error.code, 'SERVICE_NOT_FOUND');
+  // The controller tells the router no more than the client: the router's line for Bob's dial says SERVICE_NOT_FOUND.
+  const edgeRefusal = (entry: Record<string, unknown>) => entry.msg === 'circuit refused' && entry.service === 'mfa-echo' && String(entry.listener).startsWith('edge') && entry.code !== 'INVALID_SESSION';
+  assert.equal((await routers.r1.run!.waitForLog(edgeRefusal, 10_000, "the router's line for the stranger")).code, 'SERVICE_NOT_FOUND');
+  const controllerLines = () => nodes.flatMap((node) => node.readLog().split('\n')).filter((line) => line.includes('"msg":"circuit refused"'));
+  await until("the controller's line with the true cause", async () => controllerLines().some((line) => line.includes('"service":"mfa-echo"') && line.includes('"code":"NO_DIAL_POLICY"')) || undefined, 10_000);
   const beforeMfa = await connectThrough('mfa-echo:80', { 'zt-session': alice });
   assert.equal(beforeMfa.status, 403);
   assert.equal(JSON.parse(beforeMfa.body).error.code, 'INVALID_POSTURE');

@@ -2,8 +2,10 @@
 // (`auth: required`, here on 127.0.0.1, as it would be on any address other machines reach) sends the browser to the
 // login form; a wrong password and an identity that is not an administrator are refused; an administrator gets in
 // with an HttpOnly, SameSite=Strict cookie of the page's own; the data endpoints answer 401 without it; logout ends it.
+// Guesses from many addresses never get the page's own address locked out at the controller.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -111,4 +113,33 @@ test('a wrong password and an identity that is not an administrator are refused;
   await page.goto(`${url}/`);
   assert.equal(new URL(page.url()).pathname, '/login');
   await context.close();
+});
+
+/** POST /api/login from a chosen loopback address (the page sees each as another client). */
+function loginFrom(localAddress: string, username: string, password: string): Promise<{ status: number; text: string }> {
+  const body = JSON.stringify({ username, password });
+  return new Promise((resolve, reject) => {
+    const target = new URL(`${url}/api/login`);
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('guesses from five addresses at once do not exhaust the controller\'s per-address budget for the page: an operator still logs in', { timeout: 120_000 }, async () => {
+  // The operator has logged in from 127.0.0.40 before (the page knows the address for session.ttl).
+  assert.equal((await loginFrom('127.0.0.40', adminCredentials.username, adminCredentials.password)).status, 200);
+  // Ten guesses from each of five addresses, all at once, each at another user name (so the controller's per-user
+  // budget is not what stops them): every one reaches the controller from the page's one address.
+  const guesses = await Promise.all(Array.from({ length: 50 }, (_, i) => loginFrom(`127.0.0.${41 + (i % 5)}`, `guessed-user-${i}`, 'wrong-password')));
+  const statuses = guesses.map((guess) => guess.status);
+  assert.ok(statuses.every((status) => status === 401 || status === 429), JSON.stringify(statuses));
+  assert.ok(statuses.filter((status) => status === 401).length <= 40, `the page let at most its 40 through: ${JSON.stringify(statuses)}`);
+  // The controller (50 refusals per address) never refused the page's address: the operator gets in.
+  const operator = await loginFrom('127.0.0.40', adminCredentials.username, adminCredentials.password);
+  assert.equal(operator.status, 200, operator.text);
 });

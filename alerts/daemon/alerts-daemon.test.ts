@@ -69,7 +69,7 @@ test('the daemon in one process: a follower-only cluster pages, bad lines are co
 
   appendFileSync(log, '{"msg":"peer disconnected" and then garbage\n');
   appendFileSync(log, `{"msg":"raft node stopped after a failure","pad":"${'x'.repeat(10_000)}"}\n`);
-  appendFileSync(log, '{"level":"warn","msg":"peer TLS handshake failed: tls: error decrypting message","controllerId":"ctrl1"}\n');
+  appendFileSync(log, '{"level":"warn","msg":"peer TLS handshake failed: tls: error decrypting message","component":"peers","controllerId":"ctrl1"}\n');
   appendFileSync(events1, `${JSON.stringify({ namespace: 'entityChange', timestamp: new Date().toISOString(), raftIndex: 10 })}\n`);
   appendFileSync(events2, `${JSON.stringify({ namespace: 'entityChange', timestamp: new Date().toISOString(), raftIndex: 7 })}\nnot json\n`);
   await am.waitFor((posts) => posts.some((post) => post.alerts.some((alert) => alert.labels.alertname === 'EdgewardPeerTlsFailure')), 10_000, 'the TLS warning');

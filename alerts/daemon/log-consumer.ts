@@ -38,10 +38,10 @@ export class LogConsumer implements ChunkConsumer {
         continue;
       }
       if (outcome.kind === 'no-rule') continue;
-      for (const rule of outcome.rules) {
+      outcome.rules.forEach((rule, index) => {
         this.sink.matched(rule.id);
-        this.sink.observe({ kind: 'log', now: this.sink.now(), controller: this.controller, rule: rule.id, ...outcome.record });
-      }
+        this.sink.observe({ kind: 'log', now: this.sink.now(), controller: this.controller, rule: rule.id, line: outcome.lines[index]!, ...outcome.record });
+      });
     }
   }
 }

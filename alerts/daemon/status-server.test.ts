@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -12,6 +12,8 @@ import { alertDefinition } from '../catalogue/alert-catalogue.ts';
 import { parseAlertsConfig } from '../config/alerts-config.ts';
 import { startAlertsDaemon } from './alerts-daemon.ts';
 import { daemonStatus } from './daemon-status.ts';
+import type { DaemonMetrics } from './daemon-metrics.ts';
+import { startStatusServer } from './status-server.ts';
 import type { DaemonStatus } from './daemon-status.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-alerts-status-'));
@@ -132,4 +134,30 @@ test('the status lists pages before warnings, oldest first, and controllers neve
     { id: 'ctrl2', reachable: null, raftHealthOk: null, healthStatus: null, checkedAt: null },
   ]);
   assert.equal(status.generatedAt, new Date(10_000).toISOString());
+});
+
+/** GET with the Host header the test chooses (fetch always sends the URL's own). */
+function getWithHost(port: number, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('on loopback the status API answers 421 to a Host that is not its own (DNS rebinding), and serves its own names', async () => {
+  const metrics = { contentType: 'text/plain', exposition: async () => 'edgeward_alerts_up 1\n' } as unknown as DaemonMetrics;
+  const status = () => daemonStatus({ cluster: 'c', runbookBaseUrl: 'docs/runbooks.md', controllers: [] }, [], {}, {}, 0);
+  const server = await startStatusServer({ host: '127.0.0.1', port: 0 }, metrics, () => ({}), status);
+  cleanups.push(() => server.close());
+  const port = server.address.port;
+  for (const path of ['/api/v1/status', '/metrics', '/health']) {
+    for (const host of ['rebound.attacker.example', `rebound.attacker.example:${port}`, `127.0.0.1:${port + 1}`]) {
+      assert.equal(await getWithHost(port, path, host), 421, `${path} with Host ${host}`);
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) assert.equal(await getWithHost(port, path, host), 200, `${path} with Host ${host}`);
+  }
 });

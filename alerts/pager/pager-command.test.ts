@@ -53,8 +53,8 @@ test('./edgeward alerts pager listens on a free port, logs what Alertmanager pos
         },
       ],
     };
-    assert.equal((await fetch(`${base}/warnings`, { method: 'POST', body: JSON.stringify(body) })).status, 200);
-    assert.equal((await fetch(`${base}/warnings`, { method: 'POST', body: 'not json' })).status, 400);
+    assert.equal((await fetch(`${base}/warnings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status, 200);
+    assert.equal((await fetch(`${base}/warnings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'not json' })).status, 400);
     const line = JSON.parse(readFileSync(logFile, 'utf8').trim()) as Record<string, unknown>;
     assert.equal(line['alertname'], 'EdgewardPeerFlapping');
     assert.equal(line['receiver'], 'edgeward-warnings');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,7 +130,7 @@ test('a body over the limit is refused with 413, declared or streamed, and the s
   assert.equal((await post(large)).status, 413);
   // Streamed in chunks, without a length: refused as soon as it passes the limit.
   const status = await new Promise<number>((resolve, reject) => {
-    const req = request(`${base}/pager`, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (response) => {
+    const req = request(`${base}/pager`, { method: 'POST', headers: { 'transfer-encoding': 'chunked', 'content-type': 'application/json' } }, (response) => {
       response.resume();
       resolve(response.statusCode!);
     });
@@ -156,10 +156,67 @@ test('a log that cannot be written is answered 500, so Alertmanager sends the no
   const errors: string[] = [];
   const broken = await startPagerServer({ host: '127.0.0.1', port: 0, logFile: join(dir, 'missing-folder', 'pager.jsonl'), onWriteError: (error) => errors.push(error.message) });
   try {
-    const response = await fetch(`http://127.0.0.1:${broken.port}/`, { method: 'POST', body: JSON.stringify(notification()) });
+    const response = await fetch(`http://127.0.0.1:${broken.port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(notification()) });
     assert.equal(response.status, 500);
     assert.match(errors[0] ?? '', /ENOENT/);
   } finally {
     await broken.close();
+  }
+});
+
+/** A raw request with the Host header the test chooses (fetch always sends the URL's own). */
+function rawPost(path: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: pager.port, path, method: 'POST', headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('a Host that is not the pager\'s own (DNS rebinding) is answered 421 and nothing is logged', async () => {
+  const before = logLines().length;
+  const body = JSON.stringify(notification());
+  for (const host of ['attacker.example', `attacker.example:${pager.port}`, '127.0.0.1', `127.0.0.1:${pager.port + 1}`]) {
+    const response = await rawPost('/pager', { host, 'content-type': 'application/json' }, body);
+    assert.equal(response.status, 421, host);
+  }
+  assert.equal(logLines().length, before, 'nothing refused was logged');
+  for (const host of [`127.0.0.1:${pager.port}`, `localhost:${pager.port}`, `[::1]:${pager.port}`]) {
+    assert.equal((await rawPost('/pager', { host, 'content-type': 'application/json' }, body)).status, 200, host);
+  }
+});
+
+test('a body that is not application/json is refused with 415, even when it is a notification', async () => {
+  const before = logLines().length;
+  const body = JSON.stringify(notification());
+  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx']) {
+    const response = await rawPost('/pager', { host: `127.0.0.1:${pager.port}`, 'content-type': type }, body);
+    assert.equal(response.status, 415, type);
+  }
+  assert.equal((await rawPost('/pager', { host: `127.0.0.1:${pager.port}` }, body)).status, 415, 'no content type');
+  assert.equal(logLines().length, before);
+  assert.equal((await rawPost('/pager', { host: `127.0.0.1:${pager.port}`, 'content-type': 'application/json; charset=utf-8' }, body)).status, 200);
+});
+
+test('the log is capped: past maxLogBytes it moves to <log>.1 and a new one begins, so the disk holds at most twice the cap', async () => {
+  const cappedLog = join(dir, 'capped.jsonl');
+  const capped = await startPagerServer({ host: '127.0.0.1', port: 0, logFile: cappedLog, maxLogBytes: 4096 });
+  try {
+    for (let i = 0; i < 40; i++) {
+      const response = await fetch(`http://127.0.0.1:${capped.port}/pager`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(notification({ alerts: [{ ...notification().alerts[0], fingerprint: `n${i}` }] })) });
+      assert.equal(response.status, 200);
+    }
+    assert.ok(statSync(cappedLog).size <= 4096, `the log holds ${statSync(cappedLog).size} bytes`);
+    assert.ok(statSync(`${cappedLog}.1`).size <= 4096);
+    const newest = readFileSync(cappedLog, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { fingerprint: string }).fingerprint);
+    assert.equal(newest.at(-1), 'n39', 'the newest alert is in the log');
+    const older = readFileSync(`${cappedLog}.1`, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { fingerprint: string }).fingerprint);
+    assert.equal(Number(older.at(-1)!.slice(1)) + 1, Number(newest[0]!.slice(1)), 'the rotated file ends where the log begins');
+  } finally {
+    await capped.close();
   }
 });

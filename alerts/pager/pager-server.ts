@@ -1,14 +1,20 @@
 // A local pager: an HTTP server that takes Alertmanager's webhook notifications and appends every alert of each to
 // a JSON-lines log, for the demo and the end-to-end tests to read what would have paged someone. It refuses what
-// is not a notification (405, 400, 413) and goes on serving.
-import { appendFile } from 'node:fs/promises';
+// is not a notification (405, 415, 400, 413) and goes on serving. It is a loopback service: bound to loopback it
+// answers 421 to a `Host` that is not its own (a web page rebinding its DNS name to 127.0.0.1 cannot post to it),
+// and its log is capped: past `maxLogBytes` the file is renamed to `<log>.1` (replacing the one before) and a new
+// one begun, so a flood of notifications holds at most twice the cap on disk.
+import { appendFile, rename, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostHeaderCheck, misdirectedStatus } from '../../common/http/loopback-host.ts';
 import { jsonTextShapeProblem } from '../../common/json/json-shape.ts';
 import { pagerLogLines, parseNotification } from './webhook-payload.ts';
 
 /** A notification carries every alert of one group; a megabyte holds hundreds of them. */
 export const defaultMaxBodyBytes = 1024 * 1024;
+/** The log is rotated once it would pass this size (about 20 000 alert lines). */
+export const defaultMaxLogBytes = 16 * 1024 * 1024;
 /** A notification nests four levels deep (alerts, an alert, its labels); anything far deeper is not one. */
 const shapeLimits = { maxDepth: 16, maxMembers: 200_000 };
 
@@ -18,6 +24,8 @@ export interface PagerServerOptions {
   readonly port: number;
   readonly logFile: string;
   readonly maxBodyBytes?: number;
+  /** The log's size cap: past it the log is renamed to `<logFile>.1` and begun again. */
+  readonly maxLogBytes?: number;
   readonly now?: () => Date;
   /** Told when the log cannot be written (the notification is answered 500, so Alertmanager retries it). */
   readonly onWriteError?: (error: Error) => void;
@@ -71,16 +79,32 @@ function readBody(request: IncomingMessage, response: ServerResponse, limit: num
 
 export function startPagerServer(options: PagerServerOptions): Promise<PagerServer> {
   const limit = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const maxLogBytes = options.maxLogBytes ?? defaultMaxLogBytes;
   const now = options.now ?? (() => new Date());
+  let hostAllowed: (host: string | undefined) => boolean = () => false;
   // Appends run one after another, so the lines of two notifications never interleave.
   let writes: Promise<void> = Promise.resolve();
+  const rotateIfFull = async (adding: number): Promise<void> => {
+    const size = await stat(options.logFile).then(
+      (info) => info.size,
+      () => 0,
+    );
+    if (size > 0 && size + adding > maxLogBytes) await rename(options.logFile, `${options.logFile}.1`);
+  };
   const append = (text: string): Promise<void> => {
-    const write = writes.then(() => appendFile(options.logFile, text, { mode: 0o640 }));
+    const write = writes.then(async () => {
+      await rotateIfFull(Buffer.byteLength(text));
+      await appendFile(options.logFile, text, { mode: 0o640 });
+    });
     writes = write.catch(() => undefined);
     return write;
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (!hostAllowed(request.headers.host)) {
+      request.resume();
+      return answer(response, misdirectedStatus, { error: 'this pager answers only for its own address (Host)' });
+    }
     const path = (request.url ?? '/').split('?')[0];
     if (path === '/health') {
       if (request.method === 'GET' || request.method === 'HEAD') return answer(response, 200, { status: 'ok' });
@@ -89,6 +113,10 @@ export function startPagerServer(options: PagerServerOptions): Promise<PagerServ
     if (request.method !== 'POST') {
       request.resume();
       return answer(response, 405, { error: 'post Alertmanager webhook notifications here' }, { allow: 'POST' });
+    }
+    if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
+      request.resume();
+      return answer(response, 415, { error: 'send notifications as application/json' }, { accept: 'application/json' });
     }
     const body = await readBody(request, response, limit);
     if (body === undefined) return;
@@ -122,6 +150,7 @@ export function startPagerServer(options: PagerServerOptions): Promise<PagerServ
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
       const address = server.address() as AddressInfo;
+      hostAllowed = hostHeaderCheck(options.host, address.port, 80);
       resolve({
         host: address.address,
         port: address.port,

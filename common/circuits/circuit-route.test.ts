@@ -23,6 +23,7 @@ const route: CircuitRoute = {
   links: ['l1', 'l2'],
   terminator: { id: 't1', routerId: 'r3', address: 'tcp:127.0.0.1:8080' },
   controllerId: 'ctrl1',
+  egressFingerprint: '0123456789abcdef0123456789abcdef01234567',
   issuedAt: Date.now(),
 };
 
@@ -52,6 +53,8 @@ describe('signed circuit routes', () => {
     assert.equal(verifier.verify(null, Date.now()).ok, false);
     const bad = new RouteSigner(tls.keyPem, tls.certPem).sign({ ...route, links: ['l1'] });
     assert.deepEqual(verifier.verify(bad, Date.now()), { ok: false, reason: 'the route is malformed: links' });
+    const unnamedEgress = new RouteSigner(tls.keyPem, tls.certPem).sign({ ...route, egressFingerprint: 'AB:CD' });
+    assert.deepEqual(verifier.verify(unnamedEgress, Date.now()), { ok: false, reason: 'the route is malformed: egressFingerprint' });
     const expiredAt = Date.now() + 3 * 86_400_000;
     assert.equal(verifier.verify(signed, expiredAt).ok, false, 'a signer past its validity');
   });

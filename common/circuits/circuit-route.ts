@@ -2,11 +2,12 @@
 // between) and what every router on the path acts on. The controller signs the route's text with its control
 // certificate's key; the ingress router carries it hop by hop in the circuit's setup frame, and each router checks
 // the signature, that the signer is a controller of its network, and that it is on the path where the frame came
-// from, before it forwards a byte or dials anything. So a router can only ever build circuits a controller allowed:
+// from, before it forwards a byte or dials anything. A route is used once: the egress refuses a second setup of the
+// same route (router/circuits/terminated-routes.ts). So a router can only ever build circuits a controller allowed:
 // a link peer cannot make another router dial its hosted services by inventing a setup.
 
-import { createPrivateKey, sign, verify, type KeyObject, type X509Certificate } from 'node:crypto';
-import { certificatesOfPem } from '../certificates/presented-certificate.ts';
+import { createHash, createPrivateKey, sign, verify, type KeyObject, type X509Certificate } from 'node:crypto';
+import { signatureDigestFor, SignerChains } from '../certificates/signer-chain.ts';
 
 export interface CircuitRoute {
   readonly circuitId: string;
@@ -19,7 +20,11 @@ export interface CircuitRoute {
   /** links[i] joins routers[i] and routers[i + 1]. */
   readonly links: readonly string[];
   readonly terminator: { readonly id: string; readonly routerId: string; readonly address: string };
+  /** The controller that signed it: a current member of the cluster, whose certificate's SPIFFE id names it. */
   readonly controllerId: string;
+  /** SHA-1 (lowercase hex) of the certificate the terminator's router enrolled with: its `c.ready` is signed with
+   * that certificate's key, and the ingress checks it against this. */
+  readonly egressFingerprint: string;
   /** Unix ms when the controller issued it: a setup older than routeSetupWindowMs is refused. */
   readonly issuedAt: number;
 }
@@ -50,7 +55,7 @@ export class RouteSigner {
 
   sign(route: CircuitRoute): SignedRoute {
     const text = JSON.stringify(route);
-    return { text, signature: sign(digestFor(this.key), Buffer.from(text), this.key).toString('base64'), signer: this.certificateChainPem };
+    return { text, signature: sign(signatureDigestFor(this.key), Buffer.from(text), this.key).toString('base64'), signer: this.certificateChainPem };
   }
 }
 
@@ -59,23 +64,22 @@ export type RouteVerdict = { readonly ok: true; readonly route: CircuitRoute; re
 /**
  * Checks a signed route: the signer chains to `trusted` (the router's CA bundle) and is valid now, the signature is
  * the signer's over the text, and the text is a well-formed route. Whether the signer is a controller (not some other
- * certificate of the CA) is the caller's check. Chains already verified are remembered (a few per controller).
+ * certificate of the CA), and a current member named by the route, is the caller's check.
  */
 export class RouteVerifier {
-  private readonly trusted: readonly X509Certificate[];
-  private readonly chains = new Map<string, { certificate: X509Certificate; key: KeyObject }>();
+  private readonly signers: SignerChains;
 
   constructor(caPem: string) {
-    this.trusted = certificatesOfPem(caPem);
+    this.signers = new SignerChains(caPem, 'the route signer');
   }
 
   verify(signed: unknown, nowMs: number): RouteVerdict {
     if (!isSignedRoute(signed)) return { ok: false, reason: 'the route is not a signed route' };
-    const signer = this.signerOf(signed.signer, nowMs);
+    const signer = this.signers.signerOf(signed.signer, nowMs);
     if (!signer.ok) return signer;
     let valid = false;
     try {
-      valid = verify(digestFor(signer.key), Buffer.from(signed.text), signer.key, Buffer.from(signed.signature, 'base64'));
+      valid = verify(signatureDigestFor(signer.key), Buffer.from(signed.text), signer.key, Buffer.from(signed.signature, 'base64'));
     } catch {
       valid = false;
     }
@@ -90,53 +94,11 @@ export class RouteVerifier {
     if (problem) return { ok: false, reason: `the route is malformed: ${problem}` };
     return { ok: true, route: route as CircuitRoute, signer: signer.certificate };
   }
-
-  private signerOf(chainPem: string, nowMs: number): { ok: true; certificate: X509Certificate; key: KeyObject } | { ok: false; reason: string } {
-    const known = this.chains.get(chainPem);
-    if (known && validAt(known.certificate, nowMs)) return { ok: true, ...known };
-    let chain: X509Certificate[];
-    try {
-      chain = certificatesOfPem(chainPem);
-    } catch {
-      return { ok: false, reason: 'the route signer is not a PEM certificate' };
-    }
-    const [leaf, ...intermediates] = chain;
-    if (!leaf || chain.length > 5) return { ok: false, reason: 'the route signer is not a certificate chain' };
-    if (!this.chainsToTrust(leaf, intermediates, nowMs)) return { ok: false, reason: 'the route signer does not chain to this router\'s CA' };
-    const entry = { certificate: leaf, key: leaf.publicKey };
-    if (this.chains.size >= 32) this.chains.clear();
-    this.chains.set(chainPem, entry);
-    return { ok: true, ...entry };
-  }
-
-  private chainsToTrust(leaf: X509Certificate, intermediates: readonly X509Certificate[], nowMs: number): boolean {
-    let current = leaf;
-    for (let depth = 0; depth < 6; depth++) {
-      if (!validAt(current, nowMs)) return false;
-      if (this.trusted.some((anchor) => issuedBy(current, anchor))) return true;
-      const next = intermediates.find((candidate) => candidate.ca && issuedBy(current, candidate));
-      if (!next) return false;
-      current = next;
-    }
-    return false;
-  }
 }
 
-function issuedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {
-  try {
-    return certificate.checkIssued(issuer) && certificate.verify(issuer.publicKey);
-  } catch {
-    return false;
-  }
-}
-
-function validAt(certificate: X509Certificate, nowMs: number): boolean {
-  return Date.parse(certificate.validFrom) <= nowMs && nowMs <= Date.parse(certificate.validTo);
-}
-
-/** RSA and EC keys sign a SHA-256 digest; Ed25519 signs the message itself. */
-function digestFor(key: KeyObject): string | null {
-  return key.asymmetricKeyType === 'ed25519' || key.asymmetricKeyType === 'ed448' ? null : 'sha256';
+/** The route's identity for single use and for `c.ready`: SHA-256 of its signed text (hex). */
+export function routeDigest(signed: SignedRoute): string {
+  return createHash('sha256').update(signed.text).digest('hex');
 }
 
 function isSignedRoute(value: unknown): value is SignedRoute {
@@ -160,6 +122,7 @@ export function routeProblem(value: unknown): string | undefined {
   const terminator = route.terminator as Record<string, unknown> | null;
   if (typeof terminator !== 'object' || terminator === null) return 'terminator';
   if (typeof terminator.id !== 'string' || typeof terminator.address !== 'string' || terminator.routerId !== routers[routers.length - 1]) return 'terminator';
+  if (typeof route.egressFingerprint !== 'string' || !/^[0-9a-f]{40}$/.test(route.egressFingerprint)) return 'egressFingerprint';
   if (typeof route.issuedAt !== 'number' || !Number.isFinite(route.issuedAt)) return 'issuedAt';
   return undefined;
 }

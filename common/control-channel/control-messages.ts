@@ -64,7 +64,31 @@ export interface CtrlWelcome {
 export interface CtrlRefused {
   readonly type: 'ctrl.refused';
   readonly reason: string;
+  /**
+   * True when the router itself was disabled or deleted (not merely a bad hello or certificate): the router closes
+   * every circuit it holds at once, both ends reset. Absent from controllers from before revocation.
+   */
+  readonly revoked?: boolean;
 }
+
+/**
+ * Controller → router: close these circuits now, both ends reset: what they were dialed with was revoked (the API
+ * session ended, the identity was disabled or deleted, the Dial access or its posture was lost, the service was
+ * deleted). Sent to the circuits' ingress router by the controller holding its control channel; ids the router does
+ * not hold are ignored. At most `maxRevokedCircuitsPerMessage` ids per message.
+ */
+export interface CtrlCircuitClose {
+  readonly type: 'ctrl.circuitClose';
+  readonly circuitIds: readonly string[];
+  readonly code: CircuitRevocationCode;
+  /** Why, for the router's log; never shown to the client. */
+  readonly reason: string;
+}
+
+/** Why a controller closed live circuits (`ctrl.circuitClose`'s `code`). */
+export type CircuitRevocationCode = 'SESSION_REVOKED' | 'IDENTITY_REVOKED' | 'ACCESS_REVOKED' | 'POSTURE_REVOKED' | 'SERVICE_REVOKED' | 'ROUTER_REVOKED';
+export const circuitRevocationCodes: readonly CircuitRevocationCode[] = ['SESSION_REVOKED', 'IDENTITY_REVOKED', 'ACCESS_REVOKED', 'POSTURE_REVOKED', 'SERVICE_REVOKED', 'ROUTER_REVOKED'];
+export const maxRevokedCircuitsPerMessage = 1000;
 
 /** Controller → router whenever the cluster's membership changes. */
 export interface CtrlMembers {
@@ -97,7 +121,11 @@ export interface EdgeModel {
   /** The service policies (posture checks left out), so a router can work out what its own identity may Bind. */
   readonly servicePolicies?: ReadonlyArray<EdgeModelPolicy>;
   /** The edge routers: a tunneler-enabled router's identity is itself (its id and role attributes). */
-  readonly edgeRouters?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[]; readonly isTunnelerEnabled: boolean }>;
+  /**
+   * Every edge router of the network (`disabled` only when it is): a router accepts links only from routers listed
+   * here and not disabled, and closes its links to any other (a deleted or disabled router).
+   */
+  readonly edgeRouters?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[]; readonly isTunnelerEnabled: boolean; readonly disabled?: boolean }>;
 }
 
 export interface EdgeModelPolicy {
@@ -206,7 +234,7 @@ export interface ControlResponse {
 }
 
 export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
-export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlCircuitClose | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 
 /** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */
 export interface LinkHello {

@@ -32,7 +32,7 @@ export function createJsonLogger(options: JsonLoggerOptions): Logger {
 
   const write = (level: LogLevel, msg: string, fields?: LogFields): void => {
     if (levelRank[level] < minRank) return;
-    const record: LogFields = { level, time: now().toISOString(), msg, component, ...base, ...(fields ?? {}) };
+    const record: LogFields = { level, time: now().toISOString(), msg, component, ...outOfTheWay(base), ...outOfTheWay(fields) };
     options.sink(JSON.stringify(record, errorReplacer));
   };
 
@@ -44,6 +44,16 @@ export function createJsonLogger(options: JsonLoggerOptions): Logger {
     child: (childComponent, fields) =>
       createJsonLogger({ ...options, component: childComponent, fields: { ...base, ...(fields ?? {}) } }),
   };
+}
+
+/** The keys every line has, set by the logger alone: alerts and operators trust them. */
+const ownKeys = new Set(['level', 'time', 'msg', 'component']);
+
+/** Fields, with any that would replace one of the logger's own keys renamed `field.<key>` (nothing is lost). */
+function outOfTheWay(fields: LogFields | undefined): LogFields {
+  if (fields === undefined) return {};
+  if (!Object.keys(fields).some((key) => ownKeys.has(key))) return fields;
+  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [ownKeys.has(key) ? `field.${key}` : key, value]));
 }
 
 /** Errors serialise as their name, message and stack rather than `{}`. */

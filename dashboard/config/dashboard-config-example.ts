@@ -33,6 +33,7 @@ export function dashboardConfigExample(options: DashboardConfigExampleOptions): 
     '# edgeward status page (./edgeward dashboard run <this file>); docs/status-page.md describes every key.',
     `listen: ${q(options.listen)}`,
     options.auth === undefined ? '# auth: loopback-only on a loopback address, required elsewhere' : `auth: ${options.auth}`,
+    '# tls: {cert, key}: required with a login on an address other machines reach (passwords never travel in clear text)',
     options.caBundle === undefined ? '# caBundle: the PEM bundle that verifies https:// URLs' : `caBundle: ${q(options.caBundle)}`,
     'controllers:',
     ...options.controllers.flatMap((controller) => [
@@ -54,6 +55,7 @@ export function dashboardConfigExample(options: DashboardConfigExampleOptions): 
     '  # login: 10s',
     '# session: {ttl: 12h, idleTimeout: 30m, maxSessions: 100}',
     '# events: {shown: 50, backlogBytes: 1048576, maxLineBytes: 1048576}',
+    '# loginThrottle: {maxFailuresPerAddress: 10, maxFailures: 40, reservedForKnown: 8, window: 5m}',
     options.runbookBaseUrl === undefined ? '# runbookBaseUrl: docs/runbooks.md' : `runbookBaseUrl: ${q(options.runbookBaseUrl)}`,
     'log:',
     '  level: info',

@@ -107,6 +107,17 @@ export const dashboardSchema = s
         isAbove(session.idleTimeout, session.ttl) ? [{ path: ['idleTimeout'], rule: 'idle-within-ttl', message: 'must not be greater than ttl', value: session.idleTimeout }] : [],
       )
       .default({}),
+    loginThrottle: s
+      .object({
+        maxFailuresPerAddress: s.integer({ min: 1, max: 1000 }).default(10),
+        maxFailures: s.integer({ min: 1, max: 1_000_000 }).default(40),
+        reservedForKnown: s.integer({ min: 0, max: 1_000_000 }).default(8),
+        window: s.duration({ min: '1m', max: '24h' }).default('5m'),
+      })
+      .rule((throttle): RuleFinding[] =>
+        isAbove(throttle.maxFailuresPerAddress, throttle.maxFailures) ? [{ path: ['maxFailuresPerAddress'], rule: 'address-within-page', message: 'must not be greater than maxFailures (the whole page\'s budget)', value: throttle.maxFailuresPerAddress }] : [],
+      )
+      .default({}),
     events: s
       .object({
         shown: s.integer({ min: 1, max: 500 }).default(50),
@@ -148,6 +159,11 @@ export const dashboardSchema = s
     }
     if (config.auth === 'loopback-only' && config.listen?.host !== undefined && !isLoopbackHost(config.listen.host)) {
       findings.push({ path: ['auth'], rule: 'login-required', message: `cannot be loopback-only: the page listens on ${config.listen.host}, which other machines can reach; a non-loopback address requires login`, value: config.auth });
+    }
+    // A login on an address other machines reach sends passwords over the network: only over TLS.
+    if (config.auth !== 'loopback-only' && config.listen?.host !== undefined && !isLoopbackHost(config.listen.host) && config.tls === undefined) {
+      const where = config.auth === 'required' ? { path: ['auth'], value: config.auth } : { path: ['listen'], value: config.listen.host };
+      findings.push({ ...where, rule: 'login-needs-tls', message: `a login on ${config.listen.host}, which other machines can reach, needs tls (cert and key): passwords are never taken in clear text` });
     }
     return findings;
   })

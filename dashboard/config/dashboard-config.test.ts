@@ -27,6 +27,7 @@ describe('dashboard config', () => {
       history: 600_000,
       timeouts: { request: 1500, login: 10_000 },
       session: { ttl: 12 * 3600_000, idleTimeout: 30 * 60_000, maxSessions: 100 },
+      loginThrottle: { maxFailuresPerAddress: 10, maxFailures: 40, reservedForKnown: 8, window: 5 * 60_000 },
       events: { shown: 50, backlogBytes: 1024 * 1024, maxLineBytes: 1024 * 1024 },
       runbookBaseUrl: 'docs/runbooks.md',
       log: { level: 'info' },
@@ -53,6 +54,7 @@ describe('dashboard config', () => {
       'timeouts: {request: 800ms, login: 5s}',
       'session: {ttl: 8h, idleTimeout: 15m, maxSessions: 20}',
       'events: {shown: 100, backlogBytes: 65536, maxLineBytes: 8192}',
+      'loginThrottle: {maxFailuresPerAddress: 5, maxFailures: 20, reservedForKnown: 4, window: 10m}',
       'runbookBaseUrl: https://git.example.com/ops/edgeward/blob/main/docs/runbooks.md',
       'log: {level: debug, file: dashboard.log}',
     ].join('\n');
@@ -68,10 +70,12 @@ describe('dashboard config', () => {
     assert.equal(config!.pollInterval, 500);
     assert.deepEqual(config!.session, { ttl: 8 * 3600_000, idleTimeout: 15 * 60_000, maxSessions: 20 });
     assert.equal(config!.log.file, '/etc/edgeward/dashboard.log');
+    assert.deepEqual(config!.loginThrottle, { maxFailuresPerAddress: 5, maxFailures: 20, reservedForKnown: 4, window: 10 * 60_000 });
+    assert.deepEqual(rules(`loginThrottle: {maxFailuresPerAddress: 50, maxFailures: 20}\n${minimal}`), ['1 error loginThrottle.maxFailuresPerAddress address-within-page']);
   });
 
   test('the address decides whether a login is asked when auth is not set', () => {
-    assert.equal(parse(`listen: 0.0.0.0:9110\n${minimal}`).config!.auth, 'required');
+    assert.equal(parse(`listen: 0.0.0.0:9110\ntls: {cert: c.pem, key: k.pem}\n${minimal}`).config!.auth, 'required');
     assert.equal(parse(`listen: "[::1]:9110"\n${minimal}`).config!.auth, 'loopback-only');
     assert.equal(parse(`listen: localhost:0\n${minimal}`).config!.auth, 'loopback-only');
     assert.equal(parse(`listen: 127.0.0.1:0\nauth: required\n${minimal}`).config!.auth, 'required', 'a login can be asked on loopback too');
@@ -80,6 +84,16 @@ describe('dashboard config', () => {
 
   test('a page reachable from other machines cannot go without a login', () => {
     assert.deepEqual(rules(`listen: 10.0.0.5:9110\nauth: loopback-only\n${minimal}`), ['2 error auth login-required']);
+  });
+
+  test('a login on an address other machines reach without tls is an error at auth (or at listen when auth is left out)', () => {
+    assert.deepEqual(rules(`listen: 10.0.0.5:9110\nauth: required\n${minimal}`), ['2 error auth login-needs-tls']);
+    assert.deepEqual(rules(`listen: 0.0.0.0:9110\n${minimal}`), ['1 error listen login-needs-tls']);
+    const problem = parse(`listen: 0.0.0.0:9110\n${minimal}`).problems[0]!;
+    assert.match(problem.message, /needs tls/);
+    assert.equal(parse(`listen: 0.0.0.0:9110\n${minimal}`).config, undefined, 'the page does not start');
+    assert.deepEqual(rules(`listen: 0.0.0.0:9110\nauth: required\ntls: {cert: c.pem, key: k.pem}\n${minimal}`), []);
+    assert.deepEqual(rules(`listen: 127.0.0.1:9110\nauth: required\n${minimal}`), [], 'on loopback the password never leaves the machine');
   });
 
   test('every problem at once, with its line, key path and rule; unknown keys are errors', () => {

@@ -39,6 +39,8 @@ export interface DashboardConfig {
   readonly timeouts: { readonly request: number; readonly login: number };
   readonly session: { readonly ttl: number; readonly idleTimeout: number; readonly maxSessions: number };
   readonly events: { readonly shown: number; readonly backlogBytes: number; readonly maxLineBytes: number };
+  /** Refused or in-flight logins allowed per address and for the whole page within `window` (login-throttle.ts). */
+  readonly loginThrottle: { readonly maxFailuresPerAddress: number; readonly maxFailures: number; readonly reservedForKnown: number; readonly window: number };
   readonly runbookBaseUrl: string;
   readonly log: { readonly level: (typeof logLevels)[number]; readonly file?: string };
 }

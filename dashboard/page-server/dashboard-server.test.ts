@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -319,5 +319,90 @@ describe('the login', () => {
     const throttled = await login({ username: 'admin', password: 'admin-pw' });
     assert.equal(throttled.status, 429);
     assert.ok(Number(throttled.headers.get('retry-after')) > 0);
+  });
+});
+
+/** An HTTP request from a chosen local address and with a chosen Host (fetch can set neither). */
+function rawRequest(url: string, options: { method?: string; localAddress?: string; host?: string; body?: unknown }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  const target = new URL(url);
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const headers: Record<string, string> = { host: options.host ?? target.host, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }) };
+  return new Promise((resolve, reject) => {
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: options.method ?? 'GET', headers, ...(options.localAddress ? { localAddress: options.localAddress } : {}) }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Guesses that reached a controller (other pages of this file log in with their own passwords meanwhile). */
+const passwordLogins = () => new Set(controllers.flatMap((controller) => controller.passwordsTried.filter((password) => password.startsWith('guess-')))).size;
+
+describe('the login throttle counts attempts in flight', () => {
+  let page: Page;
+  before(async () => {
+    // Each password check takes 300 ms at the controllers, so the attempts below are all in flight together.
+    for (const controller of controllers) controller.authenticateDelayMs = 300;
+    page = await startPage(['auth: required', 'loginThrottle: {maxFailuresPerAddress: 10, maxFailures: 40, reservedForKnown: 8, window: 5m}']);
+  });
+  after(() => {
+    for (const controller of controllers) controller.authenticateDelayMs = 0;
+  });
+
+  test('100 concurrent wrong logins from one address: at most 10 reach a controller, the rest get 429 at once', async () => {
+    const before = passwordLogins();
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => rawRequest(`${page.url}/api/login`, { method: 'POST', localAddress: '127.0.0.11', body: { username: 'admin', password: `guess-${i}` } })));
+    const statuses = answers.map((answer) => answer.status);
+    assert.equal(statuses.filter((status) => status === 401).length, 10, JSON.stringify(statuses));
+    assert.equal(statuses.filter((status) => status === 429).length, 90);
+    assert.equal(passwordLogins() - before, 10, 'only the reserved attempts asked a controller');
+    const throttled = answers.find((answer) => answer.status === 429)!;
+    assert.ok(Number(throttled.headers['retry-after']) >= 1);
+    assert.match(throttled.text, /from this address/);
+  });
+
+  test('guesses from many addresses stop below the controllers\' per-address budget (50), and an operator who logged in before still gets in', async () => {
+    // An operator logs in (and out) from 127.0.0.20: that address is known to the page for the session ttl.
+    const operator = await rawRequest(`${page.url}/api/login`, { method: 'POST', localAddress: '127.0.0.20', body: { username: 'admin', password: 'admin-pw' } });
+    assert.equal(operator.status, 200, operator.text);
+    const before = passwordLogins();
+    // Five more addresses, ten guesses each, all at once: with the 10 from the test before, the page's budget is 40.
+    const guesses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => rawRequest(`${page.url}/api/login`, { method: 'POST', localAddress: `127.0.0.${12 + (i % 5)}`, body: { username: 'admin', password: `guess-many-${i}` } })),
+    );
+    const statuses = guesses.map((answer) => answer.status);
+    assert.equal(passwordLogins() - before, 30, `the page's 40 attempts in its window, 10 of them used before: ${JSON.stringify(statuses)}`);
+    assert.equal(statuses.filter((status) => status === 401).length, 30);
+    assert.ok(guesses.filter((answer) => answer.status === 429).every((answer) => /this (address|page)/.test(answer.text)));
+    // A stranger now waits: the controllers have seen 40 refusals from the page's address, fewer than their 50.
+    const stranger = await rawRequest(`${page.url}/api/login`, { method: 'POST', localAddress: '127.0.0.30', body: { username: 'admin', password: 'admin-pw' } });
+    assert.equal(stranger.status, 429);
+    assert.match(stranger.text, /to this page/);
+    // The operator's address has slots kept for it, and the controllers never locked the page's address out.
+    const again = await rawRequest(`${page.url}/api/login`, { method: 'POST', localAddress: '127.0.0.20', body: { username: 'admin', password: 'admin-pw' } });
+    assert.equal(again.status, 200, again.text);
+  });
+});
+
+describe('DNS rebinding: the page on loopback answers only for its own names', () => {
+  let page: Page;
+  before(async () => {
+    page = await startPage([]);
+  });
+
+  test('a Host that is not the page\'s own gets 421 on every path; its own names are served', async () => {
+    const port = new URL(page.url).port;
+    for (const path of ['/api/state', '/api/health', '/', '/api/session', '/docs/runbooks.md']) {
+      for (const host of ['rebound.attacker.example', `rebound.attacker.example:${port}`, `127.0.0.1:${Number(port) + 1}`]) {
+        const answer = await rawRequest(`${page.url}${path}`, { host });
+        assert.equal(answer.status, 421, `${path} with Host ${host}`);
+        assert.doesNotMatch(answer.text, /snapshot/);
+      }
+    }
+    await until('the first gather', async () => ((await state(page)).status === 200 ? true : undefined));
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) assert.equal((await rawRequest(`${page.url}/api/state`, { host })).status, 200, host);
   });
 });

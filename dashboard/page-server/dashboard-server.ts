@@ -9,6 +9,8 @@
 //   GET  /docs/runbooks.md  the runbooks, as text: where the alerts' relative runbook links (docs/runbooks.md#...) lead
 //   anything else       the Next app (the page, /login, its static files)
 //
+// On a loopback address every request must name the page in `Host` (127.0.0.1:<port>, localhost:<port>, [::1]:<port>
+// or the configured address), else 421: a web page that rebinds its DNS name to 127.0.0.1 cannot read the page.
 // With a login required (`auth: required`), /api/state, /api/stream and the page answer only with a session cookie:
 // the API 401, the page a redirect to /login. The cookie is HttpOnly, SameSite=Strict, Secure (and __Host-) over TLS.
 
@@ -17,6 +19,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { hostHeaderCheck, misdirectedStatus } from '../../common/http/loopback-host.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { DashboardConfig } from '../config/dashboard-config.ts';
@@ -65,7 +68,14 @@ export async function startDashboardServer(deps: DashboardServerDeps): Promise<D
   const secure = deps.tls !== undefined;
   const loginRequired = config.auth === 'required';
   const cookieName = secure ? '__Host-edgeward-status' : 'edgeward-status';
-  const throttle = new LoginThrottle({ now: () => deps.clock.now() });
+  const throttle = new LoginThrottle({
+    now: () => deps.clock.now(),
+    maxFailuresPerAddress: config.loginThrottle.maxFailuresPerAddress,
+    maxFailures: config.loginThrottle.maxFailures,
+    reservedForKnown: config.loginThrottle.reservedForKnown,
+    windowMs: config.loginThrottle.window,
+    knownForMs: config.session.ttl,
+  });
   const streams = new Set<ServerResponse>();
 
   const sessionOf = (req: IncomingMessage): PageSession | undefined => sessions.lookup(cookieValue(req.headers.cookie, cookieName));
@@ -75,8 +85,15 @@ export async function startDashboardServer(deps: DashboardServerDeps): Promise<D
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(Buffer.isBuffer(body) ? body : JSON.stringify(body));
   };
 
+  // Set once listening (the real port): on loopback, a Host that is not the page's own is a rebound DNS name.
+  let hostAllowed: (host: string | undefined) => boolean = () => false;
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
+    if (!hostAllowed(req.headers.host)) {
+      json(res, misdirectedStatus, { error: 'this status page answers only for its own address (Host)' });
+      return;
+    }
     const path = (req.url ?? '/').split('?')[0]!;
     if (path.startsWith('/api/')) {
       switch (`${req.method} ${path}`) {
@@ -158,11 +175,6 @@ export async function startDashboardServer(deps: DashboardServerDeps): Promise<D
       return;
     }
     const address = req.socket.remoteAddress ?? 'unknown';
-    const wait = throttle.retryAfterSeconds(address);
-    if (wait > 0) {
-      json(res, 429, { error: 'Too many failed logins from this address: try again later.' }, { 'retry-after': String(wait) });
-      return;
-    }
     let body: unknown;
     try {
       body = JSON.parse(await readBody(req, maxLoginBodyBytes));
@@ -175,15 +187,32 @@ export async function startDashboardServer(deps: DashboardServerDeps): Promise<D
       json(res, 400, { error: 'username and password are required' });
       return;
     }
+    // The slot is taken before the controller is asked, so attempts in flight count against both budgets.
+    const reservation = throttle.reserve(address);
+    if (!reservation.ok) {
+      const error = reservation.scope === 'address' ? 'Too many failed logins from this address: try again later.' : 'Too many failed logins to this page: try again later.';
+      logger.warn('status page login throttled', { address, scope: reservation.scope, retryAfterSeconds: reservation.retryAfterSeconds });
+      json(res, 429, { error }, { 'retry-after': String(reservation.retryAfterSeconds) });
+      return;
+    }
+    const { slot } = reservation;
     const origins = loginOrigins(gatherer, config);
-    const outcome = await loginAsAdmin(deps.http, origins, { username: fields.username, password: fields.password, ...(typeof fields.code === 'string' && fields.code !== '' ? { code: fields.code } : {}) }, config.timeouts.login);
+    let outcome;
+    try {
+      outcome = await loginAsAdmin(deps.http, origins, { username: fields.username, password: fields.password, ...(typeof fields.code === 'string' && fields.code !== '' ? { code: fields.code } : {}) }, config.timeouts.login);
+    } catch (error) {
+      slot.released();
+      throw error;
+    }
     if (!outcome.ok) {
-      if (outcome.status === 401 || outcome.status === 403) throttle.failed(address);
+      // Refused credentials count for the window; no answer (503) or the controllers' own 429 does not.
+      if (outcome.status === 401 || outcome.status === 403) slot.failed();
+      else slot.released();
       logger.info('status page login refused', { username: fields.username, address, status: outcome.status, reason: outcome.message });
       json(res, outcome.status, { error: outcome.message, ...(outcome.mfaRequired ? { mfaRequired: true } : {}) });
       return;
     }
-    throttle.succeeded(address);
+    slot.succeeded();
     const id = sessions.create(fields.username, { token: outcome.token, origin: outcome.origin });
     logger.info('status page login', { username: fields.username, address, controller: outcome.origin });
     json(res, 200, { username: fields.username }, { 'set-cookie': sessionCookie(cookieName, id, sessions.maxAgeSeconds, secure) });
@@ -238,6 +267,7 @@ export async function startDashboardServer(deps: DashboardServerDeps): Promise<D
     });
   });
   const port = (server.address() as AddressInfo).port;
+  hostAllowed = hostHeaderCheck(config.listen.host, port, secure ? 443 : 80);
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
   const url = `${secure ? 'https' : 'http'}://${host}:${port}`;
   return {

@@ -17,6 +17,10 @@ export class FakeController {
   raftStatus = 429;
   healthy = true;
   frozen = false;
+  /** How long a password login takes to answer, so that concurrent logins overlap. */
+  authenticateDelayMs = 0;
+  /** The passwords of every password login received, in order. */
+  readonly passwordsTried: string[] = [];
   metricsText = '';
   members: unknown[] = [];
   users: Record<string, FakeUser> = {};
@@ -69,14 +73,15 @@ export class FakeController {
       case 'POST /edge/management/v1/authenticate': {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        req.on('end', () => {
+        req.on('end', () => setTimeout(() => {
           const { username, password } = JSON.parse(body) as { username: string; password: string };
+          this.passwordsTried.push(password);
           const user = this.users[username];
           if (!user || user.password !== password) return json(401, { error: { code: 'INVALID_AUTH', message: 'invalid' }, meta: {} });
           const token = `${this.id}-token-${++this.counter}`;
           this.tokens.set(token, { username, mfaPending: user.mfaCode !== undefined });
           json(200, { data: { token, authQueries: user.mfaCode ? [{ typeId: 'MFA', provider: 'ziti' }] : [] }, meta: {} });
-        });
+        }, this.authenticateDelayMs));
         return;
       }
       case 'POST /edge/management/v1/authenticate/mfa': {

@@ -17,6 +17,7 @@
 // other has received and sends the rest again (`resume`), then its `fin` again if it had sent one. Nothing is lost
 // or doubled, and neither connection notices more than a pause.
 import type { Socket } from 'node:net';
+import { resetSocket } from './socket-reset.ts';
 import { FramedSocket } from '../links/framed-socket.ts';
 
 export type EndOutput =
@@ -159,8 +160,7 @@ export class CircuitEnd implements EndCounters {
     if (this.ended) return;
     this.ended = true;
     if (graceful) this.socket.end();
-    else if (typeof this.socket.resetAndDestroy === 'function' && !this.socket.destroyed && this.socket.readyState !== 'opening') this.socket.resetAndDestroy();
-    else this.socket.destroy();
+    else resetSocket(this.socket);
   }
 
   /** Bytes received from the circuit that this end's socket has not taken yet: what this end buffers. */

@@ -2,6 +2,7 @@
 // names its circuit; the forwarder acts on a frame only when it came over a link that is one of that circuit's
 // sides, so a router off the path cannot inject into, ack, or close another router's circuit. Pure.
 import { circuitIdPattern } from '../../common/circuits/circuit-route.ts';
+import { readReadyProof, type ReadyProof } from './ready-proof.ts';
 
 /** Ingress → egress, hop by hop: build the circuit. `hop` is the receiving router's index in the route's routers. */
 export interface SetupFrame {
@@ -13,11 +14,13 @@ export interface SetupFrame {
   readonly resume?: number;
 }
 /** Egress → ingress: the terminator's address answered (or a re-routed circuit's egress took the new path); bytes may
- * flow. `received`: on a re-route, the bytes the egress has received so far. */
+ * flow. `received`: on a re-route, the bytes the egress has received so far. `proof`: the egress's signature over
+ * the circuit, the route and `received` (ready-proof.ts); the ingress refuses a ready without a valid one. */
 export interface ReadyFrame {
   readonly type: 'c.ready';
   readonly circuitId: string;
   readonly received?: number;
+  readonly proof?: ReadyProof;
 }
 /** Toward the ingress: the circuit could not be built; `avoid`: a router the next attempt should route around. */
 export interface FailFrame {
@@ -72,8 +75,10 @@ export function readCircuitFrame(value: unknown): CircuitFrame | undefined {
     case 'c.setup':
       if (!(Number.isInteger(frame.hop) && (frame.hop as number) >= 1 && (frame.hop as number) < 64)) return undefined;
       return { type: 'c.setup', circuitId, route: frame.route, hop: frame.hop as number, ...(count(frame.resume) !== undefined ? { resume: count(frame.resume)! } : {}) };
-    case 'c.ready':
-      return { type: 'c.ready', circuitId, ...(count(frame.received) !== undefined ? { received: count(frame.received)! } : {}) };
+    case 'c.ready': {
+      const proof = readReadyProof(frame.proof);
+      return { type: 'c.ready', circuitId, ...(count(frame.received) !== undefined ? { received: count(frame.received)! } : {}), ...(proof ? { proof } : {}) };
+    }
     case 'c.fail':
       return {
         type: 'c.fail',

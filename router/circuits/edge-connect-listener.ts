@@ -5,15 +5,19 @@
 // `Proxy-Authorization: Bearer <token>`. The controller checks that session (live, fully authenticated), the
 // identity's Dial policy and its posture checks (an MFA check passes once the session answered MFA); then the answer
 // is `200 Connection Established` and the connection is the circuit. A refusal is an HTTP status with the error
-// envelope's `{error: {code, message}}`: 407 for a missing or invalid session, 404 for an unknown service, 403 for
-// a missing policy or failed posture, 502/503 when the overlay cannot reach the service, 503 when the router is at
-// forwarder.maxCircuits and 429 when the identity is at forwarder.maxCircuitsPerIdentity. E.g.:
+// envelope's `{error: {code, message}}`: 407 for a missing or invalid session, 404 for a service that does not exist
+// or that the identity may not dial (one answer for both: a client cannot probe which services exist), 403 for failed
+// posture, 502/503 when the overlay cannot reach the service, 503 when the router is at
+// forwarder.maxCircuits, 429 when the identity is at forwarder.maxCircuitsPerIdentity or once its source address
+// was refused too often (refusal-budget.ts). E.g.:
 //
 //   curl -p --proxy https://router1:3022 --proxy-cacert ca.pem --proxy-header "zt-session: $TOKEN" http://demo-echo/
 import { createServer, type Server } from 'node:https';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../../common/log/logger.ts';
+import { systemClock } from '../../common/time/clock.ts';
 import type { DialOptions } from './forwarder.ts';
+import { RefusalBudget } from './refusal-budget.ts';
 
 export interface EdgeConnectTarget {
   dial(service: string, socket: Socket, listener: string, options: DialOptions): Promise<void>;
@@ -48,6 +52,12 @@ export function statusForRefusal(code: string): number {
 
 const reasons: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 407: 'Proxy Authentication Required', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable' };
 
+/** A controller's refusal as the client sees it: an unknown service and one it may not dial read the same. */
+export function clientRefusal(code: string, message: string): { readonly status: number; readonly code: string; readonly message: string } {
+  if (code === 'SERVICE_NOT_FOUND' || code === 'NO_DIAL_POLICY') return { status: 404, code: 'SERVICE_NOT_FOUND', message: 'no such service, or this identity may not dial it' };
+  return { status: statusForRefusal(code), code, message };
+}
+
 /** The token a CONNECT carries: `zt-session`, or a Bearer Proxy-Authorization. */
 export function sessionTokenOf(headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {
   const header = headers['zt-session'];
@@ -74,6 +84,8 @@ export class EdgeConnectListeners {
     private readonly tls: { readonly certPem: string; readonly keyPem: string },
     private readonly target: EdgeConnectTarget,
     private readonly logger: Logger,
+    /** Refused dials per source address: beyond its budget a source is answered 429. */
+    private readonly refusals: RefusalBudget = new RefusalBudget(systemClock),
   ) {}
 
   async start(): Promise<void> {
@@ -90,11 +102,20 @@ export class EdgeConnectListeners {
         this.sockets.add(socket);
         socket.once('close', () => this.sockets.delete(socket));
         socket.on('error', () => undefined);
-        const refuse = (status: number, code: string, message: string) => {
+        const source = socket.remoteAddress;
+        const answer = (status: number, code: string, message: string, extra = '') => {
           const body = JSON.stringify({ error: { code, message } });
-          const extra = status === 407 ? 'Proxy-Authenticate: Bearer realm="edgeward"\r\n' : '';
           socket.end(`HTTP/1.1 ${status} ${reasons[status] ?? 'Error'}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
         };
+        const refuse = (status: number, code: string, message: string) => {
+          // The client's own mistakes count against its source; the overlay's (502, 503) do not.
+          if (status < 500 && this.refusals.spend(source)) {
+            this.logger.warn('edge listener limiting a source: too many refused dials', { listener: name, source, retryAfterSeconds: this.refusals.retryAfterSeconds(source) });
+          }
+          answer(status, code, message, status === 407 ? 'Proxy-Authenticate: Bearer realm="edgeward"\r\n' : '');
+        };
+        const wait = this.refusals.retryAfterSeconds(source);
+        if (wait > 0) return answer(429, 'RATE_LIMITED', `too many refused dials from this address: retry after ${wait} s`, `Retry-After: ${wait}\r\n`);
         const service = serviceOfTarget(request.url ?? '');
         if (!service) return refuse(400, 'INVALID_REQUEST', 'CONNECT names no service: CONNECT <service>:<port>');
         const token = sessionTokenOf(request.headers);
@@ -104,7 +125,10 @@ export class EdgeConnectListeners {
         void this.target
           .dial(service, socket, name, {
             apiSession: token,
-            onRefused: (code, message) => refuse(statusForRefusal(code), code, message),
+            onRefused: (code, message) => {
+              const refusal = clientRefusal(code, message);
+              refuse(refusal.status, refusal.code, refusal.message);
+            },
             onReady: () => socket.write('HTTP/1.1 200 Connection Established\r\n\r\n'),
           })
           .catch((error: Error) => {
@@ -128,6 +152,11 @@ export class EdgeConnectListeners {
       this.servers.push(server);
       this.logger.info('edge listener started: clients dial services with HTTP CONNECT and an API session', { address: `${spec.host}:${spec.port}` });
     }
+  }
+
+  /** The ports the listeners are bound to (a spec's port 0 is chosen by the system). */
+  ports(): number[] {
+    return this.servers.map((server) => (server.address() as AddressInfo).port);
   }
 
   async stop(): Promise<void> {

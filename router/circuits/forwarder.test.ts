@@ -2,7 +2,7 @@
 // asynchronously and in order, JSON frames as JSON copies, bytes as DataFrames), with real TCP sockets at both ends:
 // a tunnel listener on r1 whose connections go to `dial()`, and terminator servers on the hosting router.
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -15,6 +15,7 @@ import type { CircuitControlFrame, CircuitLink } from '../links/link-manager-api
 import { createTestPki, defaultForwarder, sleep, waitFor, type TestPki } from '../links/link-test-support.ts';
 import { controllerTrustOf } from '../run/controller-identity.ts';
 import { Forwarder, type RouterCircuit, type ForwarderTiming } from './forwarder.ts';
+import { ReadySigner } from './ready-proof.ts';
 
 const serviceId = 'svc1';
 const chunkBytes = 64 * 1024;
@@ -156,6 +157,10 @@ describe('Forwarder over fake links with real TCP ends', () => {
   let pki: TestPki;
   let signer: RouteSigner;
   let routerSigner: RouteSigner;
+  /** Each router's enrolled certificate and key (it signs its c.ready with them) and that certificate's fingerprint. */
+  const identities = new Map<string, { certPem: string; keyPem: string; fingerprint: string }>();
+  /** The cluster's members as every router of the network last heard them. */
+  let members: Set<string> | undefined = new Set(['ctrl1']);
   let cleanups: Array<() => unknown> = [];
 
   before(async () => {
@@ -164,6 +169,10 @@ describe('Forwarder over fake links with real TCP ends', () => {
     signer = new RouteSigner(controller.keyPem, controller.certPem);
     const router = await pki.routerTls('r9');
     routerSigner = new RouteSigner(router.keyPem, router.certPem);
+    for (const id of ['r1', 'r2', 'r3', 'r4']) {
+      const tls = await pki.routerTls(id);
+      identities.set(id, { certPem: tls.certPem, keyPem: tls.keyPem, fingerprint: new X509Certificate(tls.certPem).fingerprint.replaceAll(':', '').toLowerCase() });
+    }
   });
   after(async () => {
     await pki.dispose();
@@ -171,6 +180,7 @@ describe('Forwarder over fake links with real TCP ends', () => {
   afterEach(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
     cleanups = [];
+    members = new Set(['ctrl1']);
   });
 
   function network(spec: NetworkSpec): Network {
@@ -209,6 +219,8 @@ describe('Forwarder over fake links with real TCP ends', () => {
         },
         caPem: pki.caPem,
         controllerTrust: controllerTrustOf(pki.caPem),
+        controllerMembers: () => members,
+        identity: identities.get(node.id) ?? assert.fail(`no identity for ${node.id}`),
         hosted: () => node.hosted,
         requestCircuit: async (service, avoidRouters, _apiSession, resume) => {
           calls.push({ service, avoidRouters: [...avoidRouters], ...(resume ? { resume: { ...resume } } : {}) });
@@ -236,6 +248,7 @@ describe('Forwarder over fake links with real TCP ends', () => {
       links,
       terminator: { id: 't1', routerId: routers[routers.length - 1]!, address },
       controllerId: 'ctrl1',
+      egressFingerprint: identities.get(routers[routers.length - 1]!)?.fingerprint ?? '0'.repeat(40),
       issuedAt: Date.now(),
       ...overrides,
     };
@@ -544,6 +557,159 @@ describe('Forwarder over fake links with real TCP ends', () => {
     const refused = await client(port);
     await within(2_000, 'the client socket closes', refused.closed);
     assert.equal(logged(net.node('r1'), 'circuit refused')[0]?.code, 'CONTROLLER_UNAVAILABLE');
+  });
+
+  // ---- who may sign a route, who answers a setup, and each route once -------------------------------------------
+
+  it('a route signed by another controller than the one it names, or by a controller no longer a member, is refused everywhere', async () => {
+    const { net, server, port } = await echoPath();
+    const ctrl2 = await pki.controllerTls('ctrl2');
+    const otherSigner = new RouteSigner(ctrl2.keyPem, ctrl2.certPem);
+    // ctrl2 (a member) signs a route in ctrl1's name.
+    const impersonated = otherSigner.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address));
+    net.answer = () => ({ route: impersonated });
+    const first = await client(port);
+    await within(5_000, 'the client socket closes', first.closed);
+    assert.equal(logged(net.node('r1'), 'circuit refused')[0]?.reason, 'the route names controller ctrl1 but was signed by controller ctrl2');
+    // ctrl1 was removed from the cluster: its still-valid certificate signs nothing any more.
+    members = new Set(['ctrl2']);
+    net.answer = () => ({ route: signer.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address)) });
+    const second = await client(port);
+    await within(5_000, 'the client socket closes', second.closed);
+    assert.equal(logged(net.node('r1'), 'circuit refused')[1]?.reason, 'controller ctrl1 is not a member of the cluster now');
+    assert.equal(net.end('r1', 'l12').sent.length, 0, 'r1 sent no setup');
+
+    // The same routes put on the link as if r1 had sent them: r2 refuses both.
+    const answers: Array<{ type: string; reason: string }> = [];
+    net.end('r1', 'l12').onReceive = (frame) => answers.push(frame as (typeof answers)[number]);
+    const removed = signer.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address));
+    for (const signed of [impersonated, removed]) net.end('r1', 'l12').send({ type: 'c.setup', circuitId: (JSON.parse(signed.text) as CircuitRoute).circuitId, route: signed, hop: 1 });
+    await waitFor('r2 answers both', () => answers.length === 2, 5_000);
+    assert.deepEqual(
+      answers.map((answer) => [answer.type, answer.reason]),
+      [
+        ['c.fail', 'the route names controller ctrl1 but was signed by controller ctrl2'],
+        ['c.fail', 'controller ctrl1 is not a member of the cluster now'],
+      ],
+    );
+    assert.deepEqual(net.end('r2', 'l23').sent, [], 'r2 passed nothing on');
+    assert.equal(server.connections(), 0, 'nothing dialed at the terminator');
+  });
+
+  it('a c.ready that is not signed by the route\'s last router fails the setup: unsigned, signed by a middle router, or another circuit\'s', async () => {
+    const { net, server, port } = await echoPath();
+    // A genuine circuit first, for a genuine proof of r3's to replay.
+    const honest = await client(port);
+    honest.socket.write('ping');
+    await waitFor('the echo', () => honest.received().toString() === 'ping', 5_000);
+    const genuine = net.end('r3', 'l23').sent.find((frame) => frame.type === 'c.ready') as { proof?: unknown } | undefined;
+    assert.ok(genuine?.proof, 'r3 signed its ready');
+    honest.socket.end();
+    await within(5_000, 'the honest circuit ends', honest.ended);
+
+    // r2 turns bad: it keeps setups from r3 and answers them itself.
+    const r2Signer = new ReadySigner(identities.get('r2')!.keyPem, identities.get('r2')!.certPem);
+    const forgeries: Array<(circuitId: string) => Record<string, unknown>> = [
+      (circuitId) => ({ type: 'c.ready', circuitId }),
+      (circuitId) => ({ type: 'c.ready', circuitId, proof: r2Signer.sign(circuitId, 'any digest', undefined) }),
+      (circuitId) => ({ type: 'c.ready', circuitId, proof: genuine.proof }),
+    ];
+    const expected = [/the ready is not signed \(router r3 must sign it\)/, /the ready signer is not router r3: the certificate names "r2"/, /the ready signature of router r3 does not verify/];
+    net.end('r2', 'l23').drop = (frame) => frame.type === 'c.setup';
+    for (const [index, forge] of forgeries.entries()) {
+      net.end('r1', 'l12').onReceive = undefined;
+      net.end('r2', 'l12').onReceive = (frame) => {
+        const setup = frame as { type?: string; circuitId?: string };
+        if (setup.type === 'c.setup') setImmediate(() => net.end('r2', 'l12').send(forge(setup.circuitId!) as never));
+      };
+      const victim = await client(port);
+      victim.socket.write('secret');
+      await within(5_000, 'the client socket closes', victim.closed);
+      assert.equal(victim.received().length, 0, 'the client got nothing back');
+      const refusals = logged(net.node('r1'), 'circuit ready refused');
+      assert.equal(refusals.length, 2 * (index + 1), 'both attempts (the second avoiding r2) were refused');
+      assert.match(String(refusals.at(-1)?.reason), expected[index]!);
+      assert.equal(refusals.at(-1)?.from, 'r2');
+    }
+    assert.deepEqual(
+      net.calls.slice(1).map((call) => call.avoidRouters),
+      [[], ['r2'], [], ['r2'], [], ['r2']],
+      'each refused ready made r1 ask again around r2',
+    );
+    assert.equal(server.connections(), 1, 'only the honest circuit reached the terminator');
+    await waitFor('no circuit left at r1', () => net.node('r1').forwarder.stats().circuits === 0, 2_000);
+    assert.equal(net.node('r1').forwarder.stats().created, 1);
+  });
+
+  it('a route is used once: the same signed setup sent again to the egress is refused and nothing is dialed', async () => {
+    const { net, server, port } = await echoPath();
+    const first = await client(port);
+    first.socket.write('once');
+    await waitFor('the echo', () => first.received().toString() === 'once', 5_000);
+    first.socket.end();
+    await within(5_000, 'the circuit ends', first.ended);
+    await waitFor('every circuit closed', () => net.circuits().every((count) => count === 0), 5_000);
+    assert.equal(server.connections(), 1);
+
+    // r2 kept the setup it passed on, and sends it again: a new connection to the service as the client, were it taken.
+    const setup = net.end('r2', 'l23').sent.find((frame) => frame.type === 'c.setup');
+    assert.ok(setup);
+    const answers: Array<{ type: string; reason?: string }> = [];
+    net.end('r2', 'l23').onReceive = (frame) => answers.push(frame as (typeof answers)[number]);
+    net.end('r2', 'l23').send(setup);
+    await waitFor('r3 answers', () => answers.length > 0, 5_000);
+    assert.deepEqual(answers[0], { type: 'c.fail', circuitId: (setup as unknown as { circuitId: string }).circuitId, reason: 'the route was used before: a route sets up one circuit once' });
+    await sleep(100);
+    assert.equal(server.connections(), 1, 'the replay dialed nothing');
+    assert.equal(net.node('r3').forwarder.stats().circuits, 0);
+  });
+
+  it('resume is refused for a circuit whose egress still has its path, from another router than its ingress, and with an older route', async () => {
+    const spec: NetworkSpec = {
+      routers: ['r1', 'r2', 'r3', 'r4'],
+      links: [
+        ['l12', 'r1', 'r2'],
+        ['l23', 'r2', 'r3'],
+        ['l14', 'r1', 'r4'],
+        ['l43', 'r4', 'r3'],
+      ],
+    };
+    const net = network(spec);
+    const server = await terminator();
+    net.node('r3').hosted.set(serviceId, server.address);
+    const original = route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address);
+    // r1's own re-route never gets an answer: only r4's attempts reach r3.
+    net.answer = (_service, _avoid, _call, resume) => (resume ? new Promise(() => undefined) : { route: signer.sign(original) });
+    const port = await tunnel(net);
+    const victim = await client(port);
+    victim.socket.write('mine');
+    await waitFor('the echo', () => victim.received().toString() === 'mine', 5_000);
+    const { circuitId } = original;
+
+    const answers: Array<{ type: string; reason?: string }> = [];
+    net.end('r4', 'l43').onReceive = (frame) => answers.push(frame as (typeof answers)[number]);
+    const resumeAt = async (signed: ReturnType<RouteSigner['sign']>, hop = 2) => {
+      const before = answers.length;
+      net.end('r4', 'l43').send({ type: 'c.setup', circuitId, route: signed, hop, resume: 0 });
+      await waitFor('r3 answers', () => answers.length > before, 5_000);
+      return answers.at(-1)!;
+    };
+    // r4 holds a genuine re-route of this circuit (the controller's, for r1) and uses it while the circuit is up.
+    const takeover = await resumeAt(signer.sign(route(['r1', 'r4', 'r3'], ['l14', 'l43'], server.address, { circuitId, issuedAt: original.issuedAt + 1 })));
+    assert.deepEqual([takeover.type, takeover.reason], ['c.fail', 'the circuit has not lost its path here: only an orphaned egress takes a new one']);
+    victim.socket.write(' still');
+    await waitFor('the circuit still echoes over r2', () => victim.received().toString() === 'mine still', 5_000);
+
+    // The r2–r3 link goes: r3's end is orphaned, waiting for r1's new path.
+    net.end('r2', 'l23').close();
+    await waitFor('r3 orphaned', () => logged(net.node('r3'), 'circuit waiting for a new path: a link of its path was lost').length === 1, 2_000);
+    const foreign = await resumeAt(signer.sign(route(['r4', 'r3'], ['l43'], server.address, { circuitId })), 1);
+    assert.deepEqual([foreign.type, foreign.reason], ['c.fail', "the resumed route was not requested by the circuit's ingress (router r1)"]);
+    const older = await resumeAt(signer.sign(route(['r1', 'r4', 'r3'], ['l14', 'l43'], server.address, { circuitId, issuedAt: original.issuedAt - 1000 })));
+    assert.deepEqual([older.type, older.reason], ['c.fail', 'the resumed route is not newer than the one the circuit holds']);
+    assert.ok(!answers.some((answer) => answer.type === 'c.ready'), 'r3 never answered r4 with a ready');
+    assert.equal(logged(net.node('r3'), 'circuit re-routed here').length, 0);
+    assert.equal(server.connections(), 1);
   });
 
   // ---- link loss ----------------------------------------------------------------------------------------------------

@@ -4,10 +4,14 @@
 // hop, the frame arriving over the link the route names), installs the circuit between its two links and passes the
 // setup on; the last router dials the terminator's address (only one it hosts for that service) and answers
 // `c.ready` back along the path, after which bytes flow both ways (circuit-end.ts: credit flow control, half-close).
+// Routes are taken only from a current cluster member named in them (route-authority.ts); the egress takes each route
+// once (terminated-routes.ts) and signs its `c.ready`, which the ingress checks is the route's last router's
+// (ready-proof.ts), so no router of the path can answer a setup in the host's place.
 // A failed setup comes back as `c.fail` naming a router to avoid, and the ingress asks again (at most
 // `maxAttempts` routes). A link that closes takes the circuits over it off the routers between it and the ends
 // (`c.close` marked `reroute`); the ends keep their connections, suspended: the ingress asks for a new path to the
-// same terminator under the same id and sets it up with `resume`, the egress takes it, and each end sends again what
+// same terminator under the same id and sets it up with `resume`, the egress takes it (only while orphaned, only a
+// route newer than the one it holds and from the same ingress), and each end sends again what
 // the other has not received (circuit-end.ts). With no new path the circuit ends and both connections are reset.
 //
 // Timers, from the forwarder section: every `idleTxInterval` ms (0: never) a circuit silent for `idleCircuitTimeout`
@@ -15,7 +19,7 @@
 // un-routed. Egress dials go through the xgress dial queue (egress-dialer.ts).
 import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
-import { RouteVerifier, routeSetupWindowMs, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
+import { routeDigest, RouteVerifier, routeSetupWindowMs, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
 import type { RouterCircuitReport } from '../../common/control-channel/control-messages.ts';
 import { DataFrame } from '../../common/framing/frame-codec.ts';
 import type { Logger } from '../../common/log/logger.ts';
@@ -24,10 +28,13 @@ import type { ForwarderConfig } from '../config/router-config.ts';
 import type { CircuitLink, LinkManagerApi } from '../links/link-manager-api.ts';
 import { verifyControllerCertificate, type ControllerTrust } from '../run/controller-identity.ts';
 import { CircuitEnd, defaultWindowBytes, type EndOutput } from './circuit-end.ts';
-import { readCircuitFrame, type CircuitFrame, type FailFrame, type SetupFrame } from './circuit-frames.ts';
+import { readCircuitFrame, type CircuitFrame, type FailFrame, type ReadyFrame, type SetupFrame } from './circuit-frames.ts';
 import { EgressDialer } from './egress-dialer.ts';
 import { circuitLimitProblem, type CircuitLimitProblem, type CircuitLimitTable } from './circuit-limits.ts';
 import { defaultTransitMarks, TransitBackpressure, type TransitMarks } from './transit-backpressure.ts';
+import { ReadySigner, ReadyVerifier } from './ready-proof.ts';
+import { routeAuthorityProblem } from './route-authority.ts';
+import { TerminatedRoutes } from './terminated-routes.ts';
 
 /** A circuit as the ingress reports it to its controller (the `router.circuit` message without its type). */
 export type RouterCircuit = Omit<RouterCircuitReport, 'type'>;
@@ -55,6 +62,8 @@ interface Circuit {
   upAt: number;
   /** The ingress's wait for `c.ready` / `c.fail`. */
   pending: ((result: SetupResult) => void) | undefined;
+  /** At the ingress, the route whose `c.ready` it waits for (and its digest): the ready must be its egress's. */
+  awaiting?: { readonly route: CircuitRoute; readonly digest: string };
 }
 
 export interface ForwarderTiming {
@@ -81,6 +90,11 @@ export interface ForwarderDeps {
   readonly caPem: string;
   /** Which signers are controllers (the control channel's rule). */
   readonly controllerTrust: ControllerTrust;
+  /** The cluster's member ids as the control channel last heard them (undefined before the first welcome): only they
+   * sign routes. */
+  readonly controllerMembers: () => ReadonlySet<string> | undefined;
+  /** The router's enrolled certificate (chain) and its key: the egress signs `c.ready` with them. */
+  readonly identity: { readonly certPem: string; readonly keyPem: string };
   /** serviceId → address this router hosts now (terminator-sync.ts). */
   readonly hosted: () => ReadonlyMap<string, string>;
   /** `circuit.create` on the control channel (`apiSession`: dial as that API session's identity; `resume`: a new path
@@ -125,6 +139,9 @@ export interface ForwarderStats {
 export class Forwarder {
   private readonly circuits = new Map<string, Circuit>();
   private readonly verifier: RouteVerifier;
+  private readonly readySigner: ReadySigner;
+  private readonly readyVerifier: ReadyVerifier;
+  private readonly terminated = new TerminatedRoutes(routeSetupWindowMs);
   private readonly dialer: EgressDialer;
   private readonly timing: ForwarderTiming;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -135,6 +152,8 @@ export class Forwarder {
   constructor(private readonly deps: ForwarderDeps) {
     this.timing = { ...defaultForwarderTiming, ...(deps.timing ?? {}) };
     this.verifier = new RouteVerifier(deps.caPem);
+    this.readySigner = new ReadySigner(deps.identity.keyPem, deps.identity.certPem);
+    this.readyVerifier = new ReadyVerifier(deps.caPem, deps.controllerTrust.trustDomains);
     const { config } = deps;
     this.dialer = new EgressDialer({
       queueLength: config.xgressDialQueueLength,
@@ -161,6 +180,21 @@ export class Forwarder {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
     this.dialer.stop();
     for (const circuit of [...this.circuits.values()]) this.teardown(circuit, undefined, 'router stopping', false);
+  }
+
+  /**
+   * Closes these circuits (or every one) at once, both ends reset and the other routers of each path told: the
+   * controller revoked them (router/run/circuit-revocation.ts). Ids it does not hold are skipped; returns how many closed.
+   */
+  closeCircuits(ids: Iterable<string> | 'all', reason: string): number {
+    let closed = 0;
+    for (const id of ids === 'all' ? [...this.circuits.keys()] : ids) {
+      const circuit = this.circuits.get(id);
+      if (!circuit) continue;
+      this.teardown(circuit, undefined, reason, false);
+      closed++;
+    }
+    return closed;
   }
 
   stats(): ForwarderStats {
@@ -234,6 +268,7 @@ export class Forwarder {
     const next = this.deps.links.linkById(route.links[0]!);
     if (!next || next.destRouterId !== route.routers[1]) return { ok: false, reason: `link ${route.links[0]} to router ${route.routers[1]} is gone`, avoid: route.routers[1]! };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'link', link: next }]);
+    circuit.awaiting = { route, digest: routeDigest(signed) };
     if (options.apiSession !== undefined) circuit.apiSession = options.apiSession;
     // The end is attached in the same turn as `c.ready` arrives: frames right behind it in the same read (a server
     // that speaks first, or one that closes at once) find the circuit up, not half set up.
@@ -359,7 +394,11 @@ export class Forwarder {
     switch (frame.type) {
       case 'c.ready':
         if (from !== 1 || (circuit.state !== 'setup' && circuit.state !== 'rerouting')) return;
-        if (circuit.pending) return circuit.pending({ ok: true, ...(frame.received !== undefined ? { received: frame.received } : {}) });
+        if (circuit.pending) {
+          const problem = this.readyProblem(circuit, frame);
+          if (problem) return this.readyRefused(circuit, problem);
+          return circuit.pending({ ok: true, ...(frame.received !== undefined ? { received: frame.received } : {}) });
+        }
         circuit.state = 'up';
         return this.sendToward(circuit, 0, frame);
       case 'c.fail':
@@ -429,7 +468,7 @@ export class Forwarder {
     if (route.links[hop - 1] !== link.id || link.destRouterId !== route.routers[hop - 1]) return fail('the setup came over a link the route does not name');
     const last = route.routers.length - 1;
     if (frame.resume !== undefined) {
-      if (hop === last) return this.resumeHere(link, route, frame.resume, fail);
+      if (hop === last) return this.resumeHere(link, route, routeDigest(frame.route as SignedRoute), frame.resume, fail);
       // An entry of the circuit's old path that no close has reached yet: the new path replaces it.
       const stale = this.circuits.get(route.circuitId);
       if (stale && stale.state === 'up' && stale.sides.every((side) => side.kind === 'link')) this.circuits.delete(route.circuitId);
@@ -449,6 +488,9 @@ export class Forwarder {
     }
     const problem = this.hostingProblem(route);
     if (problem) return fail(problem, this.deps.routerId);
+    const digest = routeDigest(frame.route as SignedRoute);
+    const claimed = this.terminated.claim(digest, route.issuedAt, this.deps.clock.now());
+    if (!claimed.ok) return fail(claimed.reason);
     const circuit = this.install(route, [{ kind: 'link', link }, { kind: 'end', end: undefined }]);
     this.dialer.dial(route.terminator.address).then(
       (socket) => {
@@ -458,7 +500,7 @@ export class Forwarder {
         }
         this.attach(circuit, 1, socket);
         circuit.state = 'up';
-        link.send({ type: 'c.ready', circuitId: circuit.id });
+        link.send({ type: 'c.ready', circuitId: circuit.id, proof: this.readySigner.sign(circuit.id, digest, undefined) } satisfies ReadyFrame);
         this.counts.created++;
         this.deps.logger.info('circuit terminated here', { circuitId: circuit.id, service: route.serviceName, address: route.terminator.address });
       },
@@ -471,15 +513,24 @@ export class Forwarder {
     );
   }
 
-  /** The egress end of a live circuit takes the new path its ingress built. */
-  private resumeHere(link: CircuitLink, route: CircuitRoute, ingressReceived: number, fail: (reason: string, avoid?: string) => void): void {
+  /**
+   * The egress end of a live circuit takes the new path its ingress built: only while it is orphaned (its old path
+   * lost), only a route issued after the one it holds, requested by the same ingress for the same circuit, and only
+   * once; so a router once on the path can neither take a circuit over nor replay an older re-route.
+   */
+  private resumeHere(link: CircuitLink, route: CircuitRoute, digest: string, ingressReceived: number, fail: (reason: string, avoid?: string) => void): void {
     const held = this.circuits.get(route.circuitId);
     const egress = held?.sides[1];
     if (!held || egress?.kind !== 'end' || !egress.end || held.state === 'setup') return fail('no circuit to resume here');
     const old = held.route;
-    if (old.routers[0] !== route.routers[0] || old.identityId !== route.identityId || old.terminator.id !== route.terminator.id || old.serviceId !== route.serviceId) {
+    if (old.routers[0] !== route.routers[0]) return fail(`the resumed route was not requested by the circuit's ingress (router ${old.routers[0]})`);
+    if (old.identityId !== route.identityId || old.terminator.id !== route.terminator.id || old.serviceId !== route.serviceId) {
       return fail("the resumed route is another circuit's");
     }
+    if (held.state !== 'orphaned') return fail('the circuit has not lost its path here: only an orphaned egress takes a new one');
+    if (route.issuedAt <= old.issuedAt) return fail('the resumed route is not newer than the one the circuit holds');
+    const claimed = this.terminated.claim(digest, route.issuedAt, this.deps.clock.now());
+    if (!claimed.ok) return fail(claimed.reason);
     const previous = held.sides[0];
     if (previous.kind === 'link' && previous.link.id !== link.id) previous.link.send({ type: 'c.close', circuitId: held.id, graceful: false, reason: 're-routed' });
     egress.end.suspend();
@@ -487,7 +538,7 @@ export class Forwarder {
     held.route = route;
     held.state = 'up';
     held.lastActivity = performance.now();
-    link.send({ type: 'c.ready', circuitId: held.id, received: egress.end.received });
+    link.send({ type: 'c.ready', circuitId: held.id, received: egress.end.received, proof: this.readySigner.sign(held.id, digest, egress.end.received) } satisfies ReadyFrame);
     egress.end.resume(ingressReceived);
     this.deps.logger.info('circuit re-routed here', { circuitId: held.id, path: route.routers });
   }
@@ -560,6 +611,7 @@ export class Forwarder {
         continue;
       }
       circuit.sides[1] = { kind: 'link', link: next };
+      circuit.awaiting = { route, digest: routeDigest(signed as SignedRoute) };
       const result = await new Promise<SetupResult>((resolve) => {
         circuit.pending = (outcome) => {
           circuit.pending = undefined;
@@ -590,10 +642,37 @@ export class Forwarder {
     const now = this.deps.clock.now();
     const verdict = this.verifier.verify(signed, now);
     if (!verdict.ok) return verdict;
-    const controller = verifyControllerCertificate(verdict.signer, this.deps.controllerTrust);
-    if (!controller.ok) return { ok: false, reason: `the route was not signed by a controller: ${controller.reason}` };
+    const problem = routeAuthorityProblem(verifyControllerCertificate(verdict.signer, this.deps.controllerTrust), verdict.route, this.deps.controllerMembers());
+    if (problem) return { ok: false, reason: problem };
     if (Math.abs(now - verdict.route.issuedAt) > routeSetupWindowMs) return { ok: false, reason: 'the route is too old (or from the future)' };
     return { ok: true, route: verdict.route };
+  }
+
+  /** At the ingress: why a `c.ready` is not the awaited route's egress's, or undefined when it is. */
+  private readyProblem(circuit: Circuit, frame: ReadyFrame): string | undefined {
+    const awaiting = circuit.awaiting;
+    if (!awaiting) return 'no route is awaiting a ready';
+    const { route, digest } = awaiting;
+    return this.readyVerifier.problem(
+      frame.proof,
+      { circuitId: circuit.id, routeDigest: digest, received: frame.received, egressRouterId: route.routers[route.routers.length - 1]!, egressFingerprint: route.egressFingerprint },
+      this.deps.clock.now(),
+    );
+  }
+
+  /**
+   * A ready that is not the egress's fails the setup: the path built so far is closed (on a re-route, marked so that
+   * the real egress keeps its connection for another path) and the next attempt avoids the next hop.
+   */
+  private readyRefused(circuit: Circuit, reason: string): void {
+    const next = circuit.sides[1];
+    const avoid = circuit.awaiting?.route.routers[1];
+    const rerouting = circuit.state === 'rerouting';
+    this.deps.logger.warn('circuit ready refused', { circuitId: circuit.id, reason, ...(next.kind === 'link' ? { from: next.link.destRouterId } : {}) });
+    if (next.kind === 'link') next.link.send({ type: 'c.close', circuitId: circuit.id, graceful: false, reason: 'the ready was refused', ...(rerouting ? { reroute: true } : {}) });
+    if (rerouting) circuit.sides[1] = { kind: 'gone' };
+    else this.circuits.delete(circuit.id);
+    circuit.pending?.({ ok: false, reason, ...(avoid ? { avoid } : {}) });
   }
 
   /** Why this router cannot be the route's egress, or undefined when it can. */

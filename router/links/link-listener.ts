@@ -144,7 +144,8 @@ export class LinkListenerServer {
     }
     const refusal = this.refusalOf(hello);
     if (refusal !== undefined) {
-      options.logger.warn(`link refused: ${refusal}`, { remote, routerId: hello.routerId, linkId: hello.linkId, connType: hello.connType });
+      // The refusal quotes the hello's link id: a field, never the msg.
+      options.logger.warn('link refused', { remote, routerId: hello.routerId, linkId: hello.linkId, connType: hello.connType, reason: refusal });
       framed.close(refusal);
       return;
     }
@@ -166,7 +167,7 @@ export class LinkListenerServer {
     const framed = half.connection;
     const outcome = this.pairing.offer(half);
     if (outcome.kind === 'refused') {
-      options.logger.warn(`link refused: ${outcome.reason}`, { remote, routerId: half.routerId, linkId: half.linkId, connType: half.connType });
+      options.logger.warn('link refused', { remote, routerId: half.routerId, linkId: half.linkId, connType: half.connType, reason: outcome.reason });
       framed.close(outcome.reason);
       return;
     }
@@ -201,7 +202,7 @@ export class LinkListenerServer {
     // The manager's answer may have changed while the first half waited (a link with this id came up, or stopping).
     const refusal = options.admit({ routerId: half.routerId, linkId: half.linkId });
     if (refusal !== undefined) {
-      options.logger.warn(`link refused: ${refusal}`, { remote, routerId: half.routerId, linkId: half.linkId, connType: 'split' });
+      options.logger.warn('link refused', { remote, routerId: half.routerId, linkId: half.linkId, connType: 'split', reason: refusal });
       closeLinkSockets(sockets, refusal);
       return;
     }

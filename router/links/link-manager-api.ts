@@ -11,6 +11,7 @@
 //   a full list — routers not in it are not known to be connected any more).
 // - `routerConnected(info)` / `routerDisconnected(id)` for `ctrl.routerConnected` / `ctrl.routerDisconnected`.
 // - `links()` may be called at any time (health check, metrics); it must be cheap and synchronous.
+// - `refusePeers(policy)` with each edge model the controller sends (the routers that may be link peers).
 // - `onLinksChanged(listener)` registers listeners called whenever the set of links or their latencies change
 //   (the run driver then sends `router.links`).
 // Listeners the manager never calls are fine; a manager must not throw from these calls (log instead).
@@ -18,6 +19,7 @@
 import type { Logger } from '../../common/log/logger.ts';
 import type { RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { RouterConfig } from '../config/router-config.ts';
+import type { LinkPeerPolicy } from './link-peer-policy.ts';
 
 export type { RouterInfo } from '../../common/control-channel/control-messages.ts';
 
@@ -52,6 +54,11 @@ export interface LinkManagerApi {
   onCircuitFrame(handler: (link: CircuitLink, frame: unknown) => void): void;
   /** Called once for each link that closes (circuits over it end). */
   onLinkClosed(handler: (link: CircuitLink) => void): void;
+  /**
+   * Which routers may be link peers from now on (link-peer-policy.ts, from each edge model): live links to a refused
+   * router are closed, its dials stop, and its new links are refused.
+   */
+  refusePeers(policy: LinkPeerPolicy): void;
 }
 
 /** What circuits need of a live link. */

@@ -28,6 +28,7 @@ import { LinkChannel, linkTimingFor, type LinkDirection, type LinkTiming } from 
 import { dialLink, type LinkDialError, type PendingDial } from './link-dialer.ts';
 import { shapeFor, type LinkConnType, type LinkShape } from './link-hello.ts';
 import { LinkListenerServer } from './link-listener.ts';
+import { anyLinkPeer, type LinkPeerPolicy } from './link-peer-policy.ts';
 import type { CircuitLink, LinkInfo, LinkManagerApi, LinkManagerFactory, LinkManagerOptions } from './link-manager-api.ts';
 import { closeLinkSockets, type LinkSockets } from './link-sockets.ts';
 
@@ -84,6 +85,8 @@ export class LinkManager implements LinkManagerApi {
   /** Routers the controller reports connected (last known while our own control channel is down). */
   private readonly connected = new Set<string>();
   private readonly live = new Map<string, LinkChannel>();
+  /** Which routers may be link peers (the edge model's routers, not disabled); set by `refusePeers`. */
+  private peerPolicy: LinkPeerPolicy = anyLinkPeer;
   /** The fingerprints the controller last reported for each router's certificates (kept after it disconnects). */
   private readonly fingerprints = new Map<string, { readonly client?: string; readonly server?: string }>();
   /** Trust domains of identity.ca: a peer's router SPIFFE id must be in one. */
@@ -139,7 +142,7 @@ export class LinkManager implements LinkManagerApi {
           clientFingerprintOf: (routerId) => this.fingerprints.get(routerId)?.client,
           handshakeTimeoutMs: this.handshakeTimeoutMs,
           logger: this.logger,
-          admit: (hello) => this.admit(hello.linkId),
+          admit: (hello) => this.admit(hello.linkId, hello.routerId),
           onLink: (sockets, hello) => this.addLink(sockets, hello.linkId, hello.routerId, 'accepted', undefined),
         });
         try {
@@ -220,6 +223,24 @@ export class LinkManager implements LinkManagerApi {
       for (const info of list) {
         this.connected.add(info.id);
         this.learn(info);
+      }
+    });
+  }
+
+  refusePeers(policy: LinkPeerPolicy): void {
+    this.guard('refusePeers', () => {
+      this.peerPolicy = policy;
+      for (const link of [...this.live.values()]) {
+        const reason = policy(link.destRouterId);
+        if (reason === undefined) continue;
+        this.logger.warn('link closed: the peer router is revoked', { linkId: link.id, destRouterId: link.destRouterId, reason });
+        link.close(`peer router revoked: ${reason}`);
+      }
+      for (const target of this.targets.values()) {
+        if (policy(target.routerId) === undefined) continue;
+        if (target.timer !== undefined) clearTimeout(target.timer);
+        target.timer = undefined;
+        target.dial?.cancel();
       }
     });
   }
@@ -354,6 +375,8 @@ export class LinkManager implements LinkManagerApi {
   /** Hands the dial to the link dial queue; a full queue refuses it, which counts as a failed dial. */
   private dial(target: Target): void {
     if (this.state === 'stopped' || target.retired || target.link !== undefined || target.dial !== undefined || target.queued) return;
+    // A revoked router is not dialed; it is dialed again if a new model lists it and it connects (routerConnected).
+    if (this.peerPolicy(target.routerId) !== undefined) return;
     target.queued = true;
     if (this.dialQueue.push(target)) return;
     target.queued = false;
@@ -418,7 +441,7 @@ export class LinkManager implements LinkManagerApi {
     await pending.result.then(
       (sockets) => {
         target.dial = undefined;
-        if (this.state === 'stopped' || target.retired) {
+        if (this.state === 'stopped' || target.retired || this.peerPolicy(target.routerId) !== undefined) {
           closeLinkSockets(sockets, 'link no longer wanted');
           if (target.retired && target.link === undefined) this.targets.delete(target.key);
           return;
@@ -452,8 +475,10 @@ export class LinkManager implements LinkManagerApi {
 
   // ---- live links -------------------------------------------------------------------------------------------
 
-  private admit(linkId: string): string | undefined {
+  private admit(linkId: string, routerId: string): string | undefined {
     if (this.state === 'stopped') return 'router stopping';
+    const revoked = this.peerPolicy(routerId);
+    if (revoked !== undefined) return `router revoked: ${revoked}`;
     if (this.live.has(linkId)) return `duplicate link id ${linkId}`;
     return undefined;
   }

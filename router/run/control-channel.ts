@@ -54,6 +54,10 @@ export interface ControlChannelHandlers {
   onEdgeModel(index: number, model: EdgeModel): void;
   /** A request from the controller; its value is the response's. */
   onRequest(body: ControlRequest['body']): Promise<unknown>;
+  /** `ctrl.circuitClose`: circuits whose session, identity, access or posture was revoked (checked by the handler). */
+  onCircuitClose?(message: unknown): void;
+  /** `ctrl.refused` with `revoked`: this router was disabled or deleted. */
+  onRevoked?(reason: string): void;
 }
 
 export interface ControlChannelOptions {
@@ -348,7 +352,8 @@ export class ControlChannel {
         return;
       }
       case 'ctrl.refused':
-        logger.warn('controller refused the router', { endpoint: session.endpoint, reason: message.reason });
+        logger.warn('controller refused the router', { endpoint: session.endpoint, reason: message.reason, ...(message.revoked === true ? { revoked: true } : {}) });
+        if (message.revoked === true) handlers.onRevoked?.(String(message.reason));
         session.close(`refused: ${message.reason}`);
         return;
       case 'hb':
@@ -388,6 +393,9 @@ export class ControlChannel {
         return;
       case 'ctrl.edgeModel':
         handlers.onEdgeModel(message.index, message.model);
+        return;
+      case 'ctrl.circuitClose':
+        handlers.onCircuitClose?.(message);
         return;
       default:
         logger.debug('unknown control message ignored', { type: (message as { type: string }).type });

@@ -20,6 +20,8 @@ import { HealthCheckRunner, routerCheckDefinitions } from '../health/router-heal
 import type { LinkManagerApi, LinkManagerFactory } from '../links/link-manager-api.ts';
 import { createLinkManager } from '../links/link-manager.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
+import { linkPeerPolicyOf } from '../links/link-peer-policy.ts';
+import { CircuitRevocation } from './circuit-revocation.ts';
 import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
 import { TproxyInterceptor } from '../tproxy/tproxy-interceptor.ts';
@@ -154,6 +156,8 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     };
     const sendLinks = () => channel.send({ type: 'router.links', links: linkManager.links().map(({ id, destRouterId, latencyMs }) => ({ id, destRouterId, latencyMs })) });
 
+    // The cluster's members as the controllers last announced them: only they sign routes (route-authority.ts).
+    let controllerMembers: ReadonlySet<string> | undefined;
     const channelLog = logger.child('ctrl');
     const endpointsFile = new EndpointsFileKeeper(config.ctrl.endpointsFile, channelLog);
     const channel: ControlChannel = new ControlChannel({
@@ -184,15 +188,21 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
           circuitReports.flush();
         },
         onDown: () => linkManager.onControllerConnected(false),
-        onMembers: (members) => endpointsFile.update(members),
+        onMembers: (members) => {
+          controllerMembers = new Set(members.map((member) => member.id));
+          endpointsFile.update(members);
+        },
         onRouterConnected: (router) => linkManager.routerConnected(router),
         onRouterDisconnected: (id) => linkManager.routerDisconnected(id),
         onEdgeModel: (index, model) => {
           if (!holder.offer(index, model)) return;
+          linkManager.refusePeers(linkPeerPolicyOf(model));
           channelLog.debug('edge model updated', { index });
           sendTerminators(terminators.modelChanged(model));
           for (const interceptor of interceptors) void interceptor.modelChanged(model);
         },
+        onCircuitClose: (message) => revocation.circuitClose(message),
+        onRevoked: (reason) => revocation.routerRevoked(reason),
         onRequest: async (body) => {
           if (body.op === 'ping') return { routerId };
           if (body.op === 'edgeModel') return holder.current;
@@ -212,6 +222,8 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       links: linkManager,
       caPem: identity.caPem,
       controllerTrust: controllerTrustOf(identity.caPem, config.ctrl.controllerFingerprints ?? []),
+      controllerMembers: () => controllerMembers,
+      identity: { certPem: identity.certPem, keyPem: identity.keyPem },
       hosted: () => terminators.hosted,
       requestCircuit: (service, avoidRouters, apiSession, resume) =>
         channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}), ...(apiSession ? { apiSession } : {}), ...(resume ? { resume } : {}) }),
@@ -222,6 +234,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
     });
     forwarder.start();
     started.push(async () => forwarder.stop());
+    const revocation = new CircuitRevocation(forwarder, logger.child('circuits'));
     const tunnelListeners = (config.listeners ?? []).filter((listener): listener is TunnelListenerConfig => listener.binding === 'tunnel');
     const proxies = new ProxyListeners(proxyEntriesOf(tunnelListeners, listenerLog), forwarder, listenerLog);
     await proxies.start();

@@ -23,4 +23,33 @@ describe('the tproxy address pool', () => {
     assert.deepEqual(given, ['10.1.2.3', '10.1.2.4', '10.1.2.5', '10.1.2.6', undefined, undefined]);
     for (const bad of ['10.1.2.0', '10.1.2.0/31', '300.1.2.0/24', 'fd00::/64', '10.1.2.0/7']) assert.ok('error' in parseIpv4Range(bad), bad);
   });
+
+  it('leases names under wildcards up to a cap, the least recently asked giving its address up; spelled-out names stay', () => {
+    const range = parseIpv4Range('10.1.2.0/24');
+    assert.ok(!('error' in range));
+    const pool = new AddressPool(range, 2);
+    assert.equal(pool.addressOf('exact.ziti'), '10.1.2.3');
+    assert.equal(pool.leaseFor('a.w.ziti'), '10.1.2.4');
+    assert.equal(pool.leaseFor('b.w.ziti'), '10.1.2.5');
+    assert.equal(pool.leaseFor('a.w.ziti'), '10.1.2.4', 'asked again: now the most recent');
+    assert.equal(pool.leaseFor('c.w.ziti'), '10.1.2.6', 'a fresh address while the range has one');
+    assert.equal(pool.peek('b.w.ziti'), undefined, 'b was the least recently asked');
+    assert.deepEqual(pool.names(), ['exact.ziti', 'a.w.ziti', 'c.w.ziti']);
+    assert.deepEqual([pool.wildcardNames, pool.evicted], [2, 1]);
+    assert.equal(pool.leaseFor('exact.ziti'), '10.1.2.3', 'a spelled-out name under a wildcard keeps its own address');
+  });
+
+  it('once the range is used up, a new name takes over the least recently asked name\'s address', () => {
+    const range = parseIpv4Range('10.1.2.0/29');
+    assert.ok(!('error' in range));
+    const pool = new AddressPool(range, 100);
+    pool.addressOf('exact.ziti');
+    const leased = ['a', 'b', 'c'].map((name) => pool.leaseFor(`${name}.w.ziti`));
+    assert.deepEqual(leased, ['10.1.2.4', '10.1.2.5', '10.1.2.6']);
+    pool.leaseFor('a.w.ziti');
+    assert.equal(pool.leaseFor('d.w.ziti'), '10.1.2.5', "b's address");
+    assert.equal(pool.addressOf('late.ziti'), '10.1.2.6', "a spelled-out name takes c's rather than none");
+    assert.deepEqual(pool.names(), ['exact.ziti', 'late.ziti', 'a.w.ziti', 'd.w.ziti']);
+    assert.equal(new AddressPool(range, 0).leaseFor('x.w.ziti'), undefined, 'a cap of 0 leases nothing');
+  });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EdgeModel } from '../../common/control-channel/control-messages.ts';
 import { interceptPlan } from './intercept-plan.ts';
-import { nftDeleteScript, nftReplaceScript, nftTableName } from './nft-ruleset.ts';
+import { nftDeleteScript, nftElementsScript, nftReplaceScript, nftTableName } from './nft-ruleset.ts';
 
 const intercept = (addresses: string[], protocols = ['tcp'], portRanges = [{ low: 80, high: 80 }]) => ({ 'intercept.v1': { protocols, addresses, portRanges } });
 
@@ -55,5 +55,40 @@ describe('the tproxy intercept plan', () => {
       ].join('\n'),
     );
     assert.equal(nftDeleteScript(table), 'table ip edgeward_a_b_C\ndelete table ip edgeward_a_b_C\n');
+  });
+
+  it('keeps the addresses of names under wildcards in a named set, changed element by element', () => {
+    const script = nftReplaceScript('edgeward_r1', [
+      { service: 'web', addresses: ['100.64.0.3'], ports: [{ low: 80, high: 80 }], listenPort: 40001, wildcardSet: { name: 'w0', addresses: ['100.64.0.4', '100.64.0.5'] } },
+      { service: 'api', addresses: [], ports: [{ low: 443, high: 443 }], listenPort: 40002, wildcardSet: { name: 'w1', addresses: [] } },
+    ]);
+    assert.equal(
+      script,
+      [
+        'table ip edgeward_r1',
+        'delete table ip edgeward_r1',
+        'table ip edgeward_r1 {',
+        '  set w0 {',
+        '    type ipv4_addr',
+        '    elements = { 100.64.0.4, 100.64.0.5 }',
+        '  }',
+        '  set w1 {',
+        '    type ipv4_addr',
+        '  }',
+        '  chain output {',
+        '    type nat hook output priority -100; policy accept;',
+        '    ip daddr { 100.64.0.3 } tcp dport { 80 } redirect to :40001 comment "web"',
+        '    ip daddr @w0 tcp dport { 80 } redirect to :40001 comment "web"',
+        '    ip daddr @w1 tcp dport { 443 } redirect to :40002 comment "api"',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(
+      nftElementsScript('edgeward_r1', [{ set: 'w0', add: ['100.64.0.6'], remove: ['100.64.0.4'] }, { set: 'w1', add: [], remove: [] }]),
+      'delete element ip edgeward_r1 w0 { 100.64.0.4 }\nadd element ip edgeward_r1 w0 { 100.64.0.6 }\n',
+    );
+    assert.equal(nftElementsScript('edgeward_r1', [{ set: 'w0', add: [], remove: [] }]), '');
   });
 });

@@ -16,7 +16,7 @@ import type { Logger } from '../../common/log/logger.ts';
 import { AddressPool, parseIpv4Range, type Ipv4Range } from './address-pool.ts';
 import { dnsAnswer, dnsFormatError, dnsRcodes, dnsTypes, parseDnsQuery } from './dns-message.ts';
 import { interceptPlan, type InterceptedService } from './intercept-plan.ts';
-import { nftDeleteScript, nftReplaceScript, nftTableName, type RedirectRule } from './nft-ruleset.ts';
+import { nftDeleteScript, nftElementsScript, nftReplaceScript, nftTableName, type RedirectRule, type SetChange } from './nft-ruleset.ts';
 
 export interface TproxyTarget {
   dial(service: string, socket: Socket, listener: string): Promise<void>;
@@ -31,6 +31,8 @@ export interface TproxyOptions {
   readonly logger: Logger;
   /** Runs a command with its stdin (default: child_process.execFile): nft and ip. */
   readonly run?: (command: string, args: readonly string[], input?: string) => Promise<void>;
+  /** Names under wildcards holding an address at once (default 4096, address-pool.ts). */
+  readonly maxWildcardNames?: number;
 }
 
 interface Listening {
@@ -47,7 +49,12 @@ export class TproxyInterceptor {
   private readonly sockets = new Set<Socket>();
   private dns: UdpSocket | undefined;
   private applying: Promise<void> = Promise.resolve();
-  private appliedScript = '';
+  /** The apply not yet started: every request made meanwhile waits for it rather than queueing its own. */
+  private nextApply: Promise<void> | undefined;
+  private capLogged = false;
+  /** What nft holds now: the table without its wildcard elements, and each wildcard set's elements. */
+  private applied: { readonly structure: string; readonly sets: Map<string, Set<string>> } | undefined;
+  private tableWritten = false;
   private routeAdded = false;
   private available = true;
   private stopped = false;
@@ -60,7 +67,7 @@ export class TproxyInterceptor {
       this.available = false;
     } else {
       this.range = range;
-      this.pool = new AddressPool(range);
+      this.pool = new AddressPool(range, options.maxWildcardNames);
     }
   }
 
@@ -125,22 +132,32 @@ export class TproxyInterceptor {
     for (const listening of this.listeners.values()) listening.server.close();
     this.listeners.clear();
     await this.applying.catch(() => undefined);
-    if (this.appliedScript !== '') await this.run('nft', ['-f', '-'], nftDeleteScript(this.table)).catch((error: Error) => this.options.logger.warn('tproxy rules not removed', { error: error.message }));
+    if (this.tableWritten) await this.run('nft', ['-f', '-'], nftDeleteScript(this.table)).catch((error: Error) => this.options.logger.warn('tproxy rules not removed', { error: error.message }));
     if (this.routeAdded && this.range) await this.run('ip', ['route', 'del', 'local', this.range.cidr, 'dev', 'lo']).catch(() => undefined);
   }
 
-  /** The service a name belongs to, and its address (handed out now for a name under a wildcard). */
-  private lookup(name: string): { service: InterceptedService; address: string | undefined } | undefined {
+  /**
+   * The service a name belongs to, and its address when `lease` (an A query): handed out now, or leased again, for a
+   * name under a wildcard. Other queries hand out nothing.
+   */
+  private lookup(name: string, lease: boolean): { service: InterceptedService; address: string | undefined } | undefined {
     for (const service of this.plan) {
-      if (service.hostnames.includes(name)) return { service, address: this.pool!.addressOf(name) };
+      if (service.hostnames.includes(name)) return { service, address: lease ? this.pool!.addressOf(name) : undefined };
     }
     for (const service of this.plan) {
-      if (service.wildcards.some((suffix) => name.endsWith(`.${suffix}`))) {
-        const known = this.pool!.peek(name);
-        return { service, address: known ?? this.pool!.addressOf(name) };
-      }
+      if (service.wildcards.some((suffix) => name.endsWith(`.${suffix}`))) return { service, address: lease ? this.leaseWildcardName(name) : undefined };
     }
     return undefined;
+  }
+
+  private leaseWildcardName(name: string): string | undefined {
+    const pool = this.pool!;
+    const address = pool.leaseFor(name);
+    if (!this.capLogged && pool.evicted > 0) {
+      this.capLogged = true;
+      this.options.logger.warn('tproxy wildcard names at their cap: the least recently asked give up their addresses', { maxWildcardNames: pool.maxWildcardNames });
+    }
+    return address;
   }
 
   private async answer(message: Buffer, address: string, port: number): Promise<void> {
@@ -153,7 +170,7 @@ export class TproxyInterceptor {
     let reply: Buffer;
     if (query.opcode !== 0 || query.question.klass !== 1) reply = dnsAnswer(query, dnsRcodes.NOTIMP);
     else {
-      const found = this.lookup(query.question.name);
+      const found = this.lookup(query.question.name, query.question.type === dnsTypes.A);
       if (!found) reply = dnsAnswer(query, dnsRcodes.NXDOMAIN);
       else if (query.question.type !== dnsTypes.A) reply = dnsAnswer(query, dnsRcodes.NOERROR);
       else if (!found.address) reply = dnsAnswer(query, dnsRcodes.REFUSED);
@@ -183,12 +200,13 @@ export class TproxyInterceptor {
   }
 
   private rules(): RedirectRule[] {
-    return this.plan.flatMap((service) => {
+    return this.plan.flatMap((service, index) => {
       const listening = this.listeners.get(service.serviceName);
       if (!listening) return [];
-      const names = [...service.hostnames, ...this.namesUnder(service)];
-      const addresses = [...new Set([...names.map((name) => this.pool!.peek(name)).filter((address): address is string => address !== undefined), ...service.ipv4])];
-      return [{ service: service.serviceName, addresses, ports: service.ports, listenPort: listening.port }];
+      const addressesOf = (names: readonly string[]) => names.map((name) => this.pool!.peek(name)).filter((address): address is string => address !== undefined);
+      const addresses = [...new Set([...addressesOf(service.hostnames), ...service.ipv4])];
+      const wildcard = service.wildcards.length > 0 ? { wildcardSet: { name: `w${index}`, addresses: [...new Set(addressesOf(this.namesUnder(service)))].filter((address) => !addresses.includes(address)) } } : {};
+      return [{ service: service.serviceName, addresses, ports: service.ports, listenPort: listening.port, ...wildcard }];
     });
   }
 
@@ -196,15 +214,36 @@ export class TproxyInterceptor {
     return this.pool!.names().filter((name) => service.wildcards.some((suffix) => name.endsWith(`.${suffix}`)));
   }
 
-  /** Replaces the table when the rules changed; applies run one after another. */
+  /**
+   * Replaces the table when the rules changed; applies run one after another, and the requests made while one runs
+   * share the next: a burst of new names costs two `nft` runs, not one per name.
+   */
   private applyRules(): Promise<void> {
+    if (this.nextApply) return this.nextApply;
     const next = this.applying.then(async () => {
+      // From here on a new request needs a new apply: this one reads the rules now.
+      this.nextApply = undefined;
       if (this.stopped) return;
-      const script = nftReplaceScript(this.table, this.rules());
-      if (script === this.appliedScript) return;
-      await this.run('nft', ['-f', '-'], script);
-      this.appliedScript = script;
+      const rules = this.rules();
+      const sets = new Map(rules.flatMap((rule) => (rule.wildcardSet ? [[rule.wildcardSet.name, new Set(rule.wildcardSet.addresses)] as const] : [])));
+      const structure = nftReplaceScript(this.table, rules.map((rule) => (rule.wildcardSet ? { ...rule, wildcardSet: { ...rule.wildcardSet, addresses: [] } } : rule)));
+      const applied = this.applied;
+      // Until a transaction succeeds nft's state is unknown: the next apply replaces the whole table.
+      this.applied = undefined;
+      if (!applied || applied.structure !== structure) {
+        await this.run('nft', ['-f', '-'], nftReplaceScript(this.table, rules));
+        this.tableWritten = true;
+      } else {
+        const changes: SetChange[] = [...sets].map(([set, wanted]) => {
+          const held = applied.sets.get(set) ?? new Set<string>();
+          return { set, add: [...wanted].filter((address) => !held.has(address)), remove: [...held].filter((address) => !wanted.has(address)) };
+        });
+        const script = nftElementsScript(this.table, changes);
+        if (script !== '') await this.run('nft', ['-f', '-'], script);
+      }
+      this.applied = { structure, sets };
     });
+    this.nextApply = next;
     this.applying = next.catch((error: Error) => this.options.logger.error('tproxy rules not applied', { error: error.message }));
     return next;
   }

@@ -4,38 +4,72 @@ import { cheapestPath, linkGraph, type RouterLinkReport } from './circuit-paths.
 
 const all = new Set(['r1', 'r2', 'r3', 'r4']);
 
-function report(routerId: string, ...links: Array<[id: string, dest: string, latency: number | null]>): RouterLinkReport {
+type Claim = [id: string, dest: string, latency: number | null];
+
+function report(routerId: string, ...links: Claim[]): RouterLinkReport {
   return { routerId, links: links.map(([id, destRouterId, latencyMs]) => ({ id, destRouterId, latencyMs })) };
+}
+
+/** Both ends' reports of the given links, each end measuring the same latency. */
+function mutual(...links: Array<[id: string, a: string, b: string, latency: number | null]>): RouterLinkReport[] {
+  const byRouter = new Map<string, Claim[]>();
+  const add = (router: string, claim: Claim) => byRouter.set(router, [...(byRouter.get(router) ?? []), claim]);
+  for (const [id, a, b, latency] of links) {
+    add(a, [id, b, latency]);
+    add(b, [id, a, latency]);
+  }
+  return [...byRouter].map(([router, claims]) => report(router, ...claims));
 }
 
 describe('circuit paths', () => {
   it('takes the lowest-latency chain of links, in either direction of a link', () => {
-    const graph = linkGraph([report('r1', ['a', 'r2', 1], ['b', 'r4', 2]), report('r3', ['c', 'r2', 1]), report('r4', ['d', 'r3', 9])], all);
+    const graph = linkGraph(mutual(['a', 'r1', 'r2', 1], ['b', 'r1', 'r4', 2], ['c', 'r3', 'r2', 1], ['d', 'r4', 'r3', 9]), all);
     assert.deepEqual(cheapestPath(graph, 'r1', 'r3'), { routers: ['r1', 'r2', 'r3'], links: ['a', 'c'], cost: 4 });
     assert.deepEqual(cheapestPath(graph, 'r3', 'r1'), { routers: ['r3', 'r2', 'r1'], links: ['c', 'a'], cost: 4 });
   });
 
   it('routes around a slow link and around a router that is not connected', () => {
-    const reports = [report('r1', ['a', 'r2', 50], ['b', 'r4', 2]), report('r2', ['c', 'r3', 1]), report('r4', ['d', 'r3', 3])];
+    const reports = mutual(['a', 'r1', 'r2', 50], ['b', 'r1', 'r4', 2], ['c', 'r2', 'r3', 1], ['d', 'r4', 'r3', 3]);
     assert.deepEqual(cheapestPath(linkGraph(reports, all), 'r1', 'r3')?.routers, ['r1', 'r4', 'r3']);
     assert.deepEqual(cheapestPath(linkGraph(reports, new Set(['r1', 'r2', 'r3'])), 'r1', 'r3')?.routers, ['r1', 'r2', 'r3']);
   });
 
-  it('counts an unmeasured link as expensive, the lower of two ends\' figures, and a hop as costing something', () => {
-    const graph = linkGraph([report('r1', ['a', 'r2', null], ['b', 'r3', 5]), report('r2', ['a', 'r1', 0.5], ['c', 'r3', 0.5])], all);
-    assert.deepEqual(cheapestPath(graph, 'r1', 'r3'), { routers: ['r1', 'r2', 'r3'], links: ['a', 'c'], cost: 3 });
-    const even = linkGraph([report('r1', ['a', 'r2', 0], ['b', 'r3', 1]), report('r2', ['c', 'r3', 0])], all);
+  it('does not plan over a link only one end reports, however cheap it claims to be', () => {
+    // r4 claims 0 ms links to r1 and r3; neither r1 nor r3 lists them.
+    const reports = [...mutual(['a', 'r1', 'r2', 20], ['c', 'r2', 'r3', 20]), report('r4', ['x', 'r1', 0], ['y', 'r3', 0])];
+    assert.deepEqual(cheapestPath(linkGraph(reports, all), 'r1', 'r3'), { routers: ['r1', 'r2', 'r3'], links: ['a', 'c'], cost: 42 });
+    assert.equal(cheapestPath(linkGraph([report('r1', ['a', 'r2', 1])], all), 'r1', 'r2'), undefined, 'one end alone: no path');
+  });
+
+  it('does not plan over a link whose ends name different peers', () => {
+    // r1 says link a goes to r2; r2 says its link a goes to r3; r3 says a goes to r2.
+    const graph = linkGraph([report('r1', ['a', 'r2', 1]), report('r2', ['a', 'r3', 1]), report('r3', ['a', 'r2', 1])], all);
+    assert.equal(cheapestPath(graph, 'r1', 'r2'), undefined);
+    assert.deepEqual(cheapestPath(graph, 'r2', 'r3')?.links, ['a'], 'the pair that agrees keeps it');
+    // A router naming two peers for one link id vouches for neither.
+    const torn = linkGraph([report('r1', ['a', 'r2', 1], ['a', 'r3', 1]), report('r2', ['a', 'r1', 1]), report('r3', ['a', 'r1', 1])], all);
+    assert.equal(cheapestPath(torn, 'r1', 'r2'), undefined);
+    assert.equal(cheapestPath(torn, 'r1', 'r3'), undefined);
+  });
+
+  it('costs a link the higher of its two ends\' measurements; an unmeasured end counts as expensive; a hop costs something', () => {
+    // r2 under-reports link a as 0 ms; r1 measured it at 30 ms. The direct b (r1 measures 5, r3 measures 8) wins.
+    const reports = [report('r1', ['a', 'r2', 30], ['b', 'r3', 5]), report('r2', ['a', 'r1', 0], ['c', 'r3', 0]), report('r3', ['b', 'r1', 8], ['c', 'r2', 0])];
+    assert.deepEqual(cheapestPath(linkGraph(reports, all), 'r1', 'r3'), { routers: ['r1', 'r3'], links: ['b'], cost: 9 });
+    const unmeasured = linkGraph([report('r1', ['a', 'r2', null]), report('r2', ['a', 'r1', 0.5])], all);
+    assert.equal(cheapestPath(unmeasured, 'r1', 'r2')?.cost, 1001);
+    const even = linkGraph(mutual(['a', 'r1', 'r2', 0], ['b', 'r1', 'r3', 1], ['c', 'r2', 'r3', 0]), all);
     assert.deepEqual(cheapestPath(even, 'r1', 'r3')?.links, ['b'], 'one hop of 1 ms + 1 beats two hops of 0 ms + 1 each');
   });
 
   it('has no path between routers no links join, and a one-router path to itself', () => {
-    const graph = linkGraph([report('r1', ['a', 'r2', 1])], all);
+    const graph = linkGraph(mutual(['a', 'r1', 'r2', 1]), all);
     assert.equal(cheapestPath(graph, 'r1', 'r3'), undefined);
     assert.deepEqual(cheapestPath(graph, 'r2', 'r2'), { routers: ['r2'], links: [], cost: 0 });
   });
 
   it('ignores links to itself, to unknown routers and with nonsense latencies', () => {
-    const graph = linkGraph([report('r1', ['x', 'r1', 1], ['y', 'r9', 1], ['a', 'r2', -4])], all);
+    const graph = linkGraph([report('r1', ['x', 'r1', 1], ['y', 'r9', 1], ['a', 'r2', -4]), report('r2', ['a', 'r1', -4]), report('r9', ['y', 'r1', 1])], all);
     assert.deepEqual(cheapestPath(graph, 'r1', 'r2')?.cost, 1001);
     assert.equal(cheapestPath(graph, 'r1', 'r9'), undefined);
   });

@@ -1,8 +1,10 @@
 // The path a circuit takes over the router mesh: the cheapest chain of links from the router that accepted the
 // connection to the router hosting the terminator. A link is usable in both directions (its bytes flow both ways)
-// when either end reports it; its cost is its measured latency (the mean round trip its routers report) plus a fixed
-// cost per hop, so that among links of equal latency fewer hops win and a link not yet measured is not free. Only
-// routers connected to the cluster now are on a path. Pure: link reports in, path out (Dijkstra; ties go to the
+// only when both of its ends report it, each naming the other as the peer: one router's word is not enough (a
+// compromised router could otherwise claim a 0 ms link to anyone and be planned onto their circuits). Its cost is
+// the higher of the two ends' measured latencies (the mean round trip each reports) plus a fixed cost per hop, so
+// that a router cannot cheapen a link by under-reporting, among links of equal latency fewer hops win, and a link
+// not yet measured at either end is not free. Only routers connected to the cluster now are on a path. Pure: link reports in, path out (Dijkstra; ties go to the
 // lower router id, so every controller picks the same path from the same reports).
 
 export interface ReportedLink {
@@ -43,16 +45,27 @@ interface Edge {
 
 /** The graph of usable links between connected routers: routerId → edges. */
 export function linkGraph(reports: readonly RouterLinkReport[], connected: ReadonlySet<string>, costs: PathCosts = defaultPathCosts): Map<string, Edge[]> {
-  const best = new Map<string, { a: string; b: string; cost: number }>();
+  // linkId → reporting router → what it says (the peer and the latency); null when one router says two things.
+  const claims = new Map<string, Map<string, { peer: string; latency: number } | null>>();
   for (const report of reports) {
     if (!connected.has(report.routerId)) continue;
     for (const link of report.links) {
       if (!connected.has(link.destRouterId) || link.destRouterId === report.routerId) continue;
       const latency = typeof link.latencyMs === 'number' && Number.isFinite(link.latencyMs) && link.latencyMs >= 0 ? link.latencyMs : costs.unmeasuredMs;
-      const cost = latency + costs.perHopMs;
-      const held = best.get(link.id);
-      // Both ends report the same link: the lower (usually the measured) cost counts.
-      if (!held || cost < held.cost) best.set(link.id, { a: report.routerId, b: link.destRouterId, cost });
+      let byReporter = claims.get(link.id);
+      if (!byReporter) claims.set(link.id, (byReporter = new Map()));
+      const held = byReporter.get(report.routerId);
+      byReporter.set(report.routerId, held === undefined ? { peer: link.destRouterId, latency } : held !== null && held.peer === link.destRouterId ? { peer: held.peer, latency: Math.max(held.latency, latency) } : null);
+    }
+  }
+  const best = new Map<string, { a: string; b: string; cost: number }>();
+  for (const [linkId, byReporter] of claims) {
+    for (const [a, claim] of byReporter) {
+      if (claim === null || claim.peer < a) continue;
+      const answer = byReporter.get(claim.peer);
+      // The other end must vouch for the same link with this router as its peer.
+      if (!answer || answer.peer !== a) continue;
+      best.set(linkId, { a, b: claim.peer, cost: Math.max(claim.latency, answer.latency) + costs.perHopMs });
     }
   }
   const graph = new Map<string, Edge[]>();

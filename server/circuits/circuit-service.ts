@@ -29,7 +29,9 @@ export interface CircuitPresence {
 }
 
 /** Who an edge client's API session token belongs to, and its MFA state; or why it cannot dial. */
-export type SessionDialer = (token: string) => { readonly ok: true; readonly identity: RoleHolder; readonly posture: PostureState } | { readonly ok: false; readonly message: string };
+export type SessionDialer = (
+  token: string,
+) => { readonly ok: true; readonly identity: RoleHolder; readonly posture: PostureState; readonly sessionId?: string } | { readonly ok: false; readonly message: string };
 
 export interface CircuitServiceDeps {
   readonly controllerId: string;
@@ -48,10 +50,20 @@ export interface CircuitOutcome {
   readonly identityId?: string;
   /** The service's id when the request named one that exists. */
   readonly serviceId?: string;
+  /** The API session an edge client dialed with (what revocation checks again: circuit-revocation.ts). */
+  readonly apiSessionId?: string;
   readonly service: string;
   readonly answer: CircuitAnswer;
   readonly route?: CircuitRoute;
+  /** The true refusal when the answer hides it (a client is not told whether a service it may not dial exists). */
+  readonly refusal?: { readonly code: CircuitRefusalCode; readonly message: string };
 }
+
+/**
+ * What an edge client is told when the service does not exist or it may not dial it: one answer for both, so a
+ * client cannot learn which services exist. The controller's log and circuit event keep the true cause.
+ */
+export const hiddenServiceRefusal = { code: 'SERVICE_NOT_FOUND', message: 'no such service, or this identity may not dial it' } as const;
 
 export class CircuitService {
   private readonly signer: RouteSigner;
@@ -85,6 +97,7 @@ export class CircuitService {
     const router = store.table<EdgeRouter>(routerTables.edgeRouters).get(routerId);
     let holder: RoleHolder = { id: routerId, roleAttributes: router?.roleAttributes ?? [] };
     let posture: PostureState = { isMfaComplete: false };
+    let apiSessionId: string | undefined;
     const client = body?.apiSession !== undefined;
     if (client) {
       const token = typeof body?.apiSession === 'string' && body.apiSession.length <= 1024 ? body.apiSession : '';
@@ -92,6 +105,7 @@ export class CircuitService {
       if (!resolved.ok) return { routerId, service: serviceText, answer: { refused: { code: 'INVALID_SESSION', message: resolved.message } } };
       holder = resolved.identity;
       posture = resolved.posture;
+      apiSessionId = resolved.sessionId;
     }
     const [terminators, reports, connected] = await Promise.all([this.deps.presence.terminators(), this.deps.presence.linkReports(), this.deps.presence.connectedRouters()]);
     const now = this.deps.clock.now();
@@ -108,13 +122,22 @@ export class CircuitService {
       nowMs: now,
     });
     if (!plan.ok) {
+      const hidden = client && (plan.code === 'SERVICE_NOT_FOUND' || plan.code === 'NO_DIAL_POLICY');
       return {
         routerId,
         service: serviceText,
-        answer: { refused: { code: plan.code, message: plan.message } },
+        answer: { refused: hidden ? hiddenServiceRefusal : { code: plan.code, message: plan.message } },
+        ...(hidden ? { refusal: { code: plan.code, message: plan.message } } : {}),
         ...(service ? { serviceId: service.id } : {}),
         ...(client ? { identityId: holder.id } : {}),
       };
+    }
+    // The egress signs its `c.ready` with the certificate it enrolled with; the route tells the ingress which one.
+    const egressId = plan.path.routers[plan.path.routers.length - 1]!;
+    const egressFingerprint = store.table<EdgeRouter>(routerTables.edgeRouters).get(egressId)?.fingerprint;
+    if (!egressFingerprint) {
+      const refused = { code: 'NO_PATH' as const, message: `router ${egressId}, hosting ${service!.name}, is not enrolled` };
+      return { routerId, service: serviceText, serviceId: service!.id, answer: { refused }, ...(client ? { identityId: holder.id } : {}) };
     }
     const route: CircuitRoute = {
       circuitId: resume?.circuitId ?? randomBytes(16).toString('base64url'),
@@ -125,8 +148,17 @@ export class CircuitService {
       links: plan.path.links,
       terminator: { id: plan.terminator.id, routerId: plan.terminator.routerId, address: plan.terminator.address },
       controllerId: this.deps.controllerId,
+      egressFingerprint,
       issuedAt: now,
     };
-    return { routerId, service: serviceText, serviceId: service!.id, answer: { route: this.signer.sign(route) }, route, ...(client ? { identityId: holder.id } : {}) };
+    return {
+      routerId,
+      service: serviceText,
+      serviceId: service!.id,
+      answer: { route: this.signer.sign(route) },
+      route,
+      ...(client ? { identityId: holder.id } : {}),
+      ...(apiSessionId !== undefined ? { apiSessionId } : {}),
+    };
   }
 }

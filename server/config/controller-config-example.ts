@@ -120,6 +120,8 @@ export function controllerConfigExample(options: ControllerConfigExampleOptions)
     '  passwordHashing: # scrypt on libuv\'s thread pool, which the raft log shares',
     '    concurrency: 2 # hashes at once; 0: unbounded',
     '    maxQueued: 64 # waiting; one more gets 429 RATE_LIMITED at once',
+    '  extJwt:',
+    '    allowPrivateJwksAddresses: false # true: JWKS endpoints may resolve to loopback, link-local or private addresses',
     '',
     'web:',
     '  - name: client-management',

@@ -135,6 +135,12 @@ const edgeSchema = s.object({
       maxTrackedKeys: s.integer({ min: 100, max: 10_000_000 }).default(50_000),
     })
     .default({}),
+  // External JWT signers' JWKS endpoints: public addresses only unless the operator allows private ones.
+  extJwt: s
+    .object({
+      allowPrivateJwksAddresses: s.boolean().default(false),
+    })
+    .default({}),
   // scrypt's own bounded queue on libuv's thread pool, which the raft log's synced writes share; concurrency 0: unbounded.
   passwordHashing: s
     .object({

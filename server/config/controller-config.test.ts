@@ -93,6 +93,7 @@ describe('parseControllerConfig: a valid file', () => {
         totp: { hostname: 'edgeward.local', maxFailedCodes: 5, lockoutDuration: 900_000 },
         authThrottle: { enabled: true, window: 300_000, maxFailuresPerAddress: 50, maxFailuresPerUser: 10, maxTrackedKeys: 50_000 },
         passwordHashing: { concurrency: 2, maxQueued: 64 },
+        extJwt: { allowPrivateJwksAddresses: false },
       },
       web: [
         {

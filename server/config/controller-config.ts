@@ -92,6 +92,8 @@ export interface EdgeConfig {
   readonly totp: { readonly hostname: string; readonly secretKeyFile?: string; readonly maxFailedCodes: number; readonly lockoutDuration: number };
   readonly authThrottle: AuthThrottleConfig;
   readonly passwordHashing: { readonly concurrency: number; readonly maxQueued: number };
+  /** JWKS endpoints may resolve to loopback, link-local and private addresses. */
+  readonly extJwt: { readonly allowPrivateJwksAddresses: boolean };
 }
 
 export interface WebBindPoint {

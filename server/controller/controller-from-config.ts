@@ -130,6 +130,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
         maxTrackedKeys: config.edge.authThrottle.maxTrackedKeys,
       },
       passwordHashing: { concurrency: config.edge.passwordHashing.concurrency, maxQueued: config.edge.passwordHashing.maxQueued },
+      extJwt: { allowPrivateJwksAddresses: config.edge.extJwt.allowPrivateJwksAddresses },
       sessionTimeoutMs: config.edge.api.sessionTimeout,
       activityUpdateIntervalMs: config.edge.api.activityUpdateInterval,
       activityUpdateBatchSize: config.edge.api.activityUpdateBatchSize,

@@ -90,6 +90,8 @@ export interface ControllerOptions {
   readonly authThrottle?: LoginThrottleLimits;
   /** Password hashes running at once and waiting (defaultHashQueueLimits when unset). */
   readonly passwordHashing?: HashQueueLimits;
+  /** External JWT signers: JWKS endpoints may resolve to loopback, link-local and private addresses (false when unset). */
+  readonly extJwt?: { readonly allowPrivateJwksAddresses: boolean };
   readonly sessionTimeoutMs: number;
   readonly activityUpdateIntervalMs: number;
   readonly activityUpdateBatchSize: number;

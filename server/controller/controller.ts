@@ -15,7 +15,8 @@ import { authenticationEvent, type AuthenticationAttempt } from '../events/authe
 import { entityChangeEvents } from '../events/entity-change-events.ts';
 import { fileEventSink, stdoutEventSink } from '../events/event-sinks.ts';
 import { HealthChecker } from '../health/health-checker.ts';
-import { createModelTables, tables } from '../model/entities.ts';
+import { createModelTables, tables, type ApiSession } from '../model/entities.ts';
+import { isIdentityDisabled } from '../auth/identity-state.ts';
 import { ModelStateMachine } from '../model/model-state-machine.ts';
 import type { ClusterRaft } from '../raft/node/raft-node.ts';
 import { bootstrapSingleVoter } from '../raft/node/local-raft.ts';
@@ -253,17 +254,29 @@ export async function startController(options: ControllerOptions, runtime: Contr
   const sessions = services.sessions;
   // Edge clients dial circuits through a router's edge listener with their API session: live, fully authenticated,
   // and not owing an external JWT on every request (a circuit cannot carry one).
+  // The same rules again for a live circuit's session, by id and without counting as activity (circuit-revocation.ts).
+  const sessionMayDial = (session: ApiSession) => {
+    const identity = services.identities.find(session.identityId);
+    if (!identity) return { ok: false as const, message: 'the API session\'s identity is gone' };
+    if (isIdentityDisabled(identity, clock.now())) return { ok: false as const, message: 'the API session\'s identity is disabled' };
+    if (session.authQueries.length > 0) return { ok: false as const, message: 'the API session is partially authenticated: outstanding authentication queries must be answered first' };
+    if (services.authPolicies.forIdentity(identity).secondary.requireExtJwtSigner !== null) {
+      return { ok: false as const, message: 'the identity\'s authentication policy requires an external JWT on every request, which a circuit cannot carry' };
+    }
+    return { ok: true as const, identity, posture: session, sessionId: session.id };
+  };
   routers.setSessionDialer((token) => {
     const found = sessions.lookup(token);
     if (found.state !== 'live') return { ok: false, message: found.state === 'expired' ? 'the API session expired' : 'no such API session' };
-    const identity = services.identities.find(found.session.identityId);
-    if (!identity) return { ok: false, message: 'the API session\'s identity is gone' };
-    if (found.session.authQueries.length > 0) return { ok: false, message: 'the API session is partially authenticated: outstanding authentication queries must be answered first' };
-    if (services.authPolicies.forIdentity(identity).secondary.requireExtJwtSigner !== null) {
-      return { ok: false, message: 'the identity\'s authentication policy requires an external JWT on every request, which a circuit cannot carry' };
-    }
-    sessions.touch(found.session);
-    return { ok: true, identity, posture: found.session };
+    const verdict = sessionMayDial(found.session);
+    if (verdict.ok) sessions.touch(found.session);
+    return verdict;
+  });
+  routers.setSessionStatus((id) => {
+    const session = sessions.get(id);
+    if (!session) return { ok: false, message: 'the API session ended' };
+    if (sessions.isExpired(session)) return { ok: false, message: 'the API session expired' };
+    return sessionMayDial(session);
   });
 
   const health = new HealthChecker(

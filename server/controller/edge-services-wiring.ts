@@ -85,8 +85,10 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
     lockoutMs: options.totp?.lockoutMs ?? defaultMfaCodeLimit.lockoutMs,
   };
   const mfa = new MfaService(store, writer, clock, new SecretBox(mfaKey), authPolicies, options.totp?.hostname ?? 'edgeward.local', logger.child('mfa'), mfaCodeLimit, wiring.onMfaCodeFailure);
-  // JWKS endpoints are trusted when a public root or this controller's own CA bundle signed them.
-  const verifier = new ExtJwtVerifier({ jwks: new JwksCache({ trustedCaPems: [identityTls.caPem] }), now: () => clock.now() });
+  // JWKS endpoints are trusted when a public root or this controller's own CA bundle signed them, and fetched only
+  // from public addresses unless the operator allows private ones.
+  const jwks = new JwksCache({ trustedCaPems: [identityTls.caPem], allowPrivateAddresses: options.extJwt?.allowPrivateJwksAddresses ?? false });
+  const verifier = new ExtJwtVerifier({ jwks, now: () => clock.now() });
   return {
     store,
     identities,

@@ -30,3 +30,17 @@ test('the edge model lists services (with configs by type name), identities, pol
   assert.deepEqual([...hostedServicesOf(store, 'r1')], [['s2', 'tcp:127.0.0.1:80']], 'the controller reads what a router may host from the same rows');
   assert.equal(hostedServicesOf(store, 'r9').size, 0);
 });
+
+test('a disabled router is marked so in the edge model (routers refuse its links); an enabled one carries no flag', () => {
+  const rows: Record<string, unknown[]> = {
+    edgeRouters: [
+      { id: 'r2', name: 'off', roleAttributes: [], isTunnelerEnabled: false, disabled: true },
+      { id: 'r1', name: 'on', roleAttributes: [], isTunnelerEnabled: false, disabled: false },
+    ],
+  };
+  const store = { table: (name: string) => ({ all: () => [...(rows[name] ?? [])] as never[] }), appliedIndex: () => 1 };
+  assert.deepEqual(edgeModelOf(store).model.edgeRouters, [
+    { id: 'r1', name: 'on', roleAttributes: [], isTunnelerEnabled: false },
+    { id: 'r2', name: 'off', roleAttributes: [], isTunnelerEnabled: false, disabled: true },
+  ]);
+});

@@ -68,7 +68,7 @@ export function edgeModelOf(store: ModelReader): { index: number; model: EdgeMod
         .table<EdgeRouter>(routerTables.edgeRouters)
         .all()
         .sort(byId)
-        .map((router) => ({ ...entry(router), isTunnelerEnabled: router.isTunnelerEnabled })),
+        .map((router) => ({ ...entry(router), isTunnelerEnabled: router.isTunnelerEnabled, ...(router.disabled ? { disabled: true } : {}) })),
     },
   };
 }

@@ -101,10 +101,10 @@ export class RouterChannel {
     this.socket.write(encodeFrame(frame));
   }
 
-  /** Says why (`ctrl.refused`) and closes once that frame is written. */
-  refuse(reason: string): void {
+  /** Says why (`ctrl.refused`, `revoked` when the router was disabled or deleted) and closes once that frame is written. */
+  refuse(reason: string, revoked = false): void {
     if (this.closed || this.ending) return;
-    this.send({ type: 'ctrl.refused', reason });
+    this.send({ type: 'ctrl.refused', reason, ...(revoked ? { revoked: true } : {}) });
     this.ending = true;
     this.closeAfterFlush(reason);
   }

@@ -21,6 +21,11 @@ import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './route
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
+import { CircuitRevocation, type CircuitRevocationTiming } from '../circuits/circuit-revocation.ts';
+import { checkLiveCircuits, type SessionStatus } from '../circuits/live-circuit-check.ts';
+import { isIdentityDisabled } from '../auth/identity-state.ts';
+import { tables, type Identity } from '../model/entities.ts';
+import { serviceTables, type Service } from '../model/service-entities.ts';
 import { ServiceAccessService } from '../edge/service-access-service.ts';
 import type { CircuitReport } from '../events/circuit-events.ts';
 
@@ -59,6 +64,8 @@ export interface RouterControlDeps {
   /** The control certificate chain and key: circuit routes are signed with them. */
   readonly signing: { readonly certPem: string; readonly keyPem: string };
   readonly timing?: Partial<RouterControlTiming>;
+  /** Live circuit re-checks (circuit-revocation.ts); tests shorten them. */
+  readonly revocationTiming?: Partial<CircuitRevocationTiming>;
 }
 
 export interface RouterControl {
@@ -71,6 +78,8 @@ export interface RouterControl {
   handlePeerRequest(body: RouterPeerRequest): Promise<unknown>;
   /** How edge clients' API sessions dial circuits (once the edge services exist). */
   setSessionDialer(dialer: SessionDialer): void;
+  /** How a live circuit's API session is checked again, by id (once the edge services exist). */
+  setSessionStatus(status: SessionStatus): void;
   close(): void;
 }
 
@@ -81,6 +90,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   let presence: ClusterRouterPresence | undefined;
   const terminators = new TerminatorRegistry({ controllerId: deps.self.id, graceMs: timing.terminatorGraceMs });
   let circuits: CircuitService | undefined;
+  let revocation: CircuitRevocation | undefined;
   const hub: RouterHub = new RouterHub({
     controllerId: deps.self.id,
     findRouter: (id) => store.table<EdgeRouter>(routerTables.edgeRouters).get(id),
@@ -92,19 +102,31 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     metrics: metricsSink,
     circuitReport: (routerId, report) => {
       if (report.event === 'failed') deps.logger.warn('circuit failed', { routerId, circuitId: report.circuitId, cause: report.failureCause, reason: report.reason });
+      if ((report.event === 'deleted' || report.event === 'failed') && report.circuitId !== undefined) revocation!.ended(routerId, report.circuitId);
       deps.onCircuit?.(report);
     },
     createCircuit: async (routerId: string, request: unknown): Promise<unknown> => {
       const outcome: CircuitOutcome = await circuits!.create(routerId, request);
       logCircuit(deps.logger, outcome);
-      const { answer } = outcome;
+      const { answer, route } = outcome;
+      // An edge client's circuit is re-checked by its API session; a router's own by the router's identity.
+      if (route && (outcome.identityId === undefined || outcome.apiSessionId !== undefined)) {
+        revocation!.track({
+          circuitId: route.circuitId,
+          routerId,
+          serviceId: route.serviceId,
+          identityId: route.identityId,
+          ...(outcome.apiSessionId !== undefined ? { apiSessionId: outcome.apiSessionId } : {}),
+        });
+      }
       if ('refused' in answer) {
+        const refusal = outcome.refusal ?? answer.refused;
         deps.onCircuit?.({
           event: 'failed',
           clientId: outcome.identityId ?? routerId,
           routers: [routerId],
-          failureCause: answer.refused.code,
-          reason: answer.refused.message,
+          failureCause: refusal.code,
+          reason: refusal.message,
           ...(outcome.serviceId ? { serviceId: outcome.serviceId } : {}),
         });
       }
@@ -125,10 +147,11 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     cacheMs: timing.presenceCacheMs,
   });
   const clusterPresence: ClusterRouterPresence = presence;
+  const access = new ServiceAccessService(store);
   circuits = new CircuitService({
     controllerId: deps.self.id,
     store,
-    access: new ServiceAccessService(store),
+    access,
     presence: {
       terminators: () => clusterPresence.list(),
       linkReports: () => clusterPresence.linkReports(),
@@ -142,7 +165,40 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     members = clusterMembers(configuration, deps.self);
     hub.setMembers(members);
   });
-  deps.onModelChanges((applied) => hub.modelChanged(applied));
+  let sessionStatus: SessionStatus = () => ({ ok: false, message: 'API sessions are not resolved yet' });
+  revocation = new CircuitRevocation({
+    tables: revocationTables,
+    check: (live, nowMs) =>
+      checkLiveCircuits(
+        live,
+        {
+          serviceExists: (serviceId) => store.table<Service>(serviceTables.services).get(serviceId) !== undefined,
+          enabledRouter: (routerId) => {
+            const row = store.table<EdgeRouter>(routerTables.edgeRouters).get(routerId);
+            return row && !row.disabled ? { id: row.id, roleAttributes: row.roleAttributes } : undefined;
+          },
+          sessionStatus: (id) => sessionStatus(id),
+          identityRevoked: (identityId) => {
+            const identity = store.table<Identity>(tables.identities).get(identityId);
+            if (!identity) return 'the identity was deleted';
+            return isIdentityDisabled(identity, nowMs) ? 'the identity is disabled' : undefined;
+          },
+          accessFor: (holder) => access.accessFor(holder),
+        },
+        nowMs,
+      ),
+    sendTo: (routerId, frame) => hub.sendTo(routerId, frame),
+    isConnected: (routerId) => hub.isConnected(routerId),
+    clock,
+    logger: deps.logger,
+    ...(deps.revocationTiming ? { timing: deps.revocationTiming } : {}),
+  });
+  const liveCircuits = revocation;
+  liveCircuits.start();
+  deps.onModelChanges((applied) => {
+    hub.modelChanged(applied);
+    liveCircuits.modelChanged(applied);
+  });
   return {
     presence,
     terminators: presence,
@@ -156,15 +212,34 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       return { ok: true };
     },
     setSessionDialer: (dialer) => circuits!.setSessionDialer(dialer),
-    close: () => hub.close(),
+    setSessionStatus: (status) => {
+      sessionStatus = status;
+    },
+    close: () => {
+      liveCircuits.close();
+      hub.close();
+    },
   };
 }
+
+/** The tables whose changes can revoke a live circuit. */
+const revocationTables: ReadonlySet<string> = new Set([
+  tables.apiSessions,
+  tables.identities,
+  tables.mfas,
+  tables.authPolicies,
+  serviceTables.services,
+  serviceTables.servicePolicies,
+  serviceTables.postureChecks,
+  routerTables.edgeRouters,
+]);
 
 /** One line per circuit decision: created at info (with its path), refused at warn (with the code). */
 function logCircuit(logger: Logger, outcome: CircuitOutcome): void {
   const { routerId, service, answer, route } = outcome;
   if ('refused' in answer) {
-    logger.warn('circuit refused', { routerId, service, code: answer.refused.code, reason: answer.refused.message, ...(outcome.identityId ? { identityId: outcome.identityId } : {}) });
+    const refusal = outcome.refusal ?? answer.refused;
+    logger.warn('circuit refused', { routerId, service, code: refusal.code, reason: refusal.message, ...(outcome.identityId ? { identityId: outcome.identityId } : {}) });
     return;
   }
   logger.info('circuit routed', { routerId, service, circuitId: route!.circuitId, path: route!.routers, terminatorId: route!.terminator.id, identityId: route!.identityId });

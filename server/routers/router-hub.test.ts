@@ -12,6 +12,7 @@ import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
+import type { CircuitReport } from '../events/circuit-events.ts';
 import type { AppliedChanges } from '../model/model-state-machine.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import { createClientCertificate } from '../pki/client-certificate.ts';
@@ -56,8 +57,9 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
   // What each router may host (serviceId → address), as the model would say.
   const hosted = new Map<string, Map<string, string>>();
   const terminators = new TerminatorRegistry({ controllerId: 'c1', graceMs: 200 });
+  const circuitReports: Array<[string, CircuitReport]> = [];
   const hub = new RouterHub({
-    circuitReport: () => undefined,
+    circuitReport: (routerId, report) => circuitReports.push([routerId, report]),
     createCircuit: async (routerId, request) => ({ refused: { code: 'NO_PATH', message: `asked by ${routerId}: ${JSON.stringify(request)}` } }),
     hostedServices: (id) => hosted.get(id) ?? new Map(),
     terminators,
@@ -78,7 +80,7 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
     hub.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
-  return { hub, rows, logger, announced, recorded, port, close, bumpModel: () => modelIndex++, hosted, terminators };
+  return { hub, rows, logger, announced, recorded, port, close, bumpModel: () => modelIndex++, hosted, terminators, circuitReports };
 }
 
 interface Client {
@@ -312,6 +314,31 @@ test('a router registers terminators only for services it may host; they go with
     assert.equal(listed().length, 1, 'still listed within the grace');
     await new Promise((resolve) => setTimeout(resolve, 250));
     assert.deepEqual(listed(), [], 'gone after the grace');
+  } finally {
+    await env.close();
+  }
+});
+
+test("a router's circuit report is written only when its path starts at that router: none without a path, none for another ingress", async () => {
+  const env = await startHub();
+  try {
+    const router = await client(env.port, 'r1');
+    await router.next('ctrl.welcome');
+    const forged = { type: 'router.circuit', event: 'created', circuitId: 'c-forged', serviceId: 's1', clientId: 'some-identity', terminatorId: 't1', links: [] };
+    router.send(forged);
+    router.send({ ...forged, routers: [] });
+    router.send({ ...forged, routers: ['r2', 'r1'] });
+    router.send({ ...forged, circuitId: 'c-real', routers: ['r1', 'r2'], links: ['l1'] });
+    await until('the genuine report', () => env.circuitReports.length > 0);
+    await until('three refusals logged', () => env.logger.lines.filter((line) => line.msg === 'router circuit report refused').length === 3);
+    assert.deepEqual(env.circuitReports.map(([routerId, report]) => [routerId, report.circuitId]), [['r1', 'c-real']], 'only the report that names r1 as its ingress');
+    const reasons = env.logger.lines.filter((line) => line.msg === 'router circuit report refused').map((line) => [line.routerId, line.reason]);
+    assert.deepEqual(reasons, [
+      ['r1', 'it names no routers (path)'],
+      ['r1', 'it names no routers (path)'],
+      ['r1', 'it names another ingress'],
+    ]);
+    router.destroy();
   } finally {
     await env.close();
   }

@@ -120,6 +120,14 @@ export class RouterHub implements RouterChannelOwner {
     return this.connected.has(routerId);
   }
 
+  /** Sends to the router when it is connected here; false when it is not. */
+  sendTo(routerId: string, frame: ControllerToRouter): boolean {
+    const channel = this.connected.get(routerId);
+    if (!channel || channel.ending || channel.closed) return false;
+    channel.send(frame);
+    return true;
+  }
+
   /** The links of the routers connected here, as they last reported them. */
   links(): RouterLinkReport[] {
     return [...this.linkReports.values()].filter((report) => this.connected.has(report.routerId));
@@ -169,10 +177,9 @@ export class RouterHub implements RouterChannelOwner {
         return;
       case 'router.circuit': {
         const report = readCircuitReport(value);
-        if (!report) return this.deps.logger.warn('router circuit report refused', { routerId });
-        // A router reports only circuits it is the ingress of.
-        if (report.routers && report.routers[0] !== routerId) return this.deps.logger.warn('router circuit report refused: it names another ingress', { routerId });
-        this.deps.circuitReport(routerId, report);
+        const refusal = report ? circuitReportRefusal(routerId, report) : 'malformed';
+        if (refusal !== undefined) return this.deps.logger.warn('router circuit report refused', { routerId, reason: refusal });
+        this.deps.circuitReport(routerId, report!);
         return;
       }
       case 'req':
@@ -224,8 +231,9 @@ export class RouterHub implements RouterChannelOwner {
   private admit(channel: RouterChannel, frame: unknown): void {
     const read = readHello(frame);
     if (!read.ok) return this.refuse(channel, read.reason);
-    const admission = admitRouter(channel.certificate, read.hello, this.deps.findRouter(channel.certificate.commonName ?? ''));
-    if (!admission.ok) return this.refuse(channel, admission.reason);
+    const row = this.deps.findRouter(channel.certificate.commonName ?? '');
+    const admission = admitRouter(channel.certificate, read.hello, row);
+    if (!admission.ok) return this.refuse(channel, admission.reason, isRevoked(row));
     channel.hello = read.hello;
     channel.connectedAt = this.deps.clock.now();
     void this.welcome(channel);
@@ -241,8 +249,9 @@ export class RouterHub implements RouterChannelOwner {
     }
     if (channel.closed || channel.ending || this.stopped) return;
     // The router may have been disabled or re-enrolled while the other controllers were asked.
-    const again = admitRouter(channel.certificate, hello, this.deps.findRouter(hello.routerId));
-    if (!again.ok) return this.refuse(channel, again.reason);
+    const row = this.deps.findRouter(hello.routerId);
+    const again = admitRouter(channel.certificate, hello, row);
+    if (!again.ok) return this.refuse(channel, again.reason, isRevoked(row));
     const previous = this.connected.get(hello.routerId);
     this.connected.set(hello.routerId, channel);
     channel.welcomed = true;
@@ -260,9 +269,10 @@ export class RouterHub implements RouterChannelOwner {
     this.deps.announce({ event: 'connected', router: info });
   }
 
-  private refuse(channel: RouterChannel, reason: string): void {
-    this.deps.logger.warn(`router connection refused: ${reason}`, { certificate: channel.certificate.commonName ?? null, remote: channel.remote, reason });
-    channel.refuse(reason);
+  private refuse(channel: RouterChannel, reason: string, revoked = false): void {
+    // The reason can quote the router's first frame: a field, never the msg (alerts match msg).
+    this.deps.logger.warn('router connection refused', { certificate: channel.certificate.commonName ?? null, remote: channel.remote, reason });
+    channel.refuse(reason, revoked);
   }
 
   private answer(channel: RouterChannel, request: { [key: string]: unknown }): void {
@@ -296,10 +306,12 @@ export class RouterHub implements RouterChannelOwner {
   private recheck(routerId: string): void {
     for (const channel of this.open) {
       if (channel.hello?.routerId !== routerId || channel.ending) continue;
-      const admission = admitRouter(channel.certificate, channel.hello, this.deps.findRouter(routerId));
+      const row = this.deps.findRouter(routerId);
+      const admission = admitRouter(channel.certificate, channel.hello, row);
       if (admission.ok) continue;
-      this.deps.logger.info('router channel closed: it may no longer connect', { routerId, reason: admission.reason });
-      channel.refuse(admission.reason);
+      // A disabled or deleted router is told so: it closes every circuit it holds (the others close their links to it).
+      this.deps.logger.info('router channel closed: it may no longer connect', { routerId, reason: admission.reason, revoked: isRevoked(row) });
+      channel.refuse(admission.reason, isRevoked(row));
     }
   }
 
@@ -377,6 +389,11 @@ export class RouterHub implements RouterChannelOwner {
   }
 }
 
+/** A router that may hold no circuit or link at all: deleted, or disabled. */
+function isRevoked(row: EdgeRouter | undefined): boolean {
+  return row === undefined || row.disabled;
+}
+
 /** Links a router reported, when the message is well formed (at most 10,000 links). */
 export function readLinkReport(value: unknown): ReportedLink[] | undefined {
   if (!Array.isArray(value) || value.length > 10_000) return undefined;
@@ -388,4 +405,15 @@ export function readLinkReport(value: unknown): ReportedLink[] | undefined {
     links.push({ id, destRouterId, latencyMs: typeof latencyMs === 'number' && Number.isFinite(latencyMs) ? latencyMs : null });
   }
   return links;
+}
+
+/**
+ * Why a router's circuit report is not written, or undefined. A router reports only circuits it is the ingress of,
+ * so the path must be there and start at the reporting router: without it the event would name no ingress and any
+ * router could write events for any identity.
+ */
+function circuitReportRefusal(routerId: string, report: CircuitReport): string | undefined {
+  if (!report.routers || report.routers.length === 0) return 'it names no routers (path)';
+  if (report.routers[0] !== routerId) return 'it names another ingress';
+  return undefined;
 }

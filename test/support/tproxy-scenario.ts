@@ -116,6 +116,12 @@ ${link}
   assert.equal(await get('100.64.0.3', '/by/name'), 'edgeward demo echo: you asked for /by/name\n');
   assert.equal(await get(wild!, '/by/wildcard'), 'edgeward demo echo: you asked for /by/wildcard\n');
   assert.equal(await get('10.99.0.7', '/by/address'), 'edgeward demo echo: you asked for /by/address\n');
+  // More made-up names under the wildcard only add elements to the service's set; the table is not rewritten, and
+  // the first name still connects.
+  for (let i = 0; i < 50; i++) await resolver.resolve4(`made-up-${i}.wild.ziti`);
+  const set = execFileSync('nft', ['list', 'set', 'ip', table, 'w0'], { encoding: 'utf8' });
+  assert.equal(set.match(/100\.64\.\d+\.\d+/g)?.length, 51, set);
+  assert.equal(await get(wild!, '/by/wildcard-again'), 'edgeward demo echo: you asked for /by/wildcard-again\n');
   const created = r1.lines.filter((line) => line.msg === 'circuit created');
   assert.ok(created.length >= 3, 'each request was a circuit from r1');
   assert.deepEqual(created.at(-1)!.path, [routers.r1!.id, routers.r2!.id]);

@@ -40,7 +40,7 @@ export class Evaluator {
           controller: observation.controller,
           at: recordTime(observation.at, observation.now),
           source: 'log',
-          what: `log line "${observation.msg ?? rule.conditions[0]!.needle}"`,
+          what: `log line "${observation.line ?? rule.conditions[0]!.msg}"`,
           ...(observation.peerId === undefined ? {} : { peerId: observation.peerId }),
         });
         break;

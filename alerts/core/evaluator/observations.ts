@@ -16,8 +16,8 @@ export type Observation =
       readonly rule: string;
       readonly at?: number;
       readonly peerId?: string;
-      /** The line's `msg`, for the description. */
-      readonly msg?: string;
+      /** The documented text of the rule condition the line met, for the description (never the line's own text). */
+      readonly line?: string;
     }
   | {
       readonly kind: 'cluster-event';

@@ -9,7 +9,8 @@
 //            those of the config's `rules:` (`peerFlapping.count=3`, `leaderlessTolerance=30s`)
 //   advance <duration>                                  move the clock without a tick
 //   tick [<duration>]                                   move the clock, then tick
-//   log <controller> [at=<offset>] [<field>=<value>...] "<msg>"      a JSON log line
+//   log <controller> [at=<offset>] [<field>=<value>...] "<msg>"      a JSON log line; its `component` is `test`
+//            unless a field sets it (a rule matches only its emitter's component: `component=cluster`)
 //   event <controller> <eventType> [at=<offset>] [peer=<id>] [preferred=true|false] [leader=<id>]
 //   entity <controller> <raftIndex> [at=<offset>]       an entity change event
 //   health <controller>=<status|unreachable>...
@@ -208,9 +209,9 @@ class Scenario {
         out.push(`(${outcome.kind})`);
         continue;
       }
-      for (const rule of outcome.rules) {
+      for (const [index, rule] of outcome.rules.entries()) {
         out.push(`rule ${rule.id}`);
-        const changes = this.need().step({ kind: 'log', now: this.now, controller: controller!, rule: rule.id, ...outcome.record });
+        const changes = this.need().step({ kind: 'log', now: this.now, controller: controller!, rule: rule.id, line: outcome.lines[index]!, ...outcome.record });
         if (changes.length > 0) out.push(this.changes(changes));
       }
     }

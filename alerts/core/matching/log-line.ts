@@ -1,6 +1,7 @@
 // From a line the scanner found (it holds one of the needles) to the rules it matches: the line is parsed as the
-// controller's JSON log object and each candidate rule's conditions are checked. A line that is not a JSON object
-// is malformed: counted and skipped. Pure.
+// controller's JSON log object and each candidate rule's conditions are checked strictly (component, msg, fields;
+// the needle alone proves nothing, since client text in a field holds it too). A line that is not a JSON object is
+// malformed: counted and skipped. Pure.
 
 import type { LineCondition, LogRule } from '../rules/alert-rules.ts';
 import type { LineMatch } from './line-scanner.ts';
@@ -34,12 +35,17 @@ export interface LogRecord {
   readonly at?: number;
   /** `peerId`, on the peer lines. */
   readonly peerId?: string;
-  /** `msg`, cut to 200 characters. */
-  readonly msg?: string;
 }
 
 export type LogLineOutcome =
-  | { readonly kind: 'matched'; readonly rules: readonly LogRule[]; readonly record: LogRecord }
+  | {
+      readonly kind: 'matched';
+      readonly rules: readonly LogRule[];
+      /** Per rule, the `msg` of the condition the line met: the rule's own text, never the line's, for the
+       * description (it quotes only what the daemon owns). */
+      readonly lines: readonly string[];
+      readonly record: LogRecord;
+    }
   | { readonly kind: 'no-rule' }
   | { readonly kind: 'malformed'; readonly reason: string };
 
@@ -52,15 +58,14 @@ export function matchLogLine(line: LineMatch, table: LogNeedleTable): LogLineOut
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { kind: 'malformed', reason: 'not-object' };
   const fields = parsed as Record<string, unknown>;
-  const msg = typeof fields.msg === 'string' ? fields.msg : undefined;
 
   const rules: LogRule[] = [];
+  const lines: string[] = [];
   for (const needle of line.needles) {
     for (const { rule, condition } of table.conditions[needle] ?? []) {
-      if (rules.includes(rule)) continue;
-      if (condition.msgIncludes !== undefined && !(msg?.includes(condition.msgIncludes) ?? false)) continue;
-      if (condition.fieldEquals && !Object.entries(condition.fieldEquals).every(([key, value]) => fields[key] === value)) continue;
+      if (rules.includes(rule) || !meets(fields, condition)) continue;
       rules.push(rule);
+      lines.push(condition.msg);
     }
   }
   if (rules.length === 0) return { kind: 'no-rule' };
@@ -68,10 +73,21 @@ export function matchLogLine(line: LineMatch, table: LogNeedleTable): LogLineOut
   return {
     kind: 'matched',
     rules,
+    lines,
     record: {
       ...(Number.isFinite(at) ? { at } : {}),
       ...(typeof fields.peerId === 'string' ? { peerId: fields.peerId } : {}),
-      ...(msg === undefined ? {} : { msg: msg.length > 200 ? `${msg.slice(0, 200)}…` : msg }),
     },
   };
+}
+
+/** The parsed line is the one the condition's emitter writes. */
+function meets(fields: Readonly<Record<string, unknown>>, condition: LineCondition): boolean {
+  if (fields.component !== condition.component || fields.msg !== condition.msg) return false;
+  for (const [key, value] of Object.entries(condition.fieldEquals ?? {})) if (fields[key] !== value) return false;
+  for (const [key, value] of Object.entries(condition.fieldStartsWith ?? {})) {
+    const field = fields[key];
+    if (typeof field !== 'string' || !field.startsWith(value)) return false;
+  }
+  return (condition.stringFields ?? []).every((key) => typeof fields[key] === 'string');
 }

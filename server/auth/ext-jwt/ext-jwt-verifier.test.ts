@@ -59,7 +59,7 @@ interface VerifierSetup {
 
 function verifierWith(jwks?: JwksSource): VerifierSetup {
   const cacheClock = new ManualClock(now);
-  const source = jwks ?? new JwksCache({ trustedCaPems: [server.caPem], now: () => cacheClock.now() });
+  const source = jwks ?? new JwksCache({ trustedCaPems: [server.caPem], allowPrivateAddresses: true, now: () => cacheClock.now() });
   return { verifier: new ExtJwtVerifier({ jwks: source, now: () => now }), cacheClock };
 }
 

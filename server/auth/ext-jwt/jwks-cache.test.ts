@@ -3,7 +3,8 @@ import { KeyObject } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../../common/time/clock.ts';
 import { JwksCache, JwksFetchError, type JwksCacheOptions } from './jwks-cache.ts';
-import { startJwksServer, type JwksTestServer } from './jwks-test-server.ts';
+import { nonPublicKind } from './jwks-address-policy.ts';
+import { startJwksServer, testJwksHostname, type JwksTestServer } from './jwks-test-server.ts';
 import { makeSigningKey, type TestSigningKey } from './test-signing-keys.ts';
 
 let server: JwksTestServer;
@@ -16,7 +17,8 @@ before(async () => {
 after(() => server.close());
 
 function cacheWith(options: JwksCacheOptions = {}): JwksCache {
-  return new JwksCache({ trustedCaPems: [server.caPem], ...options });
+  // The test server is on 127.0.0.1: these tests opt in to private addresses, as an operator would for such an issuer.
+  return new JwksCache({ trustedCaPems: [server.caPem], allowPrivateAddresses: true, ...options });
 }
 
 function samePublicKey(actual: unknown, expected: TestSigningKey): void {
@@ -81,7 +83,7 @@ test('an http:// endpoint is refused without any request', async () => {
 
 test('a server whose CA is not trusted is refused', async () => {
   server.serveJson({ keys: [rsa.jwk] });
-  await rejectsWith(new JwksCache().keyFor(server.url(), 'rsa-1', 'RS256'), /certificate/i);
+  await rejectsWith(new JwksCache({ allowPrivateAddresses: true }).keyFor(server.url(), 'rsa-1', 'RS256'), /certificate/i);
 });
 
 test('an HTTP error status fails the fetch and names the status', async () => {
@@ -201,4 +203,43 @@ test('bad options are refused at construction', () => {
   assert.throws(() => new JwksCache({ ttlMs: -1 }), RangeError);
   assert.throws(() => new JwksCache({ maxBytes: 0 }), RangeError);
   assert.throws(() => new JwksCache({ fetchTimeoutMs: Number.NaN }), RangeError);
+});
+
+test('by default a JWKS endpoint on a loopback, link-local or private address is refused before anything is sent to it', async () => {
+  server.serveJson({ keys: [rsa.jwk] });
+  const before = server.requests;
+  const port = new URL(server.url()).port;
+  const errors: JwksFetchError[] = [];
+  const cache = new JwksCache({ trustedCaPems: [server.caPem], onFetchError: (error) => errors.push(error) });
+  await rejectsWith(cache.keyFor(server.url(), 'rsa-1', 'RS256'), /127\.0\.0\.1 is a loopback address; JWKS endpoints must be public unless edge\.extJwt\.allowPrivateJwksAddresses is true/);
+  // A name is resolved first and every address it has is checked: one private answer is enough to refuse it.
+  const resolvesTo = (...addresses: string[]) => async () => addresses.map((address) => ({ address, family: (address.includes(':') ? 6 : 4) as 4 | 6 }));
+  for (const [addresses, kind] of [
+    [['127.0.0.1'], 'loopback'],
+    [['203.0.113.9', '169.254.169.254'], 'link-local'],
+    [['10.1.2.3'], 'private'],
+    [['::ffff:192.168.1.1'], 'private'],
+    [['fd00::1'], 'private'],
+  ] as const) {
+    const named = new JwksCache({ trustedCaPems: [server.caPem], resolve: resolvesTo(...addresses) });
+    await rejectsWith(named.keyFor(`https://${testJwksHostname}:${port}/jwks.json`, 'rsa-1', 'RS256'), new RegExp(`${testJwksHostname} resolves to .*, a ${kind} address`));
+  }
+  assert.equal(server.requests, before, 'the private server never saw a request');
+  assert.equal(errors.length, 1, 'the refusal is reported like any failed fetch');
+  for (const address of ['8.8.8.8', '2001:4860:4860::8888', '203.0.113.9']) assert.equal(nonPublicKind(address), undefined, address);
+  for (const address of ['0.0.0.0', '::', '::1', 'fe80::1', '100.64.0.1', '224.0.0.1', '172.31.255.255']) assert.notEqual(nonPublicKind(address), undefined, address);
+});
+
+test('allowPrivateAddresses lets a signer use a private issuer, and the connection goes to the address that was checked', async () => {
+  server.serveJson({ keys: [rsa.jwk] });
+  let lookups = 0;
+  // A name no DNS knows, resolved once here: the fetch must connect to this answer, not ask again.
+  const resolve = async () => {
+    lookups++;
+    return [{ address: '127.0.0.1', family: 4 as const }];
+  };
+  const endpoint = `https://${testJwksHostname}:${new URL(server.url()).port}/jwks.json`;
+  samePublicKey(await new JwksCache({ trustedCaPems: [server.caPem], allowPrivateAddresses: true, resolve }).keyFor(endpoint, 'rsa-1', 'RS256'), rsa);
+  assert.equal(lookups, 1);
+  await rejectsWith(new JwksCache({ trustedCaPems: [server.caPem], resolve }).keyFor(endpoint, 'rsa-1', 'RS256'), /loopback/);
 });

@@ -12,6 +12,7 @@ import type { KeyObject } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import { displayEndpoint, fetchJwksDocument, httpsEndpoint, JwksFetchError, type JwksFetchLimits } from './jwks-fetch.ts';
 import { selectKey, verificationKeys, type VerificationKey } from './jwk-set.ts';
+import type { JwksAddressPolicy } from './jwks-address-policy.ts';
 
 export { JwksFetchError } from './jwks-fetch.ts';
 
@@ -26,6 +27,10 @@ export interface JwksCacheOptions {
   minRefetchIntervalMs?: number;
   fetchTimeoutMs?: number;
   maxBytes?: number;
+  /** Endpoints may resolve to loopback, link-local and private addresses (default false: public ones only). */
+  allowPrivateAddresses?: boolean;
+  /** How host names are resolved (default: the system resolver). */
+  resolve?: JwksAddressPolicy['resolve'];
   now?: () => number;
   /** Called for every failed fetch, including those hidden by serving the cached set. */
   onFetchError?: (error: JwksFetchError) => void;
@@ -62,6 +67,7 @@ export class JwksCache implements JwksSource {
       ca: [...rootCertificates, ...(options.trustedCaPems ?? [])],
       timeoutMs: positive('fetchTimeoutMs', options.fetchTimeoutMs ?? jwksCacheDefaults.fetchTimeoutMs),
       maxBytes: positive('maxBytes', options.maxBytes ?? jwksCacheDefaults.maxBytes),
+      addresses: { allowPrivateAddresses: options.allowPrivateAddresses ?? false, ...(options.resolve ? { resolve: options.resolve } : {}) },
     };
     this.now = options.now ?? Date.now;
     this.onFetchError = options.onFetchError ?? (() => {});

@@ -2,6 +2,8 @@
 // party, so a slow, huge or plain-HTTP answer must fail the fetch instead of hanging logins or filling memory.
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { get } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { checkedJwksAddress, type JwksAddressPolicy, type ResolvedAddress } from './jwks-address-policy.ts';
 
 export class JwksFetchError extends Error {
   override readonly name = 'JwksFetchError';
@@ -20,6 +22,8 @@ export interface JwksFetchLimits {
   readonly ca: readonly string[];
   readonly timeoutMs: number;
   readonly maxBytes: number;
+  /** Which addresses the endpoint may resolve to (jwks-address-policy.ts). */
+  readonly addresses: JwksAddressPolicy;
 }
 
 /** The JWKS document as parsed JSON, guaranteed to be an object with a `keys` array. */
@@ -77,13 +81,29 @@ export function fetchJwksDocument(url: URL, limits: JwksFetchLimits): Promise<Jw
       response.on('end', () => finish(parseDocument(Buffer.concat(chunks).toString('utf8'))));
     };
 
-    try {
-      request = get(url, { ca: [...limits.ca], agent: false, headers: { accept: 'application/jwk-set+json, application/json' } }, onResponse);
-      request.on('error', (error: Error) => finish({ problem: error.message, cause: error }));
-    } catch (error) {
-      finish({ problem: error instanceof Error ? error.message : String(error), cause: error });
-    }
+    const connect = (target: ResolvedAddress): void => {
+      if (settled) return;
+      try {
+        // The connection goes to the address that was checked; TLS still verifies the endpoint's own name.
+        request = get(url, { ca: [...limits.ca], agent: false, lookup: pinnedLookup(target), headers: { accept: 'application/jwk-set+json, application/json' } }, onResponse);
+        request.on('error', (error: Error) => finish({ problem: error.message, cause: error }));
+      } catch (error) {
+        finish({ problem: error instanceof Error ? error.message : String(error), cause: error });
+      }
+    };
+    checkedJwksAddress(url.hostname.replace(/^\[|\]$/g, ''), limits.addresses).then(
+      (checked) => ('target' in checked ? connect(checked.target) : finish({ problem: checked.refused })),
+      (error: Error) => finish({ problem: `cannot resolve ${url.hostname}: ${error.message}`, cause: error }),
+    );
   });
+}
+
+/** A lookup that answers every name with the one checked address (Node asks for `all` when it races families). */
+function pinnedLookup(target: ResolvedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, [target]);
+    else callback(null, target.address, target.family);
+  };
 }
 
 function parseDocument(body: string): { document: JwksDocument } | { problem: string } {

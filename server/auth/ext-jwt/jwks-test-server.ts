@@ -14,7 +14,10 @@ export interface TestTlsMaterial {
   readonly serverCertPem: string;
 }
 
-/** A CA and a server certificate for IP 127.0.0.1 signed by it (EC P-256, so generation is quick). */
+/** A host name the test server's certificate also holds: no DNS knows it, so a test must resolve it itself. */
+export const testJwksHostname = 'jwks.idp.test';
+
+/** A CA and a server certificate for IP 127.0.0.1 (and testJwksHostname) signed by it (EC P-256, so generation is quick). */
 export function makeTestTlsMaterial(): TestTlsMaterial {
   const dir = mkdtempSync(join(tmpdir(), 'ext-jwt-tls-'));
   try {
@@ -22,7 +25,7 @@ export function makeTestTlsMaterial(): TestTlsMaterial {
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
     opensslOk(['req', '-x509', ...ec, '-keyout', at('ca.key'), '-out', at('ca.pem'), '-subj', '/CN=ext-jwt test CA', '-days', '1']);
     opensslOk(['req', ...ec, '-keyout', at('server.key'), '-out', at('server.csr'), '-subj', '/CN=127.0.0.1']);
-    writeFileSync(at('server.ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+    writeFileSync(at('server.ext'), `subjectAltName=IP:127.0.0.1,DNS:${testJwksHostname}\nextendedKeyUsage=serverAuth\n`);
     opensslOk(['x509', '-req', '-in', at('server.csr'), '-CA', at('ca.pem'), '-CAkey', at('ca.key'), '-CAcreateserial', '-out', at('server.pem'), '-days', '1', '-extfile', at('server.ext')]);
     return { caPem: readFileSync(at('ca.pem'), 'utf8'), serverKeyPem: readFileSync(at('server.key'), 'utf8'), serverCertPem: readFileSync(at('server.pem'), 'utf8') };
   } finally {

@@ -15,18 +15,21 @@ export interface InstallIo {
   stderr(text: string): void;
 }
 
-const installUsage = `Usage: ./edgeward install [--root <dir>] [--prefix <dir>]
+const installUsage = `Usage: ./edgeward install [--root <dir>] [--prefix <dir>] [--no-loopback-monitoring]
 
 Lays out the compiled release under PREFIX (default ${defaultPrefix}): the JavaScript, its production npm packages
 and the built status page, with the launcher PREFIX/edgeward; the units edgeward-controller@, edgeward-router@,
 edgeward-alerts and edgeward-dashboard in /etc/systemd/system; sysusers.d and tmpfiles.d files; example configs in
-/etc/edgeward (and the Prometheus and Alertmanager files Debian's services read, where none exist yet). Configs an
+/etc/edgeward (and the Prometheus and Alertmanager files Debian's services read, where none exist yet), and drop-ins
+that bind Debian's Prometheus and Alertmanager to loopback (127.0.0.1:9090, 127.0.0.1:9093, no cluster port). Configs an
 operator edited are kept and listed; a second install of the same release changes nothing. Writes PREFIX/${manifestName}.
 As root on / it also runs systemd-sysusers, systemd-tmpfiles and systemctl daemon-reload; with --root it does not.
 From a checkout it builds the release first (tsc, next build when stale). docs/install.md.
 
   --root <dir>     lay out under <dir> instead of / (a package build, an image, a test)
   --prefix <dir>   where the release goes (default ${defaultPrefix}); the units are rewritten to match
+  --no-loopback-monitoring  leave Prometheus and Alertmanager listening as Debian has them (all addresses): no
+                   drop-ins, and unedited ones of an earlier install are removed
 `;
 
 const uninstallUsage = `Usage: ./edgeward uninstall [--root <dir>] [--prefix <dir>] [--purge]
@@ -53,7 +56,7 @@ const absoluteCheck = (flags: { text(name: string): string | undefined }): strin
   return undefined;
 };
 
-const installTree: CommandNode = { usage: installUsage, flags: [...rootFlags], arguments: [], min: 0, max: 0, example: ['--root', '/tmp/root'], check: ({ flags }) => absoluteCheck(flags) };
+const installTree: CommandNode = { usage: installUsage, flags: [...rootFlags, { name: 'no-loopback-monitoring', kind: 'boolean' }], arguments: [], min: 0, max: 0, example: ['--root', '/tmp/root'], check: ({ flags }) => absoluteCheck(flags) };
 const uninstallTree: CommandNode = { usage: uninstallUsage, flags: [...rootFlags, { name: 'purge', kind: 'boolean' }], arguments: [], min: 0, max: 0, example: ['--root', '/tmp/root', '--purge'], check: ({ flags }) => absoluteCheck(flags) };
 const packTree: CommandNode = { usage: packUsage, flags: [{ name: 'out', kind: 'string' }], arguments: [], min: 0, max: 0, example: ['--out', '/tmp/edgeward.tar.gz'] };
 
@@ -88,11 +91,11 @@ function pkiSteps(prefix: string): string {
        ${e} pki init --dir /root/edgeward-pki --trust-domain example.com
        ${e} pki controller --dir /root/edgeward-pki --id ctrl1 --dns ctrl1.example.com --ip 192.0.2.10
      then install /root/edgeward-pki/controllers/ctrl1/chain.pem as /etc/edgeward/pki/ctrl1.chain.pem (0644),
-     key.pem as /etc/edgeward/pki/ctrl1.key.pem (0640 root:edgeward) and ca-bundle.pem as /etc/edgeward/pki/ca-bundle.pem (0644).
+     key.pem as /etc/edgeward/pki/ctrl1.key.pem (0640 root:edgeward-controller) and ca-bundle.pem as /etc/edgeward/pki/ca-bundle.pem (0644).
   2. Edit /etc/edgeward/controller/ctrl1.yml, then: systemctl enable --now edgeward-controller@ctrl1
   3. ${e} agent controller init --username admin --password-file <file> --socket /run/edgeward/ctrl1/agent.sock
   4. Routers: create one with '${e} edge create edge-router router1', enroll it as the service user
-       sudo -u edgeward ${e} router enroll /etc/edgeward/router/router1.yml --jwt router1.jwt
+       sudo -u edgeward-router ${e} router enroll /etc/edgeward/router/router1.yml --jwt router1.jwt
      and systemctl enable --now edgeward-router@router1
   5. systemctl enable --now edgeward-alerts edgeward-dashboard; restart prometheus and prometheus-alertmanager.
 `;
@@ -119,18 +122,20 @@ export async function runInstallCommand(args: string[], io: InstallIo): Promise<
   try {
     const tree = await releaseTree(io);
     const version = readStamp(tree)?.version ?? 'unknown';
-    const report = applyLayout(tree, root, prefix, version);
+    const report = applyLayout(tree, root, prefix, version, { loopbackMonitoring: outcome.value.flags.bool('no-loopback-monitoring') !== true });
     reportInstall(report, root, prefix, io);
     if (onRealHost(root)) {
       runStep(io, 'systemd-sysusers', ['edgeward.conf']);
       runStep(io, 'systemd-tmpfiles', ['--create', 'edgeward.conf']);
       for (const entry of report.manifest.files) {
+        // The controllers' configs to group edgeward-controller (the controller's unit alone), the others' to edgeward.
+        const group = entry.path.startsWith('/etc/edgeward/controller/') ? 'edgeward-controller' : 'edgeward';
         if (entry.kind === 'config' && (entry.path.startsWith('/etc/edgeward/controller/') || entry.path.startsWith('/etc/edgeward/router/') || entry.path === '/etc/edgeward/alerts.yml' || entry.path === '/etc/edgeward/dashboard.yml')) {
           try {
-            const gid = Number(execFileSync('getent', ['group', 'edgeward'], { encoding: 'utf8' }).split(':')[2]);
+            const gid = Number(execFileSync('getent', ['group', group], { encoding: 'utf8' }).split(':')[2]);
             chownSync(entry.path, 0, gid);
           } catch (error) {
-            io.stderr(`warning: cannot give group edgeward ${entry.path}: ${(error as Error).message}\n`);
+            io.stderr(`warning: cannot give group ${group} ${entry.path}: ${(error as Error).message}\n`);
           }
         }
       }

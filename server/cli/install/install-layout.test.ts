@@ -23,6 +23,8 @@ function fakeTree(dir: string, variant: string, extra: Record<string, string> = 
     'share/prometheus/prometheus.yml': '# prometheus\n',
     'share/prometheus/rules/edgeward-rules.yml': 'groups: []\n',
     'share/alertmanager/alertmanager.yml': '# alertmanager\n',
+    'share/systemd/prometheus-loopback.conf': '[Service]\nExecStart=\nExecStart=/usr/bin/prometheus --web.listen-address=127.0.0.1:9090 $ARGS\n',
+    'share/systemd/alertmanager-loopback.conf': '[Service]\nExecStart=\nExecStart=/usr/bin/prometheus-alertmanager --web.listen-address=127.0.0.1:9093 --cluster.listen-address= $ARGS\n',
     ...extra,
   };
   rmSync(dir, { recursive: true, force: true });
@@ -64,6 +66,34 @@ test('an upgrade replaces code and unedited configs, keeps edited ones and an ex
     assert.ok(!existsSync(join(root, 'etc/edgeward/controller')), 'emptied folders it created are gone');
     assert.equal(readFileSync(join(root, 'etc', 'prometheus', 'prometheus.yml'), 'utf8'), '# the operator\'s\n');
     assert.ok(!existsSync(join(root, 'etc', 'prometheus', 'alertmanager.yml')));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('Debian\'s Prometheus and Alertmanager are bound to loopback by drop-ins; an install that opts out removes them unless edited', () => {
+  const work = mkdtempSync(join(tmpdir(), 'edgeward-layout-'));
+  try {
+    const tree = join(work, 'tree');
+    const root = join(work, 'root');
+    mkdirSync(root);
+    fakeTree(tree, 'v1');
+    const prometheus = '/etc/systemd/system/prometheus.service.d/edgeward-loopback.conf';
+    const alertmanager = '/etc/systemd/system/prometheus-alertmanager.service.d/edgeward-loopback.conf';
+    const first = applyLayout(tree, root, '/opt/edgeward', 'v1');
+    assert.ok(first.written.includes(prometheus) && first.written.includes(alertmanager));
+    assert.match(readFileSync(join(root, prometheus), 'utf8'), /^ExecStart=\/usr\/bin\/prometheus --web\.listen-address=127\.0\.0\.1:9090 \$ARGS$/m);
+    assert.match(readFileSync(join(root, alertmanager), 'utf8'), /--web\.listen-address=127\.0\.0\.1:9093 --cluster\.listen-address= \$ARGS$/m);
+
+    // The operator opts out: the unedited drop-ins go, an edited one stays.
+    writeFileSync(join(root, alertmanager), '[Service]\n# mine\n');
+    const optOut = applyLayout(tree, root, '/opt/edgeward', 'v1', { loopbackMonitoring: false });
+    assert.ok(optOut.removed.includes(prometheus));
+    assert.ok(!existsSync(join(root, prometheus)));
+    assert.equal(readFileSync(join(root, alertmanager), 'utf8'), '[Service]\n# mine\n');
+    assert.ok(!optOut.manifest.files.some((entry) => entry.path === prometheus || entry.path === alertmanager));
+    const again = applyLayout(tree, root, '/opt/edgeward', 'v1', { loopbackMonitoring: false });
+    assert.deepEqual(again.written, []);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

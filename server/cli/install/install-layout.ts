@@ -65,6 +65,17 @@ function configFiles(tree: string): PlannedFile[] {
   ];
 }
 
+/** Drop-ins that bind Debian's Prometheus and Alertmanager to loopback (unless the install is told not to). */
+export const loopbackDropIns = [
+  { from: join(releasePaths.systemd, 'prometheus-loopback.conf'), path: '/etc/systemd/system/prometheus.service.d/edgeward-loopback.conf' },
+  { from: join(releasePaths.systemd, 'alertmanager-loopback.conf'), path: '/etc/systemd/system/prometheus-alertmanager.service.d/edgeward-loopback.conf' },
+] as const;
+
+export interface LayoutOptions {
+  /** Write loopbackDropIns (default true); false leaves Prometheus and Alertmanager listening as Debian has them. */
+  readonly loopbackMonitoring?: boolean;
+}
+
 /** Debian's prometheus and prometheus-alertmanager read these; ours are written there only when they are absent. */
 export const debianConfigs = [
   { from: join(releasePaths.prometheus, 'prometheus.yml'), path: '/etc/prometheus/prometheus.yml' },
@@ -81,7 +92,7 @@ function walkFiles(dir: string, base: string, out: string[]): void {
 }
 
 /** Every file of the layout, for the release tree `tree`, with the host paths under `prefix`. */
-export function planLayout(tree: string, prefix: string, previous: Manifest | undefined, root: string): PlannedFile[] {
+export function planLayout(tree: string, prefix: string, previous: Manifest | undefined, root: string, options: LayoutOptions = {}): PlannedFile[] {
   const code: string[] = [];
   walkFiles('.', tree, code);
   const planned: PlannedFile[] = code
@@ -99,6 +110,8 @@ export function planLayout(tree: string, prefix: string, previous: Manifest | un
   planned.push({ from: join(tree, releasePaths.systemd, 'edgeward.sysusers.conf'), path: '/usr/lib/sysusers.d/edgeward.conf', kind: 'system', mode: 0o644 });
   planned.push({ from: join(tree, releasePaths.systemd, 'edgeward.tmpfiles.conf'), path: '/usr/lib/tmpfiles.d/edgeward.conf', kind: 'system', mode: 0o644 });
   planned.push(...configFiles(tree));
+  // Configs like the others: kept when the operator edited them, removed (when unedited) by an install that opts out.
+  if (options.loopbackMonitoring !== false) for (const dropIn of loopbackDropIns) planned.push({ from: join(tree, dropIn.from), path: dropIn.path, kind: 'config', mode: 0o644 });
   for (const debian of debianConfigs) {
     // Ours when we wrote it before; an operator's (or Debian's) file is never replaced.
     const ours = previous?.files.some((entry) => entry.path === debian.path);
@@ -132,10 +145,10 @@ function ensureDir(root: string, dir: string, created: string[], mode = 0o755): 
 const dirModes: Readonly<Record<string, number>> = { '/etc/edgeward/controller': 0o750, '/etc/edgeward/router': 0o750 };
 
 /** Lays out the release tree `tree` under root + prefix. Idempotent: a second run with the same tree writes nothing. */
-export function applyLayout(tree: string, root: string, prefix: string, version: string): InstallReport {
+export function applyLayout(tree: string, root: string, prefix: string, version: string, options: LayoutOptions = {}): InstallReport {
   const previous = readManifest(root, prefix);
   const previousHash = new Map((previous?.files ?? []).map((entry) => [entry.path, entry.sha256]));
-  const planned = planLayout(tree, prefix, previous, root);
+  const planned = planLayout(tree, prefix, previous, root, options);
   const created = [...(previous?.dirs ?? [])];
   const written: string[] = [];
   const keptEdited: string[] = [];
@@ -202,7 +215,9 @@ export function applyLayout(tree: string, root: string, prefix: string, version:
   const now = new Set(entries.map((entry) => entry.path));
   const removed: string[] = [];
   for (const old of previous?.files ?? []) {
-    if (now.has(old.path) || old.kind === 'config') continue;
+    if (now.has(old.path)) continue;
+    // A config this install no longer lays out (a drop-in opted out of) goes only while it is exactly ours.
+    if (old.kind === 'config' && !(existsSync(join(root, old.path)) && sha256(readFileSync(join(root, old.path))) === old.sha256)) continue;
     rmSync(join(root, old.path), { force: true });
     removed.push(old.path);
   }

@@ -365,7 +365,7 @@ test('before its hello a connection must finish its handshake, send a small firs
     const openedAt = Math.min(...closedAt) - 100;
     const late = closedAt.filter((at) => at - openedAt >= 300).length;
     assert.equal(late, 3, `three held until the handshake timeout (${closedAt.map((at) => at - openedAt).join(', ')} ms)`);
-    await until('the handshake timeout line', () => b.logger.lines.some((line) => line.msg === 'peer TLS handshake failed: tls: TLS handshake timeout'));
+    await until('the handshake timeout line', () => b.logger.lines.some((line) => line.msg === 'peer TLS handshake failed' && line.error === 'TLS handshake timeout'));
     assert.equal(refusalsOf(b.logger, 'control connection refused: too many connections from one address')[0]?.maxConnectionsPerSource, 3);
     const a = await network('p1');
     try {

@@ -26,7 +26,7 @@ import { RefusalLog, suppressedField } from './refusal-log.ts';
 import { SourceConnections } from './source-connections.ts';
 import { keepReceivedEntryTexts, raftFrameJson } from './raft-frame.ts';
 import { sendSnapshotInParts, SnapshotAssembly, type SnapshotMessage } from './snapshot-transfer.ts';
-import { documentedTlsText } from './tls-failure-text.ts';
+import { tlsFailureLine } from './tls-failure-text.ts';
 
 export interface PeerHello {
   readonly id: NodeId;
@@ -319,8 +319,8 @@ export class PeerNetwork implements RaftTransport, PeerChannels {
       // A connection refused at accept fails its handshake too; it was logged as refused.
       const raw = (socket as unknown as { _parent?: Socket })._parent;
       if (raw !== undefined && refusedAtAccept.has(raw)) return;
-      const text = documentedTlsText(error);
-      this.logRefusal(`tls|${socket.remoteAddress}|${text}`, `peer TLS handshake failed: ${text}`, { remote: socket.remoteAddress, code: error.code });
+      const failure = tlsFailureLine(error);
+      this.logRefusal(`tls|${socket.remoteAddress}|${failure.msg}`, failure.msg, { remote: socket.remoteAddress, ...failure.fields });
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -664,7 +664,8 @@ export class PeerNetwork implements RaftTransport, PeerChannels {
       });
       socket.once('error', (error: Error & { code?: string }) => {
         if (error.code !== 'ECONNREFUSED' && error.code !== 'ECONNRESET' && error.code !== 'EHOSTUNREACH') {
-          this.options.logger.warn(`peer TLS handshake failed: ${documentedTlsText(error)}`, { address, code: error.code });
+          const failure = tlsFailureLine(error);
+          this.options.logger.warn(failure.msg, { address, ...failure.fields });
         }
         finish(undefined);
       });
