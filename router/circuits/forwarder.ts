@@ -32,6 +32,7 @@ import { readCircuitFrame, type CircuitFrame, type FailFrame, type ReadyFrame, t
 import { EgressDialer } from './egress-dialer.ts';
 import { circuitLimitProblem, type CircuitLimitProblem, type CircuitLimitTable } from './circuit-limits.ts';
 import { defaultTransitMarks, TransitBackpressure, type TransitMarks } from './transit-backpressure.ts';
+import { throttledTransitLog } from './transit-pause-log.ts';
 import { ReadySigner, ReadyVerifier } from './ready-proof.ts';
 import { routeAuthorityProblem } from './route-authority.ts';
 import { TerminatedRoutes } from './terminated-routes.ts';
@@ -161,10 +162,7 @@ export class Forwarder {
       dwellMs: config.xgressDialDwellTime,
       timeoutMs: this.timing.dialTimeoutMs,
     });
-    this.transit = new TransitBackpressure(this.timing.transit, {
-      paused: (link, queuedBytes) => deps.logger.info('link reading paused: forwarded bytes over the high-water mark', { linkId: link.id, queuedBytes, highWaterBytes: this.timing.transit.highWaterBytes }),
-      resumed: (link, queuedBytes) => deps.logger.info('link reading resumed: forwarded bytes under the low-water mark', { linkId: link.id, queuedBytes, lowWaterBytes: this.timing.transit.lowWaterBytes }),
-    });
+    this.transit = new TransitBackpressure(this.timing.transit, throttledTransitLog(deps.logger, deps.clock, this.timing.transit));
     deps.links.onCircuitFrame((link, frame) => this.linkFrame(link, frame));
     deps.links.onLinkClosed((link) => this.linkClosed(link));
   }
