@@ -17,6 +17,10 @@
 // Timers, from the forwarder section: every `idleTxInterval` ms (0: never) a circuit silent for `idleCircuitTimeout`
 // ms is confirmed with its neighbours (`c.confirm`); one not confirmed within `xgressCloseCheckInterval` ms is
 // un-routed. Egress dials go through the xgress dial queue (egress-dialer.ts).
+//
+// Bounds: each end refuses bytes beyond the window it granted (circuit-end.ts); bytes passed from one link into
+// another are bounded per incoming link, which stops being read past a high-water mark (transit-backpressure.ts);
+// forwarder.maxCircuits and maxCircuitsPerIdentity cap the table (circuit-limits.ts).
 import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import { routeDigest, RouteVerifier, routeSetupWindowMs, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
