@@ -10,7 +10,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
-import { RouteSigner, type CircuitRoute } from '../../common/circuits/circuit-route.ts';
+import { routeDigest, RouteSigner, type CircuitRoute } from '../../common/circuits/circuit-route.ts';
 import { DataFrame, encodeDataFrame, encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
@@ -23,6 +23,7 @@ import { controllerTrustOf } from '../run/controller-identity.ts';
 import { windowOverrunReason, windowSlackBytes } from './circuit-end.ts';
 import { EdgeConnectListeners } from './edge-connect-listener.ts';
 import { Forwarder, type ForwarderTiming } from './forwarder.ts';
+import { ReadySigner } from './ready-proof.ts';
 
 const serviceId = 'svc1';
 const chunk = FramedSocket.maxDataBytes;
@@ -282,6 +283,56 @@ describe('flow control and circuit caps over real links', () => {
       ['l12'],
       'the link itself stays up: only the circuit is closed',
     );
+  });
+
+  it('an egress that ignores acknowledgements toward a client that does not read loses its circuit at the ingress, which holds at most one window', async () => {
+    const windowBytes = 256 * 1024;
+    let signed: ReturnType<RouteSigner['sign']> | undefined;
+    const r2 = await routerUnderTest({
+      timing: { windowBytes },
+      answer: () => {
+        signed = signer.sign(route(['r2', 'r3'], ['l23'], 'tcp:127.0.0.1:9'));
+        return { route: signed };
+      },
+    });
+    const r3 = await peer(r2.port, 'r3', 'l23');
+    const accepted: Socket[] = [];
+    const listener = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
+      accepted.push(socket);
+      void r2.forwarder.dial('echo', socket, 'echo:test').catch(() => socket.destroy());
+    });
+    const port = await listen(listener);
+    cleanups.push(() => accepted.forEach((socket) => socket.destroy()));
+    // The client connects and never reads.
+    const client = connect({ host: '127.0.0.1', port });
+    client.on('error', () => undefined);
+    client.pause();
+    cleanups.push(() => client.destroy());
+
+    const setup = await r3.frame('the setup at r3', (frame) => frame.type === 'c.setup');
+    const circuitId = String(setup.circuitId);
+    const tls = await tlsFor('r3');
+    r3.send({ type: 'c.ready', circuitId, proof: new ReadySigner(tls.keyPem, tls.certPem).sign(circuitId, routeDigest(signed!), undefined) });
+    await waitFor('the circuit up at r2', () => r2.logged('circuit created').length === 1);
+
+    let worst = 0;
+    const sampler = setInterval(() => (worst = Math.max(worst, r2.forwarder.stats().bufferedBytes)), 1);
+    cleanups.push(() => clearInterval(sampler));
+    const payload = randomBytes(chunk);
+    const closed = () => r3.frames.some((frame) => frame.type === 'c.close' && frame.circuitId === circuitId);
+    const started = performance.now();
+    for (let sent = 0; sent < floodBytes && !closed() && performance.now() - started < 20_000; sent += chunk) {
+      if ((await r3.sendData(circuitId, payload)) !== 'written') break;
+    }
+    const close = await r3.frame('c.close for the overrunning circuit', (frame) => frame.type === 'c.close' && frame.circuitId === circuitId, 10_000);
+    clearInterval(sampler);
+    assert.equal(close.reason, windowOverrunReason);
+    assert.ok(worst <= windowBytes + windowSlackBytes, `the ingress held ${worst} bytes for one circuit, over its window (${windowBytes}) plus one frame`);
+    assert.equal(r2.logged('circuit closed: the sender exceeded the flow-control window')[0]?.peerRouterId, 'r3');
+    let over = false;
+    client.once('close', () => (over = true));
+    client.resume();
+    await waitFor('the client connection closed', () => over, 10_000);
   });
 
   // ---- a transit router stops reading a link it cannot forward from -------------------------------------------
