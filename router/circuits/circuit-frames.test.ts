@@ -10,6 +10,9 @@ describe('readCircuitFrame', () => {
     assert.deepEqual(readCircuitFrame({ type: 'c.setup', circuitId, route, hop: 1, extra: true }), { type: 'c.setup', circuitId, route, hop: 1 });
     assert.deepEqual(readCircuitFrame({ type: 'c.setup', circuitId, route, hop: 63 }), { type: 'c.setup', circuitId, route, hop: 63 });
     assert.deepEqual(readCircuitFrame({ type: 'c.ready', circuitId }), { type: 'c.ready', circuitId });
+    const proof = { signature: 'c2ln', signer: '-----BEGIN CERTIFICATE-----' };
+    assert.deepEqual(readCircuitFrame({ type: 'c.ready', circuitId, received: 5, proof: { ...proof, extra: 1 } }), { type: 'c.ready', circuitId, received: 5, proof });
+    assert.deepEqual(readCircuitFrame({ type: 'c.ready', circuitId, proof: { signature: 7 } }), { type: 'c.ready', circuitId }, 'a malformed proof is dropped (and the ready then refused)');
     assert.deepEqual(readCircuitFrame({ type: 'c.fail', circuitId, reason: 'no route', avoid: 'r2' }), { type: 'c.fail', circuitId, reason: 'no route', avoid: 'r2' });
     assert.deepEqual(readCircuitFrame({ type: 'c.fail', circuitId }), { type: 'c.fail', circuitId, reason: 'unknown' });
     assert.deepEqual(readCircuitFrame({ type: 'c.ack', circuitId, bytes: 65536 }), { type: 'c.ack', circuitId, bytes: 65536 });
