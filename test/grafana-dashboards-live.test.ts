@@ -208,7 +208,7 @@ test('the router gauges the dashboards read are the names a router report become
     heapUsedBytes: 1,
     rssBytes: 1,
     metricsDropped: 0,
-    circuits: { circuits: 1, created: 1, failed: 1, dialFailures: 1, bytesIn: 1, bytesOut: 1 },
+    circuits: { circuits: 1, created: 1, failed: 1, dialFailures: 1, bytesIn: 1, bytesOut: 1, windowOverruns: 1, limitRefusals: 1, linkReadPauses: 1, bufferedBytes: 1 },
   });
   const exposed = Object.keys(report.gauges).map((name) => `edgeward_${routerSeries(name, 1)!.metric.replaceAll('.', '_')}`);
   assert.deepEqual(exposed.sort(), Object.keys(routerMetrics).sort());

@@ -6,7 +6,8 @@
 //
 // Shown here as a user sees it: curl through router 1's proxy port reaches the HTTP server behind router 3; 50 MB
 // goes up and comes back intact; a half-closed connection still gets its answer; a service router 1 may not Dial is
-// refused (the connection closes with nothing), as is one whose Dial policy has an MFA posture check; cutting the
+// refused (the connection closes with nothing), as is one whose Dial policy has an MFA posture check; an identity's
+// third concurrent CONNECT is refused at router 1's forwarder.maxCircuitsPerIdentity (2); cutting the
 // middle link moves new circuits to the direct link; killing the hosting router removes its terminators everywhere.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -37,6 +38,8 @@ const proxies: TcpProxy[] = [];
 let midProxy: TcpProxy;
 const routers: Record<'r1' | 'r2' | 'r3', { id: string; dir: string; config: string; edgePort: number; run?: RouterRun }> = {} as never;
 const ports = { echo: 0, tcpEcho: 0, noDial: 0, mfa: 0 };
+/** Alice's API session once it answered MFA (the MFA test), for the circuit cap test after it. */
+let aliceAfterMfa: string | undefined;
 
 const mgmt = (path: string) => `${nodes[0]!.managementApi}${path}`;
 
@@ -81,6 +84,7 @@ edge:
     sans: {dns: [localhost], ip: [127.0.0.1]}
 forwarder:
   latencyProbeInterval: 300
+  maxCircuitsPerIdentity: 2
 metrics: {reportInterval: 500ms, intervalAgeThreshold: 200ms}
 listeners:
 ${listeners.join('\n')}
@@ -335,6 +339,33 @@ test('an edge client dials as its own identity: no session or no Dial policy is 
   assert.equal(answer.stdout, 'edgeward demo echo: you asked for /after/mfa\n');
   const routed = routers.r1.run!.lines.filter(circuitCreated).at(-1)!;
   assert.equal(routed.service, 'mfa-echo');
+  aliceAfterMfa = alice;
+});
+
+test('forwarder.maxCircuitsPerIdentity (2 on router 1): the third CONNECT of one identity is answered 429, and one closed tunnel makes room', async () => {
+  assert.ok(aliceAfterMfa, 'the MFA test ran first');
+  const headers = { 'zt-session': aliceAfterMfa };
+  const open = [await connectThrough('mfa-echo:80', headers), await connectThrough('mfa-echo:80', headers)];
+  try {
+    assert.deepEqual(open.map((tunnel) => tunnel.status), [200, 200]);
+    const third = await connectThrough('mfa-echo:80', headers);
+    third.socket.destroy();
+    assert.equal(third.status, 429);
+    assert.deepEqual(JSON.parse(third.body).error, { code: 'IDENTITY_CIRCUIT_LIMIT', message: 'this identity has as many circuits through the router as it may (forwarder.maxCircuitsPerIdentity: 2)' });
+    const refused = await routers.r1.run!.waitForLog((entry) => entry.msg === 'circuit refused' && entry.code === 'IDENTITY_CIRCUIT_LIMIT', 5_000, 'the cap refusal in router 1\'s log');
+    assert.equal(refused.limit, 'forwarder.maxCircuitsPerIdentity');
+
+    open.shift()!.socket.destroy();
+    const again = await until('a CONNECT once a tunnel closed', async () => {
+      const attempt = await connectThrough('mfa-echo:80', headers);
+      if (attempt.status === 200) return attempt;
+      attempt.socket.destroy();
+      return undefined;
+    }, 10_000);
+    open.push(again);
+  } finally {
+    for (const tunnel of open) tunnel.socket.destroy();
+  }
 });
 
 test('circuit events and metrics: created, deleted with bytes, failed with its cause, and counters on /metrics', async () => {

@@ -4,14 +4,12 @@
 // a next hop that stops reading. Also the circuit caps, at a link (c.fail), at a tunnel listener (closed) and at an
 // HTTP CONNECT edge listener (429 / 503).
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { connect as connectTls, type TLSSocket } from 'node:tls';
-import { RouteSigner, type CircuitRoute } from '../../common/circuits/circuit-route.ts';
-import { DataFrame, encodeDataFrame, encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
+import { routeDigest, RouteSigner, type CircuitRoute } from '../../common/circuits/circuit-route.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import type { ForwarderConfig } from '../config/router-config.ts';
@@ -19,118 +17,29 @@ import { FramedSocket } from '../links/framed-socket.ts';
 import { LinkManager } from '../links/link-manager.ts';
 import type { LinkTlsMaterial } from '../links/link-manager-api.ts';
 import { createTestPki, defaultForwarder, linkRouterConfig, sleep, waitFor, type TestPki } from '../links/link-test-support.ts';
+import { rawLinkPeer, type RawLinkPeer } from '../links/raw-link-peer.ts';
 import { controllerTrustOf } from '../run/controller-identity.ts';
 import { windowOverrunReason, windowSlackBytes } from './circuit-end.ts';
 import { EdgeConnectListeners } from './edge-connect-listener.ts';
 import { Forwarder, type ForwarderTiming } from './forwarder.ts';
+import { ReadySigner } from './ready-proof.ts';
 
 const serviceId = 'svc1';
 const chunk = FramedSocket.maxDataBytes;
-
-/** A link connection to the router under test, driven by hand: it answers heartbeats and nothing else by itself. */
-interface RawLinkPeer {
-  readonly socket: TLSSocket;
-  /** JSON frames received (heartbeats left out). */
-  readonly frames: Array<Record<string, unknown>>;
-  /** Data bytes received, by circuit. */
-  readonly dataBytes: Map<string, number>;
-  send(frame: Record<string, unknown>): void;
-  /** One data frame; resolves once the socket took it (waits for 'drain' when it is full, at most `timeoutMs`). */
-  sendData(circuitId: string, data: Buffer, timeoutMs?: number): Promise<'written' | 'stalled' | 'closed'>;
-  frame(what: string, match: (frame: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
-  readonly closed: boolean;
-}
-
-/** One TLS connection of a raw link: sends the hello, answers heartbeats and sends its own (read or not, like a real
- * router: a peer that stops reading is not silent), and hands every other frame to `onFrame`. */
-async function rawConnection(port: number, tls: LinkTlsMaterial, hello: Record<string, unknown>, onFrame: (frame: unknown) => void): Promise<TLSSocket> {
-  const socket = connectTls({ host: '127.0.0.1', port, cert: tls.certPem, key: tls.keyPem, ca: tls.caPem });
-  const decoder = new FrameDecoder(undefined, 16 * 1024 * 1024);
-  decoder.maxDataBytes = chunk;
-  socket.on('error', () => undefined);
-  socket.on('data', (bytes: Buffer) => {
-    for (const frame of decoder.push(bytes)) {
-      const type = (frame as { type?: unknown }).type;
-      if (type === 'hb') socket.write(encodeFrame({ type: 'hbAck', sentAt: (frame as { sentAt?: unknown }).sentAt }));
-      else if (type !== 'hbAck') onFrame(frame);
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('secureConnect', () => resolve());
-    socket.once('close', () => reject(new Error('the link peer closed before TLS was up')));
-  });
-  socket.write(encodeFrame(hello));
-  const heartbeats = setInterval(() => socket.write(encodeFrame({ type: 'hb', sentAt: performance.now() })), 100);
-  socket.once('close', () => clearInterval(heartbeats));
-  return socket;
-}
-
-/** A link to the router under test driven by hand: one `single` connection, or (`split`) a payload and an ack one;
- * `socket` is the payload (or single) one, which carries what the peer sends. */
-async function rawLinkPeer(port: number, tls: LinkTlsMaterial, routerId: string, linkId: string, split = false): Promise<RawLinkPeer> {
-  const frames: Array<Record<string, unknown>> = [];
-  const dataBytes = new Map<string, number>();
-  const onFrame = (frame: unknown) => {
-    if (frame instanceof DataFrame) dataBytes.set(frame.circuitId, (dataBytes.get(frame.circuitId) ?? 0) + frame.data.length);
-    else frames.push(frame as Record<string, unknown>);
-  };
-  const connTypes = split ? ['payload', 'ack'] : ['single'];
-  const sockets = await Promise.all(connTypes.map((connType) => rawConnection(port, tls, { type: 'link.hello', routerId, linkId, connType }, onFrame)));
-  const socket = sockets[0]!;
-  let closed = false;
-  socket.once('close', () => {
-    closed = true;
-    for (const other of sockets) other.destroy();
-  });
-  const peer: RawLinkPeer = {
-    socket,
-    frames,
-    dataBytes,
-    send: (frame) => void socket.write(encodeFrame(frame)),
-    sendData: (circuitId, data, timeoutMs = 2_000) => {
-      if (closed || socket.destroyed) return Promise.resolve('closed');
-      const [header, body] = encodeDataFrame(circuitId, data);
-      socket.cork();
-      socket.write(header);
-      const room = socket.write(body);
-      socket.uncork();
-      if (room) return Promise.resolve('written');
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => done('stalled'), timeoutMs);
-        const onDrain = () => done('written');
-        const onClose = () => done('closed');
-        function done(outcome: 'written' | 'stalled' | 'closed') {
-          clearTimeout(timer);
-          socket.off('drain', onDrain);
-          socket.off('close', onClose);
-          resolve(outcome);
-        }
-        socket.once('drain', onDrain);
-        socket.once('close', onClose);
-      });
-    },
-    frame: async (what, match, timeoutMs = 5_000) => {
-      await waitFor(what, () => frames.some(match), timeoutMs);
-      return frames.find(match)!;
-    },
-    get closed() {
-      return closed;
-    },
-  };
-  await waitFor('link.welcome on every connection', () => frames.filter((frame) => frame.type === 'link.welcome').length === sockets.length);
-  return peer;
-}
 
 describe('flow control and circuit caps over real links', () => {
   let pki: TestPki;
   let signer: RouteSigner;
   const tlsCache = new Map<string, LinkTlsMaterial>();
+  /** Each router's enrolled certificate's SHA-1 fingerprint (a route names its egress's). */
+  const fingerprints = new Map<string, string>();
   let cleanups: Array<() => unknown> = [];
 
   before(async () => {
     pki = await createTestPki();
     const controller = await pki.controllerTls('ctrl1');
     signer = new RouteSigner(controller.keyPem, controller.certPem);
+    for (const id of ['r1', 'r2', 'r3']) fingerprints.set(id, new X509Certificate((await tlsFor(id)).certPem).fingerprint.replaceAll(':', '').toLowerCase());
   });
   after(async () => {
     await pki.dispose();
@@ -162,6 +71,8 @@ describe('flow control and circuit caps over real links', () => {
       links,
       caPem: pki.caPem,
       controllerTrust: controllerTrustOf(pki.caPem),
+      controllerMembers: () => new Set(['ctrl1']),
+      identity: { certPem: tls.certPem, keyPem: tls.keyPem },
       hosted: () => hosted,
       requestCircuit: async (service, _avoid, apiSession) => {
         calls.push({ service, apiSession });
@@ -195,6 +106,7 @@ describe('flow control and circuit caps over real links', () => {
       links,
       terminator: { id: 't1', routerId: routers[routers.length - 1]!, address },
       controllerId: 'ctrl1',
+      egressFingerprint: fingerprints.get(routers[routers.length - 1]!)!,
       issuedAt: Date.now(),
       ...overrides,
     };
@@ -278,6 +190,56 @@ describe('flow control and circuit caps over real links', () => {
     );
   });
 
+  it('an egress that ignores acknowledgements toward a client that does not read loses its circuit at the ingress, which holds at most one window', async () => {
+    const windowBytes = 256 * 1024;
+    let signed: ReturnType<RouteSigner['sign']> | undefined;
+    const r2 = await routerUnderTest({
+      timing: { windowBytes },
+      answer: () => {
+        signed = signer.sign(route(['r2', 'r3'], ['l23'], 'tcp:127.0.0.1:9'));
+        return { route: signed };
+      },
+    });
+    const r3 = await peer(r2.port, 'r3', 'l23');
+    const accepted: Socket[] = [];
+    const listener = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
+      accepted.push(socket);
+      void r2.forwarder.dial('echo', socket, 'echo:test').catch(() => socket.destroy());
+    });
+    const port = await listen(listener);
+    cleanups.push(() => accepted.forEach((socket) => socket.destroy()));
+    // The client connects and never reads.
+    const client = connect({ host: '127.0.0.1', port });
+    client.on('error', () => undefined);
+    client.pause();
+    cleanups.push(() => client.destroy());
+
+    const setup = await r3.frame('the setup at r3', (frame) => frame.type === 'c.setup');
+    const circuitId = String(setup.circuitId);
+    const tls = await tlsFor('r3');
+    r3.send({ type: 'c.ready', circuitId, proof: new ReadySigner(tls.keyPem, tls.certPem).sign(circuitId, routeDigest(signed!), undefined) });
+    await waitFor('the circuit up at r2', () => r2.logged('circuit created').length === 1);
+
+    let worst = 0;
+    const sampler = setInterval(() => (worst = Math.max(worst, r2.forwarder.stats().bufferedBytes)), 1);
+    cleanups.push(() => clearInterval(sampler));
+    const payload = randomBytes(chunk);
+    const closed = () => r3.frames.some((frame) => frame.type === 'c.close' && frame.circuitId === circuitId);
+    const started = performance.now();
+    for (let sent = 0; sent < floodBytes && !closed() && performance.now() - started < 20_000; sent += chunk) {
+      if ((await r3.sendData(circuitId, payload)) !== 'written') break;
+    }
+    const close = await r3.frame('c.close for the overrunning circuit', (frame) => frame.type === 'c.close' && frame.circuitId === circuitId, 10_000);
+    clearInterval(sampler);
+    assert.equal(close.reason, windowOverrunReason);
+    assert.ok(worst <= windowBytes + windowSlackBytes, `the ingress held ${worst} bytes for one circuit, over its window (${windowBytes}) plus one frame`);
+    assert.equal(r2.logged('circuit closed: the sender exceeded the flow-control window')[0]?.peerRouterId, 'r3');
+    let over = false;
+    client.once('close', () => (over = true));
+    client.resume();
+    await waitFor('the client connection closed', () => over, 10_000);
+  });
+
   // ---- a transit router stops reading a link it cannot forward from -------------------------------------------
 
   /**
@@ -304,7 +266,8 @@ describe('flow control and circuit caps over real links', () => {
     let outcome: 'written' | 'stalled' | 'closed' = 'written';
     while (sent < floodBytes && outcome === 'written') {
       outcome = await r1.sendData(circuit.circuitId, payload, 1_500);
-      if (outcome === 'written') sent += chunk;
+      // A stalled frame is in r1's socket all the same: it goes once r2 reads again.
+      if (outcome !== 'closed') sent += chunk;
     }
     assert.equal(outcome, 'stalled', `r1 sent all ${sent} bytes: r2 never stopped reading its link`);
     return { r1, r2, r3, circuit, payload, sent, worst: () => worst, stopSampling: () => clearInterval(sampler) };
@@ -330,10 +293,14 @@ describe('flow control and circuit caps over real links', () => {
       // r3 reads again: r2 drains under the low-water mark, reads l12 again, and every byte r1 sent arrives.
       r3.socket.resume();
       let more = 0;
-      while (sent + more < floodBytes && (await r1.sendData(circuit.circuitId, payload, 5_000)) === 'written') more += chunk;
+      let again: 'written' | 'stalled' | 'closed' = 'written';
+      while (sent + more < floodBytes && again === 'written') {
+        again = await r1.sendData(circuit.circuitId, payload, 5_000);
+        if (again !== 'closed') more += chunk;
+      }
+      assert.equal(again, 'written', 'r1 could send again');
       await waitFor('every byte at r3', () => r3.dataBytes.get(circuit.circuitId) === sent + more, 20_000);
       assert.ok(r2.logged('link reading resumed: forwarded bytes under the low-water mark').some((line) => line.linkId === 'l12'));
-      assert.ok(more > 0, 'r1 could send again');
     });
   }
 

@@ -17,6 +17,10 @@
 // Timers, from the forwarder section: every `idleTxInterval` ms (0: never) a circuit silent for `idleCircuitTimeout`
 // ms is confirmed with its neighbours (`c.confirm`); one not confirmed within `xgressCloseCheckInterval` ms is
 // un-routed. Egress dials go through the xgress dial queue (egress-dialer.ts).
+//
+// Bounds: each end refuses bytes beyond the window it granted (circuit-end.ts); bytes passed from one link into
+// another are bounded per incoming link, which stops being read past a high-water mark (transit-backpressure.ts);
+// forwarder.maxCircuits and maxCircuitsPerIdentity cap the table (circuit-limits.ts).
 import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import { routeDigest, RouteVerifier, routeSetupWindowMs, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
@@ -32,6 +36,7 @@ import { readCircuitFrame, type CircuitFrame, type FailFrame, type ReadyFrame, t
 import { EgressDialer } from './egress-dialer.ts';
 import { circuitLimitProblem, type CircuitLimitProblem, type CircuitLimitTable } from './circuit-limits.ts';
 import { defaultTransitMarks, TransitBackpressure, type TransitMarks } from './transit-backpressure.ts';
+import { throttledTransitLog } from './transit-pause-log.ts';
 import { ReadySigner, ReadyVerifier } from './ready-proof.ts';
 import { routeAuthorityProblem } from './route-authority.ts';
 import { TerminatedRoutes } from './terminated-routes.ts';
@@ -161,10 +166,7 @@ export class Forwarder {
       dwellMs: config.xgressDialDwellTime,
       timeoutMs: this.timing.dialTimeoutMs,
     });
-    this.transit = new TransitBackpressure(this.timing.transit, {
-      paused: (link, queuedBytes) => deps.logger.info('link reading paused: forwarded bytes over the high-water mark', { linkId: link.id, queuedBytes, highWaterBytes: this.timing.transit.highWaterBytes }),
-      resumed: (link, queuedBytes) => deps.logger.info('link reading resumed: forwarded bytes under the low-water mark', { linkId: link.id, queuedBytes, lowWaterBytes: this.timing.transit.lowWaterBytes }),
-    });
+    this.transit = new TransitBackpressure(this.timing.transit, throttledTransitLog(deps.logger, deps.clock, this.timing.transit));
     deps.links.onCircuitFrame((link, frame) => this.linkFrame(link, frame));
     deps.links.onLinkClosed((link) => this.linkClosed(link));
   }
