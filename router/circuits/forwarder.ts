@@ -39,7 +39,7 @@ import { defaultTransitMarks, TransitBackpressure, type TransitMarks } from './t
 import { throttledTransitLog } from './transit-pause-log.ts';
 import { ReadySigner, ReadyVerifier } from './ready-proof.ts';
 import { routeAuthorityProblem } from './route-authority.ts';
-import { TerminatedRoutes } from './terminated-routes.ts';
+import { defaultMaxTerminatedRoutes, TerminatedRoutes } from './terminated-routes.ts';
 
 /** A circuit as the ingress reports it to its controller (the `router.circuit` message without its type). */
 export type RouterCircuit = Omit<RouterCircuitReport, 'type'>;
@@ -146,7 +146,7 @@ export class Forwarder {
   private readonly verifier: RouteVerifier;
   private readonly readySigner: ReadySigner;
   private readonly readyVerifier: ReadyVerifier;
-  private readonly terminated = new TerminatedRoutes(routeSetupWindowMs);
+  private readonly terminated: TerminatedRoutes;
   private readonly dialer: EgressDialer;
   private readonly timing: ForwarderTiming;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -157,6 +157,7 @@ export class Forwarder {
   constructor(private readonly deps: ForwarderDeps) {
     this.timing = { ...defaultForwarderTiming, ...(deps.timing ?? {}) };
     this.verifier = new RouteVerifier(deps.caPem);
+    this.terminated = new TerminatedRoutes(routeSetupWindowMs, defaultMaxTerminatedRoutes, deps.clock.now());
     this.readySigner = new ReadySigner(deps.identity.keyPem, deps.identity.certPem);
     this.readyVerifier = new ReadyVerifier(deps.caPem, deps.controllerTrust.trustDomains);
     const { config } = deps;

@@ -30,4 +30,12 @@ describe('terminated routes', () => {
     assert.match(String((routes.claim('a', 1_000, 1_600) as { reason?: string }).reason), /used before/);
     assert.ok(routes.claim('d', 62_000, 62_000).ok, 'room again once the old ones expire');
   });
+
+  it('refuses a route issued before it began remembering (a restarted egress cannot know whether it was used)', () => {
+    const routes = new TerminatedRoutes(60_000, 10, 5_000);
+    const refused = routes.claim('old', 4_999, 5_100);
+    assert.equal(refused.ok, false);
+    assert.match(String((refused as { reason?: string }).reason), /issued before this router started/);
+    assert.ok(routes.claim('new', 5_000, 5_100).ok);
+  });
 });

@@ -3,7 +3,9 @@
 // circuit with an old re-route. A route is remembered until its setup window has passed (after that every router
 // refuses it as too old anyway), so memory is bounded by the routes terminated within one window, and at most
 // `maxRoutes` of them: when that many are remembered a new one is refused rather than an old one forgotten (forgetting
-// would let it be replayed). Pure: the time is a parameter.
+// would let it be replayed). The table lives in memory, so a route issued before it was made (before this router
+// started) is refused too: the router cannot tell whether it used that route before a restart; the ingress asks for a
+// new one. Pure: the time is a parameter.
 
 export type TerminationVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
@@ -20,11 +22,14 @@ export class TerminatedRoutes {
     /** How long after its issue a route is still accepted (routeSetupWindowMs). */
     private readonly windowMs: number,
     private readonly maxRoutes = defaultMaxTerminatedRoutes,
+    /** When this table began remembering (unix ms): routes issued earlier are refused. */
+    private readonly rememberingSince = Number.NEGATIVE_INFINITY,
   ) {}
 
   /** Claims the route for this one use: refused when it was used before, or when too many are remembered. */
   claim(digest: string, issuedAt: number, nowMs: number): TerminationVerdict {
     this.sweep(nowMs);
+    if (issuedAt < this.rememberingSince) return { ok: false, reason: 'the route was issued before this router started: it may have been used already' };
     if (this.expiries.has(digest)) return { ok: false, reason: 'the route was used before: a route sets up one circuit once' };
     if (this.expiries.size >= this.maxRoutes) return { ok: false, reason: `this router terminated ${this.maxRoutes} routes within the setup window: try again later` };
     this.expiries.set(digest, issuedAt + this.windowMs);
