@@ -290,7 +290,7 @@ test('a deleted router\'s link is closed by the router it linked to, and its new
   assert.match(String(closed.reason), /deleted/);
   await routers.r3.run!.waitForLog((line) => line.msg === 'controller refused the router' && line.revoked === true, 10_000, 'r3 told it is revoked');
   // r3 still knows r2's address and dials again: r2 refuses it.
-  await r2.waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('link refused: router revoked') && line.routerId === r3Id, 15_000, 'r2 refusing r3\'s new link');
+  await r2.waitForLog((line) => line.msg === 'link refused' && typeof line.reason === 'string' && line.reason.startsWith('router revoked') && line.routerId === r3Id, 15_000, 'r2 refusing r3\'s new link');
   const links = () => r2.lines.filter((line) => line.msg === 'link established' && line.destRouterId === r3Id).length;
   const before = links();
   await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -340,7 +340,7 @@ describe('link manager over real TLS', () => {
     await waitFor('the link closed at a', () => a.manager.links().length === 0);
     assert.equal(a.logger.lines.filter((line) => line.msg === 'link closed: the peer router is revoked').length, 1);
     // b redials on its backoff: refused at a's listener, no link comes up.
-    await waitFor('b refused', () => a.logger.lines.some((line) => typeof line.msg === 'string' && line.msg.startsWith('link refused: router revoked') && line.routerId === 'router-b'));
+    await waitFor('b refused', () => a.logger.lines.some((line) => line.msg === 'link refused' && typeof line.reason === 'string' && line.reason.startsWith('router revoked') && line.routerId === 'router-b'));
     await sleep(200);
     assert.equal(a.manager.links().length, 0, 'no link from a revoked router');
     // b's own model says a is disabled: b stops dialing it.
