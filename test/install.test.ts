@@ -247,6 +247,41 @@ test('systemd-analyze verify passes every installed unit with no warning, and pr
   assert.equal(sysusers.status, 0, sysusers.stderr);
 });
 
+test('the installed drop-ins bind Debian\'s Prometheus and Alertmanager to loopback, with no cluster port', async (t) => {
+  // Each drop-in's own ExecStart=, with what Debian's /etc/default file would put in $ARGS (a config and a data
+  // folder), run in a network namespace of its own (so the fixed ports 9090 and 9093 are free), then `ss` lists what
+  // it listens on.
+  const services = [
+    { dropIn: '/etc/systemd/system/prometheus.service.d/edgeward-loopback.conf', config: 'global: {scrape_interval: 15s}\n', args: (dir: string) => `--config.file=${dir}/config.yml --storage.tsdb.path=${dir}/data` },
+    { dropIn: '/etc/systemd/system/prometheus-alertmanager.service.d/edgeward-loopback.conf', config: 'route: {receiver: none}\nreceivers: [{name: none}]\n', args: (dir: string) => `--config.file=${dir}/config.yml --storage.path=${dir}/data` },
+  ];
+  for (const service of services) {
+    const execStart = [...readFileSync(at(service.dropIn), 'utf8').matchAll(/^ExecStart=(.*)$/gm)].map((match) => match[1]!);
+    assert.equal(execStart[0], '', `${service.dropIn} clears Debian's ExecStart= first`);
+    assert.equal(execStart.length, 2);
+    const dir = mkdtempSync(join(work, 'monitoring-'));
+    writeFileSync(join(dir, 'config.yml'), service.config);
+    const command = execStart[1]!.replace('$ARGS', service.args(dir));
+    const child = spawn('unshare', ['--net', '--', 'sh', '-c', `ip link set lo up && exec ${command}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const expected = service.dropIn.includes('alertmanager') ? ['127.0.0.1:9093'] : ['127.0.0.1:9090'];
+      const listening = await until(`${command.split(' ')[0]} listening`, async () => {
+        if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${output.slice(-2000)}`);
+        const ss = spawnSync('nsenter', [`--net=/proc/${child.pid}/ns/net`, '--', 'ss', '-lntuH'], { encoding: 'utf8' });
+        const addresses = ss.stdout.trim().split('\n').filter(Boolean).map((line) => line.trim().split(/\s+/)[4]!).sort();
+        return addresses.includes(expected[0]!) ? addresses : undefined;
+      }, 60_000);
+      t.diagnostic(`${command.split(' ')[0]} listens on ${listening.join(', ')}`);
+      assert.deepEqual(listening, expected, 'loopback only; Alertmanager opens no cluster port (9094)');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
+});
+
 test('a second install changes nothing, and an edited config is kept and reported', () => {
   const again = runEdgeward(['install', '--root', root]);
   assert.equal(again.code, 0, again.stderr);
