@@ -32,12 +32,14 @@ const controllerUid = 64901;
 const controllerGid = 64901;
 /** User edgeward-router. */
 const routerUid = 64902;
+/** User edgeward-dashboard. */
+const dashboardUid = 64903;
 /** Who each service runs as, as its unit says. */
 const serviceUsers: Record<string, { uid: number; gid: number; groups: number[] }> = {
   controller: { uid: controllerUid, gid, groups: [gid, controllerGid] },
   router: { uid: routerUid, gid, groups: [gid] },
   alerts: { uid, gid, groups: [gid] },
-  dashboard: { uid, gid, groups: [gid] },
+  dashboard: { uid: dashboardUid, gid, groups: [gid] },
 };
 const setprivAs = (user: { uid: number; gid: number; groups: number[] }) => ['--reuid', String(user.uid), '--regid', String(user.gid), '--groups', user.groups.join(',')];
 const units = ['edgeward-controller@.service', 'edgeward-router@.service', 'edgeward-alerts.service', 'edgeward-dashboard.service'];
@@ -224,9 +226,9 @@ test('install lays out the release, the units, sysusers/tmpfiles and the example
   assert.equal(statSync(at('/etc/edgeward/controller')).mode & 0o777, 0o750);
   // The sysusers.d file makes a user for the controller and one for the routers; each unit runs as its own.
   const sysusers = readFileSync(at('/usr/lib/sysusers.d/edgeward.conf'), 'utf8');
-  for (const user of ['edgeward', 'edgeward-controller', 'edgeward-router']) assert.match(sysusers, new RegExp(`^u\\s+${user}\\s`, 'm'));
+  for (const user of ['edgeward', 'edgeward-controller', 'edgeward-router', 'edgeward-dashboard']) assert.match(sysusers, new RegExp(`^u\\s+${user}\\s`, 'm'));
   const unitUser = (unit: string) => /^User=(.*)$/m.exec(readFileSync(at(`/etc/systemd/system/${unit}`), 'utf8'))?.[1];
-  assert.deepEqual(units.map(unitUser), ['edgeward-controller', 'edgeward-router', 'edgeward', 'edgeward']);
+  assert.deepEqual(units.map(unitUser), ['edgeward-controller', 'edgeward-router', 'edgeward', 'edgeward-dashboard']);
   const manifest = JSON.parse(readFileSync(at(`${prefix}/MANIFEST.json`), 'utf8')) as { files: { path: string; kind: string; sha256?: string }[]; dirs: string[] };
   const listed = new Set(manifest.files.map((entry) => entry.path));
   for (const unit of units) assert.ok(listed.has(`/etc/systemd/system/${unit}`));
@@ -245,6 +247,41 @@ test('systemd-analyze verify passes every installed unit with no warning, and pr
   assert.equal(rules.status, 0, rules.stdout + rules.stderr);
   const sysusers = spawnSync('systemd-sysusers', ['--dry-run', `--root=${root}`, at('/usr/lib/sysusers.d/edgeward.conf')], { encoding: 'utf8' });
   assert.equal(sysusers.status, 0, sysusers.stderr);
+});
+
+test('the installed drop-ins bind Debian\'s Prometheus and Alertmanager to loopback, with no cluster port', async (t) => {
+  // Each drop-in's own ExecStart=, with what Debian's /etc/default file would put in $ARGS (a config and a data
+  // folder), run in a network namespace of its own (so the fixed ports 9090 and 9093 are free), then `ss` lists what
+  // it listens on.
+  const services = [
+    { dropIn: '/etc/systemd/system/prometheus.service.d/edgeward-loopback.conf', config: 'global: {scrape_interval: 15s}\n', args: (dir: string) => `--config.file=${dir}/config.yml --storage.tsdb.path=${dir}/data` },
+    { dropIn: '/etc/systemd/system/prometheus-alertmanager.service.d/edgeward-loopback.conf', config: 'route: {receiver: none}\nreceivers: [{name: none}]\n', args: (dir: string) => `--config.file=${dir}/config.yml --storage.path=${dir}/data` },
+  ];
+  for (const service of services) {
+    const execStart = [...readFileSync(at(service.dropIn), 'utf8').matchAll(/^ExecStart=(.*)$/gm)].map((match) => match[1]!);
+    assert.equal(execStart[0], '', `${service.dropIn} clears Debian's ExecStart= first`);
+    assert.equal(execStart.length, 2);
+    const dir = mkdtempSync(join(work, 'monitoring-'));
+    writeFileSync(join(dir, 'config.yml'), service.config);
+    const command = execStart[1]!.replace('$ARGS', service.args(dir));
+    const child = spawn('unshare', ['--net', '--', 'sh', '-c', `ip link set lo up && exec ${command}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const expected = service.dropIn.includes('alertmanager') ? ['127.0.0.1:9093'] : ['127.0.0.1:9090'];
+      const listening = await until(`${command.split(' ')[0]} listening`, async () => {
+        if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${output.slice(-2000)}`);
+        const ss = spawnSync('nsenter', [`--net=/proc/${child.pid}/ns/net`, '--', 'ss', '-lntuH'], { encoding: 'utf8' });
+        const addresses = ss.stdout.trim().split('\n').filter(Boolean).map((line) => line.trim().split(/\s+/)[4]!).sort();
+        return addresses.includes(expected[0]!) ? addresses : undefined;
+      }, 60_000);
+      t.diagnostic(`${command.split(' ')[0]} listens on ${listening.join(', ')}`);
+      assert.deepEqual(listening, expected, 'loopback only; Alertmanager opens no cluster port (9094)');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
 });
 
 test('a second install changes nothing, and an edited config is kept and reported', () => {
@@ -290,7 +327,8 @@ test('the installed controller, router, alerts daemon and status page start from
   ownedDir(at('/var/log/edgeward/ctrl1'), 0o750, [controllerUid, gid]);
   ownedDir(at('/run/edgeward/ctrl1'), 0o750, [controllerUid, gid]);
   ownedDir(at('/var/lib/edgeward/routers/router1'), 0o700, [routerUid, gid]);
-  for (const dir of ['/var/lib/edgeward/alerts', '/var/lib/edgeward/dashboard']) ownedDir(at(dir), 0o700);
+  ownedDir(at('/var/lib/edgeward/alerts'), 0o700);
+  ownedDir(at('/var/lib/edgeward/dashboard'), 0o700, [dashboardUid, gid]);
 
   const [web, ctrl, edge, link, health, alerts, page, closed] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
   ports = { web, health, alerts, page };
@@ -400,13 +438,15 @@ test('real systemd boots the installed units in a PID namespace: all four become
     `edgeward:x:${uid}:${gid}:edgeward services:/var/lib/edgeward:/usr/sbin/nologin`,
     `edgeward-controller:x:${controllerUid}:${controllerGid}:edgeward controller:/var/lib/edgeward:/usr/sbin/nologin`,
     `edgeward-router:x:${routerUid}:${routerUid}:edgeward router:/var/lib/edgeward:/usr/sbin/nologin`,
+    `edgeward-dashboard:x:${dashboardUid}:${dashboardUid}:edgeward status page:/var/lib/edgeward:/usr/sbin/nologin`,
     '',
   ].join('\n'));
   writeFileSync(join(etc, 'group'), [
     readFileSync('/etc/group', 'utf8').trimEnd(),
-    `edgeward:x:${gid}:edgeward-controller,edgeward-router`,
+    `edgeward:x:${gid}:edgeward-controller,edgeward-router,edgeward-dashboard`,
     `edgeward-controller:x:${controllerGid}:`,
     `edgeward-router:x:${routerUid}:`,
+    `edgeward-dashboard:x:${dashboardUid}:`,
     '',
   ].join('\n'));
   // systemd loads units from this folder only (SYSTEMD_UNIT_PATH without a trailing ':'): the installed units, a target

@@ -11,8 +11,10 @@ export interface PagerCommandIo {
 
 export const pagerUsage = `Usage: ./edgeward alerts pager --listen <host:port> --log <file>
 
-Receives Alertmanager webhook notifications (POST, any path but /health) and appends each alert as one JSON line
-to <file>. GET /health answers 200. Port 0 listens on a free port; the address is printed. Stops on SIGTERM/SIGINT.
+Receives Alertmanager webhook notifications (POST application/json, any path but /health) and appends each alert as
+one JSON line to <file>, moved to <file>.1 once it would pass 16 MiB. GET /health answers 200. On a loopback address
+it answers only a Host naming itself (421 otherwise). Port 0 listens on a free port; the address is printed. Stops on
+SIGTERM/SIGINT.
 `;
 
 function parseListen(text: string): { host: string; port: number } | string {

@@ -17,7 +17,7 @@ async function run(...args: string[]): Promise<{ code: number; stdout: string; s
 
 test('validate: a valid file says what it watches; an invalid one prints each problem with its line and exits 1', async () => {
   const good = join(dir, 'good.yml');
-  writeFileSync(good, 'listen: 0.0.0.0:9110\ncontrollers:\n  - {id: ctrl1, url: "http://127.0.0.1:1280"}\nalertsDaemon: {url: "http://127.0.0.1:9105"}\n');
+  writeFileSync(good, 'listen: 0.0.0.0:9110\ntls: {cert: cert.pem, key: key.pem}\ncontrollers:\n  - {id: ctrl1, url: "http://127.0.0.1:1280"}\nalertsDaemon: {url: "http://127.0.0.1:9105"}\n');
   const valid = await run('validate', good);
   assert.equal(valid.code, 0, valid.stderr);
   assert.equal(valid.stdout, `${good}: valid (1 controller(s), 0 router(s), alerts daemon http://127.0.0.1:9105; listens on 0.0.0.0:9110, login required)\n`);
@@ -30,6 +30,13 @@ test('validate: a valid file says what it watches; an invalid one prints each pr
   assert.match(invalid.stderr, new RegExp(`^${bad}:2: error: auth: cannot be loopback-only.*\\(rule: login-required\\)$`, 'm'));
   assert.match(invalid.stderr, new RegExp(`^${bad}:5: error: pollInterval: .*\\(rule: max\\)$`, 'm'));
   assert.match(invalid.stderr, /2 error\(s\); the file is not valid\n$/);
+
+  // A login over the network without TLS would take passwords in clear text.
+  const clear = join(dir, 'clear.yml');
+  writeFileSync(clear, 'listen: 0.0.0.0:9110\nauth: required\ncontrollers:\n  - {id: ctrl1, url: "http://127.0.0.1:1280"}\n');
+  const refused = await run('validate', clear);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, new RegExp(`^${clear}:2: error: auth: a login on 0\\.0\\.0\\.0, which other machines can reach, needs tls .*\\(rule: login-needs-tls\\)$`, 'm'));
 
   const missing = await run('run', join(dir, 'nope.yml'));
   assert.equal(missing.code, 1);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode } from '../../../common/cli/command-line.ts';
 import { applyLayout, defaultPrefix, manifestName, removeLayout, type InstallReport } from './install-layout.ts';
+import { restrictControllerKeys } from './key-permissions.ts';
 import { buildReleaseTree, readStamp, sourceRoot } from './release-tree.ts';
 
 export interface InstallIo {
@@ -127,6 +128,12 @@ export async function runInstallCommand(args: string[], io: InstallIo): Promise<
     if (onRealHost(root)) {
       runStep(io, 'systemd-sysusers', ['edgeward.conf']);
       runStep(io, 'systemd-tmpfiles', ['--create', 'edgeward.conf']);
+      const groupId = (name: string) => Number(execFileSync('getent', ['group', name], { encoding: 'utf8' }).split(':')[2]);
+      try {
+        for (const path of restrictControllerKeys('/', groupId('edgeward'), groupId('edgeward-controller'))) io.stdout(`gave ${path} to group edgeward-controller (0640): only the controllers read it\n`);
+      } catch (error) {
+        io.stderr(`warning: cannot give the keys in /etc/edgeward/pki to group edgeward-controller: ${(error as Error).message}\n`);
+      }
       for (const entry of report.manifest.files) {
         // The controllers' configs to group edgeward-controller (the controller's unit alone), the others' to edgeward.
         const group = entry.path.startsWith('/etc/edgeward/controller/') ? 'edgeward-controller' : 'edgeward';
