@@ -98,3 +98,16 @@ test('Debian\'s Prometheus and Alertmanager are bound to loopback by drop-ins; a
     rmSync(work, { recursive: true, force: true });
   }
 });
+
+test('a --root folder that does not exist yet is made, not climbed forever', () => {
+  const work = mkdtempSync(join(tmpdir(), 'edgeward-layout-'));
+  try {
+    const tree = join(work, 'tree');
+    fakeTree(tree, 'v1');
+    const root = join(work, 'not-yet');
+    applyLayout(tree, root, '/opt/edgeward', 'v1');
+    assert.ok(existsSync(join(root, 'opt/edgeward/edgeward')));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});

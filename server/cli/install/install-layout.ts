@@ -135,7 +135,8 @@ export function readManifest(root: string, prefix: string): Manifest | undefined
 /** Creates `dir` (under root) and its missing parents, recording the ones it created. */
 function ensureDir(root: string, dir: string, created: string[], mode = 0o755): void {
   if (existsSync(join(root, dir))) return;
-  ensureDir(root, dirname(dir), created, 0o755);
+  // The root itself is made by the caller or exists: stop there rather than climb forever.
+  if (dirname(dir) !== dir) ensureDir(root, dirname(dir), created, 0o755);
   mkdirSync(join(root, dir), { mode });
   chmodSync(join(root, dir), mode);
   created.push(dir);
