@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dashboardConfigExample } from '../dashboard/config/dashboard-config-example.ts';
-import { pkiPaths } from '../server/pki/pki-directory.ts';
+import { pkiPaths } from '../common/pki/pki-directory.ts';
 import { memberList, threeControllerCluster } from '../test/support/cluster-helpers.ts';
 import { adminCredentials, type ControllerFixture } from '../test/support/controller-fixture.ts';
 import { freePort } from '../test/support/free-port.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { callAgent } from '../server/agent/agent-client.ts';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
 import { readControllerConfig } from '../server/config/controller-config-file.ts';
-import { initPki } from '../server/pki/pki-directory.ts';
+import { initPki } from '../common/pki/pki-directory.ts';
 import { adminCredentials, ControllerFixture } from '../test/support/controller-fixture.ts';
 import type { ClusterUnderTest, LoadTarget } from './cluster-under-test.ts';
 import { ProbeClient, until } from './write-probe.ts';

@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchLifecycle } from './bench-lifecycle.ts';
 import { createInterface } from 'node:readline';
-import { initPki, issueControllerCertificate, pkiPaths } from '../server/pki/pki-directory.ts';
+import { initPki, issueControllerCertificate, pkiPaths } from '../common/pki/pki-directory.ts';
 import { adminCredentials, ControllerFixture } from '../test/support/controller-fixture.ts';
 import { HttpsClient } from '../test/support/https-client.ts';
 import { stopChild, track } from './child-processes.ts';

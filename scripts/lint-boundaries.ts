@@ -1,5 +1,6 @@
-// Module boundaries the architecture promises, checked on every test run: domain code never imports Koa, pure
-// folders never touch the clock, disk or network, and no test is skipped or focused.
+// Module boundaries the architecture promises, checked on every test run: domain code never imports Koa or the web
+// layer, pure folders never touch the clock, disk or network, router/ shares code with server/ only through common/,
+// and no test is skipped or focused.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -10,7 +11,12 @@ interface Rule {
   readonly forbidden: RegExp;
   readonly why: string;
   readonly includeTests?: boolean;
+  /** Only files whose path (from the repository root) matches; all files of the folders when unset. */
+  readonly files?: RegExp;
 }
+
+/** An import (static, re-export or dynamic) whose relative path goes up and then into `target`. */
+const importsInto = (target: string) => new RegExp(`(\\bfrom\\s+|\\bimport\\s*\\(\\s*|^\\s*import\\s+)['"](\\.\\./)+${target}`);
 
 const rules: Rule[] = [
   {
@@ -19,9 +25,32 @@ const rules: Rule[] = [
     why: 'domain code does not import Koa',
   },
   {
-    folders: ['server/raft/core', 'server/raft/sim', 'router/config', 'common/config', 'server/edge/query', 'alerts/core'],
+    folders: ['server/raft/core', 'server/raft/sim', 'router/config', 'common/config', 'server/web/query', 'alerts/core'],
     forbidden: /from ['"]node:(fs|tls|http|https|dgram|child_process)(\/promises)?['"]|\bcreateServer\(|\bcreateConnection\(|\bDate\.now\(|\bMath\.random\(|\bsetTimeout\(|\bsetInterval\(/,
     why: 'pure modules take the clock, randomness and I/O as parameters',
+  },
+  {
+    folders: ['server/edge', 'server/auth', 'server/model', 'server/store', 'server/raft', 'server/events', 'server/cluster', 'server/circuits', 'server/routers'],
+    forbidden: importsInto('(server/)?web/'),
+    why: 'the domain does not import the web layer: its errors live in server/edge/edge-error.ts and server/web maps them to HTTP',
+  },
+  {
+    folders: ['server/auth'],
+    forbidden: importsInto('edge/'),
+    why: 'server/auth holds credential primitives the edge services use; it does not import them back',
+    includeTests: true,
+  },
+  {
+    folders: ['server/model'],
+    files: /-entities\.ts$/,
+    forbidden: /(\bfrom\s+|\bimport\s*\(\s*)['"]\.\/entities\.ts['"]/,
+    why: 'entities.ts gathers the *-entities.ts tables; they take BaseEntity from base-entity.ts, not from it',
+  },
+  {
+    folders: ['router'],
+    forbidden: importsInto('server/'),
+    why: 'router/ and server/ share code only through common/',
+    includeTests: true,
   },
   {
     folders: ['alerts', 'grafana', 'dashboard'],
@@ -61,6 +90,7 @@ for (const rule of rules) {
   for (const folder of rule.folders) {
     for (const file of sourceFiles(join(root, folder))) {
       if (!rule.includeTests && file.endsWith('.test.ts')) continue;
+      if (rule.files && !rule.files.test(relative(root, file))) continue;
       readFileSync(file, 'utf8')
         .split('\n')
         .forEach((line, index) => {

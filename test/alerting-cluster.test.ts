@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
 import { layOutObservabilityStack, type ObservabilityStack } from '../server/demo/observability-stack.ts';
-import { initPki, pkiPaths } from '../server/pki/pki-directory.ts';
+import { initPki, pkiPaths } from '../common/pki/pki-directory.ts';
 import { agent, memberList, until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';

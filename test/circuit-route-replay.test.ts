@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { trustDomainsOfBundle } from '../common/certificates/presented-certificate.ts';
 import { routeDigest, RouteSigner, type CircuitRoute, type SignedRoute } from '../common/circuits/circuit-route.ts';
-import { controllerPaths, issueControllerCertificate } from '../server/pki/pki-directory.ts';
+import { controllerPaths, issueControllerCertificate } from '../common/pki/pki-directory.ts';
 import { linkTestClient, type LinkTestClient } from '../router/links/link-test-support.ts';
 import { readReadyProof, ReadyVerifier } from '../router/circuits/ready-proof.ts';
 import { until } from './support/cluster-helpers.ts';

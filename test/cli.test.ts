@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { controllerConfigExample } from '../server/config/controller-config.ts';
-import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../server/pki/pki-directory.ts';
+import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../common/pki/pki-directory.ts';
 
 const edgeward = fileURLToPath(new URL('../edgeward', import.meta.url));
 const run = (...args: string[]) => spawnSync(edgeward, args, { encoding: 'utf8', timeout: 60_000, env: { ...process.env, EDGEWARD_AGENT_REGISTRY: join(root, 'agents') } });

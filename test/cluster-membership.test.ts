@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
-import { initPki } from '../server/pki/pki-directory.ts';
+import { initPki } from '../common/pki/pki-directory.ts';
 import { agent, memberList, until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { LogWatch, type LogRecord } from './support/log-watch.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { callAgent } from '../server/agent/agent-client.ts';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
-import { initPki } from '../server/pki/pki-directory.ts';
+import { initPki } from '../common/pki/pki-directory.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { until, withRaftThread } from './support/cluster-helpers.ts';
 import { freePort } from './support/free-port.ts';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { MemberRow } from '../server/cluster/cluster-service.ts';
-import { initPki } from '../server/pki/pki-directory.ts';
+import { initPki } from '../common/pki/pki-directory.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { until, agent } from './support/cluster-helpers.ts';
 

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { initPki } from '../server/pki/pki-directory.ts';
+import { initPki } from '../common/pki/pki-directory.ts';
 import { agent, until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';

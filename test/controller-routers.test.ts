@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { decodeProtectedHeader, importX509, jwtVerify } from 'jose';
-import { controllerPaths, pkiPaths } from '../server/pki/pki-directory.ts';
+import { controllerPaths, pkiPaths } from '../common/pki/pki-directory.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { LogWatch } from './support/log-watch.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';

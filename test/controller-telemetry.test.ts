@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { controllerMetrics } from '../common/telemetry/metric-names.ts';
-import { initPki } from '../server/pki/pki-directory.ts';
+import { initPki } from '../common/pki/pki-directory.ts';
 import { agent, memberList, until } from './support/cluster-helpers.ts';
 import { adminCredentials, ControllerFixture } from './support/controller-fixture.ts';
 import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.ts';

@@ -18,7 +18,7 @@ import { queryCatalogue } from '../grafana/queries/query-catalogue.ts';
 import { routerMetrics } from '../grafana/queries/router-metric-names.ts';
 import { allValue, clusterVariable, controllerVariable, expandTemplateVariables, routerVariable } from '../grafana/queries/template-variables.ts';
 import { buildRouterMetrics } from '../router/run/router-metrics.ts';
-import { pkiPaths } from '../server/pki/pki-directory.ts';
+import { pkiPaths } from '../common/pki/pki-directory.ts';
 import { routerSeries } from '../server/routers/router-metric-series.ts';
 import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import { adminCredentials, type ControllerFixture } from './support/controller-fixture.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dashboardConfigExample } from '../dashboard/config/dashboard-config-example.ts';
-import { pkiPaths } from '../server/pki/pki-directory.ts';
+import { pkiPaths } from '../common/pki/pki-directory.ts';
 import { threeControllerCluster } from './support/cluster-helpers.ts';
 import { adminCredentials, type ControllerFixture } from './support/controller-fixture.ts';
 import { FakeAlertmanager } from './support/fake-alertmanager.ts';

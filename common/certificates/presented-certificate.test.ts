@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { X509Certificate, webcrypto } from 'node:crypto';
 import { test } from 'node:test';
-import { ecdsaP256, ecdsaWithSha256, x509 } from '../../server/pki/x509-runtime.ts';
+import { ecdsaP256, ecdsaWithSha256, x509 } from '../pki/x509-runtime.ts';
 import { commonNameOf, fingerprintOf, normaliseFingerprint, spiffeClaimOf, subjectAltNameEntries, trustDomainsOfBundle, uriNamesOf } from './presented-certificate.ts';
 import { parseSpiffeId } from './spiffe-id.ts';
 

@@ -9,7 +9,7 @@ import { connect } from 'node:tls';
 import { after, before, test } from 'node:test';
 import { createMemoryLogger } from '../../common/log/logger.ts';
 import { ManualClock } from '../../common/time/clock.ts';
-import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../../server/pki/pki-directory.ts';
+import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../../common/pki/pki-directory.ts';
 import { EdgeConnectListeners, type EdgeConnectTarget } from './edge-connect-listener.ts';
 import { RefusalBudget } from './refusal-budget.ts';
 

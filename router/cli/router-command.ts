@@ -15,7 +15,7 @@ import { strictProblems, validateJson } from '../../common/cli/validate-report.t
 import type { ConfigProblem } from '../../common/config/problem.ts';
 import { createJsonLogger, type LogLevel } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
-import { currentVersion } from '../../server/web/version-info.ts';
+import { currentVersion } from '../../common/version/version-info.ts';
 import { checkRouterFiles, readRouterConfig } from '../config-file.ts';
 import { effectiveConfigDocument, renderEffectiveConfig } from '../config/effective-config.ts';
 import { enrollRouter, EnrollmentError } from '../enroll/enroll-router.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { generateKeyPair, privateKeyToPem } from '../../server/pki/key-pair.ts';
-import { x509 } from '../../server/pki/x509-runtime.ts';
+import { generateKeyPair, privateKeyToPem } from '../../common/pki/key-pair.ts';
+import { x509 } from '../../common/pki/x509-runtime.ts';
 import { createCertificateRequest } from './certificate-requests.ts';
 
 describe('enrollment certificate requests', () => {

@@ -2,8 +2,8 @@
 // with the `edge.csr` subject fields (C, ST, L, O, OU; CN = the router id) and SANs (dns, ip, email, uri).
 
 import { webcrypto } from 'node:crypto';
-import { loadSigningKey } from '../../server/pki/key-pair.ts';
-import { ecdsaP256, ecdsaWithSha256, x509 } from '../../server/pki/x509-runtime.ts';
+import { loadSigningKey } from '../../common/pki/key-pair.ts';
+import { ecdsaP256, ecdsaWithSha256, x509 } from '../../common/pki/x509-runtime.ts';
 import type { CsrConfig } from '../config/router-config.ts';
 
 export function subjectOf(routerId: string, csr: CsrConfig): x509.JsonName {

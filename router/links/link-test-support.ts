@@ -1,4 +1,4 @@
-// Test support for the link tests: a throwaway PKI (server/pki), per-router TLS material, link configs, a
+// Test support for the link tests: a throwaway PKI (common/pki), per-router TLS material, link configs, a
 // listener that only counts connections, a counting TCP relay in front of a link listener, a hand-driven link
 // client and a scripted link listener (raw frames over TLS), and polling with a deadline. Not used by the router.
 
@@ -8,12 +8,12 @@ import { connect as connectTls, createServer as createTlsServer, type TLSSocket 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { CertificateIssuer } from '../../server/pki/certificate-signer.ts';
-import { createClientCertificate, signCertificateRequest } from '../../server/pki/client-certificate.ts';
-import { createControllerCertificate } from '../../server/pki/controller-certificate.ts';
-import { generateKeyPair, privateKeyToPem } from '../../server/pki/key-pair.ts';
-import { initPki } from '../../server/pki/pki-directory.ts';
-import { ecdsaWithSha256, x509 } from '../../server/pki/x509-runtime.ts';
+import type { CertificateIssuer } from '../../common/pki/certificate-signer.ts';
+import { createClientCertificate, signCertificateRequest } from '../../common/pki/client-certificate.ts';
+import { createControllerCertificate } from '../../common/pki/controller-certificate.ts';
+import { generateKeyPair, privateKeyToPem } from '../../common/pki/key-pair.ts';
+import { initPki } from '../../common/pki/pki-directory.ts';
+import { ecdsaWithSha256, x509 } from '../../common/pki/x509-runtime.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
 import { parseRouterConfig, type DialBackoffConfig, type ForwarderConfig, type LinkDialerConfig, type LinkListenerConfig, type RouterConfig } from '../config/router-config.ts';
 import type { LinkTlsMaterial } from './link-manager-api.ts';

@@ -9,12 +9,12 @@ import { parse } from 'yaml';
 import type { ControllerEndpoint, CtrlWelcome, EdgeModel, RouterInfo, RouterMetrics } from '../../common/control-channel/control-messages.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
-import { createClientCertificate, signCertificateRequest } from '../../server/pki/client-certificate.ts';
-import { createControllerCertificate } from '../../server/pki/controller-certificate.ts';
-import { generateKeyPair, privateKeyToPem } from '../../server/pki/key-pair.ts';
-import { controllerPaths, initPki, loadIssuer } from '../../server/pki/pki-directory.ts';
-import { fingerprintOfPem } from '../../server/auth/cert/certificate-fingerprint.ts';
-import { ecdsaWithSha256, x509 } from '../../server/pki/x509-runtime.ts';
+import { createClientCertificate, signCertificateRequest } from '../../common/pki/client-certificate.ts';
+import { createControllerCertificate } from '../../common/pki/controller-certificate.ts';
+import { generateKeyPair, privateKeyToPem } from '../../common/pki/key-pair.ts';
+import { controllerPaths, initPki, loadIssuer } from '../../common/pki/pki-directory.ts';
+import { certificatesOfPem, fingerprintOf } from '../../common/certificates/presented-certificate.ts';
+import { ecdsaWithSha256, x509 } from '../../common/pki/x509-runtime.ts';
 import { FakeController } from '../../test/support/fake-controller.ts';
 import { TcpProxy } from '../../test/support/tcp-proxy.ts';
 import { ControlChannel, resolveBind, type ControlChannelHandlers } from './control-channel.ts';
@@ -346,7 +346,7 @@ describe('router control channel', () => {
   it('with ctrl.controllerFingerprints, accepts only the pinned controller certificates', async () => {
     const unpinned = await fake('ctrl-n');
     const pinned = await fake('ctrl-o');
-    const pin = fingerprintOfPem(readFileSync(controllerPaths(pkiDir, 'ctrl-o').cert, 'utf8'));
+    const pin = fingerprintOf(certificatesOfPem(readFileSync(controllerPaths(pkiDir, 'ctrl-o').cert, 'utf8'))[0]!);
     const { channel: ch, events, logger } = channel([unpinned.ctrlAddress, pinned.ctrlAddress], { controllerFingerprints: [pin] });
     ch.start();
     await until(() => ch.connected, 'welcome from the pinned controller');

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fingerprintOf } from '../../common/certificates/presented-certificate.ts';
-import { createClientCertificate } from '../../server/pki/client-certificate.ts';
-import { createControllerCertificate } from '../../server/pki/controller-certificate.ts';
-import { initPki, type Pki } from '../../server/pki/pki-directory.ts';
+import { createClientCertificate } from '../../common/pki/client-certificate.ts';
+import { createControllerCertificate } from '../../common/pki/controller-certificate.ts';
+import { initPki, type Pki } from '../../common/pki/pki-directory.ts';
 import { controllerTrustOf, describeControllerTrust, verifyControllerCertificate } from './controller-identity.ts';
 
 let dir: string;

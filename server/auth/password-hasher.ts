@@ -2,7 +2,6 @@
 // hash. N=2^14, r=8, p=1 costs 16 MiB and tens of milliseconds per hash: cheap for a login, dear for a guesser.
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import type { PasswordHash } from '../model/entities.ts';
-import type { HashQueue } from './hash-queue.ts';
 
 export const scryptParameters = { N: 16384, r: 8, p: 1, keyLength: 32, saltLength: 16 } as const;
 
@@ -32,9 +31,14 @@ export async function verifyAgainstNothing(password: string): Promise<false> {
   return false;
 }
 
-/** The hash functions above, each through a controller's bounded hash queue (hash-queue.ts). */
+/** Where a hash waits for a slot: the controller's bounded hash queue (server/edge/login/hash-queue.ts). */
+export interface HashSlots {
+  run<T>(job: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+}
+
+/** The hash functions above, each through a controller's bounded hash queue. */
 export class PasswordHasher {
-  constructor(private readonly queue: HashQueue) {}
+  constructor(private readonly queue: HashSlots) {}
 
   hash(password: string, signal?: AbortSignal): Promise<PasswordHash> {
     return this.queue.run(() => hashPassword(password), signal);

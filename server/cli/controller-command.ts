@@ -13,7 +13,7 @@ import { readControllerConfig } from '../config/controller-config-file.ts';
 import { controllerOptionsFromConfig } from '../controller/controller-from-config.ts';
 import { startController } from '../controller/controller.ts';
 import { registerAgent } from '../agent/agent-registry.ts';
-import { currentVersion } from '../web/version-info.ts';
+import { currentVersion } from '../../common/version/version-info.ts';
 import { serviceNotifier } from '../../common/systemd/service-notifier.ts';
 import type { CliIo } from './main.ts';
 

@@ -1,5 +1,5 @@
 // `./edgeward <command>`: the one command-line entry. Each command lives in its own module; this file dispatches.
-import { currentVersion } from '../web/version-info.ts';
+import { currentVersion } from '../../common/version/version-info.ts';
 import { reportOutcome } from '../../common/cli/command-line.ts';
 import { suggestKey } from '../../common/config/suggest-key.ts';
 import { versionCommandLine } from './command-lines.ts';
@@ -16,7 +16,7 @@ const commands: Readonly<Record<string, () => Promise<CommandRunner>>> = {
   dashboard: async () => (await import('../../dashboard/cli/dashboard-command.ts')).runDashboardCommand,
   raft: async () => (await import('./raft-command.ts')).runRaftCommand,
   pki: async () => {
-    const { runPkiCommand } = await import('../pki/pki-command.ts');
+    const { runPkiCommand } = await import('../../common/pki/pki-command.ts');
     return (args, io) => runPkiCommand(args, { stdout: io.stdout, stderr: io.stderr });
   },
   demo: async () => (await import('./demo-command.ts')).runDemoCommand,

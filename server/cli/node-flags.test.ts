@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { initPki } from '../pki/pki-directory.ts';
+import { initPki } from '../../common/pki/pki-directory.ts';
 import { ControllerFixture } from '../../test/support/controller-fixture.ts';
 import { launcherText } from './install/release-tree.ts';
 import { controllerNodeFlags, nodeFlagsFor, v8PoolSize } from './node-flags.ts';

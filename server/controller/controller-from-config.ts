@@ -2,8 +2,8 @@
 // from the SPIFFE id in its certificate, and reports unreadable or mismatched files as problems (never throws).
 import { readFile } from 'node:fs/promises';
 import type { ConfigProblem, ControllerConfig, IdentityConfig } from '../config/controller-config.ts';
-import { spiffeIdOf } from '../pki/spiffe-id.ts';
-import { parseCertificates } from '../pki/x509-runtime.ts';
+import { spiffeIdOf } from '../../common/pki/spiffe-id.ts';
+import { parseCertificates } from '../../common/pki/x509-runtime.ts';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { ControllerOptions, TlsMaterial, WebListener } from './controller-options.ts';
 

@@ -3,8 +3,8 @@
 import type { ApiBinding } from '../web/routes/version-routes.ts';
 import type { EventSubscription } from '../events/event-dispatcher.ts';
 import type { ControlPortLimits } from '../raft/transport/control-port-limits.ts';
-import type { HashQueueLimits } from '../auth/hash-queue.ts';
-import type { LoginThrottleLimits } from '../auth/login-throttle.ts';
+import type { HashQueueLimits } from '../edge/login/hash-queue.ts';
+import type { LoginThrottleLimits } from '../edge/login/login-throttle.ts';
 
 export interface TlsMaterial {
   readonly certPem: string;

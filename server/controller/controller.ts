@@ -33,7 +33,7 @@ import { ControllerMetrics } from '../telemetry/controller-metrics.ts';
 import type { ControllerTelemetry } from '../telemetry/controller-telemetry.ts';
 import { ControllerTracing } from '../telemetry/controller-tracing.ts';
 import type { ApiBinding } from '../web/routes/version-routes.ts';
-import type { VersionInfo } from '../web/version-info.ts';
+import type { VersionInfo } from '../../common/version/version-info.ts';
 import { buildWebApp } from '../web/web-app.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { buildEdgeServices } from './edge-services-wiring.ts';

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { controllerConfigExample } from '../config/controller-config.ts';
 import { callAgent } from '../agent/agent-client.ts';
-import { initPki, issueControllerCertificate, controllerPaths, pkiPaths } from '../pki/pki-directory.ts';
+import { initPki, issueControllerCertificate, controllerPaths, pkiPaths } from '../../common/pki/pki-directory.ts';
 import { freeLoopbackPort } from './loopback-port.ts';
 import { spawnEdgeward } from './child-process.ts';
 import { formCluster, until } from './demo-cluster.ts';

@@ -5,7 +5,7 @@ import type { EntityBody } from '../model/commands.ts';
 import type { AuthPolicy, ExternalJwtSigner, Identity } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { defaultAuthPolicy } from './default-auth-policy.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
@@ -31,7 +31,7 @@ export class AuthPolicyService {
 
   get(id: string): AuthPolicy {
     const policy = this.find(id);
-    if (!policy) throw ApiError.notFound('auth policy', id);
+    if (!policy) throw EdgeError.notFound('auth policy', id);
     return policy;
   }
 
@@ -57,22 +57,22 @@ export class AuthPolicyService {
   async delete(id: string): Promise<void> {
     this.get(id);
     if (id === defaultAuthPolicy.id) {
-      throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'ENTITY_CAN_NOT_BE_DELETED', message: 'the default auth policy can not be deleted' });
+      throw new EdgeError('ENTITY_CAN_NOT_BE_DELETED', { code: 'ENTITY_CAN_NOT_BE_DELETED', message: 'the default auth policy can not be deleted' });
     }
     const user = this.store.table<Identity>(tables.identities).findMany('authPolicyId', id)[0];
-    if (user) throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'authPolicyId', reason: `the auth policy is used by identity ${user.id}`, value: id });
+    if (user) throw new EdgeError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'authPolicyId', reason: `the auth policy is used by identity ${user.id}`, value: id });
     await this.writer.write({ type: 'authPolicy.delete', id });
   }
 
   private check(policy: AuthPolicy): void {
     const taken = this.list().find((other) => other.name === policy.name && other.id !== policy.id);
-    if (taken) throw ApiError.validation('name', `duplicate value '${policy.name}' in unique index on authPolicies store`, policy.name);
+    if (taken) throw EdgeError.validation('name', `duplicate value '${policy.name}' in unique index on authPolicies store`, policy.name);
     const signers = this.store.table<ExternalJwtSigner>(tables.externalJwtSigners);
     for (const signerId of policy.primary.extJwt.allowedSigners) {
-      if (!signers.get(signerId)) throw ApiError.validation('primary.extJwt.allowedSigners', `external jwt signer with id ${signerId} not found`, signerId);
+      if (!signers.get(signerId)) throw EdgeError.validation('primary.extJwt.allowedSigners', `external jwt signer with id ${signerId} not found`, signerId);
     }
     const secondary = policy.secondary.requireExtJwtSigner;
-    if (secondary !== null && !signers.get(secondary)) throw ApiError.validation('secondary.requireExtJwtSigner', `external jwt signer with id ${secondary} not found`, secondary);
+    if (secondary !== null && !signers.get(secondary)) throw EdgeError.validation('secondary.requireExtJwtSigner', `external jwt signer with id ${secondary} not found`, secondary);
   }
 
   private now(): string {

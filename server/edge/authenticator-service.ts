@@ -3,13 +3,13 @@
 // (cert) an admin registers by PEM. Enrollment creates both kinds too (see enrollment-service.ts). A wrong current
 // password is a guess like a wrong login: it counts toward the policy's lockout (password-failures.ts).
 import type { Clock } from '../../common/time/clock.ts';
-import type { PasswordFailures } from '../auth/password-failures.ts';
+import type { PasswordFailures } from './login/password-failures.ts';
 import type { PasswordHasher } from '../auth/password-hasher.ts';
 import type { AuthenticatorChanges } from '../model/commands.ts';
 import type { Authenticator, Identity, UpdbAuthenticator } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
 import type { AuthPolicyService } from './auth-policy-service.ts';
 import { passwordRuleViolations } from './default-auth-policy.ts';
@@ -37,7 +37,7 @@ export class AuthenticatorService {
 
   get(id: string): Authenticator {
     const authenticator = this.store.table<Authenticator>(tables.authenticators).get(id);
-    if (!authenticator) throw ApiError.notFound('authenticator', id);
+    if (!authenticator) throw EdgeError.notFound('authenticator', id);
     return authenticator;
   }
 
@@ -47,9 +47,9 @@ export class AuthenticatorService {
 
   async createUpdb(input: { identityId: string; username: string; password: string; tags?: Record<string, unknown> | null }): Promise<{ id: string }> {
     const identity = this.store.table<Identity>(tables.identities).get(input.identityId);
-    if (!identity) throw ApiError.validation('identityId', `identity with id ${input.identityId} not found`, input.identityId);
+    if (!identity) throw EdgeError.validation('identityId', `identity with id ${input.identityId} not found`, input.identityId);
     if (this.forIdentity(identity.id).some((existing) => existing.method === 'updb')) {
-      throw ApiError.validation('method', 'identity already has an authenticator of method updb', 'updb');
+      throw EdgeError.validation('method', 'identity already has an authenticator of method updb', 'updb');
     }
     this.checkUsernameFree(input.username);
     this.checkPasswordRules(input.password, identity);
@@ -71,18 +71,18 @@ export class AuthenticatorService {
   /** Registers a client certificate (PEM) as the identity's cert authenticator. */
   async createCert(input: { identityId: string; certPem: string; tags?: Record<string, unknown> | null }): Promise<{ id: string }> {
     const identity = this.store.table<Identity>(tables.identities).get(input.identityId);
-    if (!identity) throw ApiError.validation('identityId', `identity with id ${input.identityId} not found`, input.identityId);
+    if (!identity) throw EdgeError.validation('identityId', `identity with id ${input.identityId} not found`, input.identityId);
     if (this.forIdentity(identity.id).some((existing) => existing.method === 'cert')) {
-      throw ApiError.validation('method', 'identity already has an authenticator of method cert', 'cert');
+      throw EdgeError.validation('method', 'identity already has an authenticator of method cert', 'cert');
     }
     let fingerprint: string;
     try {
       fingerprint = fingerprintOfPem(input.certPem);
     } catch (error) {
-      throw ApiError.validation('certPem', `certPem is not a PEM certificate: ${(error as Error).message}`);
+      throw EdgeError.validation('certPem', `certPem is not a PEM certificate: ${(error as Error).message}`);
     }
     if (this.store.table<Authenticator>(tables.authenticators).findUnique('fingerprint', fingerprint)) {
-      throw ApiError.validation('certPem', 'this certificate is already registered to an authenticator', fingerprint);
+      throw EdgeError.validation('certPem', 'this certificate is already registered to an authenticator', fingerprint);
     }
     const at = this.now();
     const authenticator: Authenticator = {
@@ -112,7 +112,7 @@ export class AuthenticatorService {
   ): Promise<void> {
     const current = this.get(id);
     if (current.method !== 'updb') {
-      throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR', { field: 'method', reason: 'only updb authenticators have a username and password', value: current.method });
+      throw new EdgeError('CAN_NOT_UPDATE_AUTHENTICATOR', { field: 'method', reason: 'only updb authenticators have a username and password', value: current.method });
     }
     if (options.requireCurrentPassword) await this.checkCurrentPassword(current, input.currentPassword, options.signal);
     const changes: { -readonly [K in keyof AuthenticatorChanges]: AuthenticatorChanges[K] } = {};
@@ -133,7 +133,7 @@ export class AuthenticatorService {
     const identity = this.store.table<Identity>(tables.identities).get(authenticator.identityId);
     if (identity?.isDefaultAdmin && this.forIdentity(identity.id).length === 1) {
       // Deleting it would lock the default admin out with no way back in.
-      throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'ENTITY_CAN_NOT_BE_DELETED', message: "the default admin's only authenticator can not be deleted" });
+      throw new EdgeError('ENTITY_CAN_NOT_BE_DELETED', { code: 'ENTITY_CAN_NOT_BE_DELETED', message: "the default admin's only authenticator can not be deleted" });
     }
     await this.writer.write({ type: 'authenticator.delete', id });
   }
@@ -149,7 +149,7 @@ export class AuthenticatorService {
       return;
     }
     if (identity) this.failures.record(current, identity, this.policies.forIdentity(identity).primary.updb, 'password change');
-    throw ApiError.validation('currentPassword', 'the current password is incorrect').withRefusal({
+    throw EdgeError.validation('currentPassword', 'the current password is incorrect').withRefusal({
       reason: 'wrong current password',
       ...(identity ? { identityId: identity.id } : {}),
       authenticatorId: current.id,
@@ -158,7 +158,7 @@ export class AuthenticatorService {
 
   private checkUsernameFree(username: string): void {
     if (this.findByUsername(username)) {
-      throw ApiError.validation('username', `duplicate value '${username}' in unique index on authenticators store`, username);
+      throw EdgeError.validation('username', `duplicate value '${username}' in unique index on authenticators store`, username);
     }
   }
 
@@ -166,7 +166,7 @@ export class AuthenticatorService {
   checkPasswordRules(password: string, identity: Identity | undefined): void {
     const rules = (identity ? this.policies.forIdentity(identity) : this.policies.get('default')).primary.updb;
     const problems = passwordRuleViolations(password, rules);
-    if (problems.length > 0) throw ApiError.validation('password', `password ${problems.join(', ')}`);
+    if (problems.length > 0) throw EdgeError.validation('password', `password ${problems.join(', ')}`);
   }
 
   private now(): string {

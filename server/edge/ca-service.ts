@@ -8,7 +8,7 @@ import type { CaChanges } from '../model/commands.ts';
 import type { Ca } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
@@ -40,7 +40,7 @@ export class CaService {
 
   get(id: string): Ca {
     const ca = this.store.table<Ca>(tables.cas).get(id);
-    if (!ca) throw ApiError.notFound('ca', id);
+    if (!ca) throw EdgeError.notFound('ca', id);
     return ca;
   }
 
@@ -54,7 +54,7 @@ export class CaService {
     try {
       parsed = parseCaCertificate(input.certPem);
     } catch (error) {
-      if (error instanceof CaCertificateError) throw ApiError.validation('certPem', error.message);
+      if (error instanceof CaCertificateError) throw EdgeError.validation('certPem', error.message);
       throw error;
     }
     const at = this.now();
@@ -105,16 +105,16 @@ export class CaService {
   /** Proof of possession: a PEM certificate signed by the CA whose common name is the verification token. */
   async verify(id: string, proofPem: string): Promise<void> {
     const ca = this.get(id);
-    if (ca.isVerified) throw new ApiError('CA_ALREADY_VERIFIED', { code: 'CA_ALREADY_VERIFIED', message: `ca ${id} is already verified` });
+    if (ca.isVerified) throw new EdgeError('CA_ALREADY_VERIFIED', { code: 'CA_ALREADY_VERIFIED', message: `ca ${id} is already verified` });
     const result = verifyCaPossession(ca.certPem, proofPem, ca.verificationToken, this.clock.now());
-    if (!result.ok) throw new ApiError(result.code, { field: 'certificate', reason: result.reason });
+    if (!result.ok) throw new EdgeError(result.code, { field: 'certificate', reason: result.reason });
     await this.writer.write({ type: 'ca.verify', id, at: this.now() });
   }
 
   private nameFormat(format: string | null | undefined): string {
     if (format === undefined || format === null || format === '') return defaultIdentityNameFormat;
     const problem = validateIdentityNameFormat(format);
-    if (problem) throw ApiError.validation('identityNameFormat', problem, format);
+    if (problem) throw EdgeError.validation('identityNameFormat', problem, format);
     return format;
   }
 
@@ -123,7 +123,7 @@ export class CaService {
     if (!violation) return;
     const field = violation.index === 'fingerprint' ? 'certPem' : violation.index;
     const reason = violation.index === 'fingerprint' ? 'a CA with this certificate is already registered' : violation.message;
-    throw ApiError.validation(field, reason, violation.value);
+    throw EdgeError.validation(field, reason, violation.value);
   }
 
   private now(): string {

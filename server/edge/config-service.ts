@@ -10,7 +10,7 @@ import type { Service } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 import type { EntityTable } from '../store/entity-table.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
@@ -47,7 +47,7 @@ export class ConfigService {
 
   getType(id: string): ConfigType {
     const type = this.findType(id);
-    if (!type) throw ApiError.notFound('config type', id);
+    if (!type) throw EdgeError.notFound('config type', id);
     return type;
   }
 
@@ -80,7 +80,7 @@ export class ConfigService {
 
   get(id: string): Config {
     const config = this.find(id);
-    if (!config) throw ApiError.notFound('config', id);
+    if (!config) throw EdgeError.notFound('config', id);
     return config;
   }
 
@@ -98,7 +98,7 @@ export class ConfigService {
     const at = this.now();
     const config: Config = { ...input, id: newEntityId(), createdAt: at, updatedAt: at };
     const type = this.findType(config.configTypeId);
-    if (!type) throw ApiError.validation('configTypeId', `config type with id ${config.configTypeId} not found`, config.configTypeId);
+    if (!type) throw EdgeError.validation('configTypeId', `config type with id ${config.configTypeId} not found`, config.configTypeId);
     this.checkConfig(config, type);
     const written = await this.writer.write<{ id: string }>({ type: 'config.create', config });
     return { id: written.value.id };
@@ -152,16 +152,16 @@ export class ConfigService {
 
   private checkType(configType: ConfigType): void {
     const builtinClash = findConfigTypeByName(this.types, configType.name);
-    if (builtinClash && builtinClash.id !== configType.id) throw ApiError.validation('name', `duplicate value '${configType.name}' in unique index on configTypes store`, configType.name);
+    if (builtinClash && builtinClash.id !== configType.id) throw EdgeError.validation('name', `duplicate value '${configType.name}' in unique index on configTypes store`, configType.name);
     const problem = schemaProblem(configType.schema);
-    if (problem) throw ApiError.validation(problem.field, problem.reason);
+    if (problem) throw EdgeError.validation(problem.field, problem.reason);
   }
 
   private checkConfig(config: Config, type: ConfigType): void {
     const problem = configDataProblem(type.schema, config.data);
-    if (problem) throw ApiError.validation(problem.field, `${problem.reason} (config type ${type.name})`, problem.value);
+    if (problem) throw EdgeError.validation(problem.field, `${problem.reason} (config type ${type.name})`, problem.value);
     const violation = this.configs.violationFor(config);
-    if (violation) throw ApiError.validation(violation.index, violation.message, violation.value);
+    if (violation) throw EdgeError.validation(violation.index, violation.message, violation.value);
   }
 
   private now(): string {

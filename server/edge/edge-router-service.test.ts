@@ -10,11 +10,11 @@ import { ManualClock } from '../../common/time/clock.ts';
 import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
 import { createModelTables } from '../model/entities.ts';
 import { ModelStateMachine } from '../model/model-state-machine.ts';
-import { controllerPaths, initPki, issueControllerCertificate, loadIssuer } from '../pki/pki-directory.ts';
-import { ecdsaP256, ecdsaWithSha256, x509 } from '../pki/x509-runtime.ts';
+import { controllerPaths, initPki, issueControllerCertificate, loadIssuer } from '../../common/pki/pki-directory.ts';
+import { ecdsaP256, ecdsaWithSha256, x509 } from '../../common/pki/x509-runtime.ts';
 import { openLocalRaft } from '../raft/node/local-raft.ts';
 import { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { EdgeRouterService, type RouterEnrollmentSettings } from './edge-router-service.ts';
 import { ModelWriter } from './model-writer.ts';
 
@@ -67,7 +67,7 @@ async function csr(names: x509.JsonGeneralName[] = []): Promise<string> {
   return request.toString('pem');
 }
 
-const invalidToken = (reason: RegExp) => (error: unknown) => error instanceof ApiError && error.code === 'INVALID_ENROLLMENT_TOKEN' && reason.test((error.cause as { reason: string }).reason);
+const invalidToken = (reason: RegExp) => (error: unknown) => error instanceof EdgeError && error.code === 'INVALID_ENROLLMENT_TOKEN' && reason.test((error.cause as { reason: string }).reason);
 
 test('a new router has an erott enrollment whose JWT names it, its token and the cluster, expiring after the duration', async () => {
   const { routers, clock } = await service();
@@ -114,7 +114,7 @@ test('an expired token is refused and stays unused; a bad server name is a CSR e
   const token = routers.get(id).enrollmentToken!;
   await assert.rejects(
     routers.enroll(token, { certCsr: await csr(), serverCertCsr: await csr([{ type: 'dns', value: 'bad_name!' }]) }),
-    (error: unknown) => error instanceof ApiError && error.code === 'COULD_NOT_PROCESS_CSR' && (error.cause as { field: string }).field === 'serverCertCsr',
+    (error: unknown) => error instanceof EdgeError && error.code === 'COULD_NOT_PROCESS_CSR' && (error.cause as { field: string }).field === 'serverCertCsr',
   );
   clock.advance(3600_000);
   await assert.rejects(routers.enroll(token, { certCsr: await csr(), serverCertCsr: await csr() }), invalidToken(/expired/));
@@ -123,6 +123,6 @@ test('an expired token is refused and stays unused; a bad server name is a CSR e
 
 test('without an enrollment CA a router cannot be created: there would be no way to enroll it', async () => {
   const { routers } = await service({ signer: undefined });
-  await assert.rejects(routers.create(settingsOf('r')), (error: unknown) => error instanceof ApiError && error.code === 'COULD_NOT_VALIDATE');
+  await assert.rejects(routers.create(settingsOf('r')), (error: unknown) => error instanceof EdgeError && error.code === 'COULD_NOT_VALIDATE');
   assert.deepEqual(routers.list(), []);
 });

@@ -12,13 +12,13 @@ import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
 import { serverNameHeldByAnother, serverNameTakenCause, type EdgeRouterSettings, type RouterEnrollment } from '../model/router-commands.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import { routerTables } from '../model/router-entities.ts';
-import { signCertificateRequest } from '../pki/client-certificate.ts';
-import { PkiError } from '../pki/pki-error.ts';
-import { requestedSubjectAltNames } from '../pki/requested-names.ts';
-import { checkRouterServerNames, controllerNamesOf, type ControllerNameSources } from '../pki/router-server-names.ts';
-import { formatSpiffeId, trustDomainOf } from '../pki/spiffe-id.ts';
+import { signCertificateRequest } from '../../common/pki/client-certificate.ts';
+import { PkiError } from '../../common/pki/pki-error.ts';
+import { requestedSubjectAltNames } from '../../common/pki/requested-names.ts';
+import { checkRouterServerNames, controllerNamesOf, type ControllerNameSources } from '../../common/pki/router-server-names.ts';
+import { formatSpiffeId, trustDomainOf } from '../../common/pki/spiffe-id.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { signEnrollmentJwt } from './enrollment-jwt.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
@@ -79,7 +79,7 @@ export class EdgeRouterService {
 
   get(id: string): EdgeRouter {
     const router = this.find(id);
-    if (!router) throw ApiError.notFound('edge router', id);
+    if (!router) throw EdgeError.notFound('edge router', id);
     return router;
   }
 
@@ -126,12 +126,12 @@ export class EdgeRouterService {
   async enroll(token: string, request: RouterEnrollmentRequest): Promise<RouterCertificates> {
     const router = this.redeemable(token);
     const signer = this.settings.signer;
-    if (!signer) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'this controller has no enrollment signing CA' });
+    if (!signer) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'this controller has no enrollment signing CA' });
     const sign = async <T>(field: 'certCsr' | 'serverCertCsr', work: () => Promise<T>): Promise<T> => {
       try {
         return await work();
       } catch (error) {
-        if (error instanceof PkiError) throw new ApiError('COULD_NOT_PROCESS_CSR', { field, reason: error.message });
+        if (error instanceof PkiError) throw new EdgeError('COULD_NOT_PROCESS_CSR', { field, reason: error.message });
         throw error;
       }
     };
@@ -172,22 +172,22 @@ export class EdgeRouterService {
       addresses: [...extra.addresses, ...this.settings.controlAddresses(), ...this.settings.controllers, this.settings.issuer],
     });
     const check = checkRouterServerNames(requestedSubjectAltNames(serverCertCsr), controllers);
-    if (!check.ok) throw new ApiError('COULD_NOT_PROCESS_CSR', { field: 'serverCertCsr', reason: check.reason, value: check.name });
+    if (!check.ok) throw new EdgeError('COULD_NOT_PROCESS_CSR', { field: 'serverCertCsr', reason: check.reason, value: check.name });
     const taken = serverNameHeldByAnother(this.list(), routerId, check.claimed);
-    if (taken !== undefined) throw new ApiError('COULD_NOT_PROCESS_CSR', serverNameTakenCause(taken));
+    if (taken !== undefined) throw new EdgeError('COULD_NOT_PROCESS_CSR', serverNameTakenCause(taken));
     return check;
   }
 
   private redeemable(token: string): EdgeRouter {
     const router = token ? this.store.table<EdgeRouter>(routerTables.edgeRouters).findUnique('enrollmentToken', token) : undefined;
-    if (!router || router.enrollmentExpiresAt === null) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token is unknown or already used' });
-    if (Date.parse(router.enrollmentExpiresAt) <= this.clock.now()) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token expired' });
+    if (!router || router.enrollmentExpiresAt === null) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token is unknown or already used' });
+    if (Date.parse(router.enrollmentExpiresAt) <= this.clock.now()) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token expired' });
     return router;
   }
 
   private async newEnrollment(routerId: string): Promise<RouterEnrollment> {
     if (!this.settings.signer) {
-      throw ApiError.validation('enrollment', 'edge router enrollment needs an enrollment signing CA: set edge.enrollment.signingCert in the controller config');
+      throw EdgeError.validation('enrollment', 'edge router enrollment needs an enrollment signing CA: set edge.enrollment.signingCert in the controller config');
     }
     const now = this.clock.now();
     const expiresAtMs = now + this.settings.durationMs;
@@ -208,7 +208,7 @@ export class EdgeRouterService {
 
   private checkUnique(router: EdgeRouter): void {
     const violation = this.store.table<EdgeRouter>(routerTables.edgeRouters).violationFor(router);
-    if (violation) throw ApiError.validation(violation.index, violation.message, violation.value);
+    if (violation) throw EdgeError.validation(violation.index, violation.message, violation.value);
   }
 
   private now(): string {

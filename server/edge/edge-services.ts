@@ -2,11 +2,11 @@
 import type { AuthenticationAttempt, AuthenticationOutcome } from '../events/authentication-events.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { Logger } from '../../common/log/logger.ts';
-import type { CertLogin } from '../auth/cert-login.ts';
-import type { ExtJwtLogin } from '../auth/ext-jwt-login.ts';
-import type { HashQueue } from '../auth/hash-queue.ts';
-import type { LoginThrottle } from '../auth/login-throttle.ts';
-import type { PasswordLogin } from '../auth/password-login.ts';
+import type { CertLogin } from './login/cert-login.ts';
+import type { ExtJwtLogin } from './login/ext-jwt-login.ts';
+import type { HashQueue } from './login/hash-queue.ts';
+import type { LoginThrottle } from './login/login-throttle.ts';
+import type { PasswordLogin } from './login/password-login.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ApiSessionService } from './api-session-service.ts';
 import type { AuthPolicyService } from './auth-policy-service.ts';

@@ -10,10 +10,10 @@ import { hashPassword } from '../auth/password-hasher.ts';
 import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
 import type { Authenticator, Enrollment, EnrollmentMethod, Identity } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
-import { signCertificateRequest } from '../pki/client-certificate.ts';
-import { PkiError } from '../pki/pki-error.ts';
+import { signCertificateRequest } from '../../common/pki/client-certificate.ts';
+import { PkiError } from '../../common/pki/pki-error.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import type { AuthenticatorService } from './authenticator-service.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
@@ -56,24 +56,24 @@ export class EnrollmentService {
 
   get(id: string): Enrollment {
     const enrollment = this.store.table<Enrollment>(tables.enrollments).get(id);
-    if (!enrollment) throw ApiError.notFound('enrollment', id);
+    if (!enrollment) throw EdgeError.notFound('enrollment', id);
     return enrollment;
   }
 
   /** Builds an enrollment row (with its signed JWT) for an identity that may not be written yet. */
   async prepare(identity: Pick<Identity, 'id'>, method: EnrollmentMethod, options: { username?: string; expiresAt?: number } = {}): Promise<Enrollment> {
     if (method === 'ott' && !this.settings.signer) {
-      throw ApiError.validation('enrollment', 'ott enrollment needs an enrollment signing CA: set edge.enrollment.signingCert in the controller config');
+      throw EdgeError.validation('enrollment', 'ott enrollment needs an enrollment signing CA: set edge.enrollment.signingCert in the controller config');
     }
     if (method === 'updb') {
-      if (!options.username) throw ApiError.validation('enrollment.updb', 'updb enrollment needs a username');
+      if (!options.username) throw EdgeError.validation('enrollment.updb', 'updb enrollment needs a username');
       if (this.authenticators.findByUsername(options.username)) {
-        throw ApiError.validation('enrollment.updb', `duplicate value '${options.username}' in unique index on authenticators store`, options.username);
+        throw EdgeError.validation('enrollment.updb', `duplicate value '${options.username}' in unique index on authenticators store`, options.username);
       }
     }
     const now = this.clock.now();
     const expiresAtMs = options.expiresAt ?? now + this.settings.identityDurationMs;
-    if (expiresAtMs <= now) throw ApiError.validation('expiresAt', 'expiresAt must be in the future', new Date(expiresAtMs).toISOString());
+    if (expiresAtMs <= now) throw EdgeError.validation('expiresAt', 'expiresAt must be in the future', new Date(expiresAtMs).toISOString());
     // 256 random bits: the token alone lets its holder become the identity.
     const token = randomBytes(32).toString('base64url');
     const at = new Date(now).toISOString();
@@ -102,14 +102,14 @@ export class EnrollmentService {
 
   async create(identityId: string, method: EnrollmentMethod, options: { username?: string; expiresAt?: number } = {}): Promise<{ id: string }> {
     const identity = this.store.table<Identity>(tables.identities).get(identityId);
-    if (!identity) throw ApiError.validation('identityId', `identity with id ${identityId} not found`, identityId);
+    if (!identity) throw EdgeError.validation('identityId', `identity with id ${identityId} not found`, identityId);
     const now = this.clock.now();
     if (this.forIdentity(identityId).some((existing) => existing.method === method && Date.parse(existing.expiresAt) > now)) {
-      throw new ApiError('ENROLLMENT_EXISTS', { field: 'method', reason: `identity already has an enrollment of method ${method}`, value: method });
+      throw new EdgeError('ENROLLMENT_EXISTS', { field: 'method', reason: `identity already has an enrollment of method ${method}`, value: method });
     }
     const authenticatorMethod = method === 'ott' ? 'cert' : 'updb';
     if (this.authenticators.forIdentity(identityId).some((existing) => existing.method === authenticatorMethod)) {
-      throw ApiError.validation('method', `identity already has a ${authenticatorMethod} authenticator: delete it before enrolling again`, method);
+      throw EdgeError.validation('method', `identity already has a ${authenticatorMethod} authenticator: delete it before enrolling again`, method);
     }
     const enrollment = await this.prepare(identity, method, options);
     const written = await this.writer.write<{ id: string }>({ type: 'enrollment.create', enrollment });
@@ -130,13 +130,13 @@ export class EnrollmentService {
   async enrollOtt(token: string, csrPem: string): Promise<EnrollmentCerts> {
     const enrollment = this.redeemable(token, 'ott');
     const signer = this.settings.signer;
-    if (!signer) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'this controller has no enrollment signing CA' });
+    if (!signer) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'this controller has no enrollment signing CA' });
     let signed;
     try {
       // The identity id is the certificate's common name, as the real controller issues them.
       signed = await signCertificateRequest(signer, csrPem, { commonName: enrollment.identityId, usage: 'client', clock: this.clock });
     } catch (error) {
-      if (error instanceof PkiError) throw new ApiError('COULD_NOT_PROCESS_CSR', { field: 'csr', reason: error.message });
+      if (error instanceof PkiError) throw new EdgeError('COULD_NOT_PROCESS_CSR', { field: 'csr', reason: error.message });
       throw error;
     }
     const at = isoTime(this.clock.now());
@@ -177,11 +177,11 @@ export class EnrollmentService {
 
   private redeemable(token: string, method?: EnrollmentMethod): Enrollment {
     const enrollment = token ? this.store.table<Enrollment>(tables.enrollments).findUnique('token', token) : undefined;
-    if (!enrollment) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token is unknown or already used' });
+    if (!enrollment) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token is unknown or already used' });
     if (method && enrollment.method !== method) {
-      throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: `the token is for ${enrollment.method} enrollment, not ${method}` });
+      throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: `the token is for ${enrollment.method} enrollment, not ${method}` });
     }
-    if (Date.parse(enrollment.expiresAt) <= this.clock.now()) throw new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token expired' });
+    if (Date.parse(enrollment.expiresAt) <= this.clock.now()) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token expired' });
     return enrollment;
   }
 }

@@ -6,7 +6,7 @@ import type { EntityBody } from '../model/commands.ts';
 import type { AuthPolicy, ExternalJwtSigner } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
@@ -35,7 +35,7 @@ export class ExternalJwtSignerService {
 
   get(id: string): ExternalJwtSigner {
     const signer = this.find(id);
-    if (!signer) throw ApiError.notFound('external jwt signer', id);
+    if (!signer) throw EdgeError.notFound('external jwt signer', id);
     return signer;
   }
 
@@ -60,7 +60,7 @@ export class ExternalJwtSignerService {
       .table<AuthPolicy>(tables.authPolicies)
       .all()
       .find((policy) => policy.primary.extJwt.allowedSigners.includes(id) || policy.secondary.requireExtJwtSigner === id);
-    if (user) throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'authPolicy', reason: `the signer is referenced by auth policy ${user.id}`, value: user.id });
+    if (user) throw new EdgeError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'authPolicy', reason: `the signer is referenced by auth policy ${user.id}`, value: user.id });
     await this.writer.write({ type: 'extJwtSigner.delete', id });
   }
 
@@ -68,7 +68,7 @@ export class ExternalJwtSignerService {
   private complete(input: ExternalJwtSignerInput): EntityBody<ExternalJwtSigner> {
     const hasCert = typeof input.certPem === 'string' && input.certPem.trim() !== '';
     const hasJwks = typeof input.jwksEndpoint === 'string' && input.jwksEndpoint.trim() !== '';
-    if (hasCert === hasJwks) throw ApiError.validation(hasCert ? 'jwksEndpoint' : 'certPem', 'exactly one of certPem and jwksEndpoint must be given');
+    if (hasCert === hasJwks) throw EdgeError.validation(hasCert ? 'jwksEndpoint' : 'certPem', 'exactly one of certPem and jwksEndpoint must be given');
     const claimsProperty = (input.claimsProperty ?? '').trim() === '' ? 'sub' : input.claimsProperty.trim();
     const derived = { commonName: null as string | null, fingerprint: null as string | null, notBefore: null as string | null, notAfter: null as string | null };
     if (hasCert) {
@@ -76,7 +76,7 @@ export class ExternalJwtSignerService {
       try {
         certificate = new X509Certificate(input.certPem!);
       } catch (error) {
-        throw ApiError.validation('certPem', `certPem is not a PEM certificate: ${(error as Error).message}`);
+        throw EdgeError.validation('certPem', `certPem is not a PEM certificate: ${(error as Error).message}`);
       }
       derived.commonName = /(?:^|\n)CN=([^\n]*)/.exec(certificate.subject)?.[1] ?? '';
       derived.fingerprint = certificate.fingerprint.replaceAll(':', '').toLowerCase();
@@ -87,9 +87,9 @@ export class ExternalJwtSignerService {
       try {
         url = new URL(input.jwksEndpoint!);
       } catch {
-        throw ApiError.validation('jwksEndpoint', 'jwksEndpoint must be an absolute https URL', input.jwksEndpoint);
+        throw EdgeError.validation('jwksEndpoint', 'jwksEndpoint must be an absolute https URL', input.jwksEndpoint);
       }
-      if (url.protocol !== 'https:') throw ApiError.validation('jwksEndpoint', 'jwksEndpoint must use https', input.jwksEndpoint);
+      if (url.protocol !== 'https:') throw EdgeError.validation('jwksEndpoint', 'jwksEndpoint must use https', input.jwksEndpoint);
     }
     return {
       ...input,
@@ -103,7 +103,7 @@ export class ExternalJwtSignerService {
   private checkName(signer: ExternalJwtSigner | EntityBody<ExternalJwtSigner> & { id?: string }): void {
     const clash = this.store.table<ExternalJwtSigner>(tables.externalJwtSigners).findUnique('name', signer.name);
     if (clash && clash.id !== (signer as { id?: string }).id) {
-      throw ApiError.validation('name', `duplicate value '${signer.name}' in unique index on externalJwtSigners store`, signer.name);
+      throw EdgeError.validation('name', `duplicate value '${signer.name}' in unique index on externalJwtSigners store`, signer.name);
     }
   }
 

@@ -5,7 +5,7 @@ import type { Authenticator, Enrollment, Identity } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { IdentityChanges } from '../model/commands.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { defaultAuthPolicy } from './default-auth-policy.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
@@ -38,7 +38,7 @@ export class IdentityService {
 
   get(id: string): Identity {
     const identity = this.find(id);
-    if (!identity) throw ApiError.notFound('identity', id);
+    if (!identity) throw EdgeError.notFound('identity', id);
     return identity;
   }
 
@@ -78,7 +78,7 @@ export class IdentityService {
     if (has('roleAttributes')) (changes as { roleAttributes?: readonly string[] }).roleAttributes = [...(input.roleAttributes ?? [])];
     if (has('tags')) (changes as { tags?: Readonly<Record<string, unknown>> }).tags = input.tags ?? {};
     if (current.isDefaultAdmin && changes.isAdmin === false) {
-      throw ApiError.validation('isAdmin', 'the default admin must remain an administrator', false);
+      throw EdgeError.validation('isAdmin', 'the default admin must remain an administrator', false);
     }
     this.checkUnique({ ...current, ...changes });
     await this.writer.write({ type: 'identity.update', id, at: this.now(), changes });
@@ -87,7 +87,7 @@ export class IdentityService {
   async delete(id: string): Promise<void> {
     const identity = this.get(id);
     if (identity.isDefaultAdmin) {
-      throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'ENTITY_CAN_NOT_BE_DELETED', message: 'the default admin identity can not be deleted' });
+      throw new EdgeError('ENTITY_CAN_NOT_BE_DELETED', { code: 'ENTITY_CAN_NOT_BE_DELETED', message: 'the default admin identity can not be deleted' });
     }
     await this.writer.write({ type: 'identity.delete', id });
   }
@@ -95,7 +95,7 @@ export class IdentityService {
   /** Disables the identity for `durationMinutes` (0: until enabled) and ends its API sessions. */
   async disable(id: string, durationMinutes: number): Promise<void> {
     const identity = this.get(id);
-    if (identity.isDefaultAdmin) throw ApiError.validation('id', 'the default admin can not be disabled', id);
+    if (identity.isDefaultAdmin) throw EdgeError.validation('id', 'the default admin can not be disabled', id);
     const now = this.clock.now();
     const until = durationMinutes > 0 ? new Date(now + durationMinutes * 60_000).toISOString() : null;
     await this.writer.write({ type: 'identity.disable', id, at: new Date(now).toISOString(), until });
@@ -114,7 +114,7 @@ export class IdentityService {
   /** Creates the default admin with a password authenticator in one command; refused once one exists. */
   async bootstrapAdmin(input: { username: string; password: string; name: string }): Promise<{ id: string }> {
     if (this.hasDefaultAdmin()) {
-      throw ApiError.validation('admin', 'the controller is already initialized with a default admin');
+      throw EdgeError.validation('admin', 'the controller is already initialized with a default admin');
     }
     const password = await hashPassword(input.password);
     return this.create(
@@ -130,13 +130,13 @@ export class IdentityService {
 
   private checkAuthPolicy(authPolicyId: string | null | undefined): string {
     const id = authPolicyId ?? defaultAuthPolicy.id;
-    if (id !== defaultAuthPolicy.id && !this.store.table(tables.authPolicies).get(id)) throw ApiError.validation('authPolicyId', `auth policy with id ${id} not found`, id);
+    if (id !== defaultAuthPolicy.id && !this.store.table(tables.authPolicies).get(id)) throw EdgeError.validation('authPolicyId', `auth policy with id ${id} not found`, id);
     return id;
   }
 
   private checkUnique(identity: Identity): void {
     const violation = this.store.table<Identity>(tables.identities).violationFor(identity);
-    if (violation) throw ApiError.validation(violation.index, violation.message, violation.value);
+    if (violation) throw EdgeError.validation(violation.index, violation.message, violation.value);
   }
 
   private now(): string {

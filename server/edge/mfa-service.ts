@@ -14,7 +14,7 @@ import type { MfaProof } from '../model/commands.ts';
 import type { ApiSession, Identity, Mfa } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import type { AuthPolicyService } from './auth-policy-service.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
@@ -77,7 +77,7 @@ export class MfaService {
   }
 
   async start(identity: Identity): Promise<MfaDetail> {
-    if (this.find(identity.id)) throw new ApiError('MFA_EXISTS', { code: 'MFA_EXISTS', message: 'an MFA enrollment already exists for this identity: cancel or remove it first' });
+    if (this.find(identity.id)) throw new EdgeError('MFA_EXISTS', { code: 'MFA_EXISTS', message: 'an MFA enrollment already exists for this identity: cancel or remove it first' });
     const secret = newTotpSecret();
     const codes = newRecoveryCodes();
     const at = this.now();
@@ -102,7 +102,7 @@ export class MfaService {
   verify(identity: Identity, session: ApiSession, code: string): Promise<void> {
     return this.oneAtATime(identity, async () => {
       const mfa = this.require(identity);
-      if (mfa.isVerified) throw ApiError.notFound('mfa', identity.id);
+      if (mfa.isVerified) throw EdgeError.notFound('mfa', identity.id);
       const proof = await this.prove(identity, mfa, code, 'totp');
       await this.writer.write({ type: 'mfa.verify', identityId: identity.id, step: (proof as { totpStep: number }).totpStep, at: this.now(), apiSessionId: session.id });
     });
@@ -125,7 +125,7 @@ export class MfaService {
   authenticate(identity: Identity, session: ApiSession, code: string): Promise<void> {
     return this.oneAtATime(identity, async () => {
       const mfa = this.find(identity.id);
-      if (!mfa || !mfa.isVerified) throw new ApiError('MFA_NOT_ENROLLED', { code: 'MFA_NOT_ENROLLED', message: 'the identity has no verified MFA enrollment' });
+      if (!mfa || !mfa.isVerified) throw new EdgeError('MFA_NOT_ENROLLED', { code: 'MFA_NOT_ENROLLED', message: 'the identity has no verified MFA enrollment' });
       const proof = await this.prove(identity, mfa, code, 'totp-or-recovery');
       await this.writer.write({ type: 'mfa.authenticate', identityId: identity.id, proof, at: this.now(), apiSessionId: session.id });
     });
@@ -163,13 +163,13 @@ export class MfaService {
   /** The QR code of the provisioning URL while enrollment is outstanding. */
   async qrCode(identity: Identity): Promise<Buffer> {
     const mfa = this.require(identity);
-    if (mfa.isVerified) throw ApiError.notFound('mfa enrollment in progress', identity.id);
+    if (mfa.isVerified) throw EdgeError.notFound('mfa enrollment in progress', identity.id);
     return qrCodePng(this.provisioningUrlOf(identity, mfa));
   }
 
   /** An admin removes any identity's enrollment. */
   async adminRemove(identityId: string): Promise<void> {
-    if (!this.find(identityId)) throw ApiError.notFound('mfa', identityId);
+    if (!this.find(identityId)) throw EdgeError.notFound('mfa', identityId);
     await this.writer.write({ type: 'mfa.delete', identityId });
   }
 
@@ -199,7 +199,7 @@ export class MfaService {
     } catch (error) {
       this.logger.warn('could not record a failed MFA code', { identityId: identity.id, error: (error as Error).message });
     }
-    throw new ApiError('MFA_INVALID_TOKEN', { field: 'code', reason }).withRefusal({ reason, identityId: identity.id });
+    throw new EdgeError('MFA_INVALID_TOKEN', { field: 'code', reason }).withRefusal({ reason, identityId: identity.id });
   }
 
   /** The policy's lockout when it is the tighter one (its duration too: 0 is until an admin enables), else this controller's code limit. */
@@ -213,20 +213,20 @@ export class MfaService {
   private oneAtATime<T>(identity: Identity, check: () => Promise<T>): Promise<T> {
     return this.checks.run(identity.id, async () => {
       const current = this.store.table<Identity>(tables.identities).get(identity.id);
-      if (!current || isIdentityDisabled(current, this.clock.now())) throw new ApiError('UNAUTHORIZED', undefined, 'the identity was locked or disabled while its MFA code waited');
+      if (!current || isIdentityDisabled(current, this.clock.now())) throw new EdgeError('UNAUTHORIZED', undefined, 'the identity was locked or disabled while its MFA code waited');
       return check();
     });
   }
 
   private require(identity: Identity): Mfa {
     const mfa = this.find(identity.id);
-    if (!mfa) throw ApiError.notFound('mfa', identity.id);
+    if (!mfa) throw EdgeError.notFound('mfa', identity.id);
     return mfa;
   }
 
   private requireVerified(identity: Identity): Mfa {
     const mfa = this.require(identity);
-    if (!mfa.isVerified) throw ApiError.notFound('verified mfa', identity.id);
+    if (!mfa.isVerified) throw EdgeError.notFound('verified mfa', identity.id);
     return mfa;
   }
 

@@ -8,7 +8,7 @@ import { configTables } from '../model/config-entities.ts';
 import type { Service } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import type { ConfigService } from './config-service.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
@@ -38,7 +38,7 @@ export class NetworkServiceService {
 
   get(id: string): Service {
     const service = this.find(id);
-    if (!service) throw ApiError.notFound('service', id);
+    if (!service) throw EdgeError.notFound('service', id);
     return service;
   }
 
@@ -67,12 +67,12 @@ export class NetworkServiceService {
   private check(service: Service): void {
     // Checked again by the apply, in log order (a config may be deleted meanwhile).
     const problem = serviceConfigsProblem(this.store.table<Config>(configTables.configs), this.store.table<ConfigType>(configTables.configTypes), service.configs);
-    if (problem) throw ApiError.validation(problem.field, problem.reason, problem.value);
+    if (problem) throw EdgeError.validation(problem.field, problem.reason, problem.value);
     if (!(terminatorStrategies as readonly string[]).includes(service.terminatorStrategy)) {
-      throw ApiError.validation('terminatorStrategy', `invalid terminator strategy, expected one of ${terminatorStrategies.join(', ')}`, service.terminatorStrategy);
+      throw EdgeError.validation('terminatorStrategy', `invalid terminator strategy, expected one of ${terminatorStrategies.join(', ')}`, service.terminatorStrategy);
     }
     const violation = this.store.table<Service>(serviceTables.services).violationFor(service);
-    if (violation) throw ApiError.validation(violation.index, violation.message, violation.value);
+    if (violation) throw EdgeError.validation(violation.index, violation.message, violation.value);
   }
 
   private now(): string {

@@ -4,7 +4,7 @@ import type { Clock } from '../../common/time/clock.ts';
 import type { PostureCheck } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { noTimeout } from './posture-evaluation.ts';
@@ -29,7 +29,7 @@ export class PostureCheckService {
 
   get(id: string): PostureCheck {
     const check = this.find(id);
-    if (!check) throw ApiError.notFound('posture check', id);
+    if (!check) throw EdgeError.notFound('posture check', id);
     return check;
   }
 
@@ -55,7 +55,7 @@ export class PostureCheckService {
 
   private checkUnique(check: PostureCheck): void {
     const violation = this.store.table<PostureCheck>(serviceTables.postureChecks).violationFor(check);
-    if (violation) throw ApiError.validation(violation.index, violation.message, violation.value);
+    if (violation) throw EdgeError.validation(violation.index, violation.message, violation.value);
   }
 
   private now(): string {

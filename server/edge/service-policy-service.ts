@@ -6,7 +6,7 @@ import { roleSyntaxProblem } from '../model/policy-roles.ts';
 import type { ServicePolicy } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
@@ -32,7 +32,7 @@ export class ServicePolicyService {
 
   get(id: string): ServicePolicy {
     const policy = this.find(id);
-    if (!policy) throw ApiError.notFound('service policy', id);
+    if (!policy) throw EdgeError.notFound('service policy', id);
     return policy;
   }
 
@@ -58,10 +58,10 @@ export class ServicePolicyService {
   private check(policy: ServicePolicy): void {
     for (const field of roleFields) {
       const problem = roleSyntaxProblem(policy[field]);
-      if (problem) throw ApiError.validation(field, problem.reason, problem.value);
+      if (problem) throw EdgeError.validation(field, problem.reason, problem.value);
     }
     const violation = this.store.table<ServicePolicy>(serviceTables.servicePolicies).violationFor(policy);
-    if (violation) throw ApiError.validation(violation.index, violation.message, violation.value);
+    if (violation) throw EdgeError.validation(violation.index, violation.message, violation.value);
   }
 
   private now(): string {

@@ -5,7 +5,7 @@ import type { ApiSession, Identity } from '../model/entities.ts';
 import type { ServicePolicyType, ServiceSession } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { ApiError } from '../web/api-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { hashToken, newEntityId, newSessionToken } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { decideSession, type GrantResult } from './posture-evaluation.ts';
@@ -37,14 +37,14 @@ export class ServiceSessionService {
 
   get(id: string): ServiceSession {
     const session = this.find(id);
-    if (!session) throw ApiError.notFound('session', id);
+    if (!session) throw EdgeError.notFound('session', id);
     return session;
   }
 
   /** An identity's own session; another identity's is reported as not found, as if it did not exist. */
   getOwn(id: string, identityId: string): ServiceSession {
     const session = this.find(id);
-    if (!session || session.identityId !== identityId) throw ApiError.notFound('session', id);
+    if (!session || session.identityId !== identityId) throw EdgeError.notFound('session', id);
     return session;
   }
 
@@ -56,8 +56,8 @@ export class ServiceSessionService {
     const now = this.clock.now();
     const decision = decideSession(this.access.accessFor(identity).get(serviceId), type, apiSession, now);
     if (!decision.allowed) {
-      if (decision.reason === 'hidden') throw ApiError.notFound('service', serviceId);
-      if (decision.reason === 'not-granted') throw ApiError.validation('serviceId', 'service not found', serviceId);
+      if (decision.reason === 'hidden') throw EdgeError.notFound('service', serviceId);
+      if (decision.reason === 'not-granted') throw EdgeError.validation('serviceId', 'service not found', serviceId);
       throw postureRefusal(decision.failing);
     }
     const token = newSessionToken();
@@ -88,7 +88,7 @@ export class ServiceSessionService {
 }
 
 /** The real controller's cause: the failing policy ids in Go's list format, as an UNHANDLED nested error. */
-function postureRefusal(failing: readonly GrantResult[]): ApiError {
+function postureRefusal(failing: readonly GrantResult[]): EdgeError {
   const ids = failing.map((result) => result.grant.policy.id).join(' ');
-  return new ApiError('INVALID_POSTURE', { code: 'UNHANDLED', message: `Failed to pass posture checks for service policies: [${ids}]` });
+  return new EdgeError('INVALID_POSTURE', { code: 'UNHANDLED', message: `Failed to pass posture checks for service policies: [${ids}]` });
 }

@@ -1,7 +1,7 @@
 // Configs for services: config types (a name and a JSON schema) and configs (data of one type, checked against its
 // schema). Services name the configs they carry; a client asks for the types it understands and sees their data.
 import { EntityTable, type Row } from '../store/entity-table.ts';
-import type { BaseEntity } from './entities.ts';
+import type { BaseEntity } from './base-entity.ts';
 
 export type ConfigTypeTarget = 'service' | 'router';
 

@@ -1,15 +1,11 @@
 // The replicated model's rows. They are stored as JSON; derived and secret-free views are built by the API layer.
 import { EntityTable, type Row } from '../store/entity-table.ts';
+import type { BaseEntity } from './base-entity.ts';
 import { createConfigTables } from './config-entities.ts';
 import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
 
-export interface BaseEntity extends Row {
-  readonly id: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly tags: Readonly<Record<string, unknown>>;
-}
+export type { BaseEntity } from './base-entity.ts';
 
 export interface Identity extends BaseEntity {
   readonly name: string;

@@ -3,6 +3,7 @@
 // Only a storage failure escapes apply (and stops the raft node); whatever else a command's apply throws refuses it.
 import { silentLogger, type Logger } from '../../common/log/logger.ts';
 import type { ApplyFailure, ApplyResult, CommittedEntry, StateMachine } from '../raft/state-machine.ts';
+import type { EdgeErrorCode } from '../edge/edge-error.ts';
 import { CommandRefused } from './command-refused.ts';
 import { endApiSession } from './end-api-session.ts';
 import { lockIdentity } from './identity-lock.ts';
@@ -25,7 +26,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : String(error).slice(0, 500);
 }
 
-const refuse = (code: string, field: string, reason: string, value?: unknown): never => {
+const refuse = (code: EdgeErrorCode, field: string, reason: string, value?: unknown): never => {
   throw new CommandRefused({ code, cause: value === undefined ? { field, reason } : { field, reason, value } });
 };
 

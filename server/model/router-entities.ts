@@ -4,7 +4,7 @@
 // names on it that no other router may hold. Re-enrolling clears the fingerprint and
 // starts a new enrollment. Whether a router is online is not model state: the control channels know it.
 import { EntityTable, type Row } from '../store/entity-table.ts';
-import type { BaseEntity } from './entities.ts';
+import type { BaseEntity } from './base-entity.ts';
 
 export interface EdgeRouter extends BaseEntity {
   readonly name: string;

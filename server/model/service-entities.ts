@@ -1,7 +1,7 @@
 // Services and who may use them: services, service policies (Dial/Bind, by roles) and posture checks (MFA), and the
 // service sessions a client opens to dial or bind one.
 import { EntityTable, type Row } from '../store/entity-table.ts';
-import type { BaseEntity } from './entities.ts';
+import type { BaseEntity } from './base-entity.ts';
 
 export interface Service extends BaseEntity {
   readonly name: string;

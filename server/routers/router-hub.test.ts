@@ -15,8 +15,8 @@ import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
 import type { CircuitReport } from '../events/circuit-events.ts';
 import type { AppliedChanges } from '../model/model-state-machine.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
-import { createClientCertificate } from '../pki/client-certificate.ts';
-import { controllerPaths, initPki, issueControllerCertificate, loadIssuer, pkiPaths } from '../pki/pki-directory.ts';
+import { createClientCertificate } from '../../common/pki/client-certificate.ts';
+import { controllerPaths, initPki, issueControllerCertificate, loadIssuer, pkiPaths } from '../../common/pki/pki-directory.ts';
 import { RouterHub, type RouterEvent, type RouterHubTiming } from './router-hub.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
 

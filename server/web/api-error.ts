@@ -1,7 +1,8 @@
-// One typed error for every expected API failure: a code from a closed list, its HTTP status from one table,
-// a client-safe message, an optional client-visible cause and an internal cause that is logged, never sent.
+// How the domain's errors look over HTTP, in one place: each code's status and client-safe message, and the
+// response headers an error carries. The error type itself lives in the domain (server/edge/edge-error.ts).
+import type { EdgeError, EdgeErrorCode } from '../edge/edge-error.ts';
 
-export const apiErrorCodes = {
+export const apiErrorCodes: { readonly [code in EdgeErrorCode]: { readonly status: number; readonly message: string } } = {
   COULD_NOT_VALIDATE: { status: 400, message: 'The supplied request contains an invalid document or no valid accept content were available, see cause' },
   COULD_NOT_PARSE_BODY: { status: 400, message: 'The body of the request could not be parsed' },
   INVALID_AUTH_METHOD: { status: 400, message: 'The supplied authentication method is not valid' },
@@ -38,54 +39,18 @@ export const apiErrorCodes = {
   CLUSTER_NO_LEADER: { status: 503, message: 'ClusterHasNoLeaderError: the cluster has no leader, the command could not be executed' },
   CLUSTER_READ_ONLY: { status: 503, message: 'unable to execute command. In a readonly state: different versions detected in cluster' },
   CONTROLLER_UNAVAILABLE: { status: 503, message: 'This controller stopped after a failure and is restarting; use another controller or retry shortly' },
-} as const;
+};
 
-export type ApiErrorCode = keyof typeof apiErrorCodes;
+/** The HTTP status an error of this code is answered with. */
+export const httpStatusOf = (error: Pick<EdgeError, 'code'>): number => apiErrorCodes[error.code].status;
 
-/** A field-level cause `{field, reason, value}` or a nested `{code, message}`. */
-export type ApiErrorCause =
-  | { field: string; reason: string; value?: unknown }
-  | { code: string; message: string };
+/** The client-safe message of an error's code. */
+export const clientMessageOf = (error: Pick<EdgeError, 'code'>): string => apiErrorCodes[error.code].message;
 
-export interface AuthenticationRefusal {
-  readonly reason: string;
-  readonly identityId?: string;
-  readonly authenticatorId?: string;
-  readonly signerId?: string;
-}
-
-export class ApiError extends Error {
-  readonly status: number;
-  /** Response headers that belong to this error, such as WWW-Authenticate. */
-  headers?: Record<string, string>;
-  /** Why a login was refused and whom it concerned, for authentication events; never sent to the client. */
-  refusal?: AuthenticationRefusal;
-  constructor(
-    readonly code: ApiErrorCode,
-    override readonly cause?: ApiErrorCause,
-    readonly internal?: unknown,
-    message?: string,
-  ) {
-    super(message ?? apiErrorCodes[code].message);
-    this.name = 'ApiError';
-    this.status = apiErrorCodes[code].status;
-  }
-
-  static validation(field: string, reason: string, value?: unknown): ApiError {
-    return new ApiError('COULD_NOT_VALIDATE', value === undefined ? { field, reason } : { field, reason, value });
-  }
-
-  withRefusal(refusal: AuthenticationRefusal): this {
-    this.refusal = refusal;
-    return this;
-  }
-
-  withHeader(name: string, value: string): this {
-    this.headers = { ...(this.headers ?? {}), [name]: value };
-    return this;
-  }
-
-  static notFound(entity: string, id: string): ApiError {
-    return new ApiError('NOT_FOUND', { code: 'UNHANDLED', message: `${entity} with id ${id} not found` });
-  }
+/** The response headers that belong to an error: Retry-After for a rate limit, WWW-Authenticate for a challenge. */
+export function responseHeadersOf(error: EdgeError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
+  if (error.authenticateChallenge !== undefined) headers['WWW-Authenticate'] = error.authenticateChallenge;
+  return headers;
 }

@@ -4,7 +4,7 @@
 // and a request shown only the routes that share its first path segment.
 import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
 import type { Middleware } from 'koa';
-import { ApiError } from './api-error.ts';
+import { EdgeError } from '../edge/edge-error.ts';
 import type { MatchedRoute, RequestState } from './koa-state.ts';
 
 export type RouteContext = RouterContext<RequestState>;
@@ -117,7 +117,8 @@ function refuseOtherMethods(ctx: RouteContext, router: Router<RequestState>, nex
   const allowed = new Set<string>();
   for (const layer of ctx.matched) for (const method of layer.methods) allowed.add(method);
   if (allowed.size === 0) return next();
-  throw new ApiError('METHOD_NOT_ALLOWED').withHeader('Allow', [...allowed].join(', '));
+  ctx.set('Allow', [...allowed].join(', '));
+  throw new EdgeError('METHOD_NOT_ALLOWED');
 }
 
 /** Made once per template: every request on a route shares it. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from './api-error.ts';
+import { EdgeError } from '../edge/edge-error.ts';
 import { bodyValidator } from './body-schema.ts';
 import { errorEnvelope } from './envelope.ts';
 import { isSecretField } from './secret-fields.ts';
@@ -9,7 +9,7 @@ function causeOf(run: () => unknown): { field: string; reason: string; value?: u
   try {
     run();
   } catch (error) {
-    assert.ok(error instanceof ApiError);
+    assert.ok(error instanceof EdgeError);
     return error.cause as { field: string; reason: string; value?: unknown };
   }
   assert.fail('the body was accepted');
@@ -50,11 +50,11 @@ test('other fields still show the offending value, as the real controller does',
 });
 
 test('the error envelope drops a value any cause about a secret field still carries', () => {
-  const fromService = new ApiError('COULD_NOT_VALIDATE', { field: 'password', reason: 'too weak', value: 'hunter2' });
+  const fromService = new EdgeError('COULD_NOT_VALIDATE', { field: 'password', reason: 'too weak', value: 'hunter2' });
   assert.deepEqual(errorEnvelope(fromService, 'r1').error.cause, { field: 'password', reason: 'too weak' });
-  const enrollment = new ApiError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'unknown', value: 'a-token' });
+  const enrollment = new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'unknown', value: 'a-token' });
   assert.deepEqual(errorEnvelope(enrollment, 'r2').error.cause, { field: 'token', reason: 'unknown' });
-  const username = new ApiError('COULD_NOT_VALIDATE', { field: 'username', reason: 'duplicate', value: 'alice' });
+  const username = new EdgeError('COULD_NOT_VALIDATE', { field: 'username', reason: 'duplicate', value: 'alice' });
   assert.deepEqual(errorEnvelope(username, 'r3').error.cause, { field: 'username', reason: 'duplicate', value: 'alice' });
 });
 

@@ -2,7 +2,7 @@
 // ignored, as the real controller's decoder ignores them; the first failure names its field in the error cause,
 // with the offending value unless the field holds a secret (secret-fields.ts).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { ApiError } from './api-error.ts';
+import { EdgeError } from '../edge/edge-error.ts';
 import { isSecretField } from './secret-fields.ts';
 
 const ajv = new Ajv({ allErrors: false, strict: true, coerceTypes: false, useDefaults: false });
@@ -18,18 +18,18 @@ export function bodyValidator<T>(schema: JsonSchema): BodyValidator<T> {
   const validate: ValidateFunction = ajv.compile(schema);
   return (body: unknown): T => {
     if (validate(body)) return body as T;
-    throw toApiError(validate.errors?.[0], body);
+    throw toEdgeError(validate.errors?.[0], body);
   };
 }
 
-function toApiError(error: ErrorObject | undefined, body: unknown): ApiError {
-  if (!error) return ApiError.validation('(root)', 'invalid request body');
+function toEdgeError(error: ErrorObject | undefined, body: unknown): EdgeError {
+  if (!error) return EdgeError.validation('(root)', 'invalid request body');
   const segments = error.instancePath.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') segments.push(String((error.params as { missingProperty: string }).missingProperty));
   const field = segments.length === 0 ? '(root)' : segments.join('.');
   const value = error.keyword === 'required' || isSecretField(field) ? undefined : valueAt(body, error.instancePath);
   const reason = error.keyword === 'required' ? `${field} in body is required` : `${field} ${error.message ?? 'is invalid'}`;
-  return ApiError.validation(field, reason, value);
+  return EdgeError.validation(field, reason, value);
 }
 
 function valueAt(body: unknown, pointer: string): unknown {

@@ -1,5 +1,6 @@
 // The Edge API envelopes: detail, list, create, empty and error, exactly as the real controller shapes them.
-import type { ApiError } from './api-error.ts';
+import type { EdgeError } from '../edge/edge-error.ts';
+import { clientMessageOf } from './api-error.ts';
 import { clientSafeCause } from './secret-fields.ts';
 
 export const apiMeta = { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } as const;
@@ -15,11 +16,11 @@ export const createdEnvelope = (id: string, href: string) => ({ data: { id, _lin
 
 export const emptyEnvelope = () => ({ data: {}, meta: {} });
 
-export function errorEnvelope(error: ApiError, requestId: string) {
+export function errorEnvelope(error: EdgeError, requestId: string) {
   return {
     error: {
       code: error.code,
-      message: error.message,
+      message: clientMessageOf(error),
       requestId,
       ...(error.cause === undefined ? {} : { cause: clientSafeCause(error.cause) }),
     },

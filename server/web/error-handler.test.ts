@@ -1,11 +1,11 @@
 // The outer layer as a client sees it, over plain HTTP in-process: envelopes for errors, 404 for unknown routes,
 // a logged 500 without internals, and 503 TIMEOUT for a request that runs past its deadline.
 import assert from 'node:assert/strict';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
 import Koa from 'koa';
 import { createMemoryLogger } from '../../common/log/logger.ts';
-import { ApiError } from './api-error.ts';
+import { EdgeError } from '../edge/edge-error.ts';
 import { errorHandler } from './error-handler.ts';
 import type { RequestState } from './koa-state.ts';
 
@@ -18,8 +18,11 @@ before(async () => {
   app.use(errorHandler({ logger, serverHeader: 'edgeward-test', requestTimeoutMs: 300 }));
   app.use(async (ctx) => {
     if (ctx.path === '/slow') await new Promise((resolve) => setTimeout(resolve, 2500));
-    else if (ctx.path === '/refused') throw ApiError.validation('name', 'name is required');
+    else if (ctx.path === '/refused') throw EdgeError.validation('name', 'name is required');
     else if (ctx.path === '/broken') throw new Error('secret internal detail');
+    else if (ctx.path === '/throttled') throw new EdgeError('RATE_LIMITED', { code: 'AUTHENTICATION_THROTTLED', message: 'retry after 7 s' }).withRetryAfter(7);
+    else if (ctx.path === '/challenged') throw new EdgeError('UNAUTHORIZED').withChallenge('Bearer realm="openziti"');
+    else if (ctx.path === '/read-only') throw new EdgeError('CLUSTER_READ_ONLY', undefined, new Error('versions differ'));
     else if (ctx.path === '/ok') ctx.body = { data: {}, meta: {} };
   });
   server = createServer(app.callback());
@@ -28,13 +31,13 @@ before(async () => {
 });
 after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-function get(path: string): Promise<{ status: number; body: any; ms: number }> {
+function get(path: string): Promise<{ status: number; body: any; ms: number; headers: IncomingHttpHeaders }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     request({ host: '127.0.0.1', port, path }, (res) => {
       let text = '';
       res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), ms: performance.now() - started }));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), ms: performance.now() - started, headers: res.headers }));
     })
       .on('error', reject)
       .end();
@@ -61,4 +64,18 @@ test('refusals keep their code and cause; unknown errors are a 500 with no inter
   const missing = await get('/nothing-here');
   assert.equal(missing.status, 404);
   assert.equal(missing.body.error.code, 'NOT_FOUND');
+});
+
+test('a domain error is shown with its code\'s status and message, and the headers it asks for', async () => {
+  const throttled = await get('/throttled');
+  assert.equal(throttled.status, 429);
+  assert.equal(throttled.headers['retry-after'], '7');
+  assert.equal(throttled.body.error.message, 'The resource is rate limited and the rate limit has been exceeded. Please try again later');
+  const challenged = await get('/challenged');
+  assert.equal(challenged.status, 401);
+  assert.equal(challenged.headers['www-authenticate'], 'Bearer realm="openziti"');
+  const readOnly = await get('/read-only');
+  assert.equal(readOnly.status, 503);
+  assert.equal(readOnly.body.error.message, 'unable to execute command. In a readonly state: different versions detected in cluster');
+  assert.ok(!JSON.stringify(readOnly.body).includes('versions differ'), 'the internal cause is logged, never sent');
 });

@@ -1,10 +1,12 @@
-// Every response leaves in an API envelope: ApiErrors keep their status and code, anything else becomes a logged
-// 500 UNHANDLED with the request id and no internals. Unknown routes are 404 NOT_FOUND; a request that runs past
-// the deadline is answered 503 TIMEOUT. With tracing on, each request runs inside its server span.
+// Every response leaves in an API envelope: EdgeErrors keep their code (status, message and headers from
+// api-error.ts), anything else becomes a logged 500 UNHANDLED with the request id and no internals. Unknown routes
+// are 404 NOT_FOUND; a request that runs past the deadline is answered 503 TIMEOUT. With tracing on, each request
+// runs inside its server span.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Next } from 'koa';
 import type { Logger } from '../../common/log/logger.ts';
-import { ApiError } from './api-error.ts';
+import { EdgeError } from '../edge/edge-error.ts';
+import { httpStatusOf, responseHeadersOf } from './api-error.ts';
 import { errorEnvelope } from './envelope.ts';
 import { matchedRoute } from './api-router.ts';
 import type { ApiContext, MatchedRoute } from './koa-state.ts';
@@ -48,17 +50,17 @@ export function errorHandler(options: ErrorHandlerOptions) {
     const traced = tracing === undefined ? undefined : tracing.startRequest(ctx.method, path, ctx.headers, requestId);
     try {
       await (traced === undefined ? next() : traced.run(next));
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('NOT_FOUND');
+      if (ctx.status === 404 && ctx.body === undefined) throw new EdgeError('NOT_FOUND');
     } catch (thrown) {
-      const error = toApiError(thrown);
+      const error = toEdgeError(thrown);
       if (error.code === 'UNHANDLED') {
         options.logger.error('unhandled error serving request', { requestId, method: ctx.method, path: ctx.path, error: thrown });
       } else if (error.internal !== undefined) {
         options.logger.info('request refused', { requestId, code: error.code, method: ctx.method, path: ctx.path, cause: String(error.internal) });
       }
-      ctx.status = error.status;
+      ctx.status = httpStatusOf(error);
       ctx.body = errorEnvelope(error, requestId);
-      if (error.headers) for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+      for (const [name, value] of Object.entries(responseHeadersOf(error))) ctx.set(name, value);
     } finally {
       deadlines.finish(deadline);
       const route = matchedRoute(ctx);
@@ -106,18 +108,18 @@ class DeadlineWatch {
       this.running.delete(deadline);
       const { res } = deadline.ctx;
       if (res.headersSent || res.writableEnded) continue;
-      const error = new ApiError('TIMEOUT');
+      const error = new EdgeError('TIMEOUT');
       const body = JSON.stringify(errorEnvelope(error, deadline.requestId));
-      res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.writeHead(httpStatusOf(error), { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
       res.end(body);
     }
   }
 }
 
-function toApiError(thrown: unknown): ApiError {
-  if (thrown instanceof ApiError) return thrown;
+function toEdgeError(thrown: unknown): EdgeError {
+  if (thrown instanceof EdgeError) return thrown;
   const status = (thrown as { status?: number; statusCode?: number })?.status ?? (thrown as { statusCode?: number })?.statusCode;
-  if (status === 405 || status === 501) return new ApiError('METHOD_NOT_ALLOWED');
-  if (status === 404) return new ApiError('NOT_FOUND');
-  return new ApiError('UNHANDLED', undefined, thrown);
+  if (status === 405 || status === 501) return new EdgeError('METHOD_NOT_ALLOWED');
+  if (status === 404) return new EdgeError('NOT_FOUND');
+  return new EdgeError('UNHANDLED', undefined, thrown);
 }

@@ -5,7 +5,7 @@ import { createServer, request, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
 import Koa from 'koa';
 import { createMemoryLogger } from '../../common/log/logger.ts';
-import { HashQueue } from '../auth/hash-queue.ts';
+import { HashQueue } from '../edge/login/hash-queue.ts';
 import { hashPassword, verifyPassword } from '../auth/password-hasher.ts';
 import { errorHandler } from './error-handler.ts';
 import type { RequestState } from './koa-state.ts';

@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from './api-error.ts';
+import { EdgeError } from '../edge/edge-error.ts';
+import { httpStatusOf } from './api-error.ts';
 import { bodyShapeLimits } from './body-shape-limits.ts';
 import { parseJsonBody } from './request-body.ts';
 
 const json = 'application/json';
 
-/** The ApiError a body is refused with. */
-function refusal(text: string, contentType = json): ApiError {
+/** The EdgeError a body is refused with. */
+function refusal(text: string, contentType = json): EdgeError {
   try {
     parseJsonBody(Buffer.from(text), contentType);
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof EdgeError) return error;
     throw error;
   }
   assert.fail(`accepted: ${text.slice(0, 80)}`);
@@ -23,7 +24,7 @@ test('a body nested deeper than the limit is refused with 400 INVALID_FIELD nami
   const body = `{"name":"deep","isAdmin":false,"tags":${nested(20_000)}}`;
   const error = refusal(body);
   assert.equal(error.code, 'INVALID_FIELD');
-  assert.equal(error.status, 400);
+  assert.equal(httpStatusOf(error), 400);
   const cause = error.cause as { field: string; reason: string; value?: unknown };
   assert.match(cause.field, /^tags\.a\.a\.a/);
   assert.match(cause.reason, new RegExp(`deeper than ${bodyShapeLimits.maxDepth} levels`));

@@ -4,18 +4,18 @@
 import type { IncomingMessage } from 'node:http';
 import { formatKeyPath, type KeyPath } from '../../common/config/key-path.ts';
 import { jsonTextShapeProblem } from '../../common/json/json-shape.ts';
-import { ApiError } from './api-error.ts';
+import { EdgeError } from '../edge/edge-error.ts';
 import { bodyShapeLimits } from './body-shape-limits.ts';
 
 /** Past this much unread body we stop reading and let the connection close instead. */
 const maxDrainBytes = 64 * 1024 * 1024;
 
-const tooLarge = (limitBytes: number) => new ApiError('PAYLOAD_TOO_LARGE', { field: '(root)', reason: `request body exceeds ${limitBytes} bytes` });
+const tooLarge = (limitBytes: number) => new EdgeError('PAYLOAD_TOO_LARGE', { field: '(root)', reason: `request body exceeds ${limitBytes} bytes` });
 
 /** The body stopped before its end because the connection went (the client left, or the server's requestTimeout
  * closed it): a refusal like any other bad body, not a server fault. Nobody is left to read the answer. */
 const cutOff = () =>
-  new ApiError('COULD_NOT_PARSE_BODY', { field: '(root)', reason: 'the connection closed before the request body was complete' }, 'request body cut off: connection closed');
+  new EdgeError('COULD_NOT_PARSE_BODY', { field: '(root)', reason: 'the connection closed before the request body was complete' }, 'request body cut off: connection closed');
 
 /** A body being read: kept on the request under a symbol so the listeners are module functions, not closures made
  * per request (each named closure costs a defineProperty under tsx's keepNames, 3-4% of a leader's CPU on writes). */
@@ -91,15 +91,15 @@ export function parseJsonBody(raw: Buffer, contentType: string | undefined): unk
   if (text.trim() === '') return undefined;
   const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== '' && mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
-    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { field: 'Content-Type', reason: 'expected application/json', value: mediaType });
+    throw new EdgeError('UNSUPPORTED_MEDIA_TYPE', { field: 'Content-Type', reason: 'expected application/json', value: mediaType });
   }
   // The structure is judged on the text: a value that is never parsed cannot reach anything that recurses over it.
   const problem = jsonTextShapeProblem(text, bodyShapeLimits);
-  if (problem) throw new ApiError('INVALID_FIELD', { field: fieldOf(problem.path), reason: `the request body ${problem.reason}` });
+  if (problem) throw new EdgeError('INVALID_FIELD', { field: fieldOf(problem.path), reason: `the request body ${problem.reason}` });
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'COULD_NOT_PARSE_BODY', message: parseFailure((error as Error).message) });
+    throw new EdgeError('COULD_NOT_PARSE_BODY', { code: 'COULD_NOT_PARSE_BODY', message: parseFailure((error as Error).message) });
   }
 }
 

@@ -4,12 +4,12 @@
 // `Authorization: Bearer` on every request; its first valid one answers the session's EXT-JWT auth query.
 import type { Next } from 'koa';
 import { bearerTokens } from '../auth/ext-jwt/bearer-tokens.ts';
-import { extJwtChallenge } from '../auth/ext-jwt-login.ts';
+import { extJwtChallenge } from '../edge/login/ext-jwt-login.ts';
 import type { EdgeServices } from '../edge/edge-services.ts';
 import type { ApiSessionService } from '../edge/api-session-service.ts';
 import type { ApiSession, Identity } from '../model/entities.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
-import { ApiError } from './api-error.ts';
+import { EdgeError } from '../edge/edge-error.ts';
 import type { ApiContext } from './koa-state.ts';
 
 export type Access = 'partial' | 'full' | 'admin';
@@ -32,9 +32,9 @@ export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identiti
   /** The checks after the external JWT's, then the request goes on as `session`. */
   const admit = (ctx: ApiContext, next: Next, access: Access, session: ApiSession, identity: Identity, token: string) => {
     if (access !== 'partial' && session.authQueries.length > 0) {
-      throw new ApiError('UNAUTHORIZED', { code: 'UNAUTHORIZED', message: 'the session is partially authenticated: outstanding authentication queries must be answered first' });
+      throw new EdgeError('UNAUTHORIZED', { code: 'UNAUTHORIZED', message: 'the session is partially authenticated: outstanding authentication queries must be answered first' });
     }
-    if (access === 'admin' && !identity.isAdmin) throw new ApiError('UNAUTHORIZED');
+    if (access === 'admin' && !identity.isAdmin) throw new EdgeError('UNAUTHORIZED');
     sessions.touch(session);
     ctx.state.session = session;
     ctx.state.token = token;
@@ -55,7 +55,7 @@ export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identiti
         session = await sessions.satisfyQuery(session, extJwtQueryType);
       } else {
         const header = extJwtChallenge('openziti-secondary-ext-jwt', check.reason, check.signer ? [check.signer] : []);
-        if (access !== 'partial') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', header);
+        if (access !== 'partial') throw new EdgeError('UNAUTHORIZED').withChallenge(header);
         // Partial routes still answer, with the challenge, so the client learns what it owes.
         ctx.set('WWW-Authenticate', header);
       }
@@ -66,14 +66,14 @@ export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identiti
   // Not an async function: a request that needs no external JWT check passes without a promise or a turn of its own.
   return (access: Access) =>
     (ctx: ApiContext, next: Next): Promise<void> => {
-      if (unavailable()) throw new ApiError('CONTROLLER_UNAVAILABLE');
+      if (unavailable()) throw new EdgeError('CONTROLLER_UNAVAILABLE');
       const token = ctx.get('zt-session');
-      if (token === '') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('missing'));
+      if (token === '') throw new EdgeError('UNAUTHORIZED').withChallenge(challenge('missing'));
       const found = sessions.lookup(token);
-      if (found.state === 'expired') throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('expired'));
+      if (found.state === 'expired') throw new EdgeError('UNAUTHORIZED').withChallenge(challenge('expired'));
       const session = found.state === 'live' ? found.session : undefined;
       const identity = session ? identities.find(session.identityId) : undefined;
-      if (!session || !identity) throw new ApiError('UNAUTHORIZED').withHeader('WWW-Authenticate', challenge('invalid'));
+      if (!session || !identity) throw new EdgeError('UNAUTHORIZED').withChallenge(challenge('invalid'));
 
       const requiredSigner = authPolicies.forIdentity(identity).secondary.requireExtJwtSigner;
       if (requiredSigner !== null || (session.authQueries.length > 0 && session.authQueries.some((query) => query.typeId === extJwtQueryType))) {

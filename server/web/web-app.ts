@@ -23,7 +23,7 @@ import { overlayRoutes } from './routes/overlay-routes.ts';
 import { routeKit } from './routes/route-kit.ts';
 import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/version-routes.ts';
 import { sessionGuard } from './session-guard.ts';
-import type { VersionInfo } from './version-info.ts';
+import type { VersionInfo } from '../../common/version/version-info.ts';
 
 export interface WebAppDeps {
   readonly services: EdgeServices;

@@ -1,7 +1,7 @@
 // Shared by the cross-process cluster tests: polling with a bound, and agent calls that fail loudly.
 import { callAgent } from '../../server/agent/agent-client.ts';
 import type { MemberRow } from '../../server/cluster/cluster-service.ts';
-import { initPki } from '../../server/pki/pki-directory.ts';
+import { initPki } from '../../common/pki/pki-directory.ts';
 import { ControllerFixture } from './controller-fixture.ts';
 
 /** Polls `probe` until it returns something truthy (errors count as not yet), or fails naming `what`. */

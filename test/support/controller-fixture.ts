@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { controllerConfigExample } from '../../server/config/controller-config.ts';
 import { callAgent } from '../../server/agent/agent-client.ts';
-import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../../server/pki/pki-directory.ts';
+import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../../common/pki/pki-directory.ts';
 import { waitForHealthy } from '../../server/demo/wait-for-health.ts';
 import { controllerNodeFlags } from '../../server/cli/node-flags.ts';
 import { freePort } from './free-port.ts';

@@ -2,7 +2,7 @@
 // (common/control-channel/control-messages.ts) while the real controller side (server/routers/) is being built:
 // a mutual-TLS control listener that welcomes (or refuses) routers and answers heartbeats and pings, and an HTTPS
 // listener with the enrollment endpoints a router needs (`/.well-known/est/cacerts`,
-// `/edge/client/v1/enroll/erott`). Its PKI is a real edgeward PKI folder (server/pki), shared by the fake
+// `/edge/client/v1/enroll/erott`). Its PKI is a real edgeward PKI folder (common/pki), shared by the fake
 // controllers of one test cluster.
 
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
@@ -12,9 +12,9 @@ import { createServer as createTlsServer, type Server as TlsServer, type TLSSock
 import { SignJWT } from 'jose';
 import type { ControllerEndpoint, ControllerToRouter, RouterInfo, RouterToController } from '../../common/control-channel/control-messages.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
-import { signCertificateRequest } from '../../server/pki/client-certificate.ts';
-import { controllerPaths, issueControllerCertificate, loadIssuer, pkiPaths } from '../../server/pki/pki-directory.ts';
-import { parseCertificates, x509 } from '../../server/pki/x509-runtime.ts';
+import { signCertificateRequest } from '../../common/pki/client-certificate.ts';
+import { controllerPaths, issueControllerCertificate, loadIssuer, pkiPaths } from '../../common/pki/pki-directory.ts';
+import { parseCertificates, x509 } from '../../common/pki/x509-runtime.ts';
 import { freePort } from './free-port.ts';
 
 export interface FakeControllerOptions {

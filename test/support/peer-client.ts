@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, type TLSSocket } from 'node:tls';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
-import { controllerPaths, pkiPaths } from '../../server/pki/pki-directory.ts';
+import { controllerPaths, pkiPaths } from '../../common/pki/pki-directory.ts';
 
 export class PeerClient {
   private readonly answers = new Map<string, (answer: { ok: boolean; value?: unknown; error?: string }) => void>();

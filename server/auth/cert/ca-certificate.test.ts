@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { opensslOk } from '../../pki/openssl-cli.ts';
+import { opensslOk } from '../../../common/pki/openssl-cli.ts';
 import { CaCertificateError, parseCaCertificate, verifyCaPossession } from './ca-certificate.ts';
 import { certificateFingerprint } from './certificate-fingerprint.ts';
 import { CA_EXTENSIONS, CLIENT_EXTENSIONS, OpensslTestPki, type TestCertificate } from './openssl-test-pki.ts';

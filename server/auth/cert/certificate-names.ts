@@ -1,6 +1,6 @@
 // Names inside a certificate, read with @peculiar/x509 because Node's `subject` string escapes and reorders values.
 import type { X509Certificate } from 'node:crypto';
-import { x509 } from '../../pki/x509-runtime.ts';
+import { x509 } from '../../../common/pki/x509-runtime.ts';
 
 /**
  * The subject common name, or '' when there is none. With several CNs the last wins, as in Go's

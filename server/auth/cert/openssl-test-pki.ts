@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { opensslOk } from '../../pki/openssl-cli.ts';
+import { opensslOk } from '../../../common/pki/openssl-cli.ts';
 import { certificateDers } from './pem-blocks.ts';
 
 export interface TestCertificate {

@@ -6,7 +6,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { opensslOk } from '../../pki/openssl-cli.ts';
+import { opensslOk } from '../../../common/pki/openssl-cli.ts';
 
 export interface TestTlsMaterial {
   readonly caPem: string;

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
-import { opensslOk } from '../../pki/openssl-cli.ts';
+import { opensslOk } from '../../../common/pki/openssl-cli.ts';
 
 export type TestKeyKind = 'rsa' | 'ec' | 'ed25519';
 

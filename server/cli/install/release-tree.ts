@@ -128,7 +128,7 @@ export async function buildReleaseTree(repo: string, out: string, log: (line: st
     const failed = error as { stdout?: string; message: string };
     throw new Error(`tsc failed:\n${failed.stdout ?? failed.message}`);
   }
-  // version-info.ts reads ../../package.json from lib/server/web: the release's own, which also makes lib/ ES modules.
+  // version-info.ts reads ../../package.json from lib/common/version: the release's own, which also makes lib/ ES modules.
   writeFileSync(join(staging, 'lib', 'package.json'), `${JSON.stringify({ name: packageJson.name, version: packageJson.version, private: true, type: 'module', engines: packageJson.engines }, null, 2)}\n`);
 
   log('building the status page if its build is stale (next build)');

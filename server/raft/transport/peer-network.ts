@@ -17,7 +17,7 @@ import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from '../../../common/log/logger.ts';
 import type { Configuration, Message, NodeId } from '../core/types.ts';
 import type { RaftTransport } from '../node/raft-transport.ts';
-import { spiffeIdOf } from '../../pki/spiffe-id.ts';
+import { spiffeIdOf } from '../../../common/pki/spiffe-id.ts';
 import { encodeJsonFrame, FrameDecoder, maxFrameBytes } from '../../../common/framing/frame-codec.ts';
 import { peerFrameLimits } from '../../../common/framing/frame-limits.ts';
 import { defaultControlPortLimits, type ControlPortLimits } from './control-port-limits.ts';

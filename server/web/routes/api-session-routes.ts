@@ -2,9 +2,9 @@
 import type { ApiRouter } from '../api-router.ts';
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import { apiSessionView } from '../../edge/views/api-session-view.ts';
+import { apiSessionView } from '../views/api-session-view.ts';
 import type { ApiSession } from '../../model/entities.ts';
-import { ApiError } from '../api-error.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import type { RequestState } from '../koa-state.ts';
 import { apiSessionCatalogue } from './catalogues.ts';
 import { sendDetail, sendEmpty, sendList } from './route-kit.ts';
@@ -20,7 +20,7 @@ export function apiSessionRoutes(router: ApiRouter, services: EdgeServices, admi
   const live = () => sessions.list().filter((session) => !sessions.isExpired(session));
   const get = (id: string) => {
     const session = sessions.get(id);
-    if (!session || sessions.isExpired(session)) throw ApiError.notFound('api session', id);
+    if (!session || sessions.isExpired(session)) throw EdgeError.notFound('api session', id);
     return session;
   };
 

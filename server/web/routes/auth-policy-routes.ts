@@ -3,7 +3,7 @@
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { AuthPolicyInput } from '../../edge/auth-policy-service.ts';
-import { authPolicyView } from '../../edge/views/auth-policy-view.ts';
+import { authPolicyView } from '../views/auth-policy-view.ts';
 import type { AuthPolicy } from '../../model/entities.ts';
 import { bodyValidator, schemaParts, type JsonSchema } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';

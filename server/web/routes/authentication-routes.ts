@@ -2,9 +2,9 @@
 // through the login throttle (refusals per client address, and per username for passwords).
 import type { ApiRouter } from '../api-router.ts';
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import { apiSessionView } from '../../edge/views/api-session-view.ts';
-import { identityView } from '../../edge/views/identity-view.ts';
-import { ApiError } from '../api-error.ts';
+import { apiSessionView } from '../views/api-session-view.ts';
+import { identityView } from '../views/identity-view.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import { setExpiryHeaders, type Access } from '../session-guard.ts';
@@ -14,9 +14,9 @@ import type { Middleware } from 'koa';
 import type { TLSSocket } from 'node:tls';
 import { peerChain } from '../../auth/cert/peer-chain.ts';
 import { bearerTokens } from '../../auth/ext-jwt/bearer-tokens.ts';
-import { extJwtChallenge } from '../../auth/ext-jwt-login.ts';
-import type { PrimaryAuthentication } from '../../auth/password-login.ts';
-import { authQueriesFor } from '../../auth/auth-queries.ts';
+import { extJwtChallenge } from '../../edge/login/ext-jwt-login.ts';
+import type { PrimaryAuthentication } from '../../edge/login/password-login.ts';
+import { authQueriesFor } from '../../edge/login/auth-queries.ts';
 import type { AuthenticationAttempt } from '../../events/authentication-events.ts';
 
 interface PasswordBody {
@@ -46,8 +46,8 @@ const knownMethods = ['password', 'cert', 'ext-jwt'];
 
 /** A login that threw: its refusal (who, and why) when the login service gave one, else the error's code. */
 function refusedAttempt(method: AuthenticationAttempt['method'], remoteAddress: string, error: unknown): AuthenticationAttempt {
-  const refusal = error instanceof ApiError ? error.refusal : undefined;
-  const fallback = error instanceof ApiError ? `${error.code}: ${error.message}` : 'internal error';
+  const refusal = error instanceof EdgeError ? error.refusal : undefined;
+  const fallback = error instanceof EdgeError ? `${error.code}: ${error.message}` : 'internal error';
   return { method, success: false, remoteAddress, ...refusal, reason: refusal?.reason ?? fallback };
 }
 
@@ -82,14 +82,14 @@ export function authenticationRoutes(router: ApiRouter, services: EdgeServices, 
   router.post('/authenticate', async (ctx) => {
     const method = typeof ctx.query.method === 'string' ? ctx.query.method : '';
     if (!knownMethods.includes(method)) {
-      throw new ApiError('INVALID_AUTH_METHOD', { field: 'method', reason: `method must be one of ${knownMethods.join(', ')}`, value: method });
+      throw new EdgeError('INVALID_AUTH_METHOD', { field: 'method', reason: `method must be one of ${knownMethods.join(', ')}`, value: method });
     }
     const attemptMethod = method as AuthenticationAttempt['method'];
     const remoteAddress = clientAddress(ctx);
     const { login, configTypes } = await primary(ctx, method, remoteAddress).catch((error: unknown) => {
       // A 429 checked nothing, so it is no authentication event: a flood of them must not flood the event files.
       // The throttle logs when an address or user runs out instead; the metrics count it as throttled.
-      if (error instanceof ApiError && error.code === 'RATE_LIMITED') {
+      if (error instanceof EdgeError && error.code === 'RATE_LIMITED') {
         services.countAuthentication(attemptMethod, 'throttled');
       } else {
         services.countAuthentication(attemptMethod, 'failure');

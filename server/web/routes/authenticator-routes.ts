@@ -3,9 +3,9 @@
 import type { ApiRouter } from '../api-router.ts';
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import { authenticatorView } from '../../edge/views/authenticator-view.ts';
+import { authenticatorView } from '../views/authenticator-view.ts';
 import type { Authenticator } from '../../model/entities.ts';
-import { ApiError } from '../api-error.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import { authenticatorCatalogue } from './catalogues.ts';
@@ -48,12 +48,12 @@ export function authenticatorRoutes(router: ApiRouter, services: EdgeServices, k
   router.post('/authenticators', admin, async (ctx) => {
     const body = await kit.validBody(ctx, createBody);
     if (body.method === 'cert') {
-      if (body.certPem === undefined) throw ApiError.validation('certPem', 'certPem in body is required');
+      if (body.certPem === undefined) throw EdgeError.validation('certPem', 'certPem in body is required');
       const { id } = await authenticators.createCert({ identityId: body.identityId, certPem: body.certPem, tags: body.tags ?? null });
       return sendCreated(ctx, id, 'authenticators');
     }
-    if (body.username === undefined) throw ApiError.validation('username', 'username in body is required');
-    if (body.password === undefined) throw ApiError.validation('password', 'password in body is required');
+    if (body.username === undefined) throw EdgeError.validation('username', 'username in body is required');
+    if (body.password === undefined) throw EdgeError.validation('password', 'password in body is required');
     const { id } = await authenticators.createUpdb({ identityId: body.identityId, username: body.username, password: body.password, tags: body.tags ?? null });
     sendCreated(ctx, id, 'authenticators');
   });
@@ -79,7 +79,7 @@ export function ownAuthenticatorRoutes(router: ApiRouter, services: EdgeServices
   const { authenticators } = services;
   const own = (ctx: ApiContext): Authenticator => {
     const authenticator = authenticators.list().find((row) => row.id === ctx.params.id && row.identityId === ctx.state.identity!.id);
-    if (!authenticator) throw ApiError.notFound('authenticator', ctx.params.id ?? '');
+    if (!authenticator) throw EdgeError.notFound('authenticator', ctx.params.id ?? '');
     return authenticator;
   };
   router.get('/current-identity/authenticators', full, (ctx) =>

@@ -2,8 +2,8 @@
 import type { Middleware } from 'koa';
 import type { CaInput } from '../../edge/ca-service.ts';
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import { caView } from '../../edge/views/ca-view.ts';
-import { ApiError } from '../api-error.ts';
+import { caView } from '../views/ca-view.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
@@ -81,7 +81,7 @@ export function caRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKi
     cas.get(ctx.params.id!);
     const mediaType = (ctx.get('content-type') || 'text/plain').split(';')[0]!.trim().toLowerCase();
     if (mediaType !== 'text/plain' && mediaType !== 'application/x-pem-file') {
-      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { field: 'Content-Type', reason: 'send the PEM certificate as text/plain', value: mediaType });
+      throw new EdgeError('UNSUPPORTED_MEDIA_TYPE', { field: 'Content-Type', reason: 'send the PEM certificate as text/plain', value: mediaType });
     }
     await cas.verify(ctx.params.id!, await kit.text(ctx));
     sendEmpty(ctx);

@@ -1,5 +1,5 @@
 // The fields each list endpoint can filter and sort on.
-import type { FieldCatalogue } from '../../edge/query/list-query.ts';
+import type { FieldCatalogue } from '../query/list-query.ts';
 import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity } from '../../model/entities.ts';
 
 const base = <T extends { id: string; createdAt: string; updatedAt: string }>() => ({

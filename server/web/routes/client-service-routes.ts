@@ -3,9 +3,9 @@
 // asked for (`config`); any other service does not exist for it.
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import { serviceView } from '../../edge/views/service-view.ts';
+import { serviceView } from '../views/service-view.ts';
 import type { Service } from '../../model/service-entities.ts';
-import { ApiError } from '../api-error.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { configMapFor } from './requested-config-types.ts';
@@ -27,7 +27,7 @@ export function clientServiceRoutes(router: ApiRouter, services: EdgeServices, f
   router.get('/services/:id', full, (ctx) => {
     const { access, view } = visible(ctx);
     const entry = access.get(ctx.params.id!);
-    if (!entry) throw ApiError.notFound('service', ctx.params.id!);
+    if (!entry) throw EdgeError.notFound('service', ctx.params.id!);
     sendDetail(ctx, view(entry.service));
   });
 }

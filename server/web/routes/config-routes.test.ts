@@ -12,8 +12,8 @@ import { freePort } from '../../../test/support/free-port.ts';
 import { HttpsClient } from '../../../test/support/https-client.ts';
 import { defaultRaftOptions } from '../../controller/controller-options.ts';
 import { startController, type RunningController } from '../../controller/controller.ts';
-import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../../pki/pki-directory.ts';
-import { currentVersion } from '../version-info.ts';
+import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '../../../common/pki/pki-directory.ts';
+import { currentVersion } from '../../../common/version/version-info.ts';
 
 const clock = new ManualClock(Date.UTC(2026, 3, 1, 12));
 const hostV1 = 'NH5p4FpGR';

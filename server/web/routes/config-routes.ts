@@ -5,7 +5,7 @@
 import type { Middleware } from 'koa';
 import type { ConfigChanges, ConfigTypeInput } from '../../edge/config-service.ts';
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import { configTypeView, configView } from '../../edge/views/config-view.ts';
+import { configTypeView, configView } from '../views/config-view.ts';
 import type { Config, ConfigType, ConfigTypeTarget } from '../../model/config-entities.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';

@@ -4,11 +4,11 @@
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { EdgeRouterSettings } from '../../edge/edge-router-service.ts';
-import type { FieldCatalogue } from '../../edge/query/list-query.ts';
+import type { FieldCatalogue } from '../query/list-query.ts';
 import type { RouterConnection } from '../../edge/router-presence.ts';
-import { edgeRouterView, syncStatusOf } from '../../edge/views/edge-router-view.ts';
+import { edgeRouterView, syncStatusOf } from '../views/edge-router-view.ts';
 import type { EdgeRouter } from '../../model/router-entities.ts';
-import { ApiError } from '../api-error.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
@@ -116,7 +116,7 @@ export function clientRouterEnrollmentRoutes(router: ApiRouter, services: EdgeSe
   router.post('/enroll/erott', async (ctx: ApiContext) => {
     const body = await kit.validBody(ctx, erottBody);
     const token = typeof ctx.query.token === 'string' && ctx.query.token !== '' ? ctx.query.token : body.token;
-    if (!token) throw ApiError.validation('token', 'token is required, in the query (?token=) or the body');
+    if (!token) throw EdgeError.validation('token', 'token is required, in the query (?token=) or the body');
     const certs = await services.routers.enroll(token, { certCsr: body.certCsr, serverCertCsr: body.serverCertCsr });
     sendDetail(ctx, { cert: certs.cert, serverCert: certs.serverCert, ca: certs.ca });
   });

@@ -3,10 +3,10 @@
 // the `token` query parameter or the JSON body; and /.well-known/est/cacerts, the CA bundle as base64 PKCS#7.
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import { enrollmentView } from '../../edge/views/enrollment-view.ts';
+import { enrollmentView } from '../views/enrollment-view.ts';
 import type { EnrollmentMethod } from '../../model/entities.ts';
-import { parseCertificates, x509 } from '../../pki/x509-runtime.ts';
-import { ApiError } from '../api-error.ts';
+import { parseCertificates, x509 } from '../../../common/pki/x509-runtime.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
@@ -43,7 +43,7 @@ export function enrollmentRoutes(router: ApiRouter, services: EdgeServices, kit:
     let expiresAt: number | undefined;
     if (body.expiresAt !== undefined) {
       expiresAt = Date.parse(body.expiresAt);
-      if (Number.isNaN(expiresAt)) throw ApiError.validation('expiresAt', 'expiresAt must be an RFC 3339 date-time', body.expiresAt);
+      if (Number.isNaN(expiresAt)) throw EdgeError.validation('expiresAt', 'expiresAt must be an RFC 3339 date-time', body.expiresAt);
     }
     const { id } = await enrollments.create(body.identityId, body.method, { ...(body.username ? { username: body.username } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}) });
     sendCreated(ctx, id, 'enrollments');
@@ -100,7 +100,7 @@ export function caBundleRoute(router: ApiRouter, services: Pick<EdgeServices, 'c
 /** The token from `?token=` or the body. */
 function tokenOf(ctx: ApiContext, bodyToken: string | undefined): string {
   const token = typeof ctx.query.token === 'string' && ctx.query.token !== '' ? ctx.query.token : bodyToken;
-  if (!token) throw ApiError.validation('token', 'token is required, in the query (?token=) or the body');
+  if (!token) throw EdgeError.validation('token', 'token is required, in the query (?token=) or the body');
   return token;
 }
 
@@ -109,11 +109,11 @@ async function ottRequest(ctx: ApiContext, kit: RouteKit): Promise<{ token: stri
   const mediaType = (ctx.get('content-type') || '').split(';')[0]!.trim().toLowerCase();
   if (mediaType === 'application/x-pem-file' || mediaType === 'text/plain') {
     const csr = await kit.text(ctx);
-    if (csr.trim() === '') throw ApiError.validation('(root)', 'the body must be a PEM certificate request');
+    if (csr.trim() === '') throw EdgeError.validation('(root)', 'the body must be a PEM certificate request');
     return { token: tokenOf(ctx, undefined), csr };
   }
   const body = await kit.validBody(ctx, ottBody);
-  if (!body.clientCsr) throw ApiError.validation('clientCsr', 'clientCsr in body is required (or send the CSR as application/x-pem-file)');
+  if (!body.clientCsr) throw EdgeError.validation('clientCsr', 'clientCsr in body is required (or send the CSR as application/x-pem-file)');
   return { token: tokenOf(ctx, body.token), csr: body.clientCsr };
 }
 

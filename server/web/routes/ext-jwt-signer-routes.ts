@@ -2,7 +2,7 @@
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { ExternalJwtSignerInput } from '../../edge/ext-jwt-signer-service.ts';
-import { clientExternalJwtSignerView, externalJwtSignerView } from '../../edge/views/ext-jwt-signer-view.ts';
+import { clientExternalJwtSignerView, externalJwtSignerView } from '../views/ext-jwt-signer-view.ts';
 import type { ExternalJwtSigner } from '../../model/entities.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';

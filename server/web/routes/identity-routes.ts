@@ -3,14 +3,14 @@ import type { ApiRouter } from '../api-router.ts';
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { IdentityInput } from '../../edge/identity-service.ts';
-import { authenticatorView } from '../../edge/views/authenticator-view.ts';
-import { identityView } from '../../edge/views/identity-view.ts';
+import { authenticatorView } from '../views/authenticator-view.ts';
+import { identityView } from '../views/identity-view.ts';
 import type { Identity } from '../../model/entities.ts';
-import { ApiError } from '../api-error.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
 import { authenticatorCatalogue, enrollmentCatalogue, identityCatalogue } from './catalogues.ts';
-import { enrollmentView } from '../../edge/views/enrollment-view.ts';
+import { enrollmentView } from '../views/enrollment-view.ts';
 import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 
 const identityTypes = ['User', 'Device', 'Service', 'Router', 'Default'];
@@ -51,7 +51,7 @@ export function identityRoutes(router: ApiRouter, services: EdgeServices, kit: R
     });
   const refuseEnrollment = (body: Partial<IdentityBody>) => {
     if (body.enrollment && Object.keys(body.enrollment).length > 0) {
-      throw ApiError.validation('enrollment', 'enrollment can only be given when the identity is created: use /enrollments for an existing identity');
+      throw EdgeError.validation('enrollment', 'enrollment can only be given when the identity is created: use /enrollments for an existing identity');
     }
   };
   /** `{ott: true}` or `{updb: "<username>"}`: the first one present is used, as the real controller does. */
@@ -60,11 +60,11 @@ export function identityRoutes(router: ApiRouter, services: EdgeServices, kit: R
     if (enrollment.ott === true) return { method: 'ott' };
     if (enrollment.updb !== undefined && enrollment.updb !== null) {
       if (typeof enrollment.updb !== 'string' || enrollment.updb.length < 4 || enrollment.updb.length > 100) {
-        throw ApiError.validation('enrollment.updb', 'enrollment.updb must be the username, 4 to 100 characters', enrollment.updb);
+        throw EdgeError.validation('enrollment.updb', 'enrollment.updb must be the username, 4 to 100 characters', enrollment.updb);
       }
       return { method: 'updb', username: enrollment.updb };
     }
-    if (enrollment.ottca !== undefined && enrollment.ottca !== null) throw ApiError.validation('enrollment.ottca', 'ottca enrollment is not supported: use ott, updb, or a third-party CA with auto-enrollment');
+    if (enrollment.ottca !== undefined && enrollment.ottca !== null) throw EdgeError.validation('enrollment.ottca', 'ottca enrollment is not supported: use ott, updb, or a third-party CA with auto-enrollment');
     return undefined;
   };
 

@@ -5,8 +5,8 @@
 // (refusals per client address and per identity).
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import { mfaView } from '../../edge/views/mfa-view.ts';
-import { link } from '../../edge/views/links.ts';
+import { mfaView } from '../views/mfa-view.ts';
+import { link } from '../views/links.ts';
 import { bodyValidator } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import type { Access } from '../session-guard.ts';

@@ -3,9 +3,9 @@
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { PostureCheckInput } from '../../edge/posture-check-service.ts';
-import { postureCheckView } from '../../edge/views/posture-check-view.ts';
+import { postureCheckView } from '../views/posture-check-view.ts';
 import type { PostureCheck } from '../../model/service-entities.ts';
-import { ApiError } from '../api-error.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
@@ -31,7 +31,7 @@ const fullBody = bodyValidator<CheckBody>({ type: 'object', required: ['typeId',
 const patchBody = bodyValidator<CheckBody>({ type: 'object', required: ['typeId'], properties });
 
 function requireMfa(body: CheckBody): CheckBody {
-  if (body.typeId !== 'MFA') throw ApiError.validation('typeId', `posture checks of type ${String(body.typeId)} are not supported: only MFA is supported`, body.typeId);
+  if (body.typeId !== 'MFA') throw EdgeError.validation('typeId', `posture checks of type ${String(body.typeId)} are not supported: only MFA is supported`, body.typeId);
   return body;
 }
 

@@ -1,13 +1,13 @@
 // Small pieces every route module uses: reading a validated body, answering with an envelope, list queries.
 import type { Next } from 'koa';
 import type { ApiSession } from '../../model/entities.ts';
-import { ApiError } from '../api-error.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import type { BodyValidator } from '../body-schema.ts';
 import { createdEnvelope, detailEnvelope, emptyEnvelope, listEnvelope } from '../envelope.ts';
 import type { ApiContext } from '../koa-state.ts';
 import { parseJsonBody, readRawBody } from '../request-body.ts';
-import { runListQuery } from '../../edge/query/list-query.ts';
-import type { FieldCatalogue } from '../../edge/query/list-query.ts';
+import { runListQuery } from '../query/list-query.ts';
+import type { FieldCatalogue } from '../query/list-query.ts';
 
 export interface RouteKit {
   /** The parsed JSON body (undefined when empty), limited in size. */
@@ -27,7 +27,7 @@ export function routeKit(maxBodyBytes: number): RouteKit {
       const parsed = await body(ctx);
       if (parsed === undefined) {
         if (options.optional) return validator({});
-        throw ApiError.validation('(root)', 'a request body is required');
+        throw EdgeError.validation('(root)', 'a request body is required');
       }
       return validator(parsed);
     },
@@ -65,7 +65,7 @@ function inIdOrder(items: readonly { id: string }[]): boolean {
 
 /** The session the guard resolved; routes behind a guard can rely on it. */
 export function requireSession(ctx: ApiContext): ApiSession {
-  if (!ctx.state.session) throw new ApiError('UNAUTHORIZED');
+  if (!ctx.state.session) throw new EdgeError('UNAUTHORIZED');
   return ctx.state.session;
 }
 

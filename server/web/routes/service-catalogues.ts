@@ -1,5 +1,5 @@
 // The fields the service, config, config-type, service-policy, posture-check and session lists can filter and sort on.
-import type { FieldCatalogue } from '../../edge/query/list-query.ts';
+import type { FieldCatalogue } from '../query/list-query.ts';
 import type { Config, ConfigType } from '../../model/config-entities.ts';
 import type { PostureCheck, Service, ServicePolicy, ServiceSession } from '../../model/service-entities.ts';
 

@@ -3,7 +3,7 @@
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { ServicePolicyInput } from '../../edge/service-policy-service.ts';
-import { servicePolicyView, type RoleNames } from '../../edge/views/service-policy-view.ts';
+import { servicePolicyView, type RoleNames } from '../views/service-policy-view.ts';
 import type { ServicePolicy } from '../../model/service-entities.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';

@@ -5,7 +5,7 @@
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { defaultTerminatorStrategy, type ServiceInput } from '../../edge/network-service-service.ts';
-import { serviceView } from '../../edge/views/service-view.ts';
+import { serviceView } from '../views/service-view.ts';
 import type { Service } from '../../model/service-entities.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';

@@ -3,9 +3,9 @@
 // session's), reads and deletes any.
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import { serviceSessionView } from '../../edge/views/service-session-view.ts';
+import { serviceSessionView } from '../views/service-session-view.ts';
 import type { ServicePolicyType, ServiceSession } from '../../model/service-entities.ts';
-import { ApiError } from '../api-error.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import { detailEnvelope } from '../envelope.ts';
 import type { RequestState } from '../koa-state.ts';
@@ -52,7 +52,7 @@ export function serviceSessionRoutes(router: ApiRouter, services: EdgeServices, 
   // The API session representation links here (`_links.sessions`).
   router.get('/api-sessions/:id/sessions', admin, (ctx) => {
     const apiSession = services.sessions.get(ctx.params.id!);
-    if (!apiSession || services.sessions.isExpired(apiSession)) throw ApiError.notFound('api session', ctx.params.id!);
+    if (!apiSession || services.sessions.isExpired(apiSession)) throw EdgeError.notFound('api session', ctx.params.id!);
     sendList(ctx, overlay.sessions.forApiSession(apiSession.id), serviceSessionCatalogue, view);
   });
   router.get('/sessions/:id', admin, (ctx) => sendDetail(ctx, view(overlay.sessions.get(ctx.params.id!))));

@@ -3,10 +3,10 @@
 // other controllers for their routers' terminators (cached briefly), as the edge router list does for isOnline.
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
-import type { FieldCatalogue } from '../../edge/query/list-query.ts';
+import type { FieldCatalogue } from '../query/list-query.ts';
 import type { TerminatorRecord } from '../../edge/terminator-directory.ts';
-import { terminatorView } from '../../edge/views/terminator-view.ts';
-import { ApiError } from '../api-error.ts';
+import { terminatorView } from '../views/terminator-view.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import type { RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { sendDetail, sendList } from './route-kit.ts';
@@ -32,7 +32,7 @@ export function terminatorRoutes(router: ApiRouter, services: EdgeServices, admi
   router.get('/terminators', admin, async (ctx) => sendList(ctx, await services.terminators.list(), terminatorCatalogue, view));
   router.get('/terminators/:id', admin, async (ctx) => {
     const terminator = (await services.terminators.list()).find((item) => item.id === ctx.params.id);
-    if (!terminator) throw ApiError.notFound('terminator', ctx.params.id!);
+    if (!terminator) throw EdgeError.notFound('terminator', ctx.params.id!);
     sendDetail(ctx, view(terminator));
   });
   router.get('/services/:id/terminators', admin, async (ctx) => {

@@ -1,6 +1,6 @@
 // GET /version (and `/`, and each API's own /version): what this controller is and which APIs it serves where.
 import type { ApiRouter } from '../api-router.ts';
-import type { VersionInfo } from '../version-info.ts';
+import type { VersionInfo } from '../../../common/version/version-info.ts';
 import { sendDetail } from './route-kit.ts';
 
 export const apiPaths = {
