@@ -1,0 +1,93 @@
+// The router's circuits: the forwarding table with its egress dials for the services hosted here, revocation of
+// live circuits, and the ingress listeners (proxy-mode tunnel ports, tproxy interception, HTTP CONNECT on edge
+// listeners). Circuit reports wait for the control channel through a failover, bounded like its own queue.
+import type { StopStack } from '../../common/lifecycle/stop-stack.ts';
+import type { Logger } from '../../common/log/logger.ts';
+import type { Clock } from '../../common/time/clock.ts';
+import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
+import { Forwarder } from '../circuits/forwarder.ts';
+import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
+import type { RouterConfig, TunnelListenerConfig } from '../config/router-config.ts';
+import type { LinkManagerApi } from '../links/link-manager-api.ts';
+import { TproxyInterceptor } from '../tproxy/tproxy-interceptor.ts';
+import { CircuitReportQueue } from './circuit-report-queue.ts';
+import { CircuitRevocation } from './circuit-revocation.ts';
+import { controllerTrustOf } from './controller-identity.ts';
+import type { ControlChannel } from './control-channel.ts';
+import type { EdgeModelHolder } from './edge-model-snapshot.ts';
+import type { IdentityMaterial } from './identity-material.ts';
+import type { TerminatorSync } from './terminator-sync.ts';
+
+export interface CircuitWiring {
+  readonly config: RouterConfig;
+  readonly routerId: string;
+  readonly identity: IdentityMaterial;
+  readonly linkManager: LinkManagerApi;
+  readonly terminators: TerminatorSync;
+  readonly holder: EdgeModelHolder;
+  /** The cluster's members as the controllers last announced them: only they sign routes (route-authority.ts). */
+  readonly controllerMembers: () => ReadonlySet<string> | undefined;
+  /** The control channel, made but not started yet. */
+  readonly channel: ControlChannel;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly listenerLog: Logger;
+}
+
+export interface RouterCircuits {
+  readonly forwarder: Forwarder;
+  readonly revocation: CircuitRevocation;
+  readonly reports: CircuitReportQueue;
+  readonly interceptors: readonly TproxyInterceptor[];
+}
+
+/** Starts the forwarder and every ingress listener, each pushed on the stack as it starts. */
+export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Promise<RouterCircuits> {
+  const { config, routerId, identity, channel, listenerLog } = wiring;
+  const reports = new CircuitReportQueue(config.forwarder.rateLimitedQueueLength, (report) => channel.send(report));
+  const forwarder = new Forwarder({
+    routerId,
+    links: wiring.linkManager,
+    caPem: identity.caPem,
+    controllerTrust: controllerTrustOf(identity.caPem, config.ctrl.controllerFingerprints ?? []),
+    controllerMembers: wiring.controllerMembers,
+    identity: { certPem: identity.certPem, keyPem: identity.keyPem },
+    hosted: () => wiring.terminators.hosted,
+    requestCircuit: (service, avoidRouters, apiSession, resume) =>
+      channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}), ...(apiSession ? { apiSession } : {}), ...(resume ? { resume } : {}) }),
+    config: config.forwarder,
+    report: (circuit) => reports.offer({ type: 'router.circuit', ...circuit }),
+    clock: wiring.clock,
+    logger: wiring.logger.child('circuits'),
+  });
+  forwarder.start();
+  stack.push('forwarder', async () => forwarder.stop());
+  const revocation = new CircuitRevocation(forwarder, wiring.logger.child('circuits'));
+  const tunnelListeners = (config.listeners ?? []).filter((listener): listener is TunnelListenerConfig => listener.binding === 'tunnel');
+  const proxies = new ProxyListeners(proxyEntriesOf(tunnelListeners, listenerLog), forwarder, listenerLog);
+  await proxies.start();
+  stack.push('proxy listeners', () => proxies.stop());
+  // tproxy mode: the nameserver, the per-service listeners and the nftables rules (one interceptor per listener).
+  const interceptors = tunnelListeners
+    .filter((listener) => listener.options.mode === 'tproxy')
+    .map(
+      (listener) =>
+        new TproxyInterceptor({
+          routerId,
+          resolver: listener.options.resolver ?? 'udp://127.0.0.1:53',
+          dnsSvcIpRange: listener.options.dnsSvcIpRange ?? '100.64.0.1/10',
+          target: forwarder,
+          logger: wiring.logger.child('tproxy'),
+        }),
+    );
+  for (const interceptor of interceptors) {
+    await interceptor.start();
+    stack.push('tproxy interceptor', () => interceptor.stop());
+    await interceptor.modelChanged(wiring.holder.current.model);
+  }
+  const edgeSpecs = (config.listeners ?? []).flatMap((listener) => (listener.binding === 'edge' && listener.bind.protocol === 'tls' ? [{ host: listener.bind.host, port: listener.bind.port }] : []));
+  const edgeConnect = new EdgeConnectListeners(edgeSpecs, { certPem: identity.serverCertPem, keyPem: identity.serverKeyPem }, forwarder, listenerLog);
+  await edgeConnect.start();
+  stack.push('edge listeners', () => edgeConnect.stop());
+  return { forwarder, revocation, reports, interceptors };
+}

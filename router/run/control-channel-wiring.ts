@@ -1,0 +1,127 @@
+// The router's control channel and what it does with each controller message: on a welcome it tells the link manager,
+// sends what waited (metrics, links, terminators, circuit reports) and the ingress circuits to re-check; members
+// go to the endpoints file and route authority; a new edge model goes to the link peer policy, the terminators and
+// the tproxy interceptors.
+import type { Logger } from '../../common/log/logger.ts';
+import { maxLiveCircuitsPerMessage, type LinkListenerInfo } from '../../common/control-channel/control-messages.ts';
+import type { RouterConfig } from '../config/router-config.ts';
+import type { LinkManagerApi } from '../links/link-manager-api.ts';
+import { linkPeerPolicyOf } from '../links/link-peer-policy.ts';
+import { controlChannelBackoff } from './backoff.ts';
+import type { RouterCircuits } from './circuit-wiring.ts';
+import { ControlChannel, type ControlChannelHandlers } from './control-channel.ts';
+import type { EdgeModelHolder } from './edge-model-snapshot.ts';
+import type { EndpointsFileKeeper } from './endpoints-file.ts';
+import type { IdentityMaterial } from './identity-material.ts';
+import type { MetricsReporter } from './metrics-reporter.ts';
+import type { TerminatorMessage, TerminatorSync } from './terminator-sync.ts';
+import type { TraceWriter } from './trace-writer.ts';
+
+export interface ControlChannelWiring {
+  readonly config: RouterConfig;
+  readonly routerId: string;
+  readonly version: string;
+  readonly identity: IdentityMaterial;
+  readonly endpoints: readonly string[];
+  readonly supportedProtocols: Readonly<Record<string, string>>;
+  readonly linkListeners: readonly LinkListenerInfo[];
+  readonly random?: () => number;
+  readonly trace?: TraceWriter;
+  readonly logger: Logger;
+  readonly listenerLog: Logger;
+  readonly holder: EdgeModelHolder;
+  readonly linkManager: LinkManagerApi;
+  readonly terminators: TerminatorSync;
+  readonly endpointsFile: EndpointsFileKeeper;
+  /** The parts made after the channel and before it starts: its handlers run only once it has started. */
+  readonly parts: () => { readonly metrics: MetricsReporter; readonly circuits: RouterCircuits };
+  readonly onMembers: (members: ReadonlySet<string>) => void;
+}
+
+/** The channel to the controllers (not started), with its handlers; link changes are sent while it is up. */
+export function openControlChannel(wiring: ControlChannelWiring): ControlChannel {
+  const { config, identity, trace } = wiring;
+  const channel: ControlChannel = new ControlChannel({
+    routerId: wiring.routerId,
+    version: wiring.version,
+    linkListeners: wiring.linkListeners,
+    supportedProtocols: wiring.supportedProtocols,
+    tls: { certPem: identity.certPem, keyPem: identity.keyPem, caPem: identity.caPem },
+    ...(config.ctrl.controllerFingerprints === undefined ? {} : { controllerFingerprints: config.ctrl.controllerFingerprints }),
+    endpoints: wiring.endpoints,
+    ...(config.ctrl.bind === undefined ? {} : { bind: config.ctrl.bind }),
+    heartbeats: config.ctrl.heartbeats,
+    requestTimeoutMs: config.ctrl.defaultRequestTimeout,
+    connectTimeoutMs: numberOption(config.ctrl.options, 'connectTimeoutMs') ?? config.ctrl.defaultRequestTimeout,
+    backoff: controlChannelBackoff,
+    ...(wiring.random ? { random: wiring.random } : {}),
+    maxQueuedFrames: config.forwarder.rateLimitedQueueLength,
+    requestWorkers: config.forwarder.rateLimitedWorkerCount,
+    logger: wiring.logger,
+    ...(trace ? { trace: (direction, message, endpoint) => trace.record(direction, message, endpoint) } : {}),
+    handlers: controllerMessageHandlers(wiring, () => channel),
+  });
+  wiring.linkManager.onLinksChanged(() => {
+    if (channel.connected) sendLinks(channel, wiring.linkManager);
+  });
+  return channel;
+}
+
+function controllerMessageHandlers(wiring: ControlChannelWiring, channelOf: () => ControlChannel): ControlChannelHandlers {
+  const { routerId, holder, linkManager, terminators } = wiring;
+  const circuits = () => wiring.parts().circuits;
+  let hostedLogged = '';
+  const sendTerminators = (messages: readonly TerminatorMessage[]) => {
+    for (const message of messages) channelOf().send(message);
+    const hosted = [...terminators.hosted].map(([serviceId, address]) => `${serviceId}=${address}`).join(',');
+    if (hosted === hostedLogged) return;
+    hostedLogged = hosted;
+    wiring.listenerLog.info('hosted services changed: terminators sent to the controller', { count: terminators.hosted.size, services: [...terminators.hosted.keys()].slice(0, 20) });
+  };
+  return {
+    onWelcome: (welcome) => {
+      const channel = channelOf();
+      linkManager.knownRouters(welcome.routers);
+      linkManager.onControllerConnected(true);
+      wiring.parts().metrics.flush();
+      sendLinks(channel, linkManager);
+      sendTerminators(terminators.welcomed());
+      circuits().reports.flush();
+      // This controller may not be the one that routed them: it re-checks them for revocation from now on.
+      const live = circuits().forwarder.ingressCircuits();
+      for (let start = 0; start < live.length; start += maxLiveCircuitsPerMessage) {
+        channel.send({ type: 'router.circuitsLive', circuits: live.slice(start, start + maxLiveCircuitsPerMessage) });
+      }
+    },
+    onDown: () => linkManager.onControllerConnected(false),
+    onMembers: (members) => {
+      wiring.onMembers(new Set(members.map((member) => member.id)));
+      wiring.endpointsFile.update(members);
+    },
+    onRouterConnected: (router) => linkManager.routerConnected(router),
+    onRouterDisconnected: (id) => linkManager.routerDisconnected(id),
+    onEdgeModel: (index, model) => {
+      if (!holder.offer(index, model)) return;
+      linkManager.refusePeers(linkPeerPolicyOf(model));
+      wiring.logger.debug('edge model updated', { index });
+      sendTerminators(terminators.modelChanged(model));
+      for (const interceptor of circuits().interceptors) void interceptor.modelChanged(model);
+    },
+    onCircuitClose: (message) => circuits().revocation.circuitClose(message),
+    onRevoked: (reason) => circuits().revocation.routerRevoked(reason),
+    onRequest: async (body) => {
+      if (body.op === 'ping') return { routerId };
+      if (body.op === 'edgeModel') return holder.current;
+      throw new Error(`unknown request ${(body as { op?: unknown }).op}`);
+    },
+  };
+}
+
+function sendLinks(channel: ControlChannel, linkManager: LinkManagerApi): void {
+  channel.send({ type: 'router.links', links: linkManager.links().map(({ id, destRouterId, latencyMs }) => ({ id, destRouterId, latencyMs })) });
+}
+
+function numberOption(options: Readonly<Record<string, unknown>>, key: string): number | undefined {
+  const value = options[key];
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+}
