@@ -6,6 +6,8 @@
 //   POST /api/logout    ends the session
 //   GET  /api/state     the latest snapshot and the chart history (JSON), as gathered: no I/O per request
 //   GET  /api/stream    server-sent events: the snapshot and history first, then each new gather (the one subscription)
+//   GET  /runbooks      the runbooks as a page, a section per alert at #<alert name in lower case>: where the
+//                       alerts' runbook links lead by default (runbooks-page.ts)
 //   GET  /docs/runbooks.md  the runbooks, as text: where the alerts' relative runbook links (docs/runbooks.md#...) lead
 //   anything else       the Next app (the page, /login, its static files)
 //
@@ -29,6 +31,7 @@ import type { HttpClient } from './http-client.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import type { NextHandler } from './next-app.ts';
 import type { PageSession, PageSessions } from './page-sessions.ts';
+import { runbooksPage, runbooksPath } from './runbooks-page.ts';
 
 export interface DashboardServerDeps {
   readonly config: DashboardConfig;
@@ -77,6 +80,7 @@ export async function startDashboardServer(deps: DashboardServerDeps): Promise<D
     knownForMs: config.session.ttl,
   });
   const streams = new Set<ServerResponse>();
+  const runbooksHtml = deps.runbooks === undefined ? undefined : runbooksPage(deps.runbooks);
 
   const sessionOf = (req: IncomingMessage): PageSession | undefined => sessions.lookup(cookieValue(req.headers.cookie, cookieName));
   const allowed = (req: IncomingMessage) => !loginRequired || sessionOf(req) !== undefined;
@@ -152,6 +156,10 @@ export async function startDashboardServer(deps: DashboardServerDeps): Promise<D
     }
     if (path === '/login' && (!loginRequired || sessionOf(req))) {
       res.writeHead(303, { location: '/', 'cache-control': 'no-store' }).end();
+      return;
+    }
+    if (path === runbooksPath && (req.method === 'GET' || req.method === 'HEAD') && runbooksHtml !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }).end(req.method === 'HEAD' ? undefined : runbooksHtml);
       return;
     }
     if (path === '/docs/runbooks.md' && (req.method === 'GET' || req.method === 'HEAD') && deps.runbooks !== undefined) {
