@@ -278,6 +278,8 @@ test('control channel: welcome with members, edge model, isOnline, other routers
   assert.ok(Array.isArray(model.model.services));
   const connectedLine = await log.waitFor(mark, (record) => record.msg === 'router connected');
   assert.equal(connectedLine.routerId, first.id);
+  // Up on /metrics from the welcome, before the router's first report (a report interval and more away).
+  await waitFor('the controller\'s own ctrl_connected', async () => ((await metricsText()).includes(`edgeward_router_ctrl_connected{router_id="${first.id}"} 1`) ? true : undefined));
 
   const online = await detail(first.id);
   assert.equal(online.isOnline, true);
@@ -310,7 +312,7 @@ test('control channel: welcome with members, edge model, isOnline, other routers
   b.router.send({ type: 'router.metrics', routerId: second.id, timestamp: Date.now(), gauges: { 'link.count': 0 } });
   const text = await waitFor('router metrics on /metrics', async () => {
     const body = await metricsText();
-    return body.includes(`router_id="${second.id}"`) && body.includes(`router_id="${first.id}"`) ? body : undefined;
+    return body.includes(`edgeward_router_link_count{router_id="${second.id}"}`) && body.includes(`edgeward_router_link_count{router_id="${first.id}"}`) ? body : undefined;
   });
   assert.match(text, new RegExp(`edgeward_router_link_count\\{router_id="${first.id}"\\} 2`));
   assert.match(text, new RegExp(`edgeward_router_link_count\\{router_id="${second.id}"\\} 0`));
@@ -318,6 +320,15 @@ test('control channel: welcome with members, edge model, isOnline, other routers
   assert.match(text, new RegExp(`edgeward_router_link_latency_seconds\\{(router_id="${first.id}",link_id="L1"|link_id="L1",router_id="${first.id}")\\} 0\\.003`));
   a.router.send({ type: 'router.metrics', routerId: first.id, timestamp: Date.now(), gauges: { 'link.count': 3 } });
   await waitFor('the newer value', async () => ((await metricsText()).includes(`edgeward_router_link_count{router_id="${first.id}"} 3`) ? true : undefined));
+  // The controller's own heartbeat, answered: the round trip it measured replaces the router's last figure.
+  a.router.take('hb');
+  const beat = await a.router.next('hb', 15_000);
+  a.router.send({ type: 'hbAck', sentAt: beat.sentAt });
+  const measured = await waitFor('the round trip the controller measured', async () => {
+    const match = new RegExp(`edgeward_router_ctrl_latency_seconds\\{router_id="${first.id}"\\} (\\S+)`).exec(await metricsText());
+    return match && match[1] !== '0.0125' ? Number(match[1]) : undefined;
+  });
+  assert.ok(measured >= 0 && measured < 5, `${measured} s`);
 
   // A model change reaches the connected routers as a new edge model, debounced.
   a.router.take('ctrl.edgeModel');
@@ -335,6 +346,7 @@ test('control channel: welcome with members, edge model, isOnline, other routers
   assert.equal(gone.routerId, second.id);
   assert.equal((await detail(second.id)).isOnline, false);
   assert.equal((await detail(first.id)).isOnline, true);
+  await waitFor('b down on /metrics', async () => ((await metricsText()).includes(`edgeward_router_ctrl_connected{router_id="${second.id}"} 0`) ? true : undefined));
   a.router.close();
   await waitFor('router a offline', async () => ((await detail(first.id)).isOnline === false ? true : undefined));
 });

@@ -201,7 +201,12 @@ export function runbookAnchor(name: string): string {
   return name.toLowerCase();
 }
 
-export const defaultRunbookBase = 'docs/runbooks.md';
+/**
+ * Where runbook_url points unless `--runbook-base` (or the daemon's runbookBaseUrl) says otherwise: the runbooks page
+ * of the installed appliance's status page at its default address (docs/status-page.md, `GET /runbooks`), an
+ * absolute URL a browser opens from an alert. Set it to the status page's address as the operators' phones reach it.
+ */
+export const defaultRunbookBase = 'http://127.0.0.1:9110/runbooks';
 
 export function runbookUrl(name: string, base: string = defaultRunbookBase): string {
   return `${base}#${runbookAnchor(name)}`;

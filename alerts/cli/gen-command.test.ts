@@ -30,6 +30,16 @@ test('gen rules writes the rules and their promtool tests into a new folder, wit
   assert.equal(readFileSync(join(target, 'edgeward-rules.test.yml'), 'utf8'), rulesTestFileText({ runbookBase: base }));
 });
 
+test('gen rules with no base points every runbook_url at the status page\'s runbooks page, absolute', async () => {
+  const target = join(dir, 'rules-default');
+  const result = await gen(['rules', target]);
+  assert.equal(result.code, 0, result.stderr);
+  const rules = parse(readFileSync(join(target, 'edgeward-rules.yml'), 'utf8')) as { groups: { rules: { alert?: string; annotations?: Record<string, string> }[] }[] };
+  const alerts = rules.groups.flatMap((group) => group.rules).filter((rule) => rule.alert);
+  assert.ok(alerts.length > 0);
+  for (const rule of alerts) assert.equal(rule.annotations!['runbook_url'], `http://127.0.0.1:9110/runbooks#${rule.alert!.toLowerCase()}`);
+});
+
 test('gen alertmanager takes the receivers and timings from its options', async () => {
   const target = join(dir, 'am');
   const result = await gen(['alertmanager', target, '--pager', 'pagerduty', '--pager-key-file=/etc/prometheus/pd-key', '--warning-url', 'https://hooks.example.com/edgeward', '--page-timing', '10s,2m,4h']);
@@ -51,6 +61,8 @@ test('bad arguments are a clear message and exit code 2, and nothing is written'
     [['rules', 'a', 'b'], /^edgeward gen rules: unexpected argument 'b'\n/],
     [['rules', dir, '--pager-url', 'http://x'], /^edgeward gen rules: unknown flag --pager-url/],
     [['rules', dir, '--runbook-base'], /--runbook-base needs a value/],
+    [['rules', dir, '--runbook-base', 'https://status.example.com/runbooks#top'], /--runbook-base ".*" must be a URL without spaces or a #fragment/],
+    [['rules', dir, '--runbook-base', 'https://status.example.com/run books'], /--runbook-base ".*" must be a URL without spaces or a #fragment/],
     [['alertmanager', dir, '--pager', 'sms'], /--pager must be webhook, pagerduty or opsgenie, not "sms"/],
     [['alertmanager', dir, '--pager', 'opsgenie'], /--pager opsgenie needs --pager-key-file/],
     [['alertmanager', dir, '--pager-url', 'localhost:9096'], /pager URL "localhost:9096" is not an http or https URL/],

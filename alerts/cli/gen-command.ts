@@ -12,6 +12,7 @@ import {
   type PagerReceiver,
   type RouteTiming,
 } from '../alertmanager/alertmanager-config.ts';
+import { defaultRunbookBase } from '../catalogue/alert-catalogue.ts';
 import { rulesFileName, rulesFileText, rulesTestFileName, rulesTestFileText } from '../rules/rules-files.ts';
 import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode, type FlagValues, type LeafCommand } from '../../common/cli/command-line.ts';
 
@@ -41,11 +42,15 @@ const rulesGenerator: Generator = {
   usage: `  rules <dir> [--runbook-base <url>]
       Prometheus recording and alert rules, ${rulesFileName}, and their promtool unit tests, ${rulesTestFileName}
       (check with: promtool check rules ${rulesFileName}; promtool test rules ${rulesTestFileName}).
-      --runbook-base   where each alert's runbook_url points (default docs/runbooks.md), e.g.
-                       https://git.example.com/edgeward/blob/main/docs/runbooks.md`,
+      --runbook-base   where each alert's runbook_url points, #<alert name in lower case> added (default
+                       ${defaultRunbookBase}: the status page's /runbooks), e.g. https://status.example.com/runbooks`,
   valueOptions: ['runbook-base'],
   outputs(options) {
     const runbookBase = options.get('runbook-base');
+    // Each alert's #anchor is added: a fragment or a space in the base would make every runbook_url lead nowhere.
+    if (runbookBase !== undefined && (runbookBase.trim() === '' || /\s|#/.test(runbookBase))) {
+      return `--runbook-base "${runbookBase}" must be a URL without spaces or a #fragment (each alert's #anchor is added)`;
+    }
     return [
       { name: rulesFileName, text: rulesFileText({ runbookBase }) },
       { name: rulesTestFileName, text: rulesTestFileText({ runbookBase }) },

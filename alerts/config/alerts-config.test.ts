@@ -60,7 +60,7 @@ describe('parseAlertsConfig: a valid file', () => {
       alertmanager: { urls: ['http://127.0.0.1:9093'], resendInterval: 60_000, timeout: 10_000, retryInitialBackoff: 500, retryMaxBackoff: 30_000, resolvedRetention: 86_400_000 },
       stateDir: '/etc/edgeward/state',
       listen: { host: '127.0.0.1', port: 9105 },
-      runbookBaseUrl: 'docs/runbooks.md',
+      runbookBaseUrl: 'http://127.0.0.1:9110/runbooks',
       files: { initialPosition: 'end', recheckInterval: 1000, maxLineBytes: 1_048_576 },
       rules: {
         leaderlessTolerance: 60_000,

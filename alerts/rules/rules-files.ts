@@ -16,7 +16,7 @@ export const alertGroupName = 'edgeward.alerts';
 export const testEvaluationInterval = '15s';
 
 export interface RulesFileOptions {
-  /** Where runbook_url points: a base URL or path of docs/runbooks.md (the catalogue's default when unset). */
+  /** Where runbook_url points: the runbooks' URL, `#<anchor>` added (the catalogue's default, the status page's /runbooks, when unset). */
   readonly runbookBase?: string;
 }
 

@@ -1,4 +1,5 @@
-// Routers: connected or not, to which controller, the control channel's and each link's round trip.
+// Routers: connected or not, to which controller, the control channel's round trip, and each link by the router at
+// its other end (its name when the page knows it) with its round trip and, smaller, its id.
 import type { RouterView } from '../state/snapshot.ts';
 import { Badge } from './badges.tsx';
 import { formatSeconds } from './format.ts';
@@ -35,9 +36,9 @@ export function RoutersTable({ routers }: { routers: readonly RouterView[] }) {
                 {router.links.length === 0
                   ? 'none'
                   : router.links.map((link) => (
-                      <div key={link.id} className="mono">
-                        {link.id}
-                        {link.destRouterId ? ` → ${link.destRouterId}` : ''} ({formatSeconds(link.latencySeconds)})
+                      <div key={link.id} data-testid="router-link" data-link-id={link.id}>
+                        → <span data-testid="link-peer">{link.destRouterName ?? link.destRouterId ?? 'unknown router'}</span> ({formatSeconds(link.latencySeconds)})
+                        <span className="muted mono"> {link.id}</span>
                       </div>
                     ))}
               </td>

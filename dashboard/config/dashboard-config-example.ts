@@ -56,7 +56,7 @@ export function dashboardConfigExample(options: DashboardConfigExampleOptions): 
     '# session: {ttl: 12h, idleTimeout: 30m, maxSessions: 100}',
     '# events: {shown: 50, backlogBytes: 1048576, maxLineBytes: 1048576}',
     '# loginThrottle: {maxFailuresPerAddress: 10, maxFailures: 40, reservedForKnown: 8, window: 5m}',
-    options.runbookBaseUrl === undefined ? '# runbookBaseUrl: docs/runbooks.md' : `runbookBaseUrl: ${q(options.runbookBaseUrl)}`,
+    options.runbookBaseUrl === undefined ? '# runbookBaseUrl: /runbooks' : `runbookBaseUrl: ${q(options.runbookBaseUrl)}`,
     'log:',
     '  level: info',
     options.logFile === undefined ? '  # file: (unset: stderr)' : `  file: ${q(options.logFile)}`,

@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import { parseHostPort } from '../../common/config/address.ts';
 import { s } from '../../common/config/schema.ts';
 import type { HostPort, Loose, RuleFinding } from '../../common/config/schema.ts';
-import { defaultRunbookBase } from '../../alerts/catalogue/alert-catalogue.ts';
+import { runbooksPath } from '../page-server/runbooks-page.ts';
 
 /** The longest poll interval: the page refreshes at least every 2 seconds. */
 export const maxPollIntervalMs = 2000;
@@ -125,7 +125,8 @@ export const dashboardSchema = s
         maxLineBytes: s.integer({ min: 1024, max: 64 * 1024 * 1024 }).default(1024 * 1024),
       })
       .default({}),
-    runbookBaseUrl: s.string({ minLength: 1 }).default(defaultRunbookBase),
+    // The page's own /runbooks: it serves them, so the default works wherever the page is reached.
+    runbookBaseUrl: s.string({ minLength: 1 }).default(runbooksPath),
     log: s.object({ level: s.string({ enum: logLevels }).default('info'), file: s.path() }).default({}),
   })
   .rule((config): RuleFinding[] => {

@@ -29,7 +29,7 @@ describe('dashboard config', () => {
       session: { ttl: 12 * 3600_000, idleTimeout: 30 * 60_000, maxSessions: 100 },
       loginThrottle: { maxFailuresPerAddress: 10, maxFailures: 40, reservedForKnown: 8, window: 5 * 60_000 },
       events: { shown: 50, backlogBytes: 1024 * 1024, maxLineBytes: 1024 * 1024 },
-      runbookBaseUrl: 'docs/runbooks.md',
+      runbookBaseUrl: '/runbooks',
       log: { level: 'info' },
     });
     assert.ok(Object.isFrozen(config));

@@ -3,13 +3,16 @@
 // list from the leader, and the login: wrong password, non-administrator, MFA, administrator, cookie, logout, expiry.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parse } from 'yaml';
+import { alertCatalogue } from '../../alerts/catalogue/alert-catalogue.ts';
+import { rulesFileText } from '../../alerts/rules/rules-files.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
 import { ManualClock, systemClock } from '../../common/time/clock.ts';
 import type { Clock } from '../../common/time/clock.ts';
@@ -60,6 +63,9 @@ interface Page {
   readonly logger: ReturnType<typeof createMemoryLogger>;
 }
 
+/** The real runbooks, as an installed page reads them. */
+const runbooks = readFileSync(new URL('../../docs/runbooks.md', import.meta.url), 'utf8');
+
 async function startPage(extra: string[], options: { clock?: Clock; passwordFile?: string } = {}): Promise<Page> {
   const events = join(root, `events-${Math.random().toString(36).slice(2)}.jsonl`);
   writeFileSync(events, '');
@@ -83,7 +89,7 @@ async function startPage(extra: string[], options: { clock?: Clock; passwordFile
   const gatherer = new ClusterGatherer(config as DashboardConfig, { clock, logger, http, admin });
   await gatherer.start();
   const next = { handle: async (_req: unknown, res: import('node:http').ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>the page</html>'), close: async () => undefined };
-  const server = await startDashboardServer({ config: config!, gatherer, sessions, http, next, clock, logger, runbooks: '# Runbooks\n' });
+  const server = await startDashboardServer({ config: config!, gatherer, sessions, http, next, clock, logger, runbooks });
   cleanups.push(async () => {
     await server.close();
     await gatherer.stop();
@@ -217,12 +223,27 @@ describe('gathering and serving the state', () => {
     }
   });
 
+  test('every generated runbook_url, on this page\'s address, opens the runbooks page at its alert\'s section', async () => {
+    const rules = parse(rulesFileText()) as { groups: { rules: { alert?: string; annotations?: Record<string, string> }[] }[] };
+    const urls = rules.groups.flatMap((group) => group.rules).filter((rule) => rule.alert).map((rule) => new URL(rule.annotations!['runbook_url']!));
+    assert.equal(new Set(urls.map((url) => url.pathname)).size, 1);
+    assert.equal(urls[0]!.pathname, '/runbooks', 'the default base is the status page\'s runbooks page');
+    const answer = await fetch(`${page.url}${urls[0]!.pathname}`);
+    assert.equal(answer.status, 200);
+    assert.match(answer.headers.get('content-type') ?? '', /^text\/html/);
+    const html = await answer.text();
+    const ids = new Set([...html.matchAll(/ id="([^"]+)"/g)].map((match) => match[1]));
+    for (const url of urls) assert.ok(ids.has(url.hash.slice(1)), `${url.href} has no section on the page`);
+    for (const alert of alertCatalogue) assert.ok(ids.has(alert.name.toLowerCase()), `no section for ${alert.name}`);
+    assert.equal((await fetch(`${page.url}/runbooks`, { method: 'HEAD' })).status, 200);
+  });
+
   test('the health endpoint, the runbooks, unknown endpoints and methods', async () => {
     const health = await fetch(`${page.url}/api/health`);
     assert.equal(health.status, 200);
     assert.equal(((await health.json()) as { status: string }).status, 'ok');
-    const runbooks = await fetch(`${page.url}/docs/runbooks.md`);
-    assert.equal(await runbooks.text(), '# Runbooks\n');
+    const text = await fetch(`${page.url}/docs/runbooks.md`);
+    assert.equal(await text.text(), runbooks);
     assert.equal((await fetch(`${page.url}/api/nothing`)).status, 404);
     assert.equal((await fetch(`${page.url}/api/state`, { method: 'DELETE' })).status, 405);
     assert.equal((await fetch(`${page.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404, 'no login on a loopback-only page');
@@ -395,7 +416,7 @@ describe('DNS rebinding: the page on loopback answers only for its own names', (
 
   test('a Host that is not the page\'s own gets 421 on every path; its own names are served', async () => {
     const port = new URL(page.url).port;
-    for (const path of ['/api/state', '/api/health', '/', '/api/session', '/docs/runbooks.md']) {
+    for (const path of ['/api/state', '/api/health', '/', '/api/session', '/docs/runbooks.md', '/runbooks']) {
       for (const host of ['rebound.attacker.example', `rebound.attacker.example:${port}`, `127.0.0.1:${Number(port) + 1}`]) {
         const answer = await rawRequest(`${page.url}${path}`, { host });
         assert.equal(answer.status, 421, `${path} with Host ${host}`);

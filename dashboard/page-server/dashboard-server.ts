@@ -6,6 +6,8 @@
 //   POST /api/logout    ends the session
 //   GET  /api/state     the latest snapshot and the chart history (JSON), as gathered: no I/O per request
 //   GET  /api/stream    server-sent events: the snapshot and history first, then each new gather (the one subscription)
+//   GET  /runbooks      the runbooks as a page, a section per alert at #<alert name in lower case>: where the
+//                       alerts' runbook links lead by default (runbooks-page.ts)
 //   GET  /docs/runbooks.md  the runbooks, as text: where the alerts' relative runbook links (docs/runbooks.md#...) lead
 //   anything else       the Next app (the page, /login, its static files)
 //
@@ -24,6 +26,7 @@ import { apiHandler } from './page-api.ts';
 import { pageContext, type DashboardServerDeps, type PageContext } from './page-context.ts';
 import { sendJson } from './page-http.ts';
 import { loginHandler } from './page-login.ts';
+import { runbooksPath } from './runbooks-page.ts';
 
 export type { DashboardServerDeps } from './page-context.ts';
 
@@ -102,6 +105,10 @@ async function servePage(context: PageContext, req: IncomingMessage, res: Server
   }
   if (path === '/login' && (!loginRequired || context.sessionOf(req))) {
     res.writeHead(303, { location: '/', 'cache-control': 'no-store' }).end();
+    return;
+  }
+  if (path === runbooksPath && (req.method === 'GET' || req.method === 'HEAD') && context.runbooksHtml !== undefined) {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }).end(req.method === 'HEAD' ? undefined : context.runbooksHtml);
     return;
   }
   if (path === '/docs/runbooks.md' && (req.method === 'GET' || req.method === 'HEAD') && deps.runbooks !== undefined) {

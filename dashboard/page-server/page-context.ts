@@ -9,6 +9,7 @@ import type { HttpClient } from './http-client.ts';
 import type { NextHandler } from './next-app.ts';
 import { cookieValue } from './page-http.ts';
 import type { PageSession, PageSessions } from './page-sessions.ts';
+import { runbooksPage } from './runbooks-page.ts';
 
 export interface DashboardServerDeps {
   readonly config: DashboardConfig;
@@ -31,6 +32,8 @@ export interface PageContext {
   readonly secure: boolean;
   readonly cookieName: string;
   readonly streams: Set<ServerResponse>;
+  /** The runbooks as the page served at /runbooks (made once), when docs/runbooks.md is there. */
+  readonly runbooksHtml: string | undefined;
   sessionOf(req: IncomingMessage): PageSession | undefined;
   /** Whether the request may see the cluster state: no login required, or a live session. */
   allowed(req: IncomingMessage): boolean;
@@ -41,5 +44,6 @@ export function pageContext(deps: DashboardServerDeps): PageContext {
   const loginRequired = deps.config.auth === 'required';
   const cookieName = secure ? '__Host-edgeward-status' : 'edgeward-status';
   const sessionOf = (req: IncomingMessage) => deps.sessions.lookup(cookieValue(req.headers.cookie, cookieName));
-  return { deps, loginRequired, secure, cookieName, streams: new Set(), sessionOf, allowed: (req) => !loginRequired || sessionOf(req) !== undefined };
+  const runbooksHtml = deps.runbooks === undefined ? undefined : runbooksPage(deps.runbooks);
+  return { deps, loginRequired, secure, cookieName, streams: new Set(), runbooksHtml, sessionOf, allowed: (req) => !loginRequired || sessionOf(req) !== undefined };
 }

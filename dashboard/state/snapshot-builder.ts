@@ -5,6 +5,7 @@
 
 import type { DaemonStatus } from '../../alerts/daemon/daemon-status.ts';
 import { runbookUrl } from '../../alerts/catalogue/alert-catalogue.ts';
+import { withLinkEnds } from './link-ends.ts';
 import type { LagFigures } from './commit-lag.ts';
 import type { ControllerReading } from './controller-reading.ts';
 import type {
@@ -88,7 +89,7 @@ export function buildSnapshot(input: GatherInput): Snapshot {
     members: membersView(input.members),
     events: input.events,
     alerts,
-    routers: routerViews(input.routers, input.controllers),
+    routers: withLinkEnds(routerViews(input.routers, input.controllers)),
     circuits: circuitsView(input.controllers, routerViews(input.routers, input.controllers)),
     charts: input.charts,
   };

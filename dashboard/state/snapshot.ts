@@ -106,7 +106,10 @@ export interface AlertsView {
 
 export interface RouterLinkView {
   readonly id: string;
+  /** The router at the other end: from the router's health check, else the other router reporting this link. */
   readonly destRouterId?: string;
+  /** That router's name (`routers[].name`), when the page knows it. */
+  readonly destRouterName?: string;
   readonly latencySeconds?: number;
 }
 

@@ -11,8 +11,8 @@ export const dashboardsGenerator: Generator = {
       Grafana dashboards, one JSON file each under <dir>/${dashboardsFolder}/, and Grafana provisioning files under
       <dir>/provisioning/ (a Prometheus datasource, and a provider loading the dashboards into a folder "edgeward").
       --datasource-url   the Prometheus the datasource points at (default ${defaultDatasourceUrl})
-      --runbook-base     where alert panels' runbook links point: docs/runbooks.md as your browser reaches it
-                         (default ${defaultRunbookBase}), e.g. https://git.example.com/edgeward/blob/main/docs/runbooks.md
+      --runbook-base     where alert panels' runbook links point: the runbooks as your browser reaches them
+                         (default ${defaultRunbookBase}: the status page's /runbooks), e.g. https://status.example.com/runbooks
       --dashboards-path  the folder on the Grafana host the provider loads the JSON from, where you copy
                          <dir>/${dashboardsFolder}/ (default ${defaultDashboardsPath})`,
   valueOptions: ['datasource-url', 'runbook-base', 'dashboards-path'],

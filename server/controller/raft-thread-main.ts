@@ -4,7 +4,6 @@
 // requests of the controller's thread. What the controller's thread needs (committed entries, status, the
 // peers' requests, routers' control connections, log lines) goes over the two ports.
 import { join } from 'node:path';
-import type { TLSSocket } from 'node:tls';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Logger, LogFields } from '../../common/log/logger.ts';
 import { isOpenToNonMembers } from '../cluster/cluster-service.ts';
@@ -12,8 +11,9 @@ import { openRaftFiles } from '../raft/node/local-raft.ts';
 import type { RaftNodeTiming, SnapshotPolicy } from '../raft/node/raft-node.ts';
 import { PeerNetwork, type PeerNetworkOptions } from '../raft/transport/peer-network.ts';
 import { hostRaftNode } from '../raft/worker/raft-worker-host.ts';
+import { createPeerThreadBridge } from '../raft/worker/peer-thread-bridge.ts';
 import { explainOpenFailure } from './explain-open.ts';
-import type { FromPeerThread, FromRaftThread, ToPeerThread } from '../raft/worker/worker-protocol.ts';
+import type { FromRaftThread } from '../raft/worker/worker-protocol.ts';
 
 export interface RaftThreadData {
   readonly id: string;
@@ -32,66 +32,19 @@ const data = workerData as RaftThreadData;
 const raftPort = parentPort!;
 const peersPort = data.peersPort;
 const sendRaft = (message: FromRaftThread) => raftPort.postMessage(message);
-const sendPeers = (message: FromPeerThread) => peersPort.postMessage(message);
 const logger = portLogger(undefined, {});
 
-const peerRequests = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-const sockets = new Map<number, TLSSocket>();
-let nextId = 1;
+const bridge = createPeerThreadBridge(peersPort);
 
 const peers = new PeerNetwork({
   ...data.peers,
   logger: logger.child('peers'),
-  onLatency: (channelId, ms) => sendPeers({ type: 'timing', kind: 'latency', channelId, ms }),
-  onQueueTime: (channelId, ms) => sendPeers({ type: 'timing', kind: 'queue', channelId, ms }),
+  onLatency: bridge.timing('latency'),
+  onQueueTime: bridge.timing('queue'),
   openToNonMembers: isOpenToNonMembers,
-  ...(data.acceptRouters ? { acceptOther: relaySocket } : {}),
+  ...(data.acceptRouters ? { acceptOther: bridge.relaySocket } : {}),
 });
-// A peer's request (a forwarded write, a join, a router hub's message) is the controller's to answer.
-peers.onRequest(
-  (from, body) =>
-    new Promise((resolve, reject) => {
-      const rid = nextId++;
-      peerRequests.set(rid, { resolve, reject });
-      sendPeers({ type: 'peerRequest', rid, from, body });
-    }),
-);
-peersPort.on('message', (message: ToPeerThread) => {
-  switch (message.type) {
-    case 'request':
-      answer(message.call, peers.request(message.peer, message.body, message.timeoutMs));
-      return;
-    case 'probe':
-      answer(message.call, peers.probe(message.address, message.timeoutMs));
-      return;
-    case 'requestAnswer': {
-      const pending = peerRequests.get(message.rid);
-      peerRequests.delete(message.rid);
-      if (message.ok) pending?.resolve(message.value);
-      else pending?.reject(new Error(message.error ?? 'failed'));
-      return;
-    }
-    case 'socketWrite':
-      sockets.get(message.sid)?.write(message.chunk);
-      return;
-    case 'socketEnd':
-      sockets.get(message.sid)?.end();
-      return;
-    case 'socketDestroy':
-      sockets.get(message.sid)?.destroy();
-      sockets.delete(message.sid);
-      return;
-  }
-});
-
-let lastCertificates = '';
-const sendPeerList = () => {
-  const certificates = peers.presentedCertificates();
-  const joined = certificates.join('\n');
-  const changed = joined !== lastCertificates;
-  lastCertificates = joined;
-  sendPeers({ type: 'peers', peers: peers.peers(), ...(changed ? { certificates } : {}) });
-};
+bridge.attach(peers);
 
 try {
   await peers.start();
@@ -119,11 +72,11 @@ try {
     // Election jitter only; nothing about safety depends on it.
     random: Math.random,
     logger: raftLogger,
-    onStatusInterval: sendPeerList,
+    onStatusInterval: bridge.sendPeerList,
     afterClose: async () => {
       await opened.close();
       await peers.shutdown();
-      for (const socket of sockets.values()) socket.destroy();
+      bridge.destroySockets();
     },
   });
   node.observeConfiguration((configuration) => peers.setConfiguration(configuration));
@@ -131,45 +84,12 @@ try {
   // make the cluster unwritable for longer.
   peers.onPeerEvent((event, peer) => {
     if (event === 'disconnected') node.leaderLost(peer.id);
-    // The list first: what hears the event looks at the peers as they are now.
-    sendPeerList();
-    sendPeers({ type: 'peerEvent', event, peer });
   });
-  sendPeerList();
+  bridge.sendPeerList();
 } catch (error) {
   await files?.close().catch(() => undefined);
   await peers.shutdown().catch(() => undefined);
   sendRaft({ type: 'startFailed', message: explainOpenFailure(join(data.dataDir, 'raft.db'), error) });
-}
-
-function answer(call: number, work: Promise<unknown>): void {
-  work.then(
-    (value) => sendPeers({ type: 'answer', call, ok: true, value }),
-    (error: Error) => sendPeers({ type: 'answer', call, ok: false, error: error.message }),
-  );
-}
-
-/** A router's control connection: its bytes go to the controller's thread and back. */
-function relaySocket(socket: TLSSocket): void {
-  const sid = nextId++;
-  sockets.set(sid, socket);
-  const presented = socket.getPeerCertificate(false);
-  const commonName = presented?.subject?.CN;
-  sendPeers({
-    type: 'socketOpen',
-    sid,
-    ...(socket.remoteAddress ? { remoteAddress: socket.remoteAddress } : {}),
-    ...(socket.remotePort ? { remotePort: socket.remotePort } : {}),
-    ...(commonName ? { commonName: Array.isArray(commonName) ? commonName[0]! : commonName } : {}),
-    ...(presented?.raw ? { raw: new Uint8Array(presented.raw) } : {}),
-  });
-  let failure: string | undefined;
-  socket.on('data', (chunk: Buffer) => sendPeers({ type: 'socketData', sid, chunk }));
-  socket.on('error', (error) => (failure = error.message));
-  socket.on('close', () => {
-    sockets.delete(sid);
-    sendPeers({ type: 'socketClosed', sid, ...(failure ? { error: failure } : {}) });
-  });
 }
 
 /** A logger whose lines are written by the controller's thread, under the component that wrote them. */

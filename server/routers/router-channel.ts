@@ -47,6 +47,8 @@ export class RouterChannel {
   readonly certificate: PresentedCertificate;
   readonly remote: string;
   private lastReceived = Date.now();
+  /** On the clock heartbeats carry: no echo of this channel's heartbeats is older. */
+  private readonly openedAt = performance.now();
   private readonly decoder = new FrameDecoder(undefined, routerFrameLimits);
   private readonly timers: NodeJS.Timeout[] = [];
 
@@ -94,6 +96,14 @@ export class RouterChannel {
       }, checkEvery),
     );
     for (const timer of this.timers) timer.unref();
+  }
+
+  /** The round trip of one of this channel's heartbeats, from the `sentAt` its `hbAck` echoes; undefined when
+   * the echo is not one of ours (not a number, from before this channel opened, or from the future). */
+  roundTripMs(sentAt: unknown): number | undefined {
+    if (typeof sentAt !== 'number' || !Number.isFinite(sentAt) || sentAt < this.openedAt) return undefined;
+    const ms = performance.now() - sentAt;
+    return ms >= 0 ? ms : undefined;
   }
 
   send(frame: ControllerToRouter): void {

@@ -272,16 +272,30 @@ function logCircuit(logger: Logger, outcome: CircuitOutcome): void {
 /** Router metrics into the store, and a gauge on /metrics for every metric name a router has reported. */
 function routerMetricsSink(metrics: Pick<ControllerMetrics, 'routerGauge'>, clock: Clock, timing: RouterControlTiming): RouterMetricsSink {
   const store = new RouterMetricsStore({ retainMs: timing.metricsRetainMs, staleMs: timing.metricsStaleMs, maxSeriesPerRouter: 1000 });
+  const expose = (names: readonly string[]) => {
+    for (const metric of names) {
+      metrics.routerGauge(metric, () => {
+        store.sweep(clock.now());
+        return store.series(metric);
+      });
+    }
+  };
   return {
     record(routerId, gauges) {
-      for (const metric of store.record(routerId, gauges, clock.now())) {
-        metrics.routerGauge(metric, () => {
-          store.sweep(clock.now());
-          return store.series(metric);
-        });
-      }
+      expose(store.record(routerId, gauges, clock.now()));
     },
-    connected: (routerId) => store.connected(routerId),
-    disconnected: (routerId) => store.disconnected(routerId, clock.now()),
+    // The controller's own view of the channel, between the router's reports (the first comes a report interval
+    // and an age threshold after it connects): up at welcome, down at close, its heartbeat round trip as measured here.
+    connected(routerId) {
+      store.connected(routerId);
+      expose(store.record(routerId, { 'ctrl.connected': 1 }, clock.now()));
+    },
+    disconnected(routerId) {
+      expose(store.record(routerId, { 'ctrl.connected': 0 }, clock.now()));
+      store.disconnected(routerId, clock.now());
+    },
+    roundTrip(routerId, ms) {
+      expose(store.record(routerId, { 'ctrl.latency_ms': ms }, clock.now()));
+    },
   };
 }

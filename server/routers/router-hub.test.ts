@@ -53,6 +53,7 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
   const logger = createMemoryLogger();
   const announced: RouterEvent[] = [];
   const recorded: Array<[string, Readonly<Record<string, unknown>>]> = [];
+  const roundTrips: Array<[string, number]> = [];
   let modelIndex = 1;
   // What each router may host (serviceId → address), as the model would say.
   const hosted = new Map<string, Map<string, string>>();
@@ -68,7 +69,7 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
     edgeModel: () => ({ index: modelIndex, model: { services: [], identities: [] } }),
     otherRouters: async () => options.others ?? [],
     announce: (event) => announced.push(event),
-    metrics: { record: (id, gauges) => recorded.push([id, gauges]), connected: () => undefined, disconnected: () => undefined },
+    metrics: { record: (id, gauges) => recorded.push([id, gauges]), connected: () => undefined, disconnected: () => undefined, roundTrip: (id, ms) => roundTrips.push([id, ms]) },
     logger,
     clock: systemClock,
     timing,
@@ -80,7 +81,7 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
     hub.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
-  return { hub, rows, logger, announced, recorded, port, close, bumpModel: () => modelIndex++, hosted, terminators, circuitReports };
+  return { hub, rows, logger, announced, recorded, roundTrips, port, close, bumpModel: () => modelIndex++, hosted, terminators, circuitReports };
 }
 
 interface Client {
@@ -157,6 +158,29 @@ test('the controller heartbeats a welcomed router; one that answers stays, one t
     ]);
     assert.equal((await live.next('ctrl.routerDisconnected')).routerId, 'r2');
     live.destroy();
+  } finally {
+    await env.close();
+  }
+});
+
+test('the controller measures each router\'s control round trip from its answered heartbeats; an echo not its own is ignored', async () => {
+  const env = await startHub();
+  try {
+    const router = await client(env.port, 'r1', { answerHeartbeats: false });
+    await router.next('ctrl.welcome');
+    router.send({ type: 'hbAck', sentAt: 'yesterday' });
+    router.send({ type: 'hbAck', sentAt: performance.now() + 60_000 });
+    router.send({ type: 'hbAck', sentAt: -5 });
+    router.send({ type: 'hbAck', sentAt: 1 });
+    const beat = await router.next('hb');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    router.send({ type: 'hbAck', sentAt: beat.sentAt });
+    await until('a round trip measured', () => env.roundTrips.length > 0);
+    assert.equal(env.roundTrips.length, 1, 'only the echo of its own heartbeat counts');
+    const [routerId, ms] = env.roundTrips[0]!;
+    assert.equal(routerId, 'r1');
+    assert.ok(ms >= 20 && ms < 2000, `${ms} ms: from the heartbeat sent to its answer`);
+    router.destroy();
   } finally {
     await env.close();
   }

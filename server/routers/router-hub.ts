@@ -41,6 +41,8 @@ export interface RouterMetricsSink {
   record(routerId: string, gauges: Readonly<Record<string, unknown>>): void;
   connected(routerId: string): void;
   disconnected(routerId: string): void;
+  /** The control channel's round trip as this controller measured it (its heartbeat, answered). */
+  roundTrip(routerId: string, ms: number): void;
 }
 
 export interface RouterHubTiming extends RouterChannelTiming {
@@ -171,7 +173,11 @@ export class RouterHub implements RouterChannelOwner {
       case 'hb':
         channel.send({ type: 'hbAck', sentAt: typeof value.sentAt === 'number' ? value.sentAt : 0 });
         return;
-      case 'hbAck':
+      case 'hbAck': {
+        const ms = channel.roundTripMs(value.sentAt);
+        if (ms !== undefined) this.deps.metrics.roundTrip(routerId, ms);
+        return;
+      }
       case 'res':
         return;
       case 'router.links':
