@@ -165,6 +165,23 @@ describe('the snapshot', () => {
     ]);
   });
 
+  test('routers: a link is shown by the router at its other end, named as routers[] names it', () => {
+    const withRouters = reading({ routers: { r1: { ctrlConnected: true, links: { l1: 0.0004 } }, r2: { ctrlConnected: true, links: { l1: 0.0006 } } } });
+    const snapshot = buildSnapshot(
+      input({
+        controllers: [controller('ctrl1', 200, { reading: withRouters, metrics: { ok: true, value: withRouters, at: now } })],
+        routers: [
+          { id: 'r1', name: 'router1', health: { ok: true, value: { healthy: true, controllerPing: true, links: [{ id: 'l1', destRouterId: 'r2', latencySeconds: 0.0005 }] }, at: now } },
+          { id: 'r2', name: 'router2' },
+        ],
+      }),
+    );
+    assert.deepEqual(snapshot.routers.map((router) => [router.id, router.links]), [
+      ['r1', [{ id: 'l1', destRouterId: 'r2', destRouterName: 'router2', latencySeconds: 0.0005 }]],
+      ['r2', [{ id: 'l1', destRouterId: 'r1', destRouterName: 'router1', latencySeconds: 0.0006 }]],
+    ]);
+  });
+
   test('circuits: what the routers forward now, and the controllers\' events and failures summed across the cluster', () => {
     const first = reading({ routers: { r1: { ctrlConnected: true, links: {}, circuits: { count: 2, created: 10, bytesIn: 2048 } } }, circuitEvents: { created: 10, deleted: 8, failed: 1 }, circuitFailures: { NO_PATH: 1, NO_DIAL_POLICY: 0 } });
     const second = reading({ routers: { r2: { ctrlConnected: true, links: {}, circuits: { count: 1 } } }, circuitEvents: { created: 5, failed: 3 }, circuitFailures: { NO_DIAL_POLICY: 2, NO_PATH: 1 } });
