@@ -125,13 +125,14 @@ describe('the snapshot', () => {
     assert.equal(fromFiles.cluster.level, 'warn', 'a silent alerts daemon is worth a look');
   });
 
-  test('alerts keep the daemon\'s full runbook URL and turn a relative one into the page\'s', () => {
-    const snapshot = buildSnapshot(input({ daemon: daemon([page('EdgewardNoControllerHealthy', 'docs/runbooks.md#edgewardnocontrollerhealthy'), page('EdgewardQuorumLost', 'https://wiki.example/rb#q')]) }));
+  test('alerts keep the daemon\'s full runbook URL and turn a relative one or the stock default into the page\'s', () => {
+    const snapshot = buildSnapshot(input({ daemon: daemon([page('EdgewardNoControllerHealthy', 'docs/runbooks.md#edgewardnocontrollerhealthy'), page('EdgewardQuorumLost', 'https://wiki.example/rb#q'), page('EdgewardClusterLeaderless', 'http://127.0.0.1:9110/runbooks#edgewardclusterleaderless')]) }));
     assert.deepEqual(
       snapshot.alerts.alerts.map((alert) => [alert.alertname, alert.runbookUrl, alert.startsAt]),
       [
         ['EdgewardNoControllerHealthy', 'https://runbooks.example/runbooks.md#edgewardnocontrollerhealthy', now - 5000],
         ['EdgewardQuorumLost', 'https://wiki.example/rb#q', now - 5000],
+        ['EdgewardClusterLeaderless', 'https://runbooks.example/runbooks.md#edgewardclusterleaderless', now - 5000],
       ],
     );
     assert.equal(snapshot.alerts.alerts[0]!.summary, 'No controller answers 200.');
