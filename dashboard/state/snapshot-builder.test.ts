@@ -125,13 +125,14 @@ describe('the snapshot', () => {
     assert.equal(fromFiles.cluster.level, 'warn', 'a silent alerts daemon is worth a look');
   });
 
-  test('alerts keep the daemon\'s full runbook URL and turn a relative one into the page\'s', () => {
-    const snapshot = buildSnapshot(input({ daemon: daemon([page('EdgewardNoControllerHealthy', 'docs/runbooks.md#edgewardnocontrollerhealthy'), page('EdgewardQuorumLost', 'https://wiki.example/rb#q')]) }));
+  test('alerts keep the daemon\'s full runbook URL and turn a relative one or the stock default into the page\'s', () => {
+    const snapshot = buildSnapshot(input({ daemon: daemon([page('EdgewardNoControllerHealthy', 'docs/runbooks.md#edgewardnocontrollerhealthy'), page('EdgewardQuorumLost', 'https://wiki.example/rb#q'), page('EdgewardClusterLeaderless', 'http://127.0.0.1:9110/runbooks#edgewardclusterleaderless')]) }));
     assert.deepEqual(
       snapshot.alerts.alerts.map((alert) => [alert.alertname, alert.runbookUrl, alert.startsAt]),
       [
         ['EdgewardNoControllerHealthy', 'https://runbooks.example/runbooks.md#edgewardnocontrollerhealthy', now - 5000],
         ['EdgewardQuorumLost', 'https://wiki.example/rb#q', now - 5000],
+        ['EdgewardClusterLeaderless', 'https://runbooks.example/runbooks.md#edgewardclusterleaderless', now - 5000],
       ],
     );
     assert.equal(snapshot.alerts.alerts[0]!.summary, 'No controller answers 200.');
@@ -162,6 +163,23 @@ describe('the snapshot', () => {
       { id: 'r1', name: 'router1', connected: true, controllers: ['ctrl2'], ctrlLatencySeconds: 0.003, links: [{ id: 'l1', destRouterId: 'r2', latencySeconds: 0.0005 }], healthReachable: true, healthy: true },
       { id: 'r3', controllers: [], links: [], healthReachable: false, error: 'connect ECONNREFUSED' },
       { id: 'r2', connected: false, controllers: [], links: [] },
+    ]);
+  });
+
+  test('routers: a link is shown by the router at its other end, named as routers[] names it', () => {
+    const withRouters = reading({ routers: { r1: { ctrlConnected: true, links: { l1: 0.0004 } }, r2: { ctrlConnected: true, links: { l1: 0.0006 } } } });
+    const snapshot = buildSnapshot(
+      input({
+        controllers: [controller('ctrl1', 200, { reading: withRouters, metrics: { ok: true, value: withRouters, at: now } })],
+        routers: [
+          { id: 'r1', name: 'router1', health: { ok: true, value: { healthy: true, controllerPing: true, links: [{ id: 'l1', destRouterId: 'r2', latencySeconds: 0.0005 }] }, at: now } },
+          { id: 'r2', name: 'router2' },
+        ],
+      }),
+    );
+    assert.deepEqual(snapshot.routers.map((router) => [router.id, router.links]), [
+      ['r1', [{ id: 'l1', destRouterId: 'r2', destRouterName: 'router2', latencySeconds: 0.0005 }]],
+      ['r2', [{ id: 'l1', destRouterId: 'r1', destRouterName: 'router1', latencySeconds: 0.0006 }]],
     ]);
   });
 

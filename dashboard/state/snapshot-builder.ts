@@ -4,7 +4,7 @@
 // colour for the whole cluster. Pure: everything, the time included, comes in as data.
 
 import type { DaemonStatus } from '../../alerts/daemon/daemon-status.ts';
-import { runbookUrl } from '../../alerts/catalogue/alert-catalogue.ts';
+import { defaultRunbookBase, runbookUrl } from '../../alerts/catalogue/alert-catalogue.ts';
 import { withLinkEnds } from './link-ends.ts';
 import type { LagFigures } from './commit-lag.ts';
 import type { ControllerReading } from './controller-reading.ts';
@@ -170,8 +170,10 @@ function alertsView(daemon: Fetched<DaemonStatus> | undefined, runbookBase: stri
       severity: alert.severity,
       summary: alert.annotations.summary,
       description: alert.annotations.description,
-      // The daemon's own link when it is a full URL; a relative one means nothing in the browser, so the page's.
-      runbookUrl: /^https?:\/\//.test(given) ? given : runbookUrl(alert.alertname, runbookBase),
+      // The daemon's own link when it is a full URL; a relative one means nothing in the browser, so the page's, and
+      // so does the stock default (the status page's runbooks at its default address, which this page serves itself
+      // wherever the browser reaches it).
+      runbookUrl: /^https?:\/\//.test(given) && !given.startsWith(`${defaultRunbookBase}#`) ? given : runbookUrl(alert.alertname, runbookBase),
       startsAt: Date.parse(alert.startsAt) || 0,
       labels: alert.labels,
     };
