@@ -274,3 +274,13 @@ test('a refused and an accepted password login show up as authentication events 
   );
   assert.ok(!text.includes('not-the-password') && !text.includes('auth-evented-pw'), 'no password in the events file');
 });
+
+test('a login refused before any credential check is an authentication event naming the error code and its message', async () => {
+  const refused = await controller.http.post(`${controller.clientApi}/authenticate?method=password`, { body: { username: 'malformed-login' } });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.json.error.code, 'COULD_NOT_VALIDATE');
+  const { events } = await eventsFound((event) => event.namespace === 'authentication' && String(event.reason).startsWith('COULD_NOT_VALIDATE'), 1);
+  assert.equal(events.length, 1);
+  assert.equal(events[0].reason, `COULD_NOT_VALIDATE: ${refused.json.error.message}`);
+  assert.equal(events[0].reason, 'COULD_NOT_VALIDATE: The supplied request contains an invalid document or no valid accept content were available, see cause');
+});

@@ -5,6 +5,7 @@ import type { EdgeServices } from '../../edge/edge-services.ts';
 import { apiSessionView } from '../views/api-session-view.ts';
 import { identityView } from '../views/identity-view.ts';
 import { EdgeError } from '../../edge/edge-error.ts';
+import { clientMessageOf } from '../api-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import { setExpiryHeaders, type Access } from '../session-guard.ts';
@@ -47,7 +48,7 @@ const knownMethods = ['password', 'cert', 'ext-jwt'];
 /** A login that threw: its refusal (who, and why) when the login service gave one, else the error's code. */
 function refusedAttempt(method: AuthenticationAttempt['method'], remoteAddress: string, error: unknown): AuthenticationAttempt {
   const refusal = error instanceof EdgeError ? error.refusal : undefined;
-  const fallback = error instanceof EdgeError ? `${error.code}: ${error.message}` : 'internal error';
+  const fallback = error instanceof EdgeError ? `${error.code}: ${clientMessageOf(error)}` : 'internal error';
   return { method, success: false, remoteAddress, ...refusal, reason: refusal?.reason ?? fallback };
 }
 
