@@ -154,8 +154,9 @@ before(
       pageTiming: { groupWait: '1s', groupInterval: '5s', repeatInterval: '1h' },
       warningTiming: { groupWait: '2s', groupInterval: '5s', repeatInterval: '1h' },
       // The default windows, but metrics polled every 5 s (15 s by default): a read-only page whose controller
-      // restarted (and so never logs leaving it) resolves from the polls 15 s after its last record.
-      alertsDaemon: { rules: { metricsPollInterval: '5s' } },
+      // restarted (and so never logs leaving it) resolves from the polls 15 s after its last record; and read-only
+      // held 10 s before it pages (5m by default, as the Prometheus rule), so the stray below pages within the test.
+      alertsDaemon: { rules: { metricsPollInterval: '5s', readOnlyFor: '10s' } },
     });
     await stack.start(layout.commands.alertmanager);
     await stack.start(layout.commands.prometheus!);

@@ -110,7 +110,8 @@ before(
       pageTiming: { groupWait: '1s', groupInterval: '5s', repeatInterval: '1h' },
       warningTiming: { groupWait: '1s', groupInterval: '5s', repeatInterval: '1h' },
       // From the start: every line the controller wrote is read, its start-up included.
-      alertsDaemon: { files: { initialPosition: 'start' }, alertmanager: { retryInitialBackoff: '100ms' } },
+      // Read-only at once (rules.readOnlyFor 0s), so a crafted line that matched would page within the test.
+      alertsDaemon: { files: { initialPosition: 'start' }, alertmanager: { retryInitialBackoff: '100ms' }, rules: { readOnlyFor: '0s' } },
     });
     assert.equal(layout.commands.prometheus, undefined, 'nothing to scrape');
     await stack.start(layout.commands.alertmanager);

@@ -124,6 +124,8 @@ before(
         files: { initialPosition: 'start' },
         // No resend during the test: any POST of an alert already accepted after the restart is a repeat.
         alertmanager: { resendInterval: '1h', retryInitialBackoff: '100ms' },
+        // The read-only page at once (by default it waits rules.readOnlyFor, 5m): this test is about the lines.
+        rules: { readOnlyFor: '0s' },
       },
     });
     assert.equal(layout.commands.prometheus, undefined, 'nothing to scrape');

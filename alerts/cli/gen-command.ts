@@ -1,8 +1,7 @@
-// `./edgeward gen <what> <dir>`: writes generated configuration from its TypeScript definitions. Each generator
-// is one entry of `generators`: its options, and the files it produces from them.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { dashboardsGenerator } from '../../grafana/generate/dashboards-generator.ts';
+// The alerting entries of `./edgeward gen`: `rules` (the Prometheus rules and their promtool tests) and
+// `alertmanager` (the routing). The command itself, with the dashboards entry beside these, is put together in
+// server/cli/gen-command.ts, so that alerts/ never imports grafana/ (grafana/ reads the alert catalogue and the
+// monitoring mixin from here).
 import {
   alertmanagerConfig,
   alertmanagerConfigProblems,
@@ -14,26 +13,9 @@ import {
 } from '../alertmanager/alertmanager-config.ts';
 import { defaultRunbookBase } from '../catalogue/alert-catalogue.ts';
 import { rulesFileName, rulesFileText, rulesTestFileName, rulesTestFileText } from '../rules/rules-files.ts';
-import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode, type FlagValues, type LeafCommand } from '../../common/cli/command-line.ts';
+import type { Generator } from './generator.ts';
 
-export interface GenCommandIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
-
-export interface GeneratedFile {
-  /** Relative to the output directory; `/` separates the folders made under it. */
-  readonly name: string;
-  readonly text: string;
-}
-
-export interface Generator {
-  readonly name: string;
-  readonly usage: string;
-  readonly valueOptions: readonly string[];
-  /** The files, or a message saying what is wrong with the options. */
-  outputs(options: ReadonlyMap<string, string>): readonly GeneratedFile[] | string;
-}
+export type { GenCommandIo, GeneratedFile, Generator } from './generator.ts';
 
 export const alertmanagerFileName = 'alertmanager.yml';
 
@@ -109,63 +91,4 @@ const alertmanagerGenerator: Generator = {
   },
 };
 
-export const generators: readonly Generator[] = [rulesGenerator, alertmanagerGenerator, dashboardsGenerator];
-
-export const genUsage = `Usage: ./edgeward gen <what> <dir> [options]
-
-Writes generated configuration into <dir> (created if missing), replacing files of the same name.
-
-${generators.map((generator) => generator.usage).join('\n')}
-`;
-
-/** Each generator's options, as the values its `outputs` reads. */
-function optionsOf(generator: Generator, flags: FlagValues): Map<string, string> {
-  const options = new Map<string, string>();
-  for (const name of generator.valueOptions) {
-    const value = flags.text(name);
-    if (value !== undefined) options.set(name, value);
-  }
-  return options;
-}
-
-function leafOf(generator: Generator): LeafCommand {
-  return {
-    usage: `Usage: ./edgeward gen ${generator.usage.trimStart()}\n`,
-    flags: generator.valueOptions.map((name) => ({ name, kind: 'string' as const })),
-    arguments: ['dir'],
-    min: 1,
-    max: 1,
-    example: ['out'],
-    // The options' values are checked with the command line: a wrong one is a usage error before anything is written.
-    check: ({ flags }) => {
-      const outputs = generator.outputs(optionsOf(generator, flags));
-      return typeof outputs === 'string' ? outputs : undefined;
-    },
-  };
-}
-
-const tree: CommandNode = { usage: genUsage, subcommands: Object.fromEntries(generators.map((generator) => [generator.name, leafOf(generator)])) };
-
-/** `./edgeward gen ...`: its generators, and the parse the command runs first. */
-export const genCommandLine: CommandLine = commandLineOf('gen', tree);
-
-export async function runGenCommand(args: string[], io: GenCommandIo): Promise<number> {
-  const outcome = parseCommand('gen', tree, args);
-  if (outcome.kind !== 'run') return reportOutcome(outcome, io);
-  const generator = generators.find((candidate) => candidate.name === outcome.value.path[0])!;
-  const outputs = generator.outputs(optionsOf(generator, outcome.value.flags)) as readonly GeneratedFile[];
-  const dir = outcome.value.positional[0]!;
-  try {
-    mkdirSync(dir, { recursive: true });
-    for (const file of outputs) {
-      const path = join(dir, ...file.name.split('/'));
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, file.text);
-      io.stdout(`wrote ${path}\n`);
-    }
-  } catch (error) {
-    io.stderr(`edgeward gen: ${(error as Error).message}\n`);
-    return 1;
-  }
-  return 0;
-}
+export const alertGenerators: readonly Generator[] = [rulesGenerator, alertmanagerGenerator];

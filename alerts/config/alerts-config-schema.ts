@@ -7,6 +7,10 @@ import { formatKeyPath } from '../../common/config/key-path.ts';
 import { s } from '../../common/config/schema.ts';
 import type { HostPort, Loose, RuleFinding, SchemaContext } from '../../common/config/schema.ts';
 import { defaultRunbookBase } from '../catalogue/alert-catalogue.ts';
+import { monitoringMixin } from '../mixin/monitoring-mixin.ts';
+
+// The rules' defaults are the monitoring mixin's numbers, the ones the generated Prometheus rules use too.
+const mixin = monitoringMixin;
 
 /** `http://` or `https://` URL text, kept as written. */
 function url(what: string) {
@@ -95,39 +99,40 @@ const filesSchema = s.object({
 
 export const rulesSchema = s
   .object({
-    leaderlessTolerance: s.duration({ min: '1s', max: '1h' }).default('1m'),
-    noHealthyFor: s.duration({ min: '1s', max: '1h' }).default('30s'),
-    quorumLostFor: s.duration({ min: '1s', max: '1h' }).default('30s'),
+    leaderlessTolerance: s.duration({ min: '1s', max: '1h' }).default(mixin.leaderless.for),
+    readOnlyFor: s.duration({ min: 0, max: '24h' }).default(mixin.readOnly.for),
+    noHealthyFor: s.duration({ min: '1s', max: '1h' }).default(mixin.noControllerHealthy.for),
+    quorumLostFor: s.duration({ min: '1s', max: '1h' }).default(mixin.quorumLost.for),
     peerFlapping: s
       .object({
-        count: s.integer({ min: 2, max: 1000 }).default(3),
-        window: s.duration({ min: '10s', max: '24h' }).default('10m'),
+        count: s.integer({ min: 2, max: 1000 }).default(mixin.peerFlapping.count),
+        window: s.duration({ min: '10s', max: '24h' }).default(mixin.peerFlapping.window),
         pairWindow: s.duration({ min: 0, max: '1m' }).default('2s'),
       })
       .default({}),
     leadershipChurn: s
       .object({
-        count: s.integer({ min: 2, max: 1000 }).default(4),
-        window: s.duration({ min: '10s', max: '24h' }).default('10m'),
+        count: s.integer({ min: 2, max: 1000 }).default(mixin.leadershipChurn.count),
+        window: s.duration({ min: '10s', max: '24h' }).default(mixin.leadershipChurn.window),
         pairWindow: s.duration({ min: 0, max: '5m' }).default('10s'),
       })
       .default({}),
-    queueSustainedFor: s.duration({ min: '1s', max: '1h' }).default('1m'),
-    windowShrinkingFor: s.duration({ min: '1s', max: '1h' }).default('1m'),
+    queueSustainedFor: s.duration({ min: '1s', max: '1h' }).default(mixin.rateLimiterQueue.sustainedFor),
+    windowShrinkingFor: s.duration({ min: '1s', max: '1h' }).default(mixin.rateLimiterWindow.for),
     peerLatency: s
       .object({
-        factor: s.number({ min: 1.1, max: 1000 }).default(3),
-        floor: s.duration({ min: 0, max: '1m' }).default('20ms'),
-        sustainedFor: s.duration({ min: 0, max: '1h' }).default('1m'),
+        factor: s.number({ min: 1.1, max: 1000 }).default(mixin.peerLatency.factor),
+        floor: s.duration({ min: 0, max: '1m' }).default(mixin.peerLatency.floor),
+        sustainedFor: s.duration({ min: 0, max: '1h' }).default(mixin.peerLatency.sustainedFor),
         minHeartbeats: s.integer({ min: 1, max: 100_000 }).default(3),
         baselineIntervals: s.integer({ min: 3, max: 1000 }).default(20),
       })
       .default({}),
     commitLag: s
       .object({
-        entries: s.integer({ min: 1, max: 1_000_000_000 }).default(100),
-        behindFor: s.duration({ min: '1s', max: '24h' }).default('30s'),
-        sustainedFor: s.duration({ min: 0, max: '24h' }).default('1m'),
+        entries: s.integer({ min: 1, max: 1_000_000_000 }).default(mixin.commitLag.entries),
+        behindFor: s.duration({ min: '1s', max: '24h' }).default(mixin.commitLag.behindFor),
+        sustainedFor: s.duration({ min: 0, max: '24h' }).default(mixin.commitLag.sustainedFor),
       })
       .default({}),
     oneShotHold: s.duration({ min: '10s', max: '24h' }).default('15m'),

@@ -3,14 +3,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { generators } from '../cli/gen-command.ts';
+import { alertGenerators } from '../cli/gen-command.ts';
 
 const folder = new URL('./', import.meta.url);
 const rewrite = process.env.EDGEWARD_REWRITE === '1';
 
 // The dashboards have their own committed copy and check, in grafana/generated.
-const alertGenerators = generators.filter((generator) => generator.name === 'rules' || generator.name === 'alertmanager');
-assert.equal(alertGenerators.length, 2);
+assert.deepEqual(alertGenerators.map((generator) => generator.name), ['rules', 'alertmanager']);
 
 for (const generator of alertGenerators) {
   test(`alerts/generated holds what ./edgeward gen ${generator.name} writes with its defaults`, () => {

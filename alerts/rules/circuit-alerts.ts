@@ -1,21 +1,21 @@
 // Warnings about the data plane: bursts of connections the overlay could not carry to their service. Only the
 // failures of the overlay count (no terminator, no path over the links, a setup a router or the service's address
 // refused), not authorization refusals (no Dial policy, failed posture), which are the policies doing their job.
-import { byCluster, controllerSeries } from './promql-fragments.ts';
+import { monitoringMixin } from '../mixin/monitoring-mixin.ts';
+import { byCluster, controllerSeries, inWords } from './promql-fragments.ts';
 import type { AlertRule } from './rule-model.ts';
 import { controllerTarget, ramp, repeat, series, testCluster } from './testing/test-series.ts';
 
 const dialFailureCauses = ['SETUP_FAILED', 'NO_TERMINATORS', 'NO_PATH'];
-const burst = 10;
-const burstFor = '2m';
+const { burst, window: burstWindow, for: burstFor } = monitoringMixin.circuitDialFailures;
 
 export const circuitDialFailures: AlertRule = {
   name: 'EdgewardCircuitDialFailures',
-  expr: `sum by (${byCluster}) (increase(${controllerSeries('edgeward_circuit_failures_total', `cause=~"${dialFailureCauses.join('|')}"`)}[5m])) >= ${burst}`,
+  expr: `sum by (${byCluster}) (increase(${controllerSeries('edgeward_circuit_failures_total', `cause=~"${dialFailureCauses.join('|')}"`)}[${burstWindow}])) >= ${burst}`,
   for: burstFor,
   detail: ({ label, value }) =>
-    `The overlay of cluster ${label('cluster')} failed to carry ${value} connections to their services in the last 5 minutes (no terminator, no path, or a setup refused), for more than ${burstFor}.`,
-  rationale: `Every controller counts the circuits it refused or its routers could not set up. ${burst} or more in 5 minutes, for ${burstFor}, is a service whose hosting routers are gone, a partitioned link mesh or an unreachable service address, not one unlucky client; refusals by policy or posture are left out.`,
+    `The overlay of cluster ${label('cluster')} failed to carry ${value} connections to their services in the last ${inWords(burstWindow)} (no terminator, no path, or a setup refused), for more than ${burstFor}.`,
+  rationale: `Every controller counts the circuits it refused or its routers could not set up. ${burst} or more in ${inWords(burstWindow)}, for ${burstFor}, is a service whose hosting routers are gone, a partitioned link mesh or an unreachable service address, not one unlucky client; refusals by policy or posture are left out.`,
   tests: [
     {
       name: 'EdgewardCircuitDialFailures fires when dials keep failing across the cluster',

@@ -2,14 +2,16 @@
 // longer than the leaderless threshold (1m by default), on read-only mode and on lost quorum; it never pages on a
 // single election, so every `for:` here outlasts the election a planned restart causes (one or two election
 // timeouts, seen by Prometheus for at most a scrape or two).
-import { byCluster, byController, controllerSeries } from './promql-fragments.ts';
+import { monitoringMixin } from '../mixin/monitoring-mixin.ts';
+import { byCluster, byController, controllerSeries, inWords } from './promql-fragments.ts';
+import { leadershipGainedSeries } from './recording-rules.ts';
 import type { AlertRule } from './rule-model.ts';
 import { controllerTarget, down, repeat, series, testCluster, testControllers, type TestControllerId } from './testing/test-series.ts';
 
 const cluster = { cluster: testCluster };
 const of = (controller: TestControllerId) => ({ cluster: testCluster, controller });
 
-const leaderlessFor = '1m';
+const leaderlessFor = monitoringMixin.leaderless.for;
 export const clusterLeaderless: AlertRule = {
   name: 'EdgewardClusterLeaderless',
   expr: [
@@ -23,7 +25,7 @@ export const clusterLeaderless: AlertRule = {
   detail: ({ label, value }) =>
     `Controller ${label('controller')} of cluster ${label('cluster')} has known no raft leader for more than ${leaderlessFor}; connected voters, itself included: ${value}.`,
   rationale:
-    'A controller that is a member (it has voters) and knows no leader. 1m is the default leaderless threshold (cluster.warnWhenLeaderlessFor); an election takes one or two election timeouts. A controller waiting to be added has no voters and is left out.',
+    `A controller that is a member (it has voters) and knows no leader. ${leaderlessFor} is the default leaderless threshold (cluster.warnWhenLeaderlessFor); an election takes one or two election timeouts. A controller waiting to be added has no voters and is left out.`,
   tests: [
     {
       name: 'EdgewardClusterLeaderless fires when a controller has known no leader for over a minute',
@@ -59,7 +61,7 @@ export const clusterLeaderless: AlertRule = {
   ],
 };
 
-const noLeaderFor = '1m';
+const noLeaderFor = monitoringMixin.noControllerHealthy.for;
 export const noControllerHealthy: AlertRule = {
   name: 'EdgewardNoControllerHealthy',
   expr: [
@@ -71,7 +73,7 @@ export const noControllerHealthy: AlertRule = {
   detail: ({ label, value }) =>
     `No controller of cluster ${label('cluster')} has been the raft leader for more than ${noLeaderFor}; controllers answering scrapes: ${value}.`,
   rationale:
-    'Only the leader answers 200 on /health-checks/controller/raft, so "no controller returns 200" is "no controller that answers scrapes leads", including when none answers at all. A follower\'s 429 is normal and never counted. 1m outlasts a failover.',
+    `Only the leader answers 200 on /health-checks/controller/raft, so "no controller returns 200" is "no controller that answers scrapes leads", including when none answers at all. A follower's 429 is normal and never counted. ${noLeaderFor} outlasts a failover.`,
   tests: [
     {
       name: 'EdgewardNoControllerHealthy fires when every controller is up but none has led for over a minute',
@@ -113,7 +115,7 @@ export const noControllerHealthy: AlertRule = {
   ],
 };
 
-const readOnlyFor = '5m';
+const readOnlyFor = monitoringMixin.readOnly.for;
 export const clusterReadOnly: AlertRule = {
   name: 'EdgewardClusterReadOnly',
   expr: `max by (${byController}) (${controllerSeries('edgeward_cluster_read_only')}) == 1`,
@@ -146,7 +148,7 @@ export const clusterReadOnly: AlertRule = {
   ],
 };
 
-const quorumFor = '1m';
+const quorumFor = monitoringMixin.quorumLost.for;
 export const quorumLost: AlertRule = {
   name: 'EdgewardQuorumLost',
   expr: [
@@ -163,7 +165,7 @@ export const quorumLost: AlertRule = {
   detail: ({ label, value }) =>
     `Cluster ${label('cluster')} has had fewer voters connected than a majority for more than ${quorumFor}; connected voters, in the leader's view or without a leader the best view: ${value}.`,
   rationale:
-    'The leader\'s view is canonical (followers see part of the mesh); without a leader, the controller that sees the most voters. floor(voters/2)+1 is the majority. After a leader dies the followers may see only themselves until a candidate dials the other, so 1m.',
+    `The leader's view is canonical (followers see part of the mesh); without a leader, the controller that sees the most voters. floor(voters/2)+1 is the majority. After a leader dies the followers may see only themselves until a candidate dials the other, so ${quorumFor}.`,
   tests: [
     {
       name: 'EdgewardQuorumLost fires when two of three voters are gone and no leader is left',
@@ -217,13 +219,13 @@ export const quorumLost: AlertRule = {
   ],
 };
 
-const churnThreshold = 4;
+const { count: churnThreshold, window: churnWindow } = monitoringMixin.leadershipChurn;
 export const leadershipChurn: AlertRule = {
   name: 'EdgewardLeadershipChurn',
-  expr: `round(cluster:edgeward_raft_leadership_gained:increase15m) >= ${churnThreshold}`,
+  expr: `round(${leadershipGainedSeries}) >= ${churnThreshold}`,
   for: '1m',
-  detail: ({ label, value }) => `Cluster ${label('cluster')} elected ${value} leaders in the last 15 minutes.`,
-  rationale: `A rolling restart of three controllers elects at most three leaders (when every restart hits the leader); ${churnThreshold} or more within 15 minutes is churn. Counted across the cluster: each election is won on one controller, and a controller's first leadership (which creates its counter) counts too.`,
+  detail: ({ label, value }) => `Cluster ${label('cluster')} elected ${value} leaders in the last ${inWords(churnWindow)}.`,
+  rationale: `A rolling restart of three controllers elects at most three leaders (when every restart hits the leader); ${churnThreshold} or more within ${inWords(churnWindow)} is churn. Counted across the cluster: each election is won on one controller, and a controller's first leadership (which creates its counter) counts too.`,
   tests: [
     {
       name: 'EdgewardLeadershipChurn fires after four elections within 15 minutes',

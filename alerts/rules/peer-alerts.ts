@@ -1,17 +1,20 @@
 // Warnings about the channels between controllers: one peer disconnecting again and again, and heartbeat round
 // trips that jump above their own baseline. A single disconnect (a peer restarting) and a brief latency spike are
 // normal and stay silent.
+import { durationMs, durationSeconds, monitoringMixin, promDuration } from '../mixin/monitoring-mixin.ts';
+import { inWords } from './promql-fragments.ts';
+import { peerDisconnectsSeries, peerLatencyP99Series } from './recording-rules.ts';
 import type { AlertRule } from './rule-model.ts';
 import { controllerTarget, histogramBuckets, peerLatencyBuckets, repeat, series, testCluster } from './testing/test-series.ts';
 
-const flapThreshold = 3;
+const { count: flapThreshold, window: flapWindow } = monitoringMixin.peerFlapping;
 export const peerFlapping: AlertRule = {
   name: 'EdgewardPeerFlapping',
-  expr: `round(edgeward:peer_disconnects:increase10m) >= ${flapThreshold}`,
+  expr: `round(${peerDisconnectsSeries}) >= ${flapThreshold}`,
   for: '1m',
   detail: ({ label, value }) =>
-    `The channel from ${label('controller')} to peer ${label('peer_id')} (cluster ${label('cluster')}) closed ${value} times in the last 10 minutes.`,
-  rationale: `A peer that restarts closes its channels once; ${flapThreshold} closes of the same channel within 10 minutes ("several in 10 min", the HA monitoring guidance) is flapping. The first close of a peer, which creates its counter, is counted.`,
+    `The channel from ${label('controller')} to peer ${label('peer_id')} (cluster ${label('cluster')}) closed ${value} times in the last ${inWords(flapWindow)}.`,
+  rationale: `A peer that restarts closes its channels once; ${flapThreshold} closes of the same channel within ${inWords(flapWindow)} ("several in 10 min", the HA monitoring guidance) is flapping. The first close of a peer, which creates its counter, is counted.`,
   tests: [
     {
       name: 'EdgewardPeerFlapping fires when one peer channel closes three times in ten minutes',
@@ -42,9 +45,10 @@ export const peerFlapping: AlertRule = {
   ],
 };
 
-const jumpFactor = 3;
-const latencyFloorSeconds = 0.01;
-const latencyFor = '10m';
+const { factor: jumpFactor, floor, sustainedFor: slowFor, quantileWindow } = monitoringMixin.peerLatency;
+const latencyFloorSeconds = durationSeconds(floor);
+/** The p99 stays high for a quantile window after the round trips recover, so the rule holds that much longer. */
+const latencyFor = promDuration(durationMs(slowFor) + durationMs(quantileWindow));
 
 /** ctrl1's channel to ctrl2: 60 heartbeats a minute for 100 minutes, at `normal`, then at `jump` from `from` to `until`. */
 function latencyHistory(normal: number, jump: number, from: number, until: number) {
@@ -55,15 +59,15 @@ function latencyHistory(normal: number, jump: number, from: number, until: numbe
 export const peerLatencyJump: AlertRule = {
   name: 'EdgewardPeerLatencyJump',
   expr: [
-    `edgeward:peer_latency_seconds:p99_5m > ${latencyFloorSeconds}`,
+    `${peerLatencyP99Series} > ${latencyFloorSeconds}`,
     'and',
-    `edgeward:peer_latency_seconds:p99_5m > ${jumpFactor} * avg_over_time(edgeward:peer_latency_seconds:p99_5m[1h] offset 15m)`,
+    `${peerLatencyP99Series} > ${jumpFactor} * avg_over_time(${peerLatencyP99Series}[1h] offset 15m)`,
   ].join('\n'),
   for: latencyFor,
   valueFormat: 'humanizeDuration',
   detail: ({ label, value }) =>
     `The p99 heartbeat round trip from ${label('controller')} to ${label('channel_id')} (cluster ${label('cluster')}) is ${value}, over ${jumpFactor} times its average of the hour before, for more than ${latencyFor}.`,
-  rationale: `The channel's 5-minute p99 against its own average over the hour that ended 15 minutes ago (so the jump is not yet part of its baseline), at least ${jumpFactor} times higher and above ${latencyFloorSeconds * 1000} ms, so that a jump from 0.1 ms to 0.5 ms on a LAN is not an alert. A 5-minute p99 stays high for 5 minutes after a few seconds of slow heartbeats; ${latencyFor} means the round trips stayed slow for about 5 minutes.`,
+  rationale: `The channel's ${inWords(quantileWindow).replace(' minutes', '-minute')} p99 against its own average over the hour that ended 15 minutes ago (so the jump is not yet part of its baseline), at least ${jumpFactor} times higher and above ${latencyFloorSeconds * 1000} ms, so that a jump from 0.1 ms to 0.5 ms on a LAN is not an alert. A p99 over ${inWords(quantileWindow)} stays high for ${inWords(quantileWindow)} after a few seconds of slow heartbeats; ${latencyFor} means the round trips stayed slow for about ${inWords(slowFor)}.`,
   tests: [
     {
       name: 'EdgewardPeerLatencyJump fires when round trips jump from 0.5 ms to 250 ms and stay there',

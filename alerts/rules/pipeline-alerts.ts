@@ -1,13 +1,14 @@
 // Warnings about the monitoring itself: a process Prometheus cannot scrape (its metrics, and every rule that reads
 // them, are blind) and an alerts daemon that cannot hand its alerts to Alertmanager.
 import { clusterScopeController } from '../catalogue/alert-catalogue.ts';
+import { monitoringMixin } from '../mixin/monitoring-mixin.ts';
 import { scrapeNames } from '../prometheus/scrape-names.ts';
 import { alertsDaemonSeries, byCluster, edgewardTargetsUp } from './promql-fragments.ts';
 import type { AlertRule } from './rule-model.ts';
 import { alertsDaemonInstance, alertsDaemonTarget, controllerTarget, ramp, repeat, series, testCluster } from './testing/test-series.ts';
 
 const { labels, jobs } = scrapeNames;
-const downFor = '3m';
+const downFor = monitoringMixin.scrapeTargetDown.for;
 
 export const scrapeTargetDown: AlertRule = {
   name: 'EdgewardScrapeTargetDown',
@@ -53,7 +54,7 @@ export const scrapeTargetDown: AlertRule = {
   ],
 };
 
-const deliveryFor = '10m';
+const deliveryFor = monitoringMixin.alertDeliveryFailing.for;
 export const alertDeliveryFailing: AlertRule = {
   name: 'EdgewardAlertDeliveryFailing',
   expr: [

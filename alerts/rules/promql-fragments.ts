@@ -53,3 +53,12 @@ export function increaseWithNewSeries(series: string, window: string): string {
 export function nest(expr: string, spaces = 2): string {
   return expr.split('\n').join(`\n${' '.repeat(spaces)}`);
 }
+
+/** A mixin duration as the rules' descriptions say it: `15m` → `15 minutes`, `1h` → `1 hour`, `30s` → `30 seconds`. */
+export function inWords(duration: string): string {
+  const match = /^(\d+)(h|m|s)$/.exec(duration);
+  if (!match) return duration;
+  const count = Number(match[1]);
+  const unit = { h: 'hour', m: 'minute', s: 'second' }[match[2] as 'h' | 'm' | 's'];
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}

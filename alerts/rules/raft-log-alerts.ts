@@ -1,12 +1,13 @@
 // Warnings about each controller's copy of the raft log: a controller that falls behind the others in applying it,
 // and a log that keeps growing because snapshots no longer compact it.
-import { byCluster, byController, controllerSeries } from './promql-fragments.ts';
+import { monitoringMixin } from '../mixin/monitoring-mixin.ts';
+import { byCluster, byController, controllerSeries, inWords } from './promql-fragments.ts';
 import type { AlertRule } from './rule-model.ts';
 import { controllerTarget, down, ramp, repeat, series, testCluster } from './testing/test-series.ts';
 
 const of = (controller: 'ctrl1' | 'ctrl3') => ({ cluster: testCluster, controller });
 
-const lagFor = '5m';
+const { behindFor: lagBehind, sustainedFor: lagFor } = monitoringMixin.commitLag;
 export const commitLagHigh: AlertRule = {
   name: 'EdgewardCommitLagHigh',
   expr: [
@@ -15,14 +16,13 @@ export const commitLagHigh: AlertRule = {
     '(',
     `  max by (${byController}) (${controllerSeries('edgeward_raft_applied_index')})`,
     `  < on(${byCluster}) group_left`,
-    `  max by (${byCluster}) (${controllerSeries('edgeward_raft_applied_index')} offset 1m)`,
+    `  max by (${byCluster}) (${controllerSeries('edgeward_raft_applied_index')} offset ${lagBehind})`,
     ')',
   ].join('\n'),
   for: lagFor,
   detail: ({ label, value }) =>
-    `Controller ${label('controller')} of cluster ${label('cluster')} is ${value} raft entries behind the most advanced controller and has not reached where the cluster was a minute before, for more than ${lagFor}.`,
-  rationale:
-    'Controllers are scraped at different moments, so under load a healthy follower seems behind by up to a scrape interval of writes. A controller that has not even applied what the most advanced one had applied a minute before is really behind, whatever the write rate; sustained for 5m, as the spec asks of commit lag.',
+    `Controller ${label('controller')} of cluster ${label('cluster')} is ${value} raft entries behind the most advanced controller and has not reached where the cluster was ${inWords(lagBehind)} before, for more than ${lagFor}.`,
+  rationale: `Controllers are scraped at different moments, so under load a healthy follower seems behind by up to a scrape interval of writes. A controller that has not even applied what the most advanced one had applied ${inWords(lagBehind)} before is really behind, whatever the write rate; sustained for ${lagFor}.`,
   tests: [
     {
       name: 'EdgewardCommitLagHigh fires when a controller stops applying while the others go on',
@@ -53,8 +53,7 @@ export const commitLagHigh: AlertRule = {
   ],
 };
 
-const growthBytes = '16 * 1024 * 1024';
-const diskFor = '15m';
+const { growthBytes, for: diskFor } = monitoringMixin.raftDiskGrowth;
 export const raftDiskGrowth: AlertRule = {
   name: 'EdgewardRaftDiskGrowth',
   expr: [

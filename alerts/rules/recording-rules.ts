@@ -1,13 +1,23 @@
 // Recording rules: the series the alerts and the dashboards share, named `level:metric:operations`. `edgeward:`
 // series are per controller (labels cluster, controller, and channel_id or peer_id where the metric has one);
 // `cluster:` series are per cluster.
-import { byCluster, byController, controllerSeries, increaseWithNewSeries, nest } from './promql-fragments.ts';
+import { commitLagEntriesPromQL, monitoringMixin } from '../mixin/monitoring-mixin.ts';
+import { byCluster, byController, controllerSeries, inWords, increaseWithNewSeries, nest } from './promql-fragments.ts';
 import type { RecordingRule, RecordingTestCase } from './rule-model.ts';
 import { controllerTarget, ramp, repeat, series, testCluster } from './testing/test-series.ts';
 
 function histogramQuantile(quantile: number, metric: string, by: string, window: string): string {
   return `histogram_quantile(${quantile}, sum by (${by}, le) (rate(${controllerSeries(`${metric}_bucket`)}[${window}])))`;
 }
+
+const { peerFlapping, leadershipChurn, peerLatency } = monitoringMixin;
+
+/** Peer channel closes per peer over the flapping window. */
+export const peerDisconnectsSeries = `edgeward:peer_disconnects:increase${peerFlapping.window}`;
+/** Elections across the cluster over the churn window. */
+export const leadershipGainedSeries = `cluster:edgeward_raft_leadership_gained:increase${leadershipChurn.window}`;
+/** A peer channel's p99 heartbeat round trip over the latency quantile window. */
+export const peerLatencyP99Series = `edgeward:peer_latency_seconds:p99_${peerLatency.quantileWindow}`;
 
 export const recordingRules: readonly RecordingRule[] = [
   {
@@ -47,17 +57,13 @@ export const recordingRules: readonly RecordingRule[] = [
   },
   {
     record: 'edgeward:raft_commit_lag_entries',
-    expr: [
-      `max by (${byCluster}) (${controllerSeries('edgeward_raft_applied_index')})`,
-      `- on(${byCluster}) group_right`,
-      `max by (${byController}) (${controllerSeries('edgeward_raft_applied_index')})`,
-    ].join('\n'),
+    expr: commitLagEntriesPromQL(controllerSeries('edgeward_raft_applied_index')),
     meaning: 'Commit lag in raft entries: the cluster\'s highest applied index minus this controller\'s.',
   },
   {
-    record: 'edgeward:peer_latency_seconds:p99_5m',
-    expr: histogramQuantile(0.99, 'edgeward_peer_latency_seconds', `${byController}, channel_id`, '5m'),
-    meaning: 'p99 heartbeat round trip per peer channel over 5 minutes.',
+    record: peerLatencyP99Series,
+    expr: histogramQuantile(0.99, 'edgeward_peer_latency_seconds', `${byController}, channel_id`, peerLatency.quantileWindow),
+    meaning: `p99 heartbeat round trip per peer channel over ${inWords(peerLatency.quantileWindow)}.`,
   },
   {
     record: 'edgeward:peer_latency_seconds:p50_5m',
@@ -70,22 +76,22 @@ export const recordingRules: readonly RecordingRule[] = [
     meaning: 'p99 time of a raft command through the leader\'s rate limiter, proposal to apply, over 5 minutes (slow writes).',
   },
   {
-    record: 'edgeward:peer_disconnects:increase10m',
+    record: peerDisconnectsSeries,
     expr: [
       `sum by (${byController}, peer_id) (`,
-      `  ${nest(increaseWithNewSeries(controllerSeries('edgeward_peer_disconnects_total'), '10m'))}`,
+      `  ${nest(increaseWithNewSeries(controllerSeries('edgeward_peer_disconnects_total'), peerFlapping.window))}`,
       `)`,
     ].join('\n'),
-    meaning: 'Peer channel closes per peer over 10 minutes, a peer\'s first close included.',
+    meaning: `Peer channel closes per peer over ${inWords(peerFlapping.window)}, a peer's first close included.`,
   },
   {
-    record: 'cluster:edgeward_raft_leadership_gained:increase15m',
+    record: leadershipGainedSeries,
     expr: [
       `sum by (${byCluster}) (`,
-      `  ${nest(increaseWithNewSeries(controllerSeries('edgeward_raft_leadership_gained_total'), '15m'))}`,
+      `  ${nest(increaseWithNewSeries(controllerSeries('edgeward_raft_leadership_gained_total'), leadershipChurn.window))}`,
       `)`,
     ].join('\n'),
-    meaning: 'Leaders elected in the cluster over 15 minutes (each election is won on one controller).',
+    meaning: `Leaders elected in the cluster over ${inWords(leadershipChurn.window)} (each election is won on one controller).`,
   },
 ];
 
@@ -145,8 +151,8 @@ export const recordingRuleTests: readonly RecordingTestCase[] = [
     checks: [
       {
         at: '10m',
-        expr: 'edgeward:peer_latency_seconds:p99_5m',
-        samples: [{ labels: `edgeward:peer_latency_seconds:p99_5m{channel_id="ctrl2",cluster="${testCluster}",controller="ctrl1"}`, value: 0.0004975 }],
+        expr: peerLatencyP99Series,
+        samples: [{ labels: `${peerLatencyP99Series}{channel_id="ctrl2",cluster="${testCluster}",controller="ctrl1"}`, value: 0.0004975 }],
       },
       {
         at: '10m',
@@ -167,10 +173,10 @@ export const recordingRuleTests: readonly RecordingTestCase[] = [
     checks: [
       {
         at: '19m',
-        expr: 'edgeward:peer_disconnects:increase10m',
+        expr: peerDisconnectsSeries,
         samples: [
-          { labels: `edgeward:peer_disconnects:increase10m{cluster="${testCluster}",controller="ctrl1",peer_id="ctrl2"}`, value: 1 },
-          { labels: `edgeward:peer_disconnects:increase10m{cluster="${testCluster}",controller="ctrl1",peer_id="ctrl3"}`, value: 3 },
+          { labels: `${peerDisconnectsSeries}{cluster="${testCluster}",controller="ctrl1",peer_id="ctrl2"}`, value: 1 },
+          { labels: `${peerDisconnectsSeries}{cluster="${testCluster}",controller="ctrl1",peer_id="ctrl3"}`, value: 3 },
         ],
       },
     ],
@@ -186,8 +192,8 @@ export const recordingRuleTests: readonly RecordingTestCase[] = [
     checks: [
       {
         at: '11m',
-        expr: 'edgeward:peer_disconnects:increase10m',
-        samples: [{ labels: `edgeward:peer_disconnects:increase10m{cluster="${testCluster}",controller="ctrl1",peer_id="ctrl2"}`, value: 3 }],
+        expr: peerDisconnectsSeries,
+        samples: [{ labels: `${peerDisconnectsSeries}{cluster="${testCluster}",controller="ctrl1",peer_id="ctrl2"}`, value: 3 }],
       },
     ],
   },
@@ -203,8 +209,8 @@ export const recordingRuleTests: readonly RecordingTestCase[] = [
     checks: [
       {
         at: '11m',
-        expr: 'cluster:edgeward_raft_leadership_gained:increase15m',
-        samples: [{ labels: `cluster:edgeward_raft_leadership_gained:increase15m{cluster="${testCluster}"}`, value: 4 }],
+        expr: leadershipGainedSeries,
+        samples: [{ labels: `${leadershipGainedSeries}{cluster="${testCluster}"}`, value: 4 }],
       },
     ],
   },

@@ -1,6 +1,7 @@
 // The first dashboard an operator opens: who leads, whether a quorum is up, read-only mode, commit lag, leadership
 // changes and the alerts, each alert linked to its runbook.
 import { MappingType } from '@grafana/grafana-foundation-sdk/dashboard';
+import { monitoringMixin } from '../../alerts/mixin/monitoring-mixin.ts';
 import { alertQueries } from '../queries/alert-queries.ts';
 import { clusterQueries } from '../queries/cluster-queries.ts';
 import { alertTiles, firingCountPanel, firingTables } from './alert-panels.ts';
@@ -8,6 +9,8 @@ import { buildDashboard, type DashboardOptions } from './dashboard-frame.ts';
 import { colors, statPanel, stateTimelinePanel, tablePanel, thresholdSteps, timeSeriesPanel } from './panel-builders.ts';
 
 export const clusterOverviewUid = 'edgeward-cluster-overview';
+
+const { commitLag } = monitoringMixin;
 
 const readOnlyMappings = [
   { type: MappingType.ValueToText, options: { '0': { text: 'read-write', color: colors.ok, index: 0 }, '1': { text: 'read-only', color: colors.critical, index: 1 } } },
@@ -89,9 +92,9 @@ export function clusterOverview(options: DashboardOptions) {
             timeSeriesPanel(
               {
                 title: 'Commit lag',
-                description: 'Raft entries each controller has applied fewer than the most advanced one. The alerts daemon warns above 100 entries held 30 s.',
+                description: `Raft entries each controller has applied fewer than the most advanced one. EdgewardCommitLagHigh warns on a controller ${commitLag.behindFor} behind (the alerts daemon also at ${commitLag.entries} entries), held ${commitLag.sustainedFor}.`,
                 queries: [clusterQueries.commitLag],
-                thresholds: thresholdSteps([null, colors.ok], [100, colors.warning]),
+                thresholds: thresholdSteps([null, colors.ok], [commitLag.entries, colors.warning]),
                 min: 0,
               },
               { thresholdLines: true },

@@ -5,8 +5,11 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
 import { edgewardDatasource } from '../dashboards/datasource.ts';
-import { runGenCommand } from '../../alerts/cli/gen-command.ts';
+import { genCommand } from '../../alerts/cli/generator.ts';
+import { dashboardsGenerator } from './dashboards-generator.ts';
 import { generatedFiles } from './write-dashboards.ts';
+
+const runGenCommand = genCommand([dashboardsGenerator]).run;
 
 const dir = mkdtempSync(join(tmpdir(), 'edgeward-gen-dashboards-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

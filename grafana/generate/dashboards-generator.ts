@@ -1,6 +1,7 @@
 // `./edgeward gen dashboards <dir>`: the Grafana dashboards and provisioning files, as one entry of the `gen`
-// command's table of generators (alerts/cli/gen-command.ts parses the arguments and writes the files).
-import type { Generator } from '../../alerts/cli/gen-command.ts';
+// command's table of generators (alerts/cli/generator.ts parses the arguments and writes the files; the table is
+// server/cli/gen-command.ts).
+import type { Generator } from '../../alerts/cli/generator.ts';
 import { defaultRunbookBase } from '../../alerts/catalogue/alert-catalogue.ts';
 import { defaultDashboardsPath, defaultDatasourceUrl } from './provisioning-files.ts';
 import { dashboardsFolder, generatedFiles, generateOptionProblems, type GenerateOptions } from './write-dashboards.ts';

@@ -1,5 +1,6 @@
 // The cluster as a whole: who leads, which members are up, read-only mode, commit lag and leadership changes.
 // Cluster-wide, so not narrowed by `$controller`: the leader may be a controller the viewer did not pick.
+import { commitLagEntriesPromQL } from '../../alerts/mixin/monitoring-mixin.ts';
 import { defineQueries } from './catalogue-query.ts';
 import { clusterControllers, rateWindow } from './promql-selectors.ts';
 
@@ -89,7 +90,7 @@ export const clusterQueries = defineQueries('cluster', {
   },
   commitLag: {
     title: 'Commit lag: entries behind the most advanced controller',
-    expr: `max by (cluster) (edgeward_raft_applied_index${all}) - on (cluster) group_right () max by (cluster, controller) (edgeward_raft_applied_index${all})`,
+    expr: commitLagEntriesPromQL(`edgeward_raft_applied_index${all}`),
     legend: '{{controller}}',
     unit: 'short',
     metrics: ['edgeward_raft_applied_index'],

@@ -28,7 +28,7 @@ export const commandLineLoaders: Readonly<Record<string, () => Promise<CommandLi
   edge: async () => (await import('./edge/edge-command.ts')).edgeCommandLine,
   alerts: async () => (await import('../../alerts/cli/alerts-command.ts')).alertsCommandLine,
   dashboard: async () => (await import('../../dashboard/cli/dashboard-command.ts')).dashboardCommandLine,
-  gen: async () => (await import('../../alerts/cli/gen-command.ts')).genCommandLine,
+  gen: async () => (await import('./gen-command.ts')).genCommandLine,
   raft: async () => (await import('./raft-command.ts')).raftCommandLine,
   version: async () => versionCommandLine,
 };

@@ -20,7 +20,7 @@ const commands: Readonly<Record<string, () => Promise<CommandRunner>>> = {
     return (args, io) => runPkiCommand(args, { stdout: io.stdout, stderr: io.stderr });
   },
   demo: async () => (await import('./demo-command.ts')).runDemoCommand,
-  gen: async () => (await import('../../alerts/cli/gen-command.ts')).runGenCommand,
+  gen: async () => (await import('./gen-command.ts')).runGenCommand,
   edge: async () => (await import('./edge/edge-command.ts')).runEdgeCommand,
   install: async () => (await import('./install/install-command.ts')).runInstallCommand,
   uninstall: async () => (await import('./install/install-command.ts')).runUninstallCommand,

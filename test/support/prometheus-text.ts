@@ -1,6 +1,8 @@
 // Reads Prometheus text exposition (format 0.0.4) the way a scraper does, for tests that check what a /metrics
-// serves: families with their TYPE and HELP, and every sample with its labels. Also checks a text against a
-// metric contract (common/telemetry/metric-names.ts).
+// serves: families with their TYPE and HELP, and every sample with its labels. The parsing is the product's one
+// parser (alerts/core/metrics/prometheus-text.ts), stricter here: a line it cannot read fails the test. Also checks
+// a text against a metric contract (common/telemetry/metric-names.ts).
+import { parsePrometheusText } from '../../alerts/core/metrics/prometheus-text.ts';
 import type { MetricContract } from '../../common/telemetry/metric-names.ts';
 
 export interface Sample {
@@ -16,40 +18,25 @@ export interface Family {
   readonly samples: Sample[];
 }
 
-const sampleLine = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/;
-const label = /\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(?:,|$)/y;
-
 export function parseExposition(text: string): Map<string, Family> {
+  const parsed = parsePrometheusText(text);
+  if (parsed.errors.length > 0) {
+    const lines = text.split('\n');
+    throw new Error(parsed.errors.map((error) => `line ${error.line}: ${error.message}: ${lines[error.line - 1]}`).join('\n'));
+  }
   const families = new Map<string, Family>();
   const family = (name: string): Family => {
     let found = families.get(name);
     if (!found) families.set(name, (found = { name, samples: [] }));
     return found;
   };
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    const meta = /^# (HELP|TYPE) (\S+) ?(.*)$/.exec(line);
-    if (meta) {
-      if (meta[1] === 'TYPE') family(meta[2]!).type = meta[3];
-      else family(meta[2]!).help = meta[3];
-      continue;
-    }
-    if (line.startsWith('#')) continue;
-    const match = sampleLine.exec(line);
-    if (!match) throw new Error(`not a sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    const body = match[2] ?? '';
-    label.lastIndex = 0;
-    while (label.lastIndex < body.length) {
-      const start = label.lastIndex;
-      const pair = label.exec(body);
-      if (!pair) throw new Error(`bad labels at ${start} in: ${line}`);
-      labels[pair[1]!] = pair[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
-    }
-    const name = match[1]!;
+  for (const [name, type] of parsed.types) family(name).type = type;
+  for (const [name, help] of parsed.help) family(name).help = help;
+  for (const { name, labels, value } of parsed.samples) {
+    // A histogram's _bucket, _sum and _count samples belong to its family.
     const histogram = /^(.*)_(bucket|sum|count)$/.exec(name);
     const owner = histogram && families.get(histogram[1]!)?.type === 'histogram' ? histogram[1]! : name;
-    family(owner).samples.push({ name, labels, value: Number(match[3]) });
+    family(owner).samples.push({ name, labels, value });
   }
   return families;
 }

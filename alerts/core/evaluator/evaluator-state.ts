@@ -51,7 +51,8 @@ export interface EvaluatorState {
   readonly firing: Record<string, FiringAlert>;
   /** controller → the time of the newest leaderless/has-leader record applied, and a pending start. */
   readonly leaderless: Record<string, { lastAt: number; pendingSince?: number }>;
-  readonly readOnly: Record<string, { lastAt: number }>;
+  /** controller → the newest read-only/read-write record applied, and a read-only start held for `readOnlyFor`. */
+  readonly readOnly: Record<string, { lastAt: number; pendingSince?: number; pendingWhat?: string }>;
   /** instanceKey of a one-shot warning → its last match. */
   readonly oneShot: Record<string, number>;
   /** controller → peer → disconnects. */

@@ -11,7 +11,7 @@ const settings: EvaluatorSettings = {
   controllers: ['ctrl1', 'ctrl2'],
   commitLagControllers: ['ctrl1', 'ctrl2'],
   preferredLeaders: [],
-  rules: defaultRuleSettings({ leaderlessTolerance: '30s' }),
+  rules: defaultRuleSettings({ leaderlessTolerance: '30s', readOnlyFor: '0s', noHealthyFor: '30s' }),
 };
 
 describe('Evaluator', () => {

@@ -15,7 +15,7 @@ import type { EvaluatorState, FiringAlert } from './evaluator-state.ts';
 import { evaluatePeerLatency } from './latency-jump.ts';
 import type { Observation } from './observations.ts';
 import { dropStaleMetrics, evaluateNoHealthy, evaluateQuorum, noteHealth, noteMetrics } from './poll-rules.ts';
-import { applyEffect, expireLeaderlessTolerance, expireOneShots, notePreferredPeers, slideWindows } from './record-rules.ts';
+import { applyEffect, expireLeaderlessTolerance, expireOneShots, expireReadOnlyHold, notePreferredPeers, slideWindows } from './record-rules.ts';
 import { recordTime } from './rule-context.ts';
 import type { RuleContext } from './rule-context.ts';
 import type { EvaluatorSettings } from './rule-settings.ts';
@@ -76,6 +76,7 @@ export class Evaluator {
       case 'tick':
         forgetUnconfigured(ctx);
         expireLeaderlessTolerance(ctx);
+        expireReadOnlyHold(ctx);
         expireOneShots(ctx);
         slideWindows(ctx);
         evaluateNoHealthy(ctx);

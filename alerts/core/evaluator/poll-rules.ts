@@ -54,9 +54,13 @@ function clearStateAlertsFromPoll(ctx: RuleContext, controller: string, view: Co
     }
   }
   const readOnly = ctx.state.readOnly[controller];
-  if (view.readOnly === false && readOnly && settled(readOnly.lastAt) && ctx.book.isFiring('EdgewardClusterReadOnly', { controller })) {
-    readOnly.lastAt = ctx.now;
-    ctx.book.resolve('EdgewardClusterReadOnly', { controller }, ctx.now);
+  if (view.readOnly === false && readOnly && settled(readOnly.lastAt)) {
+    delete readOnly.pendingSince;
+    delete readOnly.pendingWhat;
+    if (ctx.book.isFiring('EdgewardClusterReadOnly', { controller })) {
+      readOnly.lastAt = ctx.now;
+      ctx.book.resolve('EdgewardClusterReadOnly', { controller }, ctx.now);
+    }
   }
 }
 

@@ -39,12 +39,13 @@ export function applyEffect(ctx: RuleContext, effect: Effect, facts: RecordFacts
 
 /** The newest record about a state alert wins; an older one (the same transition read later from the other file) is
  * ignored. */
-function stateEntry(ctx: RuleContext, alert: StateAlert, controller: string): { lastAt: number; pendingSince?: number } {
+function stateEntry(ctx: RuleContext, alert: StateAlert, controller: string): { lastAt: number; pendingSince?: number; pendingWhat?: string } {
   const table = alert === 'EdgewardClusterLeaderless' ? ctx.state.leaderless : ctx.state.readOnly;
   return (table[controller] ??= { lastAt: Number.NEGATIVE_INFINITY });
 }
 
 function raise(ctx: RuleContext, alert: StateAlert, facts: RecordFacts): void {
+  if (alert === 'EdgewardClusterReadOnly' && ctx.settings.rules.readOnlyFor > 0) return readOnlyPending(ctx, facts);
   const entry = stateEntry(ctx, alert, facts.controller);
   if (facts.at < entry.lastAt) return;
   entry.lastAt = facts.at;
@@ -52,11 +53,37 @@ function raise(ctx: RuleContext, alert: StateAlert, facts: RecordFacts): void {
   ctx.book.fire(alert, { controller: facts.controller }, facts.at, `${facts.controller}: ${facts.what}.`);
 }
 
+/** Read-only mode pages only when it outlasts `readOnlyFor`: a rolling upgrade passes through it (as the Prometheus
+ * rule's `for:` says, from the same monitoring mixin value). */
+function readOnlyPending(ctx: RuleContext, facts: RecordFacts): void {
+  const entry = (ctx.state.readOnly[facts.controller] ??= { lastAt: Number.NEGATIVE_INFINITY });
+  if (facts.at < entry.lastAt) return;
+  entry.lastAt = facts.at;
+  if (entry.pendingSince !== undefined || ctx.book.isFiring('EdgewardClusterReadOnly', { controller: facts.controller })) return;
+  entry.pendingSince = facts.at;
+  entry.pendingWhat = facts.what;
+  expireReadOnlyHold(ctx);
+}
+
+/** On a tick (and on a late record): a read-only start not cleared within `readOnlyFor` pages. */
+export function expireReadOnlyHold(ctx: RuleContext): void {
+  const hold = ctx.settings.rules.readOnlyFor;
+  for (const [controller, entry] of Object.entries(ctx.state.readOnly)) {
+    if (entry.pendingSince === undefined || ctx.now - entry.pendingSince < hold) continue;
+    const since = entry.pendingSince;
+    const what = entry.pendingWhat ?? 'read-only mode';
+    delete entry.pendingSince;
+    delete entry.pendingWhat;
+    ctx.book.fire('EdgewardClusterReadOnly', { controller }, since + hold, `${controller}: ${what}, and still read-only after ${formatMs(hold)}.`);
+  }
+}
+
 function clear(ctx: RuleContext, alert: StateAlert, facts: RecordFacts): void {
   const entry = stateEntry(ctx, alert, facts.controller);
   if (facts.at < entry.lastAt) return;
   entry.lastAt = facts.at;
   delete entry.pendingSince;
+  delete entry.pendingWhat;
   ctx.book.resolve(alert, { controller: facts.controller }, facts.at);
 }
 

@@ -4,6 +4,9 @@
 export interface RuleSettings {
   /** `state.is_leaderless` pages when no `state.has_leader` from the same controller follows within this. */
   readonly leaderlessTolerance: number;
+  /** `state.ro` (or the "entering read-only mode" line) pages when no `state.rw` from the same controller follows
+   * within this; 0 pages at once. */
+  readonly readOnlyFor: number;
   /** No controller answering 200 on /health-checks/controller/raft for this long pages. */
   readonly noHealthyFor: number;
   /** Fewer than a majority of voters connected for this long pages. */

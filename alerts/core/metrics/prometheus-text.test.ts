@@ -51,6 +51,8 @@ describe('parsePrometheusText', () => {
     assert.deepEqual(parseSampleLine('a_total{x="1",} 1e3 1700000000000'), { name: 'a_total', labels: { x: '1' }, value: 1000, timestamp: 1700000000000 });
     assert.deepEqual(parseSampleLine('  b { x = "y" }\t-Inf'), { name: 'b', labels: { x: 'y' }, value: Number.NEGATIVE_INFINITY });
     assert.ok(Number.isNaN((parseSampleLine('c NaN') as { value: number }).value));
+    assert.ok(Number.isNaN((parseSampleLine('nodejs_eventloop_lag_mean_seconds Nan') as { value: number }).value), 'prom-client\'s spelling');
+    assert.equal((parseSampleLine('h -inf') as { value: number }).value, Number.NEGATIVE_INFINITY);
     assert.equal((parseSampleLine('d +Inf') as { value: number }).value, Number.POSITIVE_INFINITY);
     assert.equal((parseSampleLine('e -0.5') as { value: number }).value, -0.5);
     assert.equal((parseSampleLine('f:g .5') as { value: number }).value, 0.5);

@@ -140,16 +140,11 @@ export function parseSampleLine(line: string): Sample | string {
   return { name, labels, value };
 }
 
+/** As Go's ParseFloat, which Prometheus reads values with: NaN and Inf in any case (prom-client writes `Nan`). */
 function parseValue(text: string): number | undefined {
-  switch (text) {
-    case 'NaN':
-      return Number.NaN;
-    case '+Inf':
-    case 'Inf':
-      return Number.POSITIVE_INFINITY;
-    case '-Inf':
-      return Number.NEGATIVE_INFINITY;
-  }
+  if (/^nan$/i.test(text)) return Number.NaN;
+  const infinity = /^([-+]?)inf(inity)?$/i.exec(text);
+  if (infinity) return infinity[1] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) return undefined;
   return Number(text);
 }

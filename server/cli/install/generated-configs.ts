@@ -3,7 +3,7 @@
 // a prometheus.yml for one controller that installs as /etc/edgeward/prometheus/prometheus.yml.
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runGenCommand } from '../../../alerts/cli/gen-command.ts';
+import { runGenCommand } from '../gen-command.ts';
 import { prometheusConfig } from '../../../alerts/prometheus/prometheus-config.ts';
 import { releasePaths } from './release-tree.ts';
 

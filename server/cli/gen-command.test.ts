@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
-import { rulesFileText, rulesTestFileText } from '../rules/rules-files.ts';
+import { rulesFileText, rulesTestFileText } from '../../alerts/rules/rules-files.ts';
 import { runGenCommand } from './gen-command.ts';
 
-const cliEntry = fileURLToPath(new URL('../../server/cli/main.ts', import.meta.url));
+const cliEntry = fileURLToPath(new URL('./main.ts', import.meta.url));
 const tsxLoader = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const dir = mkdtempSync(join(tmpdir(), 'edgeward-gen-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
