@@ -110,7 +110,7 @@ export const logRules: readonly LogRule[] = [
       { needle: 'CLUSTER_NO_LEADER', component: 'web', msg: 'request refused', fieldEquals: { code: 'CLUSTER_NO_LEADER' } },
       // server/agent/agent-server.ts (an operator's cluster command)
       writeRefused('agent', 'agent command failed'),
-      // server/auth/password-failures.ts, server/edge/mfa-service.ts: a failed attempt could not be recorded
+      // server/edge/login/password-failures.ts, server/edge/mfa-service.ts: a failed attempt could not be recorded
       writeRefused('auth', 'could not record a failed password attempt'),
       writeRefused('mfa', 'could not record a failed MFA code'),
       // server/controller/controller.ts: the API sessions' batched bookkeeping
