@@ -1,8 +1,9 @@
 // Module boundaries the architecture promises, checked on every test run: domain code never imports Koa or the web
 // layer, pure folders never touch the clock, disk or network, router/ shares code with server/ only through common/,
-// and no test is skipped or focused.
+// no test is skipped or focused, and no composition root grows a function over 100 lines.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { longFunctions } from './function-length.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -96,6 +97,17 @@ for (const rule of rules) {
         .forEach((line, index) => {
           if (rule.forbidden.test(line)) violations.push(`${relative(root, file)}:${index + 1}: ${rule.why}: ${line.trim()}`);
         });
+    }
+  }
+}
+
+// Composition roots stay a readable start order, their parts in files named for their job (issue 37).
+const maxFunctionLines = 100;
+for (const folder of ['server/controller', 'router/run', 'server/demo', 'dashboard/page-server']) {
+  for (const file of sourceFiles(join(root, folder))) {
+    if (file.endsWith('.test.ts')) continue;
+    for (const found of longFunctions(file, readFileSync(file, 'utf8'), maxFunctionLines)) {
+      violations.push(`${relative(root, file)}:${found.line}: ${found.name} is ${found.lines} lines, over ${maxFunctionLines}: split it into parts named for their job`);
     }
   }
 }

@@ -64,21 +64,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
   for (const [index, web] of config.web.entries()) {
     const tls = web.identity ? await readIdentity(web.identity, `web[${index}].identity`, problems) : identity;
     if (!tls) continue;
-    webs.push({
-      name: web.name,
-      bindPoints: web.bindPoints.map((point) => ({ interfaceHost: point.interface.host, interfacePort: point.interface.port, address: `${point.address.host}:${point.address.port}` })),
-      apis: web.apis.map((api) => api.binding),
-      tls,
-      maxBodyBytes: web.options.maxBodyBytes,
-      idleTimeoutMs: web.options.idleTimeout,
-      readTimeoutMs: web.options.readTimeout,
-      writeTimeoutMs: web.options.writeTimeout,
-      requestTimeoutMs: web.options.requestTimeout,
-      handshakeTimeoutMs: web.options.handshakeTimeout,
-      maxConnections: web.options.maxConnections,
-      minTlsVersion: tlsVersion(web.options.minTLSVersion),
-      maxTlsVersion: tlsVersion(web.options.maxTLSVersion),
-    });
+    webs.push(webListenerOf(web, tls));
   }
   const signer = config.edge.enrollment.signingCert ? await readSigningCert(config.edge.enrollment.signingCert, problems) : undefined;
   if (problems.length > 0 || id === undefined || !identity) return { problems };
@@ -150,6 +136,25 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
             : { type: 'stdout' },
       })),
     },
+  };
+}
+
+/** One `web` entry as the controller serves it. */
+function webListenerOf(web: ControllerConfig['web'][number], tls: TlsMaterial): WebListener {
+  return {
+    name: web.name,
+    bindPoints: web.bindPoints.map((point) => ({ interfaceHost: point.interface.host, interfacePort: point.interface.port, address: `${point.address.host}:${point.address.port}` })),
+    apis: web.apis.map((api) => api.binding),
+    tls,
+    maxBodyBytes: web.options.maxBodyBytes,
+    idleTimeoutMs: web.options.idleTimeout,
+    readTimeoutMs: web.options.readTimeout,
+    writeTimeoutMs: web.options.writeTimeout,
+    requestTimeoutMs: web.options.requestTimeout,
+    handshakeTimeoutMs: web.options.handshakeTimeout,
+    maxConnections: web.options.maxConnections,
+    minTlsVersion: tlsVersion(web.options.minTLSVersion),
+    maxTlsVersion: tlsVersion(web.options.maxTLSVersion),
   };
 }
 

@@ -14,48 +14,18 @@ import { callAgent } from '../agent/agent-client.ts';
 import { initPki, issueControllerCertificate, controllerPaths, pkiPaths } from '../../common/pki/pki-directory.ts';
 import { freeLoopbackPort } from './loopback-port.ts';
 import { spawnEdgeward } from './child-process.ts';
-import { formCluster, until } from './demo-cluster.ts';
-import { demoRouterNames, managementSession, planRouter, provisionRouters, refuseIfRouterRunning, waitForRouterLinks, type DemoRouter, type RouterPlan } from './demo-routers.ts';
-import { ensureDemoDataPlane, waitForDataPlane, type DemoDataPlane } from './demo-data-plane.ts';
+import { bringUp, type DemoRun } from './demo-bring-up.ts';
+import { demoRouterNames, planRouter, refuseIfRouterRunning, type DemoRouter, type RouterPlan } from './demo-routers.ts';
+import type { DemoController, DemoState } from './demo-state.ts';
+import { supervised, type SupervisionContext } from './demo-supervision.ts';
 import { demoRouterHost, demoServiceName } from './demo-router-config.ts';
-import { startEchoServer, type EchoServer } from './echo-server.ts';
-import { layOutStatusPage, preferredStatusPagePort, storedStatusPagePort } from './demo-status-page.ts';
+import { preferredStatusPagePort, storedStatusPagePort } from './demo-status-page.ts';
 import { layOutObservabilityStack, spawnStackCommand, storedStackPorts, waitForStackReady, type ObservabilityStack, type StackCommand, type StackPorts } from './observability-stack.ts';
-import { Supervisor } from './supervisor.ts';
+import type { Supervisor } from './supervisor.ts';
 import { waitForHealthy } from './wait-for-health.ts';
 
-export interface DemoController {
-  id: string;
-  pid: number;
-  config: string;
-  clientApi: string;
-  managementApi: string;
-  healthChecks: string;
-  metrics: string;
-  agentSocket: string;
-  dataDir: string;
-  logFile: string;
-  eventsFile: string;
-}
-
+export type { DemoController, DemoState } from './demo-state.ts';
 export type { DemoRouter } from './demo-routers.ts';
-
-export interface DemoState {
-  controllers: DemoController[];
-  routers: DemoRouter[];
-  caBundle: string;
-  admin: { username: string; passwordFile: string };
-  prometheus: { url: string };
-  alertmanager: { url: string };
-  /** The alerts daemon: its pid (updated when restarted) and its /metrics. */
-  alerts: { pid: number; metrics: string };
-  /** Where the local pager receiver appends every alert Alertmanager sends it. */
-  pager: { log: string };
-  /** The status page: its URL and its pid (updated when restarted). */
-  dashboard: { url: string; pid: number };
-  /** The overlay's demo service: router1's proxy port for it and the echo server behind router2. */
-  dataPlane: DemoDataPlane;
-}
 
 /** What the summary prints about a router beyond its demo.json entry. */
 export interface DemoRouterDetails {
@@ -106,6 +76,118 @@ interface ControllerPlan {
 
 export async function startDemo(dataFolder: string, log: (line: string) => void, options: StartDemoOptions = {}): Promise<RunningDemo> {
   const timeoutMs = options.timeoutMs ?? 120_000;
+  const layout = await layOutDemo(dataFolder, log);
+  const { state, stateFile, plans, routerPlans, stack, caPem } = layout;
+  let published = false;
+  const persist = () => {
+    if (!published) return;
+    writeFileSync(`${stateFile}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+    renameSync(`${stateFile}.tmp`, stateFile);
+  };
+  let stopping = false;
+  let endDemo: (reason: string) => void = () => undefined;
+  const unexpectedExit = new Promise<string>((resolveExit) => (endDemo = resolveExit));
+  const supervision: SupervisionContext = { log, stateFile, persist, stopping: () => stopping, endDemo: (reason) => endDemo(reason) };
+  const supervisors: Supervisor[] = plans.map((plan) =>
+    supervised(supervision, {
+      name: `controller ${plan.entry.id}`,
+      spawn: () => spawnEdgeward(['controller', 'run', plan.entry.config], { outputFile: plan.entry.logFile }),
+      logFile: plan.entry.logFile,
+      onPid: (pid) => (plan.entry.pid = pid),
+      readyAgain: (current) => waitForHealthy(plan.entry.healthChecks, caPem, timeoutMs, current),
+      readyAgainLine: `controller ${plan.entry.id} is healthy again`,
+      onCleanExit: () => {
+        if (supervisors.every((supervisor) => !supervisor.up)) endDemo('every controller has exited');
+      },
+    }),
+  );
+  // Routers are supervised the same way; they are started once the cluster has formed and they are enrolled.
+  const routerSupervisors = routerPlans.map((plan) =>
+    supervised(supervision, {
+      name: `router ${plan.name}`,
+      spawn: () => spawnEdgeward(['router', 'run', plan.entry.config], { outputFile: plan.files.logFile }),
+      logFile: plan.files.logFile,
+      onPid: (pid) => (plan.entry.pid = pid),
+      readyAgain: (current) => waitForHealthy(plan.entry.healthChecks, caPem, timeoutMs, current),
+      readyAgainLine: `router ${plan.name} is healthy again`,
+    }),
+  );
+  // So is the stack, started once the routers are linked.
+  const stackSupervisors = layout.stackCommands.map((command) =>
+    supervised(supervision, {
+      name: command.name,
+      spawn: () => spawnStackCommand(command),
+      logFile: command.logFile,
+      ...(command === stack.commands.alertsDaemon ? { onPid: (pid: number) => (state.alerts.pid = pid) } : {}),
+      readyAgain: (current) => waitForStackReady(command, current, timeoutMs),
+      readyAgainLine: `${command.name} is ready again`,
+    }),
+  );
+  const started: DemoRun['started'] = {};
+  const stop = async () => {
+    stopping = true;
+    await started.statusPage?.stop(stopGraceMs);
+    // The watchers first, so that the demo's own shutdown is not an incident; the daemon saves where it was.
+    for (const supervisor of [...stackSupervisors].reverse()) await supervisor.stop(stopGraceMs);
+    // Routers next, so that they do not spend their last moments failing over between stopping controllers.
+    await Promise.all(routerSupervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
+    await Promise.all(supervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
+    await started.echo?.close();
+    // Every controller has exited: a socket left behind is from one that was killed and nothing answers there.
+    for (const plan of plans) rmSync(plan.entry.agentSocket, { force: true });
+  };
+  const guard = () => {
+    if (options.signal?.aborted) throw new Error('the demo was asked to stop while it was starting');
+    if (stopping) throw new Error('the demo is stopping');
+    const failed = [...supervisors, ...routerSupervisors, ...stackSupervisors, ...(started.statusPage ? [started.statusPage] : [])].find((supervisor) => supervisor.failed !== undefined);
+    if (failed) throw new Error(failed.failed);
+  };
+  const run: DemoRun = {
+    ...layout,
+    adminUsername,
+    // Its first start may build the page (next build), so it gets longer to become ready than the others.
+    statusPageReadyMs: Math.max(timeoutMs, 300_000),
+    supervisors,
+    routerSupervisors,
+    stackSupervisors,
+    supervision,
+    timeoutMs,
+    guard,
+    started,
+  };
+  try {
+    const startup = bringUp(run);
+    startup.catch(() => undefined);
+    const formed = await abortable(startup, options.signal, unexpectedExit);
+    published = true;
+    persist();
+    const routers = routerPlans.map((plan) => ({ name: plan.name, entry: plan.entry, linkAddress: plan.linkAddress, logFile: plan.files.logFile }));
+    return { state, routers, stack, stateFile, leader: formed.leader, created: formed.created, stop, unexpectedExit };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+interface DemoLayout {
+  readonly root: string;
+  readonly caPem: string;
+  readonly caBundle: string;
+  readonly stateFile: string;
+  readonly state: DemoState;
+  readonly passwordFile: string;
+  readonly plans: readonly ControllerPlan[];
+  readonly routerPlans: readonly RouterPlan[];
+  readonly stack: ObservabilityStack;
+  /** Started in this order (each ready before the next), stopped in the reverse one. */
+  readonly stackCommands: readonly StackCommand[];
+  readonly echoPort: number;
+  readonly statusPagePort: number;
+}
+
+/** The PKI, every process's ports, configs and files, and the state demo.json will hold; a demo still running on
+ * this folder is refused before anything is written. */
+async function layOutDemo(dataFolder: string, log: (line: string) => void): Promise<DemoLayout> {
   const root = resolve(dataFolder);
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const pkiDir = join(root, 'pki');
@@ -158,226 +240,7 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     dashboard: { url: `http://127.0.0.1:${statusPagePort}`, pid: 0 },
     dataPlane: { service: demoServiceName, proxy: proxyRouter.proxyAddress!, upstream: `${demoRouterHost}:${echoPort}` },
   };
-  let echo: EchoServer | undefined;
-  let published = false;
-  const persist = () => {
-    if (!published) return;
-    writeFileSync(`${stateFile}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
-    renameSync(`${stateFile}.tmp`, stateFile);
-  };
-
-  let stopping = false;
-  let endDemo: (reason: string) => void = () => undefined;
-  const unexpectedExit = new Promise<string>((resolveExit) => (endDemo = resolveExit));
-  /** A supervised child: its pid kept current in demo.json, and a restart followed until it is healthy again. */
-  const supervise = (name: string, args: string[], logFile: string, entry: { pid: number; readonly healthChecks: string }, onCleanExit?: () => void) =>
-    new Supervisor({
-      name,
-      spawn: () => spawnEdgeward(args, { outputFile: logFile }),
-      log,
-      logFile,
-      onStart: (child, restarted) => {
-        entry.pid = child.pid!;
-        try {
-          persist();
-        } catch (error) {
-          log(`could not update ${stateFile}: ${(error as Error).message}`);
-        }
-        if (restarted) {
-          const current = () => !stopping && child.exitCode === null && child.signalCode === null;
-          waitForHealthy(entry.healthChecks, caPem, timeoutMs, current).then(
-            () => log(`${name} is healthy again`),
-            () => undefined,
-          );
-        }
-      },
-      onGiveUp: (reason) => endDemo(reason),
-      ...(onCleanExit ? { onCleanExit } : {}),
-    });
-  const supervisors: Supervisor[] = plans.map((plan) =>
-    supervise(`controller ${plan.entry.id}`, ['controller', 'run', plan.entry.config], plan.entry.logFile, plan.entry, () => {
-      if (supervisors.every((supervisor) => !supervisor.up)) endDemo('every controller has exited');
-    }),
-  );
-  // Routers are supervised the same way; they are started once the cluster has formed and they are enrolled.
-  const routerSupervisors = routerPlans.map((plan) => supervise(`router ${plan.name}`, ['router', 'run', plan.entry.config], plan.files.logFile, plan.entry));
-  // So is the stack, started once the routers are linked: it watches a cluster that is up, not one forming.
-  const stackSupervisors = stackCommands.map(
-    (command) =>
-      new Supervisor({
-        name: command.name,
-        spawn: () => spawnStackCommand(command),
-        log,
-        logFile: command.logFile,
-        onStart: (child, restarted) => {
-          if (command === stack.commands.alertsDaemon) {
-            state.alerts.pid = child.pid!;
-            try {
-              persist();
-            } catch (error) {
-              log(`could not update ${stateFile}: ${(error as Error).message}`);
-            }
-          }
-          if (restarted) {
-            const current = () => !stopping && child.exitCode === null && child.signalCode === null;
-            waitForStackReady(command, current, timeoutMs).then(
-              () => log(`${command.name} is ready again`),
-              () => undefined,
-            );
-          }
-        },
-        onGiveUp: (reason) => endDemo(reason),
-      }),
-  );
-
-  // The status page comes last: its config names the routers, known once they are enrolled. Its first start may
-  // build the page (next build), so it gets longer to become ready than the others.
-  let statusPage: Supervisor | undefined;
-  const statusPageReadyMs = Math.max(timeoutMs, 300_000);
-
-  const stop = async () => {
-    stopping = true;
-    await statusPage?.stop(stopGraceMs);
-    // The watchers first, so that the demo's own shutdown is not an incident; the daemon saves where it was.
-    for (const supervisor of [...stackSupervisors].reverse()) await supervisor.stop(stopGraceMs);
-    // Routers next, so that they do not spend their last moments failing over between stopping controllers.
-    await Promise.all(routerSupervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
-    await Promise.all(supervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
-    await echo?.close();
-    // Every controller has exited: a socket left behind is from one that was killed and nothing answers there.
-    for (const plan of plans) rmSync(plan.entry.agentSocket, { force: true });
-  };
-  const guard = () => {
-    if (options.signal?.aborted) throw new Error('the demo was asked to stop while it was starting');
-    if (stopping) throw new Error('the demo is stopping');
-    const failed = [...supervisors, ...routerSupervisors, ...stackSupervisors, ...(statusPage ? [statusPage] : [])].find((supervisor) => supervisor.failed !== undefined);
-    if (failed) throw new Error(failed.failed);
-  };
-
-  const bringUp = async () => {
-    for (const supervisor of supervisors) supervisor.start();
-    await Promise.all(
-      plans.map(async (plan, index) => {
-        const supervisor = supervisors[index]!;
-        try {
-          await waitForHealthy(plan.entry.healthChecks, caPem, timeoutMs, () => supervisor.failed === undefined && !stopping);
-        } catch (error) {
-          throw new Error(supervisor.failed ?? `controller ${plan.entry.id}: ${(error as Error).message}; see ${plan.entry.logFile}`);
-        }
-      }),
-    );
-    log(`controllers ${demoControllerIds.join(', ')} are healthy; forming the cluster`);
-    const formed = await formCluster(
-      plans.map((plan) => ({ id: plan.entry.id, agentSocket: plan.entry.agentSocket, ctrlAddress: plan.ctrlAddress, dataDir: plan.entry.dataDir })),
-      {
-        admin: { username: adminUsername, password: () => readFileSync(passwordFile, 'utf8').trim(), name: 'Default Admin' },
-        log,
-        guard,
-        timeoutMs,
-      },
-    );
-    log(`cluster formed: ${formed.rows.map((row) => row.id).join(', ')} are connected voters; the leader is ${formed.leader}`);
-
-    const leaderFirst = [...plans].sort((a, b) => Number(b.entry.id === formed.leader) - Number(a.entry.id === formed.leader));
-    await provisionRouters(routerPlans, {
-      managementApis: leaderFirst.map((plan) => plan.entry.managementApi),
-      caPem,
-      admin: { username: adminUsername, password: () => readFileSync(passwordFile, 'utf8').trim() },
-      log,
-      guard,
-      timeoutMs,
-    });
-    for (const supervisor of routerSupervisors) supervisor.start();
-    log(`routers ${demoRouterNames.join(', ')} are starting; waiting for them to reach the cluster and link to each other`);
-    await waitForRouterLinks(routerPlans, caPem, timeoutMs, guard);
-    log(`routers ${routerPlans.map((plan) => `${plan.name} (${plan.entry.id})`).join(' and ')} are connected and linked`);
-
-    // The data plane: the echo server (in this process), the demo service through the management API, and a
-    // request through router1's proxy that comes back from it over the link.
-    echo = await startEchoServer(echoPort, demoRouterHost);
-    const api = await managementSession({
-      managementApis: leaderFirst.map((plan) => plan.entry.managementApi),
-      caPem,
-      admin: { username: adminUsername, password: () => readFileSync(passwordFile, 'utf8').trim() },
-      log,
-      guard,
-      timeoutMs,
-    });
-    try {
-      await until('the demo service set up', async () => {
-        await ensureDemoDataPlane(api, routerPlans.map((plan) => ({ id: plan.entry.id, tunnel: plan.tunnel })), { host: demoRouterHost, port: echo!.port });
-        return true;
-      }, timeoutMs, guard, 1000);
-    } finally {
-      await api.logout();
-    }
-    await waitForDataPlane(state.dataPlane.proxy, timeoutMs, guard);
-    log(`the overlay carries ${demoServiceName}: ${state.dataPlane.proxy} (router1) reaches ${state.dataPlane.upstream} behind router2`);
-
-    for (const [index, command] of stackCommands.entries()) {
-      const supervisor = stackSupervisors[index]!;
-      supervisor.start();
-      try {
-        await waitForStackReady(command, () => supervisor.failed === undefined && !stopping, timeoutMs);
-      } catch (error) {
-        throw new Error(supervisor.failed ?? (error as Error).message);
-      }
-    }
-    log(`${stackCommands.map((command) => command.name).join(', ')} are running`);
-
-    const page = layOutStatusPage(root, statusPagePort, {
-      controllers: plans.map((plan) => ({ id: plan.entry.id, origin: new URL(plan.entry.metrics).origin, eventsFile: plan.entry.eventsFile })),
-      routers: routerPlans.map((plan) => ({ id: plan.entry.id, name: plan.name, healthChecks: plan.entry.healthChecks })),
-      caBundle: pki.bundle,
-      alertsDaemonUrl: new URL(stack.urls.alertsMetrics).origin,
-      admin: { username: adminUsername, passwordFile },
-    });
-    const pageSupervisor = new Supervisor({
-      name: page.command.name,
-      spawn: () => spawnStackCommand(page.command),
-      log,
-      logFile: page.command.logFile,
-      onStart: (child, restarted) => {
-        state.dashboard.pid = child.pid!;
-        try {
-          persist();
-        } catch (error) {
-          log(`could not update ${stateFile}: ${(error as Error).message}`);
-        }
-        if (restarted) {
-          const current = () => !stopping && child.exitCode === null && child.signalCode === null;
-          waitForStackReady(page.command, current, statusPageReadyMs).then(
-            () => log('the status page is ready again'),
-            () => undefined,
-          );
-        }
-      },
-      onGiveUp: (reason) => endDemo(reason),
-    });
-    statusPage = pageSupervisor;
-    pageSupervisor.start();
-    log('the status page is starting (its first start builds it, which takes a minute or so)');
-    try {
-      await waitForStackReady(page.command, () => pageSupervisor.failed === undefined && !stopping, statusPageReadyMs);
-    } catch (error) {
-      throw new Error(pageSupervisor.failed ?? (error as Error).message);
-    }
-    log(`the status page is ready at ${state.dashboard.url}`);
-    return formed;
-  };
-
-  try {
-    const startup = bringUp();
-    startup.catch(() => undefined);
-    const formed = await abortable(startup, options.signal, unexpectedExit);
-    published = true;
-    persist();
-    const routers = routerPlans.map((plan) => ({ name: plan.name, entry: plan.entry, linkAddress: plan.linkAddress, logFile: plan.files.logFile }));
-    return { state, routers, stack, stateFile, leader: formed.leader, created: formed.created, stop, unexpectedExit };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  return { root, caPem, caBundle: pki.bundle, stateFile, state, passwordFile, plans, routerPlans, stack, stackCommands, echoPort, statusPagePort };
 }
 
 /** Certificate, ports and config of one controller; ports are kept from an earlier start so the cluster's addresses stay valid. */
