@@ -155,7 +155,10 @@ describe('gathering and serving the state', () => {
     const started = performance.now();
     const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(`${page.url}/api/state`).then((response) => response.text())));
     const elapsed = performance.now() - started;
-    assert.equal(new Set(answers.map((text) => (JSON.parse(text) as StateBody).snapshot.generatedAt)).size <= 2, true, 'one or two gathers served them all');
+    // At most the gathers that the 200 ms poll made while the requests ran (a loaded machine stretches them), never
+    // one per request.
+    const gathers = new Set(answers.map((text) => (JSON.parse(text) as StateBody).snapshot.generatedAt)).size;
+    assert.ok(gathers <= 2 + Math.floor(elapsed / 200) && gathers < 10, `${gathers} gathers served 50 requests in ${Math.round(elapsed)} ms`);
     assert.ok(controllers[0]!.requests.length - before < 20, 'the controllers were not asked once per request');
     assert.ok(elapsed < 2000, `${elapsed} ms`);
   });
