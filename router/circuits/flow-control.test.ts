@@ -20,11 +20,12 @@ import { createTestPki, defaultForwarder, linkRouterConfig, sleep, waitFor, type
 import { rawLinkPeer, type RawLinkPeer } from '../links/raw-link-peer.ts';
 import { controllerTrustOf } from '../run/controller-identity.ts';
 import { windowOverrunReason, windowSlackBytes } from './circuit-end.ts';
+import { testCircuitRoute, testServiceId } from './circuit-route-test-support.ts';
 import { EdgeConnectListeners } from './edge-connect-listener.ts';
 import { Forwarder, type ForwarderTiming } from './forwarder.ts';
 import { ReadySigner } from './ready-proof.ts';
 
-const serviceId = 'svc1';
+const serviceId = testServiceId;
 const chunk = FramedSocket.maxDataBytes;
 
 describe('flow control and circuit caps over real links', () => {
@@ -97,19 +98,7 @@ describe('flow control and circuit caps over real links', () => {
   }
 
   function route(routers: readonly string[], links: readonly string[], address: string, overrides: Partial<CircuitRoute> = {}): CircuitRoute {
-    return {
-      circuitId: `c${randomBytes(8).toString('hex')}`,
-      serviceId,
-      serviceName: 'echo',
-      identityId: 'r1',
-      routers,
-      links,
-      terminator: { id: 't1', routerId: routers[routers.length - 1]!, address },
-      controllerId: 'ctrl1',
-      egressFingerprint: fingerprints.get(routers[routers.length - 1]!)!,
-      issuedAt: Date.now(),
-      ...overrides,
-    };
+    return testCircuitRoute(routers, links, address, fingerprints.get(routers[routers.length - 1]!)!, overrides);
   }
 
   async function listen(server: Server): Promise<number> {
