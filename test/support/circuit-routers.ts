@@ -132,3 +132,20 @@ export async function hostedService(post: (path: string, body: Record<string, un
   await post('/service-policies', { name: `${prefix}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: [`#${name}`], postureCheckRoles: [] });
   return serviceId;
 }
+
+/** Starts every router of `routers` and waits (30 s each) until each is welcomed on its control channel. */
+export async function startWelcomedRouters<R extends { config: string; run?: RouterRun }>(routers: Record<string, R>, names: readonly string[]): Promise<void> {
+  for (const name of names) routers[name]!.run = RouterRun.start(routers[name]!.config);
+  for (const name of names) await routers[name]!.run!.waitForLog((line) => line.msg === 'control channel established', 30_000, `${name} welcomed`);
+}
+
+/** Waits until every controller of a cluster lists exactly `count` terminators (each asked as its own admin). */
+export async function terminatorsOnEveryController(nodes: readonly ControllerFixture[], count: number, what: string): Promise<void> {
+  await until(what, async () => {
+    for (const node of nodes) {
+      const list = await node.http.get(`${node.managementApi}/terminators`, { headers: { 'zt-session': await node.adminToken() } });
+      if (list.json?.data?.length !== count) return false;
+    }
+    return true;
+  });
+}
