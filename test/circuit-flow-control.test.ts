@@ -18,19 +18,8 @@ import { defaultWindowBytes, windowOverrunReason, windowSlackBytes } from '../ro
 import { FramedSocket } from '../router/links/framed-socket.ts';
 import { rawLinkPeer, type RawLinkPeer } from '../router/links/raw-link-peer.ts';
 import { until } from './support/cluster-helpers.ts';
-import {
-  circuitRouterYaml,
-  controlRequester,
-  enrollRouterProcess,
-  hostedService,
-  managementPoster,
-  routeFor,
-  startWelcomedRouter,
-  welcomedScriptedRouter,
-} from './support/circuit-routers.ts';
+import { hostAndDialer, routeFor } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
-import { freePort } from './support/free-port.ts';
-import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import type { RouterRun } from './support/router-fixture.ts';
 import type { EnrolledRouter, ScriptedRouter } from './support/scripted-router.ts';
 
@@ -57,32 +46,21 @@ async function hostBufferedBytes(): Promise<number | undefined> {
 before(async () => {
   controller = await ControllerFixture.create();
   admin = { 'zt-session': await controller.adminToken() };
-  const post = managementPoster(controller, admin);
   // The service accepts and never reads.
   service = createServer({ pauseOnConnect: true }, (socket) => {
     serviceSockets.push(socket);
     socket.on('error', () => undefined);
   });
   await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', () => resolve()));
-  await hostedService(post, 'flow', 'slow-reader', (service.address() as { port: number }).port);
-
-  // The hosting router, a real process, reporting its metrics every 200 ms.
-  hostLinkPort = await freePort();
-  const yaml = circuitRouterYaml({
-    ctrlAddress: controller.ctrlAddress,
-    edgePort: await freePort(),
-    before: 'metrics: {reportInterval: 200ms, intervalAgeThreshold: 100ms}\n',
-    tunnel: '{mode: host}',
-    tail: `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${hostLinkPort}", advertise: "tls:127.0.0.1:${hostLinkPort}"}\n`,
+  // The hosting router, a real process, reporting its metrics every 200 ms; the scripted sender may Dial the service.
+  const hosting = await hostAndDialer(controller, admin, join(root, 'host'), {
+    prefix: 'flow',
+    service: 'slow-reader',
+    servicePort: (service.address() as { port: number }).port,
+    extraYaml: 'metrics: {reportInterval: 200ms, intervalAgeThreshold: 100ms}\n',
   });
-  const hosting = await enrollRouterProcess(controller, admin, join(root, 'host'), yaml, 'flow-host-router', { isTunnelerEnabled: true, roleAttributes: ['hosting'] });
-  hostId = hosting.id;
-  host = await startWelcomedRouter(hosting.config, 'the hosting router welcomed');
-
-  // The scripted sender: enrolled, on the control channel, may Dial the service.
-  const workbench = new OpensslWorkbench(join(controller.root, 'router-certs'));
-  sender = await welcomedScriptedRouter(controller, admin, workbench, 'flow-scripted-router', { isTunnelerEnabled: true, roleAttributes: ['dialer'] });
-  request = controlRequester(sender.channel);
+  ({ hostId, host, hostLinkPort, request } = hosting);
+  sender = hosting.dialer;
 
   // A real link from the scripted router to the hosting router's link listener, reported by both ends.
   linkId = `flow-link-${Date.now()}`;

@@ -19,19 +19,8 @@ import { controllerPaths, issueControllerCertificate } from '../server/pki/pki-d
 import { linkTestClient, type LinkTestClient } from '../router/links/link-test-support.ts';
 import { readReadyProof, ReadyVerifier } from '../router/circuits/ready-proof.ts';
 import { until } from './support/cluster-helpers.ts';
-import {
-  circuitRouterYaml,
-  controlRequester,
-  enrollRouterProcess,
-  hostedService,
-  managementPoster,
-  routeFor,
-  startWelcomedRouter,
-  welcomedScriptedRouter,
-} from './support/circuit-routers.ts';
+import { hostAndDialer, routeFor } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
-import { freePort } from './support/free-port.ts';
-import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import type { RouterRun } from './support/router-fixture.ts';
 import type { EnrolledRouter, ScriptedRouter } from './support/scripted-router.ts';
 
@@ -68,31 +57,16 @@ async function genuineRoute(): Promise<SignedRoute> {
 before(async () => {
   controller = await ControllerFixture.create();
   admin = { 'zt-session': await controller.adminToken() };
-  const post = managementPoster(controller, admin);
   service = createServer((socket) => {
     serviceSockets.push(socket);
     socket.on('error', () => undefined);
     socket.pipe(socket);
   });
   await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', () => resolve()));
-  await hostedService(post, 'replay', 'replayable', (service.address() as { port: number }).port);
-
-  // The hosting router, a real process.
-  hostLinkPort = await freePort();
-  const yaml = circuitRouterYaml({
-    ctrlAddress: controller.ctrlAddress,
-    edgePort: await freePort(),
-    tunnel: '{mode: host}',
-    tail: `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${hostLinkPort}", advertise: "tls:127.0.0.1:${hostLinkPort}"}\n`,
-  });
-  const hosting = await enrollRouterProcess(controller, admin, join(root, 'host'), yaml, 'replay-host-router', { isTunnelerEnabled: true, roleAttributes: ['hosting'] });
-  hostId = hosting.id;
-  host = await startWelcomedRouter(hosting.config, 'the hosting router welcomed');
-
-  // The scripted router: enrolled, on the control channel, may Dial the service.
-  const workbench = new OpensslWorkbench(join(controller.root, 'router-certs'));
-  attacker = await welcomedScriptedRouter(controller, admin, workbench, 'replay-scripted-router', { isTunnelerEnabled: true, roleAttributes: ['dialer'] });
-  request = controlRequester(attacker.channel);
+  // The hosting router, a real process; the scripted router may Dial the service.
+  const hosting = await hostAndDialer(controller, admin, join(root, 'host'), { prefix: 'replay', service: 'replayable', servicePort: (service.address() as { port: number }).port });
+  ({ hostId, host, hostLinkPort, request } = hosting);
+  attacker = hosting.dialer;
 
   // A real link from the scripted router to the hosting router's link listener (its hello names it; its enrolled
   // client certificate proves it), reported by both ends.

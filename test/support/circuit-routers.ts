@@ -6,7 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { until } from './cluster-helpers.ts';
 import type { ControllerFixture } from './controller-fixture.ts';
-import type { OpensslWorkbench } from './openssl-workbench.ts';
+import { freePort } from './free-port.ts';
+import { OpensslWorkbench } from './openssl-workbench.ts';
 import { RouterRun, runEdgeward } from './router-fixture.ts';
 import { enrollRouter, ScriptedRouter, type EnrolledRouter } from './scripted-router.ts';
 
@@ -148,4 +149,41 @@ export async function terminatorsOnEveryController(nodes: readonly ControllerFix
     }
     return true;
   });
+}
+
+/** A real router hosting a service with a link listener, and a scripted router that may Dial it. */
+export interface HostAndDialer {
+  readonly hostId: string;
+  readonly host: RouterRun;
+  readonly hostLinkPort: number;
+  readonly dialer: { enrolled: EnrolledRouter; channel: ScriptedRouter };
+  /** A control-channel request from the scripted router. */
+  readonly request: (body: Record<string, unknown>) => Promise<any>;
+}
+
+/**
+ * Service `service` at 127.0.0.1:`servicePort` (see hostedService), bound by a real router `${prefix}-host-router`
+ * (enrolled and run from `dir`, a host-mode tunnel and a link listener, `extraYaml` before its listeners) and dialable
+ * by the scripted router `${prefix}-scripted-router`, welcomed on the control channel.
+ */
+export async function hostAndDialer(
+  controller: ControllerFixture,
+  admin: AdminHeaders,
+  dir: string,
+  spec: { prefix: string; service: string; servicePort: number; extraYaml?: string },
+): Promise<HostAndDialer> {
+  await hostedService(managementPoster(controller, admin), spec.prefix, spec.service, spec.servicePort);
+  const hostLinkPort = await freePort();
+  const yaml = circuitRouterYaml({
+    ctrlAddress: controller.ctrlAddress,
+    edgePort: await freePort(),
+    ...(spec.extraYaml ? { before: spec.extraYaml } : {}),
+    tunnel: '{mode: host}',
+    tail: `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${hostLinkPort}", advertise: "tls:127.0.0.1:${hostLinkPort}"}\n`,
+  });
+  const hosting = await enrollRouterProcess(controller, admin, dir, yaml, `${spec.prefix}-host-router`, { isTunnelerEnabled: true, roleAttributes: ['hosting'] });
+  const host = await startWelcomedRouter(hosting.config, 'the hosting router welcomed');
+  const workbench = new OpensslWorkbench(join(controller.root, 'router-certs'));
+  const dialer = await welcomedScriptedRouter(controller, admin, workbench, `${spec.prefix}-scripted-router`, { isTunnelerEnabled: true, roleAttributes: ['dialer'] });
+  return { hostId: hosting.id, host, hostLinkPort, dialer, request: controlRequester(dialer.channel) };
 }
