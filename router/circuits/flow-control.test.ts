@@ -107,6 +107,18 @@ describe('flow control and circuit caps over real links', () => {
     return (server.address() as { port: number }).port;
   }
 
+  /** A tunnel listener in front of `forwarder`: each connection, accepted paused, dials `echo` as listener `echo:test`. */
+  async function tunnelListener(forwarder: Forwarder): Promise<number> {
+    const accepted: Socket[] = [];
+    const listener = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
+      accepted.push(socket);
+      void forwarder.dial('echo', socket, 'echo:test').catch(() => socket.destroy());
+    });
+    const port = await listen(listener);
+    cleanups.push(() => accepted.forEach((socket) => socket.destroy()));
+    return port;
+  }
+
   /** A terminator's TCP server; `read: false` accepts connections paused and never reads them. */
   async function terminator(read: boolean) {
     const sockets: Socket[] = [];
@@ -190,13 +202,7 @@ describe('flow control and circuit caps over real links', () => {
       },
     });
     const r3 = await peer(r2.port, 'r3', 'l23');
-    const accepted: Socket[] = [];
-    const listener = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
-      accepted.push(socket);
-      void r2.forwarder.dial('echo', socket, 'echo:test').catch(() => socket.destroy());
-    });
-    const port = await listen(listener);
-    cleanups.push(() => accepted.forEach((socket) => socket.destroy()));
+    const port = await tunnelListener(r2.forwarder);
     // The client connects and never reads.
     const client = connect({ host: '127.0.0.1', port });
     client.on('error', () => undefined);
@@ -329,13 +335,7 @@ describe('flow control and circuit caps over real links', () => {
     const r2 = await routerUnderTest({ config: { maxCircuits: 2 }, answer: () => ({ route: signer.sign(route(['r2'], [], server.address, { identityId: 'r2' })) }) });
     const server = await terminator(true);
     r2.hosted.set(serviceId, server.address);
-    const accepted: Socket[] = [];
-    const listener = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
-      accepted.push(socket);
-      void r2.forwarder.dial('echo', socket, 'echo:test').catch(() => socket.destroy());
-    });
-    const port = await listen(listener);
-    cleanups.push(() => accepted.forEach((socket) => socket.destroy()));
+    const port = await tunnelListener(r2.forwarder);
 
     const clients: Socket[] = [];
     const echoed = async (socket: Socket) => {
