@@ -7,7 +7,7 @@
 // `circuit.buffered_bytes` gauge, read from the controller's /metrics throughout); its link stays up.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,11 +18,10 @@ import { defaultWindowBytes, windowOverrunReason, windowSlackBytes } from '../ro
 import { FramedSocket } from '../router/links/framed-socket.ts';
 import { rawLinkPeer, type RawLinkPeer } from '../router/links/raw-link-peer.ts';
 import { until } from './support/cluster-helpers.ts';
+import { hostAndDialer, routeFor } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
-import { freePort } from './support/free-port.ts';
-import { OpensslWorkbench } from './support/openssl-workbench.ts';
-import { RouterRun, runEdgeward } from './support/router-fixture.ts';
-import { enrollRouter, ScriptedRouter, type EnrolledRouter } from './support/scripted-router.ts';
+import type { RouterRun } from './support/router-fixture.ts';
+import type { EnrolledRouter, ScriptedRouter } from './support/scripted-router.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-flow-control-'));
 let controller: ControllerFixture;
@@ -35,24 +34,7 @@ let link: RawLinkPeer | undefined;
 let linkId: string;
 let service: Server;
 const serviceSockets: Socket[] = [];
-let rid = 0;
-
-const mgmt = (path: string) => `${controller.managementApi}${path}`;
-
-async function post(path: string, body: Record<string, unknown>): Promise<string> {
-  const response = await controller.http.post(mgmt(path), { headers: admin, body });
-  assert.equal(response.status, 201, response.text);
-  return response.json.data.id as string;
-}
-
-async function request(body: Record<string, unknown>): Promise<any> {
-  const id = ++rid;
-  sender.channel.send({ type: 'req', rid: id, body });
-  for (;;) {
-    const answer = await sender.channel.next('res', 10_000);
-    if (answer.rid === id) return answer;
-  }
-}
+let request: (body: Record<string, unknown>) => Promise<any>;
 
 /** The hosting router's `circuit.buffered_bytes` as the controller exposes it, or undefined before its first report. */
 async function hostBufferedBytes(): Promise<number | undefined> {
@@ -70,58 +52,15 @@ before(async () => {
     socket.on('error', () => undefined);
   });
   await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', () => resolve()));
-  const servicePort = (service.address() as { port: number }).port;
-  const hostConfig = await post('/configs', { name: 'flow-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port: servicePort } });
-  await post('/services', { name: 'slow-reader', encryptionRequired: true, roleAttributes: ['slow-reader'], configs: [hostConfig] });
-  await post('/service-policies', { name: 'flow-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosting'], serviceRoles: ['#slow-reader'], postureCheckRoles: [] });
-  await post('/service-policies', { name: 'flow-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: ['#slow-reader'], postureCheckRoles: [] });
-
-  // The hosting router, a real process, reporting its metrics every 200 ms.
-  const dir = join(root, 'host');
-  mkdirSync(dir, { recursive: true });
-  hostLinkPort = await freePort();
-  const edgePort = await freePort();
-  const config = join(dir, 'router.yml');
-  writeFileSync(
-    config,
-    `v: 3
-identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
-ctrl:
-  endpoint: ${controller.ctrlAddress}
-edge:
-  csr:
-    sans: {dns: [localhost], ip: [127.0.0.1]}
-forwarder:
-  latencyProbeInterval: 300
-metrics: {reportInterval: 200ms, intervalAgeThreshold: 100ms}
-listeners:
-  - binding: edge
-    address: tls:127.0.0.1:${edgePort}
-    options: {advertise: 127.0.0.1:${edgePort}}
-  - binding: tunnel
-    options: {mode: host}
-link:
-  listeners:
-    - {binding: transport, bind: "tls:127.0.0.1:${hostLinkPort}", advertise: "tls:127.0.0.1:${hostLinkPort}"}
-`,
-  );
-  hostId = await post('/edge-routers', { name: 'flow-host-router', isTunnelerEnabled: true, roleAttributes: ['hosting'] });
-  const detail = await controller.http.get(mgmt(`/edge-routers/${hostId}`), { headers: admin });
-  writeFileSync(join(dir, 'enroll.jwt'), detail.json.data.enrollmentJwt);
-  const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
-  assert.equal(enrolled.code, 0, enrolled.stderr);
-  host = RouterRun.start(config);
-  await host.waitForLog((line) => line.msg === 'control channel established', 30_000, 'the hosting router welcomed');
-
-  // The scripted sender: enrolled, on the control channel, may Dial the service.
-  const senderId = await post('/edge-routers', { name: 'flow-scripted-router', isTunnelerEnabled: true, roleAttributes: ['dialer'] });
-  const senderDetail = await controller.http.get(mgmt(`/edge-routers/${senderId}`), { headers: admin });
-  const workbench = new OpensslWorkbench(join(controller.root, 'router-certs'));
-  const senderEnrolled = await enrollRouter(controller, workbench, senderId, senderDetail.json.data.enrollmentToken as string);
-  const channel = await ScriptedRouter.connect(controller.ctrlAddress, controller.caPem, senderEnrolled);
-  channel.hello(senderId);
-  await channel.next('ctrl.welcome');
-  sender = { enrolled: senderEnrolled, channel };
+  // The hosting router, a real process, reporting its metrics every 200 ms; the scripted sender may Dial the service.
+  const hosting = await hostAndDialer(controller, admin, join(root, 'host'), {
+    prefix: 'flow',
+    service: 'slow-reader',
+    servicePort: (service.address() as { port: number }).port,
+    extraYaml: 'metrics: {reportInterval: 200ms, intervalAgeThreshold: 100ms}\n',
+  });
+  ({ hostId, host, hostLinkPort, request } = hosting);
+  sender = hosting.dialer;
 
   // A real link from the scripted router to the hosting router's link listener, reported by both ends.
   linkId = `flow-link-${Date.now()}`;
@@ -152,10 +91,7 @@ after(async () => {
 
 test('a router that ignores acknowledgements loses its circuit, and the hosting router holds at most one window for it', async () => {
   const peer = link ?? assert.fail('no link to the hosting router');
-  const signed = await until('a route over the link', async () => {
-    const answer = await request({ op: 'circuit.create', service: 'slow-reader' });
-    return answer.ok && answer.value.route ? (answer.value.route as SignedRoute) : undefined;
-  }, 20_000);
+  const signed = await routeFor<SignedRoute>(request, 'slow-reader');
   const route = JSON.parse(signed.text) as { circuitId: string; routers: string[] };
   assert.deepEqual(route.routers, [sender.enrolled.id, hostId]);
   peer.send({ type: 'c.setup', circuitId: route.circuitId, route: signed, hop: 1 });

@@ -6,7 +6,7 @@
 // unsigned, then signed with its own enrolled key. The ingress refuses both: the client's connection is closed, none
 // of its bytes reach `mid`, and the ingress logs `circuit ready refused` naming `mid`.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,11 +14,12 @@ import { after, before, test } from 'node:test';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import { DataFrame, encodeFrame, FrameDecoder } from '../common/framing/frame-codec.ts';
 import { ReadySigner } from '../router/circuits/ready-proof.ts';
+import { circuitRouterYaml, enrollRouterProcess, hostedService, managementPoster, startWelcomedRouter } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
-import { RouterRun, runEdgeward } from './support/router-fixture.ts';
+import type { RouterRun } from './support/router-fixture.ts';
 import { keyAndCsr, ScriptedRouter } from './support/scripted-router.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-ready-proof-'));
@@ -48,12 +49,7 @@ const midLinks: Array<{ linkId: string; socket: TLSSocket }> = [];
 let dataFramesAtMid = 0;
 
 const mgmt = (path: string) => `${controller.managementApi}${path}`;
-
-async function post(path: string, body: Record<string, unknown>): Promise<string> {
-  const response = await controller.http.post(mgmt(path), { headers: admin, body });
-  assert.equal(response.status, 201, response.text);
-  return response.json.data.id as string;
-}
+const post = (path: string, body: Record<string, unknown>): Promise<string> => managementPoster(controller, admin)(path, body);
 
 /** Creates and enrolls a router (`/enroll/erott`), keeping both keys, and connects its control channel. */
 async function scriptedRouter(name: string, body: Record<string, unknown>, hello: Record<string, unknown> = {}): Promise<Scripted> {
@@ -95,10 +91,7 @@ before(async () => {
   admin = { 'zt-session': await controller.adminToken() };
   workbench = new OpensslWorkbench(join(controller.root, 'router-certs'));
   const servicePort = await freePort();
-  const hostConfig = await post('/configs', { name: 'proof-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port: servicePort } });
-  const serviceId = await post('/services', { name: 'proved', encryptionRequired: true, roleAttributes: ['proved'], configs: [hostConfig] });
-  await post('/service-policies', { name: 'proof-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosting'], serviceRoles: ['#proved'], postureCheckRoles: [] });
-  await post('/service-policies', { name: 'proof-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: ['#proved'], postureCheckRoles: [] });
+  const serviceId = await hostedService(post, 'proof', 'proved', servicePort);
 
   // mid: a link listener the ingress will dial (its server certificate is the one it enrolled).
   const midLinkPort = await freePort();
@@ -130,42 +123,21 @@ before(async () => {
   host.channel.send({ type: 'router.links', links: [{ id: 'L-mid-host', destRouterId: mid.id, latencyMs: 1 }] });
 
   // The ingress, a real process: a proxy port for the service, and a link dialer.
-  const dir = join(root, 'ingress');
-  mkdirSync(dir, { recursive: true });
   proxyPort = await freePort();
-  const edgePort = await freePort();
-  const config = join(dir, 'router.yml');
-  writeFileSync(
-    config,
-    `v: 3
-identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
-ctrl:
-  endpoint: ${controller.ctrlAddress}
-edge:
-  csr:
-    sans: {dns: [localhost], ip: [127.0.0.1]}
-forwarder:
-  latencyProbeInterval: 300
-listeners:
-  - binding: edge
-    address: tls:127.0.0.1:${edgePort}
-    options: {advertise: 127.0.0.1:${edgePort}}
-  - binding: tunnel
-    options: {mode: proxy, services: ["proved:${proxyPort}"]}
-link:
+  const yaml = circuitRouterYaml({
+    ctrlAddress: controller.ctrlAddress,
+    edgePort: await freePort(),
+    tunnel: `{mode: proxy, services: ["proved:${proxyPort}"]}`,
+    tail: `link:
   dialers:
     - binding: transport
       split: false
       healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 200ms, maxRetryInterval: 1s}
 `,
-  );
-  ingressId = await post('/edge-routers', { name: 'proof-ingress', isTunnelerEnabled: true, roleAttributes: ['dialer'] });
-  const detail = await controller.http.get(mgmt(`/edge-routers/${ingressId}`), { headers: admin });
-  writeFileSync(join(dir, 'enroll.jwt'), detail.json.data.enrollmentJwt);
-  const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
-  assert.equal(enrolled.code, 0, enrolled.stderr);
-  ingress = RouterRun.start(config);
-  await ingress.waitForLog((line) => line.msg === 'control channel established', 30_000, 'the ingress welcomed');
+  });
+  const enrolled = await enrollRouterProcess(controller, admin, join(root, 'ingress'), yaml, 'proof-ingress', { isTunnelerEnabled: true, roleAttributes: ['dialer'] });
+  ingressId = enrolled.id;
+  ingress = await startWelcomedRouter(enrolled.config, 'the ingress welcomed');
 
   // The ingress dials mid; mid reports that link too, so both ends vouch for it.
   const linked = await until('the ingress linked to mid', () => midLinks[0], 20_000);

@@ -8,17 +8,18 @@
 // its router's disabling, also after the router failed over to another controller (which learns of the circuits
 // from the router); a deleted router's link is closed by the router it linked to, and its new links are refused.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { AuthenticatorApp } from './support/authenticator-app.ts';
+import { enrollRouterProcess, managementPoster, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
 import { memberList, threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
-import { RouterRun, runEdgeward, type LogLine } from './support/router-fixture.ts';
+import { RouterRun, type LogLine } from './support/router-fixture.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-revocation-'));
 let nodes: ControllerFixture[] = [];
@@ -34,23 +35,12 @@ const serverSide = new Set<import('node:net').Socket>();
 type RouterName = 'r1' | 'r2' | 'r3';
 const routers: Record<RouterName, { id: string; config: string; edgePort: number; run?: RouterRun }> = {} as never;
 
-const mgmt = (path: string) => `${api.managementApi}${path}`;
-
-async function post(path: string, body: Record<string, unknown>): Promise<string> {
-  const response = await api.http.post(mgmt(path), { headers: admin, body });
-  assert.equal(response.status, 201, response.text);
-  return response.json.data.id as string;
-}
+const post = (path: string, body: Record<string, unknown>): Promise<string> => managementPoster(api, admin)(path, body);
 
 async function writeRouter(name: RouterName, options: { tunneler: boolean; roles: string[]; listeners: string[]; link: string; endpoint: string }): Promise<void> {
-  const dir = join(root, name);
-  mkdirSync(dir, { recursive: true });
-  const config = join(dir, 'router.yml');
   const edgePort = await freePort();
   const listeners = [`  - binding: edge\n    address: tls:127.0.0.1:${edgePort}\n    options: {advertise: 127.0.0.1:${edgePort}}`, ...options.listeners];
-  writeFileSync(
-    config,
-    `v: 3
+  const yaml = `v: 3
 identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
 ctrl:
   endpoint: ${options.endpoint}
@@ -65,13 +55,8 @@ ${listeners.join('\n')}
 dialers:
   - binding: transport
 ${options.link}
-`,
-  );
-  const id = await post('/edge-routers', { name, isTunnelerEnabled: options.tunneler, roleAttributes: options.roles });
-  const detail = await api.http.get(mgmt(`/edge-routers/${id}`), { headers: admin });
-  writeFileSync(join(dir, 'enroll.jwt'), detail.json.data.enrollmentJwt);
-  const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
-  assert.equal(enrolled.code, 0, enrolled.stderr);
+`;
+  const { id, config } = await enrollRouterProcess(api, admin, join(root, name), yaml, name, { isTunnelerEnabled: options.tunneler, roleAttributes: options.roles });
   routers[name] = { id, config, edgePort };
 }
 
@@ -105,15 +90,8 @@ before(async () => {
   await post('/services', { name: 'echo', encryptionRequired: true, roleAttributes: ['echo'], configs: [host] });
   await post('/service-policies', { name: 'hosts-bind-echo', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts'], serviceRoles: ['#echo'] });
 
-  for (const name of ['r1', 'r2', 'r3'] as const) routers[name].run = RouterRun.start(routers[name].config);
-  for (const name of ['r1', 'r2', 'r3'] as const) await routers[name].run!.waitForLog((line) => line.msg === 'control channel established', 30_000, `${name} welcomed`);
-  await until('the echo terminator on every controller', async () => {
-    for (const node of nodes) {
-      const list = await node.http.get(`${node.managementApi}/terminators`, { headers: { 'zt-session': await node.adminToken() } });
-      if (list.json?.data?.length !== 1) return false;
-    }
-    return true;
-  });
+  await startWelcomedRouters(routers, ['r1', 'r2', 'r3']);
+  await terminatorsOnEveryController(nodes, 1, 'the echo terminator on every controller');
   for (const name of ['r1', 'r3'] as const) {
     await routers[name].run!.waitForLog((line) => line.msg === 'link established' && line.destRouterId === routers.r2.id, 30_000, `${name}'s link to r2`);
   }

@@ -8,7 +8,7 @@
 // with the certificate of a controller of the network that is not a member of the cluster (a removed one), or by one
 // controller in another's name, is refused there too, while the same route signed by the member it names is taken.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,11 +19,10 @@ import { controllerPaths, issueControllerCertificate } from '../common/pki/pki-d
 import { linkTestClient, type LinkTestClient } from '../router/links/link-test-support.ts';
 import { readReadyProof, ReadyVerifier } from '../router/circuits/ready-proof.ts';
 import { until } from './support/cluster-helpers.ts';
+import { hostAndDialer, routeFor } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
-import { freePort } from './support/free-port.ts';
-import { OpensslWorkbench } from './support/openssl-workbench.ts';
-import { RouterRun, runEdgeward } from './support/router-fixture.ts';
-import { enrollRouter, ScriptedRouter, type EnrolledRouter } from './support/scripted-router.ts';
+import type { RouterRun } from './support/router-fixture.ts';
+import type { EnrolledRouter, ScriptedRouter } from './support/scripted-router.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-route-replay-'));
 let controller: ControllerFixture;
@@ -36,24 +35,7 @@ let link: LinkTestClient | undefined;
 let linkId: string;
 let service: Server;
 const serviceSockets: Socket[] = [];
-let rid = 0;
-
-const mgmt = (path: string) => `${controller.managementApi}${path}`;
-
-async function post(path: string, body: Record<string, unknown>): Promise<string> {
-  const response = await controller.http.post(mgmt(path), { headers: admin, body });
-  assert.equal(response.status, 201, response.text);
-  return response.json.data.id as string;
-}
-
-async function request(body: Record<string, unknown>): Promise<any> {
-  const id = ++rid;
-  attacker.channel.send({ type: 'req', rid: id, body });
-  for (;;) {
-    const answer = await attacker.channel.next('res', 10_000);
-    if (answer.rid === id) return answer;
-  }
-}
+let request: (body: Record<string, unknown>) => Promise<any>;
 
 /** The next frame of `type` for `circuitId` the hosting router sent over the link, within 10 s. */
 async function linkFrame(type: string, circuitId: string, after: number): Promise<Record<string, unknown>> {
@@ -69,10 +51,7 @@ function linkOrFail(): LinkTestClient {
 
 /** A genuine route for the scripted router over its link, once the hosting router has reported the link too. */
 async function genuineRoute(): Promise<SignedRoute> {
-  return until('a route over the link', async () => {
-    const answer = await request({ op: 'circuit.create', service: 'replayable' });
-    return answer.ok && answer.value.route ? (answer.value.route as SignedRoute) : undefined;
-  }, 20_000);
+  return routeFor<SignedRoute>(request, 'replayable');
 }
 
 before(async () => {
@@ -84,57 +63,10 @@ before(async () => {
     socket.pipe(socket);
   });
   await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', () => resolve()));
-  const servicePort = (service.address() as { port: number }).port;
-  const hostConfig = await post('/configs', { name: 'replay-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port: servicePort } });
-  await post('/services', { name: 'replayable', encryptionRequired: true, roleAttributes: ['replayable'], configs: [hostConfig] });
-  await post('/service-policies', { name: 'replay-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosting'], serviceRoles: ['#replayable'], postureCheckRoles: [] });
-  await post('/service-policies', { name: 'replay-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: ['#replayable'], postureCheckRoles: [] });
-
-  // The hosting router, a real process.
-  const dir = join(root, 'host');
-  mkdirSync(dir, { recursive: true });
-  hostLinkPort = await freePort();
-  const edgePort = await freePort();
-  const config = join(dir, 'router.yml');
-  writeFileSync(
-    config,
-    `v: 3
-identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
-ctrl:
-  endpoint: ${controller.ctrlAddress}
-edge:
-  csr:
-    sans: {dns: [localhost], ip: [127.0.0.1]}
-forwarder:
-  latencyProbeInterval: 300
-listeners:
-  - binding: edge
-    address: tls:127.0.0.1:${edgePort}
-    options: {advertise: 127.0.0.1:${edgePort}}
-  - binding: tunnel
-    options: {mode: host}
-link:
-  listeners:
-    - {binding: transport, bind: "tls:127.0.0.1:${hostLinkPort}", advertise: "tls:127.0.0.1:${hostLinkPort}"}
-`,
-  );
-  hostId = await post('/edge-routers', { name: 'replay-host-router', isTunnelerEnabled: true, roleAttributes: ['hosting'] });
-  const detail = await controller.http.get(mgmt(`/edge-routers/${hostId}`), { headers: admin });
-  writeFileSync(join(dir, 'enroll.jwt'), detail.json.data.enrollmentJwt);
-  const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
-  assert.equal(enrolled.code, 0, enrolled.stderr);
-  host = RouterRun.start(config);
-  await host.waitForLog((line) => line.msg === 'control channel established', 30_000, 'the hosting router welcomed');
-
-  // The scripted router: enrolled, on the control channel, may Dial the service.
-  const attackerId = await post('/edge-routers', { name: 'replay-scripted-router', isTunnelerEnabled: true, roleAttributes: ['dialer'] });
-  const attackerDetail = await controller.http.get(mgmt(`/edge-routers/${attackerId}`), { headers: admin });
-  const workbench = new OpensslWorkbench(join(controller.root, 'router-certs'));
-  const attackerEnrolled = await enrollRouter(controller, workbench, attackerId, attackerDetail.json.data.enrollmentToken as string);
-  const channel = await ScriptedRouter.connect(controller.ctrlAddress, controller.caPem, attackerEnrolled);
-  channel.hello(attackerId);
-  await channel.next('ctrl.welcome');
-  attacker = { enrolled: attackerEnrolled, channel };
+  // The hosting router, a real process; the scripted router may Dial the service.
+  const hosting = await hostAndDialer(controller, admin, join(root, 'host'), { prefix: 'replay', service: 'replayable', servicePort: (service.address() as { port: number }).port });
+  ({ hostId, host, hostLinkPort, request } = hosting);
+  attacker = hosting.dialer;
 
   // A real link from the scripted router to the hosting router's link listener (its hello names it; its enrolled
   // client certificate proves it), reported by both ends.

@@ -12,17 +12,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startEchoServer, type EchoServer } from '../server/demo/echo-server.ts';
+import { enrollRouterProcess, managementPoster, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
 import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
-import { RouterRun, runEdgeward } from './support/router-fixture.ts';
+import type { RouterRun } from './support/router-fixture.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
 import { connect as tlsConnect } from 'node:tls';
 import { AuthenticatorApp } from './support/authenticator-app.ts';
@@ -41,13 +42,7 @@ const ports = { echo: 0, tcpEcho: 0, noDial: 0, mfa: 0 };
 /** Alice's API session once it answered MFA (the MFA test), for the circuit cap test after it. */
 let aliceAfterMfa: string | undefined;
 
-const mgmt = (path: string) => `${nodes[0]!.managementApi}${path}`;
-
-async function post(path: string, body: Record<string, unknown>): Promise<string> {
-  const response = await nodes[0]!.http.post(mgmt(path), { headers: admin, body });
-  assert.equal(response.status, 201, response.text);
-  return response.json.data.id as string;
-}
+const post = (path: string, body: Record<string, unknown>): Promise<string> => managementPoster(nodes[0]!, admin)(path, body);
 
 function linkSection(listeners: Array<{ bind: number; advertise: number; groups: string[] }>, dialGroups: string[]): string {
   const lines = ['link:'];
@@ -68,13 +63,9 @@ function linkSection(listeners: Array<{ bind: number; advertise: number; groups:
 
 async function writeRouter(name: 'r1' | 'r2' | 'r3', tunnel: string, link: string, endpoint: string): Promise<void> {
   const dir = join(root, name);
-  mkdirSync(dir, { recursive: true });
-  const config = join(dir, 'router.yml');
   const edgePort = await freePort();
   const listeners = [`  - binding: edge\n    address: tls:127.0.0.1:${edgePort}\n    options: {advertise: 127.0.0.1:${edgePort}}`, ...(tunnel ? [tunnel] : [])];
-  writeFileSync(
-    config,
-    `v: 3
+  const yaml = `v: 3
 identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
 ctrl:
   endpoint: ${endpoint}
@@ -91,13 +82,8 @@ ${listeners.join('\n')}
 dialers:
   - binding: transport
 ${link}
-`,
-  );
-  const id = await post('/edge-routers', { name, isTunnelerEnabled: true, roleAttributes: [name === 'r1' ? 'clients' : 'hosts'] });
-  const detail = await nodes[0]!.http.get(mgmt(`/edge-routers/${id}`), { headers: admin });
-  writeFileSync(join(dir, 'enroll.jwt'), detail.json.data.enrollmentJwt);
-  const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
-  assert.equal(enrolled.code, 0, enrolled.stderr);
+`;
+  const { id, config } = await enrollRouterProcess(nodes[0]!, admin, dir, yaml, name, { isTunnelerEnabled: true, roleAttributes: [name === 'r1' ? 'clients' : 'hosts'] });
   routers[name] = { id, dir, config, edgePort };
 }
 
@@ -198,15 +184,8 @@ before(async () => {
   assert.ok(mfaCheck);
   await post('/service-policies', { name: 'clients-dial-guarded', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#guarded'], postureCheckRoles: ['#mfa'] });
 
-  for (const name of ['r1', 'r2', 'r3'] as const) routers[name].run = RouterRun.start(routers[name].config);
-  for (const name of ['r1', 'r2', 'r3'] as const) await routers[name].run!.waitForLog((line) => line.msg === 'control channel established', 30_000, `${name} welcomed`);
-  await until('terminators for the four services on every controller', async () => {
-    for (const node of nodes) {
-      const list = await node.http.get(`${node.managementApi}/terminators`, { headers: { 'zt-session': await node.adminToken() } });
-      if (list.json?.data?.length !== 4) return false;
-    }
-    return true;
-  });
+  await startWelcomedRouters(routers, ['r1', 'r2', 'r3']);
+  await terminatorsOnEveryController(nodes, 4, 'terminators for the four services on every controller');
 });
 
 after(async () => {

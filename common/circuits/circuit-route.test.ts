@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createTestPki, type TestPki } from '../../router/links/link-test-support.ts';
+import { describe, it } from 'node:test';
+import { suiteTestPkis } from '../../router/links/suite-test-pkis.ts';
 import { RouteSigner, RouteVerifier, type CircuitRoute } from './circuit-route.ts';
 
-let pki: TestPki;
-let other: TestPki;
-before(async () => {
-  pki = await createTestPki();
-  other = await createTestPki();
-});
-after(async () => {
-  await pki.dispose();
-  await other.dispose();
-});
+const pkis = suiteTestPkis();
 
 const route: CircuitRoute = {
   circuitId: 'c1a2b3c4d5e6f7g8',
@@ -29,24 +20,24 @@ const route: CircuitRoute = {
 
 describe('signed circuit routes', () => {
   it('a route signed by a controller of the CA verifies, and names its signer', async () => {
-    const tls = await pki.controllerTls('ctrl1');
+    const tls = await pkis.pki.controllerTls('ctrl1');
     const signed = new RouteSigner(tls.keyPem, tls.certPem).sign(route);
-    const verdict = new RouteVerifier(pki.caPem).verify(signed, Date.now());
+    const verdict = new RouteVerifier(pkis.pki.caPem).verify(signed, Date.now());
     assert.ok(verdict.ok, !verdict.ok ? verdict.reason : '');
     assert.deepEqual(verdict.route, route);
     assert.match(verdict.signer.subjectAltName ?? '', /controller\/ctrl1/);
   });
 
   it('refuses a changed text, a signature by another key, a signer of another CA and garbage', async () => {
-    const tls = await pki.controllerTls('ctrl1');
+    const tls = await pkis.pki.controllerTls('ctrl1');
     const signed = new RouteSigner(tls.keyPem, tls.certPem).sign(route);
-    const verifier = new RouteVerifier(pki.caPem);
+    const verifier = new RouteVerifier(pkis.pki.caPem);
     const changed = { ...signed, text: signed.text.replace('tcp:127.0.0.1:8080', 'tcp:127.0.0.1:22') };
     assert.deepEqual(verifier.verify(changed, Date.now()), { ok: false, reason: 'the route signature does not verify' });
-    const router = await pki.routerTls('r9');
+    const router = await pkis.pki.routerTls('r9');
     const forged = new RouteSigner(router.keyPem, tls.certPem).sign(route);
     assert.equal(verifier.verify(forged, Date.now()).ok, false, 'signed with a router key, claiming the controller certificate');
-    const foreign = await other.controllerTls('ctrl1');
+    const foreign = await pkis.other.controllerTls('ctrl1');
     const foreignSigned = new RouteSigner(foreign.keyPem, foreign.certPem).sign(route);
     assert.deepEqual(verifier.verify(foreignSigned, Date.now()), { ok: false, reason: "the route signer does not chain to this router's CA" });
     assert.equal(verifier.verify({ text: 1 }, Date.now()).ok, false);

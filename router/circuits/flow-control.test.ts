@@ -20,11 +20,12 @@ import { createTestPki, defaultForwarder, linkRouterConfig, sleep, waitFor, type
 import { rawLinkPeer, type RawLinkPeer } from '../links/raw-link-peer.ts';
 import { controllerTrustOf } from '../run/controller-identity.ts';
 import { windowOverrunReason, windowSlackBytes } from './circuit-end.ts';
+import { testCircuitRoute, testServiceId } from './circuit-route-test-support.ts';
 import { EdgeConnectListeners } from './edge-connect-listener.ts';
 import { Forwarder, type ForwarderTiming } from './forwarder.ts';
 import { ReadySigner } from './ready-proof.ts';
 
-const serviceId = 'svc1';
+const serviceId = testServiceId;
 const chunk = FramedSocket.maxDataBytes;
 
 describe('flow control and circuit caps over real links', () => {
@@ -97,25 +98,25 @@ describe('flow control and circuit caps over real links', () => {
   }
 
   function route(routers: readonly string[], links: readonly string[], address: string, overrides: Partial<CircuitRoute> = {}): CircuitRoute {
-    return {
-      circuitId: `c${randomBytes(8).toString('hex')}`,
-      serviceId,
-      serviceName: 'echo',
-      identityId: 'r1',
-      routers,
-      links,
-      terminator: { id: 't1', routerId: routers[routers.length - 1]!, address },
-      controllerId: 'ctrl1',
-      egressFingerprint: fingerprints.get(routers[routers.length - 1]!)!,
-      issuedAt: Date.now(),
-      ...overrides,
-    };
+    return testCircuitRoute(routers, links, address, fingerprints.get(routers[routers.length - 1]!)!, overrides);
   }
 
   async function listen(server: Server): Promise<number> {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     return (server.address() as { port: number }).port;
+  }
+
+  /** A tunnel listener in front of `forwarder`: each connection, accepted paused, dials `echo` as listener `echo:test`. */
+  async function tunnelListener(forwarder: Forwarder): Promise<number> {
+    const accepted: Socket[] = [];
+    const listener = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
+      accepted.push(socket);
+      void forwarder.dial('echo', socket, 'echo:test').catch(() => socket.destroy());
+    });
+    const port = await listen(listener);
+    cleanups.push(() => accepted.forEach((socket) => socket.destroy()));
+    return port;
   }
 
   /** A terminator's TCP server; `read: false` accepts connections paused and never reads them. */
@@ -201,13 +202,7 @@ describe('flow control and circuit caps over real links', () => {
       },
     });
     const r3 = await peer(r2.port, 'r3', 'l23');
-    const accepted: Socket[] = [];
-    const listener = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
-      accepted.push(socket);
-      void r2.forwarder.dial('echo', socket, 'echo:test').catch(() => socket.destroy());
-    });
-    const port = await listen(listener);
-    cleanups.push(() => accepted.forEach((socket) => socket.destroy()));
+    const port = await tunnelListener(r2.forwarder);
     // The client connects and never reads.
     const client = connect({ host: '127.0.0.1', port });
     client.on('error', () => undefined);
@@ -340,13 +335,7 @@ describe('flow control and circuit caps over real links', () => {
     const r2 = await routerUnderTest({ config: { maxCircuits: 2 }, answer: () => ({ route: signer.sign(route(['r2'], [], server.address, { identityId: 'r2' })) }) });
     const server = await terminator(true);
     r2.hosted.set(serviceId, server.address);
-    const accepted: Socket[] = [];
-    const listener = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
-      accepted.push(socket);
-      void r2.forwarder.dial('echo', socket, 'echo:test').catch(() => socket.destroy());
-    });
-    const port = await listen(listener);
-    cleanups.push(() => accepted.forEach((socket) => socket.destroy()));
+    const port = await tunnelListener(r2.forwarder);
 
     const clients: Socket[] = [];
     const echoed = async (socket: Socket) => {

@@ -14,10 +14,11 @@ import type { ForwarderConfig } from '../config/router-config.ts';
 import type { CircuitControlFrame, CircuitLink } from '../links/link-manager-api.ts';
 import { createTestPki, defaultForwarder, sleep, waitFor, type TestPki } from '../links/link-test-support.ts';
 import { controllerTrustOf } from '../run/controller-identity.ts';
+import { testCircuitRoute, testServiceId } from './circuit-route-test-support.ts';
 import { Forwarder, type RouterCircuit, type ForwarderTiming } from './forwarder.ts';
 import { ReadySigner } from './ready-proof.ts';
 
-const serviceId = 'svc1';
+const serviceId = testServiceId;
 const chunkBytes = 64 * 1024;
 
 // ---- fake links -------------------------------------------------------------------------------------------------
@@ -239,19 +240,7 @@ describe('Forwarder over fake links with real TCP ends', () => {
   }
 
   function route(routers: readonly string[], links: readonly string[], address: string, overrides: Partial<CircuitRoute> = {}): CircuitRoute {
-    return {
-      circuitId: `c${randomBytes(8).toString('hex')}`,
-      serviceId,
-      serviceName: 'echo',
-      identityId: 'r1',
-      routers,
-      links,
-      terminator: { id: 't1', routerId: routers[routers.length - 1]!, address },
-      controllerId: 'ctrl1',
-      egressFingerprint: identities.get(routers[routers.length - 1]!)?.fingerprint ?? '0'.repeat(40),
-      issuedAt: Date.now(),
-      ...overrides,
-    };
+    return testCircuitRoute(routers, links, address, identities.get(routers[routers.length - 1]!)?.fingerprint ?? '0'.repeat(40), overrides);
   }
 
   async function listen(server: Server): Promise<number> {

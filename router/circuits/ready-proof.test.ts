@@ -1,27 +1,18 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { createTestPki, type TestPki } from '../links/link-test-support.ts';
+import { describe, it } from 'node:test';
+import { suiteTestPkis } from '../links/suite-test-pkis.ts';
 import { readReadyProof, ReadySigner, ReadyVerifier, type ExpectedReady } from './ready-proof.ts';
 
-let pki: TestPki;
-let other: TestPki;
-before(async () => {
-  pki = await createTestPki();
-  other = await createTestPki();
-});
-after(async () => {
-  await pki.dispose();
-  await other.dispose();
-});
+const pkis = suiteTestPkis();
 
 const fingerprint = (pem: string) => new X509Certificate(pem).fingerprint.replaceAll(':', '').toLowerCase();
 
 describe('c.ready proofs', () => {
   it('a ready signed by the route\'s egress with its enrolled certificate verifies; for another circuit, route or count it does not', async () => {
-    const egress = await pki.routerTls('r3');
+    const egress = await pkis.pki.routerTls('r3');
     const proof = new ReadySigner(egress.keyPem, egress.certPem).sign('c0123456789', 'a'.repeat(64), 42);
-    const verifier = new ReadyVerifier(pki.caPem, [pki.trustDomain]);
+    const verifier = new ReadyVerifier(pkis.pki.caPem, [pkis.pki.trustDomain]);
     const expected: ExpectedReady = { circuitId: 'c0123456789', routeDigest: 'a'.repeat(64), received: 42, egressRouterId: 'r3', egressFingerprint: fingerprint(egress.certPem) };
     assert.equal(verifier.problem(proof, expected, Date.now()), undefined);
     for (const changed of [{ circuitId: 'c9876543210' }, { routeDigest: 'b'.repeat(64) }, { received: 43 }, { received: undefined }]) {
@@ -30,11 +21,11 @@ describe('c.ready proofs', () => {
   });
 
   it('refuses no proof, another router\'s certificate, a certificate the router did not enroll with, another CA and a claimed certificate with another key', async () => {
-    const egress = await pki.routerTls('r3');
-    const middle = await pki.routerTls('r2');
-    const reissued = await pki.routerTls('r3');
-    const foreign = await other.routerTls('r3');
-    const verifier = new ReadyVerifier(pki.caPem, [pki.trustDomain]);
+    const egress = await pkis.pki.routerTls('r3');
+    const middle = await pkis.pki.routerTls('r2');
+    const reissued = await pkis.pki.routerTls('r3');
+    const foreign = await pkis.other.routerTls('r3');
+    const verifier = new ReadyVerifier(pkis.pki.caPem, [pkis.pki.trustDomain]);
     const expected: ExpectedReady = { circuitId: 'c0123456789', routeDigest: 'a'.repeat(64), received: undefined, egressRouterId: 'r3', egressFingerprint: fingerprint(egress.certPem) };
     const signed = (tls: { keyPem: string; certPem: string }) => new ReadySigner(tls.keyPem, tls.certPem).sign(expected.circuitId, expected.routeDigest, undefined);
     assert.equal(verifier.problem(undefined, expected, Date.now()), 'the ready is not signed (router r3 must sign it)');

@@ -5,16 +5,17 @@
 // r1, which carries it to r2 over their link. Exits 0 when every check passed, 1 (with the reason) otherwise.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { Resolver } from 'node:dns/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEchoServer } from '../../server/demo/echo-server.ts';
+import { enrollRouterProcess, managementPoster } from './circuit-routers.ts';
 import { until } from './cluster-helpers.ts';
 import { ControllerFixture } from './controller-fixture.ts';
 import { freePort } from './free-port.ts';
-import { RouterRun, runEdgeward } from './router-fixture.ts';
+import { RouterRun } from './router-fixture.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-tproxy-'));
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -40,11 +41,7 @@ async function main(): Promise<void> {
   const controller = await ControllerFixture.create();
   cleanups.push(() => controller.dispose());
   const admin = { 'zt-session': await controller.adminToken() };
-  const post = async (path: string, body: Record<string, unknown>) => {
-    const response = await controller.http.post(`${controller.managementApi}${path}`, { headers: admin, body });
-    assert.equal(response.status, 201, response.text);
-    return response.json.data.id as string;
-  };
+  const post = managementPoster(controller, admin);
   const echo = await startEchoServer();
   cleanups.push(() => echo.close());
   const dnsPort = await freePort();
@@ -55,13 +52,8 @@ async function main(): Promise<void> {
     ['r1', `{mode: tproxy, resolver: "udp://127.0.0.1:${dnsPort}", dnsSvcIpRange: 100.64.0.1/10}`, `link:\n  dialers: [{binding: transport, healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 200ms, maxRetryInterval: 1s}}]`],
     ['r2', '{mode: host}', `link:\n  listeners: [{binding: transport, bind: "tls:127.0.0.1:${linkPort}", advertise: "tls:127.0.0.1:${linkPort}"}]`],
   ] as const) {
-    const dir = join(root, name);
-    mkdirSync(dir);
     const edgePort = await freePort();
-    const config = join(dir, 'router.yml');
-    writeFileSync(
-      config,
-      `v: 3
+    const yaml = `v: 3
 identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
 ctrl:
   endpoint: ${controller.ctrlAddress}
@@ -72,14 +64,8 @@ listeners:
   - {binding: tunnel, options: ${tunnel}}
 dialers: [{binding: transport}]
 ${link}
-`,
-    );
-    const id = await post('/edge-routers', { name, isTunnelerEnabled: true });
-    const detail = await controller.http.get(`${controller.managementApi}/edge-routers/${id}`, { headers: admin });
-    writeFileSync(join(dir, 'enroll.jwt'), detail.json.data.enrollmentJwt);
-    const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
-    assert.equal(enrolled.code, 0, enrolled.stderr);
-    routers[name] = { id, config };
+`;
+    routers[name] = await enrollRouterProcess(controller, admin, join(root, name), yaml, name, { isTunnelerEnabled: true });
   }
   const hostConfig = await post('/configs', { name: 'echo-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port: echo.port } });
   const interceptConfig = await post('/configs', {
