@@ -121,7 +121,8 @@ describe('router with a real controller', { timeout: 240_000 }, () => {
     }, 'the router to be healthy');
     const exposition = await until(async () => {
       const metrics = await http.get(`${controller.origin}/metrics`);
-      return metrics.text.includes(`router_id="${routerId}"`) ? metrics.text : undefined;
+      // The router's own report (the controller sets its control-channel series at the welcome, before any report).
+      return new RegExp(`edgeward_router_link_count\\{[^}]*router_id="${routerId}"`).test(metrics.text) ? metrics.text : undefined;
     }, 'router metrics on /metrics');
     assert.match(exposition, new RegExp(`edgeward_router_link_count\\{[^}]*router_id="${routerId}"[^}]*\\} 0`));
     assert.equal(await router.stop(), 0);
