@@ -150,7 +150,8 @@ test('a router whose controller is killed moves to another controller, reports m
   const survivor = survivors.find((node) => node.id === moved.controllerId)!;
   await until('router-a metrics on the new controller', async () => {
     const metrics = await survivor.http.get(`${survivor.origin}/metrics`);
-    return metrics.text.includes(`router_id="${a.id}"`);
+    // Its own metrics report, not the series the controller sets at the welcome.
+    return metrics.text.includes(`edgeward_router_link_count{router_id="${a.id}"}`);
   });
   await until('router-a healthy again', async () => (await healthOf(a))?.healthy === true);
   assert.ok((await linkedTo(a)).includes(routers.get('router-b')!.id), 'links survive the controller change');
