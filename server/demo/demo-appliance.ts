@@ -14,9 +14,9 @@ import { callAgent } from '../agent/agent-client.ts';
 import { initPki, issueControllerCertificate, controllerPaths, pkiPaths } from '../../common/pki/pki-directory.ts';
 import { freeLoopbackPort } from './loopback-port.ts';
 import { spawnEdgeward } from './child-process.ts';
-import { bringUp, type DemoRun } from './demo-bring-up.ts';
+import { bringUp, type DemoControllerPlan, type DemoLayout, type DemoRun } from './demo-bring-up.ts';
 import { demoRouterNames, planRouter, refuseIfRouterRunning, type DemoRouter, type RouterPlan } from './demo-routers.ts';
-import type { DemoController, DemoState } from './demo-state.ts';
+import type { DemoState } from './demo-state.ts';
 import { supervised, type SupervisionContext } from './demo-supervision.ts';
 import { demoRouterHost, demoServiceName } from './demo-router-config.ts';
 import { preferredStatusPagePort, storedStatusPagePort } from './demo-status-page.ts';
@@ -68,11 +68,6 @@ const firstWebPort = 1280;
 const preferredEchoPort = 8090;
 const firstCtrlPort = 6262;
 const stopGraceMs = 15_000;
-
-interface ControllerPlan {
-  readonly entry: DemoController;
-  readonly ctrlAddress: string;
-}
 
 export async function startDemo(dataFolder: string, log: (line: string) => void, options: StartDemoOptions = {}): Promise<RunningDemo> {
   const timeoutMs = options.timeoutMs ?? 120_000;
@@ -169,25 +164,13 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
   }
 }
 
-interface DemoLayout {
-  readonly root: string;
-  readonly caPem: string;
-  readonly caBundle: string;
+interface LaidOutDemo extends DemoLayout {
   readonly stateFile: string;
-  readonly state: DemoState;
-  readonly passwordFile: string;
-  readonly plans: readonly ControllerPlan[];
-  readonly routerPlans: readonly RouterPlan[];
-  readonly stack: ObservabilityStack;
-  /** Started in this order (each ready before the next), stopped in the reverse one. */
-  readonly stackCommands: readonly StackCommand[];
-  readonly echoPort: number;
-  readonly statusPagePort: number;
 }
 
 /** The PKI, every process's ports, configs and files, and the state demo.json will hold; a demo still running on
  * this folder is refused before anything is written. */
-async function layOutDemo(dataFolder: string, log: (line: string) => void): Promise<DemoLayout> {
+async function layOutDemo(dataFolder: string, log: (line: string) => void): Promise<LaidOutDemo> {
   const root = resolve(dataFolder);
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const pkiDir = join(root, 'pki');
@@ -201,7 +184,7 @@ async function layOutDemo(dataFolder: string, log: (line: string) => void): Prom
 
   // Ports already promised to one of the processes, so that no two get the same fallback port.
   const taken = new Set<number>();
-  const plans: ControllerPlan[] = [];
+  const plans: DemoControllerPlan[] = [];
   for (const [index, id] of demoControllerIds.entries()) {
     plans.push(await planController(root, pkiDir, pki.bundle, id, index, taken, log));
   }
@@ -244,7 +227,7 @@ async function layOutDemo(dataFolder: string, log: (line: string) => void): Prom
 }
 
 /** Certificate, ports and config of one controller; ports are kept from an earlier start so the cluster's addresses stay valid. */
-async function planController(root: string, pkiDir: string, caBundle: string, id: string, index: number, taken: Set<number>, log: (line: string) => void): Promise<ControllerPlan> {
+async function planController(root: string, pkiDir: string, caBundle: string, id: string, index: number, taken: Set<number>, log: (line: string) => void): Promise<DemoControllerPlan> {
   const controllerDir = join(root, id);
   mkdirSync(controllerDir, { recursive: true, mode: 0o700 });
   const certificate = controllerPaths(pkiDir, id);

@@ -20,19 +20,24 @@ export interface DemoControllerPlan {
   readonly ctrlAddress: string;
 }
 
-export interface DemoRun {
+/** What the demo laid out before starting anything: its PKI, every process's ports, configs and files. */
+export interface DemoLayout {
   readonly root: string;
   readonly caPem: string;
   readonly caBundle: string;
   readonly state: DemoState;
-  readonly adminUsername: string;
   readonly passwordFile: string;
   readonly plans: readonly DemoControllerPlan[];
   readonly routerPlans: readonly RouterPlan[];
   readonly stack: ObservabilityStack;
+  /** Started in this order (each ready before the next), stopped in the reverse one. */
   readonly stackCommands: readonly StackCommand[];
   readonly echoPort: number;
   readonly statusPagePort: number;
+}
+
+export interface DemoRun extends DemoLayout {
+  readonly adminUsername: string;
   readonly statusPageReadyMs: number;
   readonly supervisors: readonly Supervisor[];
   readonly routerSupervisors: readonly Supervisor[];
