@@ -1,17 +1,19 @@
 // A live link after its handshake, over its one `single` connection or the `payload` and `ack` connections of a
-// split link. Each connection carries its own heartbeats (connection-heartbeat.ts): both ends send `hb` on each
-// connection every heartbeatIntervalMs (and one at once, so latency is known quickly) and answer every `hb` with
-// `hbAck`. The link's latency is the payload (or single) connection's. A connection from which nothing at all has
-// been heard for unresponsiveTimeoutMs closes the link (checked on each heartbeat tick, so it closes within one
-// interval after the timeout); so does any connection ending. Either way every connection of the link is closed
-// and `onClose` runs once: a link is never left half up.
+// split link. Each connection carries its own heartbeats (the channel's, common/channel/channel-heartbeat.ts): both
+// ends send `hb` on each connection every heartbeatIntervalMs (and one at once, so latency is known quickly) and
+// answer every `hb` with `hbAck`. The link's latency is the mean of the payload (or single) connection's last few
+// round trips. A connection from which nothing at all has been heard for unresponsiveTimeoutMs closes the link
+// (checked every heartbeat interval, so it closes within one interval after the timeout), unless this end stopped
+// reading it; so does any connection ending. Either way every connection of the link is closed and `onClose` runs
+// once: a link is never left half up.
 
-import { ConnectionHeartbeat } from './connection-heartbeat.ts';
+import { RecentMean } from '../../common/channel/channel-heartbeat.ts';
 import type { FramedSocket } from './framed-socket.ts';
 import type { LinkConnType, LinkShape } from './link-hello.ts';
 import { connectionsOf, type LinkSockets } from './link-sockets.ts';
 
-export { latencySampleCount } from './connection-heartbeat.ts';
+/** How many recent round trips the latency averages. */
+export const latencySampleCount = 5;
 
 export interface LinkTiming {
   /** ms between heartbeats. OpenZiti's link.heartbeats.sendInterval default: 10 s. */
@@ -48,7 +50,7 @@ export type LinkLane = 'payload' | 'ack';
 
 interface ChannelConnection {
   readonly connType: LinkConnType;
-  readonly heartbeat: ConnectionHeartbeat;
+  readonly framed: FramedSocket;
 }
 
 export class LinkChannel {
@@ -59,7 +61,7 @@ export class LinkChannel {
   /** Every connection's addresses, by connType. */
   readonly addresses: Readonly<Partial<Record<LinkConnType, { readonly localAddr: string; readonly remoteAddr: string }>>>;
   private readonly connections: readonly ChannelConnection[];
-  private timer: NodeJS.Timeout | undefined;
+  private readonly latency = new RecentMean(latencySampleCount);
   private ended = false;
 
   constructor(
@@ -71,31 +73,32 @@ export class LinkChannel {
     private readonly events: LinkChannelEvents,
   ) {
     this.shape = sockets.shape;
-    this.connections = connectionsOf(sockets).map(({ connType, framed }, index) => ({
-      connType,
-      // Only the payload (or single) connection's samples are the link's latency.
-      heartbeat: new ConnectionHeartbeat(framed, timing.unresponsiveTimeoutMs, index === 0 ? () => this.sampled() : () => undefined),
-    }));
-    const first = this.connections[0]!.heartbeat.framed;
+    this.connections = connectionsOf(sockets).map(({ connType, framed }) => ({ connType, framed }));
+    const first = this.connections[0]!.framed;
     this.localAddr = first.localAddr;
     this.remoteAddr = first.remoteAddr;
-    this.addresses = Object.fromEntries(
-      this.connections.map(({ connType, heartbeat }) => [connType, { localAddr: heartbeat.framed.localAddr, remoteAddr: heartbeat.framed.remoteAddr }]),
-    );
+    this.addresses = Object.fromEntries(this.connections.map(({ connType, framed }) => [connType, { localAddr: framed.localAddr, remoteAddr: framed.remoteAddr }]));
   }
 
   start(): void {
-    for (const connection of this.connections) {
-      const { framed } = connection.heartbeat;
+    const { heartbeatIntervalMs, unresponsiveTimeoutMs } = this.timing;
+    this.connections.forEach((connection, index) => {
+      const { framed } = connection;
       framed.onClose((reason) => this.end(this.describe(connection, reason)));
+      if (this.ended) return;
+      framed.startHeartbeat(
+        { sendIntervalMs: heartbeatIntervalMs, checkIntervalMs: heartbeatIntervalMs, unresponsiveMs: unresponsiveTimeoutMs, beatAtStart: true },
+        {
+          // Only the payload (or single) connection's round trips are the link's latency.
+          ...(index === 0 ? { roundTrip: (ms: number) => this.sampled(ms) } : {}),
+          // A connection this end stopped reading is not silent: its frames wait unread (transit backpressure).
+          exempt: () => framed.isReadingPaused,
+        },
+      );
       framed.onFrame((frame) => {
-        if (this.ended) return;
-        if (!connection.heartbeat.receive(frame)) this.events.onFrame?.(this, frame);
+        if (!this.ended) this.events.onFrame?.(this, frame);
       });
-    }
-    if (this.ended) return;
-    for (const { heartbeat } of this.connections) heartbeat.beat();
-    this.timer = setInterval(() => this.tick(), this.timing.heartbeatIntervalMs);
+    });
   }
 
   get closed(): boolean {
@@ -104,11 +107,11 @@ export class LinkChannel {
 
   /** Mean of the recent round trips on the payload (or single) connection in ms, null before the first. */
   get latencyMs(): number | null {
-    return this.connections[0]!.heartbeat.latencyMs;
+    return this.latency.mean;
   }
 
   get sampleCount(): number {
-    return this.connections[0]!.heartbeat.sampleCount;
+    return this.latency.size;
   }
 
   close(reason: string): void {
@@ -132,20 +135,17 @@ export class LinkChannel {
   }
 
   resumeReading(): void {
-    if (this.ended) return;
-    const payload = this.connections[0]!;
-    payload.heartbeat.framed.resumeReading();
-    // What the peer sent meanwhile is still to be read: the silence timer starts again from now.
-    payload.heartbeat.heardNow();
+    // What the peer sent meanwhile is still to be read: the silence check starts again from now.
+    if (!this.ended) this.lane('payload').resumeReading();
   }
 
   /** Bytes written to and read from the link's connections (TLS payload, every connection), since it came up. */
   get bytesSent(): number {
-    return this.connections.reduce((sum, { heartbeat }) => sum + (heartbeat.framed.socket.bytesWritten ?? 0), 0);
+    return this.connections.reduce((sum, { framed }) => sum + (framed.socket.bytesWritten ?? 0), 0);
   }
 
   get bytesReceived(): number {
-    return this.connections.reduce((sum, { heartbeat }) => sum + (heartbeat.framed.socket.bytesRead ?? 0), 0);
+    return this.connections.reduce((sum, { framed }) => sum + (framed.socket.bytesRead ?? 0), 0);
   }
 
   /** Bytes waiting to be written on the payload connection: what a sender holds back for. */
@@ -155,24 +155,13 @@ export class LinkChannel {
 
   private lane(lane: LinkLane): FramedSocket {
     const connections = this.connections;
-    return (lane === 'ack' && connections.length > 1 ? connections[1]! : connections[0]!).heartbeat.framed;
+    return (lane === 'ack' && connections.length > 1 ? connections[1]! : connections[0]!).framed;
   }
 
-  private tick(): void {
-    for (const connection of this.connections) {
-      // A connection this end stopped reading is not silent: its frames wait unread (transit backpressure).
-      if (connection.heartbeat.framed.isReadingPaused) continue;
-      const silentFor = connection.heartbeat.silentForMs;
-      if (silentFor > this.timing.unresponsiveTimeoutMs) {
-        this.end(this.describe(connection, `unresponsive: nothing heard for ${Math.round(silentFor)}ms (limit ${this.timing.unresponsiveTimeoutMs}ms)`));
-        return;
-      }
-    }
-    for (const { heartbeat } of this.connections) heartbeat.beat();
-  }
-
-  private sampled(): void {
-    if (!this.ended) this.events.onLatency(this);
+  private sampled(ms: number): void {
+    if (this.ended) return;
+    this.latency.add(ms);
+    this.events.onLatency(this);
   }
 
   /** A reason about one connection; a split link's says which connection it was. */
@@ -183,10 +172,8 @@ export class LinkChannel {
   private end(reason: string): void {
     if (this.ended) return;
     this.ended = true;
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
     // Closing the others makes them report closing too; `ended` keeps that from running onClose again.
-    for (const { heartbeat } of this.connections) heartbeat.framed.close(reason);
+    for (const { framed } of this.connections) framed.close(reason);
     this.events.onClose(this, reason);
   }
 }

@@ -1,8 +1,8 @@
 // The router's end of the control channel (common/control-channel/control-messages.ts): mutual TLS to one
 // controller at a time, `router.hello` first, then `ctrl.welcome` (or `ctrl.refused`, logged, retried later).
-// Heartbeats every `sendInterval` measure the round trip; `hb` is answered with `hbAck`; a channel silent for
-// `closeUnresponsiveTimeout` (checked every `checkInterval`) is closed. Requests carry a `rid` and time out after
-// `defaultRequestTimeout` unless told otherwise.
+// The channel is the common framed connection (common/channel/): heartbeats every `sendInterval` give the round trip;
+// a channel silent for `closeUnresponsiveTimeout` (checked every `checkInterval`) is closed. Requests carry a `rid`
+// and time out after `defaultRequestTimeout` unless told otherwise.
 //
 // Controller identity (controller-identity.ts): the server must present a controller certificate, one with the SPIFFE
 // id `spiffe://<trustDomain>/controller/<id>` of a trust domain that `identity.ca` declares (or, with
@@ -32,7 +32,9 @@ import type {
   RouterInfo,
   RouterToController,
 } from '../../common/control-channel/control-messages.ts';
-import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
+import { jsonFrameCodec } from '../../common/channel/channel-codec.ts';
+import { FramedConnection, type TraceDirection } from '../../common/channel/framed-connection.ts';
+import { PendingRequests } from '../../common/channel/pending-requests.ts';
 import { controllerToRouterFrameLimits } from '../../common/framing/frame-limits.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { HeartbeatConfig } from '../config/router-config.ts';
@@ -40,7 +42,9 @@ import { Backoff, EndpointRotation, type BackoffPolicy } from './backoff.ts';
 import { BoundedWorkQueue } from '../work/bounded-work-queue.ts';
 import { controllerTrustOf, describeControllerTrust, verifyControllerCertificate, type ControllerTrust } from './controller-identity.ts';
 
-export type TraceDirection = 'send' | 'recv';
+export type { TraceDirection };
+
+const controllerCodec = jsonFrameCodec({ limits: controllerToRouterFrameLimits });
 
 export interface ControlChannelHandlers {
   /** A controller welcomed the router (the channel is up). */
@@ -87,37 +91,33 @@ export interface ControlChannelOptions {
   readonly trace?: (direction: TraceDirection, message: unknown, endpoint: string) => void;
 }
 
-interface PendingRequest {
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: Error) => void;
-  readonly timer: NodeJS.Timeout;
-}
-
+/** One attempt at a controller: its connection, from dial to close. */
 class Session {
   welcomed = false;
   closed = false;
   /** The controller id in the certificate's SPIFFE id, once the handshake is done. */
   certifiedControllerId: string | undefined;
   welcomeTimer: NodeJS.Timeout | undefined;
-  lastReceived = performance.now();
-  readonly pendingFrames: Buffer[] = [];
-  readonly timers: NodeJS.Timeout[] = [];
   readonly ended: Promise<{ welcomed: boolean; reason: string }>;
   private finish!: (result: { welcomed: boolean; reason: string }) => void;
 
   constructor(
     readonly endpoint: string,
     readonly socket: TLSSocket,
+    readonly connection: FramedConnection,
   ) {
     this.ended = new Promise((resolve) => (this.finish = resolve));
+    connection.onClose((reason) => this.ending(reason));
   }
 
   close(reason: string): void {
+    this.connection.close(reason);
+  }
+
+  private ending(reason: string): void {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.welcomeTimer);
-    for (const timer of this.timers) clearTimeout(timer);
-    this.socket.destroy();
     this.finish({ welcomed: this.welcomed, reason });
   }
 }
@@ -132,7 +132,7 @@ export class ControlChannel {
   private wakeRetry: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private nextRid = 1;
-  private readonly pending = new Map<number, PendingRequest>();
+  private readonly pending = new PendingRequests<number>(() => this.nextRid++);
   private readonly inbound: BoundedWorkQueue<{ session: Session; request: ControlRequest }>;
   private lastLatencyMs: number | undefined;
   /** Frames dropped because the send queue was full. */
@@ -198,7 +198,7 @@ export class ControlChannel {
       session.close('router stopping');
     }
     await this.loop;
-    this.rejectPending('control channel stopped');
+    this.pending.rejectAll('control channel stopped');
   }
 
   /** Sends a message on the welcomed channel; false when there is none or the send queue is full. */
@@ -213,19 +213,12 @@ export class ControlChannel {
     const session = this.session;
     if (!session || !session.welcomed || session.closed) return Promise.reject(new Error('no control channel established'));
     if (this.pending.size >= this.options.maxQueuedFrames) return Promise.reject(new Error('too many outstanding controller requests'));
-    const rid = this.nextRid++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(rid);
-        reject(new Error(`controller request ${body.op} timed out after ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(rid, { resolve, reject, timer });
-      if (!this.write(session, { type: 'req', rid, body })) {
-        clearTimeout(timer);
-        this.pending.delete(rid);
-        reject(new Error('control channel send queue is full'));
-      }
-    });
+    return this.pending.open(
+      timeoutMs,
+      `controller request ${body.op} timed out after ${timeoutMs} ms`,
+      (rid) => this.write(session, { type: 'req', rid, body }),
+      'control channel send queue is full',
+    );
   }
 
   private async run(): Promise<void> {
@@ -274,10 +267,21 @@ export class ControlChannel {
       ca: this.options.tls.caPem,
       rejectUnauthorized: true,
     });
-    const session = new Session(endpoint, socket);
+    const { connectTimeoutMs, heartbeats, maxQueuedFrames } = this.options;
+    const connection = new FramedConnection(socket, {
+      codec: controllerCodec,
+      writes: 'bounded',
+      maxQueuedFrames,
+      reasons: {
+        peerClosed: 'connection closed by the controller',
+        socketError: (error) => (error.code ? `${error.message} (${error.code})` : error.message),
+        silent: (silentMs, limitMs) => `no traffic for ${Math.round(silentMs)} ms (closeUnresponsiveTimeout ${limitMs} ms)`,
+      },
+      ...(this.options.trace ? { trace: (direction: TraceDirection, frame: unknown) => this.options.trace!(direction, frame, endpoint) } : {}),
+    });
+    const session = new Session(endpoint, socket, connection);
     this.session = session;
-    const decoder = new FrameDecoder(undefined, controllerToRouterFrameLimits);
-    const { connectTimeoutMs, heartbeats } = this.options;
+    connection.onFrame((frame) => this.receive(session, frame as ControllerToRouter));
 
     session.welcomeTimer = setTimeout(() => session.close(`no welcome within ${connectTimeoutMs} ms`), connectTimeoutMs);
     socket.on('secureConnect', () => {
@@ -289,7 +293,6 @@ export class ControlChannel {
       }
       session.certifiedControllerId = verdict.controllerId;
       socket.setNoDelay(true);
-      session.lastReceived = performance.now();
       this.write(session, {
         type: 'router.hello',
         routerId: this.options.routerId,
@@ -297,34 +300,14 @@ export class ControlChannel {
         linkListeners: this.options.linkListeners,
         supportedProtocols: this.options.supportedProtocols ?? {},
       });
-      const beat = setInterval(() => this.write(session, { type: 'hb', sentAt: performance.now() }), heartbeats.sendInterval);
-      const check = setInterval(() => {
-        const silence = performance.now() - session.lastReceived;
-        if (silence > heartbeats.closeUnresponsiveTimeout) session.close(`no traffic for ${Math.round(silence)} ms (closeUnresponsiveTimeout ${heartbeats.closeUnresponsiveTimeout} ms)`);
-      }, heartbeats.checkInterval);
-      session.timers.push(beat, check);
+      connection.startHeartbeat(
+        { sendIntervalMs: heartbeats.sendInterval, checkIntervalMs: heartbeats.checkInterval, unresponsiveMs: heartbeats.closeUnresponsiveTimeout },
+        { roundTrip: (ms) => (this.lastLatencyMs = ms) },
+      );
     });
-    socket.on('data', (chunk: Buffer) => {
-      session.lastReceived = performance.now();
-      let frames: unknown[];
-      try {
-        frames = decoder.push(chunk);
-      } catch (error) {
-        session.close(`bad frame: ${(error as Error).message}`);
-        return;
-      }
-      for (const frame of frames) {
-        if (session.closed) break;
-        this.options.trace?.('recv', frame, endpoint);
-        this.receive(session, frame as ControllerToRouter);
-      }
-    });
-    socket.on('drain', () => this.flush(session));
-    socket.on('error', (error: Error & { code?: string }) => session.close(error.code ? `${error.message} (${error.code})` : error.message));
-    socket.on('close', () => session.close('connection closed by the controller'));
 
     const result = await session.ended;
-    if (this.session === session) this.rejectPending(`control channel closed: ${result.reason}`);
+    if (this.session === session) this.pending.rejectAll(`control channel closed: ${result.reason}`);
     return result;
   }
 
@@ -356,21 +339,9 @@ export class ControlChannel {
         if (message.revoked === true) handlers.onRevoked?.(String(message.reason));
         session.close(`refused: ${message.reason}`);
         return;
-      case 'hb':
-        this.write(session, { type: 'hbAck', sentAt: message.sentAt });
+      case 'res':
+        this.pending.answer(message.rid, message, 'controller request failed');
         return;
-      case 'hbAck':
-        if (typeof message.sentAt === 'number') this.lastLatencyMs = Math.max(0, performance.now() - message.sentAt);
-        return;
-      case 'res': {
-        const waiting = this.pending.get(message.rid);
-        if (!waiting) return;
-        this.pending.delete(message.rid);
-        clearTimeout(waiting.timer);
-        if (message.ok) waiting.resolve(message.value);
-        else waiting.reject(new Error(message.error ?? 'controller request failed'));
-        return;
-      }
       case 'req':
         if (!this.inbound.push({ session, request: message })) this.write(session, { type: 'res', rid: message.rid, ok: false, error: 'router busy: request queue full' });
         return;
@@ -410,31 +381,11 @@ export class ControlChannel {
 
   private write(session: Session, message: RouterToController): boolean {
     if (session.closed) return false;
-    if (session.pendingFrames.length >= this.options.maxQueuedFrames) {
-      this.droppedFrames++;
-      if (this.droppedFrames === 1 || this.droppedFrames % 100 === 0) this.options.logger.warn('control channel send queue full: message dropped', { type: message.type, dropped: this.droppedFrames });
-      return false;
-    }
-    this.options.trace?.('send', message, session.endpoint);
-    const frame = encodeFrame(message);
-    if (session.pendingFrames.length > 0 || session.socket.writableNeedDrain) session.pendingFrames.push(frame);
-    else session.socket.write(frame);
-    return true;
-  }
-
-  private flush(session: Session): void {
-    while (session.pendingFrames.length > 0 && !session.closed) {
-      const frame = session.pendingFrames.shift()!;
-      if (!session.socket.write(frame)) break;
-    }
-  }
-
-  private rejectPending(reason: string): void {
-    for (const [rid, waiting] of this.pending) {
-      clearTimeout(waiting.timer);
-      this.pending.delete(rid);
-      waiting.reject(new Error(reason));
-    }
+    if (session.connection.send(message)) return true;
+    if (session.closed) return false;
+    this.droppedFrames++;
+    if (this.droppedFrames === 1 || this.droppedFrames % 100 === 0) this.options.logger.warn('control channel send queue full: message dropped', { type: message.type, dropped: this.droppedFrames });
+    return false;
   }
 }
 

@@ -162,6 +162,10 @@ export class RouterHub implements RouterChannelOwner {
 
   // ---- RouterChannelOwner ---------------------------------------------------------------------------------------
 
+  roundTrip(channel: RouterChannel, ms: number): void {
+    if (channel.hello) this.deps.metrics.roundTrip(channel.hello.routerId, ms);
+  }
+
   frame(channel: RouterChannel, frame: unknown): void {
     if (!channel.hello) {
       this.admit(channel, frame);
@@ -170,14 +174,6 @@ export class RouterHub implements RouterChannelOwner {
     const value = frame as { type?: unknown; [key: string]: unknown };
     const routerId = channel.hello.routerId;
     switch (value?.type) {
-      case 'hb':
-        channel.send({ type: 'hbAck', sentAt: typeof value.sentAt === 'number' ? value.sentAt : 0 });
-        return;
-      case 'hbAck': {
-        const ms = channel.roundTripMs(value.sentAt);
-        if (ms !== undefined) this.deps.metrics.roundTrip(routerId, ms);
-        return;
-      }
       case 'res':
         return;
       case 'router.links':

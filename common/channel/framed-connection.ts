@@ -1,0 +1,309 @@
+// One framed channel over a stream socket, whatever its frames mean: the codec turns bytes into frames and back, the
+// connection delivers frames in order (one at a time, so the frames before a malformed one still arrive before the
+// channel closes), keeps those that arrive before anyone listens, answers and measures heartbeats once asked to
+// (channel-heartbeat.ts), bounds what waits to be written, and ends exactly once with a reason. The peer network,
+// the router channel, the router's control channel and links are this connection plus their own frame types.
+import type { Duplex } from 'node:stream';
+import type { FrameCodec, FrameReader } from './channel-codec.ts';
+import { ChannelHeartbeat, type HeartbeatHooks, type HeartbeatOptions } from './channel-heartbeat.ts';
+
+export type TraceDirection = 'send' | 'recv';
+
+/** How a connection words the ways it can end (each channel keeps the texts its logs and tests know). */
+export interface CloseReasons {
+  /** The peer closed the socket. */
+  readonly peerClosed: string;
+  readonly socketError: (error: Error & { code?: string }) => string;
+  /** The codec refused a frame. */
+  readonly badFrame: (message: string) => string;
+  /** The heartbeat found the channel silent. */
+  readonly silent: (silentMs: number, limitMs: number) => string;
+}
+
+export const defaultCloseReasons: CloseReasons = {
+  peerClosed: 'connection closed',
+  socketError: (error) => error.message,
+  badFrame: (message) => `bad frame: ${message}`,
+  silent: (_silentMs, limitMs) => `no traffic for ${limitMs} ms`,
+};
+
+export interface FramedConnectionOptions {
+  readonly codec: FrameCodec;
+  readonly reasons?: Partial<CloseReasons>;
+  /**
+   * How writes leave. `direct`: each at once. `coalesce`: frames sent in the same tick leave as one write (one TLS
+   * record and one system call instead of one each). `bounded`: while the socket is backed up, at most
+   * `maxQueuedFrames` frames wait here and more are refused.
+   */
+  readonly writes?: 'direct' | 'coalesce' | 'bounded';
+  readonly maxQueuedFrames?: number;
+  /** Called with a frame the codec refused, before the connection closes. */
+  readonly onRefusedFrame?: (message: string) => void;
+  /** Every frame decoded or sent as a frame (not pre-encoded bytes). */
+  readonly trace?: (direction: TraceDirection, frame: unknown) => void;
+}
+
+type Waiter = { resolve: (frame: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
+
+export class FramedConnection {
+  private readonly reader: FrameReader;
+  private readonly reasons: CloseReasons;
+  private readonly queued: unknown[] = [];
+  private handler: ((frame: unknown) => void) | undefined;
+  private waiter: Waiter | undefined;
+  private readonly closeHandlers: Array<(reason: string) => void> = [];
+  private reason: string | undefined;
+  /** Set by endAfterFlush: the reason the socket's close will carry. */
+  private endingReason: string | undefined;
+  private readingPaused = false;
+  private heartbeat: ChannelHeartbeat | undefined;
+  /** coalesce: the frames of this tick and their callbacks. */
+  private outgoing: Buffer[] = [];
+  private written: Array<() => void> = [];
+  /** bounded: frames waiting for the socket to drain. */
+  private readonly waiting: Array<{ readonly bytes: Buffer; readonly onWritten: (() => void) | undefined }> = [];
+  /** Frames refused because the bounded queue was full. */
+  droppedFrames = 0;
+
+  constructor(
+    readonly socket: Duplex,
+    private readonly options: FramedConnectionOptions,
+  ) {
+    this.reader = options.codec.newReader();
+    this.reasons = { ...defaultCloseReasons, ...(options.reasons ?? {}) };
+    socket.on('data', (chunk: Buffer) => this.read(chunk));
+    socket.on('error', (error: Error) => this.finish(this.endingReason ?? this.reasons.socketError(error)));
+    socket.on('close', () => this.finish(this.endingReason ?? this.reasons.peerClosed));
+    if (options.writes === 'bounded') socket.on('drain', () => this.flushBounded());
+  }
+
+  get closed(): boolean {
+    return this.reason !== undefined;
+  }
+
+  get closeReason(): string | undefined {
+    return this.reason;
+  }
+
+  /** Starts heartbeats and the silence check; from then on `hb`/`hbAck` frames are handled here, never delivered. */
+  startHeartbeat(options: HeartbeatOptions, hooks: Omit<HeartbeatHooks, 'send' | 'silent'> = {}): ChannelHeartbeat {
+    if (this.heartbeat !== undefined) return this.heartbeat;
+    const heartbeat = new ChannelHeartbeat(options, {
+      ...hooks,
+      send: (frame, onWritten) => {
+        this.send(frame, onWritten);
+      },
+      silent: (silentMs) => this.close(this.reasons.silent(silentMs, options.unresponsiveMs)),
+    });
+    this.heartbeat = heartbeat;
+    if (this.reason === undefined) heartbeat.start();
+    return heartbeat;
+  }
+
+  /** Sends a frame; false when the connection is closed or the bounded queue is full. */
+  send(frame: unknown, onWritten?: () => void): boolean {
+    if (this.reason !== undefined || this.socket.destroyed) return false;
+    if (this.options.writes === 'bounded' && this.queueIsFull()) return false;
+    this.options.trace?.('send', frame);
+    return this.sendEncoded(this.options.codec.encode(frame), onWritten);
+  }
+
+  /**
+   * Bytes already framed (one buffer, or a frame's parts written with one cork, uncopied); `onWritten` runs once the
+   * socket has taken them, or failed to (at once when the connection is gone). False when they were not taken.
+   */
+  sendEncoded(bytes: Buffer | readonly Buffer[], onWritten?: () => void): boolean {
+    if (this.reason !== undefined || this.socket.destroyed) {
+      if (onWritten) queueMicrotask(onWritten);
+      return false;
+    }
+    const writes = this.options.writes ?? 'direct';
+    if (writes === 'direct' || !Buffer.isBuffer(bytes)) return this.writeNow(bytes, onWritten);
+    if (writes === 'coalesce') {
+      this.outgoing.push(bytes);
+      if (onWritten) this.written.push(onWritten);
+      if (this.outgoing.length === 1) process.nextTick(() => this.flushTick());
+      return true;
+    }
+    if (this.waiting.length > 0 || this.socket.writableNeedDrain) {
+      if (this.queueIsFull()) return false;
+      this.waiting.push({ bytes, onWritten });
+      return true;
+    }
+    return this.writeNow(bytes, onWritten);
+  }
+
+  /** Stop reading (frames already read still arrive); the kernel's buffers then push back on the peer. Silence is
+   * not counted meanwhile. */
+  pauseReading(): void {
+    this.readingPaused = true;
+    this.socket.pause();
+  }
+
+  /** Reads again; what the peer sent meanwhile is still to be read, so the silence check starts again from now. */
+  resumeReading(): void {
+    this.readingPaused = false;
+    this.socket.resume();
+    this.heartbeat?.heard();
+  }
+
+  get isReadingPaused(): boolean {
+    return this.readingPaused;
+  }
+
+  /** Bytes written but not yet handed to the kernel (frames still waiting here included). */
+  get pendingBytes(): number {
+    const waiting = this.waiting.reduce((sum, { bytes }) => sum + bytes.length, 0);
+    return this.socket.writableLength + waiting + this.outgoing.reduce((sum, frame) => sum + frame.length, 0);
+  }
+
+  /** Resolves once the socket is no longer backed up (true), or the connection closed (false). */
+  async drained(): Promise<boolean> {
+    while (this.reason === undefined && this.socket.writableNeedDrain) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.socket.off('drain', done);
+          this.socket.off('close', done);
+          resolve();
+        };
+        this.socket.on('drain', done);
+        this.socket.on('close', done);
+      });
+    }
+    return this.reason === undefined;
+  }
+
+  /** The next frame; rejects when none comes within `timeoutMs` or the connection ends first (handshakes). */
+  next(timeoutMs: number): Promise<unknown> {
+    if (this.queued.length > 0) return Promise.resolve(this.queued.shift());
+    if (this.reason !== undefined) return Promise.reject(new Error(this.reason));
+    if (this.waiter !== undefined) return Promise.reject(new Error('already awaiting a frame'));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiter = undefined;
+        reject(new Error(`no answer within ${timeoutMs}ms`));
+      }, timeoutMs);
+      this.waiter = { resolve, reject, timer };
+    });
+  }
+
+  /** Every later frame (and those already queued) goes to `handler`. */
+  onFrame(handler: (frame: unknown) => void): void {
+    this.handler = handler;
+    while (this.queued.length > 0 && this.reason === undefined) {
+      const frame = this.queued.shift();
+      // Heartbeats that came before anyone listened (a peer whose side started first) are the heartbeat's.
+      if (!this.heartbeat?.receive(frame)) handler(frame);
+    }
+  }
+
+  /** Called once when the connection ends (at once, asynchronously, if it already has). */
+  onClose(handler: (reason: string) => void): void {
+    if (this.reason !== undefined) {
+      const reason = this.reason;
+      queueMicrotask(() => handler(reason));
+      return;
+    }
+    this.closeHandlers.push(handler);
+  }
+
+  close(reason: string): void {
+    this.finish(reason);
+    this.socket.destroy();
+  }
+
+  /** Writes what is queued, then closes (the peer reads a last frame, a refusal); destroyed after `graceMs` if the
+   * peer never closes. The connection ends with `reason`. */
+  endAfterFlush(reason: string, graceMs = 1000): void {
+    if (this.reason !== undefined || this.endingReason !== undefined) return;
+    this.endingReason = reason;
+    this.heartbeat?.stop();
+    this.socket.end();
+    const force = setTimeout(() => this.close(reason), graceMs);
+    force.unref();
+    this.socket.once('close', () => clearTimeout(force));
+  }
+
+  private read(chunk: Buffer): void {
+    // Cut off before its hello by the control port, or closed by an earlier frame.
+    if (this.reason !== undefined || this.socket.destroyed) return;
+    this.heartbeat?.heard();
+    this.reader.append(chunk);
+    while (this.reason === undefined) {
+      let frame: unknown;
+      try {
+        frame = this.reader.next();
+      } catch (error) {
+        const message = (error as Error).message;
+        this.options.onRefusedFrame?.(message);
+        this.close(this.reasons.badFrame(message));
+        return;
+      }
+      if (frame === undefined) return;
+      this.options.trace?.('recv', frame);
+      if (this.heartbeat?.receive(frame)) continue;
+      this.deliver(frame);
+    }
+  }
+
+  private deliver(frame: unknown): void {
+    const waiter = this.waiter;
+    if (waiter !== undefined) {
+      this.waiter = undefined;
+      clearTimeout(waiter.timer);
+      waiter.resolve(frame);
+    } else if (this.handler !== undefined) {
+      this.handler(frame);
+    } else {
+      this.queued.push(frame);
+    }
+  }
+
+  private writeNow(bytes: Buffer | readonly Buffer[], onWritten?: () => void): boolean {
+    const done = onWritten && (() => onWritten());
+    if (Buffer.isBuffer(bytes)) {
+      this.socket.write(bytes, done);
+      return true;
+    }
+    this.socket.cork();
+    bytes.forEach((part, index) => this.socket.write(part, index === bytes.length - 1 ? done : undefined));
+    this.socket.uncork();
+    return true;
+  }
+
+  private queueIsFull(): boolean {
+    if (this.waiting.length < (this.options.maxQueuedFrames ?? Infinity)) return false;
+    this.droppedFrames++;
+    return true;
+  }
+
+  private flushTick(): void {
+    const frames = this.outgoing;
+    const callbacks = this.written;
+    this.outgoing = [];
+    this.written = [];
+    if (this.reason !== undefined || frames.length === 0) return;
+    const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
+    this.socket.write(data, callbacks.length === 0 ? undefined : () => callbacks.forEach((callback) => callback()));
+  }
+
+  private flushBounded(): void {
+    while (this.waiting.length > 0 && this.reason === undefined) {
+      const { bytes, onWritten } = this.waiting.shift()!;
+      if (!this.socket.write(bytes, onWritten && (() => onWritten()))) break;
+    }
+  }
+
+  private finish(reason: string): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    this.heartbeat?.stop();
+    const waiter = this.waiter;
+    if (waiter !== undefined) {
+      this.waiter = undefined;
+      clearTimeout(waiter.timer);
+      waiter.reject(new Error(reason));
+    }
+    for (const handler of this.closeHandlers.splice(0)) handler(reason);
+  }
+}
