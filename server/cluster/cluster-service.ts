@@ -8,7 +8,7 @@ import type { ConfigChange, NodeId } from '../raft/core/types.ts';
 import type { ClusterRaft } from '../raft/node/raft-node.ts';
 import { ProposalRefusedError } from '../raft/state-machine.ts';
 import type { PeerChannels, PeerHello } from '../raft/transport/peer-network.ts';
-import { RefusalLog, suppressedField } from '../raft/transport/refusal-log.ts';
+import { RefusalLog, suppressedField } from '../control-port/refusal-log.ts';
 import type { ClusterProposer, ForwardedProposal } from './cluster-proposer.ts';
 
 export interface MemberRow {

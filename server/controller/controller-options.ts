@@ -2,7 +2,7 @@
 // controller-from-config.ts, or directly by tests.
 import type { ApiBinding } from '../web/routes/version-routes.ts';
 import type { EventSubscription } from '../events/event-dispatcher.ts';
-import type { ControlPortLimits } from '../raft/transport/control-port-limits.ts';
+import type { ControlPortLimits } from '../control-port/control-port-limits.ts';
 import type { HashQueueLimits } from '../edge/login/hash-queue.ts';
 import type { LoginThrottleLimits } from '../edge/login/login-throttle.ts';
 

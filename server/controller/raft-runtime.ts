@@ -6,7 +6,8 @@ import type { Logger } from '../../common/log/logger.ts';
 import { openLocalRaft } from '../raft/node/local-raft.ts';
 import type { ProposalTracer } from '../raft/node/proposal-tracer.ts';
 import type { ClusterRaft, RaftNodeTiming, RaftStateMachine, SnapshotPolicy } from '../raft/node/raft-node.ts';
-import { PeerNetwork, type PeerChannels, type PeerNetworkOptions } from '../raft/transport/peer-network.ts';
+import type { PeerChannels } from '../raft/transport/peer-network.ts';
+import { listenForPeers, type ListeningPeersOptions } from '../raft/transport/listening-peers.ts';
 import type { ControlSocket } from '../routers/router-channel.ts';
 import { isOpenToNonMembers } from '../cluster/cluster-service.ts';
 import { explainOpen } from './explain-open.ts';
@@ -21,7 +22,7 @@ export interface RaftRuntimeOptions {
   readonly logger: Logger;
   readonly timing: RaftNodeTiming;
   readonly snapshotPolicy: SnapshotPolicy;
-  readonly peers: Omit<PeerNetworkOptions, 'logger' | 'onLatency' | 'onQueueTime' | 'acceptOther' | 'openToNonMembers'>;
+  readonly peers: Omit<ListeningPeersOptions, 'logger' | 'onLatency' | 'onQueueTime' | 'onRouter' | 'openToNonMembers'>;
   readonly acceptRouter: (socket: ControlSocket) => void;
   readonly onPeerTiming: (kind: 'latency' | 'queue', channelId: string, ms: number) => void;
   readonly onSnapshotRestored: (restored: { index: number; hadData: boolean }) => void;
@@ -39,20 +40,21 @@ export async function startRaftRuntime(options: RaftRuntimeOptions): Promise<Raf
     const { ownThread: _, ...rest } = options;
     return startRaftThread(rest);
   }
-  const peers = new PeerNetwork({
-    ...options.peers,
-    logger: options.logger.child('peers'),
-    onLatency: (channelId, ms) => options.onPeerTiming('latency', channelId, ms),
-    onQueueTime: (channelId, ms) => options.onPeerTiming('queue', channelId, ms),
-    acceptOther: (socket) => options.acceptRouter(socket),
-    // Membership authorizes peers: only the `cluster add` probe and join requests come from non-members.
-    openToNonMembers: isOpenToNonMembers,
-  });
+  let listening: Awaited<ReturnType<typeof listenForPeers>>;
   try {
-    await peers.start();
+    listening = await listenForPeers({
+      ...options.peers,
+      logger: options.logger.child('peers'),
+      onLatency: (channelId, ms) => options.onPeerTiming('latency', channelId, ms),
+      onQueueTime: (channelId, ms) => options.onPeerTiming('queue', channelId, ms),
+      onRouter: (socket) => options.acceptRouter(socket),
+      // Membership authorizes peers: only the `cluster add` probe and join requests come from non-members.
+      openToNonMembers: isOpenToNonMembers,
+    });
   } catch (error) {
     throw new Error(`cannot listen on the control address ${options.peers.self.address}: ${(error as Error).message}`);
   }
+  const { peers } = listening;
   const local = await explainOpen(join(options.dataDir, 'raft.db'), () =>
     openLocalRaft({
       id: options.id,
@@ -68,7 +70,7 @@ export async function startRaftRuntime(options: RaftRuntimeOptions): Promise<Raf
       ...(options.proposalTracer ? { proposalTracer: options.proposalTracer } : {}),
     }),
   ).catch(async (error) => {
-    await peers.shutdown();
+    await listening.shutdown();
     throw error;
   });
   const node = local.node;
@@ -83,7 +85,7 @@ export async function startRaftRuntime(options: RaftRuntimeOptions): Promise<Raf
     peers,
     async close() {
       await local.close();
-      await peers.shutdown();
+      await listening.shutdown();
     },
   };
 }

@@ -9,7 +9,7 @@ import type { Logger, LogFields } from '../../common/log/logger.ts';
 import { isOpenToNonMembers } from '../cluster/cluster-service.ts';
 import { openRaftFiles } from '../raft/node/local-raft.ts';
 import type { RaftNodeTiming, SnapshotPolicy } from '../raft/node/raft-node.ts';
-import { PeerNetwork, type PeerNetworkOptions } from '../raft/transport/peer-network.ts';
+import { listenForPeers, type ListeningPeers, type ListeningPeersOptions } from '../raft/transport/listening-peers.ts';
 import { hostRaftNode } from '../raft/worker/raft-worker-host.ts';
 import { createPeerThreadBridge } from '../raft/worker/peer-thread-bridge.ts';
 import { explainOpenFailure } from './explain-open.ts';
@@ -22,7 +22,7 @@ export interface RaftThreadData {
   readonly appliedIndex: number;
   readonly timing: RaftNodeTiming;
   readonly snapshotPolicy: SnapshotPolicy;
-  readonly peers: Omit<PeerNetworkOptions, 'logger' | 'onLatency' | 'onQueueTime' | 'acceptOther' | 'openToNonMembers'>;
+  readonly peers: Omit<ListeningPeersOptions, 'logger' | 'onLatency' | 'onQueueTime' | 'onRouter' | 'openToNonMembers'>;
   /** Routers' control connections are taken (and relayed to the controller's thread). */
   readonly acceptRouters: boolean;
   readonly peersPort: MessagePort;
@@ -36,24 +36,26 @@ const logger = portLogger(undefined, {});
 
 const bridge = createPeerThreadBridge(peersPort);
 
-const peers = new PeerNetwork({
-  ...data.peers,
-  logger: logger.child('peers'),
-  onLatency: bridge.timing('latency'),
-  onQueueTime: bridge.timing('queue'),
-  openToNonMembers: isOpenToNonMembers,
-  ...(data.acceptRouters ? { acceptOther: bridge.relaySocket } : {}),
-});
-bridge.attach(peers);
-
+let listening: ListeningPeers;
 try {
-  await peers.start();
+  listening = await listenForPeers(
+    {
+      ...data.peers,
+      logger: logger.child('peers'),
+      onLatency: bridge.timing('latency'),
+      onQueueTime: bridge.timing('queue'),
+      openToNonMembers: isOpenToNonMembers,
+      ...(data.acceptRouters ? { onRouter: bridge.relaySocket } : {}),
+    },
+    (network) => bridge.attach(network),
+  );
 } catch (error) {
   sendRaft({ type: 'startFailed', message: `cannot listen on the control address ${data.peers.self.address}: ${(error as Error).message}` });
   raftPort.close();
   peersPort.close();
   process.exit(0);
 }
+const peers = listening.peers;
 
 let files: Awaited<ReturnType<typeof openRaftFiles>> | undefined;
 try {
@@ -75,7 +77,7 @@ try {
     onStatusInterval: bridge.sendPeerList,
     afterClose: async () => {
       await opened.close();
-      await peers.shutdown();
+      await listening.shutdown();
       bridge.destroySockets();
     },
   });
@@ -88,7 +90,7 @@ try {
   bridge.sendPeerList();
 } catch (error) {
   await files?.close().catch(() => undefined);
-  await peers.shutdown().catch(() => undefined);
+  await listening.shutdown().catch(() => undefined);
   sendRaft({ type: 'startFailed', message: explainOpenFailure(join(data.dataDir, 'raft.db'), error) });
 }
 

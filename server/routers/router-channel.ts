@@ -1,7 +1,7 @@
 // One router's control channel on the controller side: a TLS socket (chain already verified) carrying
 // length-prefixed JSON frames over the common framed connection (common/channel/framed-connection.ts). It reads the
-// presented certificate, hands every other frame to its owner, heartbeats the router once welcomed (answering its
-// heartbeats and measuring the round trip), and closes when the peer is silent too long or never says hello. Frames
+// presented certificate, hands every frame to its owner (the hello first), heartbeats the router once welcomed
+// (answering its heartbeats and measuring the round trip from then on), and closes when the peer is silent too long or never says hello. Frames
 // are held to routerFrameLimits; the first one was already held to the control port's hello limits
 // (server/control-port/pre-hello-guard.ts).
 import type { Duplex } from 'node:stream';
@@ -44,7 +44,7 @@ const routerCodec = jsonFrameCodec({ limits: routerFrameLimits });
 export class RouterChannel {
   /** Set once the router is admitted. */
   hello: RouterHello | undefined;
-  /** Set once `ctrl.welcome` has gone out: from then on the channel hears broadcasts and heartbeats. */
+  /** Set once `ctrl.welcome` has gone out (`welcome()`): from then on the channel hears broadcasts and heartbeats. */
   welcomed = false;
   connectedAt = 0;
   closed = false;
@@ -54,6 +54,7 @@ export class RouterChannel {
   readonly remote: string;
   private readonly connection: FramedConnection;
   private readonly helloTimer: NodeJS.Timeout;
+  private readonly timing: RouterChannelTiming;
 
   constructor(
     readonly socket: ControlSocket,
@@ -73,15 +74,21 @@ export class RouterChannel {
       if (!this.closed && !this.ending) this.owner.frame(this, frame);
     });
     this.connection.onClose((reason) => this.ended(reason));
-    const checkIntervalMs = Math.max(10, Math.min(1000, Math.floor(timing.unresponsiveMs / 4)));
-    this.connection.startHeartbeat(
-      { sendIntervalMs: timing.heartbeatIntervalMs, checkIntervalMs, unresponsiveMs: timing.unresponsiveMs },
-      { sendWhile: () => this.welcomed, roundTrip: (ms) => this.owner.roundTrip(this, ms) },
-    );
+    this.timing = timing;
     this.helloTimer = setTimeout(() => {
       if (!this.hello) this.close(`no router.hello within ${timing.helloTimeoutMs} ms`);
     }, timing.helloTimeoutMs);
     this.helloTimer.unref();
+  }
+
+  /** The router is admitted and `ctrl.welcome` went out: heartbeats start (before it, the hello must come first and
+   * the hello timeout bounds the wait). */
+  welcome(): void {
+    if (this.welcomed) return;
+    this.welcomed = true;
+    const { heartbeatIntervalMs, unresponsiveMs } = this.timing;
+    const checkIntervalMs = Math.max(10, Math.min(1000, Math.floor(unresponsiveMs / 4)));
+    this.connection.startHeartbeat({ sendIntervalMs: heartbeatIntervalMs, checkIntervalMs, unresponsiveMs }, { roundTrip: (ms) => this.owner.roundTrip(this, ms) });
   }
 
   send(frame: ControllerToRouter): void {

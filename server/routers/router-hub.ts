@@ -263,7 +263,7 @@ export class RouterHub implements RouterChannelOwner {
     if (!again.ok) return this.refuse(channel, again.reason, row?.disabled === true);
     const previous = this.connected.get(hello.routerId);
     this.connected.set(hello.routerId, channel);
-    channel.welcomed = true;
+    channel.welcome();
     this.deps.terminators.connected(hello.routerId);
     if (previous && previous !== channel) previous.close('replaced by a newer channel from the same router');
     const info = this.infoOf(channel);

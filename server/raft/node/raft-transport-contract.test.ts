@@ -10,7 +10,7 @@ import { controllerPaths, initPki, issueControllerCertificate, pkiPaths } from '
 import { freePort } from '../../../test/support/free-port.ts';
 import { seededRandom } from '../sim/seeded-random.ts';
 import { SimNetwork } from '../sim/sim-network.ts';
-import { PeerNetwork } from '../transport/peer-network.ts';
+import { listenForPeers, type ListeningPeers } from '../transport/listening-peers.ts';
 import { raftTransportContract } from './raft-transport-contract.ts';
 import { InProcessTransport } from './raft-transport.ts';
 
@@ -47,10 +47,10 @@ raftTransportContract('PeerNetwork', async (ids) => {
   const ports = new Map<string, number>();
   for (const id of ids) ports.set(id, await freePort());
   const addresses = Object.fromEntries(ids.map((id) => [id, `tls:127.0.0.1:${ports.get(id)}`]));
-  const networks = new Map<string, PeerNetwork>();
+  const networks = new Map<string, ListeningPeers>();
   for (const id of ids) {
     const paths = controllerPaths(pki, id);
-    const network = new PeerNetwork({
+    const network = await listenForPeers({
       self: { id, address: addresses[id]!, version: 'v1.0.0', preferred: false },
       listen: { host: '127.0.0.1', port: ports.get(id)! },
       tls: { certPem: readFileSync(paths.chain, 'utf8'), keyPem: readFileSync(paths.key, 'utf8'), caPem: readFileSync(pkiPaths(pki).bundle, 'utf8') },
@@ -58,12 +58,11 @@ raftTransportContract('PeerNetwork', async (ids) => {
       heartbeat: { sendIntervalMs: 200, checkIntervalMs: 100, closeUnresponsiveTimeoutMs: 5000 },
       logger: silentLogger,
     });
-    await network.start();
-    network.setConfiguration({ voters: [...ids], nonVoters: [], addresses });
+    network.peers.setConfiguration({ voters: [...ids], nonVoters: [], addresses });
     networks.set(id, network);
   }
   return {
-    transport: (id) => networks.get(id)!,
+    transport: (id) => networks.get(id)!.peers,
     pump: () => undefined,
     cleanup: async () => {
       for (const network of networks.values()) await network.shutdown();

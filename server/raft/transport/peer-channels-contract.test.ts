@@ -13,7 +13,8 @@ import { freePort } from '../../../test/support/free-port.ts';
 import { createPeerThreadBridge } from '../worker/peer-thread-bridge.ts';
 import { WorkerPeers } from '../worker/worker-peers.ts';
 import { peerChannelsContract, type PeerChannelsHarness, type PeerChannelsMember } from './peer-channels-contract.ts';
-import { PeerNetwork, type PeerNetworkOptions } from './peer-network.ts';
+import type { PeerNetwork } from './peer-network.ts';
+import { listenForPeers, type ListeningPeersOptions } from './listening-peers.ts';
 
 let pki: string;
 before(async () => {
@@ -24,7 +25,7 @@ before(async () => {
 after(() => rmSync(pki, { recursive: true, force: true }));
 
 /** The options of member `id` of a cluster whose members listen at `addresses`. */
-function networkOptions(id: string, port: number, addresses: Record<string, string>): PeerNetworkOptions {
+function networkOptions(id: string, port: number, addresses: Record<string, string>): ListeningPeersOptions {
   const paths = controllerPaths(pki, id);
   return {
     self: { id, address: addresses[id]!, version: 'v1.0.0', preferred: false },
@@ -37,7 +38,7 @@ function networkOptions(id: string, port: number, addresses: Record<string, stri
 }
 
 /** Starts each member's channels with `make` (given its options and the cluster's configuration to set). */
-function harness(make: (options: PeerNetworkOptions) => Promise<PeerChannelsMember & { network: PeerNetwork }>): () => PeerChannelsHarness {
+function harness(make: (options: ListeningPeersOptions) => Promise<PeerChannelsMember & { network: PeerNetwork }>): () => PeerChannelsHarness {
   return () => {
     const started: Array<PeerChannelsMember> = [];
     return {
@@ -62,9 +63,8 @@ function harness(make: (options: PeerNetworkOptions) => Promise<PeerChannelsMemb
 }
 
 peerChannelsContract('PeerNetwork', harness(async (options) => {
-  const network = new PeerNetwork(options);
-  await network.start();
-  return { channels: network, network, address: options.self.address, stop: () => network.shutdown() };
+  const listening = await listenForPeers(options);
+  return { channels: listening.peers, network: listening.peers, address: options.self.address, stop: () => listening.shutdown() };
 }));
 
 const ports: MessagePort[] = [];
@@ -74,9 +74,8 @@ peerChannelsContract('WorkerPeers', harness(async (options) => {
   const { port1, port2 } = new MessageChannel();
   ports.push(port1, port2);
   const bridge = createPeerThreadBridge(port2);
-  const network = new PeerNetwork({ ...options, onLatency: bridge.timing('latency'), onQueueTime: bridge.timing('queue') });
-  bridge.attach(network);
-  await network.start();
+  const listening = await listenForPeers({ ...options, onLatency: bridge.timing('latency'), onQueueTime: bridge.timing('queue') }, (network) => bridge.attach(network));
+  const network = listening.peers;
   const channels = new WorkerPeers(options.self, port1);
   // The raft host sends the list on every status interval (50 ms by default).
   const interval = setInterval(bridge.sendPeerList, 50);
@@ -85,7 +84,7 @@ peerChannelsContract('WorkerPeers', harness(async (options) => {
     if (stopped) return;
     stopped = true;
     clearInterval(interval);
-    await network.shutdown();
+    await listening.shutdown();
     bridge.destroySockets();
     channels.close();
   };

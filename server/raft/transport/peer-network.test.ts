@@ -13,7 +13,7 @@ import { controllerPaths, initPki, issueControllerCertificate, loadIssuer, pkiPa
 import { freePort } from '../../../test/support/free-port.ts';
 import type { Message } from '../core/types.ts';
 import { encodeFrame, encodeJsonFrame } from '../../../common/framing/frame-codec.ts';
-import { PeerNetwork, type PeerNetworkOptions } from './peer-network.ts';
+import { listenForPeers, type ListeningPeersOptions } from './listening-peers.ts';
 
 let root: string;
 const tlsOf = (dir: string, id: string) => {
@@ -32,11 +32,11 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 const quickHeartbeat = { sendIntervalMs: 50, checkIntervalMs: 20, closeUnresponsiveTimeoutMs: 1000 };
 
-async function network(id: string, pki = 'pki', heartbeat = quickHeartbeat, extra: Partial<PeerNetworkOptions> = {}) {
+async function network(id: string, pki = 'pki', heartbeat = quickHeartbeat, extra: Partial<ListeningPeersOptions> = {}) {
   const port = await freePort();
   const logger = createMemoryLogger();
   const latencies: number[] = [];
-  const net = new PeerNetwork({
+  const listening = await listenForPeers({
     self: { id, address: `tls:127.0.0.1:${port}`, version: 'v1.0.0', preferred: id === 'p1' },
     listen: { host: '127.0.0.1', port },
     tls: tlsOf(join(root, pki), id),
@@ -46,8 +46,7 @@ async function network(id: string, pki = 'pki', heartbeat = quickHeartbeat, extr
     onLatency: (_channel, ms) => latencies.push(ms),
     ...extra,
   });
-  await net.start();
-  return { net, logger, latencies, port };
+  return { net: listening.peers, stop: () => listening.shutdown(), logger, latencies, port };
 }
 
 const until = async (what: string, probe: () => boolean, ms = 5000) => {
@@ -80,8 +79,8 @@ test('two controllers exchange raft messages and calls, identified by their cert
     assert.equal(peer.version, 'v1.0.0');
     assert.ok(a.logger.lines.some((line) => line.msg === 'peer connected' && line.peerId === 'p2'));
   } finally {
-    await a.net.shutdown();
-    await b.net.shutdown();
+    await a.stop();
+    await b.stop();
   }
 });
 
@@ -94,8 +93,8 @@ test('a peer that goes silent is closed after closeUnresponsiveTimeout and logge
     const line = a.logger.lines.find((candidate) => candidate.msg === 'peer disconnected')!;
     assert.match(String(line.reason), /closeUnresponsiveTimeout/);
   } finally {
-    await a.net.shutdown();
-    await b.net.shutdown();
+    await a.stop();
+    await b.stop();
   }
 });
 
@@ -115,13 +114,13 @@ test('when a member goes, the others are dialled at once: two followers that nev
     b.net.send({ type: 'AppendResp', from: 'p3', to: 'p1', term: 1, index: 1, reject: false, rejectHint: 0, hintTerm: 0 });
     await until('both followers connected to the leader', () => a.net.isConnected('p1') && b.net.isConnected('p1'));
     assert.equal(a.net.isConnected('p3'), false, 'no channel between the followers yet');
-    await leader.net.shutdown();
+    await leader.stop();
     await until('each follower to reach the other', () => a.net.isConnected('p3') && b.net.isConnected('p2'));
     assert.ok(a.logger.lines.some((line) => line.msg === 'peer disconnected' && line.peerId === 'p1'));
     assert.ok(a.logger.lines.some((line) => line.msg === 'peer connected' && line.peerId === 'p3'));
     assert.equal(a.net.isConnected('p1'), false, 'the member that went is not dialled back in a loop');
   } finally {
-    await Promise.all([leader.net.shutdown(), a.net.shutdown(), b.net.shutdown()]);
+    await Promise.all([leader.stop(), a.stop(), b.stop()]);
   }
 });
 
@@ -139,28 +138,27 @@ test('a controller from another PKI, or a client without a certificate, is refus
     });
     await until('the no-certs line', () => a.logger.lines.some((line) => String(line.msg).includes('no certs presented matched the CA for this node')));
   } finally {
-    await a.net.shutdown();
-    await stranger.net.shutdown();
+    await a.stop();
+    await stranger.stop();
   }
 });
 
-test('with acceptOther, a verified certificate that is not a controller\'s is handed over; controllers still pair and no certificate is still refused', async () => {
+test('with onRouter, a verified certificate that is not a controller\'s is handed over; controllers still pair and no certificate is still refused', async () => {
   const port = await freePort();
   const logger = createMemoryLogger();
   const handed: string[] = [];
-  const a = new PeerNetwork({
+  const a = await listenForPeers({
     self: { id: 'p1', address: `tls:127.0.0.1:${port}`, version: 'v1.0.0', preferred: false },
     listen: { host: '127.0.0.1', port },
     tls: tlsOf(join(root, 'pki'), 'p1'),
     trustDomain: 'edgeward.test',
     heartbeat: { sendIntervalMs: 50, checkIntervalMs: 20, closeUnresponsiveTimeoutMs: 1000 },
     logger,
-    acceptOther: (socket) => {
+    onRouter: (socket) => {
       handed.push(String(socket.getPeerCertificate().subject?.CN));
       socket.end('taken');
     },
   });
-  await a.start();
   const b = await network('p2');
   try {
     const router = await createClientCertificate(await loadIssuer(join(root, 'pki')), { commonName: 'router-1' });
@@ -183,7 +181,7 @@ test('with acceptOther, a verified certificate that is not a controller\'s is ha
     assert.deepEqual(handed, ['router-1'], 'nothing else was handed over');
   } finally {
     await a.shutdown();
-    await b.net.shutdown();
+    await b.stop();
   }
 });
 
@@ -219,8 +217,8 @@ test('a snapshot many frame limits long arrives whole, in parts, beside other ra
     await until('a later snapshot', () => received.filter((message) => message.type === 'Snapshot').length === 2, 20_000);
     assert.equal(a.net.peers().find((peer) => peer.id === 'p2')!.connected, true);
   } finally {
-    await a.net.shutdown();
-    await b.net.shutdown();
+    await a.stop();
+    await b.stop();
   }
 });
 
@@ -239,7 +237,7 @@ test('a snapshot transfer that does not add up closes the channel it came on', a
     assert.match(String(line.reason), /bad snapshot transfer: snapshot part for \["tables","routers"\], which is not an array in the snapshot/);
   } finally {
     socket.destroy();
-    await b.net.shutdown();
+    await b.stop();
   }
 });
 
@@ -309,8 +307,8 @@ test('membership authorizes: a non-member\'s raft messages and requests are refu
     assert.deepEqual(spoofed.map((line) => [line.peerId, line.claimed]), [['p1', 'p3']]);
     assert.deepEqual(await a.net.request('p2', { type: 'configChange' }, 2000), { answered: { type: 'configChange' } }, 'a member\'s request is served');
   } finally {
-    await a.net.shutdown();
-    await b.net.shutdown();
+    await a.stop();
+    await b.stop();
   }
 });
 
@@ -335,10 +333,10 @@ test('a frame past the depth or the keys-and-items limit closes the channel with
     try {
       assert.equal((await a.net.probe(`tls:127.0.0.1:${b.port}`)).id, 'p2', 'the controller still takes channels');
     } finally {
-      await a.net.shutdown();
+      await a.stop();
     }
   } finally {
-    await b.net.shutdown();
+    await b.stop();
   }
 });
 
@@ -371,9 +369,9 @@ test('before its hello a connection must finish its handshake, send a small firs
     try {
       assert.equal((await a.net.probe(`tls:127.0.0.1:${b.port}`)).id, 'p2', 'once they are gone, a controller connects again');
     } finally {
-      await a.net.shutdown();
+      await a.stop();
     }
   } finally {
-    await b.net.shutdown();
+    await b.stop();
   }
 });

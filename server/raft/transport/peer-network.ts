@@ -2,31 +2,32 @@
 // SPIFFE id in their certificates, length-prefixed JSON frames. Each channel exchanges hellos (id, address,
 // version, preferred-leader flag), carries raft messages (a snapshot in parts: snapshot-transfer.ts),
 // request/response calls (join, forwarded writes) and heartbeats that measure round trip and send-queue time; a
-// channel silent for closeUnresponsiveTimeout is closed. It is the raft node's transport.
+// channel silent for closeUnresponsiveTimeout is closed. Each channel is the common framed connection
+// (common/channel/). It is the raft node's transport. Channels peers open arrive through the control port
+// (server/control-port/control-port.ts, `accept`); this network dials its own.
 //
 // A certificate of the trust domain authenticates a controller; membership authorizes it. Once this node has a
 // raft configuration (setConfiguration), raft messages and requests are taken only from its members (a node
 // being added is a member from the moment its entry is appended), and a raft message must name the channel's own
 // peer as its sender; only the requests `openToNonMembers` names (the `cluster add` probe) come from anyone of the
 // trust domain. A new node without a configuration takes raft messages from any controller, so a member can add it.
-// Before a connection is known the control port limits it (control-port-limits.ts): handshake time, connections
-// per address, and a small first frame in time; after the hello, frames are held to peerFrameLimits.
+// After the hello, frames are held to peerFrameLimits.
 import { randomUUID } from 'node:crypto';
-import type { Socket } from 'node:net';
-import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
+import { connect, type TLSSocket } from 'node:tls';
 import type { Logger } from '../../../common/log/logger.ts';
 import type { Configuration, Message, NodeId } from '../core/types.ts';
 import type { RaftTransport } from '../node/raft-transport.ts';
 import { spiffeIdOf } from '../../../common/pki/spiffe-id.ts';
-import { encodeJsonFrame, FrameDecoder, maxFrameBytes } from '../../../common/framing/frame-codec.ts';
+import { jsonFrameCodec } from '../../../common/channel/channel-codec.ts';
+import { FramedConnection } from '../../../common/channel/framed-connection.ts';
+import { PendingRequests } from '../../../common/channel/pending-requests.ts';
+import { encodeJsonFrame, maxFrameBytes } from '../../../common/framing/frame-codec.ts';
 import { peerFrameLimits } from '../../../common/framing/frame-limits.ts';
-import { defaultControlPortLimits, type ControlPortLimits } from './control-port-limits.ts';
-import { guardFirstFrame } from './pre-hello-guard.ts';
-import { RefusalLog, suppressedField } from './refusal-log.ts';
-import { SourceConnections } from './source-connections.ts';
+import { presentedPem } from '../../control-port/presented-pem.ts';
+import { RefusalLog, suppressedField } from '../../control-port/refusal-log.ts';
+import { tlsFailureLine } from '../../control-port/tls-failure-text.ts';
 import { keepReceivedEntryTexts, raftFrameJson } from './raft-frame.ts';
 import { sendSnapshotInParts, SnapshotAssembly, type SnapshotMessage } from './snapshot-transfer.ts';
-import { tlsFailureLine } from './tls-failure-text.ts';
 
 export interface PeerHello {
   readonly id: NodeId;
@@ -48,34 +49,24 @@ export interface HeartbeatOptions {
 
 export interface PeerNetworkOptions {
   readonly self: PeerHello;
-  readonly listen: { readonly host: string; readonly port: number };
   readonly tls: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
   readonly trustDomain: string;
   readonly heartbeat: HeartbeatOptions;
   readonly logger: Logger;
   readonly onLatency?: (channelId: string, ms: number) => void;
   readonly onQueueTime?: (channelId: string, ms: number) => void;
-  /**
-   * Takes a connection whose certificate (chain already verified against the CA bundle) carries no controller
-   * SPIFFE id: a router's control channel. Unset, such connections are refused like any non-controller.
-   */
-  readonly acceptOther?: (socket: TLSSocket) => void;
   /** The largest frame sent or accepted (default 256 MiB); snapshots leave in parts below it. */
   readonly maxFrameBytes?: number;
-  /** Limits before a connection is known (defaults: defaultControlPortLimits). */
-  readonly controlPort?: Partial<ControlPortLimits>;
   /** Requests a controller that is not a member may make; every other request needs membership. Unset: none. */
   readonly openToNonMembers?: (body: unknown) => boolean;
 }
 
-/** A refusal of the same peer or address is logged at most this often. */
+/** A refusal of the same peer is logged at most this often. */
 const refusalLogIntervalMs = 30_000;
 
 type Frame =
   | { type: 'hello'; hello: PeerHello }
   | { type: 'raft'; message: Message }
-  | { type: 'hb'; sentAt: number }
-  | { type: 'hbAck'; sentAt: number }
   | { type: 'req'; rid: string; body: unknown }
   | { type: 'res'; rid: string; ok: boolean; value?: unknown; error?: string }
   | { type: 'snapBegin'; tid: string; message: SnapshotMessage }
@@ -102,12 +93,7 @@ export interface PeerChannels {
 
 class Channel {
   peer: PeerHello | undefined;
-  lastReceived = Date.now();
-  private readonly decoder: FrameDecoder;
-  private heartbeat: NodeJS.Timeout | undefined;
-  private check: NodeJS.Timeout | undefined;
-  private outgoing: Buffer[] = [];
-  private written: Array<() => void> = [];
+  readonly connection: FramedConnection;
   private readonly frameLimit: number;
   /** Set while a snapshot leaves in parts: raft sends a snapshot again when one takes long, and that copy is dropped. */
   private sendingSnapshot = false;
@@ -122,53 +108,38 @@ class Channel {
     private readonly options: PeerNetworkOptions,
   ) {
     this.frameLimit = options.maxFrameBytes ?? maxFrameBytes;
-    this.decoder = new FrameDecoder(keepReceivedEntryTexts, { ...peerFrameLimits, maxBytes: this.frameLimit });
     // Raft messages are small and latency-bound: Nagle's delay plus delayed ACKs would add tens of milliseconds.
     socket.setNoDelay(true);
-    network.track(this);
-    socket.on('data', (chunk: Buffer) => {
-      // Cut off before its hello (pre-hello-guard.ts), or closed by an earlier frame of this chunk.
-      if (this.closed || socket.destroyed) return;
-      this.lastReceived = Date.now();
-      let frames: unknown[];
-      try {
-        frames = this.decoder.push(chunk);
-      } catch (error) {
-        const reason = `bad frame: ${(error as Error).message}`;
-        this.options.logger.warn('peer channel closed: it sent a frame over the limits or not JSON', { peerId: this.channelId, remote: socket.remoteAddress, reason });
-        this.close(reason);
-        return;
-      }
-      for (const frame of frames) {
-        if (this.closed) return;
-        this.network.handleFrame(this, frame as Frame);
-      }
+    this.connection = new FramedConnection(socket, {
+      codec: jsonFrameCodec({ limits: { ...peerFrameLimits, maxBytes: this.frameLimit }, withText: keepReceivedEntryTexts }),
+      // Frames sent in the same tick (a leader's appends, a burst of answers) leave as one write.
+      writes: 'coalesce',
+      reasons: { silent: (_silentMs, limitMs) => `no traffic for ${limitMs} ms (closeUnresponsiveTimeout)` },
+      onRefusedFrame: (message) =>
+        this.options.logger.warn('peer channel closed: it sent a frame over the limits or not JSON', { peerId: this.channelId, remote: socket.remoteAddress, reason: `bad frame: ${message}` }),
     });
-    socket.on('close', () => this.close('connection closed'));
-    socket.on('error', (error) => this.close(error.message));
+    network.track(this);
+    this.connection.onFrame((frame) => {
+      if (!this.closed) this.network.handleFrame(this, frame as Frame);
+    });
+    this.connection.onClose((reason) => this.ended(reason));
     this.send({ type: 'hello', hello: options.self });
     const { sendIntervalMs, checkIntervalMs, closeUnresponsiveTimeoutMs } = options.heartbeat;
-    this.heartbeat = setInterval(() => this.send({ type: 'hb', sentAt: performance.now() }, true), sendIntervalMs);
-    this.check = setInterval(() => {
-      if (Date.now() - this.lastReceived > closeUnresponsiveTimeoutMs) this.close(`no traffic for ${closeUnresponsiveTimeoutMs} ms (closeUnresponsiveTimeout)`);
-    }, checkIntervalMs);
-    this.heartbeat.unref();
-    this.check.unref();
+    this.connection.startHeartbeat(
+      { sendIntervalMs, checkIntervalMs, unresponsiveMs: closeUnresponsiveTimeoutMs },
+      {
+        roundTrip: (ms) => this.options.onLatency?.(this.channelId, ms),
+        ...(this.options.onQueueTime ? { queued: (ms: number) => this.options.onQueueTime!(this.channelId, ms) } : {}),
+      },
+    );
   }
 
   get channelId(): string {
     return this.peer?.id ?? 'unidentified';
   }
 
-  send(frame: Frame, measureQueue = false): void {
-    if (this.closed) return;
-    // Frames sent in the same tick (a leader's appends, a burst of answers) leave as one write: one TLS record and
-    // one system call instead of one each, which is most of what a small frame costs.
+  send(frame: Frame): void {
     this.sendJson(frame.type === 'raft' ? raftFrameJson(frame.message) : JSON.stringify(frame));
-    if (measureQueue) {
-      const queued = performance.now();
-      this.written.push(() => this.options.onQueueTime?.(this.channelId, performance.now() - queued));
-    }
   }
 
   /** A raft message; a snapshot leaves in parts (snapshot-transfer.ts), one transfer at a time. */
@@ -196,51 +167,29 @@ class Channel {
   }
 
   private sendJson(json: string): void {
-    if (this.closed) return;
-    this.outgoing.push(encodeJsonFrame(json, this.frameLimit));
-    if (this.outgoing.length === 1) process.nextTick(() => this.flush());
+    if (!this.closed) this.connection.sendEncoded(encodeJsonFrame(json, this.frameLimit));
   }
 
   /** After a snapshot part: lets the event loop run (the part leaves meanwhile), then waits while the socket is
    * backed up, so a transfer holds at most a socket buffer's worth of encoded parts; false once the channel closed. */
   private async readyForMore(): Promise<boolean> {
     await new Promise((resolve) => setImmediate(resolve));
-    while (!this.closed && this.socket.writableNeedDrain) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.socket.off('drain', done);
-          this.socket.off('close', done);
-          resolve();
-        };
-        this.socket.on('drain', done);
-        this.socket.on('close', done);
-      });
-    }
-    return !this.closed;
-  }
-
-  private flush(): void {
-    const frames = this.outgoing;
-    const callbacks = this.written;
-    this.outgoing = [];
-    this.written = [];
-    if (this.closed || frames.length === 0) return;
-    const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
-    this.socket.write(data, callbacks.length === 0 ? undefined : () => callbacks.forEach((callback) => callback()));
+    return this.connection.drained();
   }
 
   close(reason: string): void {
+    this.connection.close(reason);
+  }
+
+  private ended(reason: string): void {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.heartbeat);
-    clearInterval(this.check);
     this.socket.destroy();
     this.network.channelClosed(this, reason);
   }
 }
 
 export class PeerNetwork implements RaftTransport, PeerChannels {
-  private server: Server | undefined;
   /** Channels this node opened: everything it sends to a peer goes over its own outbound channel. */
   private readonly channels = new Map<NodeId, Channel>();
   /** Channels peers opened to this node: what they send arrives here. Either kind counts as connected. */
@@ -250,83 +199,33 @@ export class PeerNetwork implements RaftTransport, PeerChannels {
   private readonly known = new Map<NodeId, PeerHello>();
   /** The leaf certificate (PEM) each identified peer last presented: its names are kept off routers' certificates. */
   private readonly presented = new Map<NodeId, string>();
-  private readonly rawSockets = new Set<Socket>();
   /** Every open channel, identified or not: shutdown must end them all or the server never finishes closing. */
   private readonly open = new Set<Channel>();
   /** Raft messages waiting for a channel that is being opened. */
   private readonly held = new Map<NodeId, Message[]>();
-  private readonly pendingRequests = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pendingRequests = new PendingRequests<string>(randomUUID);
   private raftHandler: ((message: Message) => void) | undefined;
   private requestHandler: RequestHandler | undefined;
   private readonly peerEvents: PeerEventHandler[] = [];
   private closed = false;
   /** The members of this node's raft configuration; undefined while it has none (a new node). */
   private members: ReadonlySet<NodeId> | undefined;
-  private readonly limits: ControlPortLimits;
-  private readonly sources: SourceConnections;
   private readonly refusals = new RefusalLog(refusalLogIntervalMs, Date.now);
 
   constructor(private readonly options: PeerNetworkOptions) {
-    this.limits = { ...defaultControlPortLimits, ...(options.controlPort ?? {}) };
-    this.sources = new SourceConnections(this.limits.maxConnectionsPerSource);
   }
 
   get self(): PeerHello {
     return this.options.self;
   }
 
-  async start(): Promise<void> {
-    const { tls } = this.options;
-    const { handshakeTimeoutMs, helloTimeoutMs, maxHelloBytes, maxConnectionsPerSource } = this.limits;
-    const serverOptions = { cert: tls.certPem, key: tls.keyPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' as const, handshakeTimeout: handshakeTimeoutMs };
-    const server = createServer(serverOptions, (socket) => {
-      // The first frame must be small and come in time, whoever this is (a peer or a router).
-      const remote = socket.remoteAddress;
-      const certificate = commonNameOf(socket);
-      guardFirstFrame(socket, { helloTimeoutMs, maxHelloBytes }, (reason) => this.logRefusal(`hello|${remote}|${certificate}`, 'control connection closed before its hello', { remote, certificate, reason }));
-      // The handshake already checked the chain; the certificate must also name a controller of our domain.
-      if (!this.identify(socket)) {
-        if (this.options.acceptOther && !this.closed && isOtherCertificate(socket)) {
-          this.options.acceptOther(socket);
-          return;
-        }
-        this.logRefusal(`nocert|${socket.remoteAddress}`, 'peer connection refused: no certs presented matched the CA for this node', { remote: socket.remoteAddress });
-        socket.destroy();
-        return;
-      }
-      new Channel(socket, false, this, this.options);
-    });
-    // Counted from TCP accept, so half-open handshakes count; connections still in their handshake are not channels
-    // yet, and shutdown ends them too.
-    const refusedAtAccept = new WeakSet<Socket>();
-    server.on('connection', (socket: Socket) => {
-      const source = socket.remoteAddress ?? '?';
-      if (!this.sources.add(source)) {
-        refusedAtAccept.add(socket);
-        socket.destroy();
-        this.logRefusal(`sources|${source}`, 'control connection refused: too many connections from one address', { remote: source, maxConnectionsPerSource });
-        return;
-      }
-      this.rawSockets.add(socket);
-      socket.once('close', () => {
-        this.rawSockets.delete(socket);
-        this.sources.remove(source);
-      });
-    });
-    server.on('tlsClientError', (error: Error & { code?: string }, socket) => {
-      // Node leaves the connection open after a handshake timeout.
+  /** A channel a peer opened, handed over by the control port (its certificate names a controller of our domain). */
+  accept(socket: TLSSocket): void {
+    if (this.closed || !this.identify(socket)) {
       socket.destroy();
-      // A connection refused at accept fails its handshake too; it was logged as refused.
-      const raw = (socket as unknown as { _parent?: Socket })._parent;
-      if (raw !== undefined && refusedAtAccept.has(raw)) return;
-      const failure = tlsFailureLine(error);
-      this.logRefusal(`tls|${socket.remoteAddress}|${failure.msg}`, failure.msg, { remote: socket.remoteAddress, ...failure.fields });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.listen.port, this.options.listen.host, () => resolve());
-    });
-    this.server = server;
+      return;
+    }
+    new Channel(socket, false, this, this.options);
   }
 
   /** Where each member can be dialled (from the raft configuration). */
@@ -381,14 +280,9 @@ export class PeerNetwork implements RaftTransport, PeerChannels {
   async request(id: NodeId, body: unknown, timeoutMs: number): Promise<unknown> {
     const channel = await this.channelTo(id);
     if (!channel) throw new Error(`no channel to ${id}`);
-    const rid = randomUUID();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pendingRequests.delete(rid);
-        reject(new Error(`peer ${id} did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pendingRequests.set(rid, { resolve, reject, timer });
+    return this.pendingRequests.open(timeoutMs, `peer ${id} did not answer within ${timeoutMs} ms`, (rid) => {
       channel.send({ type: 'req', rid, body });
+      return true;
     });
   }
 
@@ -429,13 +323,7 @@ export class PeerNetwork implements RaftTransport, PeerChannels {
     if (this.closed) return;
     this.closed = true;
     for (const channel of [...this.open]) channel.close('shutting down');
-    for (const socket of this.rawSockets) socket.destroy();
-    for (const pending of this.pendingRequests.values()) {
-      clearTimeout(pending.timer);
-      pending.reject(new Error('shutting down'));
-    }
-    const server = this.server;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.pendingRequests.rejectAll('shutting down');
   }
 
   // ---- internals (used by Channel) ---------------------------------------------------------------------------
@@ -486,12 +374,6 @@ export class PeerNetwork implements RaftTransport, PeerChannels {
       case 'raft':
         if (this.admitsRaft(channel, frame.message)) this.raftHandler?.(frame.message);
         return;
-      case 'hb':
-        channel.send({ type: 'hbAck', sentAt: frame.sentAt });
-        return;
-      case 'hbAck':
-        if (typeof frame.sentAt === 'number') this.options.onLatency?.(channel.channelId, performance.now() - frame.sentAt);
-        return;
       case 'req': {
         const from = channel.peer;
         if (!from || !this.requestHandler) {
@@ -518,15 +400,9 @@ export class PeerNetwork implements RaftTransport, PeerChannels {
       case 'snapEnd':
         this.receiveSnapshotFrame(channel, frame);
         return;
-      case 'res': {
-        const pending = this.pendingRequests.get(frame.rid);
-        if (!pending) return;
-        this.pendingRequests.delete(frame.rid);
-        clearTimeout(pending.timer);
-        if (frame.ok) pending.resolve(frame.value);
-        else pending.reject(new Error(frame.error ?? 'request failed'));
+      case 'res':
+        this.pendingRequests.answer(frame.rid, frame);
         return;
-      }
     }
   }
 
@@ -674,9 +550,8 @@ export class PeerNetwork implements RaftTransport, PeerChannels {
 
   /** The controller id in the peer's certificate, if it is a controller of our trust domain. */
   private identify(socket: TLSSocket): NodeId | undefined {
-    const certificate = socket.getPeerCertificate(false);
-    if (!certificate || !certificate.raw) return undefined;
-    const pem = `-----BEGIN CERTIFICATE-----\n${certificate.raw.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
+    const pem = presentedPem(socket);
+    if (pem === undefined) return undefined;
     const spiffe = spiffeIdOf(pem);
     if (!spiffe || spiffe.kind !== 'controller' || spiffe.trustDomain !== this.options.trustDomain) return undefined;
     this.presented.set(spiffe.id, pem);
@@ -694,22 +569,4 @@ function isHello(value: unknown): value is PeerHello {
 function requestKind(body: unknown): string {
   const type = typeof body === 'object' && body !== null ? (body as { type?: unknown }).type : undefined;
   return typeof type === 'string' ? type.slice(0, 64) : 'of no known type';
-}
-
-/** The common name of the presented certificate (a router's id), for the log. */
-function commonNameOf(socket: TLSSocket): string | undefined {
-  const name = socket.getPeerCertificate(false)?.subject?.CN;
-  return (Array.isArray(name) ? name[0] : name) || undefined;
-}
-
-/** A certificate is present and names no controller (of any trust domain): not a peer, maybe a router. */
-function isOtherCertificate(socket: TLSSocket): boolean {
-  const certificate = socket.getPeerCertificate(false);
-  if (!certificate || !certificate.raw) return false;
-  const pem = `-----BEGIN CERTIFICATE-----\n${certificate.raw.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
-  try {
-    return spiffeIdOf(pem)?.kind !== 'controller';
-  } catch {
-    return false;
-  }
 }

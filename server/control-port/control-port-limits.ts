@@ -3,7 +3,7 @@
 // no address may hold more than so many connections at once. A healthy cluster never meets them: a controller opens
 // one channel to each peer (and a short-lived one per `cluster add` probe), a router one control channel to each
 // controller, each from its own address (all of them share 127.0.0.1 in the test fixtures).
-import { defaultMaxHelloBytes } from '../../../common/framing/frame-limits.ts';
+import { defaultMaxHelloBytes } from '../../common/framing/frame-limits.ts';
 
 export interface ControlPortLimits {
   /** From TCP accept to the end of the TLS handshake (`handshakeTimeout`). */

@@ -3,8 +3,8 @@
 // within helloTimeoutMs. The channel that owns the socket (a peer's or a router's) reads the same bytes itself; a
 // connection cut off here is destroyed before that channel sees the offending frame.
 import type { TLSSocket } from 'node:tls';
-import { FrameDecoder } from '../../../common/framing/frame-codec.ts';
-import { helloFrameLimits } from '../../../common/framing/frame-limits.ts';
+import { FrameDecoder } from '../../common/framing/frame-codec.ts';
+import { helloFrameLimits } from '../../common/framing/frame-limits.ts';
 import type { ControlPortLimits } from './control-port-limits.ts';
 
 export function guardFirstFrame(socket: TLSSocket, limits: Pick<ControlPortLimits, 'helloTimeoutMs' | 'maxHelloBytes'>, cutOff: (reason: string) => void): void {

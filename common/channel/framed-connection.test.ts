@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { createServer, connect, type Socket } from 'node:net';
+import { test } from 'node:test';
+import { encodeFrame } from '../framing/frame-codec.ts';
+import { jsonFrameCodec } from './channel-codec.ts';
+import { FramedConnection, type FramedConnectionOptions } from './framed-connection.ts';
+
+const codec = jsonFrameCodec({ limits: 1024 });
+
+/** A connected pair of TCP sockets on 127.0.0.1; `close` ends both and the server. */
+async function socketPair(): Promise<{ client: Socket; server: Socket; close(): Promise<void> }> {
+  const accepted: Socket[] = [];
+  const listener = createServer((socket) => accepted.push(socket));
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as { port: number };
+  const client = connect(port, '127.0.0.1');
+  await new Promise((resolve) => client.once('connect', resolve));
+  const deadline = Date.now() + 2000;
+  while (accepted.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  const server = accepted[0]!;
+  return {
+    client,
+    server,
+    async close() {
+      client.destroy();
+      server.destroy();
+      await new Promise((resolve) => listener.close(resolve));
+    },
+  };
+}
+
+const until = async (what: string, probe: () => boolean, ms = 3000) => {
+  const deadline = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+function framed(socket: Socket, options: Partial<FramedConnectionOptions> = {}): FramedConnection {
+  return new FramedConnection(socket, { codec, ...options });
+}
+
+test('frames arrive in order, those before a listener are kept, and a refused frame closes only after the ones before it', async () => {
+  const pair = await socketPair();
+  try {
+    const server = framed(pair.server);
+    const refused: string[] = [];
+    const serverReasons: string[] = [];
+    server.onClose((reason) => serverReasons.push(reason));
+    pair.client.write(Buffer.concat([encodeFrame({ type: 'hello' }), encodeFrame({ n: 1 })]));
+    assert.deepEqual(await server.next(2000), { type: 'hello' });
+    const frames: unknown[] = [];
+    await until('the second frame queued', () => (server as unknown as { queued: unknown[] }).queued.length === 1);
+    server.onFrame((frame) => frames.push(frame));
+    assert.deepEqual(frames, [{ n: 1 }]);
+    const strict = framed(pair.client, { onRefusedFrame: (message) => refused.push(message) });
+    strict.onFrame((frame) => (frames as unknown[]).push(frame));
+    pair.server.write(Buffer.concat([encodeFrame({ n: 2 }), encodeFrame({ pad: 'x'.repeat(2000) }), encodeFrame({ n: 3 })]));
+    await until('the client to close', () => strict.closed);
+    assert.deepEqual(frames, [{ n: 1 }, { n: 2 }], 'the frame before the refused one arrived; none after it');
+    assert.equal(refused.length, 1);
+    assert.match(strict.closeReason!, /^bad frame: /);
+    await until('the server to see the close', () => server.closed);
+    assert.deepEqual(serverReasons, ['connection closed']);
+    await assert.rejects(server.next(100), /connection closed/);
+  } finally {
+    await pair.close();
+  }
+});
+
+test('two ends heartbeat each other: each measures round trips and neither sees heartbeat frames; a silent peer is closed with the silence reason', async () => {
+  const pair = await socketPair();
+  const silentPair = await socketPair();
+  try {
+    const a = framed(pair.client);
+    const b = framed(pair.server);
+    const delivered: unknown[] = [];
+    a.onFrame((frame) => delivered.push(frame));
+    b.onFrame((frame) => delivered.push(frame));
+    const roundTrips: number[] = [];
+    const queued: number[] = [];
+    const timing = { sendIntervalMs: 20, checkIntervalMs: 10, unresponsiveMs: 300 };
+    a.startHeartbeat(timing, { roundTrip: (ms) => roundTrips.push(ms), queued: (ms) => queued.push(ms) });
+    b.startHeartbeat(timing);
+    await until('round trips', () => roundTrips.length >= 3 && queued.length >= 3);
+    assert.ok(roundTrips.every((ms) => ms >= 0 && ms < 300));
+    assert.deepEqual(delivered, []);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal(a.closed || b.closed, false, 'answering keeps both open');
+
+    const lonely = framed(silentPair.client, { reasons: { silent: (silentMs, limitMs) => `quiet ${silentMs > limitMs} ${limitMs}` } });
+    lonely.startHeartbeat({ sendIntervalMs: 20, checkIntervalMs: 10, unresponsiveMs: 100 });
+    await until('the silent channel closed', () => lonely.closed);
+    assert.equal(lonely.closeReason, 'quiet true 100');
+  } finally {
+    await pair.close();
+    await silentPair.close();
+  }
+});
+
+test('bounded writes: while the socket is backed up at most maxQueuedFrames wait and more are refused; they leave once it drains', async () => {
+  const pair = await socketPair();
+  try {
+    pair.server.pause();
+    const big = jsonFrameCodec({ limits: 8 * 1024 * 1024 });
+    const sender = new FramedConnection(pair.client, { codec: big, writes: 'bounded', maxQueuedFrames: 3 });
+    const payload = 'x'.repeat(1024 * 1024);
+    let accepted = 0;
+    for (let i = 0; i < 64; i++) if (sender.send({ i, payload })) accepted++;
+    assert.ok(accepted < 64, `${accepted} of 64 taken while the reader is paused`);
+    assert.ok(sender.droppedFrames > 0);
+    const receiver = new FramedConnection(pair.server, { codec: big });
+    const got: number[] = [];
+    receiver.onFrame((frame) => got.push((frame as { i: number }).i));
+    pair.server.resume();
+    await until('every accepted frame', () => got.length === accepted, 10_000);
+    assert.deepEqual(got, [...got].sort((x, y) => x - y), 'in order');
+  } finally {
+    await pair.close();
+  }
+});
+
+test('coalesced writes of one tick arrive as separate frames in order; endAfterFlush delivers the last frame, then ends with its reason', async () => {
+  const pair = await socketPair();
+  try {
+    const sender = framed(pair.client, { writes: 'coalesce' });
+    const receiver = framed(pair.server);
+    const got: unknown[] = [];
+    receiver.onFrame((frame) => got.push(frame));
+    const written: number[] = [];
+    for (let n = 0; n < 5; n++) sender.send({ n }, () => written.push(n));
+    await until('five frames', () => got.length === 5);
+    assert.deepEqual(got, [0, 1, 2, 3, 4].map((n) => ({ n })));
+    assert.deepEqual(written, [0, 1, 2, 3, 4]);
+    const refusalPair = await socketPair();
+    try {
+      const refusing = framed(refusalPair.server);
+      const reasons: string[] = [];
+      refusing.onClose((reason) => reasons.push(reason));
+      const refused = framed(refusalPair.client);
+      const last: unknown[] = [];
+      refused.onFrame((frame) => last.push(frame));
+      refusing.send({ type: 'refused' });
+      refusing.endAfterFlush('told to go', 500);
+      await until('the refusing end closed', () => refusing.closed && refused.closed, 2000);
+      assert.deepEqual(last, [{ type: 'refused' }], 'the last frame was written before the end');
+      assert.deepEqual(reasons, ['told to go']);
+    } finally {
+      await refusalPair.close();
+    }
+  } finally {
+    await pair.close();
+  }
+});
