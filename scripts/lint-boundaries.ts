@@ -39,6 +39,12 @@ const rules: Rule[] = [
     why: 'the domain does not import the web layer: its errors live in server/edge/edge-error.ts and server/web maps them to HTTP',
   },
   {
+    folders: ['server/raft'],
+    forbidden: importsInto('(server/)?routers/'),
+    why: 'raft carries routers\' sockets (the control port hands them over) but does not import the router hub',
+    includeTests: true,
+  },
+  {
     folders: ['server/auth'],
     forbidden: importsInto('edge/'),
     why: 'server/auth holds credential primitives the edge services use; it does not import them back',

@@ -4,7 +4,7 @@
 import type { Logger } from '../../common/log/logger.ts';
 import type { ModelStateMachine } from '../model/model-state-machine.ts';
 import type { PeerHello } from '../raft/transport/peer-network.ts';
-import type { ControlSocket } from '../routers/router-channel.ts';
+import type { ControlSocket } from '../control-port/control-socket.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ControllerMetrics } from '../telemetry/controller-metrics.ts';
 import type { ControllerTracing } from '../telemetry/controller-tracing.ts';

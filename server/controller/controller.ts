@@ -18,7 +18,7 @@ import { ModelStateMachine } from '../model/model-state-machine.ts';
 import type { ClusterRaft } from '../raft/node/raft-node.ts';
 import type { PeerChannels } from '../raft/transport/peer-network.ts';
 import type { RouterControl } from '../routers/router-control.ts';
-import type { ControlSocket } from '../routers/router-channel.ts';
+import type { ControlSocket } from '../control-port/control-socket.ts';
 import { ModelStore } from '../store/model-store.ts';
 import type { ControllerMetrics } from '../telemetry/controller-metrics.ts';
 import type { ControllerTelemetry } from '../telemetry/controller-telemetry.ts';

@@ -8,7 +8,7 @@ import type { ProposalTracer } from '../raft/node/proposal-tracer.ts';
 import type { ClusterRaft, RaftNodeTiming, RaftStateMachine, SnapshotPolicy } from '../raft/node/raft-node.ts';
 import type { PeerChannels } from '../raft/transport/peer-network.ts';
 import { listenForPeers, type ListeningPeersOptions } from '../raft/transport/listening-peers.ts';
-import type { ControlSocket } from '../routers/router-channel.ts';
+import type { ControlSocket } from '../control-port/control-socket.ts';
 import { isOpenToNonMembers } from '../cluster/cluster-service.ts';
 import { explainOpen } from './explain-open.ts';
 import { startRaftThread } from './raft-thread.ts';

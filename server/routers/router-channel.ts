@@ -4,13 +4,15 @@
 // (answering its heartbeats and measuring the round trip from then on), and closes when the peer is silent too long or never says hello. Frames
 // are held to routerFrameLimits; the first one was already held to the control port's hello limits
 // (server/control-port/pre-hello-guard.ts).
-import type { Duplex } from 'node:stream';
 import type { ControllerToRouter, RouterHello } from '../../common/control-channel/control-messages.ts';
 import { jsonFrameCodec } from '../../common/channel/channel-codec.ts';
 import { FramedConnection } from '../../common/channel/framed-connection.ts';
 import { routerFrameLimits } from '../../common/framing/frame-limits.ts';
 import { certificateFingerprint } from '../auth/cert/certificate-fingerprint.ts';
+import type { ControlSocket } from '../control-port/control-socket.ts';
 import type { PresentedCertificate } from './router-admission.ts';
+
+export type { ControlSocket };
 
 export interface RouterChannelTiming {
   /** How often the controller sends `hb` (10 s). */
@@ -30,14 +32,6 @@ export interface RouterChannelOwner {
   roundTrip(channel: RouterChannel, ms: number): void;
 }
 
-/** A router's control connection as the channel uses it: a TLS socket, or one the raft thread accepted and relays
- * here (raft/worker/proxied-socket.ts). */
-export interface ControlSocket extends Duplex {
-  readonly remoteAddress?: string | undefined;
-  readonly remotePort?: number | undefined;
-  setNoDelay(noDelay?: boolean): this;
-  getPeerCertificate(detailed: false): { readonly subject?: { readonly CN?: string | string[] }; readonly raw?: Buffer } | null;
-}
 
 const routerCodec = jsonFrameCodec({ limits: routerFrameLimits });
 

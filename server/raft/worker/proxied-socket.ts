@@ -3,7 +3,7 @@
 // Reads arrive as `socketData`; writes, end and destroy go back as messages. What the router channel reads of the
 // TLS session (the peer certificate's common name and DER, the remote address) comes with `socketOpen`.
 import { Duplex } from 'node:stream';
-import type { ControlSocket } from '../../routers/router-channel.ts';
+import type { ControlSocket } from '../../control-port/control-socket.ts';
 import type { FromPeerThread, ToPeerThread } from './worker-protocol.ts';
 
 type Opened = Extract<FromPeerThread, { type: 'socketOpen' }>;
