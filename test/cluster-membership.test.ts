@@ -85,7 +85,12 @@ test('a removed controller keeps running: its votes and requests are refused and
   const leaderId = (await status(ctrl1)).leader!;
   const leader = fixtures.find((node) => node.id === leaderId)!;
   const follower = [ctrl1, ctrl2].find((node) => node.id !== leaderId)!;
-  const token = await ctrl3.adminToken();
+  // ctrl3 was just added: it takes a login once it has caught up with the log (the admin identity is in it).
+  let token = '';
+  await until('ctrl3 caught up enough to log in', async () => {
+    token = await ctrl3.adminToken().catch(() => '');
+    return token !== '';
+  });
   assert.equal(await agent(leader, 'cluster.remove', { id: 'ctrl3' }), 'success, removed ctrl3 from cluster');
   await until('ctrl3 gone from both members', async () => (await voters(ctrl1)).join() === 'ctrl1,ctrl2' && (await voters(ctrl2)).join() === 'ctrl1,ctrl2');
   const watches = [leader, follower].map((node) => new LogWatch(node.logFile));
