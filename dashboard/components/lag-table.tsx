@@ -21,7 +21,7 @@ export function LagTable({ controllers }: { controllers: readonly ControllerView
           {controllers.map((controller) => (
             <tr key={controller.id} data-testid="lag-row" data-controller-id={controller.id}>
               <th scope="row">{controller.id}</th>
-              <td data-testid="lag-entries">{controller.lag?.entries === undefined ? '—' : controller.lag.entries > 0 ? <Badge level="warn">{formatCount(controller.lag.entries)}</Badge> : formatCount(controller.lag.entries)}</td>
+              <td data-testid="lag-entries">{controller.lag?.entries === undefined ? '—' : controller.lag.behind ? <Badge level="warn">{formatCount(controller.lag.entries)}</Badge> : formatCount(controller.lag.entries)}</td>
               <td data-testid="lag-seconds">{formatSeconds(controller.lag?.seconds)}</td>
               <td>{formatCount(controller.appliedIndex)}</td>
               <td className="muted">{controller.lag?.source ?? 'no source'}</td>

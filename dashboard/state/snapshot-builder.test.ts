@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parsePrometheusText } from '../../alerts/core/metrics/prometheus-text.ts';
+import { monitoringMixin } from '../../alerts/mixin/monitoring-mixin.ts';
 import type { DaemonStatus } from '../../alerts/daemon/daemon-status.ts';
 import { ChartSampler, chartIds } from './chart-points.ts';
 import { readControllerMetrics } from './controller-reading.ts';
@@ -121,6 +122,10 @@ describe('the snapshot', () => {
     assert.deepEqual(fromFiles.controllers[0]!.lag, { entries: 0, source: 'applied index' });
     assert.deepEqual(fromFiles.controllers[2]!.lag, { entries: 0, source: 'applied index' });
     assert.deepEqual(buildSnapshot(input({ controllers })).controllers[1]!.lag, { entries: 9, source: 'applied index' });
+    // Behind means what the EdgewardCommitLag alert means: at least the mixin's entries, not any lag at all.
+    const far = buildSnapshot(input({ controllers, daemon: daemon([], [{ controller: 'ctrl2', entries: monitoringMixin.commitLag.entries, seconds: 9 }, { controller: 'ctrl3', entries: monitoringMixin.commitLag.entries - 1, seconds: 1 }]) }));
+    assert.equal(far.controllers[1]!.lag?.behind, true);
+    assert.equal(far.controllers[2]!.lag?.behind, undefined);
     assert.equal(fromFiles.alerts.status, 'unreachable');
     assert.equal(fromFiles.cluster.level, 'warn', 'a silent alerts daemon is worth a look');
   });

@@ -5,6 +5,7 @@
 
 import type { DaemonStatus } from '../../alerts/daemon/daemon-status.ts';
 import { defaultRunbookBase, runbookUrl } from '../../alerts/catalogue/alert-catalogue.ts';
+import { monitoringMixin } from '../../alerts/mixin/monitoring-mixin.ts';
 import { withLinkEnds } from './link-ends.ts';
 import type { LagFigures } from './commit-lag.ts';
 import type { ControllerReading } from './controller-reading.ts';
@@ -156,6 +157,7 @@ function attachCommitLag(controllers: readonly ControllerView[], input: GatherIn
     if (fromDaemon) lag = { ...(fromDaemon.entries === null ? {} : { entries: fromDaemon.entries }), seconds: fromDaemon.seconds, source: 'alerts daemon' };
     else if (fromFiles) lag = { ...(fromFiles.entries === undefined ? {} : { entries: fromFiles.entries }), seconds: fromFiles.seconds, source: 'event files' };
     else if (controller.reachable && controller.appliedIndex !== undefined && highestApplied !== undefined) lag = { entries: highestApplied - controller.appliedIndex, source: 'applied index' };
+    if (lag?.entries !== undefined && lag.entries >= monitoringMixin.commitLag.entries) lag = { ...lag, behind: true };
     return lag === undefined ? controller : { ...controller, lag };
   });
 }

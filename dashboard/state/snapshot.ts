@@ -21,6 +21,8 @@ export interface CommitLagView {
   /** Seconds behind (the age of its newest event while another controller is ahead); absent while unknown. */
   readonly seconds?: number;
   readonly source: LagSource;
+  /** Set when `entries` is at or past the EdgewardCommitLag alert's threshold (the monitoring mixin's). */
+  readonly behind?: true;
 }
 
 export interface ControllerView {
