@@ -159,7 +159,10 @@ describe('gathering and serving the state', () => {
     // one per request.
     const gathers = new Set(answers.map((text) => (JSON.parse(text) as StateBody).snapshot.generatedAt)).size;
     assert.ok(gathers <= 2 + Math.floor(elapsed / 200) && gathers < 10, `${gathers} gathers served 50 requests in ${Math.round(elapsed)} ms`);
-    assert.ok(controllers[0]!.requests.length - before < 20, 'the controllers were not asked once per request');
+    // One gather asks each of its paths once; the polls that ran meanwhile may ask them again, a request never does.
+    const pathsPerGather = new Set(controllers[0]!.requests).size;
+    const asked = controllers[0]!.requests.length - before;
+    assert.ok(asked <= pathsPerGather * (2 + Math.floor(elapsed / 200)) && asked < 50, `the controllers were asked ${asked} times for 50 requests in ${Math.round(elapsed)} ms`);
     assert.ok(elapsed < 2000, `${elapsed} ms`);
   });
 
