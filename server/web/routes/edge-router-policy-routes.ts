@@ -14,12 +14,13 @@ import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
 import type { FieldCatalogue } from '../query/list-query.ts';
-import { clientEdgeRouterView, edgeRouterPolicyView, serviceEdgeRouterPolicyView, type PolicyRoleNames } from '../views/edge-router-policy-view.ts';
+import { clientEdgeRouterView, edgeRouterPolicyView, serviceEdgeRouterPolicyView, sessionEdgeRouterView, type PolicyRoleNames } from '../views/edge-router-policy-view.ts';
+import { runListQuery } from '../query/list-query.ts';
 import { edgeRouterView } from '../views/edge-router-view.ts';
 import { identityView } from '../views/identity-view.ts';
 import { identityCatalogue } from './catalogues.ts';
 import { edgeRouterCatalogue } from './edge-router-routes.ts';
-import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
+import { sendCreated, sendDetail, sendEmpty, sendJson, sendList, type RouteKit } from './route-kit.ts';
 import { serviceCatalogue } from './service-catalogues.ts';
 import { adminServiceView } from './service-routes.ts';
 
@@ -204,12 +205,17 @@ export function clientEdgeRouterRoutes(router: ApiRouter, services: EdgeServices
     sendList(ctx, routers.list().filter((row) => granted.has(row.id)), edgeRouterCatalogue(connected), (row) => clientEdgeRouterView(row, connected.get(row.id)));
   };
   router.get('/current-identity/edge-routers', full, (ctx) => sendRouters(ctx, policies.routerIdsForIdentity(ctx.state.identity!)));
-  router.get('/services/:id/edge-routers', full, (ctx) => {
+  // As the real controller: `data` is `{edgeRouters: [...]}`, the online routers both kinds of policy allow, as a
+  // session lists them (with `urls`); filter, sort and paging apply to the routers.
+  router.get('/services/:id/edge-routers', full, async (ctx) => {
     // A service the identity may neither Dial nor Bind does not exist for it (as GET /services/{id}).
     const entry = overlay.access.accessFor(ctx.state.identity!).get(ctx.params.id!);
     if (!entry) throw EdgeError.notFound('service', ctx.params.id!);
     const forIdentity = policies.routerIdsForIdentity(ctx.state.identity!);
     const forService = policies.routerIdsForService(entry.service);
-    return sendRouters(ctx, new Set([...forIdentity].filter((id) => forService.has(id))));
+    const connected = await routerPresence.connected();
+    const rows = routers.list().filter((row) => forIdentity.has(row.id) && forService.has(row.id) && !row.disabled && connected.has(row.id));
+    const result = runListQuery(rows, ctx.query as Record<string, string | string[] | undefined>, edgeRouterCatalogue(connected));
+    sendJson(ctx, 200, { data: { edgeRouters: result.data.map((row) => sessionEdgeRouterView(row, connected.get(row.id)!)) }, meta: result.meta });
   });
 }
