@@ -8,6 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { allowEveryRouter } from './support/circuit-routers.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import { enrollRouter, ScriptedRouter, type EnrolledRouter } from './support/scripted-router.ts';
 
@@ -72,6 +73,7 @@ before(async () => {
   serviceId = await post('/services', { name: 'planned', encryptionRequired: true, roleAttributes: ['planned'], configs: [hostConfig] });
   await post('/service-policies', { name: 'planned-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: ['#planned'], postureCheckRoles: [] });
   await post('/service-policies', { name: 'planned-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosting'], serviceRoles: ['#planned'], postureCheckRoles: [] });
+  await allowEveryRouter(post, 'planned');
   routers.in = await router('plan-in', { isTunnelerEnabled: true, roleAttributes: ['dialer'] });
   routers.mid = await router('plan-mid', {});
   routers.host = await router('plan-host', { isTunnelerEnabled: true, roleAttributes: ['hosting'] });

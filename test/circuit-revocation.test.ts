@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { AuthenticatorApp } from './support/authenticator-app.ts';
-import { enrollRouterProcess, managementPoster, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollRouterProcess, managementPoster, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
 import { memberList, threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
@@ -89,6 +89,7 @@ before(async () => {
   const host = await post('/configs', { name: 'echo-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port: echoPort } });
   await post('/services', { name: 'echo', encryptionRequired: true, roleAttributes: ['echo'], configs: [host] });
   await post('/service-policies', { name: 'hosts-bind-echo', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts'], serviceRoles: ['#echo'] });
+  await allowEveryRouter(post, 'revocation');
 
   await startWelcomedRouters(routers, ['r1', 'r2', 'r3']);
   await terminatorsOnEveryController(nodes, 1, 'the echo terminator on every controller');

@@ -369,6 +369,17 @@ test('first start: three controllers formed into one cluster and two routers lin
       ['router2', state.routers[1]!.id, true],
     ],
   );
+  // As OpenZiti's quick start: #all edge router and service edge router policies.
+  const policyHttp = new HttpsClient(readFileSync(state.caBundle, 'utf8'));
+  try {
+    const headers = await adminSession(state, policyHttp);
+    const erps = await policyHttp.get(`${state.controllers[0]!.managementApi}/edge-router-policies?filter=${encodeURIComponent('isSystem=false')}`, { headers });
+    assert.deepEqual(erps.json.data.map((row: { name: string; identityRoles: string[]; edgeRouterRoles: string[] }) => [row.name, row.identityRoles, row.edgeRouterRoles]), [['allEdgeRouters', ['#all'], ['#all']]]);
+    const serps = await policyHttp.get(`${state.controllers[0]!.managementApi}/service-edge-router-policies`, { headers });
+    assert.deepEqual(serps.json.data.map((row: { name: string; serviceRoles: string[]; edgeRouterRoles: string[] }) => [row.name, row.serviceRoles, row.edgeRouterRoles]), [['allSvcAllRouters', ['#all'], ['#all']]]);
+  } finally {
+    policyHttp.close();
+  }
   await observabilityStackUp(state, demo.output());
   await statusPageUp(state, demo.output());
 });

@@ -28,6 +28,9 @@ const answered = new Set<string>();
 const realControllerDepartures = [
   // §1: "the CA verificationToken is a shortid despite the spec's format: uuid".
   /^management: GET \/cas(\/\{id\})? 200: \/data(\/\d+)?\/verificationToken must match format "uuid"/,
+  // 0.29's spec gives this route the service-policy list envelope; the real controller answers service edge router
+  // policies there, as we do (docs/api-reference.md): their items lack a service policy's type and role lists.
+  /^management: GET \/edge-routers\/\{id\}\/service-edge-router-policies 200: \/data\/\d+ must have required property '(type|identityRoles|identityRolesDisplay|postureCheckRoles|postureCheckRolesDisplay)'$/,
 ];
 
 /**
@@ -105,6 +108,8 @@ before(async () => {
   ids['service-policies'] = await created('/service-policies', { name: 'schemas-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#schema-users'], serviceRoles: [`@${ids.services}`], postureCheckRoles: [] });
   await created('/service-policies', { name: 'schemas-bind', type: 'Bind', semantic: 'AllOf', identityRoles: [`@${ids.identities}`], serviceRoles: ['#schema-svc'], postureCheckRoles: ['#schema-mfa'] });
   ids['edge-routers'] = await created('/edge-routers', { name: 'schemas-router', roleAttributes: ['schema-routers'], isTunnelerEnabled: true, cost: 10, appData: { site: 'a' } });
+  ids['edge-router-policies'] = await created('/edge-router-policies', { name: 'schemas-erp', semantic: 'AnyOf', identityRoles: ['#schema-users'], edgeRouterRoles: [`@${ids['edge-routers']}`] });
+  ids['service-edge-router-policies'] = await created('/service-edge-router-policies', { name: 'schemas-serp', semantic: 'AllOf', serviceRoles: ['#schema-svc'], edgeRouterRoles: ['#all'] });
 
   // A terminator: the tunneler-enabled router enrolls, connects (a scripted control channel) and registers one for
   // the service a Bind policy naming it lets it host.

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startEchoServer, type EchoServer } from '../server/demo/echo-server.ts';
-import { enrollRouterProcess, managementPoster, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollRouterProcess, managementPoster, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
 import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
@@ -179,6 +179,7 @@ before(async () => {
   await post('/services', { name: 'no-dial', encryptionRequired: true, roleAttributes: ['hidden'], configs: [await host('no-dial', echo.port)] });
   await post('/services', { name: 'mfa-echo', encryptionRequired: true, roleAttributes: ['guarded'], configs: [await host('mfa-echo', echo.port)] });
   await post('/service-policies', { name: 'hosts-bind-all', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts'], serviceRoles: ['#all'] });
+  await allowEveryRouter(post, 'overlay');
   await post('/service-policies', { name: 'clients-dial-echo', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#echo'] });
   const mfaCheck = await post('/posture-checks', { name: 'needs-mfa', typeId: 'MFA', roleAttributes: ['mfa'] });
   assert.ok(mfaCheck);

@@ -86,8 +86,9 @@ export interface CtrlCircuitClose {
 }
 
 /** Why a controller closed live circuits (`ctrl.circuitClose`'s `code`). */
-export type CircuitRevocationCode = 'SESSION_REVOKED' | 'IDENTITY_REVOKED' | 'ACCESS_REVOKED' | 'POSTURE_REVOKED' | 'SERVICE_REVOKED' | 'ROUTER_REVOKED';
-export const circuitRevocationCodes: readonly CircuitRevocationCode[] = ['SESSION_REVOKED', 'IDENTITY_REVOKED', 'ACCESS_REVOKED', 'POSTURE_REVOKED', 'SERVICE_REVOKED', 'ROUTER_REVOKED'];
+/** ROUTER_POLICY_REVOKED: an edge router policy no longer lets the identity use the ingress, or a service edge router policy the service use a router of the path. */
+export type CircuitRevocationCode = 'SESSION_REVOKED' | 'IDENTITY_REVOKED' | 'ACCESS_REVOKED' | 'POSTURE_REVOKED' | 'SERVICE_REVOKED' | 'ROUTER_REVOKED' | 'ROUTER_POLICY_REVOKED';
+export const circuitRevocationCodes: readonly CircuitRevocationCode[] = ['SESSION_REVOKED', 'IDENTITY_REVOKED', 'ACCESS_REVOKED', 'POSTURE_REVOKED', 'SERVICE_REVOKED', 'ROUTER_REVOKED', 'ROUTER_POLICY_REVOKED'];
 export const maxRevokedCircuitsPerMessage = 1000;
 
 /** Controller → router whenever the cluster's membership changes. */
@@ -236,7 +237,19 @@ export interface CircuitCreateRequest {
 }
 
 /** Why a controller refused a circuit (the `code` of `refused`). */
-export type CircuitRefusalCode = 'INVALID_SESSION' | 'SERVICE_NOT_FOUND' | 'NO_DIAL_POLICY' | 'INVALID_POSTURE' | 'NOT_TUNNELER' | 'NO_TERMINATORS' | 'NO_PATH' | 'INVALID_REQUEST';
+export type CircuitRefusalCode =
+  | 'INVALID_SESSION'
+  | 'SERVICE_NOT_FOUND'
+  | 'NO_DIAL_POLICY'
+  | 'INVALID_POSTURE'
+  | 'NOT_TUNNELER'
+  | 'NO_TERMINATORS'
+  | 'NO_PATH'
+  | 'INVALID_REQUEST'
+  /** No edge router policy lets the dialing identity use the ingress router. */
+  | 'NO_EDGE_ROUTER_POLICY'
+  /** No service edge router policy lets the service use the ingress router, or any router hosting it. */
+  | 'NO_SERVICE_EDGE_ROUTER_POLICY';
 export interface ControlResponse {
   readonly type: 'res';
   readonly rid: number;

@@ -37,6 +37,8 @@ export function statusForRefusal(code: string): number {
       return 404;
     case 'NO_DIAL_POLICY':
     case 'INVALID_POSTURE':
+    case 'NO_EDGE_ROUTER_POLICY':
+    case 'NO_SERVICE_EDGE_ROUTER_POLICY':
       return 403;
     case 'INVALID_REQUEST':
       return 400;

@@ -3,6 +3,9 @@
 // role attributes, as for hosting). It needs a Dial service policy for the service whose posture checks pass (as
 // a service session does: posture-evaluation.ts); then, among the service's terminators, the best precedence that
 // any path reaches wins, and within it the lowest terminator cost plus path cost (ties: the lower terminator id).
+// Edge router policies must let the dialing identity use the ingress router, and service edge router policies must
+// let the service use every router on the path: the ingress, the egress and any router between (the path goes around
+// routers they exclude; terminators on excluded routers are not candidates).
 // Pure: rows, terminators and the link graph in, a decision out.
 import type { CircuitRefusalCode } from '../../common/control-channel/control-messages.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
@@ -29,6 +32,10 @@ export interface PlanInput {
   readonly graph: ReturnType<typeof linkGraph>;
   /** Routers a failed setup of this connection could not get through. */
   readonly avoidRouters: ReadonlySet<string>;
+  /** The routers the dialing identity's edge router policies grant (the system policy included). */
+  readonly identityRouters: ReadonlySet<string>;
+  /** The routers the service's service edge router policies grant. */
+  readonly serviceRouters: ReadonlySet<string>;
   readonly nowMs: number;
 }
 
@@ -38,6 +45,7 @@ export function planCircuit(input: PlanInput): CircuitPlan {
   const { service } = input;
   if (!input.router) return refuse('NOT_TUNNELER', `router ${input.routerId} is not an edge router`);
   if (input.dialer === 'router' && !input.router.isTunnelerEnabled) return refuse('NOT_TUNNELER', `router ${input.routerId} is not tunneler-enabled, so it has no identity to dial services with`);
+  if (!input.identityRouters.has(input.routerId)) return refuse('NO_EDGE_ROUTER_POLICY', `no edge router policy lets the ${who(input)} use router ${input.routerId}`);
   if (!service) return refuse('SERVICE_NOT_FOUND', 'no such service');
   const decision = decideSession(input.access, 'Dial', input.posture, input.nowMs);
   if (!decision.allowed) {
@@ -47,12 +55,20 @@ export function planCircuit(input: PlanInput): CircuitPlan {
     }
     return refuse('NO_DIAL_POLICY', `no service policy lets the ${who(input)} Dial ${service.name}`);
   }
-  const candidates = input.terminators.filter((terminator) => terminator.serviceId === service.id);
-  if (candidates.length === 0) return refuse('NO_TERMINATORS', `service ${service.name} has no terminators: no router hosts it now`);
+  if (!input.serviceRouters.has(input.routerId)) return refuse('NO_SERVICE_EDGE_ROUTER_POLICY', `no service edge router policy lets ${service.name} use router ${input.routerId}`);
+  const hosted = input.terminators.filter((terminator) => terminator.serviceId === service.id);
+  if (hosted.length === 0) return refuse('NO_TERMINATORS', `service ${service.name} has no terminators: no router hosts it now`);
+  const candidates = hosted.filter((terminator) => input.serviceRouters.has(terminator.routerId));
+  if (candidates.length === 0) {
+    return refuse('NO_SERVICE_EDGE_ROUTER_POLICY', `no service edge router policy lets ${service.name} use a router hosting it (${[...new Set(hosted.map((t) => t.routerId))].join(', ')})`);
+  }
+  // Routers the service may not use are avoided like routers a failed setup could not get through.
+  const excluded = new Set(input.avoidRouters);
+  for (const routerId of input.graph.keys()) if (!input.serviceRouters.has(routerId)) excluded.add(routerId);
   let best: { terminator: TerminatorRecord; path: CircuitPath; rank: number; cost: number } | undefined;
   for (const terminator of candidates) {
     if (input.avoidRouters.has(terminator.routerId) && terminator.routerId !== input.routerId) continue;
-    const graph = input.avoidRouters.size === 0 ? input.graph : withoutRouters(input.graph, input.avoidRouters, input.routerId);
+    const graph = excluded.size === 0 ? input.graph : withoutRouters(input.graph, excluded, input.routerId);
     const path = cheapestPath(graph, input.routerId, terminator.routerId);
     if (!path) continue;
     const rank = precedenceRank[terminator.precedence];

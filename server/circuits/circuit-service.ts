@@ -9,6 +9,9 @@ import type { Clock } from '../../common/time/clock.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 import type { ServiceAccessService } from '../edge/service-access-service.ts';
 import type { PostureState } from '../edge/posture-evaluation.ts';
+import { routersForIdentity, routersForService } from '../edge/edge-router-access.ts';
+import type { EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model/edge-router-policy-entities.ts';
+import { edgeRouterPolicyTables } from '../model/edge-router-policy-entities.ts';
 import type { RoleHolder } from '../model/policy-roles.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import { routerTables } from '../model/router-entities.ts';
@@ -107,6 +110,9 @@ export class CircuitService {
       posture = resolved.posture;
       apiSessionId = resolved.sessionId;
     }
+    const routerRows = store.table<EdgeRouter>(routerTables.edgeRouters).all();
+    const identityRouters = routersForIdentity(holder, { routers: routerRows, policies: store.table<EdgeRouterPolicy>(edgeRouterPolicyTables.edgeRouterPolicies).all() });
+    const serviceRouters = service ? routersForService(service, store.table<ServiceEdgeRouterPolicy>(edgeRouterPolicyTables.serviceEdgeRouterPolicies).all(), routerRows) : new Set<string>();
     const [terminators, reports, connected] = await Promise.all([this.deps.presence.terminators(), this.deps.presence.linkReports(), this.deps.presence.connectedRouters()]);
     const now = this.deps.clock.now();
     const plan = planCircuit({
@@ -119,6 +125,8 @@ export class CircuitService {
       terminators: resume ? terminators.filter((terminator) => terminator.id === resume.terminatorId) : terminators,
       graph: linkGraph(reports, connected),
       avoidRouters: new Set(avoid),
+      identityRouters,
+      serviceRouters,
       nowMs: now,
     });
     if (!plan.ok) {

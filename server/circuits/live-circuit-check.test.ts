@@ -25,6 +25,8 @@ function model(overrides: Partial<LiveCircuitCheckDeps> & { sessions?: Record<st
     },
     identityRevoked: () => undefined,
     accessFor: (holder, serviceId) => (serviceId === 's1' ? access[holder.id] : undefined),
+    identityRouters: () => new Set(['r1', 'r2']),
+    serviceRouters: () => new Set(['r1', 'r2']),
     ...overrides,
   };
   return { deps, asked };
@@ -58,4 +60,21 @@ test('a lost Dial grant, a lapsed MFA posture, a deleted service and a disabled 
   assert.equal(checkLiveCircuits([client], lapsed.deps, now - 2000).size, 0, 'still within the timeout two seconds earlier');
   assert.equal(checkLiveCircuits([{ ...client, serviceId: 'gone' }], model().deps, now).get('c1')!.code, 'SERVICE_REVOKED');
   assert.equal(checkLiveCircuits([{ ...tunnel, routerId: 'r9' }], model().deps, now).get('c2')!.code, 'ROUTER_REVOKED');
+});
+
+test('an edge router policy no longer granting the ingress, or a service edge router policy excluding a router of the path, revokes', () => {
+  const noIngress = model({ identityRouters: () => new Set(['r2']) });
+  assert.deepEqual(checkLiveCircuits([client], noIngress.deps, now).get('c1'), {
+    ok: false,
+    code: 'ROUTER_POLICY_REVOKED',
+    reason: 'no edge router policy lets the identity use the ingress router any more',
+  });
+  const pathExcluded = model({ serviceRouters: () => new Set(['r1']) });
+  assert.equal(checkLiveCircuits([{ ...client, routers: ['r1'] }], pathExcluded.deps, now).size, 0, 'a path on r1 alone still holds');
+  assert.deepEqual(checkLiveCircuits([{ ...client, routers: ['r1', 'r2'] }], pathExcluded.deps, now).get('c1'), {
+    ok: false,
+    code: 'ROUTER_POLICY_REVOKED',
+    reason: 'no service edge router policy lets the service use router r2 any more',
+  });
+  assert.equal(checkLiveCircuits([tunnel], model({ serviceRouters: () => new Set(['r2']) }).deps, now).get('c2')!.code, 'ROUTER_POLICY_REVOKED', 'without a known path, the ingress is checked');
 });

@@ -2,7 +2,8 @@
 // circuit-planner.ts), asked again. An edge client's circuit needs its API session still live (not ended, expired or
 // owing authentication; the identity not disabled or deleted) and a Dial grant on the service whose posture checks
 // pass (an MFA check with a timeout lapses); a router's own circuit (tunnel listener) needs the router enabled and
-// its own Dial grant. Pure: the rows and the session lookups are read through the deps; the time is a parameter.
+// its own Dial grant. Either way the identity's edge router policies must still grant the ingress router, and the
+// service's service edge router policies every router of the path (the ingress alone when the path is not known). Pure: the rows and the session lookups are read through the deps; the time is a parameter.
 import type { CircuitRevocationCode } from '../../common/control-channel/control-messages.ts';
 import type { ServiceAccess } from '../edge/service-access.ts';
 import { decideSession, type PostureState } from '../edge/posture-evaluation.ts';
@@ -16,6 +17,8 @@ export interface LiveCircuit {
   readonly identityId: string;
   /** The API session an edge client dialed with; absent when the router's own identity dialed. */
   readonly apiSessionId?: string;
+  /** The routers of the path, ingress first, when this controller routed it (a circuit learnt from a router's report has none). */
+  readonly routers?: readonly string[];
 }
 
 export type CircuitVerdict = { readonly ok: true } | { readonly ok: false; readonly code: CircuitRevocationCode; readonly reason: string };
@@ -32,6 +35,10 @@ export interface LiveCircuitCheckDeps {
   readonly identityRevoked: (identityId: string) => string | undefined;
   /** What a holder may do with a service (undefined: nothing); service-access-index.ts answers it for a whole pass. */
   readonly accessFor: (holder: RoleHolder, serviceId: string) => ServiceAccess | undefined;
+  /** The routers the holder's edge router policies grant. */
+  readonly identityRouters: (holder: RoleHolder) => ReadonlySet<string>;
+  /** The routers the service's service edge router policies grant. */
+  readonly serviceRouters: (serviceId: string) => ReadonlySet<string>;
 }
 
 /** Checks circuits one pass at a time: each session's status is read once per pass. */
@@ -65,7 +72,13 @@ export function checkLiveCircuits(circuits: Iterable<LiveCircuit>, deps: LiveCir
       posture = { isMfaComplete: false };
     }
     const decision = decideSession(deps.accessFor(holder, circuit.serviceId), 'Dial', posture, nowMs);
-    if (decision.allowed) return { ok: true };
+    if (decision.allowed) {
+      if (!deps.identityRouters(holder).has(circuit.routerId)) return { ok: false, code: 'ROUTER_POLICY_REVOKED', reason: 'no edge router policy lets the identity use the ingress router any more' };
+      const granted = deps.serviceRouters(circuit.serviceId);
+      const excluded = (circuit.routers ?? [circuit.routerId]).find((routerId) => !granted.has(routerId));
+      if (excluded !== undefined) return { ok: false, code: 'ROUTER_POLICY_REVOKED', reason: `no service edge router policy lets the service use router ${excluded} any more` };
+      return { ok: true };
+    }
     if (decision.reason === 'posture') return { ok: false, code: 'POSTURE_REVOKED', reason: 'the posture checks of every policy granting Dial on the service fail now' };
     return { ok: false, code: 'ACCESS_REVOKED', reason: 'no service policy grants Dial on the service any more' };
   }

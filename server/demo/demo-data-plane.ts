@@ -1,7 +1,8 @@
 // The demo's data plane, set up through the management API as an operator would, and idempotently (every start
 // runs it; an earlier start's rows are updated, not duplicated): the routers are tunneler-enabled, a host.v1 config
 // points at the demo's echo server, the service `demo-echo` carries it, the hosting routers may Bind it and the
-// proxying router may Dial it. Then the demo waits until a request through router1's proxy port comes back from the
+// proxying router may Dial it; as OpenZiti's quick start does, `#all` edge router and service edge router policies
+// (`allEdgeRouters`, `allSvcAllRouters`) let every identity use every router and every service every router. Then the demo waits until a request through router1's proxy port comes back from the
 // echo server: the overlay carries traffic before the demo says it is up.
 import { request } from 'node:http';
 import { until } from './demo-cluster.ts';
@@ -56,6 +57,8 @@ export async function ensureDemoDataPlane(api: ManagementApi, routers: readonly 
   const dialers = routers.filter((router) => router.tunnel.mode === 'proxy').map((router) => `@${router.id}`);
   await upsert(api, 'service-policies', { name: `${demoServiceName}-bind`, type: 'Bind', semantic: 'AnyOf', identityRoles: hosts, serviceRoles: [`@${serviceId}`], postureCheckRoles: [] });
   await upsert(api, 'service-policies', { name: `${demoServiceName}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: dialers, serviceRoles: [`@${serviceId}`], postureCheckRoles: [] });
+  await upsert(api, 'edge-router-policies', { name: 'allEdgeRouters', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] });
+  await upsert(api, 'service-edge-router-policies', { name: 'allSvcAllRouters', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
 }
 
 /** GET through the proxy port; resolves with the body when the echo server answered it. */

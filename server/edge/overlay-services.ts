@@ -3,6 +3,7 @@
 import type { Clock } from '../../common/time/clock.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { ConfigService } from './config-service.ts';
+import { EdgeRouterPolicyService } from './edge-router-policy-service.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { NetworkServiceService } from './network-service-service.ts';
 import { PostureCheckService } from './posture-check-service.ts';
@@ -18,6 +19,8 @@ export interface OverlayServices {
   readonly configs: ConfigService;
   readonly access: ServiceAccessService;
   readonly sessions: ServiceSessionService;
+  /** Edge router policies and service edge router policies: which routers identities and services may use. */
+  readonly edgeRouterPolicies: EdgeRouterPolicyService;
 }
 
 export function buildOverlayServices(store: ModelStore, writer: ModelWriter, clock: Clock): OverlayServices {
@@ -30,5 +33,6 @@ export function buildOverlayServices(store: ModelStore, writer: ModelWriter, clo
     configs,
     access,
     sessions: new ServiceSessionService(store, writer, clock, access),
+    edgeRouterPolicies: new EdgeRouterPolicyService(store, writer, clock),
   };
 }

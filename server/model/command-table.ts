@@ -7,6 +7,7 @@ import { applyAuthenticatorCommand } from './authenticator-commands.ts';
 import { applyCaCommand } from './ca-commands.ts';
 import type { ModelCommand, ModelCommandType } from './commands.ts';
 import { applyConfigCommand, isConfigCommand } from './config-commands.ts';
+import { applyEdgeRouterPolicyCommand, isEdgeRouterPolicyCommand } from './edge-router-policy-commands.ts';
 import { applyEnrollmentCommand } from './enrollment-commands.ts';
 import { applyExtJwtSignerCommand } from './ext-jwt-signer-commands.ts';
 import { applyIdentityCommand } from './identity-commands.ts';
@@ -43,6 +44,8 @@ const appliers: { readonly [F in CommandFamily]: Applier<FamilyCommand<F>> } = {
   configType: guarded(isConfigCommand, applyConfigCommand),
   config: guarded(isConfigCommand, applyConfigCommand),
   edgeRouter: guarded(isRouterCommand, applyRouterCommand),
+  edgeRouterPolicy: guarded(isEdgeRouterPolicyCommand, applyEdgeRouterPolicyCommand),
+  serviceEdgeRouterPolicy: guarded(isEdgeRouterPolicyCommand, applyEdgeRouterPolicyCommand),
   // Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else.
   raft: (command) => (command.type === 'raft.noop' || command.type === 'raft.config' ? undefined : unknownCommand((command as { type: string }).type)),
 };

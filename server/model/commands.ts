@@ -2,6 +2,7 @@
 // hashes) so that every controller applying the same log reaches the same state.
 import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, SealedValue } from './entities.ts';
 import type { ConfigCommand } from './config-commands.ts';
+import type { EdgeRouterPolicyCommand } from './edge-router-policy-commands.ts';
 import type { RouterCommand } from './router-commands.ts';
 import type { ServiceCommand } from './service-commands.ts';
 
@@ -62,6 +63,7 @@ export type ModelCommand =
   | ServiceCommand
   | ConfigCommand
   | RouterCommand
+  | EdgeRouterPolicyCommand
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
   | { type: 'raft.noop' }
   | { type: 'raft.config' };

@@ -2,6 +2,7 @@
 import { EntityTable, type Row } from '../store/entity-table.ts';
 import type { BaseEntity } from './base-entity.ts';
 import { createConfigTables } from './config-entities.ts';
+import { createEdgeRouterPolicyTables } from './edge-router-policy-entities.ts';
 import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
 
@@ -207,5 +208,6 @@ export function createModelTables(): EntityTable<Row>[] {
     ...createServiceTables(),
     ...createConfigTables(),
     ...createRouterTables(),
+    ...createEdgeRouterPolicyTables(),
   ] as unknown as EntityTable<Row>[];
 }

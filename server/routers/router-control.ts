@@ -27,6 +27,8 @@ import { isIdentityDisabled } from '../auth/identity-state.ts';
 import { tables, type Identity } from '../model/entities.ts';
 import { serviceTables, type PostureCheck, type Service, type ServicePolicy } from '../model/service-entities.ts';
 import { ServiceAccessIndex } from '../circuits/service-access-index.ts';
+import { routerGrantLookups } from '../circuits/router-grant-lookups.ts';
+import { edgeRouterPolicyTables } from '../model/edge-router-policy-entities.ts';
 import { ServiceAccessService } from '../edge/service-access-service.ts';
 import type { CircuitReport } from '../events/circuit-events.ts';
 
@@ -135,6 +137,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
           serviceId: route.serviceId,
           identityId: route.identityId,
           ...(outcome.apiSessionId !== undefined ? { apiSessionId: outcome.apiSessionId } : {}),
+          routers: route.routers,
         });
       }
       if ('refused' in answer) {
@@ -243,6 +246,7 @@ function liveCircuitCheckDeps(store: ModelStore, sessionStatus: SessionStatus, n
       return isIdentityDisabled(identity, nowMs) ? 'the identity is disabled' : undefined;
     },
     accessFor: (holder, serviceId) => access.accessFor(holder, serviceId),
+    ...routerGrantLookups(store),
   };
 }
 
@@ -256,6 +260,8 @@ const revocationTables: ReadonlySet<string> = new Set([
   serviceTables.servicePolicies,
   serviceTables.postureChecks,
   routerTables.edgeRouters,
+  edgeRouterPolicyTables.edgeRouterPolicies,
+  edgeRouterPolicyTables.serviceEdgeRouterPolicies,
 ]);
 
 /** One line per circuit decision: created at info (with its path), refused at warn (with the code). */

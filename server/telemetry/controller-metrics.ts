@@ -69,6 +69,8 @@ export const circuitFailureCauses: readonly string[] = [
   'NO_TERMINATORS',
   'NO_PATH',
   'INVALID_REQUEST',
+  'NO_EDGE_ROUTER_POLICY',
+  'NO_SERVICE_EDGE_ROUTER_POLICY',
   'SETUP_FAILED',
   'OTHER',
 ];

@@ -123,14 +123,25 @@ export function routeFor<Route>(request: (body: Record<string, unknown>) => Prom
 }
 
 /**
+ * `#all` edge router and service edge router policies named `${prefix}-…`, as OpenZiti's quick start creates: every
+ * identity may use every router and every service every router, so a scenario that means "allowed" is allowed.
+ */
+export async function allowEveryRouter(post: (path: string, body: Record<string, unknown>) => Promise<string>, prefix: string): Promise<void> {
+  await post('/edge-router-policies', { name: `${prefix}-all-routers`, semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] });
+  await post('/service-edge-router-policies', { name: `${prefix}-all-services`, semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
+}
+
+/**
  * Service `name` hosted at 127.0.0.1:`port` (a host.v1 config `${prefix}-host`), bound by routers with role
- * `hosting` and dialed by routers with role `dialer` (policies `${prefix}-bind`, `${prefix}-dial`). Answers its id.
+ * `hosting` and dialed by routers with role `dialer` (policies `${prefix}-bind`, `${prefix}-dial`), with `#all`
+ * router policies (allowEveryRouter). Answers its id.
  */
 export async function hostedService(post: (path: string, body: Record<string, unknown>) => Promise<string>, prefix: string, name: string, port: number): Promise<string> {
   const hostConfig = await post('/configs', { name: `${prefix}-host`, configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port } });
   const serviceId = await post('/services', { name, encryptionRequired: true, roleAttributes: [name], configs: [hostConfig] });
   await post('/service-policies', { name: `${prefix}-bind`, type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosting'], serviceRoles: [`#${name}`], postureCheckRoles: [] });
   await post('/service-policies', { name: `${prefix}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: [`#${name}`], postureCheckRoles: [] });
+  await allowEveryRouter(post, prefix);
   return serviceId;
 }
 

@@ -400,6 +400,22 @@ export async function runEdgeCliEntityRoundTrips(options: EdgeCliScenarioOptions
     await s.ok(['update', 'edge-router', name('router'), '--cost', '9', '--disabled']);
     assert.deepEqual([(await only('edge-routers', name('router'))).cost, (await only('edge-routers', name('router'))).disabled], [9, true]);
 
+    // Edge router policies and service edge router policies, in ziti edge's grammar and by their aliases.
+    await s.ok(['create', 'edge-router-policy', name('erp'), '--edge-router-roles', `@${name('router')}`, '--identity-roles', '#all', '--semantic', 'AnyOf']);
+    const erp = await only('edge-router-policies', name('erp'));
+    assert.deepEqual([erp.semantic, erp.identityRoles, erp.edgeRouterRoles, erp.isSystem], ['AnyOf', ['#all'], [`@${router.id}`], false]);
+    await s.ok(['update', 'erp', name('erp'), '--identity-roles', '#edge-cli']);
+    assert.deepEqual((await only('edge-router-policies', name('erp'))).identityRoles, ['#edge-cli']);
+    await s.ok(['create', 'serp', name('serp'), '--service-roles', `@${name('svc')}`, '--edge-router-roles', '#edge']);
+    const serp = await only('service-edge-router-policies', name('serp'));
+    assert.deepEqual([serp.semantic, serp.serviceRoles, serp.edgeRouterRoles], ['AllOf', [`@${svc.id}`], ['#edge']]);
+    const serpTable = await s.ok(['list', 'service-edge-router-policies', `name = "${name('serp')}"`]);
+    assert.ok(serpTable.includes(`@${name('svc')}`), serpTable);
+    const erpTable = await s.ok(['list', 'erps', `name = "${name('erp')}"`]);
+    assert.ok(erpTable.includes(`@${name('router')}`), erpTable);
+    await s.ok(['delete', 'erp', name('erp')]);
+    await s.ok(['delete', 'service-edge-router-policy', name('serp')]);
+
     // Deletes (the plural word works as well); then nothing of the run is left.
     await s.ok(['delete', 'service-policy', name('bind')]);
     await s.ok(['delete', 'identity', name('device')]);
@@ -409,7 +425,7 @@ export async function runEdgeCliEntityRoundTrips(options: EdgeCliScenarioOptions
     await s.ok(['delete', 'posture-check', name('mfa')]);
     await s.ok(['delete', 'edge-router', name('router')]);
     await s.ok(['delete', 'ca', name('ca')]);
-    for (const path of ['/identities', '/services', '/service-policies', '/auth-policies', '/external-jwt-signers', '/cas', '/posture-checks', '/edge-routers']) {
+    for (const path of ['/identities', '/services', '/service-policies', '/auth-policies', '/external-jwt-signers', '/cas', '/posture-checks', '/edge-routers', '/edge-router-policies', '/service-edge-router-policies']) {
       assert.deepEqual(await api(path, `name contains "${s.suffix}"`), [], `${path} left behind`);
     }
     await s.ok(['logout']);

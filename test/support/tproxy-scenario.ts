@@ -11,7 +11,7 @@ import { Resolver } from 'node:dns/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEchoServer } from '../../server/demo/echo-server.ts';
-import { enrollRouterProcess, managementPoster } from './circuit-routers.ts';
+import { allowEveryRouter, enrollRouterProcess, managementPoster } from './circuit-routers.ts';
 import { until } from './cluster-helpers.ts';
 import { ControllerFixture } from './controller-fixture.ts';
 import { freePort } from './free-port.ts';
@@ -76,6 +76,7 @@ ${link}
   const serviceId = await post('/services', { name: 'echo', encryptionRequired: true, configs: [hostConfig, interceptConfig] });
   await post('/service-policies', { name: 'r2-binds', type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${routers.r2!.id}`], serviceRoles: [`@${serviceId}`] });
   await post('/service-policies', { name: 'r1-dials', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${routers.r1!.id}`], serviceRoles: [`@${serviceId}`] });
+  await allowEveryRouter(post, 'tproxy');
 
   for (const router of Object.values(routers)) {
     router.run = RouterRun.start(router.config);

@@ -164,7 +164,7 @@ test('every form has a synopsis, a summary and documented flags', () => {
   }
   assert.deepEqual(
     createForms.map((form) => form.kind.name),
-    ['identity', 'authenticator', 'service', 'config', 'config-type', 'service-policy', 'auth-policy', 'ext-jwt-signer', 'ca', 'posture-check', 'edge-router'],
+    ['identity', 'authenticator', 'service', 'config', 'config-type', 'service-policy', 'edge-router-policy', 'service-edge-router-policy', 'auth-policy', 'ext-jwt-signer', 'ca', 'posture-check', 'edge-router'],
   );
 });
 
@@ -199,3 +199,16 @@ test('update config and config-type; services take --configs by name', async () 
 async function readingJson<T>(json: string, run: (ctx: FormContext) => Promise<T>): Promise<T> {
   return run({ ...context, readText: () => json });
 }
+
+test("create edge-router-policy and service-edge-router-policy: ziti edge's flags, @names become ids, AllOf and empty lists by default", async () => {
+  const erp = await create('edge-router-policy', ['all-routers', '--edge-router-roles', '#all', '--identity-roles', '#all', '--semantic', 'AnyOf']);
+  assert.deepEqual(erp.body, { name: 'all-routers', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] });
+  const named = await create('edge-router-policy', ['ops-on-r1', '-e', '@r1', '-i', '#ops,@alice']);
+  assert.deepEqual(named.body, { name: 'ops-on-r1', semantic: 'AllOf', identityRoles: ['#ops', '@identity:alice'], edgeRouterRoles: ['@edge-router:r1'] });
+  const serp = await create('service-edge-router-policy', ['web-anywhere', '--service-roles', '@web', '--edge-router-roles', '#public']);
+  assert.deepEqual(serp.body, { name: 'web-anywhere', semantic: 'AllOf', serviceRoles: ['@service:web'], edgeRouterRoles: ['#public'] });
+  await refused(create('edge-router-policy', ['x', '--semantic', 'Most']), /--semantic/);
+  await refused(create('service-edge-router-policy', []), /takes <name>/);
+  assert.deepEqual(await update('edge-router-policy', ['ops-on-r1', '--identity-roles', '#all']), { target: 'ops-on-r1', body: { identityRoles: ['#all'] } });
+  assert.deepEqual(await update('service-edge-router-policy', ['web-anywhere', '-n', 'web-public', '-e', '']), { target: 'web-anywhere', body: { name: 'web-public', edgeRouterRoles: [] } });
+});

@@ -391,6 +391,98 @@ const updateServicePolicy: Form<UpdatePlan> = {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
+// edge router policies and service edge router policies
+
+const edgeRouterPolicy = kindNamed('edge-router-policy');
+const serviceEdgeRouterPolicy = kindNamed('service-edge-router-policy');
+const edgeRouterRolesFlag: FlagDef = { name: 'edge-router-roles', short: 'e', kind: 'list', value: '<roles>', help: "edge routers it selects: '#attribute', '@name' or '@id', '#all'" };
+const routerPolicySemanticFlag: FlagDef = { name: 'semantic', kind: 'string', value: 'AllOf|AnyOf', help: 'how the roles of each list combine (default AllOf)' };
+const edgeRouterPolicyFlags: FlagDef[] = [
+  edgeRouterRolesFlag,
+  { name: 'identity-roles', short: 'i', kind: 'list', value: '<roles>', help: "identities that may use those routers: '#attribute', '@name' or '@id', '#all'" },
+  routerPolicySemanticFlag,
+  tagsFlag,
+];
+const serviceEdgeRouterPolicyFlags: FlagDef[] = [
+  edgeRouterRolesFlag,
+  { name: 'service-roles', short: 's', kind: 'list', value: '<roles>', help: "services those routers may carry: '#attribute', '@name' or '@id', '#all'" },
+  routerPolicySemanticFlag,
+  tagsFlag,
+];
+
+async function edgeRouterPolicyFields(parsed: ParsedFlags, context: FormContext): Promise<Record<string, unknown>> {
+  return {
+    semantic: oneOf(parsed.text('semantic'), semantics, '--semantic'),
+    identityRoles: await rolesOf(parsed, 'identity-roles', identity, context),
+    edgeRouterRoles: await rolesOf(parsed, 'edge-router-roles', edgeRouter, context),
+    tags: tagsOf(parsed),
+  };
+}
+
+async function serviceEdgeRouterPolicyFields(parsed: ParsedFlags, context: FormContext): Promise<Record<string, unknown>> {
+  return {
+    semantic: oneOf(parsed.text('semantic'), semantics, '--semantic'),
+    serviceRoles: await rolesOf(parsed, 'service-roles', service, context),
+    edgeRouterRoles: await rolesOf(parsed, 'edge-router-roles', edgeRouter, context),
+    tags: tagsOf(parsed),
+  };
+}
+
+const createEdgeRouterPolicy: Form<CreatePlan> = {
+  kind: edgeRouterPolicy,
+  arity: [1, 1],
+  synopsis: "edge-router-policy <name> [--edge-router-roles '#all'] [--identity-roles '#all'] [--semantic AllOf|AnyOf]",
+  summary: 'an edge router policy: the identities it selects may connect through the edge routers it selects',
+  flags: edgeRouterPolicyFlags,
+  async plan(parsed, context) {
+    const [name] = positionals(parsed.positional, 'create edge-router-policy', ['name']);
+    const fields = await edgeRouterPolicyFields(parsed, context);
+    return { kind: edgeRouterPolicy, label: name!, body: defined({ name, ...fields, semantic: fields.semantic ?? 'AllOf', identityRoles: fields.identityRoles ?? [], edgeRouterRoles: fields.edgeRouterRoles ?? [] }) };
+  },
+};
+
+const updateEdgeRouterPolicy: Form<UpdatePlan> = {
+  kind: edgeRouterPolicy,
+  arity: [1, 1],
+  synopsis: 'edge-router-policy <name or id> [--name <new name>] [--edge-router-roles ...] [--identity-roles ...] [--semantic ...]',
+  summary: 'change an edge router policy (a role list given replaces the old one; system policies can not be changed)',
+  flags: [newNameFlag, ...edgeRouterPolicyFlags],
+  async plan(parsed, context) {
+    const [target] = positionals(parsed.positional, 'update edge-router-policy', ['name or id']);
+    return { target: target!, body: defined({ name: parsed.text('name'), ...(await edgeRouterPolicyFields(parsed, context)) }) };
+  },
+};
+
+const createServiceEdgeRouterPolicy: Form<CreatePlan> = {
+  kind: serviceEdgeRouterPolicy,
+  arity: [1, 1],
+  synopsis: "service-edge-router-policy <name> [--edge-router-roles '#all'] [--service-roles '#all'] [--semantic AllOf|AnyOf]",
+  summary: 'a service edge router policy: the services it selects may be carried by the edge routers it selects',
+  flags: serviceEdgeRouterPolicyFlags,
+  async plan(parsed, context) {
+    const [name] = positionals(parsed.positional, 'create service-edge-router-policy', ['name']);
+    const fields = await serviceEdgeRouterPolicyFields(parsed, context);
+    return {
+      kind: serviceEdgeRouterPolicy,
+      label: name!,
+      body: defined({ name, ...fields, semantic: fields.semantic ?? 'AllOf', serviceRoles: fields.serviceRoles ?? [], edgeRouterRoles: fields.edgeRouterRoles ?? [] }),
+    };
+  },
+};
+
+const updateServiceEdgeRouterPolicy: Form<UpdatePlan> = {
+  kind: serviceEdgeRouterPolicy,
+  arity: [1, 1],
+  synopsis: 'service-edge-router-policy <name or id> [--name <new name>] [--edge-router-roles ...] [--service-roles ...] [--semantic ...]',
+  summary: 'change a service edge router policy (a role list given replaces the old one)',
+  flags: [newNameFlag, ...serviceEdgeRouterPolicyFlags],
+  async plan(parsed, context) {
+    const [target] = positionals(parsed.positional, 'update service-edge-router-policy', ['name or id']);
+    return { target: target!, body: defined({ name: parsed.text('name'), ...(await serviceEdgeRouterPolicyFields(parsed, context)) }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
 // auth policies
 
 const authPolicy = kindNamed('auth-policy');
@@ -699,6 +791,8 @@ export const createForms: readonly Form<CreatePlan>[] = [
   createConfig,
   createConfigType,
   createServicePolicy,
+  createEdgeRouterPolicy,
+  createServiceEdgeRouterPolicy,
   createAuthPolicy,
   createSigner,
   createCa,
@@ -713,6 +807,8 @@ export const updateForms: readonly Form<UpdatePlan>[] = [
   updateConfig,
   updateConfigType,
   updateServicePolicy,
+  updateEdgeRouterPolicy,
+  updateServiceEdgeRouterPolicy,
   updateAuthPolicy,
   updateSigner,
   updateCa,

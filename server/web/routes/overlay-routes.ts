@@ -6,6 +6,7 @@ import type { ApiRouter } from '../api-router.ts';
 import type { sessionGuard } from '../session-guard.ts';
 import { clientServiceRoutes } from './client-service-routes.ts';
 import { configRoutes } from './config-routes.ts';
+import { clientEdgeRouterRoutes, edgeRouterPolicyRoutes } from './edge-router-policy-routes.ts';
 import { clientRouterEnrollmentRoutes, edgeRouterRoutes } from './edge-router-routes.ts';
 import { postureCheckRoutes } from './posture-check-routes.ts';
 import type { RouteKit } from './route-kit.ts';
@@ -20,6 +21,7 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
     clientServiceRoutes(router, services, full);
     clientServiceSessionRoutes(router, services, kit, full);
     clientRouterEnrollmentRoutes(router, services, kit);
+    clientEdgeRouterRoutes(router, services, full);
     return;
   }
   const admin = guard('admin');
@@ -30,4 +32,5 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
   serviceSessionRoutes(router, services, admin);
   edgeRouterRoutes(router, services, kit, admin);
   terminatorRoutes(router, services, admin);
+  edgeRouterPolicyRoutes(router, services, kit, admin);
 }

@@ -4,6 +4,7 @@
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { serviceSessionView } from '../views/service-session-view.ts';
+import { sessionEdgeRouters, type SessionEdgeRouters } from './session-edge-routers.ts';
 import type { ServicePolicyType, ServiceSession } from '../../model/service-entities.ts';
 import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
@@ -26,15 +27,19 @@ const createBody = bodyValidator<{ serviceId: string; type?: ServicePolicyType |
 
 export function clientServiceSessionRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, full: Middleware<RequestState>): void {
   const { overlay } = services;
-  const view = (session: ServiceSession, token?: string) => serviceSessionView(session, { serviceName: overlay.services.find(session.serviceId)?.name ?? '' }, token);
-  router.get('/sessions', full, (ctx) => sendList(ctx, overlay.sessions.forIdentity(ctx.state.identity!.id), serviceSessionCatalogue, (session) => view(session)));
+  const view = (session: ServiceSession, routersOf: SessionEdgeRouters, token?: string) =>
+    serviceSessionView(session, { serviceName: overlay.services.find(session.serviceId)?.name ?? '', edgeRouters: routersOf(session) }, token);
+  router.get('/sessions', full, async (ctx) => {
+    const routersOf = await sessionEdgeRouters(services);
+    sendList(ctx, overlay.sessions.forIdentity(ctx.state.identity!.id), serviceSessionCatalogue, (session) => view(session, routersOf));
+  });
   router.post('/sessions', full, async (ctx) => {
     const body = await kit.validBody(ctx, createBody);
     const { session, token } = await overlay.sessions.create(ctx.state.identity!, requireSession(ctx), body.serviceId, body.type ?? 'Dial');
     ctx.status = 201;
-    ctx.body = detailEnvelope(view(session, token));
+    ctx.body = detailEnvelope(view(session, await sessionEdgeRouters(services), token));
   });
-  router.get('/sessions/:id', full, (ctx) => sendDetail(ctx, view(overlay.sessions.getOwn(ctx.params.id!, ctx.state.identity!.id))));
+  router.get('/sessions/:id', full, async (ctx) => sendDetail(ctx, view(overlay.sessions.getOwn(ctx.params.id!, ctx.state.identity!.id), await sessionEdgeRouters(services))));
   router.delete('/sessions/:id', full, async (ctx) => {
     await overlay.sessions.delete([overlay.sessions.getOwn(ctx.params.id!, ctx.state.identity!.id).id]);
     sendEmpty(ctx);
@@ -43,19 +48,20 @@ export function clientServiceSessionRoutes(router: ApiRouter, services: EdgeServ
 
 export function serviceSessionRoutes(router: ApiRouter, services: EdgeServices, admin: Middleware<RequestState>): void {
   const { overlay } = services;
-  const view = (session: ServiceSession) =>
+  const viewWith = (routersOf: SessionEdgeRouters) => (session: ServiceSession) =>
     serviceSessionView(session, {
       serviceName: overlay.services.find(session.serviceId)?.name ?? '',
       policyName: (id) => overlay.policies.find(id)?.name ?? '',
+      edgeRouters: routersOf(session),
     });
-  router.get('/sessions', admin, (ctx) => sendList(ctx, overlay.sessions.list(), serviceSessionCatalogue, view));
+  router.get('/sessions', admin, async (ctx) => sendList(ctx, overlay.sessions.list(), serviceSessionCatalogue, viewWith(await sessionEdgeRouters(services))));
   // The API session representation links here (`_links.sessions`).
-  router.get('/api-sessions/:id/sessions', admin, (ctx) => {
+  router.get('/api-sessions/:id/sessions', admin, async (ctx) => {
     const apiSession = services.sessions.get(ctx.params.id!);
     if (!apiSession || services.sessions.isExpired(apiSession)) throw EdgeError.notFound('api session', ctx.params.id!);
-    sendList(ctx, overlay.sessions.forApiSession(apiSession.id), serviceSessionCatalogue, view);
+    sendList(ctx, overlay.sessions.forApiSession(apiSession.id), serviceSessionCatalogue, viewWith(await sessionEdgeRouters(services)));
   });
-  router.get('/sessions/:id', admin, (ctx) => sendDetail(ctx, view(overlay.sessions.get(ctx.params.id!))));
+  router.get('/sessions/:id', admin, async (ctx) => sendDetail(ctx, viewWith(await sessionEdgeRouters(services))(overlay.sessions.get(ctx.params.id!))));
   router.delete('/sessions/:id', admin, async (ctx) => {
     await overlay.sessions.delete([overlay.sessions.get(ctx.params.id!).id]);
     sendEmpty(ctx);
