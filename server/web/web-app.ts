@@ -73,8 +73,9 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       authenticationRoutes(api, deps.services, kit, guard);
       mfaRoutes(api, deps.services, kit, guard);
       overlayRoutes(api, binding, deps.services, kit, guard);
+      // Both specs list an identity's own authenticators.
+      ownAuthenticatorRoutes(api, deps.services, kit, guard('full'));
       if (binding === 'edge-client') {
-        ownAuthenticatorRoutes(api, deps.services, kit, guard('full'));
         clientExternalJwtSignerRoutes(api, deps.services);
         clientEnrollmentRoutes(api, deps.services, kit);
       } else {
@@ -87,6 +88,8 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
         externalJwtSignerRoutes(api, deps.services, kit, admin);
         caRoutes(api, deps.services, kit, admin);
         enrollmentRoutes(api, deps.services, kit, admin);
+        // The management spec lists the EST CA bundle under its prefix too (the client API's comes with enrollment).
+        caBundleRoute(api, deps.services);
       }
       mount(api);
       // The fabric API's cluster route is served wherever the management API is, to its administrators.

@@ -41,3 +41,12 @@ test('a response the spec does not document is a problem too', () => {
   assert.match(management.problems('PUT', '/version', 200, {}).join(), /no such operation/);
   assert.match(management.problems('GET', '/version', 418, {}).join(), /documents no 418 response/);
 });
+
+test('operations() lists every method and path of a spec with the statuses it documents', () => {
+  const operations = management.operations();
+  assert.equal(operations.length, 199, 'management.yml 0.29.0 has 199 operations');
+  assert.equal(EdgeApiSchemas.load('client').operations().length, 59, 'client.yml 0.29.0 has 59 operations');
+  const create = operations.find((operation) => operation.method === 'POST' && operation.template === '/identities');
+  assert.deepEqual(create?.statuses, [201, 400, 401, 429, 503]);
+  assert.ok(operations.every((operation) => operation.statuses.length > 0 && /^(GET|POST|PUT|PATCH|DELETE)$/.test(operation.method)));
+});

@@ -117,6 +117,16 @@ export class EdgeApiSchemas {
     return (validate.errors ?? []).map((error) => `${method} ${template} ${status}: ${describe(error)}`);
   }
 
+  /** Every operation of the spec as `{method, template, statuses}`: what a conformance walk must cover. */
+  operations(): Array<{ readonly method: string; readonly template: string; readonly statuses: readonly number[] }> {
+    const methods = new Set(['get', 'put', 'post', 'patch', 'delete', 'head', 'options']);
+    return Object.entries(this.spec.paths).flatMap(([template, operations]) =>
+      Object.entries(operations)
+        .filter(([method]) => methods.has(method))
+        .map(([method, operation]) => ({ method: method.toUpperCase(), template, statuses: Object.keys(operation.responses ?? {}).map(Number) })),
+    );
+  }
+
   /** The shape of an operation's JSON body (its `in: body` parameter), or undefined when it takes none. */
   requestBody(method: string, path: string): FieldShape | undefined {
     const template = this.templateOf(path);
