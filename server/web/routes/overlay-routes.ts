@@ -8,10 +8,13 @@ import { clientServiceRoutes } from './client-service-routes.ts';
 import { configRoutes } from './config-routes.ts';
 import { clientRouterEnrollmentRoutes, edgeRouterRoutes } from './edge-router-routes.ts';
 import { postureCheckRoutes } from './posture-check-routes.ts';
+import { relationshipRoutes } from './relationship-routes.ts';
+import { roleAttributeRoutes } from './role-attribute-routes.ts';
 import type { RouteKit } from './route-kit.ts';
 import { servicePolicyRoutes } from './service-policy-routes.ts';
 import { serviceRoutes } from './service-routes.ts';
 import { clientServiceSessionRoutes, serviceSessionRoutes } from './service-session-routes.ts';
+import { policyAdviceRoutes, summaryRoutes } from './summary-routes.ts';
 import { terminatorRoutes } from './terminator-routes.ts';
 
 export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-management', services: EdgeServices, kit: RouteKit, guard: ReturnType<typeof sessionGuard>): void {
@@ -30,4 +33,9 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
   serviceSessionRoutes(router, services, admin);
   edgeRouterRoutes(router, services, kit, admin);
   terminatorRoutes(router, services, admin);
+  relationshipRoutes(router, services, admin);
+  roleAttributeRoutes(router, services, admin);
+  summaryRoutes(router, services, admin);
+  // Edge router policies decide which routers an identity and a service may use: pass their RouterReach here.
+  policyAdviceRoutes(router, services, admin);
 }
