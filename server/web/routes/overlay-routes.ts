@@ -16,6 +16,7 @@ import { serviceRoutes } from './service-routes.ts';
 import { clientServiceSessionRoutes, serviceSessionRoutes } from './service-session-routes.ts';
 import { policyAdviceRoutes, summaryRoutes } from './summary-routes.ts';
 import { terminatorRoutes } from './terminator-routes.ts';
+import { serviceUpdateRoutes } from './service-update-routes.ts';
 
 export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-management', services: EdgeServices, kit: RouteKit, guard: ReturnType<typeof sessionGuard>): void {
   if (api === 'edge-client') {
@@ -23,6 +24,7 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
     clientServiceRoutes(router, services, full);
     clientServiceSessionRoutes(router, services, kit, full);
     clientRouterEnrollmentRoutes(router, services, kit);
+    serviceUpdateRoutes(router, services, full);
     return;
   }
   const admin = guard('admin');
