@@ -7,6 +7,7 @@ import type { sessionGuard } from '../session-guard.ts';
 import { clientServiceRoutes } from './client-service-routes.ts';
 import { configRoutes } from './config-routes.ts';
 import { clientRouterEnrollmentRoutes, edgeRouterRoutes } from './edge-router-routes.ts';
+import { failedServiceRequestRoutes } from './failed-service-request-routes.ts';
 import { postureCheckRoutes } from './posture-check-routes.ts';
 import { relationshipRoutes } from './relationship-routes.ts';
 import { roleAttributeRoutes } from './role-attribute-routes.ts';
@@ -38,6 +39,7 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
   relationshipRoutes(router, services, admin);
   roleAttributeRoutes(router, services, admin);
   summaryRoutes(router, services, admin);
+  failedServiceRequestRoutes(router, services, admin);
   // Edge router policies decide which routers an identity and a service may use: pass their RouterReach here.
   policyAdviceRoutes(router, services, admin);
 }
