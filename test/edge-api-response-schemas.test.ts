@@ -159,7 +159,7 @@ function concrete(path: string): string {
     const id = collection === 'authenticators' && path.includes('/current-identity/') ? ids.authenticators : ids[collection];
     assert.ok(id, `no entity was made for ${collection} (${path})`);
     return `/${collection}/${id}`;
-  });
+  }).replace('/:serviceId', () => `/${ids.services}`);
 }
 
 test('every list and detail response of both APIs is what a generated client accepts', async () => {

@@ -10,6 +10,7 @@ import { hashToken, newEntityId, newSessionToken } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { decideSession, type GrantResult } from './posture-evaluation.ts';
 import type { ServiceAccessService } from './service-access-service.ts';
+import { FailedServiceRequestLog } from './failed-service-requests.ts';
 
 export class ServiceSessionService {
   constructor(
@@ -17,6 +18,8 @@ export class ServiceSessionService {
     private readonly writer: ModelWriter,
     private readonly clock: Clock,
     private readonly access: ServiceAccessService,
+    /** Requests refused for posture, for `/identities/{id}/failed-service-requests`. */
+    readonly failedRequests = new FailedServiceRequestLog(),
   ) {}
 
   list(): ServiceSession[] {
@@ -54,10 +57,20 @@ export class ServiceSessionService {
    */
   async create(identity: Identity, apiSession: ApiSession, serviceId: string, type: ServicePolicyType): Promise<{ session: ServiceSession; token: string }> {
     const now = this.clock.now();
-    const decision = decideSession(this.access.accessFor(identity).get(serviceId), type, apiSession, now);
+    const access = this.access.accessFor(identity).get(serviceId);
+    const decision = decideSession(access, type, apiSession, now);
     if (!decision.allowed) {
       if (decision.reason === 'hidden') throw EdgeError.notFound('service', serviceId);
       if (decision.reason === 'not-granted') throw EdgeError.validation('serviceId', 'service not found', serviceId);
+      this.failedRequests.record(identity.id, {
+        apiSessionId: apiSession.id,
+        serviceId,
+        serviceName: access!.service.name,
+        sessionType: type,
+        when: new Date(now).toISOString(),
+        posture: { isMfaComplete: apiSession.isMfaComplete, mfaCompletedAt: apiSession.mfaCompletedAt ?? null },
+        policyFailures: decision.failing.map((result) => ({ policy: result.grant.policy, checks: result.checks.filter((check) => !check.isPassing) })),
+      });
       throw postureRefusal(decision.failing);
     }
     const token = newSessionToken();

@@ -16,6 +16,7 @@ import { createForms, updateForms, type FormContext } from './entity-forms.ts';
 import { resolveEntityId } from './entity-lookup.ts';
 import { httpsTransport, ManagementClient, type Transport } from './management-client.ts';
 import { readSecret } from './secret-input.ts';
+import { listExtraUsage, parseListExtra, parsePolicyAdvisor, policyAdvisorUsage, runListExtra, runPolicyAdvisor, listExtraSubcommands, type ListExtra } from './list-extras.ts';
 
 export interface EdgeIo {
   readonly stdout: (text: string) => void;
@@ -52,6 +53,11 @@ Commands:
   logout                                end the session and forget it
   list <entities> ['<filter>'] [--json | --yaml] [--limit <n>]
                                         list entities, filtered with the API's ZitiQL filter
+  list <entity> <related> <name or id> ['<filter>']
+                                        list what the policies relate to one entity (list identity services alice)
+  list summary                          count the entities of each kind
+  policy-advisor identities|services [<name or id>] [<name or id>] [-q]
+                                        may each identity use each service, and through which routers
   create <entity> <arguments> [flags]   create an entity (edgeward edge create --help)
   update <entity> <name or id> [flags]  change an entity (edgeward edge update --help)
   delete <entity> <name or id>...       delete entities by name or id
@@ -149,14 +155,16 @@ interface CommandState {
 
 /** A command line the parse accepted: what to run, and the command path its later usage errors name. */
 interface EdgeInvocation {
-  readonly verb: 'login' | 'logout' | 'list' | 'create' | 'update' | 'delete' | 'mfa';
+  readonly verb: 'login' | 'logout' | 'list' | 'create' | 'update' | 'delete' | 'mfa' | 'list-extra' | 'policy-advisor';
   readonly kind?: EntityKind;
+  /** `list summary` and the relationship lists. */
+  readonly extra?: ListExtra;
   readonly parsed: ParsedFlags;
   /** `edge create identity`: the command whose --help a usage error suggests. */
   readonly command: string;
 }
 
-const verbs = ['login', 'logout', 'list', 'create', 'update', 'delete', 'mfa'] as const;
+const verbs = ['login', 'logout', 'list', 'create', 'update', 'delete', 'mfa', 'policy-advisor'] as const;
 
 /**
  * The pure first step of every `edge` command: the help it asks for, or what is wrong with its words (the verb, the
@@ -191,8 +199,19 @@ export function parseEdgeCommand(args: readonly string[]): ParseOutcome<EdgeInvo
     case 'logout':
       if (help) return { kind: 'help', text: logoutUsage() };
       return flags('edge logout', rest, commonFlags, (parsed) => (parsed.positional.length > 0 ? `logout takes no arguments, not: ${parsed.positional.join(' ')}` : undefined), { verb });
+    case 'policy-advisor': {
+      if (help) return { kind: 'help', text: policyAdvisorUsage(commonFlags) };
+      const advisor = parsePolicyAdvisor(rest, commonFlags);
+      if (typeof advisor === 'string') return usageError('edge policy-advisor', advisor);
+      return flags(advisor.command, advisor.words, advisor.flags, (parsed) => advisor.check(parsed), { verb });
+    }
     case 'list':
     case 'delete': {
+      const extra = verb === 'list' ? parseListExtra(rest, { list: listFlags, single: [...outputFlags, ...commonFlags] }) : undefined;
+      if (extra) {
+        if (help) return { kind: 'help', text: listExtraUsage(extra.extra, extra.flags) };
+        return flags(extra.command, extra.words, extra.flags, (parsed) => outputConflict(parsed) ?? extra.check(parsed), { verb: 'list-extra', extra: extra.extra });
+      }
       const verbUsage = verb === 'list' ? listUsage() : deleteUsage();
       const kind = kindWord(rest[0], help);
       if (typeof kind === 'string') return usageError(`edge ${verb}`, kind);
@@ -252,6 +271,7 @@ function edgeSubcommands(): SubcommandInfo[] {
   out.push({ path: ['login'], example: ['https://127.0.0.1:1280', '-u', 'admin', '--password-file', 'admin-password', '--ca', 'ca-bundle.pem'], needsArguments: false });
   out.push({ path: ['logout'], example: [], needsArguments: false });
   out.push({ path: ['mfa'], example: [], needsArguments: true }, { path: ['mfa', 'reset'], example: ['alice'], needsArguments: true });
+  out.push(...listExtraSubcommands());
   for (const verb of ['list', 'create', 'update', 'delete'] as const) {
     out.push({ path: [verb], example: [], needsArguments: true });
     for (const kind of entityKinds) {
@@ -343,6 +363,10 @@ async function execute(invocation: EdgeInvocation, io: EdgeIo, env: NodeJS.Proce
       return update(kind!, parsed, io, env, state);
     case 'delete':
       return remove(kind!, parsed, io, env, state);
+    case 'list-extra':
+      return runListExtra(invocation.extra!, parsed, outputFormat(parsed), io, connect(parsed, env, state));
+    case 'policy-advisor':
+      return runPolicyAdvisor(parsed, io, connect(parsed, env, state));
     default:
       return mfaReset(parsed, io, env, state);
   }

@@ -38,17 +38,22 @@ const disableBody = bodyValidator<{ durationMinutes: number }>({
   properties: { durationMinutes: { type: 'integer', minimum: 0, maximum: 525_600 } },
 });
 
-export function identityRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
-  const { identities, authenticators } = services;
-  const view = (identity: Identity) =>
+/** Identities as the Management API shows them (the relationship lists show them the same way). */
+export function adminIdentityView(services: EdgeServices) {
+  return (identity: Identity) =>
     identityView(identity, {
-      authenticators: authenticators.forIdentity(identity.id),
+      authenticators: services.authenticators.forIdentity(identity.id),
       enrollments: services.enrollments.forIdentity(identity.id),
       authPolicyName: services.authPolicies.find(identity.authPolicyId)?.name ?? identity.authPolicyId,
       isMfaEnabled: services.mfa.isEnrolled(identity.id),
       hasApiSession: services.store.table('apiSessions').findMany('identityId', identity.id).length > 0,
       now: services.clock.now(),
     });
+}
+
+export function identityRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+  const { identities, authenticators } = services;
+  const view = adminIdentityView(services);
   const refuseEnrollment = (body: Partial<IdentityBody>) => {
     if (body.enrollment && Object.keys(body.enrollment).length > 0) {
       throw EdgeError.validation('enrollment', 'enrollment can only be given when the identity is created: use /enrollments for an existing identity');

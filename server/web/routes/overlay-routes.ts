@@ -8,12 +8,17 @@ import { clientServiceRoutes } from './client-service-routes.ts';
 import { configRoutes } from './config-routes.ts';
 import { clientEdgeRouterRoutes, edgeRouterPolicyRoutes } from './edge-router-policy-routes.ts';
 import { clientRouterEnrollmentRoutes, edgeRouterRoutes } from './edge-router-routes.ts';
+import { failedServiceRequestRoutes } from './failed-service-request-routes.ts';
 import { postureCheckRoutes } from './posture-check-routes.ts';
+import { relationshipRoutes } from './relationship-routes.ts';
+import { roleAttributeRoutes } from './role-attribute-routes.ts';
 import type { RouteKit } from './route-kit.ts';
 import { servicePolicyRoutes } from './service-policy-routes.ts';
 import { serviceRoutes } from './service-routes.ts';
 import { clientServiceSessionRoutes, serviceSessionRoutes } from './service-session-routes.ts';
+import { policyAdviceRoutes, summaryRoutes } from './summary-routes.ts';
 import { terminatorRoutes } from './terminator-routes.ts';
+import { serviceUpdateRoutes } from './service-update-routes.ts';
 
 export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-management', services: EdgeServices, kit: RouteKit, guard: ReturnType<typeof sessionGuard>): void {
   if (api === 'edge-client') {
@@ -22,6 +27,7 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
     clientServiceSessionRoutes(router, services, kit, full);
     clientRouterEnrollmentRoutes(router, services, kit);
     clientEdgeRouterRoutes(router, services, full);
+    serviceUpdateRoutes(router, services, full);
     return;
   }
   const admin = guard('admin');
@@ -33,4 +39,10 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
   edgeRouterRoutes(router, services, kit, admin);
   terminatorRoutes(router, services, admin);
   edgeRouterPolicyRoutes(router, services, kit, admin);
+  relationshipRoutes(router, services, admin);
+  roleAttributeRoutes(router, services, admin);
+  summaryRoutes(router, services, admin);
+  failedServiceRequestRoutes(router, services, admin);
+  // Edge router policies decide which routers an identity and a service may use.
+  policyAdviceRoutes(router, services, admin, services.overlay.edgeRouterPolicies);
 }

@@ -40,14 +40,20 @@ function inputOf(body: PolicyBody, current?: ServicePolicy): ServicePolicyInput 
   };
 }
 
-export function servicePolicyRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+/** Service policies as the Management API shows them, `@id` roles named (the relationship lists show them the same way). */
+export function adminServicePolicyView(services: EdgeServices) {
   const { overlay, identities } = services;
   const names: RoleNames = {
     identity: (id) => identities.find(id)?.name,
     service: (id) => overlay.services.find(id)?.name,
     postureCheck: (id) => overlay.postureChecks.find(id)?.name,
   };
-  const view = (policy: ServicePolicy) => servicePolicyView(policy, names);
+  return (policy: ServicePolicy) => servicePolicyView(policy, names);
+}
+
+export function servicePolicyRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, admin: Middleware<RequestState>): void {
+  const { overlay } = services;
+  const view = adminServicePolicyView(services);
   router.get('/service-policies', admin, (ctx) => sendList(ctx, overlay.policies.list(), servicePolicyCatalogue, view));
   router.post('/service-policies', admin, async (ctx) => {
     const { id } = await overlay.policies.create(inputOf(await kit.validBody(ctx, fullBody)));

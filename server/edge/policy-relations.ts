@@ -1,0 +1,27 @@
+// Which identities, services and posture checks a service policy relates, in both directions: what the relationship
+// lists of the Management API (`/identities/{id}/services`, `/service-policies/{id}/identities`, ...) answer. A policy
+// relates the entities its role lists select; an identity relates to a service when one policy selects both. Pure:
+// rows in, rows out, in the order given.
+import { rolesMatch, type RoleHolder } from '../model/policy-roles.ts';
+import type { PostureCheck, Service, ServicePolicy } from '../model/service-entities.ts';
+
+export const identitiesOfPolicy = <T extends RoleHolder>(policy: ServicePolicy, identities: readonly T[]): T[] =>
+  identities.filter((identity) => rolesMatch(policy.identityRoles, policy.semantic, identity));
+
+export const servicesOfPolicy = (policy: ServicePolicy, services: readonly Service[]): Service[] =>
+  services.filter((service) => rolesMatch(policy.serviceRoles, policy.semantic, service));
+
+export const postureChecksOfPolicy = (policy: ServicePolicy, checks: readonly PostureCheck[]): PostureCheck[] =>
+  checks.filter((check) => rolesMatch(policy.postureCheckRoles, policy.semantic, check));
+
+export const policiesOfIdentity = (identity: RoleHolder, policies: readonly ServicePolicy[]): ServicePolicy[] =>
+  policies.filter((policy) => rolesMatch(policy.identityRoles, policy.semantic, identity));
+
+export const policiesOfService = (service: Service, policies: readonly ServicePolicy[]): ServicePolicy[] =>
+  policies.filter((policy) => rolesMatch(policy.serviceRoles, policy.semantic, service));
+
+/** The identities some policy grants Dial or Bind on the service. */
+export function identitiesOfService<T extends RoleHolder>(service: Service, policies: readonly ServicePolicy[], identities: readonly T[]): T[] {
+  const granting = policiesOfService(service, policies);
+  return identities.filter((identity) => granting.some((policy) => rolesMatch(policy.identityRoles, policy.semantic, identity)));
+}
