@@ -4,16 +4,20 @@
 // The client hands back parsed bodies only; the fetch it is given (test/support/https-fetch.ts) keeps each exchange,
 // so every status is checked and every 2xx body is validated against the client spec's response schema as well.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ZitiBrowzerEdgeClient } from '@openziti/ziti-browzer-edge-client';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { EdgeApiSchemas } from './support/edge-api-schemas.ts';
 import { httpsFetch, type FetchedExchange } from './support/https-fetch.ts';
+import { OpensslWorkbench } from './support/openssl-workbench.ts';
+import { enrollRouter, ScriptedRouter } from './support/scripted-router.ts';
 
 const schemas = EdgeApiSchemas.load('client');
 const exchanges: FetchedExchange[] = [];
 let controller: ControllerFixture;
 const ids: Record<string, string> = {};
+const routers: ScriptedRouter[] = [];
 
 before(async () => {
   controller = await ControllerFixture.create();
@@ -31,11 +35,29 @@ before(async () => {
   ids.mfa = await create('/posture-checks', { typeId: 'MFA', name: 'browzer-mfa', roleAttributes: ['browzer-mfa'] });
   await create('/service-policies', { name: 'browzer-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#browzer-users'], serviceRoles: ['#browzer'], postureCheckRoles: [] });
   ids.guardedPolicy = await create('/service-policies', { name: 'browzer-dial-mfa', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#browzer-users'], serviceRoles: ['#browzer-mfa'], postureCheckRoles: ['#browzer-mfa'] });
-  ids.router = await create('/edge-routers', { name: 'browzer-router', roleAttributes: ['browzer-routers'], isTunnelerEnabled: false });
+  // Three online routers, each with an edge listener: the user's edge router policy grants `#browzer-routers` (the
+  // first and third), the services' service edge router policy `#browzer-carriers` (the first and second), so only
+  // the first is both the identity's and the service's.
+  const workbench = new OpensslWorkbench(join(controller.root, 'browzer-router-certs'));
+  const online = async (name: string, roleAttributes: string[], port: number) => {
+    const id = await create('/edge-routers', { name, roleAttributes, isTunnelerEnabled: false });
+    const detail = await controller.http.get(`${controller.managementApi}/edge-routers/${id}`, { headers: admin });
+    const router = await ScriptedRouter.connect(controller.ctrlAddress, controller.caPem, await enrollRouter(controller, workbench, id, detail.json.data.enrollmentToken as string));
+    routers.push(router);
+    router.hello(id, { hostname: `${name}.test`, supportedProtocols: { tls: `tls://${name}.test:${port}` } });
+    await router.next('ctrl.welcome');
+    return id;
+  };
+  ids.router = await online('browzer-router', ['browzer-routers', 'browzer-carriers'], 3201);
+  ids.carrierOnly = await online('browzer-carrier-only', ['browzer-carriers'], 3202);
+  ids.identityOnly = await online('browzer-identity-only', ['browzer-routers'], 3203);
+  await create('/edge-router-policies', { name: 'browzer-erp', semantic: 'AnyOf', identityRoles: ['#browzer-users'], edgeRouterRoles: ['#browzer-routers'] });
+  await create('/service-edge-router-policies', { name: 'browzer-serp', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#browzer-carriers'] });
 });
 
 after(async () => {
   delete (globalThis as { _ziti_realFetch?: unknown })._ziti_realFetch;
+  for (const router of routers) router.socket.destroy();
   await controller?.dispose();
 });
 
@@ -62,10 +84,11 @@ test('the OpenZiti browser edge client logs in, reads its services and posture q
   assert.equal(session.data.identity.name, 'browzer-user');
   assert.equal((await client.getCurrentIdentity({})).data.id, ids.user);
 
-  // Service updates are not served yet: being built on branch i38-lists (then: 200 with `lastChangeAt`).
+  // When the identity's service list last changed: an SDK polls it and refetches the services when it moves.
   const updates = await client.listServiceUpdates({});
-  assert.equal(lastStatus(), 404);
-  assert.equal(updates.error.code, 'NOT_FOUND');
+  assert.equal(lastStatus(), 200);
+  const firstChange = Date.parse(updates.data.lastChangeAt);
+  assert.ok(Number.isFinite(firstChange), `lastChangeAt is a date: ${JSON.stringify(updates.data)}`);
 
   const services = await client.listServices(some({ configTypes: ['all'] }));
   assert.equal(lastStatus(), 200);
@@ -80,35 +103,49 @@ test('the OpenZiti browser edge client logs in, reads its services and posture q
   assert.deepEqual(guardedPolicy.postureQueries.map((query: any) => [query.id, query.queryType, query.isPassing]), [[ids.mfa, 'MFA', false]]);
   assert.equal((await client.detailService({ id: ids.open })).data.name, 'browzer-open');
 
-  // The edge routers this identity may use are not served yet: being built on branch i38-erp (then: the online
-  // routers its edge router policies grant).
+  // The edge routers this identity may use: exactly those its edge router policy grants, online, with their listeners.
   const ownRouters = await client.getCurrentIdentityEdgeRouters({});
-  assert.equal(lastStatus(), 404);
-  assert.equal(ownRouters.error.code, 'NOT_FOUND');
+  assert.equal(lastStatus(), 200);
+  assert.deepEqual(
+    ownRouters.data.map((router: any) => [router.name, router.isOnline, router.supportedProtocols]).sort(),
+    [
+      ['browzer-identity-only', true, { tls: 'tls://browzer-identity-only.test:3203' }],
+      ['browzer-router', true, { tls: 'tls://browzer-router.test:3201' }],
+    ],
+  );
+  // Those it may use for a service: the ones the service's service edge router policy grants as well.
   const serviceRouters = await client.listServiceEdgeRouters(some({ id: ids.open }));
-  assert.equal(lastStatus(), 404);
-  assert.equal(serviceRouters.error.code, 'NOT_FOUND');
+  assert.equal(lastStatus(), 200);
+  assert.deepEqual(serviceRouters.data.edgeRouters.map((router: any) => [router.name, router.urls]), [['browzer-router', { tls: 'tls://browzer-router.test:3201' }]]);
 
   const dial = await client.createSession({ session: { serviceId: ids.open, type: 'Dial' } });
   assert.equal(lastStatus(), 201, JSON.stringify(dial));
   assert.equal(dial.data.service.id, ids.open);
   assert.equal(dial.data.type, 'Dial');
   assert.ok(dial.data.token, 'the session carries the token an edge router checks');
-  // Sessions list no edge routers until edge router policies exist: branch i38-erp makes this the online routers
-  // both kinds of policy allow.
-  assert.deepEqual(dial.data.edgeRouters, []);
+  // Where the client connects: the online routers both kinds of policy allow, by protocol, and no other.
+  assert.deepEqual(dial.data.edgeRouters.map((router: any) => [router.name, router.hostname, router.urls]), [['browzer-router', 'browzer-router.test', { tls: 'tls://browzer-router.test:3201' }]]);
 
   const refused = await client.createSession({ session: { serviceId: ids.guarded, type: 'Dial' } });
   assert.equal(lastStatus(), 409, 'a failing posture check refuses the dial');
   assert.equal(refused.error.code, 'INVALID_POSTURE');
 
   const listed = await client.listSessions(some({}));
-  assert.deepEqual(listed.data.map((item: any) => item.id), [dial.data.id]);
+  assert.deepEqual(listed.data.map((item: any) => [item.id, item.edgeRouters.map((router: any) => router.name)]), [[dial.data.id, ['browzer-router']]]);
   assert.equal((await client.detailSession({ id: dial.data.id })).data.id, dial.data.id);
   await client.deleteSession({ id: dial.data.id });
   assert.equal(lastStatus(), 200);
   await client.detailSession({ id: dial.data.id });
   assert.equal(lastStatus(), 404, 'the deleted session is gone');
+
+  // An administrator grants the identity one more service: the service-updates moment moves, and the list shows it.
+  assert.equal((await client.listServiceUpdates({})).data.lastChangeAt, updates.data.lastChangeAt, 'no change, same moment');
+  const added = await controller.http.post(`${controller.managementApi}/services`, { headers: { 'zt-session': await controller.adminToken() }, body: { name: 'browzer-late', encryptionRequired: true, roleAttributes: ['browzer'] } });
+  assert.equal(added.status, 201, added.text);
+  const moved = await client.listServiceUpdates({});
+  assert.equal(lastStatus(), 200);
+  assert.ok(Date.parse(moved.data.lastChangeAt) > firstChange, `lastChangeAt moved: ${updates.data.lastChangeAt} -> ${moved.data.lastChangeAt}`);
+  assert.ok((await client.listServices(some({}))).data.some((service: any) => service.name === 'browzer-late'));
 
   await client.deleteCurrentApiSession({});
   assert.equal(lastStatus(), 200);
@@ -117,13 +154,12 @@ test('the OpenZiti browser edge client logs in, reads its services and posture q
   assert.equal(afterLogout.error.code, 'UNAUTHORIZED');
 
   // Every answer is one the spec lists for its operation, and every body (data or error envelope) is what the spec's
-  // schema for that status says; the three operations not served yet (above) answer a 404 their spec does not list.
-  const notServedYet = new Set(['/current-api-session/service-updates', '/current-identity/edge-routers', `/services/${ids.open}/edge-routers`]);
+  // schema for that status says.
   const problems: string[] = [];
   for (const exchange of exchanges) {
     const path = new URL(exchange.url).pathname.slice(schemas.basePath.length) || '/';
     const body = exchange.contentType.includes('json') ? JSON.parse(exchange.text) : exchange.text;
-    if (!notServedYet.has(path)) problems.push(...schemas.problems(exchange.method, path, exchange.status, body));
+    problems.push(...schemas.problems(exchange.method, path, exchange.status, body));
   }
   // As the real controller (its INVALID_POSTURE is http.StatusConflict), a posture refusal is a 409 the client spec
   // does not list: docs/api-reference.md, Conformance.
