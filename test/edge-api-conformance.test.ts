@@ -197,6 +197,10 @@ test('every operation of client.yml and management.yml is answered as the spec s
   ids.authless = await made('/identities', { name: 'conform-authless', type: 'User', isAdmin: false });
   ids.enrollless = await made('/identities', { name: 'conform-enrollless', type: 'User', isAdmin: false });
   ids.dialPolicy = await made('/service-policies', { name: 'conform-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#conform-users'], serviceRoles: ['#conform-svc'], postureCheckRoles: [] });
+  // A service the user may dial only with MFA, which it has not: its Dial is refused for posture.
+  ids.posture = await made('/posture-checks', { typeId: 'MFA', name: 'conform-posture', roleAttributes: ['conform-posture'] });
+  ids.guarded = await made('/services', { name: 'conform-guarded', encryptionRequired: true, roleAttributes: ['conform-guarded'] });
+  ids.guardedPolicy = await made('/service-policies', { name: 'conform-dial-mfa', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#conform-users'], serviceRoles: ['#conform-guarded'], postureCheckRoles: ['#conform-posture'] });
   ids.router = await made('/edge-routers', { name: 'conform-router', isTunnelerEnabled: true, roleAttributes: ['conform-routers'] });
   await made('/service-policies', { name: 'conform-router-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${ids.router}`], serviceRoles: [`@${ids.service}`], postureCheckRoles: [] });
   // The user may use the hosting router, and the service may be carried by it: sessions list it in `edgeRouters`.
@@ -242,6 +246,10 @@ test('every operation of client.yml and management.yml is answered as the spec s
   const serviceRouters = (await client('GET', '/services/{id}/edge-routers', { session: user, params: { id: ids.service } })).json?.data?.edgeRouters as Array<{ name: string }> | undefined;
   assert.deepEqual(serviceRouters?.map((router) => router.name), ['conform-router'], 'the edge routers the user may use for the service');
   const dial = await client('POST', '/sessions', { session: user, hints: { serviceId: ids.service } });
+  // Refused for posture with the real controller's 409, which client.yml does not list (docs: Conformance), so not
+  // sent as a walked call: the identity's failed service requests (on the controller that refused) list it.
+  const refused = await first.http.post(`${first.clientApi}/sessions`, { headers: { 'zt-session': user }, body: { serviceId: ids.guarded, type: 'Dial' } });
+  assert.equal(refused.status, 409, refused.text);
   assert.deepEqual(dial.json?.data?.edgeRouters?.map((router: { name: string }) => router.name), ['conform-router'], 'the Dial session lists the hosting router');
   await client('GET', '/sessions', { session: user });
   await client('GET', '/sessions/{id}', { session: user, params: { id: dial.json?.data?.id } });
@@ -350,10 +358,16 @@ test('every operation of client.yml and management.yml is answered as the spec s
   for (const path of ['/edge-router-policies/{id}/edge-routers', '/edge-router-policies/{id}/identities']) await mgmt('GET', path, { params: { id: ids.erp! } });
   for (const path of ['/service-edge-router-policies/{id}/edge-routers', '/service-edge-router-policies/{id}/services']) await mgmt('GET', path, { params: { id: ids.serp! } });
   for (const path of ['/edge-routers/{id}/edge-router-policies', '/edge-routers/{id}/identities', '/edge-routers/{id}/service-edge-router-policies', '/edge-routers/{id}/services']) await mgmt('GET', path, { params: { id: ids.router! } });
-  for (const path of ['/identities/{id}/edge-router-policies', '/identities/{id}/edge-routers', '/identities/{id}/services', '/identities/{id}/service-policies', '/identities/{id}/failed-service-requests']) await mgmt('GET', path, { params: { id: ids.user! } });
+  for (const path of ['/identities/{id}/edge-router-policies', '/identities/{id}/edge-routers', '/identities/{id}/services', '/identities/{id}/service-policies']) await mgmt('GET', path, { params: { id: ids.user! } });
+  const failed = await mgmt('GET', '/identities/{id}/failed-service-requests', { node: first, params: { id: ids.user! } });
+  assert.deepEqual(failed.json?.data?.map((request: { serviceId: string }) => request.serviceId), [ids.guarded], 'the refused Dial is a failed service request');
   for (const path of ['/services/{id}/edge-routers', '/services/{id}/service-edge-router-policies', '/services/{id}/identities', '/services/{id}/service-policies']) await mgmt('GET', path, { params: { id: ids.service! } });
-  for (const path of ['/service-policies/{id}/identities', '/service-policies/{id}/services', '/service-policies/{id}/posture-checks']) await mgmt('GET', path, { params: { id: ids.dialPolicy! } });
+  for (const policy of [ids.dialPolicy!, ids.guardedPolicy]) {
+    for (const path of ['/service-policies/{id}/identities', '/service-policies/{id}/services', '/service-policies/{id}/posture-checks']) await mgmt('GET', path, { params: { id: policy } });
+  }
+  await mgmt('GET', '/identities/{id}/edge-routers', { params: { id: ids.user! }, query: `limit=1&offset=0&sort=${encodeURIComponent('name desc')}` });
   for (const path of ['/identity-role-attributes', '/service-role-attributes', '/edge-router-role-attributes', '/posture-check-role-attributes', '/summary']) await mgmt('GET', path);
+  await mgmt('GET', '/service-role-attributes', { query: `limit=1&sort=${encodeURIComponent('id desc')}&filter=${encodeURIComponent('id contains "conform"')}` });
   const advice = await mgmt('GET', '/identities/{id}/policy-advice/{serviceId}', { params: { id: ids.user!, serviceId: ids.service! } });
   assert.deepEqual([advice.json?.data?.isDialAllowed, advice.json?.data?.commonRouters?.map((router: { name: string }) => router.name)], [true, ['conform-router']], 'policy advice: the user may dial the service through the hosting router');
   if (created['/cas']) {
