@@ -20,6 +20,7 @@ import type { EdgeRouterService } from './edge-router-service.ts';
 import type { OverlayServices } from './overlay-services.ts';
 import type { RouterPresence } from './router-presence.ts';
 import type { TerminatorDirectory } from './terminator-directory.ts';
+import type { TerminatorService } from './terminator-service.ts';
 
 export interface EdgeServices {
   readonly store: ModelStore;
@@ -37,8 +38,10 @@ export interface EdgeServices {
   readonly routers: EdgeRouterService;
   /** Which routers are connected to the cluster now. */
   readonly routerPresence: RouterPresence;
-  /** The terminators the cluster's routers registered, now. */
+  /** The terminators the cluster's routers registered, now, and those an admin made (model-terminators.ts). */
   readonly terminators: TerminatorDirectory;
+  /** Creates, changes and deletes terminators (the management API's writes). */
+  readonly terminatorAdmin: TerminatorService;
   readonly passwordLogin: PasswordLogin;
   readonly certLogin: CertLogin;
   readonly extJwtLogin: ExtJwtLogin;

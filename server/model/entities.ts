@@ -4,6 +4,7 @@ import type { BaseEntity } from './base-entity.ts';
 import { createConfigTables } from './config-entities.ts';
 import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
+import { createTerminatorTables } from './terminator-entities.ts';
 
 export type { BaseEntity } from './base-entity.ts';
 
@@ -207,5 +208,6 @@ export function createModelTables(): EntityTable<Row>[] {
     ...createServiceTables(),
     ...createConfigTables(),
     ...createRouterTables(),
+    ...createTerminatorTables(),
   ] as unknown as EntityTable<Row>[];
 }

@@ -29,5 +29,5 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
   postureCheckRoutes(router, services, kit, admin);
   serviceSessionRoutes(router, services, admin);
   edgeRouterRoutes(router, services, kit, admin);
-  terminatorRoutes(router, services, admin);
+  terminatorRoutes(router, services, kit, admin);
 }
