@@ -23,6 +23,8 @@ import { overlayRoutes } from './routes/overlay-routes.ts';
 import { routeKit } from './routes/route-kit.ts';
 import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/version-routes.ts';
 import { sessionGuard } from './session-guard.ts';
+import { discoveryRoutes } from './routes/discovery-routes.ts';
+import type { ControllerEntry } from '../cluster/controller-directory.ts';
 import type { VersionInfo } from '../../common/version/version-info.ts';
 
 export interface WebAppDeps {
@@ -37,6 +39,8 @@ export interface WebAppDeps {
   readonly cluster: ClusterView;
   /** True once the raft node stopped after a failure: sessions are no longer checked (session-guard.ts). */
   readonly unavailable?: () => boolean;
+  /** Every member of the cluster with its API addresses, for `/controllers` (none listed when unset). */
+  readonly controllers?: () => Promise<ControllerEntry[]>;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
   readonly requestTimeoutMs?: number;
@@ -73,6 +77,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       authenticationRoutes(api, deps.services, kit, guard);
       mfaRoutes(api, deps.services, kit, guard);
       overlayRoutes(api, binding, deps.services, kit, guard);
+      discoveryRoutes(api, binding, { clientOrigins: deps.baseUrls['edge-client'] ?? [], controllers: deps.controllers ?? (async () => []) }, guard);
       if (binding === 'edge-client') {
         ownAuthenticatorRoutes(api, deps.services, kit, guard('full'));
         clientExternalJwtSignerRoutes(api, deps.services);
