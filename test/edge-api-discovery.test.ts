@@ -1,12 +1,14 @@
 // What clients and tools ask first, over HTTPS against a real three-controller cluster: `/controllers` on both Edge
 // APIs lists every member with the addresses of its APIs (each member answers for itself; one that stops is still
-// listed, offline), and the catalogues: identity types, posture check types, enumerated capabilities and the client
-// API's protocols. Every 2xx body validates against the spec's response schema.
+// listed, offline), the network JWT (signed with the key of the certificate `/controllers` shows), and the
+// catalogues: identity types, posture check types, enumerated capabilities and the client API's protocols. Every 2xx body validates against the spec's response schema.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { createPublicKey } from 'node:crypto';
+import { jwtVerify } from 'jose';
 import { managementPoster } from './support/circuit-routers.ts';
 import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
@@ -114,4 +116,20 @@ test('identity types, posture check types, enumerated capabilities and protocols
   const protocols = await get(node, 'client', '/protocols');
   assert.equal(protocols.status, 200, protocols.text);
   assert.deepEqual(protocols.json.data, { https: { address: new URL(node.clientApi).host } });
+});
+
+test('the network JWT is signed with the certificate /controllers shows and names the client API', async () => {
+  const node = nodes[1]!;
+  const me = ((await get(node, 'management', '/controllers', { 'zt-session': await node.adminToken() })).json.data as any[]).find((row) => row.id === node.id);
+  for (const api of ['client', 'management'] as const) {
+    const response = await get(node, api, '/network-jwts');
+    assert.equal(response.status, 200, response.text);
+    const [jwt] = response.json.data as Array<{ name: string; token: string }>;
+    assert.equal(jwt!.name, 'default');
+    const { payload } = await jwtVerify(jwt!.token, createPublicKey(me.certPem));
+    assert.equal(payload.iss, new URL(node.clientApi).origin);
+    assert.equal(payload.em, 'network');
+    assert.deepEqual(payload.ctrls, [new URL(node.clientApi).origin]);
+    assert.equal(payload.exp, undefined, 'it grants nothing, so it does not expire');
+  }
 });

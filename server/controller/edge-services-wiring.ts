@@ -30,6 +30,7 @@ import { SecretBox } from '../auth/mfa/secret-box.ts';
 import type { ModelWriter } from '../edge/model-writer.ts';
 import { withModelTerminators } from '../edge/model-terminators.ts';
 import { TerminatorService } from '../edge/terminator-service.ts';
+import { NetworkJwtIssuer } from '../edge/network-jwt.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ControllerOptions } from './controller-options.ts';
 
@@ -116,6 +117,10 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
     routerPresence: routerPresence ?? noRouterPresence,
     terminators: terminatorDirectory,
     terminatorAdmin: new TerminatorService(store, writer, clock, terminatorDirectory),
+    networkJwt: new NetworkJwtIssuer(
+      { keyPem: identityTls.keyPem, issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`, controllers: clientApiOrigins, controllerId: options.id },
+      clock,
+    ),
     passwordLogin: new PasswordLogin(store, authPolicies, writer, clock, authLogger, hasher, passwordFailures),
     certLogin: new CertLogin(store, authPolicies, cas, identities, clock, authLogger, signer?.certPem),
     extJwtLogin: new ExtJwtLogin(store, authPolicies, signers, verifier, clock, authLogger),

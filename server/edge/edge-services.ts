@@ -21,6 +21,7 @@ import type { OverlayServices } from './overlay-services.ts';
 import type { RouterPresence } from './router-presence.ts';
 import type { TerminatorDirectory } from './terminator-directory.ts';
 import type { TerminatorService } from './terminator-service.ts';
+import type { NetworkJwtIssuer } from './network-jwt.ts';
 
 export interface EdgeServices {
   readonly store: ModelStore;
@@ -42,6 +43,8 @@ export interface EdgeServices {
   readonly terminators: TerminatorDirectory;
   /** Creates, changes and deletes terminators (the management API's writes). */
   readonly terminatorAdmin: TerminatorService;
+  /** The network JWT clients bootstrap from (`GET /network-jwts`). */
+  readonly networkJwt: NetworkJwtIssuer;
   readonly passwordLogin: PasswordLogin;
   readonly certLogin: CertLogin;
   readonly extJwtLogin: ExtJwtLogin;

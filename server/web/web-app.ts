@@ -77,7 +77,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       authenticationRoutes(api, deps.services, kit, guard);
       mfaRoutes(api, deps.services, kit, guard);
       overlayRoutes(api, binding, deps.services, kit, guard);
-      discoveryRoutes(api, binding, { clientOrigins: deps.baseUrls['edge-client'] ?? [], controllers: deps.controllers ?? (async () => []) }, guard);
+      discoveryRoutes(api, binding, { clientOrigins: deps.baseUrls['edge-client'] ?? [], controllers: deps.controllers ?? (async () => []), networkJwts: () => deps.services.networkJwt.list() }, guard);
       if (binding === 'edge-client') {
         ownAuthenticatorRoutes(api, deps.services, kit, guard('full'));
         clientExternalJwtSignerRoutes(api, deps.services);

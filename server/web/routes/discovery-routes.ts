@@ -1,5 +1,5 @@
 // What a client or tool asks before anything else, on both Edge APIs: the identity and posture check types, the
-// enumerated capabilities, the client API's protocols (client API only) and every controller of the cluster with
+// enumerated capabilities, the network JWT, the client API's protocols (client API only) and every controller of the cluster with
 // its API addresses (`/controllers`: a session on the client API, an admin on the management API).
 import type { Middleware } from 'koa';
 import type { ControllerEntry } from '../../cluster/controller-directory.ts';
@@ -12,6 +12,8 @@ import { enumeratedCapabilities, identityTypes, postureCheckTypes, type Catalogu
 import { sendDetail, sendJson, sendList } from './route-kit.ts';
 
 export interface DiscoveryDeps {
+  /** The network JWTs (network-jwt.ts). */
+  readonly networkJwts: () => Promise<Array<{ name: string; token: string }>>;
   /** The origins (https://host:port) the client API is bound at. */
   readonly clientOrigins: readonly string[];
   /** Every member of the cluster (controller-directory.ts). */
@@ -56,6 +58,7 @@ function controllerView(row: ControllerEntry) {
 
 export function discoveryRoutes(router: ApiRouter, api: 'edge-client' | 'edge-management', deps: DiscoveryDeps, guard: (access: 'full' | 'admin') => Middleware<RequestState>): void {
   router.get('/enumerated-capabilities', (ctx) => sendJson(ctx, 200, { data: [...enumeratedCapabilities], meta: {} }));
+  router.get('/network-jwts', async (ctx) => sendJson(ctx, 200, { data: await deps.networkJwts(), meta: {} }));
   router.get('/controllers', guard(api === 'edge-client' ? 'full' : 'admin'), async (ctx) => sendList(ctx, await deps.controllers(), controllerCatalogue, controllerView));
   if (api === 'edge-client') {
     router.get('/protocols', (ctx) => {
