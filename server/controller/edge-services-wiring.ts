@@ -28,9 +28,12 @@ import { noRouterPresence, type RouterPresence } from '../edge/router-presence.t
 import { noTerminators, type TerminatorDirectory } from '../edge/terminator-directory.ts';
 import { SecretBox } from '../auth/mfa/secret-box.ts';
 import type { ModelWriter } from '../edge/model-writer.ts';
+import { join } from 'node:path';
 import { withModelTerminators } from '../edge/model-terminators.ts';
 import { TerminatorService } from '../edge/terminator-service.ts';
 import { NetworkJwtIssuer } from '../edge/network-jwt.ts';
+import { DatabaseAdmin } from '../edge/database-admin.ts';
+import { writeModelSnapshot } from '../store/model-snapshot-file.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ControllerOptions } from './controller-options.ts';
 
@@ -117,6 +120,7 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
     routerPresence: routerPresence ?? noRouterPresence,
     terminators: terminatorDirectory,
     terminatorAdmin: new TerminatorService(store, writer, clock, terminatorDirectory),
+    database: new DatabaseAdmin({ store, writer, clock, writeSnapshot: (rows, nowMs) => writeModelSnapshot(join(options.dataDir, 'db-snapshots'), rows, nowMs) }),
     networkJwt: new NetworkJwtIssuer(
       { keyPem: identityTls.keyPem, issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`, controllers: clientApiOrigins, controllerId: options.id },
       clock,

@@ -22,6 +22,7 @@ import type { RouterPresence } from './router-presence.ts';
 import type { TerminatorDirectory } from './terminator-directory.ts';
 import type { TerminatorService } from './terminator-service.ts';
 import type { NetworkJwtIssuer } from './network-jwt.ts';
+import type { DatabaseAdmin } from './database-admin.ts';
 
 export interface EdgeServices {
   readonly store: ModelStore;
@@ -43,6 +44,8 @@ export interface EdgeServices {
   readonly terminators: TerminatorDirectory;
   /** Creates, changes and deletes terminators (the management API's writes). */
   readonly terminatorAdmin: TerminatorService;
+  /** Model snapshots and the data-integrity check (`/database/*`). */
+  readonly database: DatabaseAdmin;
   /** The network JWT clients bootstrap from (`GET /network-jwts`). */
   readonly networkJwt: NetworkJwtIssuer;
   readonly passwordLogin: PasswordLogin;

@@ -24,6 +24,7 @@ import { routeKit } from './routes/route-kit.ts';
 import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/version-routes.ts';
 import { sessionGuard } from './session-guard.ts';
 import { discoveryRoutes } from './routes/discovery-routes.ts';
+import { databaseRoutes } from './routes/database-routes.ts';
 import type { ControllerEntry } from '../cluster/controller-directory.ts';
 import type { VersionInfo } from '../../common/version/version-info.ts';
 
@@ -92,6 +93,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
         externalJwtSignerRoutes(api, deps.services, kit, admin);
         caRoutes(api, deps.services, kit, admin);
         enrollmentRoutes(api, deps.services, kit, admin);
+        databaseRoutes(api, deps.services, admin);
       }
       mount(api);
       // The fabric API's cluster route is served wherever the management API is, to its administrators.
