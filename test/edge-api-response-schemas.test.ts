@@ -132,6 +132,9 @@ before(async () => {
   // Built-in catalogues: their ids are fixed.
   ids['identity-types'] = 'Default';
   ids['posture-check-types'] = 'MFA';
+  // The fabric views of routers list the edge routers.
+  ids.routers = ids['edge-routers']!;
+  ids['transit-routers'] = ids['edge-routers']!;
 
   // MFA: the enrollment while it is outstanding (QR code, secrets), then verified (recovery codes).
   await call('POST', client('/current-identity/mfa'), { headers: user, body: {} });

@@ -25,6 +25,7 @@ import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/
 import { sessionGuard } from './session-guard.ts';
 import { discoveryRoutes } from './routes/discovery-routes.ts';
 import { databaseRoutes } from './routes/database-routes.ts';
+import { fabricRouterRoutes } from './routes/fabric-router-routes.ts';
 import type { ControllerEntry } from '../cluster/controller-directory.ts';
 import type { VersionInfo } from '../../common/version/version-info.ts';
 
@@ -94,6 +95,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
         caRoutes(api, deps.services, kit, admin);
         enrollmentRoutes(api, deps.services, kit, admin);
         databaseRoutes(api, deps.services, admin);
+        fabricRouterRoutes(api, deps.services, admin);
       }
       mount(api);
       // The fabric API's cluster route is served wherever the management API is, to its administrators.
