@@ -5,6 +5,7 @@ import type { ConfigCommand } from './config-commands.ts';
 import type { EdgeRouterPolicyCommand } from './edge-router-policy-commands.ts';
 import type { RouterCommand } from './router-commands.ts';
 import type { ServiceCommand } from './service-commands.ts';
+import type { TerminatorCommand } from './terminator-commands.ts';
 
 export type IdentityChanges = Partial<
   Pick<Identity, 'name' | 'isAdmin' | 'authPolicyId' | 'externalId' | 'roleAttributes' | 'tags' | 'disabledAt' | 'disabledUntil'>
@@ -64,6 +65,7 @@ export type ModelCommand =
   | ConfigCommand
   | RouterCommand
   | EdgeRouterPolicyCommand
+  | TerminatorCommand
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
   | { type: 'raft.noop' }
   | { type: 'raft.config' };

@@ -5,6 +5,7 @@ import { createConfigTables } from './config-entities.ts';
 import { createEdgeRouterPolicyTables } from './edge-router-policy-entities.ts';
 import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
+import { createTerminatorTables } from './terminator-entities.ts';
 
 export type { BaseEntity } from './base-entity.ts';
 
@@ -209,5 +210,6 @@ export function createModelTables(): EntityTable<Row>[] {
     ...createConfigTables(),
     ...createRouterTables(),
     ...createEdgeRouterPolicyTables(),
+    ...createTerminatorTables(),
   ] as unknown as EntityTable<Row>[];
 }

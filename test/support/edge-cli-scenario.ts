@@ -163,7 +163,8 @@ export async function runEdgeCliScenario(options: EdgeCliScenarioOptions): Promi
     const login = await s.ok(['login', s.managementUrl, '-u', options.admin.username, '--password-file', '-', '--ca', options.caFile], `${options.admin.password}\n`);
     assert.match(login, /^Logged in to https:\/\/.+\/edge\/management\/v1 as .+ \(username /m);
     assert.equal(statSync(s.sessionFile).mode & 0o777, 0o600, 'the session file is readable by its owner only');
-    const stored = JSON.parse(readFileSync(s.sessionFile, 'utf8'));
+    const book = JSON.parse(readFileSync(s.sessionFile, 'utf8'));
+    const stored = book.sessions[book.current];
     assert.equal(stored.controllerUrl, s.managementUrl);
     assert.match(stored.caPem, /BEGIN CERTIFICATE/);
 

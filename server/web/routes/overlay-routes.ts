@@ -37,7 +37,7 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
   postureCheckRoutes(router, services, kit, admin);
   serviceSessionRoutes(router, services, admin);
   edgeRouterRoutes(router, services, kit, admin);
-  terminatorRoutes(router, services, admin);
+  terminatorRoutes(router, services, kit, admin);
   edgeRouterPolicyRoutes(router, services, kit, admin);
   relationshipRoutes(router, services, admin);
   roleAttributeRoutes(router, services, admin);
