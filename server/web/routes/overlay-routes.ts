@@ -8,6 +8,7 @@ import { clientServiceRoutes } from './client-service-routes.ts';
 import { configRoutes } from './config-routes.ts';
 import { clientRouterEnrollmentRoutes, edgeRouterRoutes } from './edge-router-routes.ts';
 import { postureCheckRoutes } from './posture-check-routes.ts';
+import { clientPostureResponseRoutes, postureDataRoutes } from './posture-response-routes.ts';
 import type { RouteKit } from './route-kit.ts';
 import { servicePolicyRoutes } from './service-policy-routes.ts';
 import { serviceRoutes } from './service-routes.ts';
@@ -19,6 +20,7 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
     const full = guard('full');
     clientServiceRoutes(router, services, full);
     clientServiceSessionRoutes(router, services, kit, full);
+    clientPostureResponseRoutes(router, services, kit, full);
     clientRouterEnrollmentRoutes(router, services, kit);
     return;
   }
@@ -27,6 +29,7 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
   configRoutes(router, services, kit, admin);
   servicePolicyRoutes(router, services, kit, admin);
   postureCheckRoutes(router, services, kit, admin);
+  postureDataRoutes(router, services, admin);
   serviceSessionRoutes(router, services, admin);
   edgeRouterRoutes(router, services, kit, admin);
   terminatorRoutes(router, services, admin);
