@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { EdgeApiSchemas } from './support/edge-api-schemas.ts';
 import { clientService, openSession, OverlaySetup } from './support/overlay-setup.ts';
 
 let controller: ControllerFixture;
@@ -212,4 +213,33 @@ test('GET /identities/{id}/posture-data shows what the identity\'s sessions repo
   assert.equal((await controller.http.delete(client('/current-api-session'), { headers: as(token) })).status, 200);
   const after = (await controller.http.get(mgmt(`/identities/${identityId}/posture-data`), { headers: admin })).json.data;
   assert.deepEqual([after.os.type, Object.keys(after.apiSessionPostureData)], ['', []]);
+});
+
+test('the new answers validate against the 0.29 spec: check details of every type, posture responses, posture data, process queries', async () => {
+  const schemas = { management: EdgeApiSchemas.load('management'), client: EdgeApiSchemas.load('client') };
+  const problems: string[] = [];
+  const check = async (api: 'management' | 'client', method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown) => {
+    const base = api === 'management' ? controller.managementApi : controller.clientApi;
+    const response = method === 'GET' ? await controller.http.get(`${base}${path}`, { headers }) : await controller.http.post(`${base}${path}`, { headers, body });
+    assert.ok(response.status < 300, `${method} ${path}: ${response.text}`);
+    problems.push(...schemas[api].problems(method, path, response.status, response.json));
+    return response.json;
+  };
+  const ids = [
+    await createCheck({ typeId: 'OS', name: 'spec-os', operatingSystems: [{ type: 'Linux', versions: ['>=1.0.0'] }] }),
+    await createCheck({ typeId: 'MAC', name: 'spec-mac', macAddresses: ['001122334455'] }),
+    await createCheck({ typeId: 'DOMAIN', name: 'spec-domain', domains: ['d'] }),
+    await createCheck({ typeId: 'PROCESS', name: 'spec-process', process: { osType: 'Linux', path: '/p' } }),
+    await createCheck({ typeId: 'PROCESS_MULTI', name: 'spec-multi', semantic: 'AllOf', processes: [{ osType: 'Linux', path: '/q' }] }),
+    await createCheck({ typeId: 'MFA', name: 'spec-mfa', promptOnUnlock: true }),
+  ];
+  for (const id of ids) await check('management', 'GET', `/posture-checks/${id}`, admin);
+  await check('management', 'GET', '/posture-checks', admin);
+  const { token, serviceId, identityId } = await guardedService('spec-user', ids);
+  await check('client', 'POST', '/posture-response', as(token), { id: ids[3], typeId: 'PROCESS', isRunning: true, hash: 'aa', signerFingerprints: ['bb'] });
+  await check('client', 'POST', '/posture-response-bulk', as(token), [{ id: ids[0], typeId: 'OS', type: 'Linux', version: '1.2.3' }, { id: 'e', typeId: 'ENDPOINT_STATE', woken: true, unlocked: true }]);
+  await check('client', 'GET', `/services/${serviceId}`, as(token));
+  await check('client', 'GET', '/services', as(token));
+  await check('management', 'GET', `/identities/${identityId}/posture-data`, admin);
+  assert.deepEqual(problems, []);
 });
