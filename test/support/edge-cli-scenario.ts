@@ -270,8 +270,8 @@ export async function runEdgeCliScenario(options: EdgeCliScenarioOptions): Promi
 
 /**
  * Every other entity through its create, list, update and delete forms, with the fields each form sets checked in
- * the API's own answer: auth policies, external JWT signers, CAs, posture checks of every type, edge routers (with the enrollment
- * JWT written), identities with an ott enrollment, and certificate authenticators.
+ * the API's own answer: auth policies, external JWT signers, CAs, posture checks of every type, edge routers (with
+ * the enrollment JWT written), identities with an ott enrollment, and certificate authenticators.
  */
 export async function runEdgeCliEntityRoundTrips(options: EdgeCliScenarioOptions): Promise<void> {
   const { scenario: s, close } = await openScenario(options);
