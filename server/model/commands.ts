@@ -1,5 +1,6 @@
 // Every change to the model is one of these commands. They carry every value the apply needs (ids, timestamps,
 // hashes) so that every controller applying the same log reaches the same state.
+import type { PostureUpdate } from './posture-data.ts';
 import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, SealedValue } from './entities.ts';
 import type { ConfigCommand } from './config-commands.ts';
 import type { EdgeRouterPolicyCommand } from './edge-router-policy-commands.ts';
@@ -51,6 +52,8 @@ export type ModelCommand =
   | { type: 'apiSession.touch'; activity: Array<[id: string, lastActivityAt: string]> }
   /** A secondary factor was answered: its auth queries leave the session. */
   | { type: 'apiSession.satisfyQuery'; id: string; typeId: string }
+  /** Posture responses the client sent: merged into the session's posture data (posture-data.ts). */
+  | { type: 'apiSession.posture'; id: string; at: string; updates: PostureUpdate[] }
   /** Starts a TOTP enrollment; refused (MFA_EXISTS) while the identity has one. */
   | { type: 'mfa.create'; mfa: Mfa }
   /** A live TOTP code of time step `step` verified the enrollment. */

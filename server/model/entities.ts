@@ -1,4 +1,5 @@
 // The replicated model's rows. They are stored as JSON; derived and secret-free views are built by the API layer.
+import type { PostureData } from './posture-data.ts';
 import { EntityTable, type Row } from '../store/entity-table.ts';
 import type { BaseEntity } from './base-entity.ts';
 import { createConfigTables } from './config-entities.ts';
@@ -148,6 +149,8 @@ export interface ApiSession extends BaseEntity {
   /** When this session last answered a TOTP (or recovery) code: MFA posture checks time out from here. */
   readonly mfaCompletedAt?: string | null;
   readonly lastActivityAt: string;
+  /** What the client reported of its device (posture responses); absent until its first response. */
+  readonly postureData?: PostureData;
 }
 
 /** An encrypted value: AES-256-GCM, base64 parts. */
