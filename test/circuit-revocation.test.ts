@@ -4,9 +4,9 @@
 // router 1's control channel, so the one that closes a circuit learns of it from the raft log, as any member does.
 //
 // Shown here as a client and an operator see it: a CONNECT tunnel is reset within 5 s of its session's logout, of the
-// removal of its Dial policy, of its identity's disabling or deletion, of the lapse of its MFA posture check and of
-// its router's disabling, also after the router failed over to another controller (which learns of the circuits
-// from the router); a deleted router's link is closed by the router it linked to, and its new links are refused.
+// removal of its Dial policy, of its identity's disabling or deletion, of the lapse of its MFA posture check, of a
+// PROCESS posture check that stops passing (reported to another controller) and of its router's disabling, also
+// after the router failed over to another controller (which learns of the circuits from the router); a deleted router's link is closed by the router it linked to, and its new links are refused.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -258,6 +258,36 @@ test('an MFA posture check that times out closes the tunnel within seconds of it
   console.log(`MFA posture lapsed: tunnel closed ${lapsedFor} ms after the answer's ${timeoutSeconds} s ran out`);
   assert.ok(lapsedFor <= 5000, `closed ${lapsedFor} ms after the lapse`);
   await routers.r1.run!.waitForLog(revokedOnR1('POSTURE_REVOKED'), 5000, 'the posture revocation on r1');
+});
+
+test('a PROCESS posture check that stops passing closes the tunnel and refuses the next dial, whichever controller hears of it', async () => {
+  const name = 'process-user';
+  const identityId = await post('/identities', { name, type: 'User', isAdmin: false, roleAttributes: [name] });
+  await post('/authenticators', { method: 'updb', identityId, username: name, password: `${name}-password` });
+  const checkId = await post('/posture-checks', { name: 'agent-running', typeId: 'PROCESS', roleAttributes: ['agent-running'], process: { osType: 'Linux', path: '/opt/agent', hashes: ['ab12'] } });
+  await post('/service-policies', { name: `${name}-dial-echo`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`#${name}`], serviceRoles: ['#echo'], postureCheckRoles: ['#agent-running'] });
+  const login = await nodes[0]!.http.post(`${nodes[0]!.clientApi}/authenticate?method=password`, { body: { username: name, password: `${name}-password` } });
+  assert.equal(login.status, 200, login.text);
+  const headers = { 'zt-session': login.json.data.token as string };
+  const report = (node: ControllerFixture, isRunning: boolean) => node.http.post(`${node.clientApi}/posture-response`, { headers, body: { id: checkId, typeId: 'PROCESS', isRunning, hash: 'AB12' } });
+
+  assert.equal(await tryTunnel(headers['zt-session']), undefined, 'no process reported yet: the dial is refused');
+  const running = await report(nodes[0]!, true);
+  assert.equal(running.status, 201, running.text);
+  const tunnel = await openTunnel(headers['zt-session']);
+  // The client moves to another controller (not the one holding router 1's control channel) and reports the agent stopped there.
+  const closing = await closedWithin(tunnel, async () => {
+    const stopped = await report(via, false);
+    assert.equal(stopped.status, 201, stopped.text);
+  });
+  console.log(`process stopped: tunnel closed after ${closing} ms`);
+  assert.ok(closing <= 5000, `closed after ${closing} ms`);
+  await routers.r1.run!.waitForLog(revokedOnR1('POSTURE_REVOKED'), 5000, 'the posture revocation on r1');
+  assert.equal(await tryTunnel(headers['zt-session']), undefined, 'the next dial is refused');
+  assert.match(lastAnswer, /posture/i, lastAnswer);
+  // Reported running again (to a third controller), the dial is served again.
+  assert.equal((await report(nodes[2]!, true)).status, 201);
+  (await openTunnel(headers['zt-session'])).destroy();
 });
 
 test('a deleted router\'s link is closed by the router it linked to, and its new links are refused', async () => {

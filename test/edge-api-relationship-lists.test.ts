@@ -157,12 +157,25 @@ test('policy advice: Dial and Bind from the service policies, the routers both m
   assert.equal(bob.isDialAllowed, false);
   assert.equal(bob.isBindAllowed, false);
 
-  // Without edge router policies every router may serve every identity and service; the router made above has never
-  // connected, so it is a common router that is offline.
+  // Without edge router policies no router serves bob or web.
+  assert.deepEqual([bob.identityRouterCount, bob.serviceRouterCount, bob.commonRouters], [0, 0, []]);
+
+  // An edge router policy grants bob the router made above, a service edge router policy every router to web: the
+  // router is common to both, and offline (it never connected).
+  const post = async (path: string, body: Record<string, unknown>) => {
+    const response = await controller.http.request('POST', `${controller.managementApi}${path}`, { headers: admin, body });
+    assert.equal(response.status, 201, response.text);
+  };
+  await post('/edge-router-policies', { name: 'rel-bob-router', semantic: 'AnyOf', identityRoles: [`@${ids.bob}`], edgeRouterRoles: [`@${ids.router}`] });
+  await post('/service-edge-router-policies', { name: 'rel-web-everywhere', semantic: 'AnyOf', serviceRoles: [`@${ids.web}`], edgeRouterRoles: ['#all'] });
+  const granted = await advice(ids.bob!, ids.web!);
   const routers = (await get('/edge-routers')).json.meta.pagination.totalCount as number;
   assert.ok(routers >= 1);
-  assert.equal(bob.identityRouterCount, routers);
-  assert.equal(bob.serviceRouterCount, routers);
-  const common = bob.commonRouters.find((router: { id: string }) => router.id === ids.router);
-  assert.deepEqual({ name: common.name, isOnline: common.isOnline, entity: common.entity }, { name: 'rel-router', isOnline: false, entity: 'edge-routers' });
+  assert.equal(granted.identityRouterCount, 1);
+  assert.equal(granted.serviceRouterCount, routers);
+  assert.deepEqual(
+    granted.commonRouters.map((router: { id: string; name: string; isOnline: boolean; entity: string }) => ({ id: router.id, name: router.name, isOnline: router.isOnline, entity: router.entity })),
+    [{ id: ids.router, name: 'rel-router', isOnline: false, entity: 'edge-routers' }],
+  );
+});
 });

@@ -134,6 +134,12 @@ before(async () => {
   user = { 'zt-session': userLogin.json.data.token };
   ids.sessions = (await call('POST', client('/sessions'), { headers: user, body: { serviceId: ids.services, type: 'Dial' } })).json.data.id;
   ids['api-sessions'] = userLogin.json.data.id;
+  // Built-in catalogues: their ids are fixed.
+  ids['identity-types'] = 'Default';
+  ids['posture-check-types'] = 'MFA';
+  // The fabric views of routers list the edge routers.
+  ids.routers = ids['edge-routers']!;
+  ids['transit-routers'] = ids['edge-routers']!;
 
   // MFA: the enrollment while it is outstanding (QR code, secrets), then verified (recovery codes).
   await call('POST', client('/current-identity/mfa'), { headers: user, body: {} });

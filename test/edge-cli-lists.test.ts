@@ -39,6 +39,14 @@ before(async () => {
   const created = await controller.http.post(mgmt('/edge-routers'), { headers: setup.adminHeaders, body: { name: 'cli-router' } });
   assert.equal(created.status, 201, created.text);
   const routerId = created.json.data.id as string;
+  // Every identity may use every router, and every service be carried by it (OpenZiti's quick-start policies).
+  for (const [path, body] of [
+    ['/edge-router-policies', { name: 'cli-all-routers', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] }],
+    ['/service-edge-router-policies', { name: 'cli-all-services', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] }],
+  ] as const) {
+    const policy = await controller.http.post(mgmt(path), { headers: setup.adminHeaders, body });
+    assert.equal(policy.status, 201, policy.text);
+  }
   const token = (await controller.http.get(mgmt(`/edge-routers/${routerId}`), { headers: setup.adminHeaders })).json.data.enrollmentToken as string;
   const enrolled = await enrollRouter(controller, new OpensslWorkbench(join(controller.root, 'cli-router-certs')), routerId, token);
   router = await ScriptedRouter.connect(controller.ctrlAddress, controller.caPem, enrolled);

@@ -1,17 +1,18 @@
 // Whether a router may have a circuit for a service, and where it goes: the controller's decision for one
 // `circuit.create`. The dialing identity is the tunneling router itself (a tunneler-enabled edge router, its id and
 // role attributes, as for hosting). It needs a Dial service policy for the service whose posture checks pass (as
-// a service session does: posture-evaluation.ts); then, among the service's terminators, the best precedence that
-// any path reaches wins, and within it the lowest terminator cost plus path cost (ties: the lower terminator id).
+// a service session does: posture-evaluation.ts); then, among the service's terminators that a path reaches, the
+// service's terminator strategy picks one (precedence first, then cost: terminator-strategy.ts).
 // Edge router policies must let the dialing identity use the ingress router, and service edge router policies must
 // let the service use every router on the path: the ingress, the egress and any router between (the path goes around
 // routers they exclude; terminators on excluded routers are not candidates).
-// Pure: rows, terminators and the link graph in, a decision out.
+// Pure: rows, terminators, the link graph and a random source in, a decision out.
 import type { CircuitRefusalCode } from '../../common/control-channel/control-messages.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 import { decideSession, type PostureState } from '../edge/posture-evaluation.ts';
 import type { ServiceAccess } from '../edge/service-access.ts';
 import { cheapestPath, type CircuitPath, linkGraph } from './circuit-paths.ts';
+import { chooseTerminator } from './terminator-strategy.ts';
 
 export type CircuitPlan =
   | { readonly ok: true; readonly terminator: TerminatorRecord; readonly path: CircuitPath }
@@ -24,7 +25,7 @@ export interface PlanInput {
   /** The ingress router's row (undefined when deleted meanwhile). */
   readonly router: { readonly isTunnelerEnabled: boolean } | undefined;
   /** The service as the request named it, and what the router's identity may do with it (undefined: no policy). */
-  readonly service: { readonly id: string; readonly name: string } | undefined;
+  readonly service: { readonly id: string; readonly name: string; readonly terminatorStrategy?: string } | undefined;
   readonly access: ServiceAccess | undefined;
   /** The client's API session; a router has none, so it never answered an MFA challenge. */
   readonly posture: PostureState;
@@ -37,9 +38,9 @@ export interface PlanInput {
   /** The routers the service's service edge router policies grant. */
   readonly serviceRouters: ReadonlySet<string>;
   readonly nowMs: number;
+  /** A number in [0, 1): what the random and weighted strategies draw. */
+  readonly random: () => number;
 }
-
-const precedenceRank = { required: 0, default: 1, failed: 2 } as const;
 
 export function planCircuit(input: PlanInput): CircuitPlan {
   const { service } = input;
@@ -65,18 +66,15 @@ export function planCircuit(input: PlanInput): CircuitPlan {
   // Routers the service may not use are avoided like routers a failed setup could not get through.
   const excluded = new Set(input.avoidRouters);
   for (const routerId of input.graph.keys()) if (!input.serviceRouters.has(routerId)) excluded.add(routerId);
-  let best: { terminator: TerminatorRecord; path: CircuitPath; rank: number; cost: number } | undefined;
+  const reachable: Array<{ id: string; precedence: TerminatorRecord['precedence']; cost: number; pathCost: number; terminator: TerminatorRecord; path: CircuitPath }> = [];
   for (const terminator of candidates) {
     if (input.avoidRouters.has(terminator.routerId) && terminator.routerId !== input.routerId) continue;
     const graph = excluded.size === 0 ? input.graph : withoutRouters(input.graph, excluded, input.routerId);
     const path = cheapestPath(graph, input.routerId, terminator.routerId);
     if (!path) continue;
-    const rank = precedenceRank[terminator.precedence];
-    const cost = path.cost + terminator.cost;
-    if (!best || rank < best.rank || (rank === best.rank && (cost < best.cost || (cost === best.cost && terminator.id < best.terminator.id)))) {
-      best = { terminator, path, rank, cost };
-    }
+    reachable.push({ id: terminator.id, precedence: terminator.precedence, cost: terminator.cost, pathCost: path.cost, terminator, path });
   }
+  const best = chooseTerminator(reachable, service.terminatorStrategy ?? 'smartrouting', input.random);
   if (!best) return refuse('NO_PATH', `no path of links from router ${input.routerId} reaches a router hosting ${service.name} (${[...new Set(candidates.map((t) => t.routerId))].join(', ')})`);
   return { ok: true, terminator: best.terminator, path: best.path };
 }

@@ -45,6 +45,8 @@ export interface CircuitServiceDeps {
   readonly signing: { readonly certPem: string; readonly keyPem: string };
   readonly clock: Clock;
   readonly logger: Logger;
+  /** What the random and weighted terminator strategies draw from (a number in [0, 1)); Math.random unless a test fixes it. */
+  readonly random?: () => number;
 }
 
 export interface CircuitOutcome {
@@ -119,7 +121,7 @@ export class CircuitService {
       routerId,
       dialer: client ? 'client' : 'router',
       router,
-      service: service ? { id: service.id, name: service.name } : undefined,
+      service: service ? { id: service.id, name: service.name, terminatorStrategy: service.terminatorStrategy } : undefined,
       access: service ? this.deps.access.accessFor(holder).get(service.id) : undefined,
       posture,
       terminators: resume ? terminators.filter((terminator) => terminator.id === resume.terminatorId) : terminators,
@@ -128,6 +130,7 @@ export class CircuitService {
       identityRouters,
       serviceRouters,
       nowMs: now,
+      random: this.deps.random ?? Math.random,
     });
     if (!plan.ok) {
       const hidden = client && (plan.code === 'SERVICE_NOT_FOUND' || plan.code === 'NO_DIAL_POLICY');

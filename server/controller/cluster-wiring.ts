@@ -1,6 +1,7 @@
 // The cluster around the raft node: the monitor (leader, peers, versions, preferred leader), the proposers every
 // write goes through, the membership service, and the router control channels; peer requests go to whichever of
 // the router hub and the membership service handles them.
+import type { ControllerDirectory } from '../cluster/controller-directory.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import { ClusterMonitor } from '../cluster/cluster-monitor.ts';
@@ -66,6 +67,8 @@ export interface RouterWiring {
   readonly dispatcher: EventDispatcher;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Answers the other members' `controllers.describe` requests. */
+  readonly controllers?: ControllerDirectory;
 }
 
 /** The router hub behind the control address; peer requests it does not handle go to the membership service. */
@@ -88,6 +91,9 @@ export function startRouters(wiring: RouterWiring): RouterControl {
     },
     ...(options.cluster.controlPort ? { timing: { helloTimeoutMs: options.cluster.controlPort.helloTimeoutMs } } : {}),
   });
-  peers.onRequest((from, body) => (routers.handlesPeerRequest(body) ? routers.handlePeerRequest(body) : wiring.cluster.handle(from, body)));
+  peers.onRequest((from, body) => {
+    if (wiring.controllers?.handles(body)) return Promise.resolve(wiring.controllers.describe());
+    return routers.handlesPeerRequest(body) ? routers.handlePeerRequest(body) : wiring.cluster.handle(from, body);
+  });
   return routers;
 }

@@ -32,6 +32,7 @@ import type { ControllerOptions } from './controller-options.ts';
 import { startControllerRaft } from './controller-raft.ts';
 import { buildEdgeServices } from './edge-services-wiring.ts';
 import { authenticationEvents, startEvents } from './event-wiring.ts';
+import { controllerDirectory } from './controller-directory-wiring.ts';
 import { explainOpen } from './explain-open.ts';
 import { startMetrics, type LateParts } from './metrics-wiring.ts';
 import { applySessionDialRule } from './session-dial-rule.ts';
@@ -93,7 +94,8 @@ export async function startController(options: ControllerOptions, runtime: Contr
     const { monitor, proposer, cluster } = startCluster({ options, self, raft, peers, limiter, dispatcher, clock, logger, ...(tracing ? { tracing } : {}) });
     parts.monitor = monitor;
     stack.push('cluster monitor', () => monitor.close());
-    routers = startRouters({ options, store, stateMachine, raft, peers, cluster, metrics, dispatcher, clock, logger });
+    const controllers = controllerDirectory(options, cluster, peers, clock);
+    routers = startRouters({ options, store, stateMachine, raft, peers, cluster, metrics, dispatcher, clock, logger, controllers });
     const routerControl = routers;
     stack.push('router control', () => routerControl.close());
 
@@ -115,6 +117,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
         baseUrls,
         raftState: () => ({ isRaftEnabled: true, isLeader: isLeader() }),
         cluster: { members: () => cluster.members(), readOnly: () => monitor.readOnly },
+        controllers: () => controllers.list(),
         unavailable: () => raft.failed !== undefined,
         ...(tracing ? { tracing } : {}),
       },

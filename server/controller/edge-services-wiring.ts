@@ -28,6 +28,12 @@ import { noRouterPresence, type RouterPresence } from '../edge/router-presence.t
 import { noTerminators, type TerminatorDirectory } from '../edge/terminator-directory.ts';
 import { SecretBox } from '../auth/mfa/secret-box.ts';
 import type { ModelWriter } from '../edge/model-writer.ts';
+import { join } from 'node:path';
+import { withModelTerminators } from '../edge/model-terminators.ts';
+import { TerminatorService } from '../edge/terminator-service.ts';
+import { NetworkJwtIssuer } from '../edge/network-jwt.ts';
+import { DatabaseAdmin } from '../edge/database-admin.ts';
+import { writeModelSnapshot } from '../store/model-snapshot-file.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ControllerOptions } from './controller-options.ts';
 
@@ -60,6 +66,7 @@ export interface EdgeWiring {
 export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
   const { store, writer, clock, logger, options, mfaKey, clientApiOrigins, routerPresence, terminators, controlAddresses, controllerNames, onAuthentication } = wiring;
   const authLogger = logger.child('auth');
+  const terminatorDirectory = withModelTerminators(terminators ?? noTerminators, store);
   const identityTls = options.cluster.tls;
   const authPolicies = new AuthPolicyService(store, writer, clock);
   const identities = new IdentityService(store, writer, clock);
@@ -111,7 +118,13 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
       caBundlePem: identityTls.caPem,
     }),
     routerPresence: routerPresence ?? noRouterPresence,
-    terminators: terminators ?? noTerminators,
+    terminators: terminatorDirectory,
+    terminatorAdmin: new TerminatorService(store, writer, clock, terminatorDirectory),
+    database: new DatabaseAdmin({ store, writer, clock, writeSnapshot: (rows, nowMs) => writeModelSnapshot(join(options.dataDir, 'db-snapshots'), rows, nowMs) }),
+    networkJwt: new NetworkJwtIssuer(
+      { keyPem: identityTls.keyPem, issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`, controllers: clientApiOrigins, controllerId: options.id },
+      clock,
+    ),
     passwordLogin: new PasswordLogin(store, authPolicies, writer, clock, authLogger, hasher, passwordFailures),
     certLogin: new CertLogin(store, authPolicies, cas, identities, clock, authLogger, signer?.certPem),
     extJwtLogin: new ExtJwtLogin(store, authPolicies, signers, verifier, clock, authLogger),

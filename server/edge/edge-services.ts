@@ -20,6 +20,9 @@ import type { EdgeRouterService } from './edge-router-service.ts';
 import type { OverlayServices } from './overlay-services.ts';
 import type { RouterPresence } from './router-presence.ts';
 import type { TerminatorDirectory } from './terminator-directory.ts';
+import type { TerminatorService } from './terminator-service.ts';
+import type { NetworkJwtIssuer } from './network-jwt.ts';
+import type { DatabaseAdmin } from './database-admin.ts';
 
 export interface EdgeServices {
   readonly store: ModelStore;
@@ -37,8 +40,14 @@ export interface EdgeServices {
   readonly routers: EdgeRouterService;
   /** Which routers are connected to the cluster now. */
   readonly routerPresence: RouterPresence;
-  /** The terminators the cluster's routers registered, now. */
+  /** The terminators the cluster's routers registered, now, and those an admin made (model-terminators.ts). */
   readonly terminators: TerminatorDirectory;
+  /** Creates, changes and deletes terminators (the management API's writes). */
+  readonly terminatorAdmin: TerminatorService;
+  /** Model snapshots and the data-integrity check (`/database/*`). */
+  readonly database: DatabaseAdmin;
+  /** The network JWT clients bootstrap from (`GET /network-jwts`). */
+  readonly networkJwt: NetworkJwtIssuer;
   readonly passwordLogin: PasswordLogin;
   readonly certLogin: CertLogin;
   readonly extJwtLogin: ExtJwtLogin;

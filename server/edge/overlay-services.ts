@@ -7,6 +7,7 @@ import { EdgeRouterPolicyService } from './edge-router-policy-service.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { NetworkServiceService } from './network-service-service.ts';
 import { PostureCheckService } from './posture-check-service.ts';
+import { PostureResponseService } from './posture-response-service.ts';
 import { ServiceAccessService } from './service-access-service.ts';
 import { ServicePolicyService } from './service-policy-service.ts';
 import { ServiceSessionService } from './service-session-service.ts';
@@ -15,6 +16,8 @@ export interface OverlayServices {
   readonly services: NetworkServiceService;
   readonly policies: ServicePolicyService;
   readonly postureChecks: PostureCheckService;
+  /** What clients report of their devices, kept on their API sessions. */
+  readonly postureResponses: PostureResponseService;
   /** Config types and configs, which services carry and clients are shown. */
   readonly configs: ConfigService;
   readonly access: ServiceAccessService;
@@ -30,6 +33,7 @@ export function buildOverlayServices(store: ModelStore, writer: ModelWriter, clo
     services: new NetworkServiceService(store, writer, clock, configs),
     policies: new ServicePolicyService(store, writer, clock),
     postureChecks: new PostureCheckService(store, writer, clock),
+    postureResponses: new PostureResponseService(store, writer, access, clock),
     configs,
     access,
     sessions: new ServiceSessionService(store, writer, clock, access),

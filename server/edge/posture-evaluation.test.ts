@@ -58,3 +58,37 @@ test('a session needs a grant of its type, and at least one of those grants pass
 function pick(result: { isPassing: boolean; timeout: number; timeoutRemaining: number }) {
   return { isPassing: result.isPassing, timeout: result.timeout, timeoutRemaining: result.timeoutRemaining };
 }
+
+test('promptOnWake/promptOnUnlock: a wake or unlock after the MFA answer leaves 5 minutes to answer again', () => {
+  const wake = { ...check('wake', -1), promptOnWake: true };
+  const unlock = { ...check('unlock', 600), promptOnWake: false, promptOnUnlock: true };
+  const withState = (answeredMs: number, wokenAt: number | null, unlockedAt: number | null) => ({
+    ...mfaAt(answeredMs),
+    postureData: { endpointState: { wokenAt: wokenAt === null ? null : new Date(wokenAt).toISOString(), unlockedAt: unlockedAt === null ? null : new Date(unlockedAt).toISOString() } },
+  });
+  assert.equal(evaluateCheck(wake, withState(t0, null, null), t0 + 3_600_000).isPassing, true, 'never woken: passes');
+  assert.equal(evaluateCheck(wake, withState(t0, t0 - 1000, null), t0 + 3_600_000).isPassing, true, 'woken before the answer: passes');
+  assert.equal(evaluateCheck(wake, withState(t0, t0 + 10_000, null), t0 + 10_000 + 299_000).isPassing, true, 'inside the grace period');
+  assert.equal(evaluateCheck(wake, withState(t0, t0 + 10_000, null), t0 + 10_000 + 300_000).isPassing, false, 'the grace period is over');
+  assert.equal(evaluateCheck(wake, withState(t0, null, t0 + 10_000), t0 + 10_000 + 400_000).isPassing, true, 'an unlock does not matter to a wake-only check');
+  // With a timeout, the grace period shortens timeoutRemaining.
+  assert.deepEqual(pick(evaluateCheck(unlock, withState(t0, null, t0 + 60_000), t0 + 120_000)), { isPassing: true, timeout: 600, timeoutRemaining: 240 });
+  assert.deepEqual(pick(evaluateCheck(unlock, withState(t0, null, t0 + 60_000), t0 + 360_000)), { isPassing: false, timeout: 600, timeoutRemaining: 0 });
+  // A new answer after the wake clears it.
+  assert.equal(evaluateCheck(wake, withState(t0 + 400_000, t0 + 10_000, null), t0 + 500_000).isPassing, true);
+});
+
+test('missing or malformed timestamps never throw: the check fails when it needs the time, passes when it does not', () => {
+  const wake = { ...check('wake', -1), promptOnWake: true };
+  const broken = { isMfaComplete: true, mfaCompletedAt: 'not a time', postureData: { endpointState: { wokenAt: 'garbage', unlockedAt: null } } };
+  assert.equal(evaluateCheck(wake, broken, t0).isPassing, false);
+  assert.equal(evaluateCheck({ ...check('plain', -1), promptOnWake: false }, { isMfaComplete: true }, t0).isPassing, true);
+  assert.equal(evaluateCheck(wake, { ...mfaAt(t0), postureData: { endpointState: { wokenAt: 'garbage', unlockedAt: null } } }, t0 + 1000).isPassing, true, 'an unreadable wake time is no wake');
+});
+
+test('device checks report no timeout and fail without data', () => {
+  const os: PostureCheck = { ...check('os', -1), typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [] }] };
+  assert.deepEqual(pick(evaluateCheck(os, mfaAt(t0), t0)), { isPassing: false, timeout: -1, timeoutRemaining: -1 });
+  const data = { os: { type: 'linux', version: '6.1.0', build: '', lastUpdatedAt: at } };
+  assert.deepEqual(pick(evaluateCheck(os, { ...noMfa, postureData: data }, t0)), { isPassing: true, timeout: -1, timeoutRemaining: -1 });
+});

@@ -1,14 +1,23 @@
 // Whether an API session passes the posture checks guarding a service, and so whether it may open a session to it.
-// Only MFA checks exist: one passes when the session has answered an MFA challenge and, for a check with a timeout,
-// did so less than timeoutSeconds ago. Pure: the time is a parameter.
+// An MFA check passes when the session has answered an MFA challenge and, for a check with a timeout, did so less
+// than timeoutSeconds ago; with promptOnWake/promptOnUnlock, a wake or unlock after that answer leaves a grace period
+// (5 minutes) to answer again. The other types judge the device data the client reported (device-posture-checks.ts).
+// Pure: the time is a parameter.
+import type { PostureData } from '../model/posture-data.ts';
 import type { PostureCheck, ServicePolicyType } from '../model/service-entities.ts';
+import { passesDeviceCheck } from './device-posture-checks.ts';
 import type { PolicyGrant, ServiceAccess } from './service-access.ts';
 
 /** What the checks look at of an API session. */
 export interface PostureState {
   readonly isMfaComplete: boolean;
   readonly mfaCompletedAt?: string | null;
+  /** The device data and endpoint state the client reported. */
+  readonly postureData?: PostureData;
 }
+
+/** After a wake or an unlock, an MFA check with promptOnWake/promptOnUnlock keeps passing this long (5 minutes). */
+export const mfaPromptGraceSeconds = 300;
 
 /** The real controller's value for "no timeout", in both `timeout` and `timeoutRemaining`. */
 export const noTimeout = -1;
@@ -30,15 +39,29 @@ export interface GrantResult {
 }
 
 export function evaluateCheck(check: PostureCheck, state: PostureState, nowMs: number): CheckResult {
+  if (check.typeId !== 'MFA') return { check, isPassing: passesDeviceCheck(check, state.postureData), timeout: noTimeout, timeoutRemaining: noTimeout };
   const timeout = check.timeoutSeconds > 0 ? check.timeoutSeconds : noTimeout;
-  if (!state.isMfaComplete) return { check, isPassing: false, timeout, timeoutRemaining: timeout === noTimeout ? noTimeout : 0 };
-  if (timeout === noTimeout) return { check, isPassing: true, timeout, timeoutRemaining: noTimeout };
-  // Without the moment of the answer its age is unknown, so a check with a timeout cannot pass.
+  const failed = { check, isPassing: false, timeout, timeoutRemaining: timeout === noTimeout ? noTimeout : 0 };
+  if (!state.isMfaComplete) return failed;
+  // Without the moment of the answer its age is unknown, so a check with a timeout or a wake/unlock prompt cannot pass.
   const answeredAt = state.mfaCompletedAt ? Date.parse(state.mfaCompletedAt) : Number.NaN;
-  if (Number.isNaN(answeredAt)) return { check, isPassing: false, timeout, timeoutRemaining: 0 };
+  const needsAnswerTime = timeout !== noTimeout || check.promptOnWake || check.promptOnUnlock;
+  if (Number.isNaN(answeredAt)) return needsAnswerTime ? failed : { check, isPassing: true, timeout, timeoutRemaining: noTimeout };
   const elapsedMs = nowMs - answeredAt;
-  const isPassing = elapsedMs < timeout * 1000;
-  return { check, isPassing, timeout, timeoutRemaining: isPassing ? Math.max(0, timeout - Math.floor(elapsedMs / 1000)) : 0 };
+  if (timeout !== noTimeout && elapsedMs >= timeout * 1000) return failed;
+  // A wake or unlock after the answer leaves the grace period to answer again; one before it changes nothing.
+  const endpoint = state.postureData?.endpointState;
+  let graceLeft = Number.POSITIVE_INFINITY;
+  for (const [prompts, at] of [[check.promptOnWake, endpoint?.wokenAt], [check.promptOnUnlock, endpoint?.unlockedAt]] as const) {
+    const eventAt = prompts && at ? Date.parse(at) : Number.NaN;
+    if (Number.isNaN(eventAt) || eventAt <= answeredAt) continue;
+    const leftMs = eventAt + mfaPromptGraceSeconds * 1000 - nowMs;
+    if (leftMs <= 0) return failed;
+    graceLeft = Math.min(graceLeft, Math.floor(leftMs / 1000));
+  }
+  if (timeout === noTimeout) return { check, isPassing: true, timeout, timeoutRemaining: noTimeout };
+  const remaining = Math.max(0, timeout - Math.floor(elapsedMs / 1000));
+  return { check, isPassing: true, timeout, timeoutRemaining: Math.min(remaining, graceLeft) };
 }
 
 export function evaluateGrant(grant: PolicyGrant, state: PostureState, nowMs: number): GrantResult {

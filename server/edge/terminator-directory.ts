@@ -17,8 +17,11 @@ export interface TerminatorRecord {
   /** RFC 3339: when the router registered it (on its current channel). */
   readonly createdAt: string;
   readonly updatedAt: string;
-  /** The controller holding the router's channel. */
+  /** The controller holding the router's channel ('' for one an admin made: model state, on no channel). */
   readonly controllerId: string;
+  readonly tags?: Readonly<Record<string, unknown>>;
+  /** Who made it: a router from its Bind policy (the default), or an admin through the API (model-terminators.ts). */
+  readonly origin?: 'router' | 'admin';
 }
 
 export interface TerminatorDirectory {

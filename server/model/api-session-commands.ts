@@ -5,6 +5,7 @@ import type { ModelCommand } from './commands.ts';
 import { endApiSession } from './end-api-session.ts';
 import type { ApiSession, Identity } from './entities.ts';
 import { tables } from './entities.ts';
+import { mergePostureUpdates } from './posture-data.ts';
 import { requireRow, unknownCommand } from './require-row.ts';
 
 export type ApiSessionCommand = Extract<ModelCommand, { type: `apiSession.${string}` }>;
@@ -33,6 +34,12 @@ export function applyApiSessionCommand(command: ApiSessionCommand, tx: ApplyTran
     case 'apiSession.satisfyQuery': {
       const current = tx.table<ApiSession>(tables.apiSessions).get(command.id);
       if (current) tx.put<ApiSession>(tables.apiSessions, { ...current, authQueries: current.authQueries.filter((query) => query.typeId !== command.typeId) });
+      return undefined;
+    }
+    case 'apiSession.posture': {
+      // The session may have ended while the responses were on their way: then there is nothing to keep them on.
+      const current = tx.table<ApiSession>(tables.apiSessions).get(command.id);
+      if (current) tx.put<ApiSession>(tables.apiSessions, { ...current, postureData: mergePostureUpdates(current.postureData, command.updates, command.at) });
       return undefined;
     }
     default:

@@ -15,6 +15,7 @@ import { applyMfaCommand, isMfaCommand } from './mfa-commands.ts';
 import { unknownCommand } from './require-row.ts';
 import { applyRouterCommand, isRouterCommand } from './router-commands.ts';
 import { applyServiceCommand, isServiceCommand } from './service-commands.ts';
+import { applyTerminatorCommand, isTerminatorCommand } from './terminator-commands.ts';
 
 /** `identity` of `identity.create`: every family of ModelCommand. */
 export type CommandFamily = ModelCommandType extends infer T ? (T extends `${infer Family}.${string}` ? Family : never) : never;
@@ -46,6 +47,7 @@ const appliers: { readonly [F in CommandFamily]: Applier<FamilyCommand<F>> } = {
   edgeRouter: guarded(isRouterCommand, applyRouterCommand),
   edgeRouterPolicy: guarded(isEdgeRouterPolicyCommand, applyEdgeRouterPolicyCommand),
   serviceEdgeRouterPolicy: guarded(isEdgeRouterPolicyCommand, applyEdgeRouterPolicyCommand),
+  terminator: guarded(isTerminatorCommand, applyTerminatorCommand),
   // Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else.
   raft: (command) => (command.type === 'raft.noop' || command.type === 'raft.config' ? undefined : unknownCommand((command as { type: string }).type)),
 };

@@ -1,10 +1,12 @@
 // Every change to the model is one of these commands. They carry every value the apply needs (ids, timestamps,
 // hashes) so that every controller applying the same log reaches the same state.
+import type { PostureUpdate } from './posture-data.ts';
 import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, SealedValue } from './entities.ts';
 import type { ConfigCommand } from './config-commands.ts';
 import type { EdgeRouterPolicyCommand } from './edge-router-policy-commands.ts';
 import type { RouterCommand } from './router-commands.ts';
 import type { ServiceCommand } from './service-commands.ts';
+import type { TerminatorCommand } from './terminator-commands.ts';
 
 export type IdentityChanges = Partial<
   Pick<Identity, 'name' | 'isAdmin' | 'authPolicyId' | 'externalId' | 'roleAttributes' | 'tags' | 'disabledAt' | 'disabledUntil'>
@@ -50,6 +52,8 @@ export type ModelCommand =
   | { type: 'apiSession.touch'; activity: Array<[id: string, lastActivityAt: string]> }
   /** A secondary factor was answered: its auth queries leave the session. */
   | { type: 'apiSession.satisfyQuery'; id: string; typeId: string }
+  /** Posture responses the client sent: merged into the session's posture data (posture-data.ts). */
+  | { type: 'apiSession.posture'; id: string; at: string; updates: PostureUpdate[] }
   /** Starts a TOTP enrollment; refused (MFA_EXISTS) while the identity has one. */
   | { type: 'mfa.create'; mfa: Mfa }
   /** A live TOTP code of time step `step` verified the enrollment. */
@@ -64,6 +68,7 @@ export type ModelCommand =
   | ConfigCommand
   | RouterCommand
   | EdgeRouterPolicyCommand
+  | TerminatorCommand
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
   | { type: 'raft.noop' }
   | { type: 'raft.config' };

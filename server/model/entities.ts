@@ -1,10 +1,12 @@
 // The replicated model's rows. They are stored as JSON; derived and secret-free views are built by the API layer.
+import type { PostureData } from './posture-data.ts';
 import { EntityTable, type Row } from '../store/entity-table.ts';
 import type { BaseEntity } from './base-entity.ts';
 import { createConfigTables } from './config-entities.ts';
 import { createEdgeRouterPolicyTables } from './edge-router-policy-entities.ts';
 import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
+import { createTerminatorTables } from './terminator-entities.ts';
 
 export type { BaseEntity } from './base-entity.ts';
 
@@ -147,6 +149,8 @@ export interface ApiSession extends BaseEntity {
   /** When this session last answered a TOTP (or recovery) code: MFA posture checks time out from here. */
   readonly mfaCompletedAt?: string | null;
   readonly lastActivityAt: string;
+  /** What the client reported of its device (posture responses); absent until its first response. */
+  readonly postureData?: PostureData;
 }
 
 /** An encrypted value: AES-256-GCM, base64 parts. */
@@ -209,5 +213,6 @@ export function createModelTables(): EntityTable<Row>[] {
     ...createConfigTables(),
     ...createRouterTables(),
     ...createEdgeRouterPolicyTables(),
+    ...createTerminatorTables(),
   ] as unknown as EntityTable<Row>[];
 }

@@ -3,6 +3,7 @@
 // certificate name another router holds is refused even when two routers enrolled for it at once.
 import type { ApplyTransaction } from '../store/model-store.ts';
 import { CommandRefused } from './command-refused.ts';
+import { deleteTerminatorsOf } from './terminator-commands.ts';
 import type { EdgeRouter } from './router-entities.ts';
 import { routerTables } from './router-entities.ts';
 
@@ -57,6 +58,7 @@ export function applyRouterCommand(command: RouterCommand, tx: ApplyTransaction)
     }
     case 'edgeRouter.delete':
       requireRouter(tx, command.id);
+      deleteTerminatorsOf(tx, 'routerId', command.id);
       tx.delete(routerTables.edgeRouters, command.id);
       return undefined;
     case 'edgeRouter.enroll': {

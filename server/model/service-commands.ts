@@ -1,6 +1,7 @@
 // Commands on services, service policies, posture checks and service sessions, and how they apply. What depends on
 // other rows (ids a policy names, a service's configs, the API session and service a session belongs to) is checked here, in log order,
 // so concurrent writers on different controllers cannot leave a dangling reference behind.
+import { deleteTerminatorsOf } from './terminator-commands.ts';
 import type { ApplyTransaction } from '../store/model-store.ts';
 import { CommandRefused } from './command-refused.ts';
 import { requireServiceConfigs } from './config-commands.ts';
@@ -63,6 +64,7 @@ export function applyServiceCommand(command: ServiceCommand, tx: ApplyTransactio
     case 'service.delete': {
       requireRow<Service>(tx, serviceTables.services, command.id, 'service');
       for (const session of tx.table<ServiceSession>(serviceTables.serviceSessions).findMany('serviceId', command.id)) tx.delete(serviceTables.serviceSessions, session.id);
+      deleteTerminatorsOf(tx, 'serviceId', command.id);
       tx.delete(serviceTables.services, command.id);
       return undefined;
     }

@@ -1,4 +1,4 @@
-// Services and who may use them: services, service policies (Dial/Bind, by roles) and posture checks (MFA), and the
+// Services and who may use them: services, service policies (Dial/Bind, by roles) and posture checks (MFA, OS, MAC, PROCESS, PROCESS_MULTI, DOMAIN), and the
 // service sessions a client opens to dial or bind one.
 import { EntityTable, type Row } from '../store/entity-table.ts';
 import type { BaseEntity } from './base-entity.ts';
@@ -24,15 +24,54 @@ export interface ServicePolicy extends BaseEntity {
   readonly postureCheckRoles: readonly string[];
 }
 
+export type PostureCheckType = 'MFA' | 'OS' | 'MAC' | 'PROCESS' | 'PROCESS_MULTI' | 'DOMAIN';
+export const postureCheckTypes: readonly PostureCheckType[] = ['OS', 'PROCESS', 'DOMAIN', 'MAC', 'MFA', 'PROCESS_MULTI'];
+
+export type OsType = 'Windows' | 'WindowsServer' | 'Android' | 'iOS' | 'Linux' | 'macOS';
+export const osTypes: readonly OsType[] = ['Windows', 'WindowsServer', 'Android', 'iOS', 'Linux', 'macOS'];
+
+/** An OS a check allows, with the version ranges it allows (none: any version). */
+export interface AllowedOs {
+  readonly type: OsType;
+  readonly versions: readonly string[];
+}
+
+/** A PROCESS check's process: running at `path`, with one of `hashes` (when any) and signed by `signerFingerprint` (when set). */
+export interface CheckedProcess {
+  readonly osType: OsType;
+  readonly path: string;
+  readonly hashes: readonly string[];
+  readonly signerFingerprint?: string;
+}
+
+/** A PROCESS_MULTI check's process: as above, with any of `signerFingerprints` (when any). */
+export interface CheckedProcessOfMany {
+  readonly osType: OsType;
+  readonly path: string;
+  readonly hashes: readonly string[];
+  readonly signerFingerprints: readonly string[];
+}
+
 export interface PostureCheck extends BaseEntity {
   readonly name: string;
-  readonly typeId: 'MFA';
+  readonly typeId: PostureCheckType;
   readonly roleAttributes: readonly string[];
-  /** Seconds an MFA answer counts for; -1 (anything 0 or less is stored as -1): no timeout. */
+  /** MFA: seconds an MFA answer counts for; -1 (anything 0 or less is stored as -1): no timeout. Other types: -1. */
   readonly timeoutSeconds: number;
   readonly promptOnWake: boolean;
   readonly promptOnUnlock: boolean;
   readonly ignoreLegacyEndpoints: boolean;
+  /** OS only. */
+  readonly operatingSystems?: readonly AllowedOs[];
+  /** MAC only. */
+  readonly macAddresses?: readonly string[];
+  /** PROCESS only. */
+  readonly process?: CheckedProcess;
+  /** PROCESS_MULTI only. */
+  readonly semantic?: RoleSemantic;
+  readonly processes?: readonly CheckedProcessOfMany[];
+  /** DOMAIN only. */
+  readonly domains?: readonly string[];
   /** 1 at creation, one more on every update (set by the apply, so concurrent updates cannot share a version). */
   readonly version: number;
 }

@@ -21,6 +21,7 @@ import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './route
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
+import { mergeTerminators } from '../edge/model-terminators.ts';
 import { CircuitRevocation, readLiveCircuits } from '../circuits/circuit-revocation.ts';
 import { checkLiveCircuits, type LiveCircuitCheckDeps, type SessionStatus } from '../circuits/live-circuit-check.ts';
 import { isIdentityDisabled } from '../auth/identity-state.ts';
@@ -173,7 +174,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     store,
     access: new ServiceAccessService(store),
     presence: {
-      terminators: () => clusterPresence.list(),
+      terminators: async () => mergeTerminators(await clusterPresence.list(), store),
       linkReports: () => clusterPresence.linkReports(),
       connectedRouters: async () => new Set((await clusterPresence.connected()).keys()),
     },

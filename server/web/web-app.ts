@@ -23,6 +23,10 @@ import { overlayRoutes } from './routes/overlay-routes.ts';
 import { routeKit } from './routes/route-kit.ts';
 import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/version-routes.ts';
 import { sessionGuard } from './session-guard.ts';
+import { discoveryRoutes } from './routes/discovery-routes.ts';
+import { databaseRoutes } from './routes/database-routes.ts';
+import { fabricRouterRoutes } from './routes/fabric-router-routes.ts';
+import type { ControllerEntry } from '../cluster/controller-directory.ts';
 import type { VersionInfo } from '../../common/version/version-info.ts';
 
 export interface WebAppDeps {
@@ -37,6 +41,8 @@ export interface WebAppDeps {
   readonly cluster: ClusterView;
   /** True once the raft node stopped after a failure: sessions are no longer checked (session-guard.ts). */
   readonly unavailable?: () => boolean;
+  /** Every member of the cluster with its API addresses, for `/controllers` (none listed when unset). */
+  readonly controllers?: () => Promise<ControllerEntry[]>;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
   readonly requestTimeoutMs?: number;
@@ -75,6 +81,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       overlayRoutes(api, binding, deps.services, kit, guard);
       // Both specs list an identity's own authenticators.
       ownAuthenticatorRoutes(api, deps.services, kit, guard('full'));
+      discoveryRoutes(api, binding, { clientOrigins: deps.baseUrls['edge-client'] ?? [], controllers: deps.controllers ?? (async () => []), networkJwts: () => deps.services.networkJwt.list() }, guard);
       if (binding === 'edge-client') {
         clientExternalJwtSignerRoutes(api, deps.services);
         clientEnrollmentRoutes(api, deps.services, kit);
@@ -90,6 +97,8 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
         enrollmentRoutes(api, deps.services, kit, admin);
         // The management spec lists the EST CA bundle under its prefix too (the client API's comes with enrollment).
         caBundleRoute(api, deps.services);
+        databaseRoutes(api, deps.services, admin);
+        fabricRouterRoutes(api, deps.services, admin);
       }
       mount(api);
       // The fabric API's cluster route is served wherever the management API is, to its administrators.

@@ -163,7 +163,8 @@ export async function runEdgeCliScenario(options: EdgeCliScenarioOptions): Promi
     const login = await s.ok(['login', s.managementUrl, '-u', options.admin.username, '--password-file', '-', '--ca', options.caFile], `${options.admin.password}\n`);
     assert.match(login, /^Logged in to https:\/\/.+\/edge\/management\/v1 as .+ \(username /m);
     assert.equal(statSync(s.sessionFile).mode & 0o777, 0o600, 'the session file is readable by its owner only');
-    const stored = JSON.parse(readFileSync(s.sessionFile, 'utf8'));
+    const book = JSON.parse(readFileSync(s.sessionFile, 'utf8'));
+    const stored = book.sessions[book.current];
     assert.equal(stored.controllerUrl, s.managementUrl);
     assert.match(stored.caPem, /BEGIN CERTIFICATE/);
 
@@ -270,8 +271,8 @@ export async function runEdgeCliScenario(options: EdgeCliScenarioOptions): Promi
 
 /**
  * Every other entity through its create, list, update and delete forms, with the fields each form sets checked in
- * the API's own answer: auth policies, external JWT signers, CAs, posture checks, edge routers (with the enrollment
- * JWT written), identities with an ott enrollment, and certificate authenticators.
+ * the API's own answer: auth policies, external JWT signers, CAs, posture checks of every type, edge routers (with
+ * the enrollment JWT written), identities with an ott enrollment, and certificate authenticators.
  */
 export async function runEdgeCliEntityRoundTrips(options: EdgeCliScenarioOptions): Promise<void> {
   const { scenario: s, close } = await openScenario(options);
@@ -380,6 +381,20 @@ export async function runEdgeCliEntityRoundTrips(options: EdgeCliScenarioOptions
     await s.ok(['update', 'posture-check', 'mfa', name('mfa'), '--seconds', '0', '--unlock']);
     const checked = await only('posture-checks', name('mfa'));
     assert.deepEqual([checked.timeoutSeconds, checked.promptOnUnlock, checked.version], [-1, true, 2]);
+    // Device posture checks of every other type, in ziti's grammar.
+    await s.ok(['create', 'posture-check', 'os', name('os'), '--os', 'Windows:>=10.0.19041:<11.0.0', '--os', 'linux', '-a', 'desk']);
+    assert.deepEqual((await only('posture-checks', name('os'))).operatingSystems, [{ type: 'Windows', versions: ['>=10.0.19041', '<11.0.0'] }, { type: 'Linux', versions: [] }]);
+    await s.ok(['create', 'posture-check', 'mac', name('mac'), '-m', 'aa:bb:cc:dd:ee:ff']);
+    await s.ok(['update', 'posture-check', 'mac', name('mac'), '-m', '00-11-22-33-44-55,aabbccddeeff']);
+    assert.deepEqual((await only('posture-checks', name('mac'))).macAddresses, ['00-11-22-33-44-55', 'aabbccddeeff']);
+    await s.ok(['create', 'posture-check', 'domain', name('domain'), '-d', 'corp.example']);
+    assert.deepEqual((await only('posture-checks', name('domain'))).domains, ['corp.example']);
+    await s.ok(['create', 'posture-check', 'process', name('process'), 'Linux', '/opt/agent', '--hashes', 'ab12', '-f', 'f00d']);
+    assert.deepEqual((await only('posture-checks', name('process'))).process, { osType: 'Linux', path: '/opt/agent', hashes: ['ab12'], signerFingerprint: 'f00d' });
+    await s.ok(['create', 'posture-check', 'process-multi', name('multi'), 'AnyOf', 'Linux,Windows', '/opt/a,C:\\a.exe']);
+    const multi = await only('posture-checks', name('multi'));
+    assert.deepEqual([multi.semantic, multi.processes.map((process: { path: string }) => process.path)], ['AnyOf', ['/opt/a', 'C:\\a.exe']]);
+    for (const what of ['os', 'mac', 'domain', 'process', 'multi']) await s.ok(['delete', 'posture-check', name(what)]);
     await s.ok(['create', 'service', name('svc'), '--encryption', 'OFF', '--terminator-strategy', 'weighted', '--max-idle-time', '1m30s']);
     const svc = await only('services', name('svc'));
     assert.deepEqual([svc.encryptionRequired, svc.terminatorStrategy, svc.maxIdleTimeMillis], [false, 'weighted', 90_000]);

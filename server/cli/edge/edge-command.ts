@@ -11,7 +11,8 @@ import { entityKind, entityKinds, entityWords, kindNamed, type EntityKind } from
 import { reportOutcome, type CommandLine, type ParseOutcome, type SubcommandInfo } from '../../../common/cli/command-line.ts';
 import { ApiFailure, EdgeFailure } from './edge-errors.ts';
 import { renderApiFailure, renderData, renderFailure, renderList, type OutputFormat } from './edge-output.ts';
-import { readSession, removeSession, sessionFilePath, sessionFileVariable, writeSession, type StoredSession } from './edge-session-store.ts';
+import { readSession, removeSession, sessionFilePath, sessionFileVariable, sessionNamePattern, writeSession, type StoredSession } from './edge-session-store.ts';
+import { runUse, useArgumentProblem, useUsage } from './use-command.ts';
 import { createForms, updateForms, type FormContext } from './entity-forms.ts';
 import { resolveEntityId } from './entity-lookup.ts';
 import { httpsTransport, ManagementClient, type Transport } from './management-client.ts';
@@ -37,8 +38,10 @@ const loginFlags: FlagDef[] = [
   { name: 'password-file', kind: 'string', value: '<file>', help: "read the password from this file ('-': standard input)" },
   { name: 'ca', kind: 'string', value: '<pem file>', help: "the CA bundle that signed the controller's certificate (kept with the session)" },
   { name: 'mfa-code', kind: 'string', value: '<code>', help: 'a TOTP or recovery code, when the identity owes one (asked for on a terminal otherwise)' },
+  { name: 'cli-identity', short: 'i', kind: 'string', value: '<name>', help: "keep the session under this name (default: the session in use, else 'default'); it becomes the one in use (edgeward edge use)" },
   ...commonFlags,
 ];
+const useFlags: FlagDef[] = [{ name: 'json', short: 'j', kind: 'boolean', help: 'list the sessions as JSON' }, ...commonFlags];
 const listFlags: FlagDef[] = [...outputFlags, { name: 'limit', kind: 'integer', help: 'print at most this many (default: every match, page after page)' }, ...commonFlags];
 
 const entityList = 'identities, authenticators, services, configs, config-types, service-policies, auth-policies,\n  ext-jwt-signers, cas, posture-checks, edge-routers, api-sessions, enrollments';
@@ -50,7 +53,8 @@ The Edge Management API from a shell, in the manner of 'ziti edge'.
 Commands:
   login [<controller url>] -u <username> [-p <password> | --password-file <file>] [--ca <pem file>]
                                         log in as an administrator and keep the session
-  logout                                end the session and forget it
+  logout                                end the session in use and forget it
+  use [<name>]                          switch to the session stored as <name> (login -i <name>), or list them
   list <entities> ['<filter>'] [--json | --yaml] [--limit <n>]
                                         list entities, filtered with the API's ZitiQL filter
   list <entity> <related> <name or id> ['<filter>']
@@ -155,7 +159,7 @@ interface CommandState {
 
 /** A command line the parse accepted: what to run, and the command path its later usage errors name. */
 interface EdgeInvocation {
-  readonly verb: 'login' | 'logout' | 'list' | 'create' | 'update' | 'delete' | 'mfa' | 'list-extra' | 'policy-advisor';
+  readonly verb: 'login' | 'logout' | 'use' | 'list' | 'create' | 'update' | 'delete' | 'mfa' | 'list-extra' | 'policy-advisor';
   readonly kind?: EntityKind;
   /** `list summary` and the relationship lists. */
   readonly extra?: ListExtra;
@@ -164,7 +168,7 @@ interface EdgeInvocation {
   readonly command: string;
 }
 
-const verbs = ['login', 'logout', 'list', 'create', 'update', 'delete', 'mfa', 'policy-advisor'] as const;
+const verbs = ['login', 'logout', 'use', 'list', 'create', 'update', 'delete', 'mfa', 'policy-advisor'] as const;
 
 /**
  * The pure first step of every `edge` command: the help it asks for, or what is wrong with its words (the verb, the
@@ -194,8 +198,13 @@ export function parseEdgeCommand(args: readonly string[]): ParseOutcome<EdgeInvo
       return flags('edge login', rest, loginFlags, (parsed) => {
         if (parsed.positional.length > 1) return `login takes one controller URL, not: ${parsed.positional.join(' ')}`;
         if (parsed.has('password') && parsed.has('password-file')) return 'give either -p/--password or --password-file, not both';
+        const name = parsed.text('cli-identity');
+        if (name !== undefined && !sessionNamePattern.test(name)) return `'${name}' is not a session name (letters, digits, '.', '_', '-'; at most 64)`;
         return undefined;
       }, { verb });
+    case 'use':
+      if (help) return { kind: 'help', text: useUsage(flagHelp(useFlags)) };
+      return flags('edge use', rest, useFlags, (parsed) => useArgumentProblem(parsed.positional), { verb });
     case 'logout':
       if (help) return { kind: 'help', text: logoutUsage() };
       return flags('edge logout', rest, commonFlags, (parsed) => (parsed.positional.length > 0 ? `logout takes no arguments, not: ${parsed.positional.join(' ')}` : undefined), { verb });
@@ -270,6 +279,7 @@ function edgeSubcommands(): SubcommandInfo[] {
   const out: SubcommandInfo[] = [{ path: [], example: [], needsArguments: true }];
   out.push({ path: ['login'], example: ['https://127.0.0.1:1280', '-u', 'admin', '--password-file', 'admin-password', '--ca', 'ca-bundle.pem'], needsArguments: false });
   out.push({ path: ['logout'], example: [], needsArguments: false });
+  out.push({ path: ['use'], example: ['staging'], needsArguments: false });
   out.push({ path: ['mfa'], example: [], needsArguments: true }, { path: ['mfa', 'reset'], example: ['alice'], needsArguments: true });
   out.push(...listExtraSubcommands());
   for (const verb of ['list', 'create', 'update', 'delete'] as const) {
@@ -355,6 +365,8 @@ async function execute(invocation: EdgeInvocation, io: EdgeIo, env: NodeJS.Proce
       return login(parsed, io, env, state);
     case 'logout':
       return logout(parsed, io, env, state);
+    case 'use':
+      return runUse(parsed, io, env);
     case 'list':
       return list(kind!, parsed, io, env, state);
     case 'create':
@@ -438,7 +450,8 @@ async function login(parsed: ParsedFlags, io: EdgeIo, env: NodeJS.ProcessEnv, st
   if (parsed.positional.length > 1) throw new EdgeUsageError(`login takes one controller URL, not: ${parsed.positional.join(' ')}`);
   const file = sessionFilePath(parsed.text('cli-config'), env);
   state.sessionFile = file;
-  const stored = readSessionQuietly(file);
+  const sessionName = parsed.text('cli-identity');
+  const stored = readSessionQuietly(file, sessionName);
   const given = parsed.positional[0];
   if (given === undefined && !stored) throw new EdgeUsageError("give the controller's URL, such as https://127.0.0.1:1280");
   const controllerUrl = given !== undefined ? managementBaseUrl(given) : stored!.controllerUrl;
@@ -488,16 +501,16 @@ async function login(parsed: ParsedFlags, io: EdgeIo, env: NodeJS.ProcessEnv, st
     identityId: String(identity.id),
     identityName: String(identity.name),
     loggedInAt: new Date().toISOString(),
-  });
-  io.stdout(`Logged in to ${controllerUrl} as ${String(identity.name)} (username ${username})\nSession saved in ${file}\n`);
+  }, sessionName);
+  io.stdout(`Logged in to ${controllerUrl} as ${String(identity.name)} (username ${username})\nSession saved in ${file}${sessionName !== undefined ? ` as ${sessionName}` : ''}\n`);
   if (identity.isAdmin !== true) io.stderr(`warning: ${String(identity.name)} is not an administrator: the Management API will refuse its requests\n`);
   return 0;
 }
 
-/** The stored session, or undefined when there is none or it cannot be read (login replaces it anyway). */
-function readSessionQuietly(file: string): StoredSession | undefined {
+/** The stored session (the one named, else the one in use), or undefined when there is none or it cannot be read (login replaces it anyway). */
+function readSessionQuietly(file: string, name?: string): StoredSession | undefined {
   try {
-    return readSession(file);
+    return readSession(file, name);
   } catch {
     return undefined;
   }
@@ -518,7 +531,8 @@ async function logout(parsed: ParsedFlags, io: EdgeIo, env: NodeJS.ProcessEnv, s
     }
   }
   const removed = removeSession(file);
-  io.stdout(removed ? `Logged out${session ? ` of ${session.controllerUrl}` : ''}; removed ${file}\n` : `Not logged in (no session in ${file})\n`);
+  const what = removed === 'file' ? `removed ${file}` : `forgot its session in ${file} (edgeward edge use <name> picks another)`;
+  io.stdout(removed ? `Logged out${session ? ` of ${session.controllerUrl}` : ''}; ${what}\n` : `Not logged in (no session in ${file})\n`);
   return 0;
 }
 

@@ -4,7 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { EdgeFailure } from './edge-errors.ts';
-import { readSession, removeSession, sessionFilePath, writeSession, type StoredSession } from './edge-session-store.ts';
+import { readSession, readSessionBook, removeSession, sessionFilePath, useSession, writeSession, type StoredSession } from './edge-session-store.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edge-session-store-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -37,7 +37,7 @@ test('a session is written readable by its owner only, in a folder of its own, a
   writeSession(file, { ...session, token: 'second' });
   assert.equal(readSession(file)!.token, 'second', 'a new login replaces the session');
   assert.deepEqual(readdirSync(join(root, 'config', 'edgeward')), ['edge-cli.json'], 'no temporary file is left');
-  assert.equal(removeSession(file), true);
+  assert.equal(removeSession(file), 'file');
   assert.equal(readSession(file), undefined);
   assert.equal(removeSession(file), false);
 });
@@ -48,4 +48,31 @@ test('a file that is not a session is a failure that says what to do', () => {
     writeFileSync(file, text);
     assert.throws(() => readSession(file), (error: unknown) => error instanceof EdgeFailure && /is not an edgeward edge session: log in again/.test(error.message), text);
   }
+});
+
+test('named sessions: a login under a name becomes the one in use; use switches; logout forgets only the one in use', () => {
+  const file = join(root, 'named', 'edge-cli.json');
+  writeSession(file, session);
+  writeSession(file, { ...session, token: 'for-b', controllerUrl: 'https://b:1280/edge/management/v1' }, 'b');
+  assert.equal(readSession(file)!.token, 'for-b');
+  assert.equal(readSession(file, 'default')!.token, session.token);
+  assert.equal(useSession(file, 'default').token, session.token);
+  assert.equal(readSession(file)!.token, session.token);
+  assert.throws(() => useSession(file, 'nope'), (error: unknown) => error instanceof EdgeFailure && /no session named nope/.test(error.message));
+  assert.equal(readSessionBook(file).current, 'default', 'a refused use changes nothing');
+  assert.equal(removeSession(file), 'session');
+  assert.deepEqual(readSessionBook(file), { current: undefined, sessions: { b: { ...session, token: 'for-b', controllerUrl: 'https://b:1280/edge/management/v1' } } });
+  assert.equal(readSession(file), undefined, 'none in use after logout');
+  assert.equal(removeSession(file), false);
+  useSession(file, 'b');
+  assert.equal(removeSession(file), 'file');
+  assert.equal(statSync(join(root, 'named')).isDirectory(), true);
+  assert.deepEqual(readdirSync(join(root, 'named')), []);
+});
+
+test('a file that is not a session file is removed by logout, as before named sessions', () => {
+  const file = join(root, 'junk.json');
+  writeFileSync(file, 'not json');
+  assert.equal(removeSession(file), 'file');
+  assert.deepEqual(readdirSync(root).includes('junk.json'), false);
 });

@@ -1,6 +1,8 @@
-// Where `edgeward edge login` keeps its session, as `ziti edge login` keeps its own in ziti-cli.json: the
-// Management API's URL, the session token, the CA certificates to trust and who logged in, in one JSON file that
-// only its owner can read (mode 0600, in a folder of mode 0700). `logout` removes it.
+// Where `edgeward edge login` keeps its sessions, as `ziti edge login` keeps its own in ziti-cli.json: for each
+// named session (`login -i <name>`, default `default`), the Management API's URL, the session token, the CA
+// certificates to trust and who logged in; and which one commands use (`edgeward edge use <name>` switches). One
+// JSON file that only its owner can read (mode 0600, in a folder of mode 0700). `logout` forgets the session in use;
+// the file goes with the last one. A file of the older single-session form reads as one session named `default`.
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -32,13 +34,25 @@ export function sessionFilePath(flag: string | undefined, env: NodeJS.ProcessEnv
   return join(configHome, 'edgeward', 'edge-cli.json');
 }
 
-/** The stored session, or undefined when there is no file. A file that is not a session is a failure that names it. */
-export function readSession(file: string): StoredSession | undefined {
+/** The name a login stores its session under when none is given. */
+export const defaultSessionName = 'default';
+
+/** Session names: what a shell argument can carry plainly. */
+export const sessionNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Every stored session by name, and the one in use (undefined: none, after its logout). */
+export interface SessionBook {
+  readonly current: string | undefined;
+  readonly sessions: Readonly<Record<string, StoredSession>>;
+}
+
+/** The sessions of the file (none when there is no file). A file that is not a session file is a failure that names it. */
+export function readSessionBook(file: string): SessionBook {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { current: undefined, sessions: {} };
     throw new EdgeFailure(`cannot read the session file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   let data: unknown;
@@ -47,16 +61,54 @@ export function readSession(file: string): StoredSession | undefined {
   } catch {
     data = undefined;
   }
-  const session = data as Partial<StoredSession> | undefined;
-  const strings = ['controllerUrl', 'username', 'token', 'identityId', 'identityName', 'loggedInAt'] as const;
-  if (!session || typeof session !== 'object' || strings.some((key) => typeof session[key] !== 'string') || (session.caPem !== undefined && typeof session.caPem !== 'string')) {
-    throw new EdgeFailure(`the session file ${file} is not an edgeward edge session: log in again with 'edgeward edge login', or remove the file`);
+  const notSessions = () => new EdgeFailure(`the session file ${file} is not an edgeward edge session: log in again with 'edgeward edge login', or remove the file`);
+  if (isStoredSession(data)) return { current: defaultSessionName, sessions: { [defaultSessionName]: data } };
+  const book = data as { current?: unknown; sessions?: unknown } | null;
+  if (!book || typeof book !== 'object' || Array.isArray(book) || !book.sessions || typeof book.sessions !== 'object' || Array.isArray(book.sessions)) throw notSessions();
+  const sessions: Record<string, StoredSession> = {};
+  for (const [name, session] of Object.entries(book.sessions)) {
+    if (!sessionNamePattern.test(name) || !isStoredSession(session)) throw notSessions();
+    sessions[name] = session;
   }
-  return session as StoredSession;
+  const current = typeof book.current === 'string' && Object.hasOwn(sessions, book.current) ? book.current : undefined;
+  return { current, sessions };
 }
 
-/** Writes the session with mode 0600 (a new file replaces the old one at once, never readable by others). */
-export function writeSession(file: string, session: StoredSession): void {
+/** The session named `name` (default: the one in use), or undefined when there is none. */
+export function readSession(file: string, name?: string): StoredSession | undefined {
+  const book = readSessionBook(file);
+  const key = name ?? book.current;
+  return key !== undefined && Object.hasOwn(book.sessions, key) ? book.sessions[key] : undefined;
+}
+
+/** Makes `name` the session commands use; an unknown name is a failure that lists the known ones. */
+export function useSession(file: string, name: string): StoredSession {
+  const book = readSessionBook(file);
+  const session = Object.hasOwn(book.sessions, name) ? book.sessions[name] : undefined;
+  if (!session) {
+    const known = Object.keys(book.sessions).sort();
+    throw new EdgeFailure(`there is no session named ${name} in ${file}`, [known.length > 0 ? `the sessions are: ${known.join(', ')}` : 'log in first: edgeward edge login <controller url> -u <username> -i <name>']);
+  }
+  writeBook(file, { current: name, sessions: book.sessions });
+  return session;
+}
+
+function isStoredSession(value: unknown): value is StoredSession {
+  const session = value as Partial<StoredSession> | null;
+  const strings = ['controllerUrl', 'username', 'token', 'identityId', 'identityName', 'loggedInAt'] as const;
+  return !!session && typeof session === 'object' && strings.every((key) => typeof session[key] === 'string') && (session.caPem === undefined || typeof session.caPem === 'string');
+}
+
+/** Stores the session under `name` (default: the one in use, else `default`) and makes it the one in use. */
+export function writeSession(file: string, session: StoredSession, name?: string): void {
+  const book = readSessionBook(file);
+  const key = name ?? book.current ?? defaultSessionName;
+  writeBook(file, { current: key, sessions: { ...book.sessions, [key]: session } });
+}
+
+/** Writes the file with mode 0600 (a new file replaces the old one at once, never readable by others). */
+function writeBook(file: string, book: SessionBook): void {
+  const session = book;
   const folder = dirname(file);
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
@@ -69,11 +121,26 @@ export function writeSession(file: string, session: StoredSession): void {
   }
 }
 
-/** Removes the session file; false when there was none. */
-export function removeSession(file: string): boolean {
+/**
+ * Forgets the session in use: `session` when other sessions stay in the file, `file` when the file went with it (or
+ * was not a session file at all), false when there was none.
+ */
+export function removeSession(file: string): 'session' | 'file' | false {
+  let book: SessionBook | undefined;
+  try {
+    book = readSessionBook(file);
+  } catch {
+    book = undefined; // not a session file: logout removes it, as it always did
+  }
+  if (book && book.current === undefined) return false;
+  const rest = book ? Object.fromEntries(Object.entries(book.sessions).filter(([name]) => name !== book.current)) : {};
+  if (Object.keys(rest).length > 0) {
+    writeBook(file, { current: undefined, sessions: rest });
+    return 'session';
+  }
   try {
     rmSync(file);
-    return true;
+    return 'file';
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw new EdgeFailure(`cannot remove the session file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);

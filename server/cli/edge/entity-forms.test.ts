@@ -141,9 +141,25 @@ test('create ca: the PEM from its file and every flag the API requires', async (
   assert.deepEqual(await update('ca', ['acme', '--autoca', '-f', '']), { target: 'acme', body: { isAutoCaEnrollmentEnabled: true, identityNameFormat: null } });
 });
 
-test('posture checks are of type mfa; update takes the ziti form with the type word too', async () => {
+test('posture checks of every type; update takes the ziti form with the type word too', async () => {
   assert.deepEqual((await create('posture-check', ['MFA', 'recent', '-s', '300', '-w'])).body, { typeId: 'MFA', name: 'recent', timeoutSeconds: 300, promptOnWake: true });
-  await refused(create('posture-check', ['os', 'windows']), /only mfa posture checks exist in this release \(not 'os'\)/);
+  assert.deepEqual((await create('posture-check', ['os', 'win', '--os', 'windows:>=10.0.19041:<11.0.0', '--os', 'Linux', '-a', 'desk'])).body, {
+    typeId: 'OS', name: 'win', roleAttributes: ['desk'], operatingSystems: [{ type: 'Windows', versions: ['>=10.0.19041', '<11.0.0'] }, { type: 'Linux', versions: [] }],
+  });
+  assert.deepEqual((await create('posture-check', ['mac', 'lab', '-m', 'aa:bb:cc:dd:ee:ff,001122334455'])).body, { typeId: 'MAC', name: 'lab', macAddresses: ['aa:bb:cc:dd:ee:ff', '001122334455'] });
+  assert.deepEqual((await create('posture-check', ['domain', 'corp', '-d', 'corp.example'])).body, { typeId: 'DOMAIN', name: 'corp', domains: ['corp.example'] });
+  assert.deepEqual((await create('posture-check', ['process', 'agent', 'linux', '/opt/agent', '--hashes', 'ab12,cd34', '-f', 'f00d'])).body, {
+    typeId: 'PROCESS', name: 'agent', process: { osType: 'Linux', path: '/opt/agent', hashes: ['ab12', 'cd34'], signerFingerprint: 'f00d' },
+  });
+  assert.deepEqual((await create('posture-check', ['process-multi', 'agents', 'anyof', 'Linux,Windows', '/opt/a,C:\\a.exe'])).body, {
+    typeId: 'PROCESS_MULTI', name: 'agents', semantic: 'AnyOf', processes: [{ osType: 'Linux', path: '/opt/a' }, { osType: 'Windows', path: 'C:\\a.exe' }],
+  });
+  await refused(create('posture-check', ['fingerprint', 'x']), /a posture check is of type mfa, os, mac, domain, process, process-multi \(not 'fingerprint'\)/);
+  await refused(create('posture-check', ['os', 'x', '--os', 'Plan9']), /--os takes Windows or .* not 'Plan9'/);
+  await refused(create('posture-check', ['mac', 'x', '-s', '5']), /--seconds is for posture checks of type mfa, not mac/);
+  await refused(create('posture-check', ['process', 'x', 'Linux']), /create posture-check process takes <type> <name> <os> <path>/);
+  await refused(create('posture-check', ['process-multi', 'x', 'AllOf', 'Linux,Linux', '/a']), /pairs each OS with a path/);
+  assert.deepEqual(await update('posture-check', ['domain', 'corp', '-d', 'a.example']), { target: 'corp', body: { typeId: 'DOMAIN', domains: ['a.example'] } });
   assert.deepEqual(await update('posture-check', ['mfa', 'recent', '--unlock']), { target: 'recent', body: { typeId: 'MFA', promptOnUnlock: true } });
   assert.deepEqual(await update('posture-check', ['recent', '-s', '0']), { target: 'recent', body: { typeId: 'MFA', timeoutSeconds: 0 } });
 });

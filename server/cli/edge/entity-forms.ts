@@ -677,56 +677,89 @@ const updateCa: Form<UpdatePlan> = {
 // posture checks
 
 const postureCheck = kindNamed('posture-check');
+const postureTypes = { mfa: 'MFA', os: 'OS', mac: 'MAC', domain: 'DOMAIN', process: 'PROCESS', 'process-multi': 'PROCESS_MULTI' } as const;
+type PostureWord = keyof typeof postureTypes;
+const osNames = ['Windows', 'WindowsServer', 'Android', 'iOS', 'Linux', 'macOS'] as const;
 const postureFlags: FlagDef[] = [
   roleAttributesFlag,
-  { name: 'seconds', short: 's', kind: 'integer', help: 'the check passes for this long after the last MFA answer (0 or less: no timeout)' },
-  { name: 'wake', short: 'w', kind: 'boolean', help: 'prompt for a code on wake (stored and shown)' },
-  { name: 'unlock', short: 'u', kind: 'boolean', help: 'prompt for a code on unlock (stored and shown)' },
-  { name: 'ignore-legacy', kind: 'boolean', help: 'ignore legacy endpoints (stored and shown)' },
+  { name: 'seconds', short: 's', kind: 'integer', help: 'mfa: the check passes for this long after the last MFA answer (0 or less: no timeout)' },
+  { name: 'wake', short: 'w', kind: 'boolean', help: 'mfa: after a wake, 5 minutes to answer MFA again' },
+  { name: 'unlock', short: 'u', kind: 'boolean', help: 'mfa: after an unlock, 5 minutes to answer MFA again' },
+  { name: 'ignore-legacy', kind: 'boolean', help: 'mfa: ignore legacy endpoints (stored and shown)' },
+  { name: 'os', short: 'o', kind: 'list', value: '<OS[:range[:range...]]>', help: "os: an allowed OS and its version ranges, e.g. 'Windows:>=10.0.19041' (repeated for each OS; no range: any version)" },
+  { name: 'mac-addresses', short: 'm', kind: 'list', value: '<mac,...>', help: 'mac: the allowed MAC addresses' },
+  { name: 'domains', short: 'd', kind: 'list', value: '<domain,...>', help: 'domain: the allowed Windows domains' },
+  { name: 'hashes', kind: 'list', value: '<sha,...>', help: 'process: the allowed binary hashes (hex)' },
+  { name: 'signer-fingerprint', short: 'f', kind: 'string', value: '<hex>', help: "process: the signing certificate's fingerprint (hex)" },
   tagsFlag,
 ];
 
-function postureFields(parsed: ParsedFlags): Record<string, unknown> {
+function postureWord(word: string | undefined): PostureWord {
+  const match = (Object.keys(postureTypes) as PostureWord[]).find((known) => known === word?.toLowerCase());
+  if (!match) throw new EdgeUsageError(`a posture check is of type ${Object.keys(postureTypes).join(', ')}${word ? ` (not '${word}')` : ''}`);
+  return match;
+}
+
+function postureFields(parsed: ParsedFlags, type: PostureWord): Record<string, unknown> {
+  // A flag of another type would be silently dropped by the API: refuse it here instead.
+  const owners: Record<string, PostureWord[]> = { seconds: ['mfa'], wake: ['mfa'], unlock: ['mfa'], 'ignore-legacy': ['mfa'], os: ['os'], 'mac-addresses': ['mac'], domains: ['domain'], hashes: ['process'], 'signer-fingerprint': ['process'] };
+  for (const [flag, types] of Object.entries(owners)) {
+    if (parsed.has(flag) && !types.includes(type)) throw new EdgeUsageError(`--${flag} is for posture checks of type ${types.join(', ')}, not ${type}`);
+  }
   return {
     roleAttributes: parsed.list('role-attributes'),
-    timeoutSeconds: parsed.integer('seconds'),
-    promptOnWake: parsed.bool('wake'),
-    promptOnUnlock: parsed.bool('unlock'),
-    ignoreLegacyEndpoints: parsed.bool('ignore-legacy'),
     tags: tagsOf(parsed),
+    ...(type === 'mfa' ? { timeoutSeconds: parsed.integer('seconds'), promptOnWake: parsed.bool('wake'), promptOnUnlock: parsed.bool('unlock'), ignoreLegacyEndpoints: parsed.bool('ignore-legacy') } : {}),
+    ...(type === 'os' ? { operatingSystems: parsed.list('os')?.map(osEntry) } : {}),
+    ...(type === 'mac' ? { macAddresses: parsed.list('mac-addresses') } : {}),
+    ...(type === 'domain' ? { domains: parsed.list('domains') } : {}),
   };
 }
 
-function requireMfaType(type: string | undefined): void {
-  if (type?.toLowerCase() !== 'mfa') {
-    throw new EdgeUsageError(`only mfa posture checks exist in this release${type ? ` (not '${type}')` : ''}: posture-check mfa <name>`);
-  }
+/** `Windows:>=10.0.19041:<11.0.0` → `{type: 'Windows', versions: ['>=10.0.19041', '<11.0.0']}`. */
+function osEntry(text: string): { type: string; versions: string[] } {
+  const [type, ...versions] = text.split(':');
+  return { type: oneOf(type, osNames, '--os')!, versions: versions.filter((version) => version !== '') };
 }
 
 const createPostureCheck: Form<CreatePlan> = {
   kind: postureCheck,
-  arity: [2, 2],
-  synopsis: 'posture-check mfa <name> [--role-attributes a,b] [--seconds <n>] [--wake] [--unlock] [--ignore-legacy]',
-  summary: 'an MFA posture check: passes while the API session has answered an MFA challenge (within --seconds)',
+  arity: [2, 5],
+  synopsis: 'posture-check mfa|os|mac|domain <name> [flags] | process <name> <os> <path> [--hashes ...] [-f <hex>] | process-multi <name> AllOf|AnyOf <os,...> <path,...>',
+  summary: 'a posture check: MFA answered (within --seconds), an OS and version, a MAC address, a Windows domain, or running processes',
   flags: postureFlags,
   async plan(parsed) {
-    const [type, name] = positionals(parsed.positional, 'create posture-check', ['type', 'name']);
-    requireMfaType(type);
-    return { kind: postureCheck, label: name!, body: defined({ typeId: 'MFA', name, ...postureFields(parsed) }) };
+    const type = postureWord(parsed.positional[0]);
+    const body = (fields: Record<string, unknown>) => defined({ typeId: postureTypes[type], name: parsed.positional[1], ...postureFields(parsed, type), ...fields });
+    if (type === 'process') {
+      const [, name, os, path] = positionals(parsed.positional, 'create posture-check process', ['type', 'name', 'os', 'path']);
+      return { kind: postureCheck, label: name!, body: body({ process: defined({ osType: oneOf(os, osNames, 'the OS'), path, hashes: parsed.list('hashes') ?? [], signerFingerprint: parsed.text('signer-fingerprint') }) }) };
+    }
+    if (type === 'process-multi') {
+      const [, name, semantic, oses, paths] = positionals(parsed.positional, 'create posture-check process-multi', ['type', 'name', 'semantic', 'os list', 'path list']);
+      const osList = oses!.split(',');
+      const pathList = paths!.split(',');
+      if (osList.length !== pathList.length) throw new EdgeUsageError(`process-multi pairs each OS with a path: ${osList.length} OS and ${pathList.length} paths given`);
+      const processes = osList.map((os, i) => ({ osType: oneOf(os, osNames, 'the OS'), path: pathList[i] }));
+      return { kind: postureCheck, label: name!, body: body({ semantic: oneOf(semantic, ['AllOf', 'AnyOf'] as const, 'the semantic'), processes }) };
+    }
+    const [, name] = positionals(parsed.positional, `create posture-check ${type}`, ['type', 'name']);
+    return { kind: postureCheck, label: name!, body: body({}) };
   },
 };
 
 const updatePostureCheck: Form<UpdatePlan> = {
   kind: postureCheck,
   arity: [1, 2],
-  synopsis: 'posture-check [mfa] <name or id> [--name <new name>] [--role-attributes a,b] [--seconds <n>] [--wake=true|false] ...',
-  summary: 'change an MFA posture check',
-  flags: [newNameFlag, ...postureFlags],
+  synopsis: 'posture-check [mfa|os|mac|domain|process|process-multi] <name or id> [--name <new name>] [--role-attributes a,b] [--seconds <n>] [--os ...] ...',
+  summary: 'change a posture check (its type word, mfa when left out, must be the check\'s type)',
+  flags: [newNameFlag, ...postureFlags.filter((flag) => flag.name !== 'hashes' && flag.name !== 'signer-fingerprint')],
   async plan(parsed) {
-    // `update posture-check mfa <name>` (the ziti form) or `update posture-check <name>`.
-    const given = parsed.positional.length === 2 ? (requireMfaType(parsed.positional[0]), parsed.positional.slice(1)) : parsed.positional;
-    const [target] = positionals(given, 'update posture-check [mfa]', ['name or id']);
-    return { target: target!, body: defined({ typeId: 'MFA', name: parsed.text('name'), ...postureFields(parsed) }) };
+    // `update posture-check mfa <name>` (the ziti form) or `update posture-check <name>` (an MFA check).
+    const type = parsed.positional.length === 2 ? postureWord(parsed.positional[0]) : 'mfa';
+    const given = parsed.positional.length === 2 ? parsed.positional.slice(1) : parsed.positional;
+    const [target] = positionals(given, 'update posture-check [type]', ['name or id']);
+    return { target: target!, body: defined({ typeId: postureTypes[type], name: parsed.text('name'), ...postureFields(parsed, type) }) };
   },
 };
 

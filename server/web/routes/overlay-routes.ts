@@ -10,6 +10,7 @@ import { clientEdgeRouterRoutes, edgeRouterPolicyRoutes } from './edge-router-po
 import { clientRouterEnrollmentRoutes, edgeRouterRoutes } from './edge-router-routes.ts';
 import { failedServiceRequestRoutes } from './failed-service-request-routes.ts';
 import { postureCheckRoutes } from './posture-check-routes.ts';
+import { clientPostureResponseRoutes, postureDataRoutes } from './posture-response-routes.ts';
 import { relationshipRoutes } from './relationship-routes.ts';
 import { roleAttributeRoutes } from './role-attribute-routes.ts';
 import type { RouteKit } from './route-kit.ts';
@@ -25,6 +26,7 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
     const full = guard('full');
     clientServiceRoutes(router, services, full);
     clientServiceSessionRoutes(router, services, kit, full);
+    clientPostureResponseRoutes(router, services, kit, full);
     clientRouterEnrollmentRoutes(router, services, kit);
     clientEdgeRouterRoutes(router, services, full);
     serviceUpdateRoutes(router, services, full);
@@ -35,9 +37,10 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
   configRoutes(router, services, kit, admin);
   servicePolicyRoutes(router, services, kit, admin);
   postureCheckRoutes(router, services, kit, admin);
+  postureDataRoutes(router, services, admin);
   serviceSessionRoutes(router, services, admin);
   edgeRouterRoutes(router, services, kit, admin);
-  terminatorRoutes(router, services, admin);
+  terminatorRoutes(router, services, kit, admin);
   edgeRouterPolicyRoutes(router, services, kit, admin);
   relationshipRoutes(router, services, admin);
   roleAttributeRoutes(router, services, admin);

@@ -1,4 +1,5 @@
-// The posture-check detail representation (MFA checks only).
+// The posture-check detail representation: the common fields and those of the check's type (management.yml
+// postureCheck*Detail).
 import type { PostureCheck } from '../../model/service-entities.ts';
 import { link } from './links.ts';
 
@@ -13,9 +14,17 @@ export function postureCheckView(check: PostureCheck) {
     typeId: check.typeId,
     version: check.version,
     roleAttributes: check.roleAttributes,
-    timeoutSeconds: check.timeoutSeconds,
-    promptOnWake: check.promptOnWake,
-    promptOnUnlock: check.promptOnUnlock,
-    ignoreLegacyEndpoints: check.ignoreLegacyEndpoints,
+    ...kindFields(check),
   };
+}
+
+function kindFields(check: PostureCheck) {
+  switch (check.typeId) {
+    case 'OS': return { operatingSystems: check.operatingSystems ?? [] };
+    case 'MAC': return { macAddresses: check.macAddresses ?? [] };
+    case 'DOMAIN': return { domains: check.domains ?? [] };
+    case 'PROCESS': return { process: check.process };
+    case 'PROCESS_MULTI': return { semantic: check.semantic, processes: check.processes ?? [] };
+    default: return { timeoutSeconds: check.timeoutSeconds, promptOnWake: check.promptOnWake, promptOnUnlock: check.promptOnUnlock, ignoreLegacyEndpoints: check.ignoreLegacyEndpoints };
+  }
 }

@@ -70,5 +70,8 @@ function postureQuery({ check, isPassing, timeout, timeoutRemaining }: CheckResu
     timeoutRemaining,
     promptOnWake: check.promptOnWake,
     promptOnUnlock: check.promptOnUnlock,
+    // What a client must report for a process check: the paths to look at, per OS.
+    ...(check.typeId === 'PROCESS' && check.process ? { process: { osType: check.process.osType, path: check.process.path } } : {}),
+    ...(check.typeId === 'PROCESS_MULTI' ? { processes: (check.processes ?? []).map((process) => ({ osType: process.osType, path: process.path })) } : {}),
   };
 }

@@ -9,7 +9,7 @@ export function terminatorView(terminator: TerminatorRecord, serviceName: string
     id: terminator.id,
     createdAt: terminator.createdAt,
     updatedAt: terminator.updatedAt,
-    tags: {},
+    tags: terminator.tags ?? {},
     _links: {
       self: link(`./terminators/${terminator.id}`),
       service: link(`./services/${terminator.serviceId}`),

@@ -1,0 +1,90 @@
+// The management API's `/database` operations: a snapshot of the model written to disk (model-snapshot-file.ts, in
+// a driver the wiring injects), and the data-integrity check (model/data-integrity.ts) run in the background, one at
+// a time, its results kept on this controller until the next run; the fixing run proposes each finding's fixing
+// command through raft like any write, so every controller is fixed.
+import type { Clock } from '../../common/time/clock.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
+import { checkDataIntegrity } from '../model/data-integrity.ts';
+import type { Row } from '../store/entity-table.ts';
+import type { ModelStore } from '../store/model-store.ts';
+import { EdgeError } from './edge-error.ts';
+import type { ModelWriter } from './model-writer.ts';
+
+/** Findings beyond this many are counted as `tooManyErrors`, not listed. */
+export const maxIntegrityResults = 1000;
+
+export interface IntegrityReport {
+  readonly inProgress: boolean;
+  readonly fixingErrors: boolean;
+  readonly tooManyErrors: boolean;
+  readonly startTime: string;
+  readonly endTime: string;
+  readonly error: string;
+  readonly results: ReadonlyArray<{ readonly description: string; readonly fixed: boolean }>;
+}
+
+export interface DatabaseAdminDeps {
+  readonly store: ModelStore;
+  readonly writer: ModelWriter;
+  readonly clock: Clock;
+  /** Writes a snapshot of these rows; answers where (a driver: model-snapshot-file.ts under `<dataDir>/db-snapshots`). */
+  readonly writeSnapshot: (rows: { appliedIndex: number; tables: Record<string, Row[]> }, nowMs: number) => string;
+}
+
+const epoch = new Date(0).toISOString();
+
+export class DatabaseAdmin {
+  private report: IntegrityReport = { inProgress: false, fixingErrors: false, tooManyErrors: false, startTime: epoch, endTime: epoch, error: '', results: [] };
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly deps: DatabaseAdminDeps) {}
+
+  /** Writes a snapshot of the model as applied now; answers its path and raft index. */
+  snapshot(): { path: string; appliedIndex: number } {
+    const rows = this.deps.store.exportRows();
+    return { path: this.deps.writeSnapshot(rows, this.deps.clock.now()), appliedIndex: rows.appliedIndex };
+  }
+
+  /** The last (or running) check's report. */
+  results(): IntegrityReport {
+    return this.report;
+  }
+
+  /** Starts a check (fixing what it can when `fix`); refused while one runs. Resolves when it has started. */
+  start(fix: boolean): void {
+    if (this.running) throw new EdgeError('SERVER_TOO_MANY_REQUESTS', { code: 'SERVER_TOO_MANY_REQUESTS', message: 'a data integrity check is already running' });
+    const startTime = isoTime(this.deps.clock.now());
+    this.report = { inProgress: true, fixingErrors: fix, tooManyErrors: false, startTime, endTime: startTime, error: '', results: [] };
+    this.running = this.run(fix, startTime).finally(() => (this.running = undefined));
+  }
+
+  /** Waits for the running check, if any (tests and shutdown). */
+  async settled(): Promise<void> {
+    await this.running;
+  }
+
+  private async run(fix: boolean, startTime: string): Promise<void> {
+    const results: Array<{ description: string; fixed: boolean }> = [];
+    let error = '';
+    let tooMany = false;
+    try {
+      const findings = checkDataIntegrity(this.deps.store, startTime);
+      tooMany = findings.length > maxIntegrityResults;
+      for (const finding of findings.slice(0, maxIntegrityResults)) {
+        let fixed = false;
+        if (fix && finding.fix) {
+          try {
+            await this.deps.writer.write(finding.fix);
+            fixed = true;
+          } catch (failure) {
+            error = `a fix was refused: ${(failure as Error).message}`;
+          }
+        }
+        results.push({ description: finding.description, fixed });
+      }
+    } catch (failure) {
+      error = (failure as Error).message;
+    }
+    this.report = { inProgress: false, fixingErrors: fix, tooManyErrors: tooMany, startTime, endTime: isoTime(this.deps.clock.now()), error, results };
+  }
+}
