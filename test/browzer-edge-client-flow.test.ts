@@ -1,6 +1,7 @@
 // A client flow driven by OpenZiti's own generated JavaScript client, @openziti/ziti-browzer-edge-client (npm, built
 // from the controller's client.yml by OpenZiti, not by us), against a real controller over TLS: password login,
-// service updates, services with their posture queries, the edge routers a client may use, a Dial session, logout.
+// service updates, services with their posture queries, a posture response, the edge routers a client may use, a Dial
+// session, logout.
 // The client hands back parsed bodies only; the fetch it is given (test/support/https-fetch.ts) keeps each exchange,
 // so every status is checked and every 2xx body is validated against the client spec's response schema as well.
 import assert from 'node:assert/strict';
@@ -33,6 +34,7 @@ before(async () => {
   ids.user = await create('/identities', { name: 'browzer-user', type: 'User', isAdmin: false, roleAttributes: ['browzer-users'] });
   await create('/authenticators', { method: 'updb', identityId: ids.user, username: 'browzer-user', password: 'browzer-user-password' });
   ids.mfa = await create('/posture-checks', { typeId: 'MFA', name: 'browzer-mfa', roleAttributes: ['browzer-mfa'] });
+  ids.os = await create('/posture-checks', { typeId: 'OS', name: 'browzer-os', roleAttributes: ['browzer-os'], operatingSystems: [{ type: 'Linux', versions: ['>=4.0.0'] }] });
   await create('/service-policies', { name: 'browzer-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#browzer-users'], serviceRoles: ['#browzer'], postureCheckRoles: [] });
   ids.guardedPolicy = await create('/service-policies', { name: 'browzer-dial-mfa', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#browzer-users'], serviceRoles: ['#browzer-mfa'], postureCheckRoles: ['#browzer-mfa'] });
   // Three online routers, each with an edge listener: the user's edge router policy grants `#browzer-routers` (the
@@ -102,6 +104,12 @@ test('the OpenZiti browser edge client logs in, reads its services and posture q
   assert.equal(guardedPolicy.isPassing, false, 'the identity has no MFA, so the policy does not pass');
   assert.deepEqual(guardedPolicy.postureQueries.map((query: any) => [query.id, query.queryType, query.isPassing]), [[ids.mfa, 'MFA', false]]);
   assert.equal((await client.detailService({ id: ids.open })).data.name, 'browzer-open');
+
+  // The client reports its operating system, as an SDK does for OS posture checks; an administrator sees it.
+  await client.createPostureResponse({ postureResponse: { id: ids.os, typeId: 'OS', type: 'Linux', version: '6.1.0', build: '1' } } as never);
+  assert.equal(lastStatus(), 201);
+  const postureData = await controller.http.get(`${controller.managementApi}/identities/${ids.user}/posture-data`, { headers: { 'zt-session': await controller.adminToken() } });
+  assert.deepEqual([postureData.json.data.os.type, postureData.json.data.os.version], ['Linux', '6.1.0'], postureData.text);
 
   // The edge routers this identity may use: exactly those its edge router policy grants, online, with their listeners.
   const ownRouters = await client.getCurrentIdentityEdgeRouters({});
