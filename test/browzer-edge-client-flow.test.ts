@@ -104,6 +104,9 @@ test('the OpenZiti browser edge client logs in, reads its services and posture q
   assert.equal(guardedPolicy.isPassing, false, 'the identity has no MFA, so the policy does not pass');
   assert.deepEqual(guardedPolicy.postureQueries.map((query: any) => [query.id, query.queryType, query.isPassing]), [[ids.mfa, 'MFA', false]]);
   assert.equal((await client.detailService({ id: ids.open })).data.name, 'browzer-open');
+  // No router hosts it: the service has no terminators.
+  assert.deepEqual((await client.listServiceTerminators(some({ id: ids.open }))).data, []);
+  assert.equal(lastStatus(), 200);
 
   // The client reports its operating system, as an SDK does for OS posture checks; an administrator sees it.
   await client.createPostureResponse({ postureResponse: { id: ids.os, typeId: 'OS', type: 'Linux', version: '6.1.0', build: '1' } } as never);

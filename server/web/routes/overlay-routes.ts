@@ -18,7 +18,7 @@ import { servicePolicyRoutes } from './service-policy-routes.ts';
 import { serviceRoutes } from './service-routes.ts';
 import { clientServiceSessionRoutes, serviceSessionRoutes } from './service-session-routes.ts';
 import { policyAdviceRoutes, summaryRoutes } from './summary-routes.ts';
-import { terminatorRoutes } from './terminator-routes.ts';
+import { clientTerminatorRoutes, terminatorRoutes } from './terminator-routes.ts';
 import { serviceUpdateRoutes } from './service-update-routes.ts';
 
 export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-management', services: EdgeServices, kit: RouteKit, guard: ReturnType<typeof sessionGuard>): void {
@@ -29,6 +29,7 @@ export function overlayRoutes(router: ApiRouter, api: 'edge-client' | 'edge-mana
     clientPostureResponseRoutes(router, services, kit, full);
     clientRouterEnrollmentRoutes(router, services, kit);
     clientEdgeRouterRoutes(router, services, full);
+    clientTerminatorRoutes(router, services, full);
     serviceUpdateRoutes(router, services, full);
     return;
   }

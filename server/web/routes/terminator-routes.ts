@@ -3,12 +3,13 @@
 // cost, precedence), changes them with PUT (service, router, binding and address required; the rest reset to their
 // defaults) or PATCH, and deletes them; on a router-registered one only cost, precedence and tags change
 // (terminator-service.ts). Listing asks the other controllers for their routers' terminators (cached briefly), as the
-// edge router list does for isOnline.
+// edge router list does for isOnline. Client API: a service's terminators, for an identity that may Dial or Bind it.
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { FieldCatalogue } from '../query/list-query.ts';
 import type { TerminatorRecord } from '../../edge/terminator-directory.ts';
-import { terminatorView } from '../views/terminator-view.ts';
+import { clientTerminatorView, terminatorView } from '../views/terminator-view.ts';
+import { EdgeError } from '../../edge/edge-error.ts';
 import type { RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
@@ -93,5 +94,19 @@ export function terminatorRoutes(router: ApiRouter, services: EdgeServices, kit:
   router.get('/services/:id/terminators', admin, async (ctx) => {
     const service = services.overlay.services.get(ctx.params.id!);
     sendList(ctx, (await services.terminators.list()).filter((item) => item.serviceId === service.id), terminatorCatalogue, view);
+  });
+}
+
+/**
+ * Client API: `GET /services/{id}/terminators`, as the real controller answers it: the service's terminators in the
+ * client's limited shape, for an identity that may Dial or Bind the service; any other service does not exist for it
+ * (404, as `GET /services/{id}`).
+ */
+export function clientTerminatorRoutes(router: ApiRouter, services: EdgeServices, full: Middleware<RequestState>): void {
+  router.get('/services/:id/terminators', full, async (ctx) => {
+    const access = services.overlay.access.accessFor(ctx.state.identity!).get(ctx.params.id!);
+    if (!access) throw EdgeError.notFound('service', ctx.params.id!);
+    const terminators = (await services.terminators.list()).filter((item) => item.serviceId === access.service.id);
+    sendList(ctx, terminators, terminatorCatalogue, (terminator) => clientTerminatorView(terminator, access.service.name));
   });
 }

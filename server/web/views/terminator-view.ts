@@ -27,3 +27,18 @@ export function terminatorView(terminator: TerminatorRecord, serviceName: string
     dynamicCost: terminator.cost,
   };
 }
+
+/** A terminator as the Client API shows it (terminatorClientDetail): the service, router and hosting identity only. */
+export function clientTerminatorView(terminator: TerminatorRecord, serviceName: string) {
+  return {
+    id: terminator.id,
+    createdAt: terminator.createdAt,
+    updatedAt: terminator.updatedAt,
+    tags: terminator.tags ?? {},
+    _links: { self: link(`./terminators/${terminator.id}`), service: link(`./services/${terminator.serviceId}`) },
+    serviceId: terminator.serviceId,
+    service: entityRef('services', terminator.serviceId, serviceName),
+    routerId: terminator.routerId,
+    identity: terminator.identity,
+  };
+}
