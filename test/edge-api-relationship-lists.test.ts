@@ -178,4 +178,3 @@ test('policy advice: Dial and Bind from the service policies, the routers both m
     [{ id: ids.router, name: 'rel-router', isOnline: false, entity: 'edge-routers' }],
   );
 });
-});
