@@ -11,7 +11,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { enrollRouterProcess, managementPoster, startWelcomedRouters } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollRouterProcess, managementPoster, startWelcomedRouters } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
@@ -94,6 +94,7 @@ before(async () => {
   serviceId = await post('/services', { name: 'chosen', encryptionRequired: true, roleAttributes: ['chosen'], configs: [host] });
   await post('/service-policies', { name: 'chosen-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts'], serviceRoles: ['#chosen'] });
   await post('/service-policies', { name: 'chosen-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#chosen'] });
+  await allowEveryRouter(post, 'terminators');
 
   proxyPort = await freePort();
   const r2Link = await freePort();

@@ -10,6 +10,7 @@ import { ControllerFixture } from './support/controller-fixture.ts';
 import { EdgeApiSchemas } from './support/edge-api-schemas.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import { enrollRouter, ScriptedRouter, type EnrolledRouter } from './support/scripted-router.ts';
+import { allowEveryRouter } from './support/circuit-routers.ts';
 
 let controller: ControllerFixture;
 let admin: Record<string, string>;
@@ -78,6 +79,7 @@ before(async () => {
   serviceId = await post('/services', { name: 'picked', encryptionRequired: true, roleAttributes: ['picked'], configs: [hostConfig] });
   await post('/service-policies', { name: 'picked-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: ['#picked'], postureCheckRoles: [] });
   await post('/service-policies', { name: 'picked-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosting'], serviceRoles: ['#picked'], postureCheckRoles: [] });
+  await allowEveryRouter(post, 'terminators');
   routers.in = await router('pick-in', { isTunnelerEnabled: true, roleAttributes: ['dialer'] });
   routers.near = await router('pick-near', {});
   routers.far = await router('pick-far', {});
