@@ -41,7 +41,7 @@ const notServedYet: Readonly<Record<string, string>> = Object.fromEntries(
     ]),
     ...(['client', 'management'] as const).flatMap((api) => ['/specs', '/specs/{id}', '/specs/{id}/spec'].map((path) => [`${api} GET ${path}`, 'i38-ops'])),
     ...['/cas/{id}/jwt', '/revocations', '/revocations/{id}', '/controller-settings', '/controller-settings/{id}'].map((path) => [`management GET ${path}`, 'i38-ops']),
-    ...['/revocations', '/controller-settings', '/enrollments/{id}/refresh'].map((path) => [`management POST ${path}`, 'i38-ops']),
+    ...['/revocations', '/controller-settings'].map((path) => [`management POST ${path}`, 'i38-ops']),
     ...['GET', 'PUT', 'PATCH', 'DELETE'].map((method) => [`management ${method} /controller-settings/{id}/effective`, 'i38-ops']),
   ].map(([operation, branch]) => [operation!, branch!]),
 );
@@ -383,7 +383,9 @@ test('every operation of client.yml and management.yml is answered as the spec s
     created[collection] = id;
     const params = { id };
     await mgmt('GET', item, { node, params });
-    if (collection !== '/enrollments') {
+    if (collection === '/enrollments') {
+      await mgmt('POST', '/enrollments/{id}/refresh', { node, params, body: { expiresAt: new Date(Date.now() + 3_600_000).toISOString() } });
+    } else {
       await mgmt('PUT', item, { node, params, hints: hints?.(), extra: replace?.() ?? {} });
       await mgmt('PATCH', item, { node, params, body: { tags: { conform: true }, ...(collection === '/posture-checks' ? { typeId: 'MFA' } : {}) } });
     }

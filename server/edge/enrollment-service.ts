@@ -116,6 +116,19 @@ export class EnrollmentService {
     return { id: written.value.id };
   }
 
+  /**
+   * For an expired or unexpired enrollment: a new expiry and a new JWT with a new one-time token, as the real
+   * controller's refresh; the old JWT no longer enrolls.
+   */
+  async refresh(id: string, expiresAtMs: number): Promise<{ id: string }> {
+    const enrollment = this.get(id);
+    const identity = this.store.table<Identity>(tables.identities).get(enrollment.identityId);
+    if (!identity) throw EdgeError.notFound('identity', enrollment.identityId);
+    const fresh = await this.prepare(identity, enrollment.method, { ...(enrollment.username ? { username: enrollment.username } : {}), expiresAt: expiresAtMs });
+    const written = await this.writer.write<{ id: string }>({ type: 'enrollment.refresh', id, token: fresh.token, jwt: fresh.jwt, expiresAt: fresh.expiresAt, at: fresh.updatedAt });
+    return { id: written.value.id };
+  }
+
   async delete(id: string): Promise<void> {
     this.get(id);
     await this.writer.write({ type: 'enrollment.delete', id });

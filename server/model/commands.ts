@@ -45,6 +45,8 @@ export type ModelCommand =
   | { type: 'ca.delete'; id: string }
   | { type: 'enrollment.create'; enrollment: Enrollment }
   | { type: 'enrollment.delete'; id: string }
+  /** A new token, JWT and expiry for an enrollment (its old token no longer enrolls). */
+  | { type: 'enrollment.refresh'; id: string; token: string; jwt: string; expiresAt: string; at: string }
   /** Uses up an enrollment: it must still exist with this token and not have expired at `at`. */
   | { type: 'enrollment.complete'; id: string; token: string; at: string; authenticator: Authenticator }
   | { type: 'apiSession.create'; session: ApiSession }

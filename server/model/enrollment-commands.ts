@@ -21,6 +21,11 @@ export function applyEnrollmentCommand(command: EnrollmentCommand, tx: ApplyTran
     }
     case 'enrollment.complete':
       return completeEnrollment(command, tx);
+    case 'enrollment.refresh': {
+      const enrollment = requireRow<Enrollment>(tx, tables.enrollments, command.id, 'enrollment');
+      tx.put<Enrollment>(tables.enrollments, { ...enrollment, token: command.token, jwt: command.jwt, expiresAt: command.expiresAt, updatedAt: command.at });
+      return { id: enrollment.id };
+    }
     default:
       return unknownCommand((command as { type: string }).type);
   }

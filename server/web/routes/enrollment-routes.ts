@@ -1,4 +1,4 @@
-// Enrollment. Management API: /enrollments (list, read, create, delete). Client API: /enroll/ott (a CSR for a
+// Enrollment. Management API: /enrollments (list, read, create, delete, refresh). Client API: /enroll/ott (a CSR for a
 // certificate), /enroll/updb (a password), /enroll (either, by the token's method), all with the one-time token in
 // the `token` query parameter or the JSON body; and /.well-known/est/cacerts, the CA bundle as base64 PKCS#7.
 import type { Middleware } from 'koa';
@@ -11,7 +11,8 @@ import { bodyValidator } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { enrollmentCatalogue } from './catalogues.ts';
-import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
+import { createdEnvelope } from '../envelope.ts';
+import { sendCreated, sendDetail, sendEmpty, sendJson, sendList, type RouteKit } from './route-kit.ts';
 
 const createBody = bodyValidator<{ method: EnrollmentMethod; identityId: string; expiresAt?: string; username?: string | null }>({
   type: 'object',
@@ -22,6 +23,12 @@ const createBody = bodyValidator<{ method: EnrollmentMethod; identityId: string;
     expiresAt: { type: 'string', minLength: 1 },
     username: { type: ['string', 'null'], minLength: 4, maxLength: 100 },
   },
+});
+
+const refreshBody = bodyValidator<{ expiresAt: string }>({
+  type: 'object',
+  required: ['expiresAt'],
+  properties: { expiresAt: { type: 'string', minLength: 1 } },
 });
 
 const ottBody = bodyValidator<{ token?: string; clientCsr?: string }>({
@@ -40,19 +47,28 @@ export function enrollmentRoutes(router: ApiRouter, services: EdgeServices, kit:
   router.get('/enrollments', admin, (ctx) => sendList(ctx, enrollments.list(), enrollmentCatalogue, view));
   router.post('/enrollments', admin, async (ctx) => {
     const body = await kit.validBody(ctx, createBody);
-    let expiresAt: number | undefined;
-    if (body.expiresAt !== undefined) {
-      expiresAt = Date.parse(body.expiresAt);
-      if (Number.isNaN(expiresAt)) throw EdgeError.validation('expiresAt', 'expiresAt must be an RFC 3339 date-time', body.expiresAt);
-    }
+    const expiresAt = body.expiresAt === undefined ? undefined : dateTimeOf(body.expiresAt);
     const { id } = await enrollments.create(body.identityId, body.method, { ...(body.username ? { username: body.username } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}) });
     sendCreated(ctx, id, 'enrollments');
   });
   router.get('/enrollments/:id', admin, (ctx) => sendDetail(ctx, view(enrollments.get(ctx.params.id!))));
+  router.post('/enrollments/:id/refresh', admin, async (ctx) => {
+    const body = await kit.validBody(ctx, refreshBody);
+    const { id } = await enrollments.refresh(ctx.params.id!, dateTimeOf(body.expiresAt));
+    // The spec answers a refresh 200 (not 201) with the create envelope.
+    sendJson(ctx, 200, createdEnvelope(id, `./enrollments/${id}`));
+  });
   router.delete('/enrollments/:id', admin, async (ctx) => {
     await enrollments.delete(ctx.params.id!);
     sendEmpty(ctx);
   });
+}
+
+/** An RFC 3339 date-time in ms, or a validation error naming expiresAt. */
+function dateTimeOf(text: string): number {
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw EdgeError.validation('expiresAt', 'expiresAt must be an RFC 3339 date-time', text);
+  return ms;
 }
 
 export function clientEnrollmentRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit): void {
