@@ -103,9 +103,10 @@ export class FramedConnection {
   /** Sends a frame; false when the connection is closed or the bounded queue is full. */
   send(frame: unknown, onWritten?: () => void): boolean {
     if (this.reason !== undefined || this.socket.destroyed) return false;
-    if (this.options.writes === 'bounded' && this.queueIsFull()) return false;
-    this.options.trace?.('send', frame);
-    return this.sendEncoded(this.options.codec.encode(frame), onWritten);
+    const sent = this.sendEncoded(this.options.codec.encode(frame), onWritten);
+    // Traced once taken: a frame the bounded queue refused was never sent.
+    if (sent) this.options.trace?.('send', frame);
+    return sent;
   }
 
   /**
