@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { allowEveryRouter } from './support/circuit-routers.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
-import { enrollRouter, ScriptedRouter, type EnrolledRouter } from './support/scripted-router.ts';
+import { welcomedScriptedRouter, type EnrolledRouter, type ScriptedRouter } from './support/scripted-router.ts';
 
 let controller: ControllerFixture;
 let admin: Record<string, string>;
@@ -18,7 +18,6 @@ let workbench: OpensslWorkbench;
 const open: ScriptedRouter[] = [];
 const routers = {} as Record<'in' | 'mid' | 'host' | 'liar', { enrolled: EnrolledRouter; channel: ScriptedRouter }>;
 let serviceId: string;
-let rid = 100;
 
 const mgmt = (path: string) => `${controller.managementApi}${path}`;
 
@@ -31,23 +30,14 @@ async function post(path: string, body: Record<string, unknown>): Promise<string
 async function router(name: string, body: Record<string, unknown>): Promise<{ enrolled: EnrolledRouter; channel: ScriptedRouter }> {
   const id = await post('/edge-routers', { name, ...body });
   const detail = await controller.http.get(mgmt(`/edge-routers/${id}`), { headers: admin });
-  const enrolled = await enrollRouter(controller, workbench, id, detail.json.data.enrollmentToken as string);
-  const channel = await ScriptedRouter.connect(controller.ctrlAddress, controller.caPem, enrolled);
-  open.push(channel);
-  channel.hello(id);
-  await channel.next('ctrl.welcome');
-  return { enrolled, channel };
+  const welcomed = await welcomedScriptedRouter(controller, workbench, id, detail.json.data.enrollmentToken as string);
+  open.push(welcomed.channel);
+  return welcomed;
 }
 
 /** A request on a router's channel; its answer. Frames on one channel are handled in order, so it also waits for them. */
 async function request(name: keyof typeof routers, body: Record<string, unknown>): Promise<any> {
-  const { channel } = routers[name];
-  const id = ++rid;
-  channel.send({ type: 'req', rid: id, body });
-  for (;;) {
-    const answer = await channel.next('res', 10_000);
-    if (answer.rid === id) return answer;
-  }
+  return routers[name].channel.request(body);
 }
 
 function links(name: keyof typeof routers, ...entries: Array<[linkId: string, to: keyof typeof routers, latencyMs: number]>): void {

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { EdgeApiSchemas } from './support/edge-api-schemas.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
-import { enrollRouter, ScriptedRouter, type EnrolledRouter } from './support/scripted-router.ts';
+import { welcomedScriptedRouter, type EnrolledRouter, type ScriptedRouter } from './support/scripted-router.ts';
 import { allowEveryRouter } from './support/circuit-routers.ts';
 
 let controller: ControllerFixture;
@@ -19,7 +19,6 @@ const schemas = EdgeApiSchemas.load('management');
 const open: ScriptedRouter[] = [];
 const routers = {} as Record<'in' | 'near' | 'far' | 'host', { enrolled: EnrolledRouter; channel: ScriptedRouter }>;
 let serviceId: string;
-let rid = 100;
 
 const mgmt = (path: string) => `${controller.managementApi}${path}`;
 
@@ -39,22 +38,13 @@ async function post(path: string, body: Record<string, unknown>): Promise<string
 async function router(name: string, body: Record<string, unknown>) {
   const id = await post('/edge-routers', { name, ...body });
   const detail = await controller.http.get(mgmt(`/edge-routers/${id}`), { headers: admin });
-  const enrolled = await enrollRouter(controller, workbench, id, detail.json.data.enrollmentToken as string);
-  const channel = await ScriptedRouter.connect(controller.ctrlAddress, controller.caPem, enrolled);
-  open.push(channel);
-  channel.hello(id);
-  await channel.next('ctrl.welcome');
-  return { enrolled, channel };
+  const welcomed = await welcomedScriptedRouter(controller, workbench, id, detail.json.data.enrollmentToken as string);
+  open.push(welcomed.channel);
+  return welcomed;
 }
 
 async function request(name: keyof typeof routers, body: Record<string, unknown>): Promise<any> {
-  const { channel } = routers[name];
-  const id = ++rid;
-  channel.send({ type: 'req', rid: id, body });
-  for (;;) {
-    const answer = await channel.next('res', 10_000);
-    if (answer.rid === id) return answer;
-  }
+  return routers[name].channel.request(body);
 }
 
 /** The terminator id of the route the controller signs for a circuit from pick-in now. */

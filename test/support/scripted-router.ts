@@ -55,6 +55,18 @@ export class ScriptedRouter {
     this.socket.write(encodeFrame(frame));
   }
 
+  /** A request on this channel; its answer. Frames on one channel are handled in order, so it also waits for them. */
+  async request(body: Record<string, unknown>, timeoutMs = 10_000): Promise<Frame> {
+    const rid = ++ScriptedRouter.lastRid;
+    this.send({ type: 'req', rid, body });
+    for (;;) {
+      const answer = await this.next('res', timeoutMs);
+      if (answer.rid === rid) return answer;
+    }
+  }
+
+  private static lastRid = 100;
+
   hello(routerId: string, extra: Record<string, unknown> = {}): void {
     this.send({ type: 'router.hello', routerId, version: 'v0.1.0-test', linkListeners: [], ...extra });
   }
@@ -143,4 +155,13 @@ export async function enrollRouter(
   if (response.status !== 200) throw new Error(`erott failed: ${response.status} ${response.text}`);
   const { cert, serverCert, ca } = response.json.data;
   return { id, certPem: cert, keyPem: clientCsr.keyPem, serverCertPem: serverCert, ca };
+}
+
+/** Enrolls the router `id` made through the Management API (its erott `token`), connects it and waits for the welcome. */
+export async function welcomedScriptedRouter(controller: ControllerFixture, workbench: OpensslWorkbench, id: string, token: string): Promise<{ enrolled: EnrolledRouter; channel: ScriptedRouter }> {
+  const enrolled = await enrollRouter(controller, workbench, id, token);
+  const channel = await ScriptedRouter.connect(controller.ctrlAddress, controller.caPem, enrolled);
+  channel.hello(id);
+  await channel.next('ctrl.welcome');
+  return { enrolled, channel };
 }
