@@ -133,9 +133,18 @@ test('coalesced writes of one tick arrive as separate frames in order; endAfterF
     await until('five frames', () => got.length === 5);
     assert.deepEqual(got, [0, 1, 2, 3, 4].map((n) => ({ n })));
     assert.deepEqual(written, [0, 1, 2, 3, 4]);
+    for (const writes of ['direct', 'coalesce'] as const) await refuseThenEnd(writes);
+  } finally {
+    await pair.close();
+  }
+});
+
+/** endAfterFlush right after a send: the peer reads the frame (also one still coalescing for this tick), then the end. */
+async function refuseThenEnd(writes: 'direct' | 'coalesce'): Promise<void> {
+  {
     const refusalPair = await socketPair();
     try {
-      const refusing = framed(refusalPair.server);
+      const refusing = framed(refusalPair.server, { writes });
       const reasons: string[] = [];
       refusing.onClose((reason) => reasons.push(reason));
       const refused = framed(refusalPair.client);
@@ -144,12 +153,10 @@ test('coalesced writes of one tick arrive as separate frames in order; endAfterF
       refusing.send({ type: 'refused' });
       refusing.endAfterFlush('told to go', 500);
       await until('the refusing end closed', () => refusing.closed && refused.closed, 2000);
-      assert.deepEqual(last, [{ type: 'refused' }], 'the last frame was written before the end');
+      assert.deepEqual(last, [{ type: 'refused' }], `the last frame was written before the end (${writes} writes)`);
       assert.deepEqual(reasons, ['told to go']);
     } finally {
       await refusalPair.close();
     }
-  } finally {
-    await pair.close();
   }
-});
+}

@@ -219,6 +219,8 @@ export class FramedConnection {
     if (this.reason !== undefined || this.endingReason !== undefined) return;
     this.endingReason = reason;
     this.heartbeat?.stop();
+    // Frames coalescing for this tick go first.
+    this.flushTick();
     this.socket.end();
     const force = setTimeout(() => this.close(reason), graceMs);
     force.unref();

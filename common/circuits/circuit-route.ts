@@ -27,6 +27,11 @@ export interface CircuitRoute {
   readonly egressFingerprint: string;
   /** Unix ms when the controller issued it: a setup older than routeSetupWindowMs is refused. */
   readonly issuedAt: number;
+  /**
+   * An SDK dialer's end-to-end encryption key (its X25519 public key, base64, from its Connect): the hosting side
+   * answers with its own in `c.ready`. Signed with the route, so no router of the path can swap it.
+   */
+  readonly dialerKey?: string;
 }
 
 /** The route as it travels: its exact text, the signature over that text and the signer's certificate chain. */
@@ -107,6 +112,11 @@ function isSignedRoute(value: unknown): value is SignedRoute {
   return typeof text === 'string' && text.length <= 64 * 1024 && typeof signature === 'string' && signature.length <= 4096 && typeof signer === 'string' && signer.length <= 64 * 1024;
 }
 
+/** An X25519 public key as routes and ready frames carry it: 32 bytes, base64. */
+export function isPublicKeyText(value: unknown): value is string {
+  return typeof value === 'string' && value.length === 44 && Buffer.from(value, 'base64').length === 32 && Buffer.from(value, 'base64').toString('base64') === value;
+}
+
 /** What is wrong with a parsed route, or undefined when it is well formed. */
 export function routeProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return 'not an object';
@@ -124,5 +134,6 @@ export function routeProblem(value: unknown): string | undefined {
   if (typeof terminator.id !== 'string' || typeof terminator.address !== 'string' || terminator.routerId !== routers[routers.length - 1]) return 'terminator';
   if (typeof route.egressFingerprint !== 'string' || !/^[0-9a-f]{40}$/.test(route.egressFingerprint)) return 'egressFingerprint';
   if (typeof route.issuedAt !== 'number' || !Number.isFinite(route.issuedAt)) return 'issuedAt';
+  if (route.dialerKey !== undefined && !isPublicKeyText(route.dialerKey)) return 'dialerKey';
   return undefined;
 }

@@ -218,7 +218,7 @@ export interface HeartbeatAck {
 export interface ControlRequest {
   readonly type: 'req';
   readonly rid: number;
-  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' } | CircuitCreateRequest;
+  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' } | CircuitCreateRequest | EdgeHelloRequest;
 }
 
 /**
@@ -234,6 +234,25 @@ export interface CircuitCreateRequest {
   readonly apiSession?: string;
   /** A new path for a live circuit whose path lost a link: the same circuit id, to the same terminator. */
   readonly resume?: { readonly circuitId: string; readonly terminatorId: string };
+  /**
+   * An SDK's Connect: the service session token (from `POST /sessions`) it dialed with, which names the service (a
+   * Dial session of the same API session); `service` may then be empty. A token that is no session is read as a
+   * service id or name, as OpenZiti's newest routers do.
+   */
+  readonly serviceSession?: string;
+  /** An SDK dialer's end-to-end encryption public key (base64, header 1003 of its Connect). */
+  readonly dialerKey?: string;
+}
+
+/**
+ * Router → controller: an SDK said hello on an edge listener with this API session token and TLS client
+ * certificate. The controller answers `{identityId, identityName, apiSessionId}` or `{refused: {code, message}}`.
+ */
+export interface EdgeHelloRequest {
+  readonly op: 'edge.hello';
+  readonly apiSession: string;
+  /** SHA-1 of the client certificate's DER, lowercase hex (absent: the client presented none). */
+  readonly certFingerprint?: string;
 }
 
 /** Why a controller refused a circuit (the `code` of `refused`). */
@@ -249,7 +268,9 @@ export type CircuitRefusalCode =
   /** No edge router policy lets the dialing identity use the ingress router. */
   | 'NO_EDGE_ROUTER_POLICY'
   /** No service edge router policy lets the service use the ingress router, or any router hosting it. */
-  | 'NO_SERVICE_EDGE_ROUTER_POLICY';
+  | 'NO_SERVICE_EDGE_ROUTER_POLICY'
+  /** The service requires end-to-end encryption and the SDK's Connect carried no public key. */
+  | 'ENCRYPTION_DATA_MISSING';
 export interface ControlResponse {
   readonly type: 'res';
   readonly rid: number;

@@ -16,9 +16,12 @@
 // the path is lost, the end is suspended (it reads nothing more); once a new path is up, each end learns how much the
 // other has received and sends the rest again (`resume`), then its `fin` again if it had sent one. Nothing is lost
 // or doubled, and neither connection notices more than a pause.
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { resetSocket } from './socket-reset.ts';
 import { FramedSocket } from '../links/framed-socket.ts';
+
+/** What an end reads and writes: a TCP or TLS socket, or an SDK's virtual connection (router/edge/sdk-connection.ts). */
+export type EndStream = Duplex & { setNoDelay(noDelay?: boolean): unknown };
 
 export type EndOutput =
   | { readonly kind: 'data'; readonly data: Buffer }
@@ -64,7 +67,7 @@ export class CircuitEnd implements EndCounters {
   private ended = false;
 
   constructor(
-    readonly socket: Socket,
+    readonly socket: EndStream,
     private readonly out: (output: EndOutput) => void,
     private readonly windowBytes = defaultWindowBytes,
   ) {}

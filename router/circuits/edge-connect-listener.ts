@@ -12,8 +12,9 @@
 // was refused too often (refusal-budget.ts). E.g.:
 //
 //   curl -p --proxy https://router1:3022 --proxy-cacert ca.pem --proxy-header "zt-session: $TOKEN" http://demo-echo/
-import { createServer, type Server } from 'node:https';
+import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import type { DialOptions } from './forwarder.ts';
@@ -77,8 +78,16 @@ export function serviceOfTarget(target: string): string | undefined {
   return match ? match[1] : undefined;
 }
 
+/** Whether a connection's first bytes are an OpenZiti channel frame (magic 03 06 09 xx) rather than HTTP. */
+export function isChannelFrameStart(first: Buffer): boolean {
+  return first[0] === 0x03 && (first.length < 2 || first[1] === 0x06);
+}
+
+/** Serves an SDK's channel on an edge listener (router/edge/sdk-edge-channel.ts). */
+export type SdkChannelHandler = (socket: TLSSocket, listener: string) => void;
+
 export class EdgeConnectListeners {
-  private readonly servers: Server[] = [];
+  private readonly servers: TlsServer[] = [];
   private readonly sockets = new Set<Socket>();
 
   constructor(
@@ -88,19 +97,42 @@ export class EdgeConnectListeners {
     private readonly logger: Logger,
     /** Refused dials per source address: beyond its budget a source is answered 429. */
     private readonly refusals: RefusalBudget = new RefusalBudget(systemClock),
+    /** SDKs speaking OpenZiti's edge protocol on the same listener, told apart by their first bytes. */
+    private readonly sdk?: SdkChannelHandler,
   ) {}
 
   async start(): Promise<void> {
     for (const spec of this.specs) {
       const name = `edge ${spec.host}:${spec.port}`;
-      const server = createServer({ cert: this.tls.certPem, key: this.tls.keyPem, minVersion: 'TLSv1.2' }, (request, response) => {
+      const http = createHttpServer((request, response) => {
         const body = JSON.stringify({ error: { code: 'METHOD_NOT_ALLOWED', message: 'this is an edge listener: CONNECT <service>:<port> with a zt-session header dials a service' } });
         response.writeHead(405, { 'content-type': 'application/json', allow: 'CONNECT' }).end(body);
         request.resume();
       });
-      server.headersTimeout = 10_000;
-      server.requestTimeout = 15_000;
-      server.on('connect', (request, socket: Socket, head: Buffer) => {
+      http.headersTimeout = 10_000;
+      http.requestTimeout = 15_000;
+      // The TLS server asks for a client certificate (an SDK proves its identity with one; a CONNECT client need not
+      // send one) and speaks ALPN `ziti-edge` (what the C SDK offers) or HTTP/1.1.
+      const server = createTlsServer({ cert: this.tls.certPem, key: this.tls.keyPem, minVersion: 'TLSv1.2', requestCert: true, rejectUnauthorized: false, ALPNProtocols: ['ziti-edge', 'http/1.1'] }, (socket) => {
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+        socket.on('error', () => undefined);
+        socket.setTimeout(10_000, () => socket.destroy());
+        socket.once('data', (first: Buffer) => {
+          socket.setTimeout(0);
+          socket.pause();
+          socket.unshift(first);
+          if (isChannelFrameStart(first)) {
+            if (this.sdk) this.sdk(socket, name);
+            else socket.destroy();
+          } else {
+            http.emit('connection', socket);
+          }
+          socket.resume();
+        });
+      });
+      server.on('tlsClientError', () => undefined);
+      http.on('connect', (request, socket: Socket, head: Buffer) => {
         this.sockets.add(socket);
         socket.once('close', () => this.sockets.delete(socket));
         socket.on('error', () => undefined);
@@ -152,7 +184,7 @@ export class EdgeConnectListeners {
       }
       server.on('error', (error) => this.logger.error('edge listener error', { listener: name, error: error.message }));
       this.servers.push(server);
-      this.logger.info('edge listener started: clients dial services with HTTP CONNECT and an API session', { address: `${spec.host}:${spec.port}` });
+      this.logger.info('edge listener started: SDKs speak the edge protocol, other clients dial services with HTTP CONNECT and an API session', { address: `${spec.host}:${spec.port}` });
     }
   }
 
@@ -167,7 +199,6 @@ export class EdgeConnectListeners {
       this.servers.splice(0).map(
         (server) =>
           new Promise<void>((resolve) => {
-            server.closeAllConnections();
             server.close(() => resolve());
           }),
       ),

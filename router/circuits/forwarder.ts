@@ -22,7 +22,6 @@
 // another are bounded per incoming link, which stops being read past a high-water mark (transit-backpressure.ts);
 // forwarder.maxCircuits and maxCircuitsPerIdentity cap the table (circuit-limits.ts).
 import { performance } from 'node:perf_hooks';
-import type { Socket } from 'node:net';
 import { routeDigest, RouteVerifier, routeSetupWindowMs, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
 import type { RouterCircuitReport } from '../../common/control-channel/control-messages.ts';
 import { DataFrame } from '../../common/framing/frame-codec.ts';
@@ -31,7 +30,7 @@ import type { Clock } from '../../common/time/clock.ts';
 import type { ForwarderConfig } from '../config/router-config.ts';
 import type { CircuitLink, LinkManagerApi } from '../links/link-manager-api.ts';
 import { verifyControllerCertificate, type ControllerTrust } from '../run/controller-identity.ts';
-import { CircuitEnd, defaultWindowBytes, type EndOutput } from './circuit-end.ts';
+import { CircuitEnd, defaultWindowBytes, type EndOutput, type EndStream } from './circuit-end.ts';
 import { readCircuitFrame, type CircuitFrame, type FailFrame, type ReadyFrame, type SetupFrame } from './circuit-frames.ts';
 import { EgressDialer } from './egress-dialer.ts';
 import { circuitLimitProblem, type CircuitLimitProblem, type CircuitLimitTable } from './circuit-limits.ts';
@@ -104,7 +103,13 @@ export interface ForwarderDeps {
   readonly hosted: () => ReadonlyMap<string, string>;
   /** `circuit.create` on the control channel (`apiSession`: dial as that API session's identity; `resume`: a new path
    * for a live circuit, to the same terminator, under the same id). */
-  readonly requestCircuit: (service: string, avoidRouters: readonly string[], apiSession?: string, resume?: { readonly circuitId: string; readonly terminatorId: string }) => Promise<unknown>;
+  readonly requestCircuit: (
+    service: string,
+    avoidRouters: readonly string[],
+    apiSession?: string,
+    resume?: { readonly circuitId: string; readonly terminatorId: string },
+    serviceSession?: string,
+  ) => Promise<unknown>;
   readonly config: ForwarderConfig;
   /** Circuits this router is the ingress of: created, deleted, failed (sent to the controller as `router.circuit`). */
   readonly report?: (report: RouterCircuit) => void;
@@ -117,10 +122,12 @@ export interface ForwarderDeps {
 export interface DialOptions {
   /** The API session token of the client dialing (edge listener); absent: the router's own identity dials. */
   readonly apiSession?: string;
+  /** An SDK's Connect: the service session token it dialed with (the controller finds the service from it). */
+  readonly serviceSession?: string;
   /** The controller (or the router) refused: the connection is the caller's to answer and close. */
   readonly onRefused?: (code: string, message: string) => void;
   /** The circuit is up; called before the connection's bytes start to flow. */
-  readonly onReady?: () => void;
+  readonly onReady?: (circuitId: string) => void;
 }
 
 export interface ForwarderStats {
@@ -218,7 +225,7 @@ export class Forwarder {
   }
 
   /** A connection for `service` arrived at a tunnel listener (accepted paused): route it, or close it. */
-  async dial(service: string, socket: Socket, listener: string, options: DialOptions = {}): Promise<void> {
+  async dial(service: string, socket: EndStream, listener: string, options: DialOptions = {}): Promise<void> {
     const startedAt = performance.now();
     const avoid: string[] = [];
     socket.on('error', () => undefined);
@@ -230,7 +237,7 @@ export class Forwarder {
       if (full) return this.limited(socket, service, listener, full, options);
       let answer: unknown;
       try {
-        answer = await this.deps.requestCircuit(service, [...avoid], options.apiSession);
+        answer = await this.deps.requestCircuit(service, [...avoid], options.apiSession, undefined, options.serviceSession);
       } catch (error) {
         this.refused(socket, service, listener, 'CONTROLLER_UNAVAILABLE', (error as Error).message, options);
         return;
@@ -275,7 +282,7 @@ export class Forwarder {
 
   // ---- ingress ------------------------------------------------------------------------------------------------
 
-  private async build(route: CircuitRoute, signed: SignedRoute, socket: Socket, options: DialOptions, startedAt: number): Promise<SetupResult> {
+  private async build(route: CircuitRoute, signed: SignedRoute, socket: EndStream, options: DialOptions, startedAt: number): Promise<SetupResult> {
     if (route.routers[0] !== this.deps.routerId) return { ok: false, reason: 'the route does not start at this router' };
     if (this.circuits.has(route.circuitId)) return { ok: false, reason: 'circuit id already in use' };
     if (route.routers.length === 1) return this.buildLocal(route, socket, options, startedAt);
@@ -293,7 +300,7 @@ export class Forwarder {
           if (socket.destroyed) {
             this.teardown(circuit, 0, 'the client went away during setup', false);
           } else {
-            options.onReady?.();
+            options.onReady?.(route.circuitId);
             this.attach(circuit, 0, socket);
             this.created(circuit, startedAt);
           }
@@ -305,12 +312,12 @@ export class Forwarder {
   }
 
   /** The terminator is on this router: both ends here, no link. */
-  private async buildLocal(route: CircuitRoute, socket: Socket, options: DialOptions, startedAt: number): Promise<SetupResult> {
+  private async buildLocal(route: CircuitRoute, socket: EndStream, options: DialOptions, startedAt: number): Promise<SetupResult> {
     const problem = this.hostingProblem(route);
     if (problem) return { ok: false, reason: problem, avoid: this.deps.routerId };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'end', end: undefined }]);
     if (options.apiSession !== undefined) circuit.apiSession = options.apiSession;
-    let server: Socket;
+    let server: EndStream;
     try {
       server = await this.dialer.dial(route.terminator.address);
     } catch (error) {
@@ -323,7 +330,7 @@ export class Forwarder {
       this.circuits.delete(circuit.id);
       return { ok: true };
     }
-    options.onReady?.();
+    options.onReady?.(route.circuitId);
     this.attach(circuit, 1, server);
     this.attach(circuit, 0, socket);
     this.created(circuit, startedAt);
@@ -365,7 +372,7 @@ export class Forwarder {
   };
 
   /** A connection refused at a circuit cap: `circuit refused` names the code and the config key. */
-  private limited(socket: Socket, service: string, listener: string, problem: CircuitLimitProblem, options: DialOptions): void {
+  private limited(socket: EndStream, service: string, listener: string, problem: CircuitLimitProblem, options: DialOptions): void {
     this.counts.limitRefusals++;
     this.deps.logger.warn('circuit refused', { service, listener, code: problem.code, reason: problem.message, limit: problem.limit });
     this.counts.failed++;
@@ -373,7 +380,7 @@ export class Forwarder {
     else socket.destroy();
   }
 
-  private refused(socket: Socket, service: string, listener: string, code: string, reason: string, options: DialOptions): void {
+  private refused(socket: EndStream, service: string, listener: string, code: string, reason: string, options: DialOptions): void {
     this.counts.failed++;
     this.deps.logger.warn('circuit refused', { service, listener, code, reason });
     if (options.onRefused) options.onRefused(code, reason);
@@ -705,7 +712,7 @@ export class Forwarder {
     return circuit;
   }
 
-  private attach(circuit: Circuit, index: 0 | 1, socket: Socket): void {
+  private attach(circuit: Circuit, index: 0 | 1, socket: EndStream): void {
     const side = circuit.sides[index];
     if (side.kind !== 'end') throw new Error('not an end');
     const end = new CircuitEnd(

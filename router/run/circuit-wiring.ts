@@ -5,6 +5,7 @@ import type { StopStack } from '../../common/lifecycle/stop-stack.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
+import { sdkChannelHandler } from '../edge/sdk-channels.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
 import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
 import type { RouterConfig, TunnelListenerConfig } from '../config/router-config.ts';
@@ -53,8 +54,15 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
     controllerMembers: wiring.controllerMembers,
     identity: { certPem: identity.certPem, keyPem: identity.keyPem },
     hosted: () => wiring.terminators.hosted,
-    requestCircuit: (service, avoidRouters, apiSession, resume) =>
-      channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}), ...(apiSession ? { apiSession } : {}), ...(resume ? { resume } : {}) }),
+    requestCircuit: (service, avoidRouters, apiSession, resume, serviceSession) =>
+      channel.request({
+        op: 'circuit.create',
+        service,
+        ...(avoidRouters.length > 0 ? { avoidRouters } : {}),
+        ...(apiSession ? { apiSession } : {}),
+        ...(resume ? { resume } : {}),
+        ...(serviceSession ? { serviceSession } : {}),
+      }),
     config: config.forwarder,
     report: (circuit) => reports.offer({ type: 'router.circuit', ...circuit }),
     clock: wiring.clock,
@@ -86,7 +94,8 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
     await interceptor.modelChanged(wiring.holder.current.model);
   }
   const edgeSpecs = (config.listeners ?? []).flatMap((listener) => (listener.binding === 'edge' && listener.bind.protocol === 'tls' ? [{ host: listener.bind.host, port: listener.bind.port }] : []));
-  const edgeConnect = new EdgeConnectListeners(edgeSpecs, { certPem: identity.serverCertPem, keyPem: identity.serverKeyPem }, forwarder, listenerLog);
+  const sdk = sdkChannelHandler({ routerId, channel, forwarder, logger: listenerLog });
+  const edgeConnect = new EdgeConnectListeners(edgeSpecs, { certPem: identity.serverCertPem, keyPem: identity.serverKeyPem }, forwarder, listenerLog, undefined, sdk);
   await edgeConnect.start();
   stack.push('edge listeners', () => edgeConnect.stop());
   return { forwarder, revocation, reports, interceptors };

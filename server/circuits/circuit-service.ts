@@ -2,7 +2,7 @@
 // their links: in memory here and on the other controllers, asked at most once a `presenceCacheMs`), lets the planner
 // decide, and signs the route for the routers on the path. Nothing is written: no raft command per circuit.
 import { randomBytes } from 'node:crypto';
-import { circuitIdPattern, RouteSigner, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
+import { circuitIdPattern, isPublicKeyText, RouteSigner, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
 import type { CircuitRefusalCode } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
@@ -20,6 +20,8 @@ import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { linkGraph, type RouterLinkReport } from './circuit-paths.ts';
 import { planCircuit } from './circuit-planner.ts';
+import { serviceOfSession } from './service-session-lookup.ts';
+import { checkEdgeHello, type EdgeHelloAnswer } from './edge-client-check.ts';
 
 export type CircuitAnswer = { readonly route: SignedRoute } | { readonly refused: { readonly code: CircuitRefusalCode; readonly message: string } };
 
@@ -83,22 +85,27 @@ export class CircuitService {
     this.sessionDialer = dialer;
   }
 
+  /** An SDK's hello at a router's edge listener (edge-client-check.ts). */
+  edgeHello(routerId: string, request: unknown): EdgeHelloAnswer {
+    return checkEdgeHello(this.deps.store, this.sessionDialer, routerId, request);
+  }
+
   /** A router's request (not yet checked: it came off the wire). */
   async create(routerId: string, request: unknown): Promise<CircuitOutcome> {
-    const body = request as { service?: unknown; avoidRouters?: unknown; apiSession?: unknown; resume?: { circuitId?: unknown; terminatorId?: unknown } } | null;
+    const body = request as { service?: unknown; avoidRouters?: unknown; apiSession?: unknown; serviceSession?: unknown; dialerKey?: unknown; resume?: { circuitId?: unknown; terminatorId?: unknown } } | null;
     // A new path for a live circuit: the same id, to the same terminator (the egress holds the connection).
     const resume =
       typeof body?.resume?.circuitId === 'string' && circuitIdPattern.test(body.resume.circuitId) && typeof body.resume.terminatorId === 'string'
         ? { circuitId: body.resume.circuitId, terminatorId: body.resume.terminatorId }
         : undefined;
-    const serviceText = typeof body?.service === 'string' ? body.service : '';
+    let serviceText = typeof body?.service === 'string' ? body.service : '';
     const avoid = Array.isArray(body?.avoidRouters) ? body.avoidRouters.filter((id): id is string => typeof id === 'string').slice(0, 64) : [];
-    if (serviceText === '' || serviceText.length > 512) {
+    const serviceSession = typeof body?.serviceSession === 'string' && body.serviceSession !== '' && body.serviceSession.length <= 1024 ? body.serviceSession : undefined;
+    if ((serviceText === '' && serviceSession === undefined) || serviceText.length > 512) {
       return { routerId, service: serviceText.slice(0, 64), answer: { refused: { code: 'INVALID_REQUEST', message: 'circuit.create needs a service name' } } };
     }
     const { store } = this.deps;
     const services = store.table<Service>(serviceTables.services);
-    const service = services.findUnique('name', serviceText) ?? services.get(serviceText);
     const router = store.table<EdgeRouter>(routerTables.edgeRouters).get(routerId);
     let holder: RoleHolder = { id: routerId, roleAttributes: router?.roleAttributes ?? [] };
     let posture: PostureState = { isMfaComplete: false };
@@ -112,6 +119,13 @@ export class CircuitService {
       posture = resolved.posture;
       apiSessionId = resolved.sessionId;
     }
+    if (serviceSession !== undefined) {
+      const named = serviceOfSession(store, serviceSession, apiSessionId);
+      if (!named.ok) return { routerId, service: serviceText, answer: { refused: { code: named.code, message: named.message } }, ...(client ? { identityId: holder.id } : {}) };
+      serviceText = named.service;
+    }
+    const service = services.findUnique('name', serviceText) ?? services.get(serviceText);
+    const dialerKey = isPublicKeyText(body?.dialerKey) ? body.dialerKey : undefined;
     const routerRows = store.table<EdgeRouter>(routerTables.edgeRouters).all();
     const identityRouters = routersForIdentity(holder, { routers: routerRows, policies: store.table<EdgeRouterPolicy>(edgeRouterPolicyTables.edgeRouterPolicies).all() });
     const serviceRouters = service ? routersForService(service, store.table<ServiceEdgeRouterPolicy>(edgeRouterPolicyTables.serviceEdgeRouterPolicies).all(), routerRows) : new Set<string>();
@@ -143,6 +157,12 @@ export class CircuitService {
         ...(client ? { identityId: holder.id } : {}),
       };
     }
+    // OpenZiti's rule for an SDK's dial: a service that requires encryption needs the dialer's key (the answer is
+    // the real controller's text). Edge clients without an SDK (CONNECT) and routers' own dials carry none.
+    if (service!.encryptionRequired && serviceSession !== undefined && dialerKey === undefined) {
+      const refused = { code: 'ENCRYPTION_DATA_MISSING' as const, message: 'encryption required on service, initiator did not send public header' };
+      return { routerId, service: serviceText, serviceId: service!.id, answer: { refused }, ...(client ? { identityId: holder.id } : {}) };
+    }
     // The egress signs its `c.ready` with the certificate it enrolled with; the route tells the ingress which one.
     const egressId = plan.path.routers[plan.path.routers.length - 1]!;
     const egressFingerprint = store.table<EdgeRouter>(routerTables.edgeRouters).get(egressId)?.fingerprint;
@@ -161,6 +181,7 @@ export class CircuitService {
       controllerId: this.deps.controllerId,
       egressFingerprint,
       issuedAt: now,
+      ...(dialerKey !== undefined ? { dialerKey } : {}),
     };
     return {
       routerId,

@@ -154,6 +154,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       }
       return answer;
     },
+    edgeHello: (routerId, request) => circuits!.edgeHello(routerId, request),
     logger: deps.logger,
     clock,
     timing,

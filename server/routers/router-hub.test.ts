@@ -62,6 +62,7 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
   const hub = new RouterHub({
     circuitReport: (routerId, report) => circuitReports.push([routerId, report]),
     createCircuit: async (routerId, request) => ({ refused: { code: 'NO_PATH', message: `asked by ${routerId}: ${JSON.stringify(request)}` } }),
+    edgeHello: (routerId) => ({ refused: { code: 'INVALID_SESSION', message: `asked by ${routerId}` } }),
     hostedServices: (id) => hosted.get(id) ?? new Map(),
     terminators,
     controllerId: 'c1',

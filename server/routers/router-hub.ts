@@ -68,6 +68,8 @@ export interface RouterHubDeps {
   readonly liveCircuits?: (routerId: string, frame: unknown) => void;
   /** A router's `circuit.create` request; the answer goes back as the response's value. */
   readonly createCircuit: (routerId: string, request: unknown) => Promise<unknown>;
+  /** A router's `edge.hello` request (an SDK's hello on its edge listener); the answer goes back as the value. */
+  readonly edgeHello: (routerId: string, request: unknown) => unknown;
   readonly logger: Logger;
   readonly clock: Clock;
   readonly timing: RouterHubTiming;
@@ -298,7 +300,8 @@ export class RouterHub implements RouterChannelOwner {
           channel.send({ type: 'res', rid, ok: false, error: 'the controller could not decide the circuit' });
         },
       );
-    } else channel.send({ type: 'res', rid, ok: false, error: `unknown request ${JSON.stringify(op ?? null)}` });
+    } else if (op === 'edge.hello') channel.send({ type: 'res', rid, ok: true, value: this.deps.edgeHello(channel.hello!.routerId, request.body) });
+    else channel.send({ type: 'res', rid, ok: false, error: `unknown request ${JSON.stringify(op ?? null)}` });
   }
 
   /** A router's links: kept for paths; a change of the set (not of latencies) is announced. */

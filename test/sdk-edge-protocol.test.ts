@@ -1,0 +1,215 @@
+// OpenZiti's edge protocol on a real router's edge listener, across real processes: a controller and a router
+// (`./edgeward router enroll`, `./edgeward router run`) that hosts an echo service through its tunnel listener. An
+// identity enrolled with a one-time token logs in with its certificate, opens a Dial session, and speaks the wire
+// protocol to the router's edge listener as an SDK does (v2 frames: hello with the API session token, Connect with
+// the session token, Data, FIN, StateClosed), beside HTTP CONNECT on the same port.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { EdgeFrameReader, encodeEdgeMessage, type EdgeMessage } from '../common/edge-protocol/edge-frame-codec.ts';
+import { headerValue, readHeader } from '../common/edge-protocol/header-values.ts';
+import { circuitRouterYaml, enrollRouterProcess, managementPoster, allowEveryRouter, startWelcomedRouter } from './support/circuit-routers.ts';
+import { ControllerFixture } from './support/controller-fixture.ts';
+import { freePort } from './support/free-port.ts';
+import { OpensslWorkbench } from './support/openssl-workbench.ts';
+import type { RouterRun } from './support/router-fixture.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'edgeward-sdk-edge-'));
+let controller: ControllerFixture;
+let admin: Record<string, string>;
+let workbench: OpensslWorkbench;
+let echo: Server;
+let router: RouterRun;
+let edgePort: number;
+let dialer: { cert: string; key: string; token: string };
+
+const post = (path: string, body: Record<string, unknown>): Promise<string> => managementPoster(controller, admin)(path, body);
+
+/** An identity enrolled by one-time token with an openssl key, logged in with its certificate. */
+async function certIdentity(name: string, roles: string[]): Promise<{ cert: string; key: string; token: string }> {
+  const id = await post('/identities', { name, type: 'Device', isAdmin: false, roleAttributes: roles, enrollment: { ott: true } });
+  const detail = await controller.http.get(`${controller.managementApi}/identities/${id}`, { headers: admin });
+  const { keyFile, csrPem } = await workbench.keyAndCsr(name);
+  const enrolled = await controller.http.post(`${controller.clientApi}/enroll/ott?token=${encodeURIComponent(detail.json.data.enrollment.ott.token)}`, { headers: { 'content-type': 'application/x-pem-file', accept: 'application/x-pem-file' }, rawBody: csrPem });
+  assert.equal(enrolled.status, 200, enrolled.text);
+  const cert = enrolled.text;
+  const key = readFileSync(keyFile, 'utf8');
+  const login = await controller.http.post(`${controller.clientApi}/authenticate?method=cert`, { body: {}, cert, key });
+  assert.equal(login.status, 200, login.text);
+  return { cert, key, token: login.json.data.token as string };
+}
+
+async function dialSession(identity: { token: string }, serviceId: string): Promise<string> {
+  const response = await controller.http.post(`${controller.clientApi}/sessions`, { headers: { 'zt-session': identity.token }, body: { serviceId, type: 'Dial' } });
+  assert.equal(response.status, 201, response.text);
+  return response.json.data.token as string;
+}
+
+/** A minimal SDK end of the wire: frames out, frames in (each wait bounded). */
+class WireClient {
+  private readonly reader = new EdgeFrameReader();
+  private readonly frames: EdgeMessage[] = [];
+  private waiter: (() => void) | undefined;
+  private sequence = 0;
+  closed = false;
+
+  private constructor(readonly socket: TLSSocket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.reader.append(chunk);
+      for (let frame = this.reader.next(); frame; frame = this.reader.next()) this.frames.push(frame);
+      this.waiter?.();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.waiter?.();
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static open(identity: { cert: string; key: string } | undefined): Promise<WireClient> {
+    return new Promise((resolve, reject) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: edgePort, ca: controller.caPem, servername: 'localhost', ALPNProtocols: ['ziti-edge'], ...(identity ? { cert: identity.cert, key: identity.key } : {}) }, () => resolve(new WireClient(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  send(contentType: number, headers: Array<[number, Buffer]>, body: Buffer | string = Buffer.alloc(0), sequence = ++this.sequence): number {
+    this.socket.write(encodeEdgeMessage({ contentType, sequence, headers: new Map(headers), body: Buffer.from(body) }));
+    return sequence;
+  }
+
+  /** The next frame that `matches` (10 s), or undefined when the channel closed first. */
+  async next(matches: (frame: EdgeMessage) => boolean, what: string): Promise<EdgeMessage | undefined> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const index = this.frames.findIndex(matches);
+      if (index >= 0) return this.frames.splice(index, 1)[0];
+      if (this.closed) return undefined;
+      if (Date.now() > deadline) throw new Error(`no ${what} within 10 s`);
+      await new Promise<void>((resolve) => {
+        this.waiter = resolve;
+        setTimeout(resolve, 200);
+      });
+    }
+  }
+
+  async hello(token: string): Promise<EdgeMessage | undefined> {
+    this.send(0, [[1002, headerValue.string(token)]], 'edgeward-test', -1);
+    return this.next((frame) => frame.contentType === 2, 'hello result');
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+const replyTo = (sequence: number) => (frame: EdgeMessage) => readHeader.int32(frame.headers.get(1)) === sequence;
+
+before(async () => {
+  controller = await ControllerFixture.create();
+  admin = { 'zt-session': await controller.adminToken() };
+  workbench = new OpensslWorkbench(join(root, 'certs'));
+  echo = createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.pipe(socket);
+  });
+  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', () => resolve()));
+  const echoPort = (echo.address() as { port: number }).port;
+  edgePort = await freePort();
+  const yaml = circuitRouterYaml({ ctrlAddress: controller.ctrlAddress, edgePort, tunnel: '{mode: host}', tail: '' });
+  const { config } = await enrollRouterProcess(controller, admin, join(root, 'r1'), yaml, 'r1', { isTunnelerEnabled: true, roleAttributes: ['hosting'] });
+  const hostConfig = await post('/configs', { name: 'echo-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port: echoPort } });
+  await post('/services', { name: 'echo', encryptionRequired: false, roleAttributes: ['echo'], configs: [hostConfig] });
+  await post('/services', { name: 'other', encryptionRequired: false, roleAttributes: [], configs: [hostConfig] });
+  await post('/service-policies', { name: 'bind-echo', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosting'], serviceRoles: ['#echo'], postureCheckRoles: [] });
+  await post('/service-policies', { name: 'dial-echo', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: ['#echo'], postureCheckRoles: [] });
+  await allowEveryRouter(post, 'sdk');
+  router = await startWelcomedRouter(config, 'r1 welcomed');
+  dialer = await certIdentity('sdk-dialer', ['dialer']);
+});
+
+after(async () => {
+  await router?.stop();
+  echo?.close();
+  await controller?.dispose();
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('an SDK says hello with its API session and certificate, dials the service with Connect, and data echoes through the circuit with half-close', async () => {
+  const services = await controller.http.get(`${controller.clientApi}/services?filter=${encodeURIComponent('name="echo"')}`, { headers: { 'zt-session': dialer.token } });
+  const serviceId = services.json.data[0].id as string;
+  const sessionToken = await dialSession(dialer, serviceId);
+  const client = await WireClient.open(dialer);
+  const result = await client.hello(dialer.token);
+  assert.ok(result, 'the hello is answered');
+  assert.equal(readHeader.bool(result.headers.get(2)), true, result.body.toString());
+  assert.equal(readHeader.int32(result.headers.get(1)), -1, 'the result answers the hello sequence');
+  assert.match(readHeader.string(result.headers.get(4)) ?? '', /^v[^|]+\|[^|]*\|[^|]*\|linux\|/);
+
+  // A latency probe is answered with its reflected header.
+  const probe = client.send(3, [[128, headerValue.uint64(0x0102030405060708n)]]);
+  const probed = await client.next(replyTo(probe), 'latency result');
+  assert.equal(readHeader.uint64(probed?.headers.get(128)), 0x0102030405060708n);
+
+  const connect = client.send(60783, [[1000, headerValue.uint32(7)]], sessionToken);
+  const connected = await client.next(replyTo(connect), 'connect reply');
+  assert.equal(connected?.contentType, 60784, `StateConnected, not ${connected?.contentType}: ${connected?.body.toString()}`);
+  assert.equal(readHeader.uint32(connected.headers.get(1000)), 7);
+  assert.ok((readHeader.string(connected.headers.get(1026)) ?? '').length > 0, 'the circuit id is sent');
+
+  const chunks = [Buffer.alloc(30_000, 1), Buffer.alloc(31_000, 2), Buffer.from('end of request')];
+  for (const chunk of chunks) client.send(60786, [[1000, headerValue.uint32(7)]], chunk);
+  client.send(60786, [[1000, headerValue.uint32(7)], [1010, headerValue.uint32(1)]]);
+  const expected = Buffer.concat(chunks);
+  const received: Buffer[] = [];
+  let finished = false;
+  while (!finished) {
+    const frame = await client.next((candidate) => candidate.contentType === 60786 || candidate.contentType === 60785, 'echoed data');
+    assert.ok(frame, 'the channel stays open');
+    assert.equal(frame.contentType, 60786, `data, not a close: ${frame.body.toString()}`);
+    assert.equal(readHeader.uint32(frame.headers.get(1000)), 7);
+    received.push(frame.body);
+    finished = ((readHeader.uint32(frame.headers.get(1010)) ?? 0) & 1) === 1;
+  }
+  assert.ok(Buffer.concat(received).equals(expected), 'every byte echoed, in order, then the echo server half-closed');
+  const closed = await client.next((frame) => frame.contentType === 60785, 'state closed');
+  assert.equal(readHeader.uint32(closed?.headers.get(1000)), 7, 'the router closes the connection once both sides finished');
+  client.close();
+});
+
+test('a Connect the controller refuses is answered StateClosed with the edge error code SDKs act on; a hello without a valid session or certificate is refused', async () => {
+  const client = await WireClient.open(dialer);
+  assert.equal(readHeader.bool((await client.hello(dialer.token))?.headers.get(2)), true);
+  // A token that is no session and no service.
+  const bogus = client.send(60783, [[1000, headerValue.uint32(1)]], 'not-a-session');
+  const refused = await client.next(replyTo(bogus), 'refusal');
+  assert.equal(refused?.contentType, 60785);
+  assert.equal(readHeader.uint32(refused.headers.get(1014)), 3, refused.body.toString());
+  assert.equal(JSON.parse(refused.headers.get(1033)!.toString()).retryHint, 2);
+  // A service the identity may not dial, named by id: hidden as "not found".
+  const others = await controller.http.get(`${controller.managementApi}/services?filter=${encodeURIComponent('name="other"')}`, { headers: admin });
+  const denied = client.send(60783, [[1000, headerValue.uint32(2)]], others.json.data[0].id as string);
+  const hidden = await client.next(replyTo(denied), 'refusal');
+  assert.equal(hidden?.contentType, 60785);
+  assert.equal(readHeader.uint32(hidden.headers.get(1014)), 6, hidden.body.toString());
+  // No connId.
+  const noId = client.send(60783, [], 'x');
+  assert.equal((await client.next(replyTo(noId), 'refusal'))?.body.toString(), 'connId not set, required');
+  client.close();
+
+  const wrongToken = await WireClient.open(dialer);
+  const rejected = await wrongToken.hello('not-a-token');
+  assert.equal(readHeader.bool(rejected?.headers.get(2)), false);
+  assert.equal(readHeader.uint32(rejected?.headers.get(13)), 2);
+  wrongToken.close();
+
+  const noCertificate = await WireClient.open(undefined);
+  const noCert = await noCertificate.hello(dialer.token);
+  assert.equal(readHeader.bool(noCert?.headers.get(2)), false);
+  assert.match(noCert!.body.toString(), /certificate/);
+  noCertificate.close();
+});
