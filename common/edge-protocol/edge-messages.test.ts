@@ -191,8 +191,14 @@ test('round trips: every builder reads back through its parser and through parse
     { sequence: 22, replyFor: 21, connId: 9, hops: 1, timestamp: 1000n, hopType: 'er', hopId: 'router-a', sourceRequestId: 4, uuid },
   );
 
-  const kinds = [connect, closed, dial, success, bind, bound, update, trace, buildMessage.hello({ sessionToken: 't' }), buildMessage.latencyProbe({ sequence: 1, timestamp: 1n })].map((m) => parseAnyMessage(m).kind);
-  assert.deepEqual(kinds, ['connect', 'stateClosed', 'dial', 'dialSuccess', 'bind', 'stateConnected', 'updateToken', 'traceRoute', 'hello', 'latencyProbe']);
+  const v2 = buildMessage.connectV2({ sequence: 23, connId: 10, service: 'web', serviceIdentifier: 'name', publicKey: key, callerId: 'alice' });
+  assert.equal(v2.body.length, 0);
+  assert.deepEqual(parseMessage.connectV2(decodeOne(frame(v2))), { sequence: 23, connId: 10, service: 'web', serviceIdentifier: 'name', publicKey: key, cryptoMethod: 'libsodium', callerId: 'alice', useXgressToSdk: false });
+  assert.throws(() => parseMessage.connectV2({ ...v2, headers: new Map([[1000, headerValue.uint32(1)]]) }), /connectV2, header 1036: the service is missing/);
+  assert.throws(() => parseMessage.connectV2({ ...v2, headers: new Map([...v2.headers, [1037, Buffer.from([2])]]) }), /service identifier type 2/);
+
+  const kinds = [v2, connect, closed, dial, success, bind, bound, update, trace, buildMessage.hello({ sessionToken: 't' }), buildMessage.latencyProbe({ sequence: 1, timestamp: 1n })].map((m) => parseAnyMessage(m).kind);
+  assert.deepEqual(kinds, ['connectV2', 'connect', 'stateClosed', 'dial', 'dialSuccess', 'bind', 'stateConnected', 'updateToken', 'traceRoute', 'hello', 'latencyProbe']);
   assert.deepEqual(parseAnyMessage({ contentType: 10900, sequence: 3, headers: new Map(), body: Buffer.alloc(0) }), { kind: 'unknown', contentType: 10900, sequence: 3 });
 });
 
@@ -291,6 +297,13 @@ test('builders refuse what would go on the wire wrong: widths out of range, a ke
   }
 });
 
+/** The parsers of a content type, called directly so that nothing wraps what they throw (a Result has three). */
+function parsersFor(contentType: number): (keyof typeof parseMessage)[] {
+  if (contentType === channelContentType.result) return ['result', 'helloResult', 'latencyResult'];
+  if (contentType === channelContentType.latency) return ['latencyProbe'];
+  return (Object.keys(parseMessage) as (keyof typeof parseMessage)[]).filter((name) => contentTypeName(contentType) === name);
+}
+
 test('hostile bytes: random headers on every content type give a parsed message or an EdgeMessageError, nothing else', () => {
   let state = 0x2545f491;
   const random = (below: number) => {
@@ -308,12 +321,19 @@ test('hostile bytes: random headers on every content type give a parsed message 
     for (let h = random(8); h > 0; h--) headers.set(ids[random(ids.length)]!, Buffer.from(Array.from({ length: random(3) === 0 ? random(40) : [0, 1, 2, 4, 8, 32][random(6)]! }, () => random(256))));
     const body = Buffer.from(Array.from({ length: random(12) }, () => random(256)));
     const message = decodeOne(frame({ contentType: types[random(types.length)]!, sequence: random(1000) - 1, headers, body }));
+    for (const name of parsersFor(message.contentType)) {
+      try {
+        (parseMessage[name] as (m: EdgeMessage) => unknown)(message);
+        parsed++;
+      } catch (error) {
+        assert.ok(error instanceof EdgeMessageError, `${name}: only EdgeMessageError, not ${String(error)}`);
+        refused++;
+      }
+    }
     try {
       parseAnyMessage(message);
-      parsed++;
     } catch (error) {
-      assert.ok(error instanceof EdgeMessageError, `only EdgeMessageError, not ${String(error)}`);
-      refused++;
+      assert.ok(error instanceof EdgeMessageError, `parseAnyMessage: only EdgeMessageError, not ${String(error)}`);
     }
   }
   assert.ok(parsed > 100 && refused > 100, `both outcomes seen (parsed ${parsed}, refused ${refused})`);

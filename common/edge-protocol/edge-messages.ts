@@ -4,7 +4,7 @@
 //
 // API (all pure):
 //   buildMessage.<name>(fields) → EdgeMessage     hello, helloResult, result, latencyProbe, latencyResult, connect,
-//       stateConnected, stateClosed, data, fin, dial, dialSuccess, dialFailed, bind, unbind, updateBind, healthEvent,
+//       connectV2, stateConnected, stateClosed, data, fin, dial, dialSuccess, dialFailed, bind, unbind, updateBind, healthEvent,
 //       bindSuccess, connInspectRequest, connInspectResponse, updateToken, updateTokenSuccess, updateTokenFailure,
 //       traceRoute, traceRouteResponse. The caller gives each its frame sequence (the channel's counter; -1 for hello).
 //   parseMessage.<name>(message) → typed fields   the same names; throws EdgeMessageError on a wrong content type or a
@@ -20,7 +20,7 @@
 // 1001 optional everywhere; anything else malformed is refused.
 import { channelContentType, contentTypeName, edgeContentType } from './edge-content-types.ts';
 import type { EdgeMessage } from './edge-frame-codec.ts';
-import { channelHeader, connType as connTypes, decodeCapabilityMask, edgeHeader, encodeCapabilityMask, precedence as precedences, type PrecedenceName } from './edge-headers.ts';
+import { channelHeader, connType as connTypes, decodeCapabilityMask, edgeHeader, encodeCapabilityMask, precedence as precedences, serviceIdentifierType as serviceIdentifierTypes, type PrecedenceName } from './edge-headers.ts';
 import { headerValue } from './header-values.ts';
 
 export class EdgeMessageError extends Error {
@@ -195,6 +195,30 @@ export const buildMessage = {
       .set(edgeHeader.useXgressToSdk, headerValue.bool(fields.useXgressToSdk ?? false));
     if (fields.publicKey) headers.set(edgeHeader.publicKey, checkedKey(fields.publicKey)).set(edgeHeader.cryptoMethod, headerValue.byte(0));
     return message(edgeContentType.connect, fields.sequence, headers, Buffer.from(fields.token, 'utf8'));
+  },
+
+  /** SDK → router (newest Go SDKs, OIDC API sessions only): a sessionless dial naming the service by id or name; empty body. */
+  connectV2(fields: {
+    sequence: number;
+    connId: number;
+    service: string;
+    serviceIdentifier: 'id' | 'name';
+    publicKey?: Buffer;
+    terminatorIdentity?: string;
+    callerId?: string;
+    appData?: Buffer;
+    stickinessToken?: Buffer;
+  }): EdgeMessage {
+    const headers = perConnection(fields.connId)
+      .set(edgeHeader.serviceId, headerValue.string(fields.service))
+      .set(edgeHeader.serviceIdentifierType, headerValue.byte(serviceIdentifierTypes[fields.serviceIdentifier]))
+      .set(edgeHeader.terminatorIdentity, text(fields.terminatorIdentity))
+      .set(edgeHeader.callerId, text(fields.callerId))
+      .set(edgeHeader.appData, fields.appData)
+      .set(edgeHeader.stickinessToken, fields.stickinessToken)
+      .set(edgeHeader.useXgressToSdk, headerValue.bool(false));
+    if (fields.publicKey) headers.set(edgeHeader.publicKey, checkedKey(fields.publicKey)).set(edgeHeader.cryptoMethod, headerValue.byte(0));
+    return message(edgeContentType.connectV2, fields.sequence, headers);
   },
 
   /** Router → SDK: the reply to Connect (1026 circuit, 1003 host key) or to Bind; 1012 = true when the request asked. */
@@ -618,6 +642,27 @@ export const parseMessage = {
     });
   },
 
+  /** ConnectV2: the service (1036, required) by id or name (1037: 0 id, the default; 1 name). */
+  connectV2(m: EdgeMessage) {
+    const r = new HeaderReader(m, edgeContentType.connectV2);
+    const service = r.string(edgeHeader.serviceId);
+    if (!service) r.fail(edgeHeader.serviceId, 'the service is missing');
+    const type = r.byte(edgeHeader.serviceIdentifierType) ?? serviceIdentifierTypes.id;
+    if (type !== serviceIdentifierTypes.id && type !== serviceIdentifierTypes.name) r.fail(edgeHeader.serviceIdentifierType, `service identifier type ${type} is not 0 (id) or 1 (name)`);
+    return defined({
+      ...connection(r),
+      service,
+      serviceIdentifier: type === serviceIdentifierTypes.name ? ('name' as const) : ('id' as const),
+      publicKey: r.publicKey(),
+      cryptoMethod: r.cryptoMethod(),
+      terminatorIdentity: r.string(edgeHeader.terminatorIdentity),
+      callerId: r.string(edgeHeader.callerId),
+      appData: r.raw(edgeHeader.appData),
+      stickinessToken: r.raw(edgeHeader.stickinessToken),
+      useXgressToSdk: r.bool(edgeHeader.useXgressToSdk) ?? false,
+    });
+  },
+
   stateConnected(m: EdgeMessage) {
     const r = new HeaderReader(m, edgeContentType.stateConnected);
     return defined({
@@ -778,6 +823,7 @@ const parserByContentType = new Map<number, Exclude<keyof Parsers, 'helloResult'
   [channelContentType.result, 'result'],
   [channelContentType.latency, 'latencyProbe'],
   [edgeContentType.connect, 'connect'],
+  [edgeContentType.connectV2, 'connectV2'],
   [edgeContentType.stateConnected, 'stateConnected'],
   [edgeContentType.stateClosed, 'stateClosed'],
   [edgeContentType.data, 'data'],
