@@ -7,9 +7,10 @@
 # endpoint with 100k identities and its first paint in Chromium (bench/dashboard-bench.ts), then throughput and added
 # latency of 1 and 16 connections through the overlay (a proxy-mode router, a link, a hosting router) against a direct
 # loopback connection and against socat forwarding (bench/overlay-bench.ts), then the raft simulator's seeds per second
-# on one worker thread and on every CPU, and its planted-bug suite (bench/raft-sim-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim]   (all, the default, runs
-# the eight, in that order, and stops at the first failure)
+# on one worker thread and on every CPU, and its planted-bug suite (bench/raft-sim-bench.ts), then end-to-end
+# encryption of 64 KiB Data bodies against a plain copy of them (bench/e2e-crypto-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto]   (all, the
+# default, runs the nine, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_RAFT_THREAD=1 runs the cluster step with `cluster.raftThread: true`; BENCH_PIN and
@@ -22,7 +23,8 @@
 # BENCH_OVERLAY_ROUNDS (1 to 9, default 3), BENCH_OVERLAY_SECONDS (default 5) and BENCH_OVERLAY_LATENCY_SECONDS
 # (default 3), see bench/overlay-bench.ts (where BENCH_CPU_PROF profiles the routers); BENCH_SIM_SEEDS (default 300),
 # BENCH_SIM_ROUNDS (default 3) and BENCH_SIM_LONG_SEEDS (default none: the 100,000-seed runs are
-# BENCH_SIM_LONG_SEEDS=100000 bench/run.sh raft-sim), see bench/raft-sim-bench.ts.
+# BENCH_SIM_LONG_SEEDS=100000 bench/run.sh raft-sim), see bench/raft-sim-bench.ts; BENCH_E2E_MB (MB per measurement,
+# default 256) and BENCH_E2E_ROUNDS (1 to 9, default 3), see bench/e2e-crypto-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -32,9 +34,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto]" >&2
     exit 2
     ;;
 esac
@@ -199,4 +201,15 @@ if [ "$what" = all ] || [ "$what" = raft-sim ]; then
   run_step "raft simulator (seeds per second, planted bugs)" \
     $((sim_rounds * 4 * sim_seeds / 10 + 12 * 2000 / 30 + 2 * sim_long / 20 + 600)) \
     "${node_tsx[@]}" bench/raft-sim-bench.ts
+fi
+if [ "$what" = all ] || [ "$what" = e2e-crypto ]; then
+  # e2e-crypto-bench.ts: (rounds + a warm-up) x 3 variants x BENCH_E2E_MB at no less than 20 MB/s, plus a minute.
+  e2e_mb="${BENCH_E2E_MB:-256}"
+  e2e_rounds="${BENCH_E2E_ROUNDS:-3}"
+  if ! [[ "$e2e_mb" =~ ^[1-9][0-9]{0,3}$ ]] || ! [[ "$e2e_rounds" =~ ^[1-9]$ ]]; then
+    echo "bench: BENCH_E2E_MB must be a whole number of MB from 1 to 4096 and BENCH_E2E_ROUNDS from 1 to 9" >&2
+    exit 2
+  fi
+  run_step "end-to-end encryption (64 KiB Data bodies against a plain copy)" $(((e2e_rounds + 1) * 3 * e2e_mb / 20 + 60)) \
+    "${node_tsx[@]}" bench/e2e-crypto-bench.ts
 fi
