@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { EdgeFrameReader, encodeEdgeMessage, type EdgeMessage } from '../common/edge-protocol/edge-frame-codec.ts';
 import { headerValue, readHeader } from '../common/edge-protocol/header-values.ts';
+import { newKeyPair, openE2eStreams } from '../common/edge-protocol/e2e-crypto.ts';
 import { circuitRouterYaml, enrollRouterProcess, managementPoster, allowEveryRouter, startWelcomedRouter } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
@@ -125,6 +126,7 @@ before(async () => {
   const hostConfig = await post('/configs', { name: 'echo-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port: echoPort } });
   await post('/services', { name: 'echo', encryptionRequired: false, roleAttributes: ['echo'], configs: [hostConfig] });
   await post('/services', { name: 'other', encryptionRequired: false, roleAttributes: [], configs: [hostConfig] });
+  await post('/services', { name: 'secure-echo', encryptionRequired: true, roleAttributes: ['echo'], configs: [hostConfig] });
   await post('/service-policies', { name: 'bind-echo', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosting'], serviceRoles: ['#echo'], postureCheckRoles: [] });
   await post('/service-policies', { name: 'dial-echo', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: ['#echo'], postureCheckRoles: [] });
   await allowEveryRouter(post, 'sdk');
@@ -212,4 +214,42 @@ test('a Connect the controller refuses is answered StateClosed with the edge err
   assert.equal(readHeader.bool(noCert?.headers.get(2)), false);
   assert.match(noCert!.body.toString(), /certificate/);
   noCertificate.close();
+});
+
+test('a service that requires encryption: a Connect without a key is refused with code 11; with one, the router hosts the other end of the key exchange and only sealed messages cross the channel', async () => {
+  const services = await controller.http.get(`${controller.clientApi}/services?filter=${encodeURIComponent('name="secure-echo"')}`, { headers: { 'zt-session': dialer.token } });
+  const serviceId = services.json.data[0].id as string;
+  const client = await WireClient.open(dialer);
+  assert.equal(readHeader.bool((await client.hello(dialer.token))?.headers.get(2)), true);
+
+  const keyless = client.send(60783, [[1000, headerValue.uint32(1)]], await dialSession(dialer, serviceId));
+  const refused = await client.next(replyTo(keyless), 'refusal');
+  assert.equal(refused?.contentType, 60785);
+  assert.equal(readHeader.uint32(refused.headers.get(1014)), 11, refused.body.toString());
+  assert.equal(refused.body.toString(), 'encryption required on service, initiator did not send public header');
+
+  const keys = newKeyPair();
+  const connect = client.send(60783, [[1000, headerValue.uint32(2)], [1003, keys.publicKey]], await dialSession(dialer, serviceId));
+  const connected = await client.next(replyTo(connect), 'connect reply');
+  assert.equal(connected?.contentType, 60784, connected?.body.toString());
+  const hostKey = connected.headers.get(1003);
+  assert.equal(hostKey?.length, 32, 'StateConnected carries the host public key');
+  const { encryptor, decryptor } = openE2eStreams('dialer', keys, hostKey!);
+  client.send(60786, [[1000, headerValue.uint32(2)]], encryptor.header);
+  const request = Buffer.from('a secret only the two ends read');
+  client.send(60786, [[1000, headerValue.uint32(2)]], encryptor.encrypt(request));
+  client.send(60786, [[1000, headerValue.uint32(2)], [1010, headerValue.uint32(1)]]);
+  const first = await client.next((frame) => frame.contentType === 60786, "the host's stream header");
+  assert.equal(first?.body.length, 24, 'the first Data from the host is its 24-byte stream header alone');
+  assert.equal(decryptor.receive(first.body), undefined);
+  const plain: Buffer[] = [];
+  for (;;) {
+    const frame = await client.next((candidate) => candidate.contentType === 60786, 'sealed echo');
+    assert.ok(frame);
+    if (((readHeader.uint32(frame.headers.get(1010)) ?? 0) & 1) === 1) break;
+    assert.ok(!frame.body.includes(request), 'the echo crosses the channel sealed');
+    plain.push(decryptor.receive(frame.body)!);
+  }
+  assert.equal(Buffer.concat(plain).toString(), request.toString(), 'the echo opens to what was sent');
+  client.close();
 });

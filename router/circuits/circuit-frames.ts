@@ -1,7 +1,7 @@
 // The frames circuits send over links (besides the bytes themselves, which are data frames: common/framing). Each
 // names its circuit; the forwarder acts on a frame only when it came over a link that is one of that circuit's
 // sides, so a router off the path cannot inject into, ack, or close another router's circuit. Pure.
-import { circuitIdPattern } from '../../common/circuits/circuit-route.ts';
+import { circuitIdPattern, isPublicKeyText } from '../../common/circuits/circuit-route.ts';
 import { readReadyProof, type ReadyProof } from './ready-proof.ts';
 
 /** Ingress → egress, hop by hop: build the circuit. `hop` is the receiving router's index in the route's routers. */
@@ -21,6 +21,8 @@ export interface ReadyFrame {
   readonly circuitId: string;
   readonly received?: number;
   readonly proof?: ReadyProof;
+  /** The hosting side's end-to-end encryption public key (base64), when the route carries the dialer's; signed. */
+  readonly hostKey?: string;
 }
 /** Toward the ingress: the circuit could not be built; `avoid`: a router the next attempt should route around. */
 export interface FailFrame {
@@ -77,7 +79,13 @@ export function readCircuitFrame(value: unknown): CircuitFrame | undefined {
       return { type: 'c.setup', circuitId, route: frame.route, hop: frame.hop as number, ...(count(frame.resume) !== undefined ? { resume: count(frame.resume)! } : {}) };
     case 'c.ready': {
       const proof = readReadyProof(frame.proof);
-      return { type: 'c.ready', circuitId, ...(count(frame.received) !== undefined ? { received: count(frame.received)! } : {}), ...(proof ? { proof } : {}) };
+      return {
+        type: 'c.ready',
+        circuitId,
+        ...(count(frame.received) !== undefined ? { received: count(frame.received)! } : {}),
+        ...(proof ? { proof } : {}),
+        ...(isPublicKeyText(frame.hostKey) ? { hostKey: frame.hostKey } : {}),
+      };
     }
     case 'c.fail':
       return {

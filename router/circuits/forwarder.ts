@@ -38,6 +38,8 @@ import { defaultTransitMarks, TransitBackpressure, type TransitMarks } from './t
 import { throttledTransitLog } from './transit-pause-log.ts';
 import { ReadySigner, ReadyVerifier } from './ready-proof.ts';
 import { routeAuthorityProblem } from './route-authority.ts';
+import { E2eHostStream } from '../edge/e2e-host-stream.ts';
+import type { Socket } from 'node:net';
 import { defaultMaxTerminatedRoutes, TerminatedRoutes } from './terminated-routes.ts';
 
 /** A circuit as the ingress reports it to its controller (the `router.circuit` message without its type). */
@@ -45,7 +47,7 @@ export type RouterCircuit = Omit<RouterCircuitReport, 'type'>;
 
 type Side = { readonly kind: 'link'; readonly link: CircuitLink } | { readonly kind: 'end'; end: CircuitEnd | undefined } | { readonly kind: 'gone' };
 
-type SetupResult = { readonly ok: true; readonly received?: number } | { readonly ok: false; readonly reason: string; readonly avoid?: string };
+type SetupResult = { readonly ok: true; readonly received?: number; readonly hostKey?: string } | { readonly ok: false; readonly reason: string; readonly avoid?: string };
 
 interface Circuit {
   readonly id: string;
@@ -108,7 +110,7 @@ export interface ForwarderDeps {
     avoidRouters: readonly string[],
     apiSession?: string,
     resume?: { readonly circuitId: string; readonly terminatorId: string },
-    serviceSession?: string,
+    sdk?: { readonly serviceSession?: string; readonly dialerKey?: string },
   ) => Promise<unknown>;
   readonly config: ForwarderConfig;
   /** Circuits this router is the ingress of: created, deleted, failed (sent to the controller as `router.circuit`). */
@@ -124,10 +126,13 @@ export interface DialOptions {
   readonly apiSession?: string;
   /** An SDK's Connect: the service session token it dialed with (the controller finds the service from it). */
   readonly serviceSession?: string;
+  /** An SDK's Connect: its end-to-end encryption public key (base64), for the hosting side (in the signed route). */
+  readonly dialerKey?: string;
   /** The controller (or the router) refused: the connection is the caller's to answer and close. */
   readonly onRefused?: (code: string, message: string) => void;
-  /** The circuit is up; called before the connection's bytes start to flow. */
-  readonly onReady?: (circuitId: string) => void;
+  /** The circuit is up; called before the connection's bytes start to flow. `hostKey`: the hosting side's
+   * end-to-end encryption public key (base64), when the dialer sent one. */
+  readonly onReady?: (circuitId: string, hostKey?: string) => void;
 }
 
 export interface ForwarderStats {
@@ -237,7 +242,10 @@ export class Forwarder {
       if (full) return this.limited(socket, service, listener, full, options);
       let answer: unknown;
       try {
-        answer = await this.deps.requestCircuit(service, [...avoid], options.apiSession, undefined, options.serviceSession);
+        answer = await this.deps.requestCircuit(service, [...avoid], options.apiSession, undefined, {
+          ...(options.serviceSession !== undefined ? { serviceSession: options.serviceSession } : {}),
+          ...(options.dialerKey !== undefined ? { dialerKey: options.dialerKey } : {}),
+        });
       } catch (error) {
         this.refused(socket, service, listener, 'CONTROLLER_UNAVAILABLE', (error as Error).message, options);
         return;
@@ -300,7 +308,7 @@ export class Forwarder {
           if (socket.destroyed) {
             this.teardown(circuit, 0, 'the client went away during setup', false);
           } else {
-            options.onReady?.(route.circuitId);
+            options.onReady?.(route.circuitId, outcome.hostKey);
             this.attach(circuit, 0, socket);
             this.created(circuit, startedAt);
           }
@@ -317,7 +325,7 @@ export class Forwarder {
     if (problem) return { ok: false, reason: problem, avoid: this.deps.routerId };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'end', end: undefined }]);
     if (options.apiSession !== undefined) circuit.apiSession = options.apiSession;
-    let server: EndStream;
+    let server: Socket;
     try {
       server = await this.dialer.dial(route.terminator.address);
     } catch (error) {
@@ -330,8 +338,9 @@ export class Forwarder {
       this.circuits.delete(circuit.id);
       return { ok: true };
     }
-    options.onReady?.(route.circuitId);
-    this.attach(circuit, 1, server);
+    const hosted = this.hostEnd(route, server);
+    options.onReady?.(route.circuitId, hosted.hostKey);
+    this.attach(circuit, 1, hosted.stream);
     this.attach(circuit, 0, socket);
     this.created(circuit, startedAt);
     return { ok: true };
@@ -418,7 +427,7 @@ export class Forwarder {
         if (circuit.pending) {
           const problem = this.readyProblem(circuit, frame);
           if (problem) return this.readyRefused(circuit, problem);
-          return circuit.pending({ ok: true, ...(frame.received !== undefined ? { received: frame.received } : {}) });
+          return circuit.pending({ ok: true, ...(frame.received !== undefined ? { received: frame.received } : {}), ...(frame.hostKey !== undefined ? { hostKey: frame.hostKey } : {}) });
         }
         circuit.state = 'up';
         return this.sendToward(circuit, 0, frame);
@@ -519,9 +528,11 @@ export class Forwarder {
           socket.destroy();
           return;
         }
-        this.attach(circuit, 1, socket);
+        const hosted = this.hostEnd(route, socket);
+        this.attach(circuit, 1, hosted.stream);
         circuit.state = 'up';
-        link.send({ type: 'c.ready', circuitId: circuit.id, proof: this.readySigner.sign(circuit.id, digest, undefined) } satisfies ReadyFrame);
+        const { hostKey } = hosted;
+        link.send({ type: 'c.ready', circuitId: circuit.id, proof: this.readySigner.sign(circuit.id, digest, undefined, hostKey), ...(hostKey ? { hostKey } : {}) } satisfies ReadyFrame);
         this.counts.created++;
         this.deps.logger.info('circuit terminated here', { circuitId: circuit.id, service: route.serviceName, address: route.terminator.address });
       },
@@ -676,7 +687,7 @@ export class Forwarder {
     const { route, digest } = awaiting;
     return this.readyVerifier.problem(
       frame.proof,
-      { circuitId: circuit.id, routeDigest: digest, received: frame.received, egressRouterId: route.routers[route.routers.length - 1]!, egressFingerprint: route.egressFingerprint },
+      { circuitId: circuit.id, routeDigest: digest, received: frame.received, hostKey: frame.hostKey, egressRouterId: route.routers[route.routers.length - 1]!, egressFingerprint: route.egressFingerprint },
       this.deps.clock.now(),
     );
   }
@@ -694,6 +705,15 @@ export class Forwarder {
     if (rerouting) circuit.sides[1] = { kind: 'gone' };
     else this.circuits.delete(circuit.id);
     circuit.pending?.({ ok: false, reason, ...(avoid ? { avoid } : {}) });
+  }
+
+  /**
+   * The egress end for a dialed service socket: the socket itself, or, when an SDK dialer sent its key, the socket
+   * behind this router's end-to-end encryption as the hosting side (e2e-host-stream.ts) and the key to answer.
+   */
+  private hostEnd(route: CircuitRoute, socket: Socket): { readonly stream: EndStream; readonly hostKey?: string } {
+    if (route.dialerKey === undefined) return { stream: socket };
+    return E2eHostStream.host(socket, route.dialerKey);
   }
 
   /** Why this router cannot be the route's egress, or undefined when it can. */

@@ -21,6 +21,8 @@ export interface ExpectedReady {
   readonly circuitId: string;
   readonly routeDigest: string;
   readonly received: number | undefined;
+  /** The host's end-to-end encryption key the ready carries (covered by the signature), if any. */
+  readonly hostKey?: string | undefined;
   /** The route's last router. */
   readonly egressRouterId: string;
   /** The route's `egressFingerprint`. */
@@ -37,8 +39,8 @@ export class ReadySigner {
     this.key = createPrivateKey(keyPem);
   }
 
-  sign(circuitId: string, routeDigest: string, received: number | undefined): ReadyProof {
-    const signature = sign(signatureDigestFor(this.key), readyStatement(circuitId, routeDigest, received), this.key).toString('base64');
+  sign(circuitId: string, routeDigest: string, received: number | undefined, hostKey?: string): ReadyProof {
+    const signature = sign(signatureDigestFor(this.key), readyStatement(circuitId, routeDigest, received, hostKey), this.key).toString('base64');
     return { signature, signer: this.certificateChainPem };
   }
 }
@@ -68,7 +70,7 @@ export class ReadyVerifier {
     if (notEgress) return `the ready signer is not router ${expected.egressRouterId}: ${notEgress}`;
     let valid = false;
     try {
-      valid = verify(signatureDigestFor(signer.key), readyStatement(expected.circuitId, expected.routeDigest, expected.received), signer.key, Buffer.from(proof.signature, 'base64'));
+      valid = verify(signatureDigestFor(signer.key), readyStatement(expected.circuitId, expected.routeDigest, expected.received, expected.hostKey), signer.key, Buffer.from(proof.signature, 'base64'));
     } catch {
       valid = false;
     }
@@ -85,6 +87,8 @@ export function readReadyProof(value: unknown): ReadyProof | undefined {
   return { signature, signer };
 }
 
-function readyStatement(circuitId: string, routeDigest: string, received: number | undefined): Buffer {
-  return Buffer.from(`edgeward c.ready v1\n${circuitId}\n${routeDigest}\n${received === undefined ? '-' : String(received)}`);
+/** What a ready signs: v1 without a host key (as routers before end-to-end encryption sign it), v2 with one. */
+function readyStatement(circuitId: string, routeDigest: string, received: number | undefined, hostKey?: string): Buffer {
+  const base = `${circuitId}\n${routeDigest}\n${received === undefined ? '-' : String(received)}`;
+  return Buffer.from(hostKey === undefined ? `edgeward c.ready v1\n${base}` : `edgeward c.ready v2\n${base}\n${hostKey}`);
 }

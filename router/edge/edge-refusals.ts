@@ -2,7 +2,7 @@
 // retry hint OpenZiti's routers send, in StateClosed's 1014 header and 1033 structured error. SDKs act on them: the
 // Go SDK maps 14 to access denied, 15 to posture failed, 2-5 to an invalid session (start over), 6 to a service
 // that is not available; host listeners give up on hint 3 and start over on 2.
-import { edgeErrorCode, retryHint } from './sdk-wire.ts';
+import { edgeErrorCode, retryHint } from '../../common/edge-protocol/edge-headers.ts';
 
 export interface EdgeRefusal {
   readonly code: number;
@@ -33,9 +33,4 @@ export function edgeRefusalOf(refusalCode: string, message: string): EdgeRefusal
       // No terminators, no path, a failed setup: OpenZiti wraps these as Internal with the default hint.
       return { code: edgeErrorCode.internal, retryHint: retryHint.default, message };
   }
-}
-
-/** The 1033 header's JSON. */
-export function structuredError(refusal: EdgeRefusal): string {
-  return JSON.stringify({ message: refusal.message, code: refusal.code, retryHint: refusal.retryHint });
 }

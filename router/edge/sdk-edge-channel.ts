@@ -10,13 +10,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { FramedConnection } from '../../common/channel/framed-connection.ts';
+import { channelContentType, edgeContentType } from '../../common/edge-protocol/edge-content-types.ts';
 import { edgeFrameCodec, type EdgeMessage } from '../../common/edge-protocol/edge-frame-codec.ts';
+import { channelHeader, dataFlag, edgeHeader } from '../../common/edge-protocol/edge-headers.ts';
+import { buildMessage, EdgeMessageError, parseMessage } from '../../common/edge-protocol/edge-messages.ts';
 import { headerValue, readHeader } from '../../common/edge-protocol/header-values.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { DialOptions } from '../circuits/forwarder.ts';
-import { edgeRefusalOf, structuredError, type EdgeRefusal } from './edge-refusals.ts';
+import { edgeRefusalOf, type EdgeRefusal } from './edge-refusals.ts';
 import { SdkConnection } from './sdk-connection.ts';
-import { contentType, dataFlags, header } from './sdk-wire.ts';
 
 /** What the controller answered about a hello. */
 export type HelloVerdict = { readonly identityId: string; readonly identityName: string; readonly apiSessionId: string } | { readonly refused: { readonly code: string; readonly message: string } };
@@ -69,8 +71,8 @@ export class SdkEdgeChannel {
     } catch {
       return this.connection.close('no hello');
     }
-    if (hello.contentType !== contentType.hello) return this.connection.close(`the first frame is not a hello (content type ${hello.contentType})`);
-    const token = readHeader.string(hello.headers.get(header.sessionToken)) ?? '';
+    if (hello.contentType !== channelContentType.hello) return this.connection.close(`the first frame is not a hello (content type ${hello.contentType})`);
+    const token = readHeader.string(hello.headers.get(edgeHeader.sessionToken)) ?? '';
     const certificate = this.socket.getPeerCertificate(false) as { raw?: Buffer } | null;
     const fingerprint = certificate?.raw ? createHash('sha1').update(certificate.raw).digest('hex') : undefined;
     let verdict: HelloVerdict;
@@ -81,22 +83,17 @@ export class SdkEdgeChannel {
     }
     if ('refused' in verdict) {
       this.deps.logger.warn('edge hello refused', { listener: this.deps.listener, code: verdict.refused.code, reason: verdict.refused.message });
-      this.send({ contentType: contentType.result, sequence: -1, headers: new Map([[header.replyFor, headerValue.int32(hello.sequence)], [header.resultSuccess, headerValue.bool(false)], [header.helloRejectClass, headerValue.uint32(2)]]), body: Buffer.from(verdict.refused.message) });
+      const headers = new Map([[channelHeader.replyFor, headerValue.int32(hello.sequence)], [channelHeader.resultSuccess, headerValue.bool(false)], [channelHeader.helloRejectClass, headerValue.uint32(2)]]);
+      this.send({ contentType: channelContentType.result, sequence: -1, headers, body: Buffer.from(verdict.refused.message) });
       this.connection.endAfterFlush(`hello refused: ${verdict.refused.message}`);
       return;
     }
     this.apiSession = token;
     this.identityName = verdict.identityName;
-    const answer = new Map<number, Buffer>([
-      [header.replyFor, headerValue.int32(hello.sequence)],
-      [header.resultSuccess, headerValue.bool(true)],
-      [header.connectionId, headerValue.string(randomBytes(6).toString('base64url'))],
-      [header.id, headerValue.string(this.deps.routerId)],
-      [header.helloVersion, headerValue.string(this.deps.version)],
-    ]);
-    const type = hello.headers.get(header.type);
-    if (type) answer.set(header.type, type);
-    this.send({ contentType: contentType.result, sequence: -1, headers: answer, body: Buffer.alloc(0) });
+    // No capability bits yet (no Bind, no ConnectV2, no posture over the channel); grouping is not echoed.
+    this.send(
+      buildMessage.helloResult({ hello, version: this.deps.version, connectionId: randomBytes(6).toString('base64url'), listenerId: this.deps.routerId, capabilities: [], supportsBindSuccess: false, supportsPostureChecks: false }),
+    );
     this.deps.logger.info('edge channel open', { listener: this.deps.listener, identityId: verdict.identityId, identity: verdict.identityName });
     this.connection.onFrame((frame) => this.handle(frame as EdgeMessage));
   }
@@ -106,45 +103,49 @@ export class SdkEdgeChannel {
   }
 
   private handle(message: EdgeMessage): void {
-    switch (message.contentType) {
-      case contentType.latency:
-        return this.reply(message, contentType.result, new Map([[header.resultSuccess, headerValue.bool(true)], ...reflected(message)]));
-      case contentType.heartbeat: {
-        const beat = message.headers.get(header.heartbeat);
-        if (beat) this.send({ contentType: contentType.heartbeat, sequence: this.nextSequence(), headers: new Map([[header.heartbeatResponse, beat]]), body: Buffer.alloc(0) });
-        return;
+    try {
+      switch (message.contentType) {
+        case channelContentType.latency:
+          return void this.send(buildMessage.latencyResult({ sequence: this.nextSequence(), probe: message }));
+        case channelContentType.heartbeat: {
+          const beat = message.headers.get(channelHeader.heartbeat);
+          if (beat) this.send({ contentType: channelContentType.heartbeat, sequence: this.nextSequence(), headers: new Map([[channelHeader.heartbeatResponse, beat]]), body: Buffer.alloc(0) });
+          return;
+        }
+        case edgeContentType.connect:
+          return this.connect(message);
+        case edgeContentType.data:
+          return this.data(message);
+        case edgeContentType.stateClosed:
+          return this.connections.get(parseMessage.stateClosed(message).connId)?.receiveClose();
+        case edgeContentType.bind:
+        case edgeContentType.unbind:
+        case edgeContentType.updateBind:
+        case edgeContentType.healthEvent:
+          return this.refuse(message, { code: 1, retryHint: 3, message: 'hosting services from an SDK (Bind) is not available on this router yet' });
+        default:
+          // Unknown content types are ignored, as OpenZiti's channel does with no handler for them.
+          return;
       }
-      case contentType.connect:
-        return this.connect(message);
-      case contentType.data:
-        return this.data(message);
-      case contentType.stateClosed: {
-        const connId = readHeader.uint32(message.headers.get(header.connId));
-        if (connId !== undefined) this.connections.get(connId)?.receiveClose();
-        return;
-      }
-      case contentType.bind:
-      case contentType.unbind:
-      case contentType.updateBind:
-      case contentType.healthEvent:
-        return this.refuse(message, { code: 1, retryHint: 3, message: 'hosting services from an SDK (Bind) is not available on this router yet' });
-      default:
-        // Unknown content types are ignored, as OpenZiti's channel does with no handler for them.
-        return;
+    } catch (error) {
+      if (!(error instanceof EdgeMessageError)) throw error;
+      // A malformed message is dropped (a request is refused), as OpenZiti's router logs and drops it.
+      this.deps.logger.warn('edge message refused', { listener: this.deps.listener, contentType: message.contentType, reason: error.message });
+      if (message.contentType === edgeContentType.connect) this.refuse(message, undefined, message.headers.has(edgeHeader.connId) ? error.message : 'connId not set, required');
     }
   }
 
   private connect(message: EdgeMessage): void {
-    const connId = readHeader.uint32(message.headers.get(header.connId));
-    if (connId === undefined) return this.refuse(message, undefined, 'connId not set, required');
+    const connect = parseMessage.connect(message);
+    const { connId } = connect;
     if (this.connections.has(connId)) return this.refuse(message, { code: 1, retryHint: 0, message: `connId ${connId} is already in use` });
     if (this.connections.size >= (this.deps.maxConnections ?? 1000)) return this.refuse(message, { code: 1, retryHint: 1, message: 'too many connections on this channel' });
-    const token = message.body.toString('utf8');
+    const token = connect.token;
     if (token === '') return this.refuse(message, { code: 3, retryHint: 2, message: 'invalid session' });
     const connection = new SdkConnection(connId, {
       data: (id, body, onWritten) => this.sendData(id, body, 0, onWritten),
-      fin: (id, onWritten) => this.sendData(id, Buffer.alloc(0), dataFlags.fin, onWritten),
-      closed: (id, reason) => this.send({ contentType: contentType.stateClosed, sequence: this.nextSequence(), headers: new Map([[header.connId, headerValue.uint32(id)]]), body: Buffer.from(reason) }),
+      fin: (id, onWritten) => this.sendData(id, Buffer.alloc(0), dataFlag.fin, onWritten),
+      closed: (id, reason) => this.send(buildMessage.stateClosed({ sequence: this.nextSequence(), connId: id, reason })),
       full: (id) => {
         this.full.add(id);
         this.connection.pauseReading();
@@ -160,11 +161,13 @@ export class SdkEdgeChannel {
       .dial(connection, {
         apiSession: this.apiSession,
         serviceSession: token,
+        ...(connect.publicKey ? { dialerKey: connect.publicKey.toString('base64') } : {}),
         onRefused: (code, reason) => {
           this.refuse(message, edgeRefusalOf(code, reason));
           connection.channelClosed();
         },
-        onReady: (circuitId) => this.reply(message, contentType.stateConnected, new Map([[header.connId, headerValue.uint32(connId)], [header.circuitId, headerValue.string(circuitId)]])),
+        onReady: (circuitId, hostKey) =>
+          this.send(buildMessage.stateConnected({ sequence: this.nextSequence(), connId, inReplyTo: message, circuitId, ...(hostKey ? { publicKey: Buffer.from(hostKey, 'base64') } : {}) })),
       })
       .catch((error: Error) => {
         this.deps.logger.error('edge connection failed', { listener: this.deps.listener, connId, error: error.message });
@@ -173,12 +176,11 @@ export class SdkEdgeChannel {
   }
 
   private data(message: EdgeMessage): void {
-    const connId = readHeader.uint32(message.headers.get(header.connId));
-    const connection = connId === undefined ? undefined : this.connections.get(connId);
+    const data = parseMessage.data(message);
+    const connection = this.connections.get(data.connId);
     if (!connection) return;
-    connection.receive(message.body);
-    const flags = readHeader.uint32(message.headers.get(header.flags)) ?? 0;
-    if (flags & dataFlags.fin) connection.receiveFin();
+    connection.receive(data.payload);
+    if (data.fin) connection.receiveFin();
   }
 
   private readable(connId: number): void {
@@ -186,27 +188,14 @@ export class SdkEdgeChannel {
     if (this.full.size === 0) this.connection.resumeReading();
   }
 
-  private sendData(connId: number, body: Buffer, flags: number, onWritten: () => void): void {
-    const headers = new Map<number, Buffer>([[header.connId, headerValue.uint32(connId)]]);
-    if (flags !== 0) headers.set(header.flags, headerValue.uint32(flags));
-    if (!this.send({ contentType: contentType.data, sequence: this.nextSequence(), headers, body }, onWritten)) onWritten();
+  private sendData(connId: number, payload: Buffer, flags: number, onWritten: () => void): void {
+    if (!this.send(buildMessage.data({ sequence: this.nextSequence(), connId, payload, ...(flags !== 0 ? { flags } : {}) }), onWritten)) onWritten();
   }
 
   /** A StateClosed reply to a request: with an edge error (1014 and 1033), or a plain-text refusal. */
   private refuse(request: EdgeMessage, refusal: EdgeRefusal | undefined, text?: string): void {
-    const headers = new Map<number, Buffer>();
-    const connId = request.headers.get(header.connId);
-    if (connId) headers.set(header.connId, connId);
-    if (refusal) {
-      headers.set(header.errorCode, headerValue.uint32(refusal.code));
-      headers.set(header.structuredError, headerValue.string(structuredError(refusal)));
-    }
-    this.reply(request, contentType.stateClosed, headers, Buffer.from(refusal?.message ?? text ?? ''));
-  }
-
-  private reply(request: EdgeMessage, type: number, headers: Map<number, Buffer>, body: Buffer = Buffer.alloc(0)): void {
-    headers.set(header.replyFor, headerValue.int32(request.sequence));
-    this.send({ contentType: type, sequence: this.nextSequence(), headers, body });
+    const connId = readHeader.uint32(request.headers.get(edgeHeader.connId)) ?? 0;
+    this.send(buildMessage.stateClosed({ sequence: this.nextSequence(), connId, inReplyTo: request, reason: refusal?.message ?? text ?? '', ...(refusal ? { error: refusal } : {}) }));
   }
 
   private send(message: EdgeMessage, onWritten?: () => void): boolean {
@@ -222,10 +211,4 @@ export class SdkEdgeChannel {
   get identity(): string {
     return this.identityName;
   }
-}
-
-/** A latency probe's reflected header (only 128 is copied into a reply). */
-function reflected(message: EdgeMessage): Array<[number, Buffer]> {
-  const value = message.headers.get(header.reflected);
-  return value ? [[header.reflected, value]] : [];
 }

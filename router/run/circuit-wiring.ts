@@ -54,14 +54,15 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
     controllerMembers: wiring.controllerMembers,
     identity: { certPem: identity.certPem, keyPem: identity.keyPem },
     hosted: () => wiring.terminators.hosted,
-    requestCircuit: (service, avoidRouters, apiSession, resume, serviceSession) =>
+    requestCircuit: (service, avoidRouters, apiSession, resume, sdk) =>
       channel.request({
         op: 'circuit.create',
         service,
         ...(avoidRouters.length > 0 ? { avoidRouters } : {}),
         ...(apiSession ? { apiSession } : {}),
         ...(resume ? { resume } : {}),
-        ...(serviceSession ? { serviceSession } : {}),
+        ...(sdk?.serviceSession ? { serviceSession: sdk.serviceSession } : {}),
+        ...(sdk?.dialerKey ? { dialerKey: sdk.dialerKey } : {}),
       }),
     config: config.forwarder,
     report: (circuit) => reports.offer({ type: 'router.circuit', ...circuit }),

@@ -1,0 +1,76 @@
+// A router-hosted terminator as the hosting side of an SDK's end-to-end encryption (OpenZiti's router tunnel does the
+// same): for each circuit whose dialer sent a key, a fresh key pair, the host's (kx server) streams, and the TCP
+// connection to the service wrapped so that the circuit carries only ciphertext. Toward the dialer: the 24-byte
+// stream header first, alone, then each read of the service's socket sealed as one message of at most
+// `maxPlainBytes` (so a sealed message fits one link data frame and keeps its bounds to the SDK). From the dialer:
+// its header, then one message per chunk, opened and written to the socket. A message that fails authentication
+// destroys the stream (the circuit closes): nothing forged reaches the service.
+import type { Socket } from 'node:net';
+import { Duplex } from 'node:stream';
+import { newKeyPair, openE2eStreams, streamOverheadBytes, type E2eStreams } from '../../common/edge-protocol/e2e-crypto.ts';
+
+/** Plaintext per sealed message: 32 KiB, as the C SDK coalesces (plus 17 bytes it stays well under a 64 KiB frame). */
+export const maxPlainBytes = 32 * 1024;
+
+export class E2eHostStream extends Duplex {
+  private constructor(
+    private readonly socket: Socket,
+    private readonly streams: E2eStreams,
+  ) {
+    super({ allowHalfOpen: true });
+    this.push(streams.encryptor.header);
+    socket.on('data', (chunk: Buffer) => this.seal(chunk));
+    socket.on('end', () => this.push(null));
+    socket.on('error', (error) => this.destroy(error));
+    socket.on('close', () => {
+      if (!this.destroyed && !this.writableFinished) this.destroy();
+    });
+  }
+
+  /** Wraps `socket` for a circuit whose dialer's public key is `dialerKey` (base64); answers the host's key. */
+  static host(socket: Socket, dialerKey: string): { readonly stream: E2eHostStream; readonly hostKey: string } {
+    const keys = newKeyPair();
+    const streams = openE2eStreams('host', keys, Buffer.from(dialerKey, 'base64'));
+    return { stream: new E2eHostStream(socket, streams), hostKey: keys.publicKey.toString('base64') };
+  }
+
+  setNoDelay(noDelay?: boolean): this {
+    this.socket.setNoDelay(noDelay);
+    return this;
+  }
+
+  override _read(): void {
+    this.socket.resume();
+  }
+
+  override _write(cipher: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    let plain: Buffer | undefined;
+    try {
+      plain = this.streams.decryptor.receive(cipher);
+    } catch (error) {
+      return callback(error as Error);
+    }
+    if (plain === undefined || plain.length === 0) return callback();
+    this.socket.write(plain, (error) => callback(error ?? null));
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.socket.end(() => callback());
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.socket.destroy();
+    callback(error);
+  }
+
+  private seal(chunk: Buffer): void {
+    let more = true;
+    for (let offset = 0; offset < chunk.length; offset += maxPlainBytes) {
+      more = this.push(this.streams.encryptor.encrypt(chunk.subarray(offset, offset + maxPlainBytes)));
+    }
+    if (!more) this.socket.pause();
+  }
+}
+
+/** Bytes a sealed piece of `maxPlainBytes` takes: what the circuit carries per message at most. */
+export const maxSealedBytes = maxPlainBytes + streamOverheadBytes;
