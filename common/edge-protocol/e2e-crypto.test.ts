@@ -18,6 +18,7 @@ import {
 } from './e2e-crypto.ts';
 import { EdgeFrameReader, encodeEdgeMessage, type EdgeMessage } from './edge-frame-codec.ts';
 import { buildMessage, parseMessage } from './edge-messages.ts';
+import { encodeSealedDataFrame } from './sealed-data-frame.ts';
 
 const hex = (bytes: Buffer) => bytes.toString('hex');
 const seed = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
@@ -267,4 +268,21 @@ test('over TCP through a relay standing in for a router: the relay sees only cip
     for (const socket of sockets) socket.destroy();
     await Promise.all([new Promise((resolve) => host.close(resolve)), new Promise((resolve) => relay.close(resolve))]);
   }
+});
+
+test('a sealed Data frame in one allocation reads as a Data frame whose body opens to the plaintext, in stream order', () => {
+  const { sender, receiver } = pair();
+  receiver.receive(sender.header);
+  const reader = new EdgeFrameReader();
+  const plains = [Buffer.from('first'), Buffer.alloc(64 * 1024, 7), Buffer.alloc(0)];
+  reader.append(Buffer.concat(plains.map((plain, i) => encodeSealedDataFrame({ sequence: 10 + i, connId: 3, flags: i === 0 ? 4 : undefined }, plain, sender))));
+  for (const [i, plain] of plains.entries()) {
+    const data = parseMessage.data(reader.next() as EdgeMessage);
+    assert.equal(data.sequence, 10 + i);
+    assert.equal(data.connId, 3);
+    assert.equal(data.flags, i === 0 ? 4 : 0);
+    assert.equal(data.payload.length, plain.length + streamOverheadBytes);
+    assert.deepEqual(receiver.receive(data.payload), plain);
+  }
+  assert.equal(reader.next(), undefined);
 });
