@@ -49,6 +49,23 @@ test("crypto_kx: libsodium's own vectors (test/default/kx.exp) and the Go secret
   assert.deepEqual(dialerSessionKeys(fresh[0]!, fresh[1]!.publicKey).tx, hostSessionKeys(fresh[1]!, fresh[0]!.publicKey).rx);
 });
 
+test("openE2eStreams seals a dialer's direction with the kx client's tx and a host's with the server's (the vectors' keys)", () => {
+  const dialer = keyPairFromSeed(seed);
+  const hostSeed = Buffer.from(seed);
+  hostSeed[0] = 1;
+  const host = keyPairFromSeed(hostSeed);
+  const opensWith = (encryptor: StreamEncryptor, txHex: string) => {
+    const state = Buffer.alloc(sodium.crypto_secretstream_xchacha20poly1305_STATEBYTES);
+    sodium.crypto_secretstream_xchacha20poly1305_init_pull(state, encryptor.header, Buffer.from(txHex, 'hex'));
+    const cipher = encryptor.encrypt(Buffer.from('role check'));
+    const plain = Buffer.alloc(cipher.length - streamOverheadBytes);
+    sodium.crypto_secretstream_xchacha20poly1305_pull(state, plain, Buffer.alloc(1), cipher, null);
+    return plain.toString();
+  };
+  assert.equal(opensWith(openE2eStreams('dialer', dialer, host.publicKey).encryptor, '62c8f4fa81800abd0577d99918d129b65deb789af8c8351f391feb0cbf238604'), 'role check');
+  assert.equal(opensWith(openE2eStreams('host', host, dialer.publicKey).encryptor, '749519c68059bce69f7cfcc7b387a3de1a1e8237d110991323bf62870115731a'), 'role check');
+});
+
 test('a peer public key that is not 32 bytes, or a low-order point, is refused as bad-public-key', () => {
   const own = newKeyPair();
   assert.throws(() => dialerSessionKeys(own, Buffer.alloc(31)), failsWith('bad-public-key'));
