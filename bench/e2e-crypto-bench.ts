@@ -1,5 +1,6 @@
 // End-to-end encryption's cost: 64 KiB Data bodies sealed and opened through common/edge-protocol/e2e-crypto.ts
-// against a plain copy of the same bodies (the named baseline), in the same run, rounds alternating. Writes its marked
+// against a plain copy of the same bodies (the named baseline), and whole Data frames encrypted against plain ones, in
+// the same run, rounds alternating. Writes its marked
 // section of bench/RESULTS.md and prints the same. Takes seconds.
 // Env: BENCH_E2E_MB (MB of plaintext per measurement, default 256, up to 4096), BENCH_E2E_ROUNDS (1 to 9, default 3).
 import { randomBytes } from 'node:crypto';
@@ -9,6 +10,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newKeyPair, openE2eStreams, streamOverheadBytes } from '../common/edge-protocol/e2e-crypto.ts';
+import { EdgeFrameReader, encodeEdgeMessage, type EdgeMessage } from '../common/edge-protocol/edge-frame-codec.ts';
+import { buildMessage, parseMessage } from '../common/edge-protocol/edge-messages.ts';
+import { encodeSealedDataFrame } from '../common/edge-protocol/sealed-data-frame.ts';
 import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { cryptoSummary, mbPerSecond, renderCryptoSection, variantNames, type CryptoBenchRun, type CryptoSample, type VariantName } from './e2e-crypto-bench-report.ts';
 
@@ -63,7 +67,38 @@ const e2eIntoPass: Pass = (bodies, count) => {
   return last;
 };
 
-const passes: Record<VariantName, Pass> = { plain: plainPass, e2e: e2ePass, 'e2e-into': e2eIntoPass };
+/** Reads one frame back and parses it as Data, as a receiving end does. */
+function readData(reader: EdgeFrameReader, frame: Buffer): Buffer {
+  reader.append(frame);
+  return parseMessage.data(reader.next() as EdgeMessage).payload;
+}
+
+const framePlainPass: Pass = (bodies, count) => {
+  const reader = new EdgeFrameReader();
+  const last: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    const frame = encodeEdgeMessage(buildMessage.data({ sequence: i + 1, connId: 1, payload: bodies[i % bodies.length]! }));
+    const payload = readData(reader, frame);
+    const out = Buffer.allocUnsafe(payload.length);
+    payload.copy(out);
+    if (i >= count - bodies.length) last.push(out);
+  }
+  return last;
+};
+
+const frameE2ePass: Pass = (bodies, count) => {
+  const { encryptor, decryptor } = streams();
+  const reader = new EdgeFrameReader();
+  const last: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    const frame = encodeSealedDataFrame({ sequence: i + 1, connId: 1 }, bodies[i % bodies.length]!, encryptor);
+    const opened = decryptor.receive(readData(reader, frame))!;
+    if (i >= count - bodies.length) last.push(opened);
+  }
+  return last;
+};
+
+const passes: Record<VariantName, Pass> = { plain: plainPass, e2e: e2ePass, 'e2e-into': e2eIntoPass, 'frame-plain': framePlainPass, 'frame-e2e': frameE2ePass };
 
 function measure(round: number, variant: VariantName, bodies: readonly Buffer[], count: number): CryptoSample {
   const cpuBefore = process.cpuUsage();

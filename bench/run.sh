@@ -203,13 +203,13 @@ if [ "$what" = all ] || [ "$what" = raft-sim ]; then
     "${node_tsx[@]}" bench/raft-sim-bench.ts
 fi
 if [ "$what" = all ] || [ "$what" = e2e-crypto ]; then
-  # e2e-crypto-bench.ts: (rounds + a warm-up) x 3 variants x BENCH_E2E_MB at no less than 20 MB/s, plus a minute.
+  # e2e-crypto-bench.ts: (rounds + a warm-up) x 5 variants x BENCH_E2E_MB at no less than 20 MB/s, plus a minute.
   e2e_mb="${BENCH_E2E_MB:-256}"
   e2e_rounds="${BENCH_E2E_ROUNDS:-3}"
   if ! [[ "$e2e_mb" =~ ^[1-9][0-9]{0,3}$ ]] || ! [[ "$e2e_rounds" =~ ^[1-9]$ ]]; then
     echo "bench: BENCH_E2E_MB must be a whole number of MB from 1 to 4096 and BENCH_E2E_ROUNDS from 1 to 9" >&2
     exit 2
   fi
-  run_step "end-to-end encryption (64 KiB Data bodies against a plain copy)" $(((e2e_rounds + 1) * 3 * e2e_mb / 20 + 60)) \
+  run_step "end-to-end encryption (64 KiB Data bodies against a plain copy)" $(((e2e_rounds + 1) * 5 * e2e_mb / 20 + 60)) \
     "${node_tsx[@]}" bench/e2e-crypto-bench.ts
 fi

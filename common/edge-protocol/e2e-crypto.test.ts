@@ -18,6 +18,7 @@ import {
 } from './e2e-crypto.ts';
 import { EdgeFrameReader, encodeEdgeMessage, type EdgeMessage } from './edge-frame-codec.ts';
 import { buildMessage, parseMessage } from './edge-messages.ts';
+import { encodeSealedDataFrame } from './sealed-data-frame.ts';
 
 const hex = (bytes: Buffer) => bytes.toString('hex');
 const seed = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
@@ -46,6 +47,23 @@ test("crypto_kx: libsodium's own vectors (test/default/kx.exp) and the Go secret
   const fresh = [newKeyPair(), newKeyPair()];
   assert.notDeepEqual(fresh[0]!.publicKey, fresh[1]!.publicKey, 'fresh pairs differ');
   assert.deepEqual(dialerSessionKeys(fresh[0]!, fresh[1]!.publicKey).tx, hostSessionKeys(fresh[1]!, fresh[0]!.publicKey).rx);
+});
+
+test("openE2eStreams seals a dialer's direction with the kx client's tx and a host's with the server's (the vectors' keys)", () => {
+  const dialer = keyPairFromSeed(seed);
+  const hostSeed = Buffer.from(seed);
+  hostSeed[0] = 1;
+  const host = keyPairFromSeed(hostSeed);
+  const opensWith = (encryptor: StreamEncryptor, txHex: string) => {
+    const state = Buffer.alloc(sodium.crypto_secretstream_xchacha20poly1305_STATEBYTES);
+    sodium.crypto_secretstream_xchacha20poly1305_init_pull(state, encryptor.header, Buffer.from(txHex, 'hex'));
+    const cipher = encryptor.encrypt(Buffer.from('role check'));
+    const plain = Buffer.alloc(cipher.length - streamOverheadBytes);
+    sodium.crypto_secretstream_xchacha20poly1305_pull(state, plain, Buffer.alloc(1), cipher, null);
+    return plain.toString();
+  };
+  assert.equal(opensWith(openE2eStreams('dialer', dialer, host.publicKey).encryptor, '62c8f4fa81800abd0577d99918d129b65deb789af8c8351f391feb0cbf238604'), 'role check');
+  assert.equal(opensWith(openE2eStreams('host', host, dialer.publicKey).encryptor, '749519c68059bce69f7cfcc7b387a3de1a1e8237d110991323bf62870115731a'), 'role check');
 });
 
 test('a peer public key that is not 32 bytes, or a low-order point, is refused as bad-public-key', () => {
@@ -267,4 +285,21 @@ test('over TCP through a relay standing in for a router: the relay sees only cip
     for (const socket of sockets) socket.destroy();
     await Promise.all([new Promise((resolve) => host.close(resolve)), new Promise((resolve) => relay.close(resolve))]);
   }
+});
+
+test('a sealed Data frame in one allocation reads as a Data frame whose body opens to the plaintext, in stream order', () => {
+  const { sender, receiver } = pair();
+  receiver.receive(sender.header);
+  const reader = new EdgeFrameReader();
+  const plains = [Buffer.from('first'), Buffer.alloc(64 * 1024, 7), Buffer.alloc(0)];
+  reader.append(Buffer.concat(plains.map((plain, i) => encodeSealedDataFrame({ sequence: 10 + i, connId: 3, flags: i === 0 ? 4 : undefined }, plain, sender))));
+  for (const [i, plain] of plains.entries()) {
+    const data = parseMessage.data(reader.next() as EdgeMessage);
+    assert.equal(data.sequence, 10 + i);
+    assert.equal(data.connId, 3);
+    assert.equal(data.flags, i === 0 ? 4 : 0);
+    assert.equal(data.payload.length, plain.length + streamOverheadBytes);
+    assert.deepEqual(receiver.receive(data.payload), plain);
+  }
+  assert.equal(reader.next(), undefined);
 });
