@@ -77,14 +77,16 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
 
   // Each Edge API's router, for the API descriptions `/specs` serves (read when asked, so they list every route).
   const specSources: SpecSources = new Map();
-  const specsPublishedAt = new Date(deps.services.clock.now()).toISOString();
+  // When this controller first described its APIs: the specs' createdAt and updatedAt.
+  let specsPublishedAt: string | undefined;
+  const publishedAt = () => (specsPublishedAt ??= new Date(deps.services.clock.now()).toISOString());
   // One flat router per API: a request is matched against that API's routes only.
   for (const binding of bindings) {
     if (binding === 'edge-client' || binding === 'edge-management') {
       const api = apiRouter(apiPaths[binding]);
       versionRoutes(api, ['/', '/version'], version);
       specSources.set(binding, api);
-      specRoutes(api, specSources, deps.version.version, specsPublishedAt);
+      specRoutes(api, specSources, deps.version.version, publishedAt);
       authenticationRoutes(api, deps.services, kit, guard);
       mfaRoutes(api, deps.services, kit, guard);
       overlayRoutes(api, binding, deps.services, kit, guard);

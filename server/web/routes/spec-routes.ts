@@ -13,8 +13,8 @@ export type SpecSources = Map<string, ApiRouter>;
 
 const titles: Record<string, string> = { 'edge-client': 'edgeward Edge Client API', 'edge-management': 'edgeward Edge Management API' };
 
-export function specRoutes(router: ApiRouter, sources: SpecSources, version: string, publishedAt: string): void {
-  const view = (id: string) => ({ id, name: id, createdAt: publishedAt, updatedAt: publishedAt, tags: {}, _links: { self: link(`./specs/${id}`), spec: link(`./specs/${id}/spec`) } });
+export function specRoutes(router: ApiRouter, sources: SpecSources, version: string, publishedAt: () => string): void {
+  const view = (id: string) => ({ id, name: id, createdAt: publishedAt(), updatedAt: publishedAt(), tags: {}, _links: { self: link(`./specs/${id}`), spec: link(`./specs/${id}/spec`) } });
   const sourceOf = (id: string) => {
     const source = sources.get(id);
     if (!source) throw EdgeError.notFound('spec', id);
