@@ -322,8 +322,10 @@ test('every operation of client.yml and management.yml is answered as the spec s
     await send(api, 'GET', '/current-identity/authenticators', { session: self });
     const params = { id: ids['conform-self-authenticator']! };
     await send(api, 'GET', '/current-identity/authenticators/{id}', { session: self, params });
-    await send(api, 'PUT', '/current-identity/authenticators/{id}', { session: self, params, hints: { username: 'conform-self', password: 'conform-self-changed', currentPassword: 'conform-self-password' } });
-    await send(api, 'PATCH', '/current-identity/authenticators/{id}', { session: self, params, hints: { currentPassword: 'conform-self-changed' }, extra: { password: 'conform-self-password' } });
+    // Each change on the controller that made the one before: a controller answers a write once it applied it, but
+    // another may not have yet, and each change needs the password the one before set.
+    await send(api, 'PUT', '/current-identity/authenticators/{id}', { node: first, session: self, params, hints: { username: 'conform-self', password: 'conform-self-changed', currentPassword: 'conform-self-password' } });
+    await send(api, 'PATCH', '/current-identity/authenticators/{id}', { node: first, session: self, params, hints: { currentPassword: 'conform-self-changed' }, extra: { password: 'conform-self-password' } });
   }
 
   // --- MFA on each API, with its own user: enroll, read, verify, recovery codes, second factor, remove ---
