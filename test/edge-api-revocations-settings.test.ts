@@ -88,7 +88,7 @@ test('an IDENTITY revocation ends every API session of the identity made before 
   assert.equal(await sessionStatus(fresh.token), 200, 'a login after the revocation is a new session');
 });
 
-test('a revoked enrollment JWT (JTI = its jti) no longer enrolls, on any controller', async () => {
+test('a revoked enrollment JWT (JTI = its jti) no longer enrolls, on any controller; a router\'s neither', async () => {
   const identity = await leader.http.post(`${leader.managementApi}/identities`, { headers: admin(leader), body: { name: 'revoke-jti', type: 'User', isAdmin: false, enrollment: { updb: 'revoke-jti' } } });
   assert.equal(identity.status, 201, identity.text);
   const enrollment = (await leader.http.get(`${leader.managementApi}/identities/${identity.json.data.id}/enrollments`, { headers: admin(leader) })).json.data[0];
@@ -102,6 +102,15 @@ test('a revoked enrollment JWT (JTI = its jti) no longer enrolls, on any control
   const refused = await follower.http.post(`${follower.clientApi}/enroll/updb?token=${enrollment.token}`, { body: { password: 'Revoked-Pass-42' } });
   assert.equal(refused.status, 400, refused.text);
   assert.deepEqual([refused.json.error.code, refused.json.error.cause?.reason], ['INVALID_ENROLLMENT_TOKEN', 'the enrollment JWT was revoked']);
+
+  // A router's enrollment JWT too: its jti is the router's enrollment token.
+  const router = await leader.http.post(`${leader.managementApi}/edge-routers`, { headers: admin(leader), body: { name: 'revoke-jti-router' } });
+  assert.equal(router.status, 201, router.text);
+  const routerToken = (await leader.http.get(`${leader.managementApi}/edge-routers/${router.json.data.id}`, { headers: admin(leader) })).json.data.enrollmentToken as string;
+  assert.equal((await leader.http.post(`${leader.managementApi}/revocations`, { headers: admin(leader), body: { id: routerToken, type: 'JTI' } })).status, 201);
+  const routerRefused = await leader.http.post(`${leader.clientApi}/enroll/erott`, { body: { token: routerToken, certCsr: 'unused', serverCertCsr: 'unused' } });
+  assert.equal(routerRefused.status, 400, routerRefused.text);
+  assert.deepEqual([routerRefused.json.error.code, routerRefused.json.error.cause?.reason], ['INVALID_ENROLLMENT_TOKEN', 'the enrollment JWT was revoked']);
 });
 
 test('bad revocations are refused and store nothing: unknown identity 404, an id that names nothing 400, a bad type 400', async () => {
