@@ -3,7 +3,8 @@
 // service, router 3 only links to router 2. Every revoking change is made through a controller that does not hold
 // router 1's control channel, so the one that closes a circuit learns of it from the raft log, as any member does.
 //
-// Shown here as a client and an operator see it: a CONNECT tunnel is reset within 5 s of its session's logout, of the
+// Shown here as a client and an operator see it: a CONNECT tunnel is reset within 5 s of its session's logout (or
+// revocation, of the session or of its identity), of the
 // removal of its Dial policy, of its identity's disabling or deletion, of the lapse of its MFA posture check, of a
 // PROCESS posture check that stops passing (reported to another controller) and of its router's disabling, also
 // after the router failed over to another controller (which learns of the circuits from the router); a deleted router's link is closed by the router it linked to, and its new links are refused.
@@ -194,6 +195,27 @@ test('logging out (DELETE /current-api-session) resets the session\'s CONNECT tu
   assert.ok(elapsed <= 5000, `closed after ${elapsed} ms`);
   await routers.r1.run!.waitForLog(revokedOnR1('SESSION_REVOKED'), 5000, 'the session revocation on r1');
   await until('the egress to close its connection to the server too', () => serverSide.size === 0, 5000);
+});
+
+test('a revocation (POST /revocations) of the API session, or of its identity, resets the tunnel within 5 s', async () => {
+  const sessionUser = await dialingUser('revoked-session-user');
+  const sessionId = (await api.http.get(`${api.clientApi}/current-api-session`, { headers: { 'zt-session': sessionUser.token } })).json.data.id as string;
+  const bySession = await closedWithin(await openTunnel(sessionUser.token), async () => {
+    const response = await via.http.post(`${via.managementApi}/revocations`, { headers: viaAdmin, body: { id: sessionId, type: 'API_SESSION' } });
+    assert.equal(response.status, 201, response.text);
+  });
+  console.log(`API_SESSION revocation: tunnel closed after ${bySession} ms`);
+  assert.ok(bySession <= 5000, `closed after ${bySession} ms`);
+  await routers.r1.run!.waitForLog(revokedOnR1('SESSION_REVOKED'), 5000, 'the session revocation on r1');
+  assert.equal(await tryTunnel(sessionUser.token), undefined, 'the revoked session opens no new tunnel');
+
+  const identityUser = await dialingUser('revoked-identity-user');
+  const byIdentity = await closedWithin(await openTunnel(identityUser.token), async () => {
+    const response = await via.http.post(`${via.managementApi}/revocations`, { headers: viaAdmin, body: { id: identityUser.identityId, type: 'IDENTITY' } });
+    assert.equal(response.status, 201, response.text);
+  });
+  console.log(`IDENTITY revocation: tunnel closed after ${byIdentity} ms`);
+  assert.ok(byIdentity <= 5000, `closed after ${byIdentity} ms`);
 });
 
 test('removing the Dial policy resets the tunnel within 5 s, and a new tunnel is refused', async () => {

@@ -33,16 +33,11 @@ const notServedYet: Readonly<Record<string, string>> = Object.fromEntries(
   [
     // i38-lists: identity-specific service configs.
     ...['GET', 'POST', 'DELETE'].map((method) => [`management ${method} /identities/{id}/service-configs`, 'i38-lists']),
-    // i38-ops: writes through the fabric router views, the API specs, CA JWTs, enrollment refresh, revocations and
-    // controller settings.
+    // i38-ops: writes through the fabric router views.
     ...['routers', 'transit-routers'].flatMap((collection) => [
       [`management POST /${collection}`, 'i38-ops'],
       ...['PUT', 'PATCH', 'DELETE'].map((method) => [`management ${method} /${collection}/{id}`, 'i38-ops']),
     ]),
-    ...(['client', 'management'] as const).flatMap((api) => ['/specs', '/specs/{id}', '/specs/{id}/spec'].map((path) => [`${api} GET ${path}`, 'i38-ops'])),
-    ...['/cas/{id}/jwt', '/revocations', '/revocations/{id}', '/controller-settings', '/controller-settings/{id}'].map((path) => [`management GET ${path}`, 'i38-ops']),
-    ...['/revocations', '/controller-settings'].map((path) => [`management POST ${path}`, 'i38-ops']),
-    ...['GET', 'PUT', 'PATCH', 'DELETE'].map((method) => [`management ${method} /controller-settings/{id}/effective`, 'i38-ops']),
   ].map(([operation, branch]) => [operation!, branch!]),
 );
 
@@ -250,6 +245,27 @@ test('every operation of client.yml and management.yml is answered as the spec s
     await mgmt('GET', `${collection}/{id}`, { params: { id: ids.router! } });
   }
 
+  // --- The API descriptions, on both APIs and without a session ---
+  for (const api of ['client', 'management'] as const) {
+    const specIds = ((await send(api, 'GET', '/specs')).json?.data as Array<{ id: string }> | undefined)?.map((spec) => spec.id);
+    assert.deepEqual(specIds, ['edge-client', 'edge-management'], `${api}: the specs listed`);
+    for (const id of specIds ?? []) {
+      await send(api, 'GET', '/specs/{id}', { params: { id } });
+      await send(api, 'GET', '/specs/{id}/spec', { params: { id } });
+    }
+  }
+
+  // --- Controller settings: the global row, one controller's own, its effective settings, then deleted ---
+  const settingsOf = { id: nodes[1]!.id };
+  await mgmt('PUT', '/controller-settings/{id}/effective', { node: first, params: { id: 'global' }, body: { oidc: { redirectUris: ['openziti://auth/callback'], postLogoutUris: [] } } });
+  await mgmt('POST', '/controller-settings', { node: first, body: { controllerId: settingsOf.id, oidc: { redirectUris: ['https://conform.example/cb'] } } });
+  await mgmt('GET', '/controller-settings', { node: first });
+  await mgmt('GET', '/controller-settings/{id}', { node: first, params: { id: 'global' } });
+  await mgmt('PATCH', '/controller-settings/{id}/effective', { node: first, params: settingsOf, body: { oidc: { postLogoutUris: ['https://conform.example/bye'] } } });
+  const effective = (await mgmt('GET', '/controller-settings/{id}/effective', { node: first, params: settingsOf })).json?.data?.effective;
+  assert.deepEqual(effective?.oidc, { redirectUris: ['https://conform.example/cb'], postLogoutUris: ['https://conform.example/bye'] }, 'effective settings: the controller\'s own over the global ones');
+  await mgmt('DELETE', '/controller-settings/{id}/effective', { node: first, params: settingsOf });
+
   // --- Database: a snapshot, a data integrity check and a fix, each after the one before has ended ---
   await mgmt('POST', '/database/snapshot', { node: first });
   for (const operation of ['/database/check-data-integrity', '/database/fix-data-integrity']) {
@@ -306,8 +322,10 @@ test('every operation of client.yml and management.yml is answered as the spec s
     await send(api, 'GET', '/current-identity/authenticators', { session: self });
     const params = { id: ids['conform-self-authenticator']! };
     await send(api, 'GET', '/current-identity/authenticators/{id}', { session: self, params });
-    await send(api, 'PUT', '/current-identity/authenticators/{id}', { session: self, params, hints: { username: 'conform-self', password: 'conform-self-changed', currentPassword: 'conform-self-password' } });
-    await send(api, 'PATCH', '/current-identity/authenticators/{id}', { session: self, params, hints: { currentPassword: 'conform-self-changed' }, extra: { password: 'conform-self-password' } });
+    // Each change on the controller that made the one before: a controller answers a write once it applied it, but
+    // another may not have yet, and each change needs the password the one before set.
+    await send(api, 'PUT', '/current-identity/authenticators/{id}', { node: first, session: self, params, hints: { username: 'conform-self', password: 'conform-self-changed', currentPassword: 'conform-self-password' } });
+    await send(api, 'PATCH', '/current-identity/authenticators/{id}', { node: first, session: self, params, hints: { currentPassword: 'conform-self-changed' }, extra: { password: 'conform-self-password' } });
   }
 
   // --- MFA on each API, with its own user: enroll, read, verify, recovery codes, second factor, remove ---
@@ -423,7 +441,12 @@ test('every operation of client.yml and management.yml is answered as the spec s
   if (created['/cas']) {
     const ca = (await mgmt('GET', '/cas/{id}', { node: first, params: { id: created['/cas'] } })).json?.data;
     await mgmt('POST', '/cas/{id}/verify', { node: first, params: { id: created['/cas'] }, rawBody: certificate(ca.verificationToken, { issuer: caName }), contentType: 'text/plain' });
+    await mgmt('GET', '/cas/{id}/jwt', { node: first, params: { id: created['/cas'] } });
   }
+  // Revocations: an identity's (it has no session to end), listed and read.
+  await mgmt('POST', '/revocations', { node: first, body: { id: ids.authless!, type: 'IDENTITY', tags: { conform: true } } });
+  await mgmt('GET', '/revocations', { node: first });
+  await mgmt('GET', '/revocations/{id}', { node: first, params: { id: ids.authless! } });
   await mgmt('GET', '/api-sessions');
   await mgmt('GET', '/api-sessions/{id}', { params: { id: (await mgmt('GET', '/api-sessions')).json.data[0].id } });
   await mgmt('GET', '/sessions');

@@ -37,6 +37,7 @@ import { explainOpen } from './explain-open.ts';
 import { startMetrics, type LateParts } from './metrics-wiring.ts';
 import { applySessionDialRule } from './session-dial-rule.ts';
 import { startSessionTimers } from './session-timers.ts';
+import { startRevocationPruning } from './revocation-timer.ts';
 import { baseUrlsOf, startWebListeners } from './web-listeners.ts';
 
 export interface RunningController {
@@ -130,6 +131,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     await agent.start();
     stack.push('agent socket', () => agent.close());
     stack.push('session timers', startSessionTimers(services.sessions, isLeader, options, logger));
+    stack.push('revocation pruning', startRevocationPruning(services.revocations, isLeader, logger.child('revocations')));
 
     logger.info('controller started', { id: options.id, version: version.version, baseUrls });
     return {

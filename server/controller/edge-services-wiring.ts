@@ -33,6 +33,9 @@ import { withModelTerminators } from '../edge/model-terminators.ts';
 import { TerminatorService } from '../edge/terminator-service.ts';
 import { NetworkJwtIssuer } from '../edge/network-jwt.ts';
 import { DatabaseAdmin } from '../edge/database-admin.ts';
+import { RevocationService } from '../edge/revocation-service.ts';
+import { ControllerSettingsService } from '../edge/controller-settings.ts';
+import { CaJwtIssuer } from '../edge/ca-jwt.ts';
 import { writeModelSnapshot } from '../store/model-snapshot-file.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ControllerOptions } from './controller-options.ts';
@@ -125,6 +128,9 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
       { keyPem: identityTls.keyPem, issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`, controllers: clientApiOrigins, controllerId: options.id },
       clock,
     ),
+    revocations: new RevocationService(store, writer, clock),
+    controllerSettings: new ControllerSettingsService(store, writer, clock),
+    caJwt: new CaJwtIssuer(cas, { keyPem: identityTls.keyPem, issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`, controllers: clientApiOrigins }),
     passwordLogin: new PasswordLogin(store, authPolicies, writer, clock, authLogger, hasher, passwordFailures),
     certLogin: new CertLogin(store, authPolicies, cas, identities, clock, authLogger, signer?.certPem),
     extJwtLogin: new ExtJwtLogin(store, authPolicies, signers, verifier, clock, authLogger),

@@ -23,6 +23,7 @@ import { signEnrollmentJwt } from './enrollment-jwt.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
+import { isJtiRevoked, revokedTokenReason } from '../model/revocation-commands.ts';
 
 export type { EdgeRouterSettings } from '../model/router-commands.ts';
 
@@ -182,6 +183,8 @@ export class EdgeRouterService {
     const router = token ? this.store.table<EdgeRouter>(routerTables.edgeRouters).findUnique('enrollmentToken', token) : undefined;
     if (!router || router.enrollmentExpiresAt === null) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token is unknown or already used' });
     if (Date.parse(router.enrollmentExpiresAt) <= this.clock.now()) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token expired' });
+    // Checked again in log order when redeemed; refused here before a certificate is signed for it.
+    if (isJtiRevoked(this.store, token, isoTime(this.clock.now()))) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: revokedTokenReason });
     return router;
   }
 

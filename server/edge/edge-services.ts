@@ -23,6 +23,9 @@ import type { TerminatorDirectory } from './terminator-directory.ts';
 import type { TerminatorService } from './terminator-service.ts';
 import type { NetworkJwtIssuer } from './network-jwt.ts';
 import type { DatabaseAdmin } from './database-admin.ts';
+import type { RevocationService } from './revocation-service.ts';
+import type { ControllerSettingsService } from './controller-settings.ts';
+import type { CaJwtIssuer } from './ca-jwt.ts';
 
 export interface EdgeServices {
   readonly store: ModelStore;
@@ -48,6 +51,12 @@ export interface EdgeServices {
   readonly database: DatabaseAdmin;
   /** The network JWT clients bootstrap from (`GET /network-jwts`). */
   readonly networkJwt: NetworkJwtIssuer;
+  /** Revoked JWT ids, identities and API sessions (`/revocations`). */
+  readonly revocations: RevocationService;
+  /** The global and per-controller settings (`/controller-settings`). */
+  readonly controllerSettings: ControllerSettingsService;
+  /** A third-party CA's auto-enrollment JWT (`/cas/{id}/jwt`). */
+  readonly caJwt: CaJwtIssuer;
   readonly passwordLogin: PasswordLogin;
   readonly certLogin: CertLogin;
   readonly extJwtLogin: ExtJwtLogin;

@@ -18,6 +18,7 @@ import type { AuthenticatorService } from './authenticator-service.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
+import { isJtiRevoked, revokedTokenReason } from '../model/revocation-commands.ts';
 
 export interface EnrollmentSettings {
   /** The CA that signs enrolled clients' certificates (edge.enrollment.signingCert); ott needs it. */
@@ -195,6 +196,8 @@ export class EnrollmentService {
       throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: `the token is for ${enrollment.method} enrollment, not ${method}` });
     }
     if (Date.parse(enrollment.expiresAt) <= this.clock.now()) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: 'the enrollment token expired' });
+    // Checked again in log order when redeemed; refused here before a certificate is signed for it.
+    if (isJtiRevoked(this.store, token, isoTime(this.clock.now()))) throw new EdgeError('INVALID_ENROLLMENT_TOKEN', { field: 'token', reason: revokedTokenReason });
     return enrollment;
   }
 }

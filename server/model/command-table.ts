@@ -16,6 +16,8 @@ import { unknownCommand } from './require-row.ts';
 import { applyRouterCommand, isRouterCommand } from './router-commands.ts';
 import { applyServiceCommand, isServiceCommand } from './service-commands.ts';
 import { applyTerminatorCommand, isTerminatorCommand } from './terminator-commands.ts';
+import { applyRevocationCommand, isRevocationCommand } from './revocation-commands.ts';
+import { applyControllerSettingCommand, isControllerSettingCommand } from './controller-setting-commands.ts';
 
 /** `identity` of `identity.create`: every family of ModelCommand. */
 export type CommandFamily = ModelCommandType extends infer T ? (T extends `${infer Family}.${string}` ? Family : never) : never;
@@ -48,6 +50,8 @@ const appliers: { readonly [F in CommandFamily]: Applier<FamilyCommand<F>> } = {
   edgeRouterPolicy: guarded(isEdgeRouterPolicyCommand, applyEdgeRouterPolicyCommand),
   serviceEdgeRouterPolicy: guarded(isEdgeRouterPolicyCommand, applyEdgeRouterPolicyCommand),
   terminator: guarded(isTerminatorCommand, applyTerminatorCommand),
+  revocation: guarded(isRevocationCommand, applyRevocationCommand),
+  controllerSetting: guarded(isControllerSettingCommand, applyControllerSettingCommand),
   // Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else.
   raft: (command) => (command.type === 'raft.noop' || command.type === 'raft.config' ? undefined : unknownCommand((command as { type: string }).type)),
 };

@@ -7,6 +7,8 @@ import type { EdgeRouterPolicyCommand } from './edge-router-policy-commands.ts';
 import type { RouterCommand } from './router-commands.ts';
 import type { ServiceCommand } from './service-commands.ts';
 import type { TerminatorCommand } from './terminator-commands.ts';
+import type { RevocationCommand } from './revocation-commands.ts';
+import type { ControllerSettingCommand } from './controller-setting-commands.ts';
 
 export type IdentityChanges = Partial<
   Pick<Identity, 'name' | 'isAdmin' | 'authPolicyId' | 'externalId' | 'roleAttributes' | 'tags' | 'disabledAt' | 'disabledUntil'>
@@ -71,6 +73,8 @@ export type ModelCommand =
   | RouterCommand
   | EdgeRouterPolicyCommand
   | TerminatorCommand
+  | RevocationCommand
+  | ControllerSettingCommand
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
   | { type: 'raft.noop' }
   | { type: 'raft.config' };

@@ -1,6 +1,7 @@
 // How enrollment commands apply: one live enrollment per method and identity (an expired one gives way), none while
 // the identity has the authenticator it would create, and a token redeemed once, checked again in log order so two
 // controllers redeeming one token at once cannot both succeed.
+import { isJtiRevoked, revokedTokenReason } from './revocation-commands.ts';
 import type { ApplyTransaction } from '../store/model-store.ts';
 import { CommandRefused } from './command-refused.ts';
 import type { ModelCommand } from './commands.ts';
@@ -56,6 +57,7 @@ function completeEnrollment(command: Extract<EnrollmentCommand, { type: 'enrollm
   if (Date.parse(enrollment.expiresAt) <= Date.parse(command.at)) {
     throw new CommandRefused({ code: 'INVALID_ENROLLMENT_TOKEN', cause: { field: 'token', reason: 'the enrollment token expired' } });
   }
+  if (isJtiRevoked(tx, command.token, command.at)) throw new CommandRefused({ code: 'INVALID_ENROLLMENT_TOKEN', cause: { field: 'token', reason: revokedTokenReason } });
   requireRow<Identity>(tx, tables.identities, enrollment.identityId, 'identity', 'identityId');
   const existing = tx.table<Authenticator>(tables.authenticators).findMany('identityId', enrollment.identityId);
   if (existing.some((other) => other.method === command.authenticator.method)) {

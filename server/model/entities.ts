@@ -7,6 +7,8 @@ import { createEdgeRouterPolicyTables } from './edge-router-policy-entities.ts';
 import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
 import { createTerminatorTables } from './terminator-entities.ts';
+import { createRevocationTables } from './revocation-entities.ts';
+import { createControllerSettingTables } from './controller-setting-entities.ts';
 
 export type { BaseEntity } from './base-entity.ts';
 
@@ -214,5 +216,7 @@ export function createModelTables(): EntityTable<Row>[] {
     ...createRouterTables(),
     ...createEdgeRouterPolicyTables(),
     ...createTerminatorTables(),
+    ...createRevocationTables(),
+    ...createControllerSettingTables(),
   ] as unknown as EntityTable<Row>[];
 }

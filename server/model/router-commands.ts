@@ -1,6 +1,7 @@
 // Commands on edge routers and how they apply. Enrollment is checked again here, in log order: a token redeemed
 // through two controllers at once works for one of them only, an expired token never works, and a server
 // certificate name another router holds is refused even when two routers enrolled for it at once.
+import { isJtiRevoked, revokedTokenReason } from './revocation-commands.ts';
 import type { ApplyTransaction } from '../store/model-store.ts';
 import { CommandRefused } from './command-refused.ts';
 import { deleteTerminatorsOf } from './terminator-commands.ts';
@@ -65,6 +66,7 @@ export function applyRouterCommand(command: RouterCommand, tx: ApplyTransaction)
       const current = tx.table<EdgeRouter>(routerTables.edgeRouters).get(command.id);
       if (!current || current.enrollmentToken === null || current.enrollmentToken !== command.token) throw invalidToken('the enrollment token is unknown or already used');
       if (current.enrollmentExpiresAt === null || Date.parse(current.enrollmentExpiresAt) <= Date.parse(command.at)) throw invalidToken('the enrollment token expired');
+      if (isJtiRevoked(tx, command.token, command.at)) throw invalidToken(revokedTokenReason);
       const taken = serverNameHeldByAnother(tx.table<EdgeRouter>(routerTables.edgeRouters).all(), current.id, command.serverNames ?? []);
       if (taken !== undefined) throw new CommandRefused({ code: 'COULD_NOT_PROCESS_CSR', cause: serverNameTakenCause(taken) });
       tx.put<EdgeRouter>(routerTables.edgeRouters, {

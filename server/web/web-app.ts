@@ -26,6 +26,10 @@ import { sessionGuard } from './session-guard.ts';
 import { discoveryRoutes } from './routes/discovery-routes.ts';
 import { databaseRoutes } from './routes/database-routes.ts';
 import { fabricRouterRoutes } from './routes/fabric-router-routes.ts';
+import { revocationRoutes } from './routes/revocation-routes.ts';
+import { controllerSettingRoutes } from './routes/controller-setting-routes.ts';
+import { caJwtRoutes } from './routes/ca-jwt-routes.ts';
+import { specRoutes, type SpecSources } from './routes/spec-routes.ts';
 import type { ControllerEntry } from '../cluster/controller-directory.ts';
 import type { VersionInfo } from '../../common/version/version-info.ts';
 
@@ -71,11 +75,18 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
   const version = () => versionBody(deps.version, deps.baseUrls);
   const mount = (router: ApiRouter) => app.use(router.middleware());
 
+  // Each Edge API's router, for the API descriptions `/specs` serves (read when asked, so they list every route).
+  const specSources: SpecSources = new Map();
+  // When this controller first described its APIs: the specs' createdAt and updatedAt.
+  let specsPublishedAt: string | undefined;
+  const publishedAt = () => (specsPublishedAt ??= new Date(deps.services.clock.now()).toISOString());
   // One flat router per API: a request is matched against that API's routes only.
   for (const binding of bindings) {
     if (binding === 'edge-client' || binding === 'edge-management') {
       const api = apiRouter(apiPaths[binding]);
       versionRoutes(api, ['/', '/version'], version);
+      specSources.set(binding, api);
+      specRoutes(api, specSources, deps.version.version, publishedAt);
       authenticationRoutes(api, deps.services, kit, guard);
       mfaRoutes(api, deps.services, kit, guard);
       overlayRoutes(api, binding, deps.services, kit, guard);
@@ -99,6 +110,9 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
         caBundleRoute(api, deps.services);
         databaseRoutes(api, deps.services, admin);
         fabricRouterRoutes(api, deps.services, admin);
+        revocationRoutes(api, deps.services, kit, admin);
+        controllerSettingRoutes(api, deps.services, kit, admin, async () => (deps.controllers ? (await deps.controllers()).map((member) => member.id) : []));
+        caJwtRoutes(api, deps.services, admin);
       }
       mount(api);
       // The fabric API's cluster route is served wherever the management API is, to its administrators.
