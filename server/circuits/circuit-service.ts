@@ -22,6 +22,7 @@ import { linkGraph, type RouterLinkReport } from './circuit-paths.ts';
 import { planCircuit } from './circuit-planner.ts';
 import { serviceOfSession } from './service-session-lookup.ts';
 import { checkEdgeHello, type EdgeHelloAnswer } from './edge-client-check.ts';
+import { checkEdgeBind, type EdgeBindAnswer } from './edge-bind-check.ts';
 
 export type CircuitAnswer = { readonly route: SignedRoute } | { readonly refused: { readonly code: CircuitRefusalCode; readonly message: string } };
 
@@ -83,6 +84,11 @@ export class CircuitService {
   /** Resolves edge clients' API sessions: set once the edge services exist (until then clients are refused). */
   setSessionDialer(dialer: SessionDialer): void {
     this.sessionDialer = dialer;
+  }
+
+  /** An SDK's Bind at a router's edge listener (edge-bind-check.ts). */
+  edgeBind(routerId: string, request: unknown): EdgeBindAnswer {
+    return checkEdgeBind({ store: this.deps.store, access: this.deps.access, dialer: this.sessionDialer, controllerId: this.deps.controllerId }, routerId, request, this.deps.clock.now());
   }
 
   /** An SDK's hello at a router's edge listener (edge-client-check.ts). */
