@@ -86,7 +86,8 @@ test("the parse and each form agree: the form's example arguments, which the par
   let forms = 0;
   for (const sub of edgeCommandLine.subcommands) {
     const [verb, entity] = sub.path;
-    if ((verb !== 'create' && verb !== 'update') || entity === undefined) continue;
+    // `update identity-configs` is a command of its own, not an entity's form (its parse is tested below).
+    if ((verb !== 'create' && verb !== 'update') || entity === undefined || entity === 'identity-configs') continue;
     const outcome = parseEdgeCommand([...sub.path, ...sub.example]);
     assert.equal(outcome.kind, 'run', sub.path.join(' '));
     const form = (verb === 'create' ? createForms : updateForms).find((candidate) => candidate.kind.name === entity)!;
@@ -97,4 +98,18 @@ test("the parse and each form agree: the form's example arguments, which the par
     forms++;
   }
   assert.equal(forms, createForms.length + updateForms.length);
+});
+
+test('update identity-configs takes an identity, a service and a config, and --remove, in ziti edge\'s grammar', async () => {
+  const { parseEdgeCommand } = await import('./edge-command.ts');
+  const run = parseEdgeCommand(['update', 'identity-configs', 'alice', 'web', 'alice-host', '--remove']);
+  assert.equal(run.kind, 'run');
+  assert.deepEqual(run.kind === 'run' && [run.value.verb, run.value.parsed.positional, run.value.parsed.bool('remove')], ['identity-configs', ['alice', 'web', 'alice-host'], true]);
+  const short = parseEdgeCommand(['update', 'identity-configs', '-r', 'alice', 'web', 'alice-host']);
+  assert.equal(short.kind === 'run' && short.value.parsed.bool('remove'), true, '-r is --remove, and flags may come first');
+  const missing = parseEdgeCommand(['update', 'identity-configs', 'alice', 'web']);
+  assert.deepEqual(missing, { kind: 'usage-error', command: 'edge update identity-configs', reason: 'update identity-configs takes <identity> <service> <config>, not: alice web' });
+  const help = parseEdgeCommand(['update', 'identity-configs', '--help']);
+  assert.equal(help.kind, 'help');
+  assert.match(help.kind === 'help' ? help.text : '', /^Usage: edgeward edge update identity-configs <identity> <service> <config> \[-r\|--remove\]/);
 });
