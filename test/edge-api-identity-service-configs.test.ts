@@ -119,6 +119,7 @@ test('bad input is refused with the error envelope and nothing changes', async (
     ['not a list', 'post', ids.alice, { serviceId: ids.service, configId: ids.serviceHost }, 400, 'COULD_NOT_VALIDATE'],
     ['a pair without its config', 'post', ids.alice, [{ serviceId: ids.service }], 400, 'COULD_NOT_VALIDATE'],
     ['no body', 'post', ids.alice, undefined, 400, 'COULD_NOT_VALIDATE'],
+    ['more than 1,000 pairs', 'post', ids.alice, Array.from({ length: 1001 }, () => good), 400, 'COULD_NOT_VALIDATE'],
     ['removing an unknown config', 'delete', ids.alice, [{ serviceId: ids.service, configId: ids.aliceHost }, { serviceId: ids.service, configId: 'no-such-config' }], 404, 'NOT_FOUND'],
   ];
   for (const [name, method, identityId, body, status, code] of cases) {
