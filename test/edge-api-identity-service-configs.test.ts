@@ -128,6 +128,9 @@ test('bad input is refused with the error envelope and nothing changes', async (
     assert.equal(response.json.error.code, code, name);
     assert.deepEqual((await pairsOf(ids.alice)).sort(), before, `${name}: nothing changed`);
   }
+  const empty = await change('post', ids.alice, []);
+  assert.equal(empty.status, 200, `an empty list assigns nothing: ${empty.text}`);
+  assert.deepEqual((await pairsOf(ids.alice)).sort(), before);
   const inUse = await controller.http.delete(mgmt(`/configs/${ids.aliceHost}`), { headers: setup.adminHeaders });
   assert.equal(inUse.status, 409, inUse.text);
   assert.equal(inUse.json.error.code, 'CAN_NOT_DELETE_REFERENCED_ENTITY');

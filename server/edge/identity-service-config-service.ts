@@ -48,9 +48,10 @@ export class IdentityServiceConfigService {
     return result;
   }
 
-  /** Each pair's config becomes the identity's config of its type for its service. */
+  /** Each pair's config becomes the identity's config of its type for its service (no pairs: nothing to write). */
   async assign(identityId: string, pairs: readonly ServiceConfigPair[]): Promise<void> {
     this.check(identityId, pairs, true);
+    if (pairs.length === 0) return;
     await this.writer.write({ type: 'identityServiceConfig.assign', identityId, at: isoTime(this.clock.now()), pairs: [...pairs] });
   }
 
