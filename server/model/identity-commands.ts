@@ -48,8 +48,8 @@ export function applyIdentityCommand(command: IdentityCommand, tx: ApplyTransact
   }
 }
 
-/** Deletes the identity, its API sessions, authenticators, enrollments, MFA and service configs in one entry; never the default admin
- * unless the command allows it. */
+/** Deletes the identity, its API sessions, authenticators, enrollments, MFA and service configs in one entry; never
+ * the default admin unless the command allows it. */
 function deleteIdentity(command: Extract<IdentityCommand, { type: 'identity.delete' }>, tx: ApplyTransaction): undefined {
   const current = requireRow<Identity>(tx, tables.identities, command.id, 'identity');
   if (current.isDefaultAdmin && !command.allowDefaultAdmin) {
