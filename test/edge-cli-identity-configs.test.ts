@@ -1,6 +1,7 @@
-// `edgeward edge update identity-configs <identity> <service> <config> [--remove]` as a process against a real
-// controller over TLS, by names: the identity's client service list then shows the config in place of the
-// service's own, and --remove restores it; an unknown name fails with exit code 1 and changes nothing.
+// `edgeward edge update identity-configs <identity> <service> <config> [--remove]` and `list identity
+// service-configs <identity>` as processes against a real controller over TLS, by names: the identity's client
+// service list then shows the config in place of the service's own, the sub-list shows the pair, and --remove
+// restores it; an unknown name fails with exit code 1 and changes nothing.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,6 +53,9 @@ test('update identity-configs gives the identity its own config for the service,
   assert.equal(assigned.code, 0, assigned.stderr);
   assert.equal(assigned.stdout, 'Identity cfg-alice now uses config cfg-alice-host for service cfg-web\n');
   assert.equal(await alicePort(), 8080);
+  const listed = await runEdgeCli(['list', 'identity', 'service-configs', 'cfg-alice'], { env });
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /SERVICE NAME.*CONFIG NAME[\s\S]*cfg-web.*cfg-alice-host[\s\S]*results: 1-1 of 1\n$/);
 
   const unknown = await runEdgeCli(['update', 'identity-configs', 'cfg-alice', 'cfg-web', 'no-such-config', '--remove'], { env });
   assert.equal(unknown.code, 1, unknown.stdout);
@@ -62,6 +66,9 @@ test('update identity-configs gives the identity its own config for the service,
   assert.equal(removed.code, 0, removed.stderr);
   assert.equal(removed.stdout, 'Identity cfg-alice no longer uses config cfg-alice-host for service cfg-web\n');
   assert.equal(await alicePort(), 80);
-  const listed = await controller.http.get(`${controller.managementApi}/identities/${aliceId}/service-configs`, { headers: setup.adminHeaders });
-  assert.deepEqual(listed.json.data, []);
+  const none = await controller.http.get(`${controller.managementApi}/identities/${aliceId}/service-configs`, { headers: setup.adminHeaders });
+  assert.deepEqual(none.json.data, []);
+  const listedJson = await runEdgeCli(['list', 'identity', 'cfg-alice', 'service-configs', '--json'], { env });
+  assert.equal(listedJson.code, 0, listedJson.stderr);
+  assert.deepEqual(JSON.parse(listedJson.stdout), []);
 });

@@ -113,3 +113,15 @@ test('update identity-configs takes an identity, a service and a config, and --r
   assert.equal(help.kind, 'help');
   assert.match(help.kind === 'help' ? help.text : '', /^Usage: edgeward edge update identity-configs <identity> <service> <config> \[-r\|--remove\]/);
 });
+
+test('list identity service-configs takes one identity, in either order; a plain list of identities is not it', async () => {
+  const { parseEdgeCommand } = await import('./edge-command.ts');
+  for (const words of [['list', 'identity', 'service-configs', 'alice', '--json'], ['list', 'identity', 'alice', 'service-configs', '--json']]) {
+    const outcome = parseEdgeCommand(words);
+    assert.deepEqual(outcome.kind === 'run' && [outcome.value.verb, outcome.value.parsed.positional, outcome.value.parsed.bool('json')], ['identity-configs-list', ['alice'], true], words.join(' '));
+  }
+  assert.deepEqual(parseEdgeCommand(['list', 'identity', 'service-configs']), { kind: 'usage-error', command: 'edge list identity service-configs', reason: 'list identity service-configs takes the name or id of one identity' });
+  const plain = parseEdgeCommand(['list', 'identities', 'name = "alice"']);
+  assert.equal(plain.kind === 'run' && plain.value.verb, 'list');
+});
+
