@@ -31,8 +31,6 @@ import { sampleBody, type BodyHints } from './support/spec-request-bodies.ts';
  */
 const notServedYet: Readonly<Record<string, string>> = Object.fromEntries(
   [
-    // i38-lists: identity-specific service configs.
-    ...['GET', 'POST', 'DELETE'].map((method) => [`management ${method} /identities/{id}/service-configs`, 'i38-lists']),
     // i38-ops: writes through the fabric router views.
     ...['routers', 'transit-routers'].flatMap((collection) => [
       [`management POST /${collection}`, 'i38-ops'],
@@ -430,6 +428,15 @@ test('every operation of client.yml and management.yml is answered as the spec s
   const failed = await mgmt('GET', '/identities/{id}/failed-service-requests', { node: first, params: { id: ids.user! } });
   assert.deepEqual(failed.json?.data?.map((request: { serviceId: string }) => request.serviceId), [ids.guarded], 'the refused Dial is a failed service request');
   for (const path of ['/services/{id}/edge-routers', '/services/{id}/service-edge-router-policies', '/services/{id}/identities', '/services/{id}/service-policies']) await mgmt('GET', path, { params: { id: ids.service! } });
+  // Identity-specific service configs: the user's own host.v1 config for the service, listed, shown to the user in
+  // place of the service's, then removed.
+  const userHost = { serviceId: ids.service!, configId: await made('/configs', { name: 'conform-user-host', configTypeId: 'NH5p4FpGR', data: { protocol: 'tcp', address: 'localhost', port: 9090 } }) };
+  await mgmt('POST', '/identities/{id}/service-configs', { params: { id: ids.user! }, body: [userHost] });
+  const userConfigs = await mgmt('GET', '/identities/{id}/service-configs', { node: first, params: { id: ids.user! } });
+  assert.deepEqual(userConfigs.json?.data?.map((row: { serviceId: string; configId: string }) => ({ serviceId: row.serviceId, configId: row.configId })), [userHost]);
+  const userView = await first.http.get(`${first.clientApi}/services/${ids.service}?configTypes=all`, { headers: { 'zt-session': user } });
+  assert.equal(userView.json?.data?.config?.['host.v1']?.port, 9090, `the user sees its own host config: ${userView.text}`);
+  await mgmt('DELETE', '/identities/{id}/service-configs', { params: { id: ids.user! }, body: [userHost] });
   for (const policy of [ids.dialPolicy!, ids.guardedPolicy]) {
     for (const path of ['/service-policies/{id}/identities', '/service-policies/{id}/services', '/service-policies/{id}/posture-checks']) await mgmt('GET', path, { params: { id: policy } });
   }

@@ -4,6 +4,7 @@ import type { PostureUpdate } from './posture-data.ts';
 import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, SealedValue } from './entities.ts';
 import type { ConfigCommand } from './config-commands.ts';
 import type { EdgeRouterPolicyCommand } from './edge-router-policy-commands.ts';
+import type { IdentityServiceConfigCommand } from './identity-service-config-commands.ts';
 import type { RouterCommand } from './router-commands.ts';
 import type { ServiceCommand } from './service-commands.ts';
 import type { TerminatorCommand } from './terminator-commands.ts';
@@ -75,6 +76,7 @@ export type ModelCommand =
   | TerminatorCommand
   | RevocationCommand
   | ControllerSettingCommand
+  | IdentityServiceConfigCommand
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
   | { type: 'raft.noop' }
   | { type: 'raft.config' };

@@ -4,6 +4,7 @@ import { EntityTable, type Row } from '../store/entity-table.ts';
 import type { BaseEntity } from './base-entity.ts';
 import { createConfigTables } from './config-entities.ts';
 import { createEdgeRouterPolicyTables } from './edge-router-policy-entities.ts';
+import { createIdentityServiceConfigTables } from './identity-service-config-entities.ts';
 import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
 import { createTerminatorTables } from './terminator-entities.ts';
@@ -218,5 +219,6 @@ export function createModelTables(): EntityTable<Row>[] {
     ...createTerminatorTables(),
     ...createRevocationTables(),
     ...createControllerSettingTables(),
+    ...createIdentityServiceConfigTables(),
   ] as unknown as EntityTable<Row>[];
 }

@@ -13,6 +13,7 @@ import { authenticationRoutes } from './routes/authentication-routes.ts';
 import { authenticatorRoutes, ownAuthenticatorRoutes } from './routes/authenticator-routes.ts';
 import { healthRoutes } from './routes/health-routes.ts';
 import { identityRoutes } from './routes/identity-routes.ts';
+import { identityServiceConfigRoutes } from './routes/identity-service-config-routes.ts';
 import { authPolicyRoutes } from './routes/auth-policy-routes.ts';
 import { adminMfaRoutes, mfaRoutes } from './routes/mfa-routes.ts';
 import { caRoutes } from './routes/ca-routes.ts';
@@ -99,6 +100,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       } else {
         const admin = guard('admin');
         identityRoutes(api, deps.services, kit, admin);
+        identityServiceConfigRoutes(api, deps.services, kit, admin);
         adminMfaRoutes(api, deps.services, admin);
         authenticatorRoutes(api, deps.services, kit, admin);
         apiSessionRoutes(api, deps.services, admin);
