@@ -221,7 +221,7 @@ test('every operation of client.yml and management.yml is answered as the spec s
     await mgmt('GET', '/services/{id}/terminators', { node, params: { id: ids.service! } });
   }
   // An administrator's terminator: made, read, replaced, updated and deleted through one controller.
-  const terminatorHints = { service: ids.service, router: ids.router, binding: 'edge', address: 'tcp:localhost:8081' };
+  const terminatorHints = { service: ids.service, router: ids.router, binding: 'transport', address: 'tcp:localhost:8081' };
   const adminTerminator = (await mgmt('POST', '/terminators', { node: first, hints: terminatorHints })).json?.data?.id as string;
   if (adminTerminator) {
     await mgmt('GET', '/terminators/{id}', { node: first, params: { id: adminTerminator } });

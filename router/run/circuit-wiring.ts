@@ -53,6 +53,7 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
     controllerMembers: wiring.controllerMembers,
     identity: { certPem: identity.certPem, keyPem: identity.keyPem },
     hosted: () => wiring.terminators.hosted,
+    transportDialer: (config.dialers ?? []).some((dialer) => dialer.binding === 'transport'),
     requestCircuit: (service, avoidRouters, apiSession, resume) =>
       channel.request({ op: 'circuit.create', service, ...(avoidRouters.length > 0 ? { avoidRouters } : {}), ...(apiSession ? { apiSession } : {}), ...(resume ? { resume } : {}) }),
     config: config.forwarder,

@@ -157,7 +157,7 @@ export class CircuitService {
       identityId: holder.id,
       routers: plan.path.routers,
       links: plan.path.links,
-      terminator: { id: plan.terminator.id, routerId: plan.terminator.routerId, address: plan.terminator.address },
+      terminator: { id: plan.terminator.id, routerId: plan.terminator.routerId, address: plan.terminator.address, binding: plan.terminator.binding },
       controllerId: this.deps.controllerId,
       egressFingerprint,
       issuedAt: now,
