@@ -98,7 +98,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
         // The management spec lists the EST CA bundle under its prefix too (the client API's comes with enrollment).
         caBundleRoute(api, deps.services);
         databaseRoutes(api, deps.services, admin);
-        fabricRouterRoutes(api, deps.services, admin);
+        fabricRouterRoutes(api, deps.services, kit, admin);
       }
       mount(api);
       // The fabric API's cluster route is served wherever the management API is, to its administrators.
