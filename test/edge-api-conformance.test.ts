@@ -33,12 +33,7 @@ const notServedYet: Readonly<Record<string, string>> = Object.fromEntries(
   [
     // i38-lists: identity-specific service configs.
     ...['GET', 'POST', 'DELETE'].map((method) => [`management ${method} /identities/{id}/service-configs`, 'i38-lists']),
-    // i38-ops: writes through the fabric router views, the API specs, CA JWTs, enrollment refresh, revocations and
-    // controller settings.
-    ...['routers', 'transit-routers'].flatMap((collection) => [
-      [`management POST /${collection}`, 'i38-ops'],
-      ...['PUT', 'PATCH', 'DELETE'].map((method) => [`management ${method} /${collection}/{id}`, 'i38-ops']),
-    ]),
+    // i38-ops: the API specs, CA JWTs, enrollment refresh, revocations and controller settings.
     ...(['client', 'management'] as const).flatMap((api) => ['/specs', '/specs/{id}', '/specs/{id}/spec'].map((path) => [`${api} GET ${path}`, 'i38-ops'])),
     ...['/cas/{id}/jwt', '/revocations', '/revocations/{id}', '/controller-settings', '/controller-settings/{id}'].map((path) => [`management GET ${path}`, 'i38-ops']),
     ...['/revocations', '/controller-settings'].map((path) => [`management POST ${path}`, 'i38-ops']),
@@ -248,6 +243,14 @@ test('every operation of client.yml and management.yml is answered as the spec s
   for (const collection of ['/routers', '/transit-routers']) {
     await mgmt('GET', collection);
     await mgmt('GET', `${collection}/{id}`, { params: { id: ids.router! } });
+    // A transit router: made, replaced, updated and deleted through one controller.
+    const transit = (await mgmt('POST', collection, { node: first })).json?.data?.id as string;
+    await mgmt('PUT', `${collection}/{id}`, { node: first, params: { id: transit }, extra: { cost: 4 } });
+    await mgmt('PATCH', `${collection}/{id}`, { node: first, params: { id: transit }, body: { noTraversal: true } });
+    const changed = (await mgmt('GET', `${collection}/{id}`, { node: first, params: { id: transit } })).json?.data;
+    assert.deepEqual([changed?.cost, changed?.noTraversal, changed?.isVerified], [4, true, false], `PUT then PATCH of a router made through ${collection}`);
+    await mgmt('DELETE', `${collection}/{id}`, { node: first, params: { id: transit } });
+    await mgmt('GET', `${collection}/{id}`, { node: first, params: { id: transit }, expect: 404 });
   }
 
   // --- Database: a snapshot, a data integrity check and a fix, each after the one before has ended ---
