@@ -10,7 +10,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { allowEveryRouter, enrollRouterProcess, managementPoster, startWelcomedRouters } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollTestRouter, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
 import type { RouterRun } from './support/router-fixture.ts';
@@ -22,27 +22,9 @@ let echo: Server;
 const ports: Record<'echoed' | 'closed' | 'nodialer', number> = { echoed: 0, closed: 0, nodialer: 0 };
 const routers: Record<'r1' | 'r2', { id: string; config: string; run?: RouterRun }> = {} as never;
 
-async function writeRouter(name: 'r1' | 'r2', body: Record<string, unknown>, tunnel: string, rest: string): Promise<void> {
-  const edgePort = await freePort();
-  const yaml = `v: 3
-identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
-ctrl:
-  endpoint: ${controller.ctrlAddress}
-edge:
-  csr:
-    sans: {dns: [localhost], ip: [127.0.0.1]}
-forwarder:
-  latencyProbeInterval: 300
-listeners:
-  - binding: edge
-    address: tls:127.0.0.1:${edgePort}
-    options: {advertise: 127.0.0.1:${edgePort}}
-  - binding: tunnel
-    options: ${tunnel}
-${rest}
-`;
-  const { id, config } = await enrollRouterProcess(controller, admin, join(root, name), yaml, name, body);
-  routers[name] = { id, config };
+async function writeRouter(name: 'r1' | 'r2', body: Record<string, unknown>, tunnel: string, spec: { transportDialer: boolean; tail: string }): Promise<void> {
+  const listeners = [`  - binding: tunnel\n    options: ${tunnel}`];
+  routers[name] = await enrollTestRouter(controller, admin, join(root, name), name, { endpoint: controller.ctrlAddress, listeners, ...spec }, body);
 }
 
 /** A line written to r1's proxy port for `service`: the echo, or how the connection ended without one. */
@@ -81,9 +63,9 @@ before(async () => {
   for (const service of Object.keys(ports) as Array<keyof typeof ports>) ports[service] = await freePort();
   const r2Link = await freePort();
   await writeRouter('r1', { isTunnelerEnabled: true, roleAttributes: ['clients'] }, `{mode: proxy, services: [${Object.entries(ports).map(([service, port]) => `${service}:${port}`).join(', ')}]}`,
-    'link:\n  dialers:\n    - binding: transport\n      groups: [default]\n      healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 200ms, maxRetryInterval: 1s}');
+    { transportDialer: false, tail: quickLinkDialer });
   await writeRouter('r2', {}, '{mode: host}',
-    `dialers:\n  - binding: transport\nlink:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${r2Link}", advertise: "tls:127.0.0.1:${r2Link}", groups: [default]}`);
+    { transportDialer: true, tail: `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${r2Link}", advertise: "tls:127.0.0.1:${r2Link}", groups: [default]}` });
   const echoPort = (echo.address() as { port: number }).port;
   const targets = { echoed: [routers.r2.id, `tcp:127.0.0.1:${echoPort}`], closed: [routers.r2.id, `tcp:127.0.0.1:${closedPort}`], nodialer: [routers.r1.id, `tcp:127.0.0.1:${echoPort}`] } as const;
   for (const [service, [router, address]] of Object.entries(targets)) {

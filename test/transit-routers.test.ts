@@ -11,7 +11,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { enrollRouterProcess, hostedService, managementPoster, startWelcomedRouters } from './support/circuit-routers.ts';
+import { enrollTestRouter, hostedService, managementPoster, quickLinkDialer, startWelcomedRouters, testRouterYaml } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { EdgeApiSchemas } from './support/edge-api-schemas.ts';
@@ -29,8 +29,6 @@ let serviceId: string;
 let transitEdgePort: number;
 const routers: Record<'r1' | 'transit' | 'r2', { id: string; config: string; run?: RouterRun }> = {} as never;
 
-const quickLinkDialer = 'link:\n  dialers:\n    - binding: transport\n      groups: [default]\n      healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 200ms, maxRetryInterval: 1s}';
-
 /** A management call whose 2xx body must validate against the spec. */
 async function call(method: string, path: string, body?: Record<string, unknown>) {
   const response = await controller.http.request(method, `${controller.managementApi}${path}`, { headers: admin, ...(body ? { body } : {}) });
@@ -38,24 +36,9 @@ async function call(method: string, path: string, body?: Record<string, unknown>
   return response;
 }
 
-function routerYaml(rest: string): string {
-  return `v: 3
-identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
-ctrl:
-  endpoint: ${controller.ctrlAddress}
-edge:
-  csr:
-    sans: {dns: [localhost], ip: [127.0.0.1]}
-forwarder:
-  latencyProbeInterval: 300
-${rest}
-`;
-}
-
 async function edgeRouter(name: 'r1' | 'r2', roles: string[], tunnel: string): Promise<void> {
-  const edgePort = await freePort();
-  const yaml = routerYaml(`listeners:\n  - binding: edge\n    address: tls:127.0.0.1:${edgePort}\n    options: {advertise: 127.0.0.1:${edgePort}}\n  - binding: tunnel\n    options: ${tunnel}\n${quickLinkDialer}`);
-  routers[name] = await enrollRouterProcess(controller, admin, join(root, name), yaml, name, { isTunnelerEnabled: true, roleAttributes: roles });
+  const spec = { endpoint: controller.ctrlAddress, listeners: [`  - binding: tunnel\n    options: ${tunnel}`], tail: quickLinkDialer };
+  routers[name] = await enrollTestRouter(controller, admin, join(root, name), name, spec, { isTunnelerEnabled: true, roleAttributes: roles });
 }
 
 /** One line through r1's proxy port: the echo, or '' when the connection closed without one. */
@@ -126,7 +109,8 @@ before(async () => {
   const config = join(dir, 'router.yml');
   transitEdgePort = await freePort();
   // An edge listener too (edgeward's enrollment reads edge.csr, which needs one): clients are refused on it.
-  writeFileSync(config, routerYaml(`listeners:\n  - binding: edge\n    address: tls:127.0.0.1:${transitEdgePort}\n    options: {advertise: 127.0.0.1:${transitEdgePort}}\nlink:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${linkPort}", advertise: "tls:127.0.0.1:${linkPort}", groups: [default]}`));
+  const linkListener = `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${linkPort}", advertise: "tls:127.0.0.1:${linkPort}", groups: [default]}`;
+  writeFileSync(config, testRouterYaml({ endpoint: controller.ctrlAddress, transportDialer: false, tail: linkListener }, transitEdgePort));
   writeFileSync(join(dir, 'enroll.jwt'), detail.enrollmentJwt);
   const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
   assert.equal(enrolled.code, 0, enrolled.stderr);
