@@ -2,15 +2,16 @@
 // a real controller: r1 has a proxy-mode tunnel listener and no `transport` dialer; r2 lists a `transport` dialer and a
 // link listener, hosts nothing itself (no Bind policy, not tunneler-enabled). An admin terminator on r2 naming a local
 // echo server carries a user's bytes through r1 → r2; one on r2 naming a closed port fails at r2's dial, and one on
-// r1 (no transport dialer) is refused by r1: both close the user's connection with the reason in r1's log, and neither
-// router stops serving.
+// r1 (no transport dialer) is refused by r1: both close the user's connection with the reason in r1's log and in the
+// controller's circuit `failed` events (naming the terminator), and neither router stops serving.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { allowEveryRouter, enrollTestRouter, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
+import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
 import type { RouterRun } from './support/router-fixture.ts';
@@ -21,6 +22,8 @@ let admin: Record<string, string>;
 let echo: Server;
 const ports: Record<'echoed' | 'closed' | 'nodialer', number> = { echoed: 0, closed: 0, nodialer: 0 };
 const routers: Record<'r1' | 'r2', { id: string; config: string; run?: RouterRun }> = {} as never;
+/** Each service's admin terminator id. */
+const terminatorIds: Record<string, string> = {};
 
 async function writeRouter(name: 'r1' | 'r2', body: Record<string, unknown>, tunnel: string, spec: { transportDialer: boolean; tail: string }): Promise<void> {
   const listeners = [`  - binding: tunnel\n    options: ${tunnel}`];
@@ -70,7 +73,7 @@ before(async () => {
   const targets = { echoed: [routers.r2.id, `tcp:127.0.0.1:${echoPort}`], closed: [routers.r2.id, `tcp:127.0.0.1:${closedPort}`], nodialer: [routers.r1.id, `tcp:127.0.0.1:${echoPort}`] } as const;
   for (const [service, [router, address]] of Object.entries(targets)) {
     const serviceId = await post('/services', { name: service, encryptionRequired: true, roleAttributes: ['admin-terminated'] });
-    await post('/terminators', { service: serviceId, router, binding: 'transport', address });
+    terminatorIds[service] = await post('/terminators', { service: serviceId, router, binding: 'transport', address });
   }
   await startWelcomedRouters(routers, ['r1', 'r2']);
   await routers.r1.run!.waitForLog((line) => line.msg === 'link established' && line.destRouterId === routers.r2.id, 30_000, "r1's link to r2");
@@ -102,6 +105,17 @@ test('an admin terminator its router cannot dial fails the circuit cleanly, with
   assert.deepEqual(await throughProxy('nodialer', 'r1 has no transport dialer'), { echoed: '', closed: true });
   const refused = await r1.waitForLog((line) => line.msg === 'circuit setup failed' && line.service === 'nodialer', 10_000, "r1's refusal");
   assert.match(String(refused.reason), /has binding transport and this router has no transport dialer/);
+
+  // The controller records each failed attempt as a circuit `failed` event naming the terminator and the reason.
+  const failedEvents = await until('the failed circuit events', async () => {
+    const events = existsSync(controller.eventsFile) ? readFileSync(controller.eventsFile, 'utf8').split('\n').filter((line) => line.includes('"namespace":"circuit"')).map((line) => JSON.parse(line)) : [];
+    const failed = events.filter((event) => event.event_type === 'failed');
+    return [terminatorIds.closed, terminatorIds.nodialer].every((id) => failed.some((event) => event.terminator_id === id)) ? failed : undefined;
+  }, 15_000);
+  const closedEvent = failedEvents.find((event) => event.terminator_id === terminatorIds.closed);
+  assert.deepEqual([closedEvent.failure_cause, closedEvent.path.egress_id], ['SETUP_FAILED', routers.r2.id]);
+  assert.match(String(closedEvent.reason), /dial tcp:127\.0\.0\.1:\d+ failed/);
+  assert.match(String(failedEvents.find((event) => event.terminator_id === terminatorIds.nodialer).reason), /no transport dialer/);
 
   assert.deepEqual(await throughProxy('echoed', 'still served'), { echoed: 'still served\n', closed: false }, 'both routers still carry circuits');
   for (const run of [r1, routers.r2.run!]) assert.deepEqual([run.child.exitCode, run.child.signalCode], [null, null], 'no router exited');
