@@ -2,7 +2,8 @@
 // the controller for a route (`circuit.create`), and the signed route is carried over the first link as `c.setup`;
 // every router on the path checks it (signed by a controller of its network, issued recently, this router at that
 // hop, the frame arriving over the link the route names), installs the circuit between its two links and passes the
-// setup on; the last router dials the terminator's address (only one it hosts for that service) and answers
+// setup on; the last router dials the terminator's address (for a router-registered terminator only one it hosts for
+// that service; for an administrator's `transport` terminator its address, if router.yml lists a transport dialer) and answers
 // `c.ready` back along the path, after which bytes flow both ways (circuit-end.ts: credit flow control, half-close).
 // Routes are taken only from a current cluster member named in them (route-authority.ts); the egress takes each route
 // once (terminated-routes.ts) and signs its `c.ready`, which the ingress checks is the route's last router's
@@ -22,6 +23,7 @@
 // another are bounded per incoming link, which stops being read past a high-water mark (transit-backpressure.ts);
 // forwarder.maxCircuits and maxCircuitsPerIdentity cap the table (circuit-limits.ts).
 import { performance } from 'node:perf_hooks';
+import { adminTerminatorProblem, transportBinding } from '../../common/circuits/terminator-address.ts';
 import { routeDigest, RouteVerifier, routeSetupWindowMs, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
 import type { RouterCircuitReport } from '../../common/control-channel/control-messages.ts';
 import { DataFrame } from '../../common/framing/frame-codec.ts';
@@ -103,6 +105,8 @@ export interface ForwarderDeps {
   readonly identity: { readonly certPem: string; readonly keyPem: string };
   /** serviceId → address this router hosts now (terminator-sync.ts). */
   readonly hosted: () => ReadonlyMap<string, string>;
+  /** True when router.yml lists a `transport` dialer: only then does it dial administrators' terminators. */
+  readonly transportDialer?: boolean;
   /** `circuit.create` on the control channel (`apiSession`: dial as that API session's identity; `resume`: a new path
    * for a live circuit, to the same terminator, under the same id). */
   readonly requestCircuit: (
@@ -718,8 +722,14 @@ export class Forwarder {
 
   /** Why this router cannot be the route's egress, or undefined when it can. */
   private hostingProblem(route: CircuitRoute): string | undefined {
-    if (route.terminator.routerId !== this.deps.routerId) return 'the terminator is not on this router';
-    if (this.deps.hosted().get(route.serviceId) !== route.terminator.address) return `this router does not host ${route.serviceName} at ${route.terminator.address}`;
+    const { terminator } = route;
+    if (terminator.routerId !== this.deps.routerId) return 'the terminator is not on this router';
+    // An administrator's terminator: dialed where it says, if this router dials that binding at all.
+    if (terminator.binding === transportBinding) {
+      if (!this.deps.transportDialer) return `terminator ${terminator.id} has binding ${transportBinding} and this router has no ${transportBinding} dialer (router.yml dialers)`;
+      return adminTerminatorProblem(terminator.binding, terminator.address)?.reason;
+    }
+    if (this.deps.hosted().get(route.serviceId) !== terminator.address) return `this router does not host ${route.serviceName} at ${terminator.address}`;
     return undefined;
   }
 

@@ -54,6 +54,7 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
     controllerMembers: wiring.controllerMembers,
     identity: { certPem: identity.certPem, keyPem: identity.keyPem },
     hosted: () => wiring.terminators.hosted,
+    transportDialer: (config.dialers ?? []).some((dialer) => dialer.binding === 'transport'),
     requestCircuit: (service, avoidRouters, apiSession, resume, sdk) =>
       channel.request({
         op: 'circuit.create',

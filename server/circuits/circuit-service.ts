@@ -9,7 +9,7 @@ import type { Clock } from '../../common/time/clock.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 import type { ServiceAccessService } from '../edge/service-access-service.ts';
 import type { PostureState } from '../edge/posture-evaluation.ts';
-import { routersForIdentity, routersForService } from '../edge/edge-router-access.ts';
+import { routersCarryingService, routersForIdentity } from '../edge/edge-router-access.ts';
 import type { EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model/edge-router-policy-entities.ts';
 import { edgeRouterPolicyTables } from '../model/edge-router-policy-entities.ts';
 import type { RoleHolder } from '../model/policy-roles.ts';
@@ -131,10 +131,14 @@ export class CircuitService {
       serviceText = named.service;
     }
     const service = services.findUnique('name', serviceText) ?? services.get(serviceText);
+    if (router?.isTransitRouter) {
+      const refused = { code: 'NO_EDGE_ROUTER_POLICY' as const, message: `router ${routerId} is a transit router: it carries circuits between routers, not connections of identities` };
+      return { routerId, service: serviceText, answer: { refused }, ...(service ? { serviceId: service.id } : {}), ...(client ? { identityId: holder.id } : {}) };
+    }
     const dialerKey = isPublicKeyText(body?.dialerKey) ? body.dialerKey : undefined;
     const routerRows = store.table<EdgeRouter>(routerTables.edgeRouters).all();
     const identityRouters = routersForIdentity(holder, { routers: routerRows, policies: store.table<EdgeRouterPolicy>(edgeRouterPolicyTables.edgeRouterPolicies).all() });
-    const serviceRouters = service ? routersForService(service, store.table<ServiceEdgeRouterPolicy>(edgeRouterPolicyTables.serviceEdgeRouterPolicies).all(), routerRows) : new Set<string>();
+    const serviceRouters = service ? routersCarryingService(service, store.table<ServiceEdgeRouterPolicy>(edgeRouterPolicyTables.serviceEdgeRouterPolicies).all(), routerRows) : new Set<string>();
     const [terminators, reports, connected] = await Promise.all([this.deps.presence.terminators(), this.deps.presence.linkReports(), this.deps.presence.connectedRouters()]);
     const now = this.deps.clock.now();
     const plan = planCircuit({
@@ -183,7 +187,7 @@ export class CircuitService {
       identityId: holder.id,
       routers: plan.path.routers,
       links: plan.path.links,
-      terminator: { id: plan.terminator.id, routerId: plan.terminator.routerId, address: plan.terminator.address },
+      terminator: { id: plan.terminator.id, routerId: plan.terminator.routerId, address: plan.terminator.address, binding: plan.terminator.binding },
       controllerId: this.deps.controllerId,
       egressFingerprint,
       issuedAt: now,

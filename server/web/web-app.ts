@@ -111,7 +111,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
         // The management spec lists the EST CA bundle under its prefix too (the client API's comes with enrollment).
         caBundleRoute(api, deps.services);
         databaseRoutes(api, deps.services, admin);
-        fabricRouterRoutes(api, deps.services, admin);
+        fabricRouterRoutes(api, deps.services, kit, admin);
         revocationRoutes(api, deps.services, kit, admin);
         controllerSettingRoutes(api, deps.services, kit, admin, async () => (deps.controllers ? (await deps.controllers()).map((member) => member.id) : []));
         caJwtRoutes(api, deps.services, admin);
