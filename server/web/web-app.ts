@@ -24,6 +24,7 @@ import { routeKit } from './routes/route-kit.ts';
 import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/version-routes.ts';
 import { sessionGuard } from './session-guard.ts';
 import { rootPathAlias } from './root-path-alias.ts';
+import { apiSessionCertificateRoutes } from './routes/api-session-certificate-routes.ts';
 import { discoveryRoutes } from './routes/discovery-routes.ts';
 import { databaseRoutes } from './routes/database-routes.ts';
 import { fabricRouterRoutes } from './routes/fabric-router-routes.ts';
@@ -88,6 +89,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       if (binding === 'edge-client') {
         clientExternalJwtSignerRoutes(api, deps.services);
         clientEnrollmentRoutes(api, deps.services, kit);
+        apiSessionCertificateRoutes(api, deps.services, kit, guard('full'));
       } else {
         const admin = guard('admin');
         identityRoutes(api, deps.services, kit, admin);
