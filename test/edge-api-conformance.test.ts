@@ -288,6 +288,16 @@ test('every operation of client.yml and management.yml is answered as the spec s
   await client('GET', '/services', { session: user });
   await client('GET', '/services/{id}', { session: user, params: { id: ids.service } });
   await client('GET', '/current-api-session/service-updates', { session: user });
+  // API-session certificates: a CSR makes a short-lived certificate for the session; read, listed and deleted there.
+  const sessionCertificate = await client('POST', '/current-api-session/certificates', { node: first, session: user, body: { csr: csrPem('conform-session-cert') } });
+  const sessionCertificateId = sessionCertificate.json?.data?.id as string;
+  await client('GET', '/current-api-session/certificates', { node: first, session: user });
+  // Recorded through raft: every controller knows the certificate (and its fingerprint) with the session.
+  const fingerprintOn = async (node: ControllerFixture) => (await node.http.get(`${node.clientApi}/current-api-session/certificates/${sessionCertificateId}`, { headers: { 'zt-session': user } })).json?.data?.fingerprint as string | undefined;
+  const issuedFingerprint = await fingerprintOn(first);
+  for (const node of nodes) await until(`${node.id} knows the API-session certificate`, async () => issuedFingerprint !== undefined && (await fingerprintOn(node)) === issuedFingerprint);
+  await client('GET', '/current-api-session/certificates/{id}', { node: first, session: user, params: { id: sessionCertificateId } });
+  await client('DELETE', '/current-api-session/certificates/{id}', { node: first, session: user, params: { id: sessionCertificateId } });
   await client('GET', '/controllers', { session: user });
   // Posture responses, through the controller that made the session; its posture data is read there after.
   await client('POST', '/posture-response', { node: first, session: user, body: { id: ids.osCheck, typeId: 'OS', type: 'Linux', version: '6.1.0', build: '1' } });

@@ -1,7 +1,7 @@
 // Every change to the model is one of these commands. They carry every value the apply needs (ids, timestamps,
 // hashes) so that every controller applying the same log reaches the same state.
 import type { PostureUpdate } from './posture-data.ts';
-import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, SealedValue } from './entities.ts';
+import type { ApiSession, ApiSessionCertificate, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, SealedValue } from './entities.ts';
 import type { ConfigCommand } from './config-commands.ts';
 import type { EdgeRouterPolicyCommand } from './edge-router-policy-commands.ts';
 import type { IdentityServiceConfigCommand } from './identity-service-config-commands.ts';
@@ -59,6 +59,8 @@ export type ModelCommand =
   | { type: 'apiSession.satisfyQuery'; id: string; typeId: string }
   /** Posture responses the client sent: merged into the session's posture data (posture-data.ts). */
   | { type: 'apiSession.posture'; id: string; at: string; updates: PostureUpdate[] }
+  | { type: 'apiSession.addCertificate'; id: string; at: string; certificate: ApiSessionCertificate; max: number }
+  | { type: 'apiSession.removeCertificate'; id: string; certificateId: string }
   /** Starts a TOTP enrollment; refused (MFA_EXISTS) while the identity has one. */
   | { type: 'mfa.create'; mfa: Mfa }
   /** A live TOTP code of time step `step` verified the enrollment. */

@@ -24,6 +24,8 @@ import { overlayRoutes } from './routes/overlay-routes.ts';
 import { routeKit } from './routes/route-kit.ts';
 import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/version-routes.ts';
 import { sessionGuard } from './session-guard.ts';
+import { rootPathAlias } from './root-path-alias.ts';
+import { apiSessionCertificateRoutes } from './routes/api-session-certificate-routes.ts';
 import { discoveryRoutes } from './routes/discovery-routes.ts';
 import { databaseRoutes } from './routes/database-routes.ts';
 import { fabricRouterRoutes } from './routes/fabric-router-routes.ts';
@@ -58,6 +60,8 @@ export interface WebAppDeps {
 export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): Koa<RequestState> {
   const app = new Koa<RequestState>();
   app.silent = true;
+  // The client API also answers at the root (root-path-alias.ts), where this entry binds it.
+  const clientAtRoot = bindings.includes('edge-client');
   // One outer layer does the per-request bookkeeping (request id, errors, deadline, metrics, the legacy alias):
   // every extra Koa layer is another promise and dispatch on the hot path.
   app.use(
@@ -65,8 +69,8 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       logger: deps.logger,
       serverHeader: `edgeward-controller/${deps.version.version}`,
       requestTimeoutMs: deps.requestTimeoutMs ?? 10_000,
-      rewritePath: (path) => (path === '/edge/v1' || path.startsWith('/edge/v1/') ? apiPaths['edge-client'] + path.slice('/edge/v1'.length) : undefined),
-      observe: (path, method, route, status, seconds) => deps.metrics.recordRequest(apiOf(path), route?.label, method, status, seconds),
+      rewritePath: (path) => rootPathAlias(path, clientAtRoot),
+      observe: (path, method, route, status, seconds) => deps.metrics.recordRequest(apiOf(rootPathAlias(path, clientAtRoot) ?? path), route?.label, method, status, seconds),
       ...(deps.tracing ? { tracing: withoutPolling(deps.tracing) } : {}),
     }),
   );
@@ -97,6 +101,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       if (binding === 'edge-client') {
         clientExternalJwtSignerRoutes(api, deps.services);
         clientEnrollmentRoutes(api, deps.services, kit);
+        apiSessionCertificateRoutes(api, deps.services, kit, guard('full'));
       } else {
         const admin = guard('admin');
         identityRoutes(api, deps.services, kit, admin);

@@ -36,7 +36,7 @@ test('every command and every entity form answers --help on stdout with exit 0',
 
 test('a wrong command line is a usage error on stderr with exit 2, before any session is needed', async () => {
   const cases: Array<[string[], RegExp]> = [
-    [[], /^edgeward edge: missing a command \(login, logout, use, list, create, update, delete, mfa, policy-advisor\)\nRun '\.\/edgeward edge --help' for usage\.\n$/],
+    [[], /^edgeward edge: missing a command \(login, logout, use, enroll, list, create, update, delete, mfa, policy-advisor\)\nRun '\.\/edgeward edge --help' for usage\.\n$/],
     [['frobnicate'], /^edgeward edge: unknown edge command 'frobnicate'\nRun '\.\/edgeward edge --help' for usage\.\n$/],
     [['lst', 'identities'], /unknown edge command 'lst' \(did you mean list\?\)/],
     [['list'], /^edgeward edge list: name the entity first\n/],

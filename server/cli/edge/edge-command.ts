@@ -13,6 +13,7 @@ import { ApiFailure, EdgeFailure } from './edge-errors.ts';
 import { renderApiFailure, renderData, renderFailure, renderList, type OutputFormat } from './edge-output.ts';
 import { readSession, removeSession, sessionFilePath, sessionFileVariable, sessionNamePattern, writeSession, type StoredSession } from './edge-session-store.ts';
 import { runUse, useArgumentProblem, useUsage } from './use-command.ts';
+import { enrollArgumentProblem, enrollFlags, enrollUsage, runEnroll } from './enroll-command.ts';
 import { createForms, updateForms, type FormContext } from './entity-forms.ts';
 import { resolveEntityId } from './entity-lookup.ts';
 import { httpsTransport, ManagementClient, type Transport } from './management-client.ts';
@@ -66,6 +67,7 @@ Commands:
                                         log in as an administrator and keep the session
   logout                                end the session in use and forget it
   use [<name>]                          switch to the session stored as <name> (login -i <name>), or list them
+  enroll <jwt file> [--out <file>]      enroll an identity with its JWT and write OpenZiti's identity file
   list <entities> ['<filter>'] [--json | --yaml] [--limit <n>]
                                         list entities, filtered with the API's ZitiQL filter
   list <entity> <related> <name or id> ['<filter>']
@@ -174,7 +176,7 @@ interface CommandState {
 
 /** A command line the parse accepted: what to run, and the command path its later usage errors name. */
 interface EdgeInvocation {
-  readonly verb: 'login' | 'logout' | 'use' | 'list' | 'create' | 'update' | 'delete' | 'mfa' | 'list-extra' | 'policy-advisor' | 'identity-configs' | 'identity-configs-list';
+  readonly verb: 'login' | 'logout' | 'use' | 'enroll' | 'list' | 'create' | 'update' | 'delete' | 'mfa' | 'list-extra' | 'policy-advisor' | 'identity-configs' | 'identity-configs-list';
   readonly kind?: EntityKind;
   /** `list summary` and the relationship lists. */
   readonly extra?: ListExtra;
@@ -183,7 +185,7 @@ interface EdgeInvocation {
   readonly command: string;
 }
 
-const verbs = ['login', 'logout', 'use', 'list', 'create', 'update', 'delete', 'mfa', 'policy-advisor'] as const;
+const verbs = ['login', 'logout', 'use', 'enroll', 'list', 'create', 'update', 'delete', 'mfa', 'policy-advisor'] as const;
 
 /**
  * The pure first step of every `edge` command: the help it asks for, or what is wrong with its words (the verb, the
@@ -220,6 +222,9 @@ export function parseEdgeCommand(args: readonly string[]): ParseOutcome<EdgeInvo
     case 'use':
       if (help) return { kind: 'help', text: useUsage(flagHelp(useFlags)) };
       return flags('edge use', rest, useFlags, (parsed) => useArgumentProblem(parsed.positional), { verb });
+    case 'enroll':
+      if (help) return { kind: 'help', text: enrollUsage(flagHelp(enrollFlags)) };
+      return flags('edge enroll', rest, enrollFlags, enrollArgumentProblem, { verb });
     case 'logout':
       if (help) return { kind: 'help', text: logoutUsage() };
       return flags('edge logout', rest, commonFlags, (parsed) => (parsed.positional.length > 0 ? `logout takes no arguments, not: ${parsed.positional.join(' ')}` : undefined), { verb });
@@ -306,6 +311,7 @@ function edgeSubcommands(): SubcommandInfo[] {
   out.push({ path: ['login'], example: ['https://127.0.0.1:1280', '-u', 'admin', '--password-file', 'admin-password', '--ca', 'ca-bundle.pem'], needsArguments: false });
   out.push({ path: ['logout'], example: [], needsArguments: false });
   out.push({ path: ['use'], example: ['staging'], needsArguments: false });
+  out.push({ path: ['enroll'], example: ['alice.jwt', '--out', 'alice.json'], needsArguments: true });
   out.push({ path: ['mfa'], example: [], needsArguments: true }, { path: ['mfa', 'reset'], example: ['alice'], needsArguments: true });
   out.push(...listExtraSubcommands());
   out.push({ path: ['update', identityConfigsWord], example: ['alice', 'web', 'alice-host'], needsArguments: true });
@@ -395,6 +401,8 @@ async function execute(invocation: EdgeInvocation, io: EdgeIo, env: NodeJS.Proce
       return logout(parsed, io, env, state);
     case 'use':
       return runUse(parsed, io, env);
+    case 'enroll':
+      return runEnroll(parsed, io);
     case 'list':
       return list(kind!, parsed, io, env, state);
     case 'create':
