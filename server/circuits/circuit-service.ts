@@ -93,7 +93,7 @@ export class CircuitService {
 
   /** An SDK's hello at a router's edge listener (edge-client-check.ts). */
   edgeHello(routerId: string, request: unknown): EdgeHelloAnswer {
-    return checkEdgeHello(this.deps.store, this.sessionDialer, routerId, request);
+    return checkEdgeHello(this.deps.store, this.sessionDialer, routerId, request, this.deps.clock.now());
   }
 
   /** A router's request (not yet checked: it came off the wire). */
