@@ -6,6 +6,7 @@
 // from the controller within seconds and the next dial is refused.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -25,6 +26,7 @@ let controller: ControllerFixture;
 let admin: Record<string, string>;
 let workbench: OpensslWorkbench;
 let serviceId: string;
+let proxyPort: number;
 const routers: Record<'r1' | 'r2', { id: string; config: string; edgePort: number; run?: RouterRun }> = {} as never;
 type Identity = { cert: string; key: string; token: string };
 let host: Identity;
@@ -85,7 +87,7 @@ class EchoHost {
     for (;;) {
       const data = await this.client.next(ofThis, 'sealed data from the dialer');
       if (!data) return;
-      if (data.body.includes(this.secret)) this.sawPlaintext = true;
+      if (data.body.includes(this.secret) || data.body.includes(Buffer.from('plain text'))) this.sawPlaintext = true;
       if (((readHeader.uint32(data.headers.get(1010)) ?? 0) & 1) === 1) {
         this.client.send(60786, [[1000, headerValue.uint32(connId)], [1010, headerValue.uint32(1)]]);
         return;
@@ -101,7 +103,15 @@ before(async () => {
   admin = { 'zt-session': await controller.adminToken() };
   workbench = new OpensslWorkbench(join(root, 'certs'));
   const r2Link = await freePort();
-  routers.r1 = await enrollTestRouter(controller, admin, join(root, 'r1'), 'r1', { endpoint: controller.ctrlAddress, transportDialer: false, tail: quickLinkDialer }, { roleAttributes: ['edge'] });
+  proxyPort = await freePort();
+  routers.r1 = await enrollTestRouter(
+    controller,
+    admin,
+    join(root, 'r1'),
+    'r1',
+    { endpoint: controller.ctrlAddress, transportDialer: false, listeners: [`  - binding: tunnel\n    options: {mode: proxy, services: ["sdk-hosted:${proxyPort}"]}`], tail: quickLinkDialer },
+    { roleAttributes: ['edge', 'dialer'], isTunnelerEnabled: true },
+  );
   routers.r2 = await enrollTestRouter(
     controller,
     admin,
@@ -173,6 +183,25 @@ test('an SDK binds a service on r2; an SDK dialing through r1 reaches it end to 
   }
   assert.deepEqual(echoed.map((piece) => piece.toString('latin1')), messages.map((message) => `echo:${message.toString('latin1')}`));
   assert.equal(echoHost.dials, 1);
+
+  // r1's tunnel listener (a plain TCP client, no SDK) reaches the same SDK host: r1 is the dialing end of the
+  // encryption the service requires.
+  const tunneled = await new Promise<string>((resolve, reject) => {
+    const socket = tcpConnect({ host: '127.0.0.1', port: proxyPort }, () => socket.write('plain text from a tunnel'));
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no echo through the tunnel listener (got ${JSON.stringify(text)})`)), 15_000);
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('echo:plain text from a tunnel')) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.on('error', reject);
+  });
+  assert.equal(tunneled, 'echo:plain text from a tunnel');
+  assert.equal(echoHost.dials, 2);
   assert.equal(echoHost.sawPlaintext, false, 'the hosting SDK received only sealed messages');
 
   // The host leaves: its terminator is gone from the controller, and a dial finds nothing to reach.
