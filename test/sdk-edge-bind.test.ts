@@ -214,3 +214,22 @@ test('an SDK binds a service on r2; an SDK dialing through r1 reaches it end to 
   assert.match(refused.body.toString(), /terminator/i);
   dialClient.close();
 });
+
+test("a host's logout ends its Bind: the router closes the SDK's listener (code 14, start over) and the terminator goes", async () => {
+  const login = await controller.http.post(`${controller.clientApi}/authenticate?method=cert`, { body: {}, cert: host.cert, key: host.key });
+  assert.equal(login.status, 200, login.text);
+  const again: Identity = { ...host, token: login.json.data.token as string };
+  const hostClient = await WireClient.open(listener('r2'), again);
+  assert.equal(readHeader.bool((await hostClient.hello(again.token))?.headers.get(2)), true);
+  const bind = hostClient.send(60790, [[1000, headerValue.uint32(9)]], await session(again, 'Bind'));
+  assert.equal((await hostClient.next(replyTo(bind), 'bind reply'))?.contentType, 60784);
+  await until('the SDK terminator listed', async () => (await sdkTerminators()).length === 1, 10_000);
+  const logout = await controller.http.delete(`${controller.clientApi}/current-api-session`, { headers: { 'zt-session': again.token } });
+  assert.ok(logout.status < 300, logout.text);
+  const closed = await hostClient.next((frame) => frame.contentType === 60785 && readHeader.uint32(frame.headers.get(1000)) === 9, 'the listener closed');
+  assert.ok(closed, 'the router closed the listener');
+  assert.equal(readHeader.uint32(closed.headers.get(1014)), 14, closed.body.toString());
+  assert.equal(JSON.parse(closed.headers.get(1033)!.toString()).retryHint, 2);
+  await until('the SDK terminator removed', async () => (await sdkTerminators()).length === 0, 10_000);
+  hostClient.close();
+});
