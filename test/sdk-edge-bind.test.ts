@@ -139,7 +139,10 @@ after(async () => {
 test('an SDK binds a service on r2; an SDK dialing through r1 reaches it end to end encrypted; when the host leaves its terminator goes and dials are refused', async () => {
   const secret = Buffer.from('only the two SDKs can read this');
   const hostClient = await WireClient.open(listener('r2'), host);
-  assert.equal(readHeader.bool((await hostClient.hello(host.token))?.headers.get(2)), true);
+  const hello = await hostClient.hello(host.token);
+  assert.equal(readHeader.bool(hello?.headers.get(2)), true);
+  assert.equal(readHeader.bool(hello?.headers.get(1024)), true, 'the router says it sends BindSuccess');
+  assert.deepEqual(hello?.headers.get(1039), Buffer.from([0x40]), 'capability mask: BindSuccess (bit 6) only');
   const echoHost = new EchoHost(hostClient, secret);
   const bind = hostClient.send(60790, [[1000, headerValue.uint32(1)], [1003, echoHost.keys.publicKey], [1024, headerValue.bool(true)], [1012, headerValue.bool(true)], [1004, headerValue.uint16(7)]], await session(host, 'Bind'));
   const bound = await hostClient.next(replyTo(bind), 'bind reply');

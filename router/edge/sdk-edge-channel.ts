@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import { FramedConnection } from '../../common/channel/framed-connection.ts';
 import { channelContentType, edgeContentType } from '../../common/edge-protocol/edge-content-types.ts';
 import { edgeFrameCodec, type EdgeMessage } from '../../common/edge-protocol/edge-frame-codec.ts';
-import { channelHeader, dataFlag, edgeErrorCode, edgeHeader, retryHint, type PrecedenceName } from '../../common/edge-protocol/edge-headers.ts';
+import { channelHeader, dataFlag, edgeErrorCode, edgeHeader, retryHint, routerCapability, type PrecedenceName } from '../../common/edge-protocol/edge-headers.ts';
 import { buildMessage, EdgeMessageError, parseMessage } from '../../common/edge-protocol/edge-messages.ts';
 import { headerValue, readHeader } from '../../common/edge-protocol/header-values.ts';
 import type { Logger } from '../../common/log/logger.ts';
@@ -137,9 +137,20 @@ export class SdkEdgeChannel implements BindHost {
     }
     this.apiSession = token;
     this.identityName = verdict.identityName;
-    // No capability bits yet (no Bind, no ConnectV2, no posture over the channel); grouping is not echoed.
+    // BindSuccess is the one capability served (no ConnectV2, no posture responses over the channel, no grouped
+    // underlays: grouping is not echoed). The C SDK reads the mask's first byte as a little-endian int and tests bit 0
+    // for ConnectV2: 0x40 leaves it clear.
+    const bindSuccess = this.deps.hosts !== undefined;
     this.send(
-      buildMessage.helloResult({ hello, version: this.deps.version, connectionId: randomBytes(6).toString('base64url'), listenerId: this.deps.routerId, capabilities: [], supportsBindSuccess: false, supportsPostureChecks: false }),
+      buildMessage.helloResult({
+        hello,
+        version: this.deps.version,
+        connectionId: randomBytes(6).toString('base64url'),
+        listenerId: this.deps.routerId,
+        capabilities: bindSuccess ? [routerCapability.bindSuccess] : [],
+        supportsBindSuccess: bindSuccess,
+        supportsPostureChecks: false,
+      }),
     );
     this.deps.logger.info('edge channel open', { listener: this.deps.listener, identityId: verdict.identityId, identity: verdict.identityName });
     this.connection.onFrame((frame) => this.handle(frame as EdgeMessage));
