@@ -236,3 +236,18 @@ test("a host's logout ends its Bind: the router closes the SDK's listener (code 
   await until('the SDK terminator removed', async () => (await sdkTerminators()).length === 0, 10_000);
   hostClient.close();
 });
+
+test('hellos refused again and again from one source: after its burst of 10 the router cuts that source before asking the controller', async () => {
+  let answered = 0;
+  for (let attempt = 0; attempt < 12; attempt++) {
+    const client = await WireClient.open(listener('r1'), dialer);
+    const result = await client.hello('no-such-session');
+    if (result) {
+      answered++;
+      assert.equal(readHeader.bool(result.headers.get(2)), false);
+    }
+    client.close();
+  }
+  assert.equal(answered, 10, 'ten refusals are answered, then the source is cut without one');
+  await routers.r1.run!.waitForLog((line) => line.msg === 'edge listener limiting a source: too many refused hellos', 5_000, 'the limiting line');
+});
