@@ -216,6 +216,18 @@ test('the SDK reports refusals typed: a service it may not dial, one with no ter
   assert.equal((await exchange(await sdk.dial('echo'), [Buffer.from('after the session was removed')])).toString(), 'after the session was removed');
 });
 
+test('the SDK logs in again when its API session is removed: service reads and dials go on', async () => {
+  const sdk = dialerSdk();
+  assert.equal((await exchange(await sdk.dial('echo'), [Buffer.from('before')])).toString(), 'before');
+  const oldToken = await sdk.apiSessionToken();
+  const current = await controller.http.get(`${controller.clientApi}/current-api-session`, { headers: { 'zt-session': oldToken } });
+  const removed = await controller.http.delete(`${controller.managementApi}/api-sessions/${current.json.data.id}`, { headers: admin });
+  assert.equal(removed.status, 200, removed.text);
+  assert.equal(await sdk.refreshServices(), true, 'the services are read again under a new API session');
+  assert.notEqual(await sdk.apiSessionToken(), oldToken);
+  assert.equal((await exchange(await sdk.dial('echo'), [Buffer.from('after')])).toString(), 'after');
+});
+
 test('the SDK dials a service that requires encryption: keys exchanged with the hosting router, the echo opens to what was sent', async () => {
   const sdk = dialerSdk();
   const connection = await sdk.dial('secure-echo');
