@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { AuthenticatorApp } from './support/authenticator-app.ts';
-import { allowEveryRouter, enrollRouterProcess, managementPoster, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollTestRouter, managementPoster, quickLinkDialer, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
 import { memberList, threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
@@ -39,29 +39,11 @@ const routers: Record<RouterName, { id: string; config: string; edgePort: number
 const post = (path: string, body: Record<string, unknown>): Promise<string> => managementPoster(api, admin)(path, body);
 
 async function writeRouter(name: RouterName, options: { tunneler: boolean; roles: string[]; listeners: string[]; link: string; endpoint: string }): Promise<void> {
-  const edgePort = await freePort();
-  const listeners = [`  - binding: edge\n    address: tls:127.0.0.1:${edgePort}\n    options: {advertise: 127.0.0.1:${edgePort}}`, ...options.listeners];
-  const yaml = `v: 3
-identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
-ctrl:
-  endpoint: ${options.endpoint}
-  heartbeats: {sendInterval: 1s, checkInterval: 200ms, closeUnresponsiveTimeout: 4s}
-edge:
-  csr:
-    sans: {dns: [localhost], ip: [127.0.0.1]}
-forwarder:
-  latencyProbeInterval: 300
-listeners:
-${listeners.join('\n')}
-dialers:
-  - binding: transport
-${options.link}
-`;
-  const { id, config } = await enrollRouterProcess(api, admin, join(root, name), yaml, name, { isTunnelerEnabled: options.tunneler, roleAttributes: options.roles });
-  routers[name] = { id, config, edgePort };
+  const spec = { endpoint: options.endpoint, quickHeartbeats: true, listeners: options.listeners, tail: options.link };
+  routers[name] = await enrollTestRouter(api, admin, join(root, name), name, spec, { isTunnelerEnabled: options.tunneler, roleAttributes: options.roles });
 }
 
-const dialer = 'link:\n  dialers:\n    - binding: transport\n      groups: [default]\n      healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 200ms, maxRetryInterval: 1s}';
+const dialer = quickLinkDialer;
 
 before(async () => {
   nodes = await threeControllerCluster(join(root, 'pki'));

@@ -18,7 +18,7 @@ import type { HttpResponse } from './support/https-client.ts';
 import { edgeApiRoutes } from './support/route-inventory.ts';
 
 const seed = Number(process.env.EDGEWARD_SWEEP_SEED ?? 20_260_501);
-const requestCount = 10_500;
+const requestCount = 11_000;
 const inFlight = 12;
 
 const pkiRoot = mkdtempSync(join(tmpdir(), 'edgeward-sweep-pki-'));

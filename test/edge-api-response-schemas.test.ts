@@ -134,6 +134,9 @@ before(async () => {
   user = { 'zt-session': userLogin.json.data.token };
   ids.sessions = (await call('POST', client('/sessions'), { headers: user, body: { serviceId: ids.services, type: 'Dial' } })).json.data.id;
   ids['api-sessions'] = userLogin.json.data.id;
+  // An API-session certificate of the user's session, from an openssl CSR.
+  execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=schemas-session', '-keyout', join(controller.root, 'schemas-session.key'), '-out', join(controller.root, 'schemas-session.csr')], { stdio: 'ignore' });
+  ids.certificates = (await call('POST', client('/current-api-session/certificates'), { headers: user, body: { csr: readFileSync(join(controller.root, 'schemas-session.csr'), 'utf8') } })).json.data.id;
   // Built-in catalogues: their ids are fixed.
   ids['identity-types'] = 'Default';
   ids['posture-check-types'] = 'MFA';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import { enrollRouterProcess, managementPoster, startWelcomedRouters } from './support/circuit-routers.ts';
+import { enrollTestRouter, managementPoster, startWelcomedRouters } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
@@ -40,26 +40,8 @@ const patch = async (path: string, body: Record<string, unknown>) => {
 };
 
 async function writeRouter(name: RouterName, options: { roles: string[]; listeners: string[]; link: string }): Promise<void> {
-  const edgePort = await freePort();
-  const listeners = [`  - binding: edge\n    address: tls:127.0.0.1:${edgePort}\n    options: {advertise: 127.0.0.1:${edgePort}}`, ...options.listeners];
-  const yaml = `v: 3
-identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
-ctrl:
-  endpoint: ${controller.ctrlAddress}
-  heartbeats: {sendInterval: 1s, checkInterval: 200ms, closeUnresponsiveTimeout: 4s}
-edge:
-  csr:
-    sans: {dns: [localhost], ip: [127.0.0.1]}
-forwarder:
-  latencyProbeInterval: 300
-listeners:
-${listeners.join('\n')}
-dialers:
-  - binding: transport
-${options.link}
-`;
-  const { id, config } = await enrollRouterProcess(controller, admin, join(root, name), yaml, name, { isTunnelerEnabled: true, roleAttributes: options.roles });
-  routers[name] = { id, config, edgePort };
+  const spec = { endpoint: controller.ctrlAddress, quickHeartbeats: true, listeners: options.listeners, tail: options.link };
+  routers[name] = await enrollTestRouter(controller, admin, join(root, name), name, spec, { isTunnelerEnabled: true, roleAttributes: options.roles });
 }
 
 const dialBackoff = 'healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 200ms, maxRetryInterval: 1s}';

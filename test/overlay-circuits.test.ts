@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startEchoServer, type EchoServer } from '../server/demo/echo-server.ts';
-import { allowEveryRouter, enrollRouterProcess, managementPoster, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollTestRouter, managementPoster, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
 import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
@@ -63,28 +63,16 @@ function linkSection(listeners: Array<{ bind: number; advertise: number; groups:
 
 async function writeRouter(name: 'r1' | 'r2' | 'r3', tunnel: string, link: string, endpoint: string): Promise<void> {
   const dir = join(root, name);
-  const edgePort = await freePort();
-  const listeners = [`  - binding: edge\n    address: tls:127.0.0.1:${edgePort}\n    options: {advertise: 127.0.0.1:${edgePort}}`, ...(tunnel ? [tunnel] : [])];
-  const yaml = `v: 3
-identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
-ctrl:
-  endpoint: ${endpoint}
-  heartbeats: {sendInterval: 1s, checkInterval: 200ms, closeUnresponsiveTimeout: 4s}
-edge:
-  csr:
-    sans: {dns: [localhost], ip: [127.0.0.1]}
-forwarder:
-  latencyProbeInterval: 300
-  maxCircuitsPerIdentity: 2
-metrics: {reportInterval: 500ms, intervalAgeThreshold: 200ms}
-listeners:
-${listeners.join('\n')}
-dialers:
-  - binding: transport
-${link}
-`;
-  const { id, config } = await enrollRouterProcess(nodes[0]!, admin, dir, yaml, name, { isTunnelerEnabled: true, roleAttributes: [name === 'r1' ? 'clients' : 'hosts'] });
-  routers[name] = { id, dir, config, edgePort };
+  const spec = {
+    endpoint,
+    quickHeartbeats: true,
+    forwarder: '  maxCircuitsPerIdentity: 2',
+    before: 'metrics: {reportInterval: 500ms, intervalAgeThreshold: 200ms}',
+    listeners: tunnel ? [tunnel] : [],
+    tail: link,
+  };
+  const enrolled = await enrollTestRouter(nodes[0]!, admin, dir, name, spec, { isTunnelerEnabled: true, roleAttributes: [name === 'r1' ? 'clients' : 'hosts'] });
+  routers[name] = { ...enrolled, dir };
 }
 
 /** An HTTP request through a proxy port; the body's SHA-256 and length, streamed (so 50 MB costs little). */

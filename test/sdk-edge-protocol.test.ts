@@ -10,8 +10,6 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import { EdgeFrameReader, encodeEdgeMessage, type EdgeMessage } from '../common/edge-protocol/edge-frame-codec.ts';
 import { headerValue, readHeader } from '../common/edge-protocol/header-values.ts';
 import { newKeyPair, openE2eStreams } from '../common/edge-protocol/e2e-crypto.ts';
 import { circuitRouterYaml, enrollRouterProcess, managementPoster, allowEveryRouter, startWelcomedRouter } from './support/circuit-routers.ts';
@@ -19,6 +17,7 @@ import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import type { RouterRun } from './support/router-fixture.ts';
+import { replyTo, WireClient } from './support/edge-wire-client.ts';
 import { EdgeSdk } from '../sdk/edge-sdk.ts';
 import type { EdgeConnection } from '../sdk/edge-connection.ts';
 import { DialRefusedError, EdgeSdkError } from '../sdk/sdk-errors.ts';
@@ -31,6 +30,9 @@ let echo: Server;
 let router: RouterRun;
 let edgePort: number;
 let dialer: { cert: string; key: string; token: string };
+
+/** Router r1's edge listener, as a client dials it. */
+const edge = () => ({ port: edgePort, caPem: controller.caPem });
 
 const post = (path: string, body: Record<string, unknown>): Promise<string> => managementPoster(controller, admin)(path, body);
 
@@ -52,64 +54,6 @@ async function dialSession(identity: { token: string }, serviceId: string): Prom
   const response = await controller.http.post(`${controller.clientApi}/sessions`, { headers: { 'zt-session': identity.token }, body: { serviceId, type: 'Dial' } });
   assert.equal(response.status, 201, response.text);
   return response.json.data.token as string;
-}
-
-/** A minimal SDK end of the wire: frames out, frames in (each wait bounded). */
-class WireClient {
-  private readonly reader = new EdgeFrameReader();
-  private readonly frames: EdgeMessage[] = [];
-  private waiter: (() => void) | undefined;
-  private sequence = 0;
-  closed = false;
-
-  private constructor(readonly socket: TLSSocket) {
-    socket.on('data', (chunk: Buffer) => {
-      this.reader.append(chunk);
-      for (let frame = this.reader.next(); frame; frame = this.reader.next()) this.frames.push(frame);
-      this.waiter?.();
-    });
-    socket.on('close', () => {
-      this.closed = true;
-      this.waiter?.();
-    });
-    socket.on('error', () => undefined);
-  }
-
-  static open(identity: { cert: string; key: string } | undefined): Promise<WireClient> {
-    return new Promise((resolve, reject) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: edgePort, ca: controller.caPem, servername: 'localhost', ALPNProtocols: ['ziti-edge'], ...(identity ? { cert: identity.cert, key: identity.key } : {}) }, () => resolve(new WireClient(socket)));
-      socket.once('error', reject);
-    });
-  }
-
-  send(contentType: number, headers: Array<[number, Buffer]>, body: Buffer | string = Buffer.alloc(0), sequence = ++this.sequence): number {
-    this.socket.write(encodeEdgeMessage({ contentType, sequence, headers: new Map(headers), body: Buffer.from(body) }));
-    return sequence;
-  }
-
-  /** The next frame that `matches` (10 s), or undefined when the channel closed first. */
-  async next(matches: (frame: EdgeMessage) => boolean, what: string): Promise<EdgeMessage | undefined> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const index = this.frames.findIndex(matches);
-      if (index >= 0) return this.frames.splice(index, 1)[0];
-      if (this.closed) return undefined;
-      if (Date.now() > deadline) throw new Error(`no ${what} within 10 s`);
-      await new Promise<void>((resolve) => {
-        this.waiter = resolve;
-        setTimeout(resolve, 200);
-      });
-    }
-  }
-
-  async hello(token: string): Promise<EdgeMessage | undefined> {
-    this.send(0, [[1002, headerValue.string(token)]], 'edgeward-test', -1);
-    return this.next((frame) => frame.contentType === 2, 'hello result');
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
 }
 
 const sdks: EdgeSdk[] = [];
@@ -135,7 +79,6 @@ async function exchange(connection: EdgeConnection, chunks: Buffer[]): Promise<B
   return Buffer.concat(received);
 }
 
-const replyTo = (sequence: number) => (frame: EdgeMessage) => readHeader.int32(frame.headers.get(1)) === sequence;
 
 before(async () => {
   controller = await ControllerFixture.create();
@@ -190,7 +133,7 @@ test('the SDK logs in with its certificate, dials the service, and data echoes t
 });
 
 test('an SDK says hello with its API session and certificate; the answer names the router version; a latency probe is answered', async () => {
-  const client = await WireClient.open(dialer);
+  const client = await WireClient.open(edge(), dialer);
   const result = await client.hello(dialer.token);
   assert.ok(result, 'the hello is answered');
   assert.equal(readHeader.bool(result.headers.get(2)), true, result.body.toString());
@@ -238,7 +181,7 @@ test('the SDK dials a service that requires encryption: keys exchanged with the 
 });
 
 test('at wire level: a Connect the controller refuses is answered StateClosed with the edge error code SDKs act on; a hello without a valid session or certificate is refused', async () => {
-  const client = await WireClient.open(dialer);
+  const client = await WireClient.open(edge(), dialer);
   assert.equal(readHeader.bool((await client.hello(dialer.token))?.headers.get(2)), true);
   // A token that is no session and no service.
   const bogus = client.send(60783, [[1000, headerValue.uint32(1)]], 'not-a-session');
@@ -257,13 +200,13 @@ test('at wire level: a Connect the controller refuses is answered StateClosed wi
   assert.equal((await client.next(replyTo(noId), 'refusal'))?.body.toString(), 'connId not set, required');
   client.close();
 
-  const wrongToken = await WireClient.open(dialer);
+  const wrongToken = await WireClient.open(edge(), dialer);
   const rejected = await wrongToken.hello('not-a-token');
   assert.equal(readHeader.bool(rejected?.headers.get(2)), false);
   assert.equal(readHeader.uint32(rejected?.headers.get(13)), 2);
   wrongToken.close();
 
-  const noCertificate = await WireClient.open(undefined);
+  const noCertificate = await WireClient.open(edge(), undefined);
   const noCert = await noCertificate.hello(dialer.token);
   assert.equal(readHeader.bool(noCert?.headers.get(2)), false);
   assert.match(noCert!.body.toString(), /certificate/);
@@ -273,7 +216,7 @@ test('at wire level: a Connect the controller refuses is answered StateClosed wi
 test('at wire level, a service that requires encryption: a Connect without a key is refused with code 11; with one, the router hosts the other end of the key exchange and only sealed messages cross the channel', async () => {
   const services = await controller.http.get(`${controller.clientApi}/services?filter=${encodeURIComponent('name="secure-echo"')}`, { headers: { 'zt-session': dialer.token } });
   const serviceId = services.json.data[0].id as string;
-  const client = await WireClient.open(dialer);
+  const client = await WireClient.open(edge(), dialer);
   assert.equal(readHeader.bool((await client.hello(dialer.token))?.headers.get(2)), true);
 
   const keyless = client.send(60783, [[1000, headerValue.uint32(1)]], await dialSession(dialer, serviceId));

@@ -11,7 +11,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { allowEveryRouter, enrollRouterProcess, managementPoster, startWelcomedRouters } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollTestRouter, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
@@ -28,28 +28,8 @@ const routers: Record<'r1' | 'r2', { id: string; config: string; run?: RouterRun
 const mgmt = (path: string) => `${controller.managementApi}${path}`;
 
 async function writeRouter(name: 'r1' | 'r2', roles: string[], tunnel: string, link: string): Promise<void> {
-  const edgePort = await freePort();
-  const yaml = `v: 3
-identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
-ctrl:
-  endpoint: ${controller.ctrlAddress}
-edge:
-  csr:
-    sans: {dns: [localhost], ip: [127.0.0.1]}
-forwarder:
-  latencyProbeInterval: 300
-listeners:
-  - binding: edge
-    address: tls:127.0.0.1:${edgePort}
-    options: {advertise: 127.0.0.1:${edgePort}}
-  - binding: tunnel
-    options: ${tunnel}
-dialers:
-  - binding: transport
-${link}
-`;
-  const { id, config } = await enrollRouterProcess(controller, admin, join(root, name), yaml, name, { isTunnelerEnabled: true, roleAttributes: roles });
-  routers[name] = { id, config };
+  const spec = { endpoint: controller.ctrlAddress, listeners: [`  - binding: tunnel\n    options: ${tunnel}`], tail: link };
+  routers[name] = await enrollTestRouter(controller, admin, join(root, name), name, spec, { isTunnelerEnabled: true, roleAttributes: roles });
 }
 
 /** One line through r1's proxy port, echoed back; answers r1's `circuit created` line for that circuit. */
@@ -99,7 +79,7 @@ before(async () => {
   proxyPort = await freePort();
   const r2Link = await freePort();
   await writeRouter('r1', ['clients', 'hosts'], `{mode: proxy, services: [chosen:${proxyPort}]}`,
-    'link:\n  dialers:\n    - binding: transport\n      groups: [default]\n      healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 200ms, maxRetryInterval: 1s}');
+    quickLinkDialer);
   await writeRouter('r2', ['hosts'], '{mode: host}',
     `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${r2Link}", advertise: "tls:127.0.0.1:${r2Link}", groups: [default]}`);
   await startWelcomedRouters(routers, ['r1', 'r2']);

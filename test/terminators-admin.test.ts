@@ -121,6 +121,11 @@ describe('admin terminators', () => {
       ['POST', '/terminators', { service: serviceId, router: routers.near.enrolled.id, binding: 'transport', address: 'tcp:127.0.0.1:1', cost: 70000 }, 'cost'],
       ['PATCH', `/terminators/${farId}`, { precedence: 'sometimes' }, 'precedence'],
       ['PUT', `/terminators/${farId}`, { service: serviceId, router: routers.far.enrolled.id, binding: 'transport' }, 'address'],
+      // What no router can dial: a binding routers do not dial directly, an address not tcp:<host>:<port>.
+      ['POST', '/terminators', { service: serviceId, router: routers.near.enrolled.id, binding: 'edge', address: 'tcp:127.0.0.1:1' }, 'routers dial administrator terminators of binding .{1,3}transport.{1,3} only'],
+      ['POST', '/terminators', { service: serviceId, router: routers.near.enrolled.id, binding: 'transport', address: 'tls:127.0.0.1:443' }, 'must be tcp:<host>:<port>'],
+      ['PATCH', `/terminators/${farId}`, { address: 'tcp:127.0.0.1:0' }, 'must be tcp:<host>:<port>'],
+      ['PATCH', `/terminators/${farId}`, { binding: 'udp' }, 'binding'],
     ];
     for (const [method, path, body, field] of refusals) {
       const response = await call(method, path, body);

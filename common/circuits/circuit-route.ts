@@ -19,7 +19,9 @@ export interface CircuitRoute {
   readonly routers: readonly string[];
   /** links[i] joins routers[i] and routers[i + 1]. */
   readonly links: readonly string[];
-  readonly terminator: { readonly id: string; readonly routerId: string; readonly address: string };
+  /** `binding`: `tunnel` for a router-registered terminator (dialed only at what the router hosts), `transport` for an
+   * administrator's (dialed at its address when the router has a transport dialer); see terminator-address.ts. */
+  readonly terminator: { readonly id: string; readonly routerId: string; readonly address: string; readonly binding?: string };
   /** The controller that signed it: a current member of the cluster, whose certificate's SPIFFE id names it. */
   readonly controllerId: string;
   /** SHA-1 (lowercase hex) of the certificate the terminator's router enrolled with: its `c.ready` is signed with

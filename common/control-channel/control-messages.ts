@@ -97,6 +97,32 @@ export interface CtrlMembers {
   readonly members: readonly ControllerEndpoint[];
 }
 
+/** Controller → router: SDK-hosted terminators the model no longer allows (their Binds are closed by the router). */
+export interface CtrlSdkTerminatorsRemoved {
+  readonly type: 'ctrl.sdkTerminatorsRemoved';
+  readonly terminatorIds: readonly string[];
+}
+
+/**
+ * Router → controller: an SDK's Bind on an edge listener. Answered `{terminator}` (with its id and `sdk:<id>` address)
+ * or `{refused: {code, message}}`. `terminatorId`: the id the router already hosts it under (a bind sent again after
+ * a welcome keeps it). `edge.unbind` (`terminatorIds`) removes them; answered `{removed}`.
+ */
+export interface EdgeBindRequest {
+  readonly op: 'edge.bind';
+  readonly apiSession: string;
+  readonly serviceSession: string;
+  readonly terminatorId?: string;
+  readonly cost?: number;
+  readonly precedence?: 'default' | 'required' | 'failed';
+  /** The SDK's terminator identity (instance id, header 1006). */
+  readonly instanceId?: string;
+}
+export interface EdgeUnbindRequest {
+  readonly op: 'edge.unbind';
+  readonly terminatorIds: readonly string[];
+}
+
 /** Controller → routers: another router connected (dial it now, healthy policy) or went away. */
 export interface CtrlRouterConnected {
   readonly type: 'ctrl.routerConnected';
@@ -218,7 +244,7 @@ export interface HeartbeatAck {
 export interface ControlRequest {
   readonly type: 'req';
   readonly rid: number;
-  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' } | CircuitCreateRequest | EdgeHelloRequest;
+  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' } | CircuitCreateRequest | EdgeHelloRequest | EdgeBindRequest | EdgeUnbindRequest;
 }
 
 /**
@@ -280,7 +306,7 @@ export interface ControlResponse {
 }
 
 export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | RouterCircuitsLive | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
-export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlCircuitClose | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlCircuitClose | CtrlSdkTerminatorsRemoved | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 
 /** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */
 export interface LinkHello {

@@ -62,6 +62,8 @@ export interface CertificateContent {
   /** Usage and name extensions; key identifiers are added here. */
   extensions: x509.Extension[];
   validityDays: number;
+  /** A lifetime shorter than a day (an API session's certificate), in ms; overrides validityDays when set. */
+  validityMs?: number;
   clock: Clock;
 }
 
@@ -89,7 +91,7 @@ interface Signer {
 async function sign(content: CertificateContent, signer: Signer): Promise<x509.X509Certificate> {
   const now = content.clock.now();
   let notBefore = now - clockSkewAllowanceMs;
-  let notAfter = now + content.validityDays * dayMs;
+  let notAfter = now + (content.validityMs ?? content.validityDays * dayMs);
   // A certificate outliving its issuer would fail validation early anyway; say so in the certificate itself.
   if (signer.window) {
     notBefore = Math.max(notBefore, signer.window.notBefore.getTime());

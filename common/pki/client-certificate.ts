@@ -48,6 +48,8 @@ export interface SignCertificateRequestOptions {
   ipAddresses?: string[];
   /** Default 365, cut to the issuer's remaining validity. */
   validityDays?: number;
+  /** A lifetime in ms (1 minute to 1 day), for short-lived certificates; overrides validityDays. */
+  validityMs?: number;
   clock?: Clock;
 }
 
@@ -86,6 +88,7 @@ export async function signCertificateRequest(
     publicKey: request.publicKey,
     extensions: leafExtensions({ usage: options.usage, dnsNames, ipAddresses, spiffeId }),
     validityDays,
+    ...(options.validityMs !== undefined ? { validityMs: requireShortValidity(options.validityMs) } : {}),
     clock,
   });
   const certPem = certificateToPem(certificate);
@@ -139,4 +142,9 @@ function checkedSpiffeId(issuer: CertificateIssuer, spiffeId: string | undefined
   if (spiffeId === undefined) return undefined;
   requireIssuerTrustDomain(issuer, requireSpiffeUri(spiffeId).trustDomain);
   return spiffeId;
+}
+
+function requireShortValidity(ms: number): number {
+  if (!Number.isInteger(ms) || ms < 60_000 || ms > 86_400_000) throw new PkiError('INVALID_ARGUMENT', `invalid validity ${ms} ms: use 1 minute to 1 day`);
+  return ms;
 }

@@ -2,7 +2,10 @@
 // dial queue: at most `xgressDialWorkerCount` dials at once, at most `xgressDialQueueLength` waiting (a dial that
 // finds the queue full fails at once, and the circuit with it), each waiting `xgressDialDwellTime` before it dials.
 import { connect, type Socket } from 'node:net';
+import { parseTerminatorAddress } from '../../common/circuits/terminator-address.ts';
 import { BoundedWorkQueue } from '../work/bounded-work-queue.ts';
+
+export { parseTerminatorAddress };
 
 export interface EgressDialerOptions {
   readonly queueLength: number;
@@ -15,16 +18,6 @@ interface Dial {
   readonly address: string;
   readonly resolve: (socket: Socket) => void;
   readonly reject: (error: Error) => void;
-}
-
-/** `tcp:<host>:<port>` (host may be a bracketed IPv6 literal) as host and port, or undefined. */
-export function parseTerminatorAddress(address: string): { host: string; port: number } | undefined {
-  const match = /^tcp:(\[[^\][]+\]|[^:[\]]+):(\d{1,5})$/.exec(address);
-  if (!match) return undefined;
-  const port = Number(match[2]);
-  if (port < 1 || port > 65535) return undefined;
-  const host = match[1]!.startsWith('[') ? match[1]!.slice(1, -1) : match[1]!;
-  return { host, port };
 }
 
 export class EgressDialer {

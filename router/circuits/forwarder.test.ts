@@ -126,6 +126,8 @@ interface NetworkSpec {
   readonly config?: Partial<ForwarderConfig>;
   readonly timing?: Partial<ForwarderTiming>;
   readonly coalesceMs?: number;
+  /** Routers whose router.yml lists a `transport` dialer (they dial administrators' terminators). */
+  readonly transportDialers?: readonly string[];
 }
 
 interface Network {
@@ -223,6 +225,7 @@ describe('Forwarder over fake links with real TCP ends', () => {
         controllerMembers: () => members,
         identity: identities.get(node.id) ?? assert.fail(`no identity for ${node.id}`),
         hosted: () => node.hosted,
+        transportDialer: spec.transportDialers?.includes(node.id) ?? false,
         requestCircuit: async (service, avoidRouters, _apiSession, resume) => {
           calls.push({ service, avoidRouters: [...avoidRouters], ...(resume ? { resume: { ...resume } } : {}) });
           return net.answer(service, avoidRouters, calls.length, resume ? { ...resume } : undefined);
@@ -496,6 +499,40 @@ describe('Forwarder over fake links with real TCP ends', () => {
     assert.equal(server.connections(), 0, 'nothing dialed');
     assert.deepEqual(net.circuits(), [0, 0, 0]);
     assert.equal(net.node('r1').forwarder.stats().failed, 4);
+  });
+
+  it("an administrator's transport terminator is dialed at its address by an egress with a transport dialer, and refused by one without", async () => {
+    const net = network(threeRouters({ transportDialers: ['r3'] }));
+    const server = await terminator();
+    // r3 hosts nothing itself: the route names an administrator's terminator (binding transport) on r3.
+    const adminRoute = (routers: string[], links: string[], address: string) => route(routers, links, address, { terminator: { id: 'admin-t', routerId: routers[routers.length - 1]!, address, binding: 'transport' } });
+    net.answer = () => ({ route: signer.sign(adminRoute(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address)) });
+    const port = await tunnel(net);
+    const dialed = await client(port);
+    dialed.socket.write('through r3');
+    await waitFor('the echo', () => dialed.received().toString() === 'through r3', 5_000);
+    assert.equal(server.connections(), 1);
+    dialed.socket.end();
+    await within(5_000, 'the circuit ends', dialed.ended);
+
+    // r2 has no transport dialer: it refuses to dial an administrator's terminator, naming itself to avoid.
+    const answers: Array<{ type: string; reason: string; avoid?: string }> = [];
+    net.end('r1', 'l12').onReceive = (frame) => answers.push(frame as (typeof answers)[number]);
+    net.answer = () => ({ route: signer.sign(adminRoute(['r1', 'r2'], ['l12'], server.address)) });
+    const refused = await client(port);
+    await within(5_000, 'the client socket closes', refused.closed);
+    assert.deepEqual(answers.map((answer) => [answer.type, answer.avoid]), [['c.fail', 'r2'], ['c.fail', 'r2']]);
+    assert.match(answers[0]!.reason, /terminator admin-t has binding transport and this router has no transport dialer/);
+
+    // An address no router can dial (another protocol) is refused by r3 before anything is dialed.
+    answers.length = 0;
+    net.end('r2', 'l23').onReceive = (frame) => answers.push(frame as (typeof answers)[number]);
+    net.answer = () => ({ route: signer.sign(adminRoute(['r1', 'r2', 'r3'], ['l12', 'l23'], 'tls:127.0.0.1:1')) });
+    const undialable = await client(port);
+    await within(5_000, 'the client socket closes', undialable.closed);
+    assert.match(answers[0]?.reason ?? '', /must be tcp:<host>:<port>/);
+    assert.equal(server.connections(), 1, 'nothing more dialed');
+    await waitFor('every circuit closed', () => net.circuits().every((count) => count === 0), 5_000);
   });
 
   it('a failed setup naming a router to avoid makes dial() ask again around it, and the second route carries the bytes', async () => {

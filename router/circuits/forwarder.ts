@@ -2,7 +2,8 @@
 // the controller for a route (`circuit.create`), and the signed route is carried over the first link as `c.setup`;
 // every router on the path checks it (signed by a controller of its network, issued recently, this router at that
 // hop, the frame arriving over the link the route names), installs the circuit between its two links and passes the
-// setup on; the last router dials the terminator's address (only one it hosts for that service) and answers
+// setup on; the last router dials the terminator's address (for a router-registered terminator only one it hosts for
+// that service; for an administrator's `transport` terminator its address, if router.yml lists a transport dialer) and answers
 // `c.ready` back along the path, after which bytes flow both ways (circuit-end.ts: credit flow control, half-close).
 // Routes are taken only from a current cluster member named in them (route-authority.ts); the egress takes each route
 // once (terminated-routes.ts) and signs its `c.ready`, which the ingress checks is the route's last router's
@@ -22,6 +23,7 @@
 // another are bounded per incoming link, which stops being read past a high-water mark (transit-backpressure.ts);
 // forwarder.maxCircuits and maxCircuitsPerIdentity cap the table (circuit-limits.ts).
 import { performance } from 'node:perf_hooks';
+import { adminTerminatorProblem, transportBinding } from '../../common/circuits/terminator-address.ts';
 import { routeDigest, RouteVerifier, routeSetupWindowMs, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
 import type { RouterCircuitReport } from '../../common/control-channel/control-messages.ts';
 import { DataFrame } from '../../common/framing/frame-codec.ts';
@@ -39,6 +41,7 @@ import { throttledTransitLog } from './transit-pause-log.ts';
 import { ReadySigner, ReadyVerifier } from './ready-proof.ts';
 import { routeAuthorityProblem } from './route-authority.ts';
 import { E2eHostStream } from '../edge/e2e-host-stream.ts';
+import { sdkBinding, type SdkHosts } from '../edge/sdk-hosts.ts';
 import type { Socket } from 'node:net';
 import { defaultMaxTerminatedRoutes, TerminatedRoutes } from './terminated-routes.ts';
 
@@ -103,6 +106,10 @@ export interface ForwarderDeps {
   readonly identity: { readonly certPem: string; readonly keyPem: string };
   /** serviceId → address this router hosts now (terminator-sync.ts). */
   readonly hosted: () => ReadonlyMap<string, string>;
+  /** True when router.yml lists a `transport` dialer: only then does it dial administrators' terminators. */
+  readonly transportDialer?: boolean;
+  /** The Binds of SDKs on this router's edge listeners: the egress of a circuit to one sends the SDK a Dial. */
+  readonly sdkHosts?: Pick<SdkHosts, 'problem' | 'dial'>;
   /** `circuit.create` on the control channel (`apiSession`: dial as that API session's identity; `resume`: a new path
    * for a live circuit, to the same terminator, under the same id). */
   readonly requestCircuit: (
@@ -119,6 +126,9 @@ export interface ForwarderDeps {
   readonly clock: Clock;
   readonly logger: Logger;
 }
+
+/** The egress's end toward a terminator, and the hosting side's end-to-end key when the dialer sent one. */
+type HostedEnd = { readonly stream: EndStream; readonly hostKey?: string };
 
 /** How an ingress connection asks for its circuit, and hears how it went. */
 export interface DialOptions {
@@ -325,20 +335,19 @@ export class Forwarder {
     if (problem) return { ok: false, reason: problem, avoid: this.deps.routerId };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'end', end: undefined }]);
     if (options.apiSession !== undefined) circuit.apiSession = options.apiSession;
-    let server: Socket;
+    let hosted: HostedEnd;
     try {
-      server = await this.dialer.dial(route.terminator.address);
+      hosted = await this.dialTerminator(route);
     } catch (error) {
       this.circuits.delete(circuit.id);
       this.counts.dialFailures++;
       return { ok: false, reason: (error as Error).message, avoid: this.deps.routerId };
     }
     if (socket.destroyed || this.circuits.get(circuit.id) !== circuit) {
-      server.destroy();
+      hosted.stream.destroy();
       this.circuits.delete(circuit.id);
       return { ok: true };
     }
-    const hosted = this.hostEnd(route, server);
     options.onReady?.(route.circuitId, hosted.hostKey);
     this.attach(circuit, 1, hosted.stream);
     this.attach(circuit, 0, socket);
@@ -522,13 +531,12 @@ export class Forwarder {
     const claimed = this.terminated.claim(digest, route.issuedAt, this.deps.clock.now());
     if (!claimed.ok) return fail(claimed.reason);
     const circuit = this.install(route, [{ kind: 'link', link }, { kind: 'end', end: undefined }]);
-    this.dialer.dial(route.terminator.address).then(
-      (socket) => {
+    this.dialTerminator(route).then(
+      (hosted) => {
         if (this.circuits.get(circuit.id) !== circuit || link.closed) {
-          socket.destroy();
+          hosted.stream.destroy();
           return;
         }
-        const hosted = this.hostEnd(route, socket);
         this.attach(circuit, 1, hosted.stream);
         circuit.state = 'up';
         const { hostKey } = hosted;
@@ -711,15 +719,32 @@ export class Forwarder {
    * The egress end for a dialed service socket: the socket itself, or, when an SDK dialer sent its key, the socket
    * behind this router's end-to-end encryption as the hosting side (e2e-host-stream.ts) and the key to answer.
    */
-  private hostEnd(route: CircuitRoute, socket: Socket): { readonly stream: EndStream; readonly hostKey?: string } {
+  private hostEnd(route: CircuitRoute, socket: Socket): HostedEnd {
     if (route.dialerKey === undefined) return { stream: socket };
     return E2eHostStream.host(socket, route.dialerKey);
   }
 
+  /** The egress's connection to the route's terminator: an SDK's (a Dial over its edge channel) or a dialed socket. */
+  private async dialTerminator(route: CircuitRoute): Promise<HostedEnd> {
+    if (route.terminator.binding === sdkBinding) {
+      if (!this.deps.sdkHosts) throw new Error('this router hosts no SDK terminators');
+      return this.deps.sdkHosts.dial(route);
+    }
+    return this.hostEnd(route, await this.dialer.dial(route.terminator.address));
+  }
+
   /** Why this router cannot be the route's egress, or undefined when it can. */
   private hostingProblem(route: CircuitRoute): string | undefined {
-    if (route.terminator.routerId !== this.deps.routerId) return 'the terminator is not on this router';
-    if (this.deps.hosted().get(route.serviceId) !== route.terminator.address) return `this router does not host ${route.serviceName} at ${route.terminator.address}`;
+    const { terminator } = route;
+    if (terminator.routerId !== this.deps.routerId) return 'the terminator is not on this router';
+    // An SDK's Bind on one of this router's edge listeners: hosted while the SDK is connected and bound.
+    if (terminator.binding === sdkBinding) return this.deps.sdkHosts ? this.deps.sdkHosts.problem(route) : 'this router hosts no SDK terminators';
+    // An administrator's terminator: dialed where it says, if this router dials that binding at all.
+    if (terminator.binding === transportBinding) {
+      if (!this.deps.transportDialer) return `terminator ${terminator.id} has binding ${transportBinding} and this router has no ${transportBinding} dialer (router.yml dialers)`;
+      return adminTerminatorProblem(terminator.binding, terminator.address)?.reason;
+    }
+    if (this.deps.hosted().get(route.serviceId) !== terminator.address) return `this router does not host ${route.serviceName} at ${terminator.address}`;
     return undefined;
   }
 

@@ -18,6 +18,9 @@ export function edgeRefusalOf(refusalCode: string, message: string): EdgeRefusal
       return { code: edgeErrorCode.invalidService, retryHint: retryHint.notRetriable, message: `service not found: ${message}` };
     case 'NO_DIAL_POLICY':
       return { code: edgeErrorCode.accessDenied, retryHint: retryHint.notRetriable, message };
+    case 'NO_BIND_POLICY':
+      // As the real router closes a listener whose bind access is gone: access denied, start over.
+      return { code: edgeErrorCode.accessDenied, retryHint: retryHint.startOver, message };
     case 'INVALID_POSTURE':
       return { code: edgeErrorCode.postureCheckFailed, retryHint: retryHint.default, message };
     case 'NO_EDGE_ROUTER_POLICY':

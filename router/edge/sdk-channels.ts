@@ -7,7 +7,8 @@ import type { EndStream } from '../circuits/circuit-end.ts';
 import type { SdkChannelHandler } from '../circuits/edge-connect-listener.ts';
 import type { Forwarder } from '../circuits/forwarder.ts';
 import type { ControlChannel } from '../run/control-channel.ts';
-import { SdkEdgeChannel, type HelloVerdict } from './sdk-edge-channel.ts';
+import { SdkEdgeChannel, type BindVerdict, type HelloVerdict } from './sdk-edge-channel.ts';
+import type { SdkHosts } from './sdk-hosts.ts';
 
 /** The controller's answer to `edge.hello`, checked: anything unexpected is a refusal. */
 export function readHelloVerdict(value: unknown): HelloVerdict {
@@ -19,7 +20,21 @@ export function readHelloVerdict(value: unknown): HelloVerdict {
   return { refused: { code: 'CONTROLLER_UNAVAILABLE', message: 'the controller gave no verdict on the hello' } };
 }
 
-export function sdkChannelHandler(deps: { readonly routerId: string; readonly channel: Pick<ControlChannel, 'request'>; readonly forwarder: Pick<Forwarder, 'dial'>; readonly logger: Logger }): SdkChannelHandler {
+/** The controller's answer to `edge.bind`, checked: anything unexpected is a refusal. */
+export function readBindVerdict(value: unknown): BindVerdict {
+  const answer = value as { terminator?: { id?: unknown }; refused?: { code?: unknown; message?: unknown } } | null;
+  if (answer?.refused) return { refused: { code: String(answer.refused.code), message: String(answer.refused.message) } };
+  if (typeof answer?.terminator?.id === 'string') return { terminatorId: answer.terminator.id };
+  return { refused: { code: 'CONTROLLER_UNAVAILABLE', message: 'the controller gave no verdict on the bind' } };
+}
+
+export function sdkChannelHandler(deps: {
+  readonly routerId: string;
+  readonly channel: Pick<ControlChannel, 'request'>;
+  readonly forwarder: Pick<Forwarder, 'dial'>;
+  readonly hosts: SdkHosts;
+  readonly logger: Logger;
+}): SdkChannelHandler {
   const info = currentVersion();
   const version = [info.version, info.revision, info.buildDate, process.platform, process.arch === 'x64' ? 'amd64' : process.arch].join('|');
   return (socket: TLSSocket, listener: string) => {
@@ -29,6 +44,11 @@ export function sdkChannelHandler(deps: { readonly routerId: string; readonly ch
       version,
       verifyHello: async (apiSession, certFingerprint) => readHelloVerdict(await deps.channel.request({ op: 'edge.hello', apiSession, ...(certFingerprint ? { certFingerprint } : {}) })),
       dial: (connection, options) => deps.forwarder.dial('', connection as EndStream, listener, options),
+      hosts: deps.hosts,
+      bind: async (apiSession, request) => readBindVerdict(await deps.channel.request({ op: 'edge.bind', apiSession, ...request })),
+      unbind: (terminatorIds) => {
+        deps.channel.request({ op: 'edge.unbind', terminatorIds }).catch((error: Error) => deps.logger.warn('sdk unbind not delivered: the controller forgets the terminators when the router reconnects', { error: error.message }));
+      },
       logger: deps.logger,
     });
     void channel.start();

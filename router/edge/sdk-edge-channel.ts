@@ -12,13 +12,45 @@ import type { Duplex } from 'node:stream';
 import { FramedConnection } from '../../common/channel/framed-connection.ts';
 import { channelContentType, edgeContentType } from '../../common/edge-protocol/edge-content-types.ts';
 import { edgeFrameCodec, type EdgeMessage } from '../../common/edge-protocol/edge-frame-codec.ts';
-import { channelHeader, dataFlag, edgeHeader } from '../../common/edge-protocol/edge-headers.ts';
+import { channelHeader, dataFlag, edgeErrorCode, edgeHeader, retryHint, type PrecedenceName } from '../../common/edge-protocol/edge-headers.ts';
 import { buildMessage, EdgeMessageError, parseMessage } from '../../common/edge-protocol/edge-messages.ts';
 import { headerValue, readHeader } from '../../common/edge-protocol/header-values.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { DialOptions } from '../circuits/forwarder.ts';
 import { edgeRefusalOf, type EdgeRefusal } from './edge-refusals.ts';
 import { SdkConnection } from './sdk-connection.ts';
+import type { BindHost, SdkHosts } from './sdk-hosts.ts';
+import type { CircuitRoute } from '../../common/circuits/circuit-route.ts';
+import type { EndStream } from '../circuits/circuit-end.ts';
+
+/** What the controller answered about a Bind: the terminator id the SDK's listener hosts, or a refusal. */
+export type BindVerdict = { readonly terminatorId: string } | { readonly refused: { readonly code: string; readonly message: string } };
+
+export interface BindRequest {
+  readonly serviceSession: string;
+  readonly terminatorId?: string;
+  readonly cost?: number;
+  readonly precedence?: PrecedenceName;
+  readonly instanceId?: string;
+}
+
+/** One Bind of this channel: an SDK listener (its connId) hosting a terminator. */
+interface BindState {
+  readonly terminatorId: string;
+  readonly token: string;
+  /** The host's static end-to-end key (Bind's 1003); a DialSuccess may carry a newer one. */
+  readonly hostKey?: Buffer;
+  readonly routerAssignsIds: boolean;
+  cost?: number;
+  precedence?: PrecedenceName;
+  readonly instanceId?: string;
+}
+
+/** How long a hosting SDK has to answer a Dial (OpenZiti's router waits 5 s). */
+export const hostDialTimeoutMs = 5_000;
+
+/** Connection ids the router assigns start above the SDKs' range (1 .. 2^31-2). */
+const firstRouterConnId = 0x80000000;
 
 /** What the controller answered about a hello. */
 export type HelloVerdict = { readonly identityId: string; readonly identityName: string; readonly apiSessionId: string } | { readonly refused: { readonly code: string; readonly message: string } };
@@ -37,14 +69,22 @@ export interface SdkChannelDeps {
   readonly helloTimeoutMs?: number;
   /** Virtual connections one channel may hold at once (1000). */
   readonly maxConnections?: number;
+  /** SDK-hosted services: the router's registry of Binds, and the controller's `edge.bind` / `edge.unbind`. */
+  readonly hosts?: SdkHosts;
+  readonly bind?: (apiSession: string, request: BindRequest) => Promise<BindVerdict>;
+  readonly unbind?: (terminatorIds: readonly string[]) => void;
 }
 
-export class SdkEdgeChannel {
+export class SdkEdgeChannel implements BindHost {
   private readonly connection: FramedConnection;
   private readonly connections = new Map<number, SdkConnection>();
   /** Connections that hold their high-water mark: the socket is not read while any does. */
   private readonly full = new Set<number>();
   private sequence = 0;
+  private readonly binds = new Map<number, BindState>();
+  /** Requests this router sent (Dials), by sequence: their replies are handled in the same turn they arrive. */
+  private readonly awaiting = new Map<number, { readonly onReply: (reply: EdgeMessage) => void; readonly timer: NodeJS.Timeout }>();
+  private nextConnId = firstRouterConnId;
   private apiSession = '';
   private identityName = '';
 
@@ -60,6 +100,13 @@ export class SdkEdgeChannel {
     this.connection.onClose(() => {
       for (const connection of [...this.connections.values()]) connection.channelClosed();
       this.connections.clear();
+      for (const { timer } of this.awaiting.values()) clearTimeout(timer);
+      this.awaiting.clear();
+      if (this.binds.size > 0) {
+        deps.hosts?.channelClosed(this);
+        deps.unbind?.([...this.binds.values()].map((bind) => bind.terminatorId));
+        this.binds.clear();
+      }
     });
   }
 
@@ -103,6 +150,13 @@ export class SdkEdgeChannel {
   }
 
   private handle(message: EdgeMessage): void {
+    const replyFor = readHeader.int32(message.headers.get(channelHeader.replyFor));
+    const awaited = replyFor === undefined ? undefined : this.awaiting.get(replyFor);
+    if (awaited && replyFor !== undefined) {
+      this.awaiting.delete(replyFor);
+      clearTimeout(awaited.timer);
+      return awaited.onReply(message);
+    }
     try {
       switch (message.contentType) {
         case channelContentType.latency:
@@ -116,13 +170,20 @@ export class SdkEdgeChannel {
           return this.connect(message);
         case edgeContentType.data:
           return this.data(message);
-        case edgeContentType.stateClosed:
-          return this.connections.get(parseMessage.stateClosed(message).connId)?.receiveClose();
+        case edgeContentType.stateClosed: {
+          const { connId } = parseMessage.stateClosed(message);
+          if (this.binds.has(connId)) return this.unbindListener(connId, 'the SDK closed its listener');
+          return this.connections.get(connId)?.receiveClose();
+        }
         case edgeContentType.bind:
+          return void this.bind(message);
         case edgeContentType.unbind:
+          return this.unbindListener(parseMessage.unbind(message).connId, 'the SDK unbound');
         case edgeContentType.updateBind:
+          return this.updateBind(message);
         case edgeContentType.healthEvent:
-          return this.refuse(message, { code: 1, retryHint: 3, message: 'hosting services from an SDK (Bind) is not available on this router yet' });
+          // Health is the SDK's to report; edgeward's terminators carry no health state: nothing to answer.
+          return;
         default:
           // Unknown content types are ignored, as OpenZiti's channel does with no handler for them.
           return;
@@ -135,6 +196,157 @@ export class SdkEdgeChannel {
     }
   }
 
+  private async bind(message: EdgeMessage): Promise<void> {
+    const bind = parseMessage.bind(message);
+    const { connId } = bind;
+    if (!this.deps.bind || !this.deps.hosts) return this.refuse(message, { code: 1, retryHint: 3, message: 'this router does not host services for SDKs' });
+    if (this.binds.has(connId) || this.connections.has(connId)) return this.refuse(message, { code: 1, retryHint: 0, message: `connId ${connId} is already in use` });
+    const request: BindRequest = {
+      serviceSession: bind.token,
+      ...(bind.cost !== undefined ? { cost: bind.cost } : {}),
+      ...(bind.precedence !== undefined ? { precedence: bind.precedence } : {}),
+      ...(bind.terminatorIdentity !== undefined ? { instanceId: bind.terminatorIdentity } : {}),
+    };
+    let verdict: BindVerdict;
+    try {
+      verdict = await this.deps.bind(this.apiSession, request);
+    } catch (error) {
+      verdict = { refused: { code: 'CONTROLLER_UNAVAILABLE', message: `no controller could take the bind: ${(error as Error).message}` } };
+    }
+    if ('refused' in verdict) {
+      this.deps.logger.warn('sdk bind refused', { listener: this.deps.listener, identity: this.identityName, code: verdict.refused.code, reason: verdict.refused.message });
+      return this.refuse(message, edgeRefusalOf(verdict.refused.code, verdict.refused.message));
+    }
+    if (this.connection.closed) return this.deps.unbind?.([verdict.terminatorId]);
+    this.binds.set(connId, {
+      ...request,
+      terminatorId: verdict.terminatorId,
+      token: bind.token,
+      routerAssignsIds: bind.routerProvidedConnId,
+      ...(bind.publicKey ? { hostKey: bind.publicKey } : {}),
+    });
+    this.deps.hosts.add(verdict.terminatorId, this, connId);
+    this.send(buildMessage.stateConnected({ sequence: this.nextSequence(), connId, inReplyTo: message, routerProvidedConnId: bind.routerProvidedConnId }));
+    if (bind.supportsBindSuccess) this.send(buildMessage.bindSuccess({ sequence: this.nextSequence(), connId }));
+    this.deps.logger.info('sdk bind', { listener: this.deps.listener, identity: this.identityName, connId, terminatorId: verdict.terminatorId });
+  }
+
+  private updateBind(message: EdgeMessage): void {
+    const update = parseMessage.updateBind(message);
+    const bind = this.binds.get(update.connId);
+    if (!bind || !this.deps.bind) return;
+    if (update.cost !== undefined) bind.cost = update.cost;
+    if (update.precedence !== undefined) bind.precedence = update.precedence;
+    void this.register(bind);
+  }
+
+  /** Sends a Bind's terminator to the controller again (same id): after a welcome, or with a new cost or precedence. */
+  private async register(bind: BindState): Promise<void> {
+    const verdict = await this.deps.bind!(this.apiSession, {
+      serviceSession: bind.token,
+      terminatorId: bind.terminatorId,
+      ...(bind.cost !== undefined ? { cost: bind.cost } : {}),
+      ...(bind.precedence !== undefined ? { precedence: bind.precedence } : {}),
+      ...(bind.instanceId !== undefined ? { instanceId: bind.instanceId } : {}),
+    }).catch((error: Error) => ({ refused: { code: 'CONTROLLER_UNAVAILABLE', message: error.message } }));
+    if ('refused' in verdict && verdict.refused.code !== 'CONTROLLER_UNAVAILABLE') {
+      const entry = [...this.binds.entries()].find(([, state]) => state === bind);
+      if (entry) this.bindRevoked(entry[0], verdict.refused.message);
+    }
+  }
+
+  rebind(): void {
+    for (const bind of this.binds.values()) void this.register(bind);
+  }
+
+  bindRevoked(listenerConnId: number, reason: string): void {
+    const bind = this.binds.get(listenerConnId);
+    if (!bind) return;
+    this.binds.delete(listenerConnId);
+    this.deps.hosts?.remove(bind.terminatorId);
+    this.deps.logger.info('sdk bind closed', { listener: this.deps.listener, identity: this.identityName, connId: listenerConnId, terminatorId: bind.terminatorId, reason });
+    this.send(buildMessage.stateClosed({ sequence: this.nextSequence(), connId: listenerConnId, reason, error: { message: reason, code: edgeErrorCode.accessDenied, retryHint: retryHint.startOver } }));
+  }
+
+  private unbindListener(connId: number, reason: string): void {
+    const bind = this.binds.get(connId);
+    if (!bind) return;
+    this.binds.delete(connId);
+    this.deps.hosts?.remove(bind.terminatorId);
+    this.deps.unbind?.([bind.terminatorId]);
+    this.deps.logger.info('sdk unbind', { listener: this.deps.listener, identity: this.identityName, connId, terminatorId: bind.terminatorId, reason });
+  }
+
+  /**
+   * A circuit for one of this channel's Binds: the SDK is sent a Dial (the Bind's token, the circuit, the dialer and
+   * its key) and answers DialSuccess (the connection it accepts, with or without the router's id for it) or
+   * DialFailed, within hostDialTimeoutMs. The connection is registered in the turn the answer arrives, so the
+   * host's first Data (its stream header), right behind it, finds it.
+   */
+  dialHost(listenerConnId: number, route: CircuitRoute): Promise<{ readonly stream: EndStream; readonly hostKey?: string }> {
+    const bind = this.binds.get(listenerConnId);
+    if (!bind || this.connection.closed) return Promise.reject(new Error('the hosting SDK is gone'));
+    const assigned = bind.routerAssignsIds ? this.nextRouterConnId() : undefined;
+    const early = assigned !== undefined ? this.openConnection(assigned) : undefined;
+    const sequence = this.nextSequence();
+    return new Promise((resolve, reject) => {
+      const fail = (reason: string) => {
+        early?.channelClosed();
+        reject(new Error(reason));
+      };
+      const timer = setTimeout(() => {
+        this.awaiting.delete(sequence);
+        fail(`the hosting SDK did not answer the dial within ${hostDialTimeoutMs} ms`);
+      }, hostDialTimeoutMs);
+      timer.unref();
+      this.awaiting.set(sequence, {
+        timer,
+        onReply: (reply) => {
+          if (reply.contentType === edgeContentType.dialFailed) return fail(`the hosting SDK refused the dial: ${reply.body.toString('utf8').slice(0, 512)}`);
+          if (reply.contentType !== edgeContentType.dialSuccess) return fail(`the hosting SDK answered the dial with content type ${reply.contentType}`);
+          let success;
+          try {
+            success = parseMessage.dialSuccess(reply);
+          } catch (error) {
+            return fail(`the hosting SDK's DialSuccess is malformed: ${(error as Error).message}`);
+          }
+          let connection = early;
+          if (!connection) {
+            if (this.connections.has(success.newConnId) || this.binds.has(success.newConnId)) return fail(`the hosting SDK accepted the dial on connId ${success.newConnId}, which is in use`);
+            connection = this.openConnection(success.newConnId);
+            this.send(buildMessage.stateConnected({ sequence: this.nextSequence(), connId: listenerConnId, inReplyTo: reply }));
+          }
+          const hostKey = success.publicKey ?? bind.hostKey;
+          resolve({ stream: connection, ...(hostKey ? { hostKey: hostKey.toString('base64') } : {}) });
+        },
+      });
+      const sent = this.send(
+        buildMessage.dial({
+          sequence,
+          bindConnId: listenerConnId,
+          token: bind.token,
+          callerId: route.identityId,
+          circuitId: route.circuitId,
+          dialerIdentityId: route.identityId,
+          ...(route.dialerKey ? { publicKey: Buffer.from(route.dialerKey, 'base64') } : {}),
+          ...(assigned !== undefined ? { routerProvidedConnId: assigned } : {}),
+        }),
+      );
+      if (!sent) {
+        clearTimeout(timer);
+        this.awaiting.delete(sequence);
+        fail('the hosting SDK is gone');
+      }
+    });
+  }
+
+  private nextRouterConnId(): number {
+    do {
+      this.nextConnId = this.nextConnId >= 0xfffffffe ? firstRouterConnId : this.nextConnId + 1;
+    } while (this.connections.has(this.nextConnId));
+    return this.nextConnId;
+  }
+
   private connect(message: EdgeMessage): void {
     const connect = parseMessage.connect(message);
     const { connId } = connect;
@@ -142,21 +354,7 @@ export class SdkEdgeChannel {
     if (this.connections.size >= (this.deps.maxConnections ?? 1000)) return this.refuse(message, { code: 1, retryHint: 1, message: 'too many connections on this channel' });
     const token = connect.token;
     if (token === '') return this.refuse(message, { code: 3, retryHint: 2, message: 'invalid session' });
-    const connection = new SdkConnection(connId, {
-      data: (id, body, onWritten) => this.sendData(id, body, 0, onWritten),
-      fin: (id, onWritten) => this.sendData(id, Buffer.alloc(0), dataFlag.fin, onWritten),
-      closed: (id, reason) => this.send(buildMessage.stateClosed({ sequence: this.nextSequence(), connId: id, reason })),
-      full: (id) => {
-        this.full.add(id);
-        this.connection.pauseReading();
-      },
-      readable: (id) => this.readable(id),
-      gone: (id) => {
-        if (this.connections.get(id) === connection) this.connections.delete(id);
-        this.readable(id);
-      },
-    });
-    this.connections.set(connId, connection);
+    const connection = this.openConnection(connId);
     void this.deps
       .dial(connection, {
         apiSession: this.apiSession,
@@ -173,6 +371,26 @@ export class SdkEdgeChannel {
         this.deps.logger.error('edge connection failed', { listener: this.deps.listener, connId, error: error.message });
         connection.destroy();
       });
+  }
+
+  /** A virtual connection under `connId`, registered: Data for it goes in, what the circuit writes goes out. */
+  private openConnection(connId: number): SdkConnection {
+    const connection = new SdkConnection(connId, {
+      data: (id, body, onWritten) => this.sendData(id, body, 0, onWritten),
+      fin: (id, onWritten) => this.sendData(id, Buffer.alloc(0), dataFlag.fin, onWritten),
+      closed: (id, reason) => this.send(buildMessage.stateClosed({ sequence: this.nextSequence(), connId: id, reason })),
+      full: (id) => {
+        this.full.add(id);
+        this.connection.pauseReading();
+      },
+      readable: (id) => this.readable(id),
+      gone: (id) => {
+        if (this.connections.get(id) === connection) this.connections.delete(id);
+        this.readable(id);
+      },
+    });
+    this.connections.set(connId, connection);
+    return connection;
   }
 
   private data(message: EdgeMessage): void {

@@ -6,6 +6,7 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
 import { sdkChannelHandler } from '../edge/sdk-channels.ts';
+import { SdkHosts } from '../edge/sdk-hosts.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
 import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
 import type { RouterConfig, TunnelListenerConfig } from '../config/router-config.ts';
@@ -37,6 +38,8 @@ export interface CircuitWiring {
 
 export interface RouterCircuits {
   readonly forwarder: Forwarder;
+  /** SDK-hosted terminators (Binds on the edge listeners). */
+  readonly sdkHosts: SdkHosts;
   readonly revocation: CircuitRevocation;
   readonly reports: CircuitReportQueue;
   readonly interceptors: readonly TproxyInterceptor[];
@@ -46,7 +49,9 @@ export interface RouterCircuits {
 export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Promise<RouterCircuits> {
   const { config, routerId, identity, channel, listenerLog } = wiring;
   const reports = new CircuitReportQueue(config.forwarder.rateLimitedQueueLength, (report) => channel.send(report));
+  const sdkHosts = new SdkHosts();
   const forwarder = new Forwarder({
+    sdkHosts,
     routerId,
     links: wiring.linkManager,
     caPem: identity.caPem,
@@ -54,6 +59,7 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
     controllerMembers: wiring.controllerMembers,
     identity: { certPem: identity.certPem, keyPem: identity.keyPem },
     hosted: () => wiring.terminators.hosted,
+    transportDialer: (config.dialers ?? []).some((dialer) => dialer.binding === 'transport'),
     requestCircuit: (service, avoidRouters, apiSession, resume, sdk) =>
       channel.request({
         op: 'circuit.create',
@@ -95,9 +101,9 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
     await interceptor.modelChanged(wiring.holder.current.model);
   }
   const edgeSpecs = (config.listeners ?? []).flatMap((listener) => (listener.binding === 'edge' && listener.bind.protocol === 'tls' ? [{ host: listener.bind.host, port: listener.bind.port }] : []));
-  const sdk = sdkChannelHandler({ routerId, channel, forwarder, logger: listenerLog });
+  const sdk = sdkChannelHandler({ routerId, channel, forwarder, hosts: sdkHosts, logger: listenerLog });
   const edgeConnect = new EdgeConnectListeners(edgeSpecs, { certPem: identity.serverCertPem, keyPem: identity.serverKeyPem }, forwarder, listenerLog, undefined, sdk);
   await edgeConnect.start();
   stack.push('edge listeners', () => edgeConnect.stop());
-  return { forwarder, revocation, reports, interceptors };
+  return { forwarder, sdkHosts, revocation, reports, interceptors };
 }

@@ -86,6 +86,7 @@ function controllerMessageHandlers(wiring: ControlChannelWiring, channelOf: () =
       wiring.parts().metrics.flush();
       sendLinks(channel, linkManager);
       sendTerminators(terminators.welcomed());
+      circuits().sdkHosts.rebindAll();
       circuits().reports.flush();
       // This controller may not be the one that routed them: it re-checks them for revocation from now on.
       const live = circuits().forwarder.ingressCircuits();
@@ -108,6 +109,7 @@ function controllerMessageHandlers(wiring: ControlChannelWiring, channelOf: () =
       for (const interceptor of circuits().interceptors) void interceptor.modelChanged(model);
     },
     onCircuitClose: (message) => circuits().revocation.circuitClose(message),
+    onSdkTerminatorsRemoved: (terminatorIds) => circuits().sdkHosts.revoked(terminatorIds, 'the identity may no longer host the service (bind access lost)'),
     onRevoked: (reason) => circuits().revocation.routerRevoked(reason),
     onRequest: async (body) => {
       if (body.op === 'ping') return { routerId };

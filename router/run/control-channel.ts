@@ -60,6 +60,8 @@ export interface ControlChannelHandlers {
   onRequest(body: ControlRequest['body']): Promise<unknown>;
   /** `ctrl.circuitClose`: circuits whose session, identity, access or posture was revoked (checked by the handler). */
   onCircuitClose?(message: unknown): void;
+  /** `ctrl.sdkTerminatorsRemoved`: SDK Binds the controller no longer allows. */
+  onSdkTerminatorsRemoved?(terminatorIds: readonly string[]): void;
   /** `ctrl.refused` with `revoked`: this router was disabled or deleted. */
   onRevoked?(reason: string): void;
 }
@@ -367,6 +369,9 @@ export class ControlChannel {
         return;
       case 'ctrl.circuitClose':
         handlers.onCircuitClose?.(message);
+        return;
+      case 'ctrl.sdkTerminatorsRemoved':
+        if (Array.isArray(message.terminatorIds)) handlers.onSdkTerminatorsRemoved?.(message.terminatorIds.filter((id): id is string => typeof id === 'string').slice(0, 10_000));
         return;
       default:
         logger.debug('unknown control message ignored', { type: (message as { type: string }).type });

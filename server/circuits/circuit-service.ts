@@ -9,7 +9,7 @@ import type { Clock } from '../../common/time/clock.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 import type { ServiceAccessService } from '../edge/service-access-service.ts';
 import type { PostureState } from '../edge/posture-evaluation.ts';
-import { routersForIdentity, routersForService } from '../edge/edge-router-access.ts';
+import { routersCarryingService, routersForIdentity } from '../edge/edge-router-access.ts';
 import type { EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model/edge-router-policy-entities.ts';
 import { edgeRouterPolicyTables } from '../model/edge-router-policy-entities.ts';
 import type { RoleHolder } from '../model/policy-roles.ts';
@@ -22,6 +22,7 @@ import { linkGraph, type RouterLinkReport } from './circuit-paths.ts';
 import { planCircuit } from './circuit-planner.ts';
 import { serviceOfSession } from './service-session-lookup.ts';
 import { checkEdgeHello, type EdgeHelloAnswer } from './edge-client-check.ts';
+import { checkEdgeBind, type EdgeBindAnswer } from './edge-bind-check.ts';
 
 export type CircuitAnswer = { readonly route: SignedRoute } | { readonly refused: { readonly code: CircuitRefusalCode; readonly message: string } };
 
@@ -85,9 +86,14 @@ export class CircuitService {
     this.sessionDialer = dialer;
   }
 
+  /** An SDK's Bind at a router's edge listener (edge-bind-check.ts). */
+  edgeBind(routerId: string, request: unknown): EdgeBindAnswer {
+    return checkEdgeBind({ store: this.deps.store, access: this.deps.access, dialer: this.sessionDialer, controllerId: this.deps.controllerId }, routerId, request, this.deps.clock.now());
+  }
+
   /** An SDK's hello at a router's edge listener (edge-client-check.ts). */
   edgeHello(routerId: string, request: unknown): EdgeHelloAnswer {
-    return checkEdgeHello(this.deps.store, this.sessionDialer, routerId, request);
+    return checkEdgeHello(this.deps.store, this.sessionDialer, routerId, request, this.deps.clock.now());
   }
 
   /** A router's request (not yet checked: it came off the wire). */
@@ -125,10 +131,14 @@ export class CircuitService {
       serviceText = named.service;
     }
     const service = services.findUnique('name', serviceText) ?? services.get(serviceText);
+    if (router?.isTransitRouter) {
+      const refused = { code: 'NO_EDGE_ROUTER_POLICY' as const, message: `router ${routerId} is a transit router: it carries circuits between routers, not connections of identities` };
+      return { routerId, service: serviceText, answer: { refused }, ...(service ? { serviceId: service.id } : {}), ...(client ? { identityId: holder.id } : {}) };
+    }
     const dialerKey = isPublicKeyText(body?.dialerKey) ? body.dialerKey : undefined;
     const routerRows = store.table<EdgeRouter>(routerTables.edgeRouters).all();
     const identityRouters = routersForIdentity(holder, { routers: routerRows, policies: store.table<EdgeRouterPolicy>(edgeRouterPolicyTables.edgeRouterPolicies).all() });
-    const serviceRouters = service ? routersForService(service, store.table<ServiceEdgeRouterPolicy>(edgeRouterPolicyTables.serviceEdgeRouterPolicies).all(), routerRows) : new Set<string>();
+    const serviceRouters = service ? routersCarryingService(service, store.table<ServiceEdgeRouterPolicy>(edgeRouterPolicyTables.serviceEdgeRouterPolicies).all(), routerRows) : new Set<string>();
     const [terminators, reports, connected] = await Promise.all([this.deps.presence.terminators(), this.deps.presence.linkReports(), this.deps.presence.connectedRouters()]);
     const now = this.deps.clock.now();
     const plan = planCircuit({
@@ -177,7 +187,7 @@ export class CircuitService {
       identityId: holder.id,
       routers: plan.path.routers,
       links: plan.path.links,
-      terminator: { id: plan.terminator.id, routerId: plan.terminator.routerId, address: plan.terminator.address },
+      terminator: { id: plan.terminator.id, routerId: plan.terminator.routerId, address: plan.terminator.address, binding: plan.terminator.binding },
       controllerId: this.deps.controllerId,
       egressFingerprint,
       issuedAt: now,

@@ -1,7 +1,8 @@
 // The controller's side of an SDK's hello on a router's edge listener (`edge.hello`): the API session token must name
 // a live session that may dial (the session-dial rule), the TLS client certificate must be one of that identity's
-// (a cert authenticator's), and an edge router policy must grant the identity this router. Nothing is written.
-import type { Authenticator } from '../model/entities.ts';
+// (a cert authenticator's, or one the session was issued: an API-session certificate), and an edge router policy must grant the identity this router. Nothing is written.
+import type { ApiSession, Authenticator } from '../model/entities.ts';
+import { isoTime } from '../../common/time/iso-time.ts';
 import { tables } from '../model/entities.ts';
 import { routerGrantLookups } from './router-grant-lookups.ts';
 import type { SessionDialer } from './circuit-service.ts';
@@ -11,7 +12,15 @@ export type EdgeHelloAnswer =
   | { readonly identityId: string; readonly identityName: string; readonly apiSessionId: string }
   | { readonly refused: { readonly code: 'INVALID_SESSION' | 'INVALID_CERTIFICATE' | 'NO_EDGE_ROUTER_POLICY' | 'INVALID_REQUEST'; readonly message: string } };
 
-export function checkEdgeHello(store: ModelStore, dialer: SessionDialer | undefined, routerId: string, request: unknown): EdgeHelloAnswer {
+/** Whether the certificate is one the API session was issued (`/current-api-session/certificates`) and valid now. */
+function sessionCertificateValid(store: ModelStore, apiSessionId: string | undefined, fingerprint: string, nowMs: number): boolean {
+  if (apiSessionId === undefined) return false;
+  const certificate = store.table<ApiSession>(tables.apiSessions).get(apiSessionId)?.certificates?.find((candidate) => candidate.fingerprint === fingerprint);
+  const now = isoTime(nowMs);
+  return certificate !== undefined && certificate.validFrom <= now && certificate.validTo > now;
+}
+
+export function checkEdgeHello(store: ModelStore, dialer: SessionDialer | undefined, routerId: string, request: unknown, nowMs: number): EdgeHelloAnswer {
   const body = request as { apiSession?: unknown; certFingerprint?: unknown } | null;
   const token = typeof body?.apiSession === 'string' && body.apiSession.length <= 4096 ? body.apiSession : '';
   if (token === '') return { refused: { code: 'INVALID_SESSION', message: 'the hello carries no API session token' } };
@@ -20,7 +29,8 @@ export function checkEdgeHello(store: ModelStore, dialer: SessionDialer | undefi
   const fingerprint = typeof body?.certFingerprint === 'string' ? body.certFingerprint.toLowerCase() : '';
   if (fingerprint === '') return { refused: { code: 'INVALID_CERTIFICATE', message: 'an SDK must present its identity certificate to the edge router' } };
   const authenticator = store.table<Authenticator>(tables.authenticators).findUnique('fingerprint', fingerprint);
-  if (!authenticator || authenticator.identityId !== resolved.identity.id) {
+  const ownCertificate = authenticator !== undefined && authenticator.identityId === resolved.identity.id;
+  if (!ownCertificate && !sessionCertificateValid(store, resolved.sessionId, fingerprint, nowMs)) {
     return { refused: { code: 'INVALID_CERTIFICATE', message: "the client certificate is not one of the API session's identity" } };
   }
   if (!routerGrantLookups(store).identityRouters(resolved.identity).has(routerId)) {

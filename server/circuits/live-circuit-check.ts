@@ -37,7 +37,7 @@ export interface LiveCircuitCheckDeps {
   readonly accessFor: (holder: RoleHolder, serviceId: string) => ServiceAccess | undefined;
   /** The routers the holder's edge router policies grant. */
   readonly identityRouters: (holder: RoleHolder) => ReadonlySet<string>;
-  /** The routers the service's service edge router policies grant. */
+  /** The routers the service's service edge router policies grant, and the transit routers (routersCarryingService). */
   readonly serviceRouters: (serviceId: string) => ReadonlySet<string>;
 }
 

@@ -1,6 +1,6 @@
 // The edge router grants a re-check pass over live circuits asks for (live-circuit-check.ts), read from the model
 // once per pass and remembered per identity and per service within it.
-import { routersForIdentity, routersForService } from '../edge/edge-router-access.ts';
+import { routersCarryingService, routersForIdentity } from '../edge/edge-router-access.ts';
 import type { EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model/edge-router-policy-entities.ts';
 import { edgeRouterPolicyTables } from '../model/edge-router-policy-entities.ts';
 import type { RoleHolder } from '../model/policy-roles.ts';
@@ -31,7 +31,7 @@ export function routerGrantLookups(store: ModelStore): RouterGrantLookups {
       let found = byService.get(serviceId);
       if (!found) {
         const service = store.table<Service>(serviceTables.services).get(serviceId);
-        byService.set(serviceId, (found = service ? routersForService(service, serps, routers) : new Set()));
+        byService.set(serviceId, (found = service ? routersCarryingService(service, serps, routers) : new Set()));
       }
       return found;
     },

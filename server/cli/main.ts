@@ -66,6 +66,7 @@ Operator:
 Edge Management API, in the manner of 'ziti edge' (./edgeward edge --help):
   edge login <url> -u <user> [--password-file <f>] [--ca <pem>]
                                                       log in as an administrator and keep the session
+  edge enroll <jwt file> [--out <id.json>]            enroll an identity and write OpenZiti's identity file
   edge list <entities> ['<filter>'] [--json|--yaml]   list identities, services, service-policies, ...
   edge create|update|delete <entity> ...              create, change and delete entities
   edge mfa reset <identity>                           remove an identity's MFA enrollment

@@ -19,6 +19,7 @@ import { CaService } from '../edge/ca-service.ts';
 import type { EdgeServices } from '../edge/edge-services.ts';
 import { EnrollmentService } from '../edge/enrollment-service.ts';
 import { ExternalJwtSignerService } from '../edge/ext-jwt-signer-service.ts';
+import { ApiSessionCertificates } from '../edge/api-session-certificates.ts';
 import { IdentityService } from '../edge/identity-service.ts';
 import { defaultMfaCodeLimit, MfaService } from '../edge/mfa-service.ts';
 import { buildOverlayServices } from '../edge/overlay-services.ts';
@@ -104,6 +105,7 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
     identities,
     authenticators,
     sessions,
+    sessionCertificates: new ApiSessionCertificates(store, writer, clock, { ...(signer ? { signer } : {}), caBundlePem: identityTls.caPem }),
     authPolicies,
     signers,
     cas,

@@ -136,12 +136,15 @@ export class ConfigService {
     return ids;
   }
 
-  /** A service's `config`: the data of its configs of the given types (ids, or `all`), by type name. */
-  configMap(service: Service, typeIds: readonly string[]): Record<string, unknown> {
+  /** A service's `config`: the data of its configs of the given types (ids, or `all`), by type name. An identity's
+   * own configs for the service (`overrides`, config type id → config id) take the place of the service's config of
+   * the same type, and add types the service has none of, as on the real controller. */
+  configMap(service: Service, typeIds: readonly string[], overrides?: ReadonlyMap<string, string>): Record<string, unknown> {
     const map: Record<string, unknown> = {};
-    if (typeIds.length === 0 || service.configs.length === 0) return map;
+    if (typeIds.length === 0 || (service.configs.length === 0 && !overrides?.size)) return map;
     const all = typeIds.includes(allConfigTypesMarker);
-    for (const id of service.configs) {
+    const ids = overrides?.size ? [...service.configs.filter((id) => !overrides.has(this.configs.get(id)?.configTypeId ?? '')), ...overrides.values()] : service.configs;
+    for (const id of ids) {
       const config = this.configs.get(id);
       if (!config || (!all && !typeIds.includes(config.configTypeId))) continue;
       const type = this.findType(config.configTypeId);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model/edge-router-policy-entities.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
-import { allEdgeRouterPolicies, routersForIdentity, routersForService, systemPolicyName } from './edge-router-access.ts';
+import { allEdgeRouterPolicies, routersCarryingService, routersForIdentity, routersForService, systemPolicyName } from './edge-router-access.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 
@@ -64,4 +64,14 @@ test('a service may use the routers its service edge router policies select', ()
   assert.deepEqual([...routersForService(web, [serp('s', 'AllOf', ['#internal'], ['#west'])], routers)], ['r2']);
   assert.deepEqual([...routersForService(web, [serp('s', 'AllOf', ['#internal', '#other'], ['#all'])], routers)], []);
   assert.deepEqual([...routersForService(web, [serp('s', 'AnyOf', ['#internal', '#other'], ['#all'])], routers)].sort(), ['r1', 'r2', 'r3']);
+});
+
+test('a transit router is selected by no policy, not even #all or @id, and carries every service', () => {
+  const transit: EdgeRouter = { ...router('t1', ['east']), isTransitRouter: true };
+  const rows = [...routers, transit];
+  const policies = [erp('all', 'AnyOf', ['#all'], ['#all']), erp('by-id', 'AnyOf', ['#all'], ['@t1', '#east'])];
+  assert.deepEqual([...routersForIdentity(alice, { routers: rows, policies })].sort(), ['r1', 'r2', 'r3']);
+  const payroll = { id: 'payroll', roleAttributes: ['finance'] };
+  assert.deepEqual([...routersForService(payroll, [serp('s', 'AnyOf', ['#all'], ['#all'])], rows)].sort(), ['r1', 'r2', 'r3']);
+  assert.deepEqual([...routersCarryingService(payroll, [serp('s', 'AnyOf', ['#all'], ['@r2'])], rows)].sort(), ['r2', 't1'], 'its SERP routers and the transit router');
 });

@@ -2,7 +2,8 @@
 // when an edge router policy selects both (its identity roles the identity, its edge router roles the router); a
 // service may use a router when a service edge router policy selects both. A tunneler-enabled router's own identity
 // (the router's id) is granted that router by a system policy, derived here from the router row as the real
-// controller keeps one per such router. Pure: rows in, grants out.
+// controller keeps one per such router. A transit router (/transit-routers) is no edge router: no policy selects it,
+// and circuits pass through it whatever their service (routersCarryingService). Pure: rows in, grants out.
 import type { EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model/edge-router-policy-entities.ts';
 import { rolesMatch, type RoleHolder } from '../model/policy-roles.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
@@ -53,7 +54,7 @@ type RouterPolicy = Pick<EdgeRouterPolicy, 'semantic' | 'edgeRouterRoles'>;
 
 /** The routers a policy's edge router roles select. */
 export function routersOf(policy: RouterPolicy, routers: readonly EdgeRouter[]): EdgeRouter[] {
-  return routers.filter((router) => rolesMatch(policy.edgeRouterRoles, policy.semantic, router));
+  return routers.filter((router) => !router.isTransitRouter && rolesMatch(policy.edgeRouterRoles, policy.semantic, router));
 }
 
 /** The edge router policies whose identity roles select the identity. */
@@ -79,6 +80,16 @@ export function routersForIdentity(identity: RoleHolder, rows: EdgeRouterPolicyR
 /** The ids of the routers that may carry the service. */
 export function routersForService(service: RoleHolder, policies: readonly ServiceEdgeRouterPolicy[], routers: readonly EdgeRouter[]): Set<string> {
   return routerIdsOf(serviceEdgeRouterPoliciesOf(service, policies), routers);
+}
+
+/**
+ * The routers a circuit of the service may pass through: the edge routers its service edge router policies grant, and
+ * every transit router (not an edge router: no policy selects it, and it carries any service between routers).
+ */
+export function routersCarryingService(service: RoleHolder, policies: readonly ServiceEdgeRouterPolicy[], routers: readonly EdgeRouter[]): Set<string> {
+  const ids = routersForService(service, policies, routers);
+  for (const router of routers) if (router.isTransitRouter) ids.add(router.id);
+  return ids;
 }
 
 function routerIdsOf(policies: readonly RouterPolicy[], routers: readonly EdgeRouter[]): Set<string> {

@@ -84,7 +84,15 @@ export class EdgeRouterService {
     return router;
   }
 
-  async create(settings: EdgeRouterSettings): Promise<{ id: string }> {
+  /** An edge router (not a transit router: `/edge-routers` does not show those), or 404. */
+  getEdge(id: string): EdgeRouter {
+    const router = this.find(id);
+    if (!router || router.isTransitRouter) throw EdgeError.notFound('edge router', id);
+    return router;
+  }
+
+  /** `kind` transit: a router without the edge (`/routers`, `/transit-routers`), enrolled the same way. */
+  async create(settings: EdgeRouterSettings, kind: 'edge' | 'transit' = 'edge'): Promise<{ id: string }> {
     const id = newEntityId();
     const enrollment = await this.newEnrollment(id);
     const router: EdgeRouter = {
@@ -99,6 +107,7 @@ export class EdgeRouterService {
       enrollmentJwt: enrollment.jwt,
       enrollmentCreatedAt: enrollment.createdAt,
       enrollmentExpiresAt: enrollment.expiresAt,
+      ...(kind === 'transit' ? { isTransitRouter: true } : {}),
     };
     this.checkUnique(router);
     const written = await this.writer.write<{ id: string }>({ type: 'edgeRouter.create', router });

@@ -9,6 +9,7 @@ import type { LoginThrottle } from './login/login-throttle.ts';
 import type { PasswordLogin } from './login/password-login.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ApiSessionService } from './api-session-service.ts';
+import type { ApiSessionCertificates } from './api-session-certificates.ts';
 import type { AuthPolicyService } from './auth-policy-service.ts';
 import type { AuthenticatorService } from './authenticator-service.ts';
 import type { CaService } from './ca-service.ts';
@@ -32,6 +33,8 @@ export interface EdgeServices {
   readonly identities: IdentityService;
   readonly authenticators: AuthenticatorService;
   readonly sessions: ApiSessionService;
+  /** Short-lived client certificates issued to API sessions (`/current-api-session/certificates`). */
+  readonly sessionCertificates: ApiSessionCertificates;
   readonly authPolicies: AuthPolicyService;
   readonly signers: ExternalJwtSignerService;
   readonly cas: CaService;

@@ -25,8 +25,8 @@ export function entityCountSources(store: ModelStore, terminators: TerminatorDir
     { kind: 'cas', count: rows(tables.cas) },
     { kind: 'configTypes', count: rows(configTables.configTypes) },
     { kind: 'configs', count: rows(configTables.configs) },
-    { kind: 'edgeRouters', count: rows(routerTables.edgeRouters) },
-    // Every router of edgeward is an edge router: the fabric's router count is the same table.
+    // One table holds edge and transit routers: the fabric's routers are all of them, the edge routers the others.
+    { kind: 'edgeRouters', count: () => store.table<EdgeRouter>(routerTables.edgeRouters).all().filter((router) => !router.isTransitRouter).length },
     { kind: 'routers', count: rows(routerTables.edgeRouters) },
     { kind: 'enrollments', count: rows(tables.enrollments) },
     { kind: 'externalJwtSigners', count: rows(tables.externalJwtSigners) },

@@ -4,6 +4,7 @@ import type { Clock } from '../../common/time/clock.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { ConfigService } from './config-service.ts';
 import { EdgeRouterPolicyService } from './edge-router-policy-service.ts';
+import { IdentityServiceConfigService } from './identity-service-config-service.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { NetworkServiceService } from './network-service-service.ts';
 import { PostureCheckService } from './posture-check-service.ts';
@@ -20,6 +21,8 @@ export interface OverlayServices {
   readonly postureResponses: PostureResponseService;
   /** Config types and configs, which services carry and clients are shown. */
   readonly configs: ConfigService;
+  /** Identity-specific service configs: what one identity is shown instead of a service's config of that type. */
+  readonly identityConfigs: IdentityServiceConfigService;
   readonly access: ServiceAccessService;
   readonly sessions: ServiceSessionService;
   /** Edge router policies and service edge router policies: which routers identities and services may use. */
@@ -35,6 +38,7 @@ export function buildOverlayServices(store: ModelStore, writer: ModelWriter, clo
     postureChecks: new PostureCheckService(store, writer, clock),
     postureResponses: new PostureResponseService(store, writer, access, clock),
     configs,
+    identityConfigs: new IdentityServiceConfigService(store, writer, clock),
     access,
     sessions: new ServiceSessionService(store, writer, clock, access),
     edgeRouterPolicies: new EdgeRouterPolicyService(store, writer, clock),

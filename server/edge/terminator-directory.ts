@@ -20,8 +20,12 @@ export interface TerminatorRecord {
   /** The controller holding the router's channel ('' for one an admin made: model state, on no channel). */
   readonly controllerId: string;
   readonly tags?: Readonly<Record<string, unknown>>;
-  /** Who made it: a router from its Bind policy (the default), or an admin through the API (model-terminators.ts). */
-  readonly origin?: 'router' | 'admin';
+  /** Who made it: a router from its Bind policy (the default), an admin through the API (model-terminators.ts), or
+   * an SDK's Bind on a router's edge listener (edge-bind-check.ts). */
+  readonly origin?: 'router' | 'admin' | 'sdk';
+  /** An SDK-hosted terminator: the identity that bound it, and its API session. */
+  readonly hostIdentityId?: string;
+  readonly apiSessionId?: string;
 }
 
 export interface TerminatorDirectory {

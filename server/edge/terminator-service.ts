@@ -2,8 +2,11 @@
 // and an address, with cost and precedence), changes and deletes them; on a terminator a router registered (from
 // its Bind policy and the service's host.v1 config) an admin may change cost, precedence and tags only, since the
 // rest follows from the policy, and may not delete it (taking the Bind policy away does). Checked against the model
-// before a command is proposed; the apply checks the service and router again, in log order.
+// before a command is proposed; the apply checks the service and router again, in log order. An admin's terminator
+// is dialed by its router at its address, so only a binding and address a router can dial are taken
+// (common/circuits/terminator-address.ts).
 import type { Clock } from '../../common/time/clock.ts';
+import { adminTerminatorProblem } from '../../common/circuits/terminator-address.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
 import type { AdminTerminatorBody } from '../model/terminator-commands.ts';
 import { maxTerminatorCost, terminatorPrecedences, terminatorTables, type AdminTerminator, type TerminatorPrecedence } from '../model/terminator-entities.ts';
@@ -40,6 +43,7 @@ export class TerminatorService {
 
   async create(input: TerminatorInput): Promise<{ id: string }> {
     this.check(input);
+    this.checkDialable(input);
     const at = isoTime(this.clock.now());
     const terminator: AdminTerminator = { ...input, id: newEntityId(), createdAt: at, updatedAt: at };
     const written = await this.writer.write<{ id: string }>({ type: 'terminator.create', terminator });
@@ -51,6 +55,7 @@ export class TerminatorService {
     this.check(body);
     const at = isoTime(this.clock.now());
     if (this.store.table<AdminTerminator>(terminatorTables.terminators).get(current.id)) {
+      this.checkDialable(body);
       await this.writer.write({ type: 'terminator.update', id: current.id, at, terminator: body });
       return;
     }
@@ -71,6 +76,12 @@ export class TerminatorService {
     }
     await this.get(id);
     throw new EdgeError('ENTITY_CAN_NOT_BE_DELETED', { code: 'ENTITY_CAN_NOT_BE_DELETED', message: `terminator ${id} was registered by its router from a Bind policy; remove the policy (or the router's role) to remove it` });
+  }
+
+  /** An administrator's terminator names what its router will dial: a binding and address no router can dial is refused. */
+  private checkDialable(input: AdminTerminatorBody): void {
+    const problem = adminTerminatorProblem(input.binding, input.address);
+    if (problem) throw EdgeError.validation(problem.field, problem.reason, input[problem.field]);
   }
 
   private check(input: AdminTerminatorBody): void {

@@ -3,6 +3,7 @@
 import type { ApplyTransaction } from '../store/model-store.ts';
 import type { ModelCommand } from './commands.ts';
 import { endApiSession } from './end-api-session.ts';
+import { addApiSessionCertificate, removeApiSessionCertificate } from './api-session-certificate-commands.ts';
 import type { ApiSession, Identity } from './entities.ts';
 import { tables } from './entities.ts';
 import { mergePostureUpdates } from './posture-data.ts';
@@ -42,6 +43,10 @@ export function applyApiSessionCommand(command: ApiSessionCommand, tx: ApplyTran
       if (current) tx.put<ApiSession>(tables.apiSessions, { ...current, postureData: mergePostureUpdates(current.postureData, command.updates, command.at) });
       return undefined;
     }
+    case 'apiSession.addCertificate':
+      return addApiSessionCertificate(tx, command.id, command.at, command.certificate, command.max);
+    case 'apiSession.removeCertificate':
+      return removeApiSessionCertificate(tx, command.id, command.certificateId);
     default:
       return unknownCommand((command as { type: string }).type);
   }

@@ -11,6 +11,7 @@ import { applyEdgeRouterPolicyCommand, isEdgeRouterPolicyCommand } from './edge-
 import { applyEnrollmentCommand } from './enrollment-commands.ts';
 import { applyExtJwtSignerCommand } from './ext-jwt-signer-commands.ts';
 import { applyIdentityCommand } from './identity-commands.ts';
+import { applyIdentityServiceConfigCommand } from './identity-service-config-commands.ts';
 import { applyMfaCommand, isMfaCommand } from './mfa-commands.ts';
 import { unknownCommand } from './require-row.ts';
 import { applyRouterCommand, isRouterCommand } from './router-commands.ts';
@@ -52,6 +53,7 @@ const appliers: { readonly [F in CommandFamily]: Applier<FamilyCommand<F>> } = {
   terminator: guarded(isTerminatorCommand, applyTerminatorCommand),
   revocation: guarded(isRevocationCommand, applyRevocationCommand),
   controllerSetting: guarded(isControllerSettingCommand, applyControllerSettingCommand),
+  identityServiceConfig: applyIdentityServiceConfigCommand,
   // Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else.
   raft: (command) => (command.type === 'raft.noop' || command.type === 'raft.config' ? undefined : unknownCommand((command as { type: string }).type)),
 };

@@ -1,9 +1,10 @@
 // Every change to the model is one of these commands. They carry every value the apply needs (ids, timestamps,
 // hashes) so that every controller applying the same log reaches the same state.
 import type { PostureUpdate } from './posture-data.ts';
-import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, SealedValue } from './entities.ts';
+import type { ApiSession, ApiSessionCertificate, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity, Mfa, SealedValue } from './entities.ts';
 import type { ConfigCommand } from './config-commands.ts';
 import type { EdgeRouterPolicyCommand } from './edge-router-policy-commands.ts';
+import type { IdentityServiceConfigCommand } from './identity-service-config-commands.ts';
 import type { RouterCommand } from './router-commands.ts';
 import type { ServiceCommand } from './service-commands.ts';
 import type { TerminatorCommand } from './terminator-commands.ts';
@@ -58,6 +59,8 @@ export type ModelCommand =
   | { type: 'apiSession.satisfyQuery'; id: string; typeId: string }
   /** Posture responses the client sent: merged into the session's posture data (posture-data.ts). */
   | { type: 'apiSession.posture'; id: string; at: string; updates: PostureUpdate[] }
+  | { type: 'apiSession.addCertificate'; id: string; at: string; certificate: ApiSessionCertificate; max: number }
+  | { type: 'apiSession.removeCertificate'; id: string; certificateId: string }
   /** Starts a TOTP enrollment; refused (MFA_EXISTS) while the identity has one. */
   | { type: 'mfa.create'; mfa: Mfa }
   /** A live TOTP code of time step `step` verified the enrollment. */
@@ -75,6 +78,7 @@ export type ModelCommand =
   | TerminatorCommand
   | RevocationCommand
   | ControllerSettingCommand
+  | IdentityServiceConfigCommand
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
   | { type: 'raft.noop' }
   | { type: 'raft.config' };

@@ -1,7 +1,8 @@
 // Commands on config types and configs, and how they apply. Everything that depends on other rows is checked here,
 // in log order: a config's data against its type's schema as it stands, a type's configs before it goes, a
 // service's configs (they exist, one per type). Deleting a config takes it off every service that carries it, as
-// the real controller's link collection does; a type with configs cannot be deleted, nor can a built-in type.
+// the real controller's link collection does, but a config an identity uses for a service (identity service configs)
+// is refused, as the real controller refuses it; a type with configs cannot be deleted, nor can a built-in type.
 import type { ApplyTransaction } from '../store/model-store.ts';
 import type { EntityTable } from '../store/entity-table.ts';
 import { builtinConfigType, builtinConfigTypes, isBuiltinConfigType } from './builtin-config-types.ts';
@@ -9,6 +10,7 @@ import { CommandRefused } from './command-refused.ts';
 import type { Config, ConfigType } from './config-entities.ts';
 import { configTables } from './config-entities.ts';
 import { configDataProblem, schemaProblem } from './config-schema.ts';
+import { configInUseRefusal } from './identity-service-config-references.ts';
 import type { Service } from './service-entities.ts';
 import { serviceTables } from './service-entities.ts';
 
@@ -109,6 +111,8 @@ export function applyConfigCommand(command: ConfigCommand, tx: ApplyTransaction)
     }
     case 'config.delete': {
       requireConfig(tx, command.id);
+      const inUse = configInUseRefusal(tx, command.id);
+      if (inUse) throw new CommandRefused(inUse);
       for (const service of tx.table<Service>(serviceTables.services).all()) {
         if (service.configs.includes(command.id)) {
           tx.put<Service>(serviceTables.services, { ...service, configs: service.configs.filter((id) => id !== command.id), updatedAt: command.at });

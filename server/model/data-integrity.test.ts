@@ -60,4 +60,25 @@ describe('data integrity check', () => {
       { type: 'serviceSession.delete', ids: ['ss3'] },
     ]);
   });
+
+  it('finds identity service configs whose identity, service or config is gone, each fixed by deleting it', () => {
+    const pair = (identityId: string, serviceId: string, configId: string) => ({ id: `${identityId}/${serviceId}/t`, identityId, serviceId, configTypeId: 't', configId });
+    const rows = rowsOf({
+      identities: [{ id: 'alice' }],
+      services: [{ id: 's1' }],
+      configs: [{ id: 'c1' }],
+      identityServiceConfigs: [pair('alice', 's1', 'c1'), pair('bob', 's1', 'c1'), pair('alice', 's9', 'c1'), pair('alice', 's1', 'c9')],
+    });
+    const findings = checkDataIntegrity(rows, at);
+    assert.deepEqual(findings.map((finding) => finding.description), [
+      'identity service config bob/s1/t (config c1 for identity bob and service s1) names identity bob, which does not exist',
+      'identity service config alice/s9/t (config c1 for identity alice and service s9) names service s9, which does not exist',
+      'identity service config alice/s1/t (config c9 for identity alice and service s1) names config c9, which does not exist',
+    ]);
+    assert.deepEqual(findings.map((finding) => finding.fix), [
+      { type: 'identityServiceConfig.delete', ids: ['bob/s1/t'] },
+      { type: 'identityServiceConfig.delete', ids: ['alice/s9/t'] },
+      { type: 'identityServiceConfig.delete', ids: ['alice/s1/t'] },
+    ]);
+  });
 });

@@ -5,13 +5,16 @@
 //   dropped, as OpenZiti's fix drops a dangling reference);
 // - an authenticator whose identity is gone (fixable: deleted);
 // - an API session or a service session of an identity that is gone (fixable: deleted), and a service session of a
-//   service or API session that is gone (fixable: deleted).
+//   service or API session that is gone (fixable: deleted);
+// - an identity-specific service config whose identity, service or config is gone (fixable: deleted).
 // Pure: rows in, findings out, each with the command that fixes it.
 import type { Row } from '../store/entity-table.ts';
 import type { ModelCommand } from './commands.ts';
 import type { ApiSession, Authenticator } from './entities.ts';
 import { tables } from './entities.ts';
+import { identityServiceConfigTables, type IdentityServiceConfig } from './identity-service-config-entities.ts';
 import { referencedIds } from './policy-roles.ts';
+import { configTables } from './config-entities.ts';
 import { routerTables } from './router-entities.ts';
 import type { ServicePolicy, ServiceSession } from './service-entities.ts';
 import { serviceTables } from './service-entities.ts';
@@ -65,6 +68,11 @@ export function checkDataIntegrity(rows: IntegrityRows, at: string): IntegrityFi
   for (const session of rows.table<ServiceSession>(serviceTables.serviceSessions).all()) {
     const missing = !identity(session.identityId) ? `identity ${session.identityId}` : !service(session.serviceId) ? `service ${session.serviceId}` : !apiSession(session.apiSessionId) ? `API session ${session.apiSessionId}` : undefined;
     if (missing) findings.push({ description: `service session ${session.id} belongs to ${missing}, which does not exist`, fix: { type: 'serviceSession.delete', ids: [session.id] } });
+  }
+  const config = exists(configTables.configs);
+  for (const row of rows.table<IdentityServiceConfig>(identityServiceConfigTables.identityServiceConfigs).all()) {
+    const missing = !exists(tables.identities)(row.identityId) ? `identity ${row.identityId}` : !service(row.serviceId) ? `service ${row.serviceId}` : !config(row.configId) ? `config ${row.configId}` : undefined;
+    if (missing) findings.push({ description: `identity service config ${row.id} (config ${row.configId} for identity ${row.identityId} and service ${row.serviceId}) names ${missing}, which does not exist`, fix: { type: 'identityServiceConfig.delete', ids: [row.id] } });
   }
   return findings;
 }

@@ -4,6 +4,7 @@ import { EntityTable, type Row } from '../store/entity-table.ts';
 import type { BaseEntity } from './base-entity.ts';
 import { createConfigTables } from './config-entities.ts';
 import { createEdgeRouterPolicyTables } from './edge-router-policy-entities.ts';
+import { createIdentityServiceConfigTables } from './identity-service-config-entities.ts';
 import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
 import { createTerminatorTables } from './terminator-entities.ts';
@@ -153,6 +154,23 @@ export interface ApiSession extends BaseEntity {
   readonly lastActivityAt: string;
   /** What the client reported of its device (posture responses); absent until its first response. */
   readonly postureData?: PostureData;
+  /** Short-lived client certificates issued to this session (api-session-certificates.ts); absent until the first.
+   * Kept on the session so they are replicated with it and end with it. */
+  readonly certificates?: readonly ApiSessionCertificate[];
+}
+
+/** A client certificate an API session asked for with a CSR: valid for its identity only while the session lives. */
+export interface ApiSessionCertificate {
+  readonly id: string;
+  readonly createdAt: string;
+  /** The certificate's subject, RFC 4514 (`CN=<identity id>`). */
+  readonly subject: string;
+  /** SHA-1 of the DER, lowercase hex without colons, as authenticators' fingerprints. */
+  readonly fingerprint: string;
+  readonly validFrom: string;
+  readonly validTo: string;
+  /** The certificate chain, PEM (leaf first). */
+  readonly certificate: string;
 }
 
 /** An encrypted value: AES-256-GCM, base64 parts. */
@@ -218,5 +236,6 @@ export function createModelTables(): EntityTable<Row>[] {
     ...createTerminatorTables(),
     ...createRevocationTables(),
     ...createControllerSettingTables(),
+    ...createIdentityServiceConfigTables(),
   ] as unknown as EntityTable<Row>[];
 }

@@ -7,6 +7,7 @@ import type { ModelCommand } from './commands.ts';
 import { endApiSession } from './end-api-session.ts';
 import type { ApiSession, Authenticator, Enrollment, Identity, Mfa } from './entities.ts';
 import { tables } from './entities.ts';
+import { deleteIdentityServiceConfigsOf } from './identity-service-config-references.ts';
 import { requireRow, unknownCommand } from './require-row.ts';
 
 export type IdentityCommand = Extract<ModelCommand, { type: `identity.${string}` }>;
@@ -47,8 +48,8 @@ export function applyIdentityCommand(command: IdentityCommand, tx: ApplyTransact
   }
 }
 
-/** Deletes the identity, its API sessions, authenticators, enrollments and MFA in one entry; never the default admin
- * unless the command allows it. */
+/** Deletes the identity, its API sessions, authenticators, enrollments, MFA and service configs in one entry; never
+ * the default admin unless the command allows it. */
 function deleteIdentity(command: Extract<IdentityCommand, { type: 'identity.delete' }>, tx: ApplyTransaction): undefined {
   const current = requireRow<Identity>(tx, tables.identities, command.id, 'identity');
   if (current.isDefaultAdmin && !command.allowDefaultAdmin) {
@@ -61,6 +62,7 @@ function deleteIdentity(command: Extract<IdentityCommand, { type: 'identity.dele
   for (const enrollment of tx.table<Enrollment>(tables.enrollments).findMany('identityId', command.id)) tx.delete(tables.enrollments, enrollment.id);
   const mfa = tx.table<Mfa>(tables.mfas).findUnique('identityId', command.id);
   if (mfa) tx.delete(tables.mfas, mfa.id);
+  deleteIdentityServiceConfigsOf(tx, 'identityId', command.id);
   tx.delete(tables.identities, command.id);
   return undefined;
 }

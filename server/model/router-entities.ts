@@ -2,7 +2,8 @@
 // with a one-time enrollment (token and JWT); enrolling stores the SHA-1 fingerprint of the client certificate it
 // was issued, the only certificate that may then open a control channel, and of its server certificate with the
 // names on it that no other router may hold. Re-enrolling clears the fingerprint and
-// starts a new enrollment. Whether a router is online is not model state: the control channels know it.
+// starts a new enrollment. Whether a router is online is not model state: the control channels know it. A transit
+// router (isTransitRouter) is a row of the same table: it enrolls and connects the same way.
 import { EntityTable, type Row } from '../store/entity-table.ts';
 import type { BaseEntity } from './base-entity.ts';
 
@@ -30,6 +31,10 @@ export interface EdgeRouter extends BaseEntity {
   readonly enrollmentJwt: string | null;
   readonly enrollmentCreatedAt: string | null;
   readonly enrollmentExpiresAt: string | null;
+  /** Made through `/routers` or `/transit-routers`: a fabric router without the edge. It enrolls, links and carries
+   * circuits between routers, but policies never grant it to identities or services (edge-router-access.ts) and
+   * `/edge-routers` does not show it. Absent (false) on every edge router. */
+  readonly isTransitRouter?: boolean;
 }
 
 export const routerTables = {

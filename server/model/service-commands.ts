@@ -7,6 +7,7 @@ import { CommandRefused } from './command-refused.ts';
 import { requireServiceConfigs } from './config-commands.ts';
 import type { ApiSession } from './entities.ts';
 import { tables } from './entities.ts';
+import { deleteIdentityServiceConfigsOf } from './identity-service-config-references.ts';
 import { referencedIds } from './policy-roles.ts';
 import { routerTables } from './router-entities.ts';
 import type { PostureCheck, Service, ServicePolicy, ServiceSession } from './service-entities.ts';
@@ -65,6 +66,7 @@ export function applyServiceCommand(command: ServiceCommand, tx: ApplyTransactio
       requireRow<Service>(tx, serviceTables.services, command.id, 'service');
       for (const session of tx.table<ServiceSession>(serviceTables.serviceSessions).findMany('serviceId', command.id)) tx.delete(serviceTables.serviceSessions, session.id);
       deleteTerminatorsOf(tx, 'serviceId', command.id);
+      deleteIdentityServiceConfigsOf(tx, 'serviceId', command.id);
       tx.delete(serviceTables.services, command.id);
       return undefined;
     }

@@ -20,6 +20,7 @@ import { defaultRouterChannelTiming, type ControlSocket } from './router-channel
 import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './router-hub.ts';
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
+import { sdkTerminatorStillAllowed } from '../circuits/edge-bind-check.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
 import { mergeTerminators } from '../edge/model-terminators.ts';
 import { CircuitRevocation, readLiveCircuits } from '../circuits/circuit-revocation.ts';
@@ -93,6 +94,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   const terminators = new TerminatorRegistry({ controllerId: deps.self.id, graceMs: timing.terminatorGraceMs });
   let circuits: CircuitService | undefined;
   let revocation: CircuitRevocation | undefined;
+  const access = new ServiceAccessService(store);
   const hub: RouterHub = new RouterHub({
     controllerId: deps.self.id,
     findRouter: (id) => store.table<EdgeRouter>(routerTables.edgeRouters).get(id),
@@ -155,6 +157,8 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       return answer;
     },
     edgeHello: (routerId, request) => circuits!.edgeHello(routerId, request),
+    edgeBind: (routerId, request) => circuits!.edgeBind(routerId, request),
+    sdkTerminatorAllowed: (terminator) => sdkTerminatorStillAllowed({ access, status: sessionStatus }, terminator, clock.now()),
     logger: deps.logger,
     clock,
     timing,
@@ -173,7 +177,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   circuits = new CircuitService({
     controllerId: deps.self.id,
     store,
-    access: new ServiceAccessService(store),
+    access,
     presence: {
       terminators: async () => mergeTerminators(await clusterPresence.list(), store),
       linkReports: () => clusterPresence.linkReports(),

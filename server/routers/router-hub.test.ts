@@ -63,6 +63,8 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
     circuitReport: (routerId, report) => circuitReports.push([routerId, report]),
     createCircuit: async (routerId, request) => ({ refused: { code: 'NO_PATH', message: `asked by ${routerId}: ${JSON.stringify(request)}` } }),
     edgeHello: (routerId) => ({ refused: { code: 'INVALID_SESSION', message: `asked by ${routerId}` } }),
+    edgeBind: (routerId) => ({ refused: { code: 'INVALID_SESSION', message: `asked by ${routerId}` } }),
+    sdkTerminatorAllowed: () => true,
     hostedServices: (id) => hosted.get(id) ?? new Map(),
     terminators,
     controllerId: 'c1',

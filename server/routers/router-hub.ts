@@ -21,6 +21,8 @@ import { readTerminatorCreate, readTerminatorRemove } from './terminator-message
 import type { ReportedLink, RouterLinkReport } from '../circuits/circuit-paths.ts';
 import { readCircuitReport, type CircuitReport } from '../events/circuit-events.ts';
 import type { TerminatorRegistry } from './terminator-registry.ts';
+import type { EdgeBindAnswer } from '../circuits/edge-bind-check.ts';
+import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 
 /** A router connected to some controller, as controllers tell each other. */
 export interface RouterSummary extends RouterConnection {
@@ -70,6 +72,10 @@ export interface RouterHubDeps {
   readonly createCircuit: (routerId: string, request: unknown) => Promise<unknown>;
   /** A router's `edge.hello` request (an SDK's hello on its edge listener); the answer goes back as the value. */
   readonly edgeHello: (routerId: string, request: unknown) => unknown;
+  /** A router's `edge.bind` request (an SDK's Bind): the terminator to host, or a refusal. */
+  readonly edgeBind: (routerId: string, request: unknown) => EdgeBindAnswer;
+  /** Whether an SDK-hosted terminator is still allowed (its session live, Bind still granted): checked on model changes. */
+  readonly sdkTerminatorAllowed: (terminator: TerminatorRecord) => boolean;
   readonly logger: Logger;
   readonly clock: Clock;
   readonly timing: RouterHubTiming;
@@ -301,6 +307,8 @@ export class RouterHub implements RouterChannelOwner {
         },
       );
     } else if (op === 'edge.hello') channel.send({ type: 'res', rid, ok: true, value: this.deps.edgeHello(channel.hello!.routerId, request.body) });
+    else if (op === 'edge.bind') channel.send({ type: 'res', rid, ok: true, value: this.sdkBind(channel.hello!.routerId, request.body) });
+    else if (op === 'edge.unbind') channel.send({ type: 'res', rid, ok: true, value: this.sdkUnbind(channel.hello!.routerId, request.body) });
     else channel.send({ type: 'res', rid, ok: false, error: `unknown request ${JSON.stringify(op ?? null)}` });
   }
 
@@ -355,12 +363,43 @@ export class RouterHub implements RouterChannelOwner {
     if (changed) this.deps.announce({ event: 'terminators', routerId });
   }
 
+  /** An SDK's Bind: judged, then listed as the router's terminator (announced to the cluster). */
+  private sdkBind(routerId: string, body: unknown): EdgeBindAnswer {
+    const answer = this.deps.edgeBind(routerId, body);
+    if ('refused' in answer) {
+      this.deps.logger.warn('sdk bind refused', { routerId, code: answer.refused.code, reason: answer.refused.message });
+      return answer;
+    }
+    if (!this.deps.terminators.addSdk(routerId, answer.terminator)) return { refused: { code: 'INVALID_REQUEST', message: 'the router is not connected to this controller' } };
+    this.deps.logger.info('sdk terminator registered', { routerId, terminatorId: answer.terminator.id, serviceId: answer.terminator.serviceId, identityId: answer.terminator.hostIdentityId });
+    this.deps.announce({ event: 'terminators', routerId });
+    return answer;
+  }
+
+  /** An SDK unbound or left the router: its terminators go. */
+  private sdkUnbind(routerId: string, body: unknown): { removed: number } {
+    const ids = (body as { terminatorIds?: unknown } | null)?.terminatorIds;
+    const list = Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string').slice(0, 1000) : [];
+    const removed = list.filter((id) => this.deps.terminators.sdkTerminator(routerId, id) !== undefined);
+    if (this.deps.terminators.removeSdk(routerId, list)) {
+      this.deps.logger.info('sdk terminators removed', { routerId, terminatorIds: removed.slice(0, 20), count: removed.length });
+      this.deps.announce({ event: 'terminators', routerId });
+    }
+    return { removed: removed.length };
+  }
+
   /** The model changed: terminators the model no longer grants go (the router, sent the new model, removes them too). */
   private recheckTerminators(): void {
     for (const routerId of this.deps.terminators.routerIds()) {
       if (!this.deps.findRouter(routerId)) {
         if (this.deps.terminators.drop(routerId)) this.deps.announce({ event: 'terminators', routerId });
         continue;
+      }
+      const sdkRemoved = this.deps.terminators.retainSdk(routerId, this.deps.sdkTerminatorAllowed);
+      if (sdkRemoved.length > 0) {
+        this.deps.logger.info('sdk terminators removed: the model no longer lets their identities host them', { routerId, terminatorIds: sdkRemoved.slice(0, 20), count: sdkRemoved.length });
+        this.sendTo(routerId, { type: 'ctrl.sdkTerminatorsRemoved', terminatorIds: sdkRemoved });
+        this.deps.announce({ event: 'terminators', routerId });
       }
       const removed = this.deps.terminators.retain(routerId, this.deps.hostedServices(routerId));
       if (removed.length === 0) continue;

@@ -22,6 +22,8 @@ export interface TerminatorRegistryOptions {
 
 interface RouterEntry {
   readonly terminators: Map<string, TerminatorRecord>;
+  /** SDK-hosted terminators (Binds on the router's edge listeners), by terminator id. */
+  readonly sdk: Map<string, TerminatorRecord>;
   /** When its channel closed; undefined while connected. */
   goneAt: number | undefined;
 }
@@ -38,7 +40,7 @@ export class TerminatorRegistry {
 
   /** A router was welcomed: it will register its terminators anew, so what an earlier channel registered goes. */
   connected(routerId: string): void {
-    this.routers.set(routerId, { terminators: new Map(), goneAt: undefined });
+    this.routers.set(routerId, { terminators: new Map(), sdk: new Map(), goneAt: undefined });
   }
 
   /** Its channel closed: its terminators stay listed for the grace period. */
@@ -51,7 +53,43 @@ export class TerminatorRegistry {
   drop(routerId: string): boolean {
     const entry = this.routers.get(routerId);
     this.routers.delete(routerId);
-    return (entry?.terminators.size ?? 0) > 0;
+    return (entry?.terminators.size ?? 0) + (entry?.sdk.size ?? 0) > 0;
+  }
+
+  /** An SDK's Bind on a connected router (a re-bind with the same id replaces it); false when the router is not here. */
+  addSdk(routerId: string, terminator: TerminatorRecord): boolean {
+    const entry = this.routers.get(routerId);
+    if (!entry || entry.goneAt !== undefined) return false;
+    const current = entry.sdk.get(terminator.id);
+    entry.sdk.set(terminator.id, current ? { ...terminator, createdAt: current.createdAt } : terminator);
+    return true;
+  }
+
+  /** An SDK's terminator on `routerId`, when it is listed here. */
+  sdkTerminator(routerId: string, terminatorId: string): TerminatorRecord | undefined {
+    return this.routers.get(routerId)?.sdk.get(terminatorId);
+  }
+
+  /** The SDK unbound (or left): its terminators go. */
+  removeSdk(routerId: string, terminatorIds: readonly string[]): boolean {
+    const entry = this.routers.get(routerId);
+    if (!entry) return false;
+    let changed = false;
+    for (const id of terminatorIds) changed = entry.sdk.delete(id) || changed;
+    return changed;
+  }
+
+  /** Keeps only the SDK terminators `keep` still allows; returns the ids removed. */
+  retainSdk(routerId: string, keep: (terminator: TerminatorRecord) => boolean): string[] {
+    const entry = this.routers.get(routerId);
+    if (!entry) return [];
+    const removed: string[] = [];
+    for (const [id, terminator] of entry.sdk) {
+      if (keep(terminator)) continue;
+      entry.sdk.delete(id);
+      removed.push(id);
+    }
+    return removed;
   }
 
   /** Adds (or re-addresses) terminators of a connected router; returns whether anything changed. */
@@ -114,7 +152,7 @@ export class TerminatorRegistry {
         this.routers.delete(routerId);
         continue;
       }
-      all.push(...entry.terminators.values());
+      all.push(...entry.terminators.values(), ...entry.sdk.values());
     }
     return all.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }

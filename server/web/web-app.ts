@@ -13,6 +13,7 @@ import { authenticationRoutes } from './routes/authentication-routes.ts';
 import { authenticatorRoutes, ownAuthenticatorRoutes } from './routes/authenticator-routes.ts';
 import { healthRoutes } from './routes/health-routes.ts';
 import { identityRoutes } from './routes/identity-routes.ts';
+import { identityServiceConfigRoutes } from './routes/identity-service-config-routes.ts';
 import { authPolicyRoutes } from './routes/auth-policy-routes.ts';
 import { adminMfaRoutes, mfaRoutes } from './routes/mfa-routes.ts';
 import { caRoutes } from './routes/ca-routes.ts';
@@ -23,6 +24,8 @@ import { overlayRoutes } from './routes/overlay-routes.ts';
 import { routeKit } from './routes/route-kit.ts';
 import { apiPaths, versionBody, versionRoutes, type ApiBinding } from './routes/version-routes.ts';
 import { sessionGuard } from './session-guard.ts';
+import { rootPathAlias } from './root-path-alias.ts';
+import { apiSessionCertificateRoutes } from './routes/api-session-certificate-routes.ts';
 import { discoveryRoutes } from './routes/discovery-routes.ts';
 import { databaseRoutes } from './routes/database-routes.ts';
 import { fabricRouterRoutes } from './routes/fabric-router-routes.ts';
@@ -57,6 +60,8 @@ export interface WebAppDeps {
 export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): Koa<RequestState> {
   const app = new Koa<RequestState>();
   app.silent = true;
+  // The client API also answers at the root (root-path-alias.ts), where this entry binds it.
+  const clientAtRoot = bindings.includes('edge-client');
   // One outer layer does the per-request bookkeeping (request id, errors, deadline, metrics, the legacy alias):
   // every extra Koa layer is another promise and dispatch on the hot path.
   app.use(
@@ -64,8 +69,8 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       logger: deps.logger,
       serverHeader: `edgeward-controller/${deps.version.version}`,
       requestTimeoutMs: deps.requestTimeoutMs ?? 10_000,
-      rewritePath: (path) => (path === '/edge/v1' || path.startsWith('/edge/v1/') ? apiPaths['edge-client'] + path.slice('/edge/v1'.length) : undefined),
-      observe: (path, method, route, status, seconds) => deps.metrics.recordRequest(apiOf(path), route?.label, method, status, seconds),
+      rewritePath: (path) => rootPathAlias(path, clientAtRoot),
+      observe: (path, method, route, status, seconds) => deps.metrics.recordRequest(apiOf(rootPathAlias(path, clientAtRoot) ?? path), route?.label, method, status, seconds),
       ...(deps.tracing ? { tracing: withoutPolling(deps.tracing) } : {}),
     }),
   );
@@ -96,9 +101,11 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
       if (binding === 'edge-client') {
         clientExternalJwtSignerRoutes(api, deps.services);
         clientEnrollmentRoutes(api, deps.services, kit);
+        apiSessionCertificateRoutes(api, deps.services, kit, guard('full'));
       } else {
         const admin = guard('admin');
         identityRoutes(api, deps.services, kit, admin);
+        identityServiceConfigRoutes(api, deps.services, kit, admin);
         adminMfaRoutes(api, deps.services, admin);
         authenticatorRoutes(api, deps.services, kit, admin);
         apiSessionRoutes(api, deps.services, admin);
@@ -109,7 +116,7 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
         // The management spec lists the EST CA bundle under its prefix too (the client API's comes with enrollment).
         caBundleRoute(api, deps.services);
         databaseRoutes(api, deps.services, admin);
-        fabricRouterRoutes(api, deps.services, admin);
+        fabricRouterRoutes(api, deps.services, kit, admin);
         revocationRoutes(api, deps.services, kit, admin);
         controllerSettingRoutes(api, deps.services, kit, admin, async () => (deps.controllers ? (await deps.controllers()).map((member) => member.id) : []));
         caJwtRoutes(api, deps.services, admin);

@@ -54,6 +54,62 @@ ${spec.before ?? ''}listeners:
 ${spec.tail}`;
 }
 
+/** What varies in a cross-process test's router.yml; the rest is the same loopback router every such test runs. */
+export interface TestRouterSpec {
+  /** The controller's `tls:<host>:<port>` the router dials. */
+  readonly endpoint: string;
+  /** 1 s control-channel heartbeats and an unresponsive channel closed after 4 s (failover tests). */
+  readonly quickHeartbeats?: boolean;
+  /** Lines under `forwarder:` after `latencyProbeInterval` (e.g. `  maxCircuitsPerIdentity: 2`). */
+  readonly forwarder?: string;
+  /** Top-level sections between `forwarder:` and `listeners:` (e.g. `metrics: {...}`), as YAML text. */
+  readonly before?: string;
+  /** Listener items after the loopback edge listener, each a YAML list item (`  - binding: tunnel\n    options: ...`). */
+  readonly listeners?: readonly string[];
+  /** A top-level `transport` dialer (it dials administrators' terminators); true unless said otherwise. */
+  readonly transportDialer?: boolean;
+  /** Top-level sections at the end (`link:` and the like), as YAML text. */
+  readonly tail?: string;
+}
+
+/** A router.yml with its identity beside it, `edge.csr` for loopback, an edge listener on `edgePort` and `spec`'s parts. */
+export function testRouterYaml(spec: TestRouterSpec, edgePort: number): string {
+  const listeners = [`  - binding: edge\n    address: tls:127.0.0.1:${edgePort}\n    options: {advertise: 127.0.0.1:${edgePort}}`, ...(spec.listeners ?? [])];
+  return `v: 3
+identity: {cert: router.cert, server_cert: router.server.cert, key: router.key, ca: ca.pem}
+ctrl:
+  endpoint: ${spec.endpoint}
+${spec.quickHeartbeats ? '  heartbeats: {sendInterval: 1s, checkInterval: 200ms, closeUnresponsiveTimeout: 4s}\n' : ''}edge:
+  csr:
+    sans: {dns: [localhost], ip: [127.0.0.1]}
+forwarder:
+  latencyProbeInterval: 300
+${spec.forwarder ? `${spec.forwarder}\n` : ''}${spec.before ? `${spec.before}\n` : ''}listeners:
+${listeners.join('\n')}
+${spec.transportDialer === false ? '' : 'dialers:\n  - binding: transport\n'}${spec.tail ?? ''}
+`;
+}
+
+/**
+ * Router `name` (created with `body`) written from `spec` into `dir` with a free edge port, and enrolled with
+ * `./edgeward router enroll` (enrollRouterProcess). Answers its id, config path and edge port.
+ */
+export async function enrollTestRouter(
+  controller: ControllerFixture,
+  admin: AdminHeaders,
+  dir: string,
+  name: string,
+  spec: TestRouterSpec,
+  body: Record<string, unknown>,
+): Promise<{ id: string; config: string; edgePort: number }> {
+  const edgePort = await freePort();
+  const { id, config } = await enrollRouterProcess(controller, admin, dir, testRouterYaml(spec, edgePort), name, body);
+  return { id, config, edgePort };
+}
+
+/** A link dialer of group `default` that retries quickly (200 ms, up to 1 s), as a `link:` section. */
+export const quickLinkDialer = 'link:\n  dialers:\n    - binding: transport\n      groups: [default]\n      healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 200ms, maxRetryInterval: 1s}';
+
 /**
  * Creates router `name` (with `body`) in the management API, writes `yaml` as `dir`/router.yml and enrolls it with
  * `./edgeward router enroll` and the enrollment JWT the controller issued. Answers its id and config path.

@@ -36,7 +36,7 @@ test('every command and every entity form answers --help on stdout with exit 0',
 
 test('a wrong command line is a usage error on stderr with exit 2, before any session is needed', async () => {
   const cases: Array<[string[], RegExp]> = [
-    [[], /^edgeward edge: missing a command \(login, logout, use, list, create, update, delete, mfa, policy-advisor\)\nRun '\.\/edgeward edge --help' for usage\.\n$/],
+    [[], /^edgeward edge: missing a command \(login, logout, use, enroll, list, create, update, delete, mfa, policy-advisor\)\nRun '\.\/edgeward edge --help' for usage\.\n$/],
     [['frobnicate'], /^edgeward edge: unknown edge command 'frobnicate'\nRun '\.\/edgeward edge --help' for usage\.\n$/],
     [['lst', 'identities'], /unknown edge command 'lst' \(did you mean list\?\)/],
     [['list'], /^edgeward edge list: name the entity first\n/],
@@ -86,7 +86,8 @@ test("the parse and each form agree: the form's example arguments, which the par
   let forms = 0;
   for (const sub of edgeCommandLine.subcommands) {
     const [verb, entity] = sub.path;
-    if ((verb !== 'create' && verb !== 'update') || entity === undefined) continue;
+    // `update identity-configs` is a command of its own, not an entity's form (its parse is tested below).
+    if ((verb !== 'create' && verb !== 'update') || entity === undefined || entity === 'identity-configs') continue;
     const outcome = parseEdgeCommand([...sub.path, ...sub.example]);
     assert.equal(outcome.kind, 'run', sub.path.join(' '));
     const form = (verb === 'create' ? createForms : updateForms).find((candidate) => candidate.kind.name === entity)!;
@@ -98,3 +99,29 @@ test("the parse and each form agree: the form's example arguments, which the par
   }
   assert.equal(forms, createForms.length + updateForms.length);
 });
+
+test('update identity-configs takes an identity, a service and a config, and --remove, in ziti edge\'s grammar', async () => {
+  const { parseEdgeCommand } = await import('./edge-command.ts');
+  const run = parseEdgeCommand(['update', 'identity-configs', 'alice', 'web', 'alice-host', '--remove']);
+  assert.equal(run.kind, 'run');
+  assert.deepEqual(run.kind === 'run' && [run.value.verb, run.value.parsed.positional, run.value.parsed.bool('remove')], ['identity-configs', ['alice', 'web', 'alice-host'], true]);
+  const short = parseEdgeCommand(['update', 'identity-configs', '-r', 'alice', 'web', 'alice-host']);
+  assert.equal(short.kind === 'run' && short.value.parsed.bool('remove'), true, '-r is --remove, and flags may come first');
+  const missing = parseEdgeCommand(['update', 'identity-configs', 'alice', 'web']);
+  assert.deepEqual(missing, { kind: 'usage-error', command: 'edge update identity-configs', reason: 'update identity-configs takes <identity> <service> <config>, not: alice web' });
+  const help = parseEdgeCommand(['update', 'identity-configs', '--help']);
+  assert.equal(help.kind, 'help');
+  assert.match(help.kind === 'help' ? help.text : '', /^Usage: edgeward edge update identity-configs <identity> <service> <config> \[-r\|--remove\]/);
+});
+
+test('list identity service-configs takes one identity, in either order; a plain list of identities is not it', async () => {
+  const { parseEdgeCommand } = await import('./edge-command.ts');
+  for (const words of [['list', 'identity', 'service-configs', 'alice', '--json'], ['list', 'identity', 'alice', 'service-configs', '--json']]) {
+    const outcome = parseEdgeCommand(words);
+    assert.deepEqual(outcome.kind === 'run' && [outcome.value.verb, outcome.value.parsed.positional, outcome.value.parsed.bool('json')], ['identity-configs-list', ['alice'], true], words.join(' '));
+  }
+  assert.deepEqual(parseEdgeCommand(['list', 'identity', 'service-configs']), { kind: 'usage-error', command: 'edge list identity service-configs', reason: 'list identity service-configs takes the name or id of one identity' });
+  const plain = parseEdgeCommand(['list', 'identities', 'name = "alice"']);
+  assert.equal(plain.kind === 'run' && plain.value.verb, 'list');
+});
+

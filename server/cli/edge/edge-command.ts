@@ -13,10 +13,22 @@ import { ApiFailure, EdgeFailure } from './edge-errors.ts';
 import { renderApiFailure, renderData, renderFailure, renderList, type OutputFormat } from './edge-output.ts';
 import { readSession, removeSession, sessionFilePath, sessionFileVariable, sessionNamePattern, writeSession, type StoredSession } from './edge-session-store.ts';
 import { runUse, useArgumentProblem, useUsage } from './use-command.ts';
+import { enrollArgumentProblem, enrollFlags, enrollUsage, runEnroll } from './enroll-command.ts';
 import { createForms, updateForms, type FormContext } from './entity-forms.ts';
 import { resolveEntityId } from './entity-lookup.ts';
 import { httpsTransport, ManagementClient, type Transport } from './management-client.ts';
 import { readSecret } from './secret-input.ts';
+import {
+  identityConfigsArgumentProblem,
+  identityConfigsOwnFlags,
+  identityConfigsUsage,
+  identityConfigsWord,
+  identityServiceConfigListProblem,
+  identityServiceConfigListUsage,
+  identityServiceConfigListWords,
+  runIdentityConfigs,
+  runIdentityServiceConfigList,
+} from './identity-configs-command.ts';
 import { listExtraUsage, parseListExtra, parsePolicyAdvisor, policyAdvisorUsage, runListExtra, runPolicyAdvisor, listExtraSubcommands, type ListExtra } from './list-extras.ts';
 
 export interface EdgeIo {
@@ -55,15 +67,20 @@ Commands:
                                         log in as an administrator and keep the session
   logout                                end the session in use and forget it
   use [<name>]                          switch to the session stored as <name> (login -i <name>), or list them
+  enroll <jwt file> [--out <file>]      enroll an identity with its JWT and write OpenZiti's identity file
   list <entities> ['<filter>'] [--json | --yaml] [--limit <n>]
                                         list entities, filtered with the API's ZitiQL filter
   list <entity> <related> <name or id> ['<filter>']
                                         list what the policies relate to one entity (list identity services alice)
+  list identity service-configs <identity>
+                                        the configs an identity uses in place of services' own
   list summary                          count the entities of each kind
   policy-advisor identities|services [<name or id>] [<name or id>] [-q]
                                         may each identity use each service, and through which routers
   create <entity> <arguments> [flags]   create an entity (edgeward edge create --help)
   update <entity> <name or id> [flags]  change an entity (edgeward edge update --help)
+  update identity-configs <identity> <service> <config> [-r|--remove]
+                                        use a config for one identity and service in place of the service's own
   delete <entity> <name or id>...       delete entities by name or id
   mfa reset <identity>                  remove an identity's MFA (TOTP) enrollment
 
@@ -113,7 +130,7 @@ function formsUsage(verb: 'create' | 'update'): string {
   const forms = verb === 'create' ? createForms : updateForms;
   return `Usage: edgeward edge ${verb} <entity> ...
 
-${forms.map((form) => `  ${verb} ${form.synopsis}\n      ${form.summary}\n`).join('')}
+${forms.map((form) => `  ${verb} ${form.synopsis}\n      ${form.summary}\n`).join('')}${verb === 'update' ? `  update ${identityConfigsWord} <identity> <service> <config> [-r|--remove]\n      use a config for one identity and service in place of the service's own\n` : ''}
 'edgeward edge ${verb} <entity> --help' lists the flags of one.
 `;
 }
@@ -159,7 +176,7 @@ interface CommandState {
 
 /** A command line the parse accepted: what to run, and the command path its later usage errors name. */
 interface EdgeInvocation {
-  readonly verb: 'login' | 'logout' | 'use' | 'list' | 'create' | 'update' | 'delete' | 'mfa' | 'list-extra' | 'policy-advisor';
+  readonly verb: 'login' | 'logout' | 'use' | 'enroll' | 'list' | 'create' | 'update' | 'delete' | 'mfa' | 'list-extra' | 'policy-advisor' | 'identity-configs' | 'identity-configs-list';
   readonly kind?: EntityKind;
   /** `list summary` and the relationship lists. */
   readonly extra?: ListExtra;
@@ -168,7 +185,7 @@ interface EdgeInvocation {
   readonly command: string;
 }
 
-const verbs = ['login', 'logout', 'use', 'list', 'create', 'update', 'delete', 'mfa', 'policy-advisor'] as const;
+const verbs = ['login', 'logout', 'use', 'enroll', 'list', 'create', 'update', 'delete', 'mfa', 'policy-advisor'] as const;
 
 /**
  * The pure first step of every `edge` command: the help it asks for, or what is wrong with its words (the verb, the
@@ -205,6 +222,9 @@ export function parseEdgeCommand(args: readonly string[]): ParseOutcome<EdgeInvo
     case 'use':
       if (help) return { kind: 'help', text: useUsage(flagHelp(useFlags)) };
       return flags('edge use', rest, useFlags, (parsed) => useArgumentProblem(parsed.positional), { verb });
+    case 'enroll':
+      if (help) return { kind: 'help', text: enrollUsage(flagHelp(enrollFlags)) };
+      return flags('edge enroll', rest, enrollFlags, enrollArgumentProblem, { verb });
     case 'logout':
       if (help) return { kind: 'help', text: logoutUsage() };
       return flags('edge logout', rest, commonFlags, (parsed) => (parsed.positional.length > 0 ? `logout takes no arguments, not: ${parsed.positional.join(' ')}` : undefined), { verb });
@@ -216,6 +236,12 @@ export function parseEdgeCommand(args: readonly string[]): ParseOutcome<EdgeInvo
     }
     case 'list':
     case 'delete': {
+      const pairWords = verb === 'list' ? identityServiceConfigListWords(rest) : undefined;
+      if (pairWords) {
+        const defs = [...outputFlags, ...commonFlags];
+        if (help) return { kind: 'help', text: identityServiceConfigListUsage(defs) };
+        return flags('edge list identity service-configs', pairWords, defs, (parsed) => outputConflict(parsed) ?? identityServiceConfigListProblem(parsed), { verb: 'identity-configs-list' });
+      }
       const extra = verb === 'list' ? parseListExtra(rest, { list: listFlags, single: [...outputFlags, ...commonFlags] }) : undefined;
       if (extra) {
         if (help) return { kind: 'help', text: listExtraUsage(extra.extra, extra.flags) };
@@ -236,6 +262,11 @@ export function parseEdgeCommand(args: readonly string[]): ParseOutcome<EdgeInvo
     }
     case 'create':
     case 'update': {
+      if (verb === 'update' && rest[0] === identityConfigsWord) {
+        const defs = [...identityConfigsOwnFlags, ...outputFlags, ...commonFlags];
+        if (help) return { kind: 'help', text: identityConfigsUsage([...outputFlags, ...commonFlags]) };
+        return flags(`edge update ${identityConfigsWord}`, rest.slice(1), defs, (parsed) => outputConflict(parsed) ?? identityConfigsArgumentProblem(parsed), { verb: 'identity-configs' });
+      }
       const kind = kindWord(rest[0], help);
       if (typeof kind === 'string') return usageError(`edge ${verb}`, kind);
       if (help || !kind) return { kind: 'help', text: kind && hasForm(verb, kind) ? formUsage(verb, kind) : formsUsage(verb) };
@@ -280,8 +311,11 @@ function edgeSubcommands(): SubcommandInfo[] {
   out.push({ path: ['login'], example: ['https://127.0.0.1:1280', '-u', 'admin', '--password-file', 'admin-password', '--ca', 'ca-bundle.pem'], needsArguments: false });
   out.push({ path: ['logout'], example: [], needsArguments: false });
   out.push({ path: ['use'], example: ['staging'], needsArguments: false });
+  out.push({ path: ['enroll'], example: ['alice.jwt', '--out', 'alice.json'], needsArguments: true });
   out.push({ path: ['mfa'], example: [], needsArguments: true }, { path: ['mfa', 'reset'], example: ['alice'], needsArguments: true });
   out.push(...listExtraSubcommands());
+  out.push({ path: ['update', identityConfigsWord], example: ['alice', 'web', 'alice-host'], needsArguments: true });
+  out.push({ path: ['list', 'identity', 'service-configs'], example: ['alice'], needsArguments: true });
   for (const verb of ['list', 'create', 'update', 'delete'] as const) {
     out.push({ path: [verb], example: [], needsArguments: true });
     for (const kind of entityKinds) {
@@ -367,6 +401,8 @@ async function execute(invocation: EdgeInvocation, io: EdgeIo, env: NodeJS.Proce
       return logout(parsed, io, env, state);
     case 'use':
       return runUse(parsed, io, env);
+    case 'enroll':
+      return runEnroll(parsed, io);
     case 'list':
       return list(kind!, parsed, io, env, state);
     case 'create':
@@ -379,6 +415,10 @@ async function execute(invocation: EdgeInvocation, io: EdgeIo, env: NodeJS.Proce
       return runListExtra(invocation.extra!, parsed, outputFormat(parsed), io, connect(parsed, env, state));
     case 'policy-advisor':
       return runPolicyAdvisor(parsed, io, connect(parsed, env, state));
+    case 'identity-configs':
+      return runIdentityConfigs(parsed, outputFormat(parsed), io, connect(parsed, env, state));
+    case 'identity-configs-list':
+      return runIdentityServiceConfigList(parsed, outputFormat(parsed), io, connect(parsed, env, state));
     default:
       return mfaReset(parsed, io, env, state);
   }

@@ -1,6 +1,7 @@
 // Client API: /services. A fully authenticated client sees the services its policies let it Dial or Bind, each
 // with its permissions, the posture queries it must satisfy and the data of its configs of the types the client
-// asked for (`config`); any other service does not exist for it.
+// asked for (`config`), its own identity-specific configs taking the place of the service's of the same type; any
+// other service does not exist for it.
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { serviceView } from '../views/service-view.ts';
@@ -17,7 +18,7 @@ export function clientServiceRoutes(router: ApiRouter, services: EdgeServices, f
   const visible = (ctx: ApiContext) => {
     const session = requireSession(ctx);
     const access = overlay.access.accessFor(ctx.state.identity!);
-    const context = { posture: session, now: services.clock.now(), anyPostureChecks: overlay.access.anyPostureChecks(), config: configMapFor(ctx, overlay.configs) };
+    const context = { posture: session, now: services.clock.now(), anyPostureChecks: overlay.access.anyPostureChecks(), config: configMapFor(ctx, overlay.configs, overlay.identityConfigs.overridesFor(ctx.state.identity!.id)) };
     return { access, view: (service: Service) => serviceView(service, { ...context, access: access.get(service.id) }) };
   };
   router.get('/services', full, (ctx) => {

@@ -1,6 +1,7 @@
 // Edge routers. Management API: /edge-routers (create, list, read, PUT, PATCH, delete) and
 // /edge-routers/{id}/re-enroll. Client API: /enroll/erott, where a router redeems its one-time token with two CSRs
 // (token in the body or `?token=`). Whether a router is online comes from the control channels of the cluster.
+// Transit routers (made through /routers or /transit-routers) are not edge routers: these routes answer 404 for them.
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { EdgeRouterSettings } from '../../edge/edge-router-service.ts';
@@ -81,32 +82,34 @@ export function edgeRouterRoutes(router: ApiRouter, services: EdgeServices, kit:
   const { routers, routerPresence } = services;
   router.get('/edge-routers', admin, async (ctx) => {
     const connected = await routerPresence.connected();
-    sendList(ctx, routers.list(), edgeRouterCatalogue(connected), (row) => edgeRouterView(row, connected.get(row.id)));
+    sendList(ctx, routers.list().filter((row) => !row.isTransitRouter), edgeRouterCatalogue(connected), (row) => edgeRouterView(row, connected.get(row.id)));
   });
   router.post('/edge-routers', admin, async (ctx) => {
     const { id } = await routers.create(routerSettingsOf(await kit.validBody(ctx, createBody)));
     sendCreated(ctx, id, 'edge-routers');
   });
   router.get('/edge-routers/:id', admin, async (ctx) => {
-    const row = routers.get(ctx.params.id!);
+    const row = routers.getEdge(ctx.params.id!);
     const connected = await routerPresence.connected();
     sendDetail(ctx, edgeRouterView(row, connected.get(row.id)));
   });
   router.put('/edge-routers/:id', admin, async (ctx) => {
-    routers.get(ctx.params.id!);
+    routers.getEdge(ctx.params.id!);
     await routers.update(ctx.params.id!, routerSettingsOf(await kit.validBody(ctx, putBody)));
     sendEmpty(ctx);
   });
   router.patch('/edge-routers/:id', admin, async (ctx) => {
-    const current = routers.get(ctx.params.id!);
+    const current = routers.getEdge(ctx.params.id!);
     await routers.update(ctx.params.id!, routerSettingsOf(await kit.validBody(ctx, patchBody, { optional: true }), current));
     sendEmpty(ctx);
   });
   router.delete('/edge-routers/:id', admin, async (ctx) => {
+    routers.getEdge(ctx.params.id!);
     await routers.delete(ctx.params.id!);
     sendEmpty(ctx);
   });
   router.post('/edge-routers/:id/re-enroll', admin, async (ctx) => {
+    routers.getEdge(ctx.params.id!);
     await routers.reEnroll(ctx.params.id!);
     sendEmpty(ctx);
   });

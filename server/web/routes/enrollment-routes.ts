@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import { enrollmentView } from '../views/enrollment-view.ts';
 import type { EnrollmentMethod } from '../../model/entities.ts';
-import { parseCertificates, x509 } from '../../../common/pki/x509-runtime.ts';
+import { encodeEstCaBundle } from '../../../common/pki/est-ca-bundle.ts';
 import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
@@ -103,12 +103,14 @@ export function clientEnrollmentRoutes(router: ApiRouter, services: EdgeServices
   caBundleRoute(router, services);
 }
 
-/** EST's cacerts: the CA bundle clients trust the controller by, as base64 PKCS#7 (certificates only). */
+/** EST's cacerts: the CA bundle clients trust the controller by, as base64 PKCS#7 (certificates only) in 64-character
+ * lines, whatever the request's Accept says (as OpenZiti's controller answers it). */
 export function caBundleRoute(router: ApiRouter, services: Pick<EdgeServices, 'caBundlePem'>): void {
-  const body = new x509.X509Certificates(parseCertificates(services.caBundlePem, 'CA bundle')).export('base64');
+  const body = encodeEstCaBundle(services.caBundlePem);
   router.get('/.well-known/est/cacerts', (ctx) => {
     ctx.status = 200;
     ctx.type = 'application/pkcs7-mime';
+    ctx.set('content-transfer-encoding', 'base64');
     ctx.body = body;
   });
 }

@@ -12,8 +12,9 @@ export function requestedConfigTypes(ctx: ApiContext, configs: ConfigService): s
   return configs.resolveTypeIds(given.length > 0 ? given : requireSession(ctx).configTypes);
 }
 
-/** The `config` map of each service shown to this request. */
-export function configMapFor(ctx: ApiContext, configs: ConfigService): (service: Service) => Record<string, unknown> {
+/** The `config` map of each service shown to this request; `overrides` are the caller's identity-specific service
+ * configs (service id → config type id → config id). */
+export function configMapFor(ctx: ApiContext, configs: ConfigService, overrides?: ReadonlyMap<string, ReadonlyMap<string, string>>): (service: Service) => Record<string, unknown> {
   const typeIds = requestedConfigTypes(ctx, configs);
-  return (service) => configs.configMap(service, typeIds);
+  return (service) => configs.configMap(service, typeIds, overrides?.get(service.id));
 }

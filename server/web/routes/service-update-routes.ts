@@ -13,7 +13,7 @@ export function serviceUpdateRoutes(router: ApiRouter, services: EdgeServices, f
   router.get('/current-api-session/service-updates', full, (ctx) => {
     const session = requireSession(ctx);
     const identity = ctx.state.identity!;
-    const digest = serviceListDigest(overlay.access.accessFor(identity), (id) => overlay.configs.find(id), session, services.clock.now());
+    const digest = serviceListDigest(overlay.access.accessFor(identity), (id) => overlay.configs.find(id), session, services.clock.now(), overlay.identityConfigs.overridesFor(identity.id));
     sendDetail(ctx, { lastChangeAt: tracker.lastChangeAt(identity.id, digest) });
   });
 }
