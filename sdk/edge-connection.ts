@@ -39,6 +39,21 @@ export class EdgeConnection extends Duplex implements ConnectionSink {
     this.once('finish', () => this.bothEnded());
   }
 
+  /**
+   * The hosting side of a connection a Dial opened (after its DialSuccess left): with encryption, the streams open
+   * with the dialer's key from the Dial and this side's stream header is its first Data.
+   */
+  startAsHost(dialerPublicKey: Buffer | undefined): void {
+    if (this.keys) {
+      if (!dialerPublicKey) throw new EdgeSdkError('protocol', 'the service requires encryption but the Dial carries no dialer key');
+      const streams = openE2eStreams('host', this.keys, dialerPublicKey);
+      this.encryptor = streams.encryptor;
+      this.decryptor = streams.decryptor;
+      this.sendData(streams.encryptor.header);
+    }
+    this.connected = true;
+  }
+
   get encrypted(): boolean {
     return this.keys !== undefined;
   }

@@ -223,7 +223,7 @@ export class EdgeRouterChannel {
       const connId = readHeader.uint32(message.headers.get(edgeHeader.connId));
       if (connId !== undefined) this.send(buildMessage.stateClosed({ sequence: this.nextSequence(), connId, reason: 'unknown connection' }));
     }
-    // Other messages (Dial for a bind, inspect requests) have no handler yet: bind is not built (see edge-sdk.ts).
+    // Messages for no connection of this side (a Dial for a listener already closed, say) are dropped.
   }
 
   private routeToConnection(message: EdgeMessage): boolean {

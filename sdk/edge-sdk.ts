@@ -4,6 +4,7 @@
 //   const sdk = EdgeSdk.fromIdentityFile('id.json');
 //   const socket = await sdk.dial('echo');     // a Duplex; end() half-closes
 //   ...
+//   const listener = await sdk.bind('svc', (socket) => socket.pipe(socket));   // hosts it: each dial a Duplex
 //   sdk.close();
 //
 // One channel per router, reused by every dial through it and opened again when lost. A Dial session is kept per
@@ -12,7 +13,8 @@
 import { edgeErrorCode } from '../common/edge-protocol/edge-headers.ts';
 import { connectOverChannel } from './connect-over-channel.ts';
 import { ControllerClient, type ApiSession, type CurrentIdentity, type EdgeService, type ServiceSession } from './controller-client.ts';
-import { EdgeConnection } from './edge-connection.ts';
+import type { EdgeConnection } from './edge-connection.ts';
+import { EdgeListener } from './edge-listener.ts';
 import { EdgeRouterChannel } from './edge-router-channel.ts';
 import { readIdentityFile, type EdgeIdentity } from './identity-file.ts';
 import { ControllerApiError, DialRefusedError, EdgeSdkError } from './sdk-errors.ts';
@@ -120,11 +122,34 @@ export class EdgeSdk {
   }
 
   /**
-   * Hosting a service from this SDK (Bind, Dial answered with DialSuccess/DialFailed, host-side encryption) is the
-   * seam the router's Bind lands in; until then it is refused, typed.
+   * Hosts `serviceName` from this SDK: a Bind session, then Bind on the first of its edge routers that takes it (with
+   * this side's key when the service requires encryption). Resolves once the router confirms the terminator
+   * (BindSuccess); `handler` receives each connection a dialer opens, as an EdgeConnection. A refusal is a
+   * DialRefusedError with `operation` 'bind'.
    */
-  async bind(serviceName: string, _handler: BindHandler): Promise<never> {
-    throw new EdgeSdkError('unsupported', `bind of service ${JSON.stringify(serviceName)}: hosting from the SDK is not built yet`);
+  async bind(serviceName: string, handler: BindHandler, options: { cost?: number } = {}): Promise<EdgeListener> {
+    if (this.closed) throw new EdgeSdkError('closed', 'the SDK is closed');
+    const find = (list: readonly EdgeService[]) => list.find((service) => service.name === serviceName && service.permissions.includes('Bind'));
+    let service = find(await this.services());
+    if (!service) {
+      this.serviceList = undefined;
+      service = find(await this.services());
+    }
+    if (!service) throw new EdgeSdkError('no-such-service', `no service ${JSON.stringify(serviceName)} this identity may bind`);
+    const bound = service;
+    const session = await this.authorized((token) => this.controller.createSession(token, bound.id, 'Bind'));
+    if (session.edgeRouters.length === 0) throw new EdgeSdkError('router-unreachable', `service ${JSON.stringify(serviceName)}: the session lists no edge router this identity may use`);
+    const failures: string[] = [];
+    for (const router of session.edgeRouters) {
+      try {
+        const channel = await this.channel(router.tlsUrl);
+        return await EdgeListener.open(channel, { service: bound.name, sessionToken: session.token, encryptionRequired: bound.encryptionRequired, ...(options.cost ? { cost: options.cost } : {}) }, handler, this.options.timeoutMs);
+      } catch (error) {
+        if (error instanceof DialRefusedError) throw error;
+        failures.push(`${router.name}: ${(error as Error).message}`);
+      }
+    }
+    throw new EdgeSdkError('router-unreachable', `service ${JSON.stringify(serviceName)}: no edge router took the bind (${failures.join('; ')})`);
   }
 
   /** Closes every router channel (and so every connection); the SDK cannot be used after. */

@@ -17,9 +17,7 @@ export type EdgeSdkErrorKind =
   /** The channel or connection closed before the answer came. */
   | 'closed'
   /** A router sent something the protocol does not allow. */
-  | 'protocol'
-  /** Not built yet. */
-  | 'unsupported';
+  | 'protocol';
 
 export class EdgeSdkError extends Error {
   constructor(
@@ -45,7 +43,7 @@ export class ControllerApiError extends EdgeSdkError {
   }
 }
 
-/** A router refused a Connect: the edge error code (header 1014) and retry hint SDKs act on, and the router's text. */
+/** A router refused a Connect or a Bind: the edge error code (header 1014) and retry hint SDKs act on, and the router's text. */
 export class DialRefusedError extends EdgeSdkError {
   constructor(
     readonly service: string,
@@ -54,8 +52,10 @@ export class DialRefusedError extends EdgeSdkError {
     /** 0 default, 1 too busy, 2 start over, 3 not retriable. */
     readonly retryHint: number,
     readonly reason: string,
+    /** What was refused: a Connect (dial) or a Bind. */
+    readonly operation: 'dial' | 'bind' = 'dial',
   ) {
-    super('refused', `dial of service ${JSON.stringify(service)} refused (edge code ${edgeCode}, retry hint ${retryHint}): ${reason}`);
+    super('refused', `${operation} of service ${JSON.stringify(service)} refused (edge code ${edgeCode}, retry hint ${retryHint}): ${reason}`);
     this.name = 'DialRefusedError';
   }
 }
