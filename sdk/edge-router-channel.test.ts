@@ -13,6 +13,7 @@ import { connectOverChannel } from './connect-over-channel.ts';
 import { EdgeRouterChannel, parseRouterUrl } from './edge-router-channel.ts';
 import { DialRefusedError, EdgeSdkError } from './sdk-errors.ts';
 import type { EdgeConnection } from './edge-connection.ts';
+import { EdgeListener } from './edge-listener.ts';
 
 /** The router's end of one socket: frames in (each wait bounded), frames or raw bytes out. */
 class FakeRouter {
@@ -266,6 +267,72 @@ describe('the SDK channel to an edge router', () => {
     const lost = await failed;
     assert.ok(lost instanceof EdgeSdkError && lost.kind === 'closed', String(lost));
     assert.equal(channel.isClosed, true);
+  });
+
+  it('hosts with Bind: waits for BindSuccess, answers a Dial with DialSuccess and the router id, opens the sealed streams host-side; refuses a Dial without the key or with another token; Unbind on close', async () => {
+    const { channel, router } = await connected();
+    const accepted: EdgeConnection[] = [];
+    const binding = EdgeListener.open(channel, { service: 'hosted', sessionToken: 'bind-token', encryptionRequired: true }, (connection) => accepted.push(connection));
+    const request = await router.next('bind', (frame) => frame.contentType === edgeContentType.bind);
+    const bind = parseMessage.bind(request);
+    assert.equal(bind.token, 'bind-token');
+    assert.equal(bind.publicKey?.length, 32, 'the host key travels in the Bind');
+    assert.equal(bind.supportsBindSuccess, true);
+    assert.equal(bind.routerProvidedConnId, true);
+    router.send((sequence) => buildMessage.stateConnected({ sequence, connId: bind.connId, inReplyTo: request, routerProvidedConnId: true }));
+    router.send((sequence) => buildMessage.bindSuccess({ sequence, connId: bind.connId }));
+    const listener = await binding;
+
+    // A Dial without the dialer's key is refused; so is one with another token.
+    const keyless = buildMessage.dial({ sequence: 500, bindConnId: bind.connId, token: 'bind-token', callerId: 'x', routerProvidedConnId: 0x8000_0001 });
+    router.socket.write(encodeEdgeMessage(keyless));
+    const failed = parseMessage.dialFailed(await router.next('dial failed', (frame) => frame.contentType === edgeContentType.dialFailed));
+    assert.match(failed.reason, /dialer did not send public key/);
+    router.socket.write(encodeEdgeMessage(buildMessage.dial({ sequence: 501, bindConnId: bind.connId, token: 'other', callerId: 'x', publicKey: newKeyPair().publicKey, routerProvidedConnId: 0x8000_0002 })));
+    assert.equal(parseMessage.dialFailed(await router.next('dial failed', (frame) => frame.contentType === edgeContentType.dialFailed)).reason, 'invalid token');
+
+    const dialerKeys = newKeyPair();
+    const dial = buildMessage.dial({ sequence: 502, bindConnId: bind.connId, token: 'bind-token', callerId: 'dialer', publicKey: dialerKeys.publicKey, routerProvidedConnId: 0x8000_0003 });
+    router.socket.write(encodeEdgeMessage(dial));
+    const success = await router.next('dial success', (frame) => frame.contentType === edgeContentType.dialSuccess);
+    assert.equal(parseMessage.dialSuccess(success).newConnId, 0x8000_0003);
+    assert.equal(parseMessage.dialSuccess(success).replyFor, 502);
+    const header = parseMessage.data(await router.next('host stream header', (frame) => frame.contentType === edgeContentType.data));
+    assert.equal(header.connId, 0x8000_0003);
+    assert.equal(header.payload.length, 24, "the host's first Data is its stream header, after DialSuccess");
+    assert.equal(accepted.length, 1);
+    const dialerSide = openE2eStreams('dialer', dialerKeys, bind.publicKey!);
+    assert.equal(dialerSide.decryptor.receive(header.payload), undefined);
+    router.send((sequence) => buildMessage.data({ sequence, connId: 0x8000_0003, payload: dialerSide.encryptor.header }));
+    router.send((sequence) => buildMessage.data({ sequence, connId: 0x8000_0003, payload: dialerSide.encryptor.encrypt(Buffer.from('to the host')) }));
+    router.send((sequence) => buildMessage.fin({ sequence, connId: 0x8000_0003 }));
+    assert.equal((await read(accepted[0]!)).toString(), 'to the host');
+
+    listener.close();
+    const unbind = parseMessage.unbind(await router.next('unbind', (frame) => frame.contentType === edgeContentType.unbind));
+    assert.equal(unbind.connId, bind.connId);
+    assert.equal(unbind.token, 'bind-token');
+    channel.close('done');
+  });
+
+  it('reports a refused Bind typed, and a listener the router closes ends with its reason', async () => {
+    const { channel, router } = await connected();
+    const refused = EdgeListener.open(channel, { service: 'hosted', sessionToken: 'dial-token', encryptionRequired: false }, () => undefined);
+    const first = await router.next('bind', (frame) => frame.contentType === edgeContentType.bind);
+    router.send((sequence) => buildMessage.stateClosed({ sequence, connId: parseMessage.bind(first).connId, inReplyTo: first, reason: 'rejecting bind, invalid session type', error: { message: 'wrong session type', code: 3, retryHint: 2 } }));
+    await assert.rejects(refused, (error: unknown) => error instanceof DialRefusedError && error.operation === 'bind' && error.edgeCode === 3);
+
+    const binding = EdgeListener.open(channel, { service: 'hosted', sessionToken: 'bind-token', encryptionRequired: false }, () => undefined);
+    const request = await router.next('bind', (frame) => frame.contentType === edgeContentType.bind);
+    const connId = parseMessage.bind(request).connId;
+    router.send((sequence) => buildMessage.stateConnected({ sequence, connId, inReplyTo: request }));
+    router.send((sequence) => buildMessage.bindSuccess({ sequence, connId }));
+    const listener = await binding;
+    const closed = new Promise<unknown[]>((resolve) => listener.once('close', (...args: unknown[]) => resolve(args)));
+    router.send((sequence) => buildMessage.stateClosed({ sequence, connId, reason: 'session removed', error: { message: 'session removed', code: 3, retryHint: 2 } }));
+    assert.deepEqual(await closed, ['session removed', true]);
+    assert.equal(listener.isClosed, true);
+    channel.close('done');
   });
 
   it('reads router addresses as tls://host:port or tls:host:port and refuses others', () => {
