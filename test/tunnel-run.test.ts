@@ -1,4 +1,4 @@
-// `edgeward tunnel run` as a real child process: an identity file written as `ziti edge enroll` writes it, a
+// `edgeward tunnel run` as a real child process: an identity file written by `./edgeward edge enroll`, a
 // controller, an edge router the identity may use and, behind it over a link, a router hosting an echo service
 // (host.v1). The tunneler offers each dialable service on its intercept.v1 port, carries 5 MB each way through it
 // with half-close, follows service updates (a new service opens a port, a removed one closes it), and stops cleanly on
@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,6 @@ import { after, before, test } from 'node:test';
 import { circuitRouterYaml, enrollRouterProcess, managementPoster, startWelcomedRouter } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
-import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import { edgewardBin, type RouterRun } from './support/router-fixture.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-tunnel-run-'));
@@ -104,7 +103,6 @@ const intercept = (name: string, port: number) => post('/configs', { name, confi
 before(async () => {
   controller = await ControllerFixture.create();
   admin = { 'zt-session': await controller.adminToken() };
-  const workbench = new OpensslWorkbench(join(root, 'certs'));
   echo = createServer({ allowHalfOpen: true }, (socket) => {
     socket.on('error', () => undefined);
     socket.pipe(socket);
@@ -130,14 +128,18 @@ before(async () => {
   routers.push(await startWelcomedRouter(host.config, 'host router welcomed'));
   routers.push(await startWelcomedRouter(edge.config, 'edge router welcomed'));
 
-  // The identity file, as `ziti edge enroll` writes it: ztAPI at the root, pem: values.
+  // The identity file, written by `./edgeward edge enroll` from the identity's one-time JWT.
   const id = await post('/identities', { name: 'tunnel-user', type: 'Device', isAdmin: false, roleAttributes: ['dialer'], enrollment: { ott: true } });
   const detail = await controller.http.get(`${controller.managementApi}/identities/${id}`, { headers: admin });
-  const { keyFile, csrPem } = await workbench.keyAndCsr('tunnel-user');
-  const enrolled = await controller.http.post(`${controller.clientApi}/enroll/ott?token=${encodeURIComponent(detail.json.data.enrollment.ott.token)}`, { headers: { 'content-type': 'application/x-pem-file', accept: 'application/x-pem-file' }, rawBody: csrPem });
-  assert.equal(enrolled.status, 200, enrolled.text);
+  const jwtFile = join(root, 'tunnel-user.jwt');
+  writeFileSync(jwtFile, detail.json.data.enrollment.ott.jwt as string);
   identityFile = join(root, 'tunnel-user.json');
-  writeFileSync(identityFile, `${JSON.stringify({ ztAPI: controller.origin, ztAPIs: null, configTypes: null, id: { key: `pem:${readFileSync(keyFile, 'utf8')}`, cert: `pem:${enrolled.text}`, ca: `pem:${controller.caPem}` }, enableHa: false })}\n`);
+  const enroll = spawn(edgewardBin, ['edge', 'enroll', jwtFile, '--out', identityFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let enrollOutput = '';
+  enroll.stdout!.on('data', (chunk: Buffer) => (enrollOutput += chunk.toString()));
+  enroll.stderr!.on('data', (chunk: Buffer) => (enrollOutput += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => enroll.once('exit', resolve));
+  assert.equal(code, 0, enrollOutput);
 });
 
 after(async () => {
