@@ -24,6 +24,7 @@ let echoPort: number;
 const routers: RouterRun[] = [];
 let identityFile: string;
 let tunnel: TunnelProcess | undefined;
+let tunnelIdentityId: string;
 
 const post = (path: string, body: Record<string, unknown>): Promise<string> => managementPoster(controller, admin)(path, body);
 
@@ -125,12 +126,17 @@ before(async () => {
   await post('/service-edge-router-policies', { name: 'services-everywhere', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
   await post('/edge-router-policies', { name: 'dialers-on-edge', semantic: 'AnyOf', identityRoles: ['#dialer'], edgeRouterRoles: ['#edge'] });
   await post('/edge-router-policies', { name: 'hosts-everywhere', semantic: 'AnyOf', identityRoles: ['#hosting'], edgeRouterRoles: ['#all'] });
+  // A service the tunneler will host itself (host.v1) once its identity may bind it, and dial through its own port.
+  const tunnelHostConfig = await post('/configs', { name: 'tunnel-hosted-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port: echoPort } });
+  await post('/services', { name: 'tunnel-hosted', encryptionRequired: true, roleAttributes: ['tunnel-hosted'], configs: [tunnelHostConfig, await intercept('tunnel-hosted-intercept', await freePort())] });
+  await post('/service-policies', { name: 'tunnel-binds', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#tunnel-host'], serviceRoles: ['#tunnel-hosted'], postureCheckRoles: [] });
+  await post('/service-policies', { name: 'tunnel-dials', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: ['#tunnel-hosted'], postureCheckRoles: [] });
   routers.push(await startWelcomedRouter(host.config, 'host router welcomed'));
   routers.push(await startWelcomedRouter(edge.config, 'edge router welcomed'));
 
   // The identity file, written by `./edgeward edge enroll` from the identity's one-time JWT.
-  const id = await post('/identities', { name: 'tunnel-user', type: 'Device', isAdmin: false, roleAttributes: ['dialer'], enrollment: { ott: true } });
-  const detail = await controller.http.get(`${controller.managementApi}/identities/${id}`, { headers: admin });
+  tunnelIdentityId = await post('/identities', { name: 'tunnel-user', type: 'Device', isAdmin: false, roleAttributes: ['dialer'], enrollment: { ott: true } });
+  const detail = await controller.http.get(`${controller.managementApi}/identities/${tunnelIdentityId}`, { headers: admin });
   const jwtFile = join(root, 'tunnel-user.jwt');
   writeFileSync(jwtFile, detail.json.data.enrollment.ott.jwt as string);
   identityFile = join(root, 'tunnel-user.json');
@@ -166,6 +172,20 @@ test('the tunneler offers the service on its intercept.v1 port and carries 5 MB 
   assert.ok(back.equals(payload), 'intact and in order');
   console.log(`tunnel: 5 MiB each way in ${seconds.toFixed(2)} s`);
   assert.ok(!tunnel.lines.some((line) => line.level === 'error'), 'no error logged');
+});
+
+test('the tunneler hosts a host.v1 service once its identity may bind it, and a dial through its own port reaches the service through its Bind', async () => {
+  assert.ok(tunnel, 'the first test started the tunneler');
+  const proxied = await tunnel.line((line) => line.msg === 'tunnel listening' && line.service === 'tunnel-hosted', 'tunnel listening for tunnel-hosted');
+  const port = Number(String(proxied.address).split(':')[1]);
+  assert.ok(!tunnel.lines.some((line) => line.msg === 'tunnel hosting'), 'nothing hosted before the identity may bind');
+  const patched = await controller.http.patch(`${controller.managementApi}/identities/${tunnelIdentityId}`, { headers: admin, body: { roleAttributes: ['dialer', 'tunnel-host'] } });
+  assert.equal(patched.status, 200, patched.text);
+  const hosting = await tunnel.line((line) => line.msg === 'tunnel hosting' && line.service === 'tunnel-hosted', 'tunnel hosting tunnel-hosted');
+  assert.equal(hosting.address, `127.0.0.1:${echoPort}`);
+  await untilEchoes(port);
+  const payload = randomBytes(1024 * 1024);
+  assert.ok((await transfer(port, payload)).equals(payload), 'dialed by the proxy, hosted by the Bind, sealed both ways, intact');
 });
 
 test('the tunneler follows service updates: a new dialable service opens its port, a removed one closes it; SIGTERM stops it cleanly', async () => {

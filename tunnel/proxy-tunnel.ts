@@ -1,8 +1,10 @@
 // Proxy mode of `edgeward tunnel run`: each service offered gets a TCP listener on the local host; each accepted
 // connection is dialed through the SDK and the two are piped both ways with half-close. The service list is followed:
-// `sync()` opens listeners for new services and closes those of services gone (the command calls it on a timer).
+// `apply(services)` opens listeners for new services and closes those of services gone (the command calls it with the
+// service list each time service updates say it moved).
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '../common/log/logger.ts';
+import type { EdgeService } from '../sdk/controller-client.ts';
 import type { EdgeSdk } from '../sdk/edge-sdk.ts';
 import { choosePort, servicesToOffer } from './proxy-ports.ts';
 
@@ -24,11 +26,10 @@ export class ProxyTunnel {
     private readonly options: { readonly proxies: ReadonlyMap<string, number>; readonly host: string },
   ) {}
 
-  /** Reads the services again when they moved; opens and closes listeners to match. */
-  async sync(): Promise<void> {
-    const changed = await this.sdk.refreshServices();
-    if (!changed || this.stopped) return;
-    const wanted = servicesToOffer(await this.sdk.services(), this.options.proxies);
+  /** Opens and closes listeners to match `services`. */
+  async apply(services: readonly EdgeService[]): Promise<void> {
+    if (this.stopped) return;
+    const wanted = servicesToOffer(services, this.options.proxies);
     const names = new Set(wanted.map((service) => service.name));
     for (const [name, offered] of this.offered) if (!names.has(name)) this.close(name, offered, 'service no longer dialable');
     for (const service of wanted) {

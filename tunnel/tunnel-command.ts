@@ -1,11 +1,13 @@
 // `edgeward tunnel run <identity.json> [--proxy service:port ...] [--host <addr>] [--poll-interval <duration>]`: a
-// client-side tunneler in proxy mode for one enrolled identity (proxy-tunnel.ts), following service updates until
-// SIGINT or SIGTERM. Logs are JSON lines on stderr.
+// client-side tunneler for one enrolled identity: proxy mode for the services it may dial (proxy-tunnel.ts), hosting
+// for the host.v1 services it may bind (hosted-services.ts), following service updates until SIGINT or SIGTERM. Logs
+// are JSON lines on stderr.
 import { createJsonLogger, type Logger } from '../common/log/logger.ts';
 import { EdgeSdk } from '../sdk/edge-sdk.ts';
 import { EdgeSdkError } from '../sdk/sdk-errors.ts';
 import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode, type FlagValues } from '../common/cli/command-line.ts';
 import { parseProxySpecs } from './proxy-ports.ts';
+import { HostedServices } from './hosted-services.ts';
 import { ProxyTunnel } from './proxy-tunnel.ts';
 
 interface CliIo {
@@ -25,7 +27,8 @@ Subcommands:
 const runUsage = `Usage: ./edgeward tunnel run <identity.json> [--proxy <service>:<port> ...] [--host <address>] [--poll-interval <duration>]
 
 A client-side tunneler for one enrolled identity (docs/sdk-and-tunnel.md), until SIGINT or SIGTERM. Proxy mode: each
-service the identity may dial gets a local TCP port, and each connection to it is dialed through the overlay.
+service the identity may dial gets a local TCP port, and each connection to it is dialed through the overlay. Each
+service it may bind that has a host.v1 config (tcp) is hosted: connections dialed to it reach that address.
 
   --proxy <service>:<port>     offer this service on this port (repeatable); when given, only the named services
                                are offered; otherwise every dialable service, on its intercept.v1 config's first port
@@ -99,13 +102,23 @@ export async function runTunnelCommand(args: string[], io: CliIo): Promise<numbe
 /** Logs in, offers the services, follows updates every `pollMs`, and stops on SIGINT or SIGTERM (exit 0). */
 async function runTunnel(sdk: EdgeSdk, logger: Logger, options: { proxies: Map<string, number>; host: string; pollMs: number }): Promise<number> {
   const tunnel = new ProxyTunnel(sdk, logger, options);
+  const hosting = new HostedServices(sdk, logger);
+  // Proxy ports follow the service list when it moves; hosting is applied every time, so that a listener the router
+  // ended is bound again.
+  const sync = async (): Promise<void> => {
+    const changed = await sdk.refreshServices();
+    const services = await sdk.services();
+    if (changed) await tunnel.apply(services);
+    await hosting.apply(services);
+  };
   try {
     const identity = await sdk.login();
     logger.info('tunnel logged in', { identity: identity.name, identityId: identity.id, controller: sdk.identity.controllerUrls[0] });
-    await tunnel.sync();
+    await sync();
   } catch (error) {
     logger.error('tunnel failed to start', { error: (error as Error).message, ...(error instanceof EdgeSdkError ? { kind: error.kind } : {}) });
     await tunnel.stop();
+    hosting.stop();
     sdk.close();
     return 1;
   }
@@ -113,8 +126,7 @@ async function runTunnel(sdk: EdgeSdk, logger: Logger, options: { proxies: Map<s
   const timer = setInterval(() => {
     if (polling) return;
     polling = true;
-    tunnel
-      .sync()
+    sync()
       .catch((error: Error) => logger.warn('tunnel service update failed', { error: error.message }))
       .finally(() => {
         polling = false;
@@ -127,6 +139,7 @@ async function runTunnel(sdk: EdgeSdk, logger: Logger, options: { proxies: Map<s
   clearInterval(timer);
   logger.info('tunnel stopping', { signal });
   await tunnel.stop();
+  hosting.stop();
   sdk.close();
   logger.info('tunnel stopped');
   return 0;
