@@ -207,3 +207,17 @@ test('the tunneler follows service updates: a new dialable service opens its por
   assert.equal(await tunnel.exited, 0);
   await tunnel.line((line) => line.msg === 'tunnel stopped', 'tunnel stopped');
 });
+
+test('with --proxy the tunneler offers only the named service, on the named port', async () => {
+  const port = await freePort();
+  const named = startTunnel(['--proxy', `echo:${port}`]);
+  try {
+    const listening = await named.line((line) => line.msg === 'tunnel listening', 'tunnel listening');
+    assert.deepEqual([listening.service, listening.address, listening.portFrom], ['echo', `127.0.0.1:${port}`, '--proxy']);
+    await untilEchoes(port);
+    assert.equal(named.lines.filter((line) => line.msg === 'tunnel listening').length, 1, 'no other service is offered');
+  } finally {
+    named.child.kill('SIGTERM');
+    assert.equal(await named.exited, 0);
+  }
+});
