@@ -6,6 +6,7 @@
 // from the controller within seconds and the next dial is refused.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -29,6 +30,7 @@ let controller: ControllerFixture;
 let admin: Record<string, string>;
 let workbench: OpensslWorkbench;
 let serviceId: string;
+let proxyPort: number;
 const routers: Record<'r1' | 'r2', { id: string; config: string; edgePort: number; run?: RouterRun }> = {} as never;
 type Identity = { cert: string; key: string; token: string };
 let host: Identity;
@@ -89,7 +91,7 @@ class EchoHost {
     for (;;) {
       const data = await this.client.next(ofThis, 'sealed data from the dialer');
       if (!data) return;
-      if (data.body.includes(this.secret)) this.sawPlaintext = true;
+      if (data.body.includes(this.secret) || data.body.includes(Buffer.from('plain text'))) this.sawPlaintext = true;
       if (((readHeader.uint32(data.headers.get(1010)) ?? 0) & 1) === 1) {
         this.client.send(60786, [[1000, headerValue.uint32(connId)], [1010, headerValue.uint32(1)]]);
         return;
@@ -105,7 +107,15 @@ before(async () => {
   admin = { 'zt-session': await controller.adminToken() };
   workbench = new OpensslWorkbench(join(root, 'certs'));
   const r2Link = await freePort();
-  routers.r1 = await enrollTestRouter(controller, admin, join(root, 'r1'), 'r1', { endpoint: controller.ctrlAddress, transportDialer: false, tail: quickLinkDialer }, { roleAttributes: ['edge'] });
+  proxyPort = await freePort();
+  routers.r1 = await enrollTestRouter(
+    controller,
+    admin,
+    join(root, 'r1'),
+    'r1',
+    { endpoint: controller.ctrlAddress, transportDialer: false, listeners: [`  - binding: tunnel\n    options: {mode: proxy, services: ["sdk-hosted:${proxyPort}"]}`], tail: quickLinkDialer },
+    { roleAttributes: ['edge', 'dialer'], isTunnelerEnabled: true },
+  );
   routers.r2 = await enrollTestRouter(
     controller,
     admin,
@@ -133,7 +143,10 @@ after(async () => {
 test('an SDK binds a service on r2; an SDK dialing through r1 reaches it end to end encrypted; when the host leaves its terminator goes and dials are refused', async () => {
   const secret = Buffer.from('only the two SDKs can read this');
   const hostClient = await WireClient.open(listener('r2'), host);
-  assert.equal(readHeader.bool((await hostClient.hello(host.token))?.headers.get(2)), true);
+  const hello = await hostClient.hello(host.token);
+  assert.equal(readHeader.bool(hello?.headers.get(2)), true);
+  assert.equal(readHeader.bool(hello?.headers.get(1024)), true, 'the router says it sends BindSuccess');
+  assert.deepEqual(hello?.headers.get(1039), Buffer.from([0x40]), 'capability mask: BindSuccess (bit 6) only');
   const echoHost = new EchoHost(hostClient, secret);
   const bind = hostClient.send(60790, [[1000, headerValue.uint32(1)], [1003, echoHost.keys.publicKey], [1024, headerValue.bool(true)], [1012, headerValue.bool(true)], [1004, headerValue.uint16(7)]], await session(host, 'Bind'));
   const bound = await hostClient.next(replyTo(bind), 'bind reply');
@@ -177,6 +190,25 @@ test('an SDK binds a service on r2; an SDK dialing through r1 reaches it end to 
   }
   assert.deepEqual(echoed.map((piece) => piece.toString('latin1')), messages.map((message) => `echo:${message.toString('latin1')}`));
   assert.equal(echoHost.dials, 1);
+
+  // r1's tunnel listener (a plain TCP client, no SDK) reaches the same SDK host: r1 is the dialing end of the
+  // encryption the service requires.
+  const tunneled = await new Promise<string>((resolve, reject) => {
+    const socket = tcpConnect({ host: '127.0.0.1', port: proxyPort }, () => socket.write('plain text from a tunnel'));
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no echo through the tunnel listener (got ${JSON.stringify(text)})`)), 15_000);
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('echo:plain text from a tunnel')) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.on('error', reject);
+  });
+  assert.equal(tunneled, 'echo:plain text from a tunnel');
+  assert.equal(echoHost.dials, 2);
   assert.equal(echoHost.sawPlaintext, false, 'the hosting SDK received only sealed messages');
 
   // The host leaves: its terminator is gone from the controller, and a dial finds nothing to reach.
@@ -233,4 +265,38 @@ test('through the SDK: a hosting SDK binds, a dialing SDK dials it, 1 MB each wa
     hostSdk.close();
     dialSdk.close();
   }
+});
+
+test("a host's logout ends its Bind: the router closes the SDK's listener (code 14, start over) and the terminator goes", async () => {
+  const login = await controller.http.post(`${controller.clientApi}/authenticate?method=cert`, { body: {}, cert: host.cert, key: host.key });
+  assert.equal(login.status, 200, login.text);
+  const again: Identity = { ...host, token: login.json.data.token as string };
+  const hostClient = await WireClient.open(listener('r2'), again);
+  assert.equal(readHeader.bool((await hostClient.hello(again.token))?.headers.get(2)), true);
+  const bind = hostClient.send(60790, [[1000, headerValue.uint32(9)]], await session(again, 'Bind'));
+  assert.equal((await hostClient.next(replyTo(bind), 'bind reply'))?.contentType, 60784);
+  await until('the SDK terminator listed', async () => (await sdkTerminators()).length === 1, 10_000);
+  const logout = await controller.http.delete(`${controller.clientApi}/current-api-session`, { headers: { 'zt-session': again.token } });
+  assert.ok(logout.status < 300, logout.text);
+  const closed = await hostClient.next((frame) => frame.contentType === 60785 && readHeader.uint32(frame.headers.get(1000)) === 9, 'the listener closed');
+  assert.ok(closed, 'the router closed the listener');
+  assert.equal(readHeader.uint32(closed.headers.get(1014)), 14, closed.body.toString());
+  assert.equal(JSON.parse(closed.headers.get(1033)!.toString()).retryHint, 2);
+  await until('the SDK terminator removed', async () => (await sdkTerminators()).length === 0, 10_000);
+  hostClient.close();
+});
+
+test('hellos refused again and again from one source: after its burst of 10 the router cuts that source before asking the controller', async () => {
+  let answered = 0;
+  for (let attempt = 0; attempt < 12; attempt++) {
+    const client = await WireClient.open(listener('r1'), dialer);
+    const result = await client.hello('no-such-session');
+    if (result) {
+      answered++;
+      assert.equal(readHeader.bool(result.headers.get(2)), false);
+    }
+    client.close();
+  }
+  assert.equal(answered, 10, 'ten refusals are answered, then the source is cut without one');
+  await routers.r1.run!.waitForLog((line) => line.msg === 'edge listener limiting a source: too many refused hellos', 5_000, 'the limiting line');
 });

@@ -10,6 +10,9 @@ export const transportBinding = 'transport';
 /** The binding of the terminators routers register for the services they host (host.v1). */
 export const tunnelBinding = 'tunnel';
 
+/** The binding of SDK-hosted terminators (an SDK's Bind on a router's edge listener), as OpenZiti names it. */
+export const sdkBinding = 'edge';
+
 /** `tcp:<host>:<port>` (host may be a bracketed IPv6 literal) as host and port, or undefined. */
 export function parseTerminatorAddress(address: string): { host: string; port: number } | undefined {
   const match = /^tcp:(\[[^\][]+\]|[^:[\]]+):(\d{1,5})$/.exec(address);

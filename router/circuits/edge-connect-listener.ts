@@ -83,8 +83,9 @@ export function isChannelFrameStart(first: Buffer): boolean {
   return first[0] === 0x03 && (first.length < 2 || first[1] === 0x06);
 }
 
-/** Serves an SDK's channel on an edge listener (router/edge/sdk-edge-channel.ts). */
-export type SdkChannelHandler = (socket: TLSSocket, listener: string) => void;
+/** Serves an SDK's channel on an edge listener (router/edge/sdk-edge-channel.ts); `refused` counts a refused hello
+ * against the source's budget, as CONNECT refusals count. */
+export type SdkChannelHandler = (socket: TLSSocket, listener: string, refused: () => void) => void;
 
 export class EdgeConnectListeners {
   private readonly servers: TlsServer[] = [];
@@ -123,8 +124,12 @@ export class EdgeConnectListeners {
           socket.pause();
           socket.unshift(first);
           if (isChannelFrameStart(first)) {
-            if (this.sdk) this.sdk(socket, name);
-            else socket.destroy();
+            const source = socket.remoteAddress;
+            // A source refused too often is cut before its hello reaches the controller.
+            if (!this.sdk || this.refusals.retryAfterSeconds(source) > 0) return void socket.destroy();
+            this.sdk(socket, name, () => {
+              if (this.refusals.spend(source)) this.logger.warn('edge listener limiting a source: too many refused hellos', { listener: name, source, retryAfterSeconds: this.refusals.retryAfterSeconds(source) });
+            });
           } else {
             http.emit('connection', socket);
           }

@@ -41,6 +41,7 @@ import { throttledTransitLog } from './transit-pause-log.ts';
 import { ReadySigner, ReadyVerifier } from './ready-proof.ts';
 import { routeAuthorityProblem } from './route-authority.ts';
 import { E2eHostStream } from '../edge/e2e-host-stream.ts';
+import { newKeyPair, type KxKeyPair } from '../../common/edge-protocol/e2e-crypto.ts';
 import { sdkBinding, type SdkHosts } from '../edge/sdk-hosts.ts';
 import type { Socket } from 'node:net';
 import { defaultMaxTerminatedRoutes, TerminatedRoutes } from './terminated-routes.ts';
@@ -129,6 +130,15 @@ export interface ForwarderDeps {
 
 /** The egress's end toward a terminator, and the hosting side's end-to-end key when the dialer sent one. */
 type HostedEnd = { readonly stream: EndStream; readonly hostKey?: string };
+
+/** The ingress's connection, and the end it becomes once the host's key (if the route needs one) is known. */
+interface IngressEnd {
+  readonly stream: EndStream;
+  wrap(hostKey: string | undefined): EndStream | undefined;
+}
+
+/** OpenZiti's router tunnel's words when an SDK host answers an encrypted dial without its key. */
+const missingHostKey = 'service requires encryption, but public key header not returned';
 
 /** How an ingress connection asks for its circuit, and hears how it went. */
 export interface DialOptions {
@@ -245,6 +255,11 @@ export class Forwarder {
     const avoid: string[] = [];
     socket.on('error', () => undefined);
     let failure = { code: 'SETUP_FAILED', message: 'no route could be set up' };
+    // A connection without an SDK of its own (a tunnel listener's, a CONNECT client's): this router is its end of any
+    // end-to-end encryption, with a key pair made for it. The controller puts the key in the route only when the
+    // terminator is an SDK's on a service that requires encryption.
+    const ownKeys = options.serviceSession === undefined ? newKeyPair() : undefined;
+    const dialerKey = options.dialerKey ?? ownKeys?.publicKey.toString('base64');
     for (let attempt = 1; attempt <= this.timing.maxAttempts; attempt++) {
       if (this.stopped || socket.destroyed) return;
       // Full already: refused before the controller is asked.
@@ -254,7 +269,7 @@ export class Forwarder {
       try {
         answer = await this.deps.requestCircuit(service, [...avoid], options.apiSession, undefined, {
           ...(options.serviceSession !== undefined ? { serviceSession: options.serviceSession } : {}),
-          ...(options.dialerKey !== undefined ? { dialerKey: options.dialerKey } : {}),
+          ...(dialerKey !== undefined ? { dialerKey } : {}),
         });
       } catch (error) {
         this.refused(socket, service, listener, 'CONTROLLER_UNAVAILABLE', (error as Error).message, options);
@@ -274,7 +289,8 @@ export class Forwarder {
       // Checked again in the turn that installs the circuit: dials that waited on the controller together count.
       const limit = this.limitProblem(options.apiSession !== undefined ? verdict.route.identityId : undefined);
       if (limit) return this.limited(socket, service, listener, limit, options);
-      const result = await this.build(verdict.route, signed as SignedRoute, socket, options, startedAt);
+      const ingress = this.ingressEnd(verdict.route, socket, ownKeys);
+      const result = await this.build(verdict.route, signed as SignedRoute, ingress, options, startedAt);
       if (result.ok) return;
       this.counts.failed++;
       failure = { code: 'SETUP_FAILED', message: result.reason };
@@ -300,10 +316,11 @@ export class Forwarder {
 
   // ---- ingress ------------------------------------------------------------------------------------------------
 
-  private async build(route: CircuitRoute, signed: SignedRoute, socket: EndStream, options: DialOptions, startedAt: number): Promise<SetupResult> {
+  private async build(route: CircuitRoute, signed: SignedRoute, ingress: IngressEnd, options: DialOptions, startedAt: number): Promise<SetupResult> {
     if (route.routers[0] !== this.deps.routerId) return { ok: false, reason: 'the route does not start at this router' };
     if (this.circuits.has(route.circuitId)) return { ok: false, reason: 'circuit id already in use' };
-    if (route.routers.length === 1) return this.buildLocal(route, socket, options, startedAt);
+    if (route.routers.length === 1) return this.buildLocal(route, ingress, options, startedAt);
+    const socket = ingress.stream;
     const next = this.deps.links.linkById(route.links[0]!);
     if (!next || next.destRouterId !== route.routers[1]) return { ok: false, reason: `link ${route.links[0]} to router ${route.routers[1]} is gone`, avoid: route.routers[1]! };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'link', link: next }]);
@@ -318,8 +335,13 @@ export class Forwarder {
           if (socket.destroyed) {
             this.teardown(circuit, 0, 'the client went away during setup', false);
           } else {
+            const end = ingress.wrap(outcome.hostKey);
+            if (end === undefined) {
+              this.teardown(circuit, 0, missingHostKey, false);
+              return resolve({ ok: false, reason: missingHostKey });
+            }
             options.onReady?.(route.circuitId, outcome.hostKey);
-            this.attach(circuit, 0, socket);
+            this.attach(circuit, 0, end);
             this.created(circuit, startedAt);
           }
         }
@@ -330,7 +352,8 @@ export class Forwarder {
   }
 
   /** The terminator is on this router: both ends here, no link. */
-  private async buildLocal(route: CircuitRoute, socket: EndStream, options: DialOptions, startedAt: number): Promise<SetupResult> {
+  private async buildLocal(route: CircuitRoute, ingress: IngressEnd, options: DialOptions, startedAt: number): Promise<SetupResult> {
+    const socket = ingress.stream;
     const problem = this.hostingProblem(route);
     if (problem) return { ok: false, reason: problem, avoid: this.deps.routerId };
     const circuit = this.install(route, [{ kind: 'end', end: undefined }, { kind: 'end', end: undefined }]);
@@ -348,9 +371,15 @@ export class Forwarder {
       this.circuits.delete(circuit.id);
       return { ok: true };
     }
+    const end = ingress.wrap(hosted.hostKey);
+    if (end === undefined) {
+      hosted.stream.destroy();
+      this.circuits.delete(circuit.id);
+      return { ok: false, reason: missingHostKey };
+    }
     options.onReady?.(route.circuitId, hosted.hostKey);
     this.attach(circuit, 1, hosted.stream);
-    this.attach(circuit, 0, socket);
+    this.attach(circuit, 0, end);
     this.created(circuit, startedAt);
     return { ok: true };
   }
@@ -722,6 +751,16 @@ export class Forwarder {
   private hostEnd(route: CircuitRoute, socket: Socket): HostedEnd {
     if (route.dialerKey === undefined) return { stream: socket };
     return E2eHostStream.host(socket, route.dialerKey);
+  }
+
+  /**
+   * The ingress connection as the circuit's end: itself, or, when the route carries this router's own key (a plain
+   * client's circuit to an SDK host that requires encryption), wrapped as the dialing side of the encryption once the
+   * host's key is known (undefined when the host sent none).
+   */
+  private ingressEnd(route: CircuitRoute, socket: EndStream, ownKeys: KxKeyPair | undefined): IngressEnd {
+    if (!ownKeys || route.dialerKey !== ownKeys.publicKey.toString('base64')) return { stream: socket, wrap: () => socket };
+    return { stream: socket, wrap: (hostKey) => (hostKey === undefined ? undefined : E2eHostStream.dialer(socket, ownKeys, hostKey)) };
   }
 
   /** The egress's connection to the route's terminator: an SDK's (a Dial over its edge channel) or a dialed socket. */

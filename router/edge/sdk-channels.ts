@@ -37,9 +37,10 @@ export function sdkChannelHandler(deps: {
 }): SdkChannelHandler {
   const info = currentVersion();
   const version = [info.version, info.revision, info.buildDate, process.platform, process.arch === 'x64' ? 'amd64' : process.arch].join('|');
-  return (socket: TLSSocket, listener: string) => {
+  return (socket: TLSSocket, listener: string, refused: () => void) => {
     const channel = new SdkEdgeChannel(socket, {
       listener,
+      onHelloRefused: refused,
       routerId: deps.routerId,
       version,
       verifyHello: async (apiSession, certFingerprint) => readHelloVerdict(await deps.channel.request({ op: 'edge.hello', apiSession, ...(certFingerprint ? { certFingerprint } : {}) })),

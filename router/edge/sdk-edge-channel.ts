@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import { FramedConnection } from '../../common/channel/framed-connection.ts';
 import { channelContentType, edgeContentType } from '../../common/edge-protocol/edge-content-types.ts';
 import { edgeFrameCodec, type EdgeMessage } from '../../common/edge-protocol/edge-frame-codec.ts';
-import { channelHeader, dataFlag, edgeErrorCode, edgeHeader, retryHint, type PrecedenceName } from '../../common/edge-protocol/edge-headers.ts';
+import { channelHeader, dataFlag, edgeErrorCode, edgeHeader, retryHint, routerCapability, type PrecedenceName } from '../../common/edge-protocol/edge-headers.ts';
 import { buildMessage, EdgeMessageError, parseMessage } from '../../common/edge-protocol/edge-messages.ts';
 import { headerValue, readHeader } from '../../common/edge-protocol/header-values.ts';
 import type { Logger } from '../../common/log/logger.ts';
@@ -65,6 +65,8 @@ export interface SdkChannelDeps {
   /** Dials a circuit for a virtual connection (Forwarder.dial, the service named by the session token). */
   readonly dial: (connection: Duplex, options: DialOptions) => Promise<void>;
   readonly logger: Logger;
+  /** A hello was refused for the client's own fault (a bad session, certificate or policy). */
+  readonly onHelloRefused?: () => void;
   /** How long an SDK has to say hello (10 s). */
   readonly helloTimeoutMs?: number;
   /** Virtual connections one channel may hold at once (1000). */
@@ -119,6 +121,8 @@ export class SdkEdgeChannel implements BindHost {
       return this.connection.close('no hello');
     }
     if (hello.contentType !== channelContentType.hello) return this.connection.close(`the first frame is not a hello (content type ${hello.contentType})`);
+    // Nothing more is read until the controller judged the hello: an unauthenticated peer cannot queue frames here.
+    this.connection.pauseReading();
     const token = readHeader.string(hello.headers.get(edgeHeader.sessionToken)) ?? '';
     const certificate = this.socket.getPeerCertificate(false) as { raw?: Buffer } | null;
     const fingerprint = certificate?.raw ? createHash('sha1').update(certificate.raw).digest('hex') : undefined;
@@ -130,6 +134,7 @@ export class SdkEdgeChannel implements BindHost {
     }
     if ('refused' in verdict) {
       this.deps.logger.warn('edge hello refused', { listener: this.deps.listener, code: verdict.refused.code, reason: verdict.refused.message });
+      if (verdict.refused.code !== 'CONTROLLER_UNAVAILABLE') this.deps.onHelloRefused?.();
       const headers = new Map([[channelHeader.replyFor, headerValue.int32(hello.sequence)], [channelHeader.resultSuccess, headerValue.bool(false)], [channelHeader.helloRejectClass, headerValue.uint32(2)]]);
       this.send({ contentType: channelContentType.result, sequence: -1, headers, body: Buffer.from(verdict.refused.message) });
       this.connection.endAfterFlush(`hello refused: ${verdict.refused.message}`);
@@ -137,12 +142,24 @@ export class SdkEdgeChannel implements BindHost {
     }
     this.apiSession = token;
     this.identityName = verdict.identityName;
-    // No capability bits yet (no Bind, no ConnectV2, no posture over the channel); grouping is not echoed.
+    // BindSuccess is the one capability served (no ConnectV2, no posture responses over the channel, no grouped
+    // underlays: grouping is not echoed). The C SDK reads the mask's first byte as a little-endian int and tests bit 0
+    // for ConnectV2: 0x40 leaves it clear.
+    const bindSuccess = this.deps.hosts !== undefined;
     this.send(
-      buildMessage.helloResult({ hello, version: this.deps.version, connectionId: randomBytes(6).toString('base64url'), listenerId: this.deps.routerId, capabilities: [], supportsBindSuccess: false, supportsPostureChecks: false }),
+      buildMessage.helloResult({
+        hello,
+        version: this.deps.version,
+        connectionId: randomBytes(6).toString('base64url'),
+        listenerId: this.deps.routerId,
+        capabilities: bindSuccess ? [routerCapability.bindSuccess] : [],
+        supportsBindSuccess: bindSuccess,
+        supportsPostureChecks: false,
+      }),
     );
     this.deps.logger.info('edge channel open', { listener: this.deps.listener, identityId: verdict.identityId, identity: verdict.identityName });
     this.connection.onFrame((frame) => this.handle(frame as EdgeMessage));
+    this.connection.resumeReading();
   }
 
   close(reason: string): void {

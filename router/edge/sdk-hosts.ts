@@ -5,8 +5,9 @@
 import type { CircuitRoute } from '../../common/circuits/circuit-route.ts';
 import type { EndStream } from '../circuits/circuit-end.ts';
 
-/** The binding of SDK-hosted terminators, and the prefix of their address. */
-export const sdkBinding = 'edge';
+export { sdkBinding } from '../../common/circuits/terminator-address.ts';
+
+/** The prefix of an SDK-hosted terminator's address (`sdk:<terminator id>`). */
 export const sdkAddressPrefix = 'sdk:';
 
 /** One channel's side of its Binds, as the registry drives it. */

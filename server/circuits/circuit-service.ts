@@ -21,6 +21,7 @@ import type { ModelStore } from '../store/model-store.ts';
 import { linkGraph, type RouterLinkReport } from './circuit-paths.ts';
 import { planCircuit } from './circuit-planner.ts';
 import { serviceOfSession } from './service-session-lookup.ts';
+import { sdkBinding } from '../../common/circuits/terminator-address.ts';
 import { checkEdgeHello, type EdgeHelloAnswer } from './edge-client-check.ts';
 import { checkEdgeBind, type EdgeBindAnswer } from './edge-bind-check.ts';
 
@@ -191,7 +192,7 @@ export class CircuitService {
       controllerId: this.deps.controllerId,
       egressFingerprint,
       issuedAt: now,
-      ...(dialerKey !== undefined ? { dialerKey } : {}),
+      ...(dialerKey !== undefined && (serviceSession !== undefined || (plan.terminator.binding === sdkBinding && service!.encryptionRequired)) ? { dialerKey } : {}),
     };
     return {
       routerId,

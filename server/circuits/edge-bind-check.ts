@@ -5,6 +5,7 @@
 // address (`sdk:<terminator id>`) by which the router finds the SDK's listener when a circuit arrives. Nothing is
 // written: SDK-hosted terminators live in the registry, as long as the Bind (and the router's channel) lives.
 import { randomBytes } from 'node:crypto';
+import { sdkBinding } from '../../common/circuits/terminator-address.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 import { decideSession } from '../edge/posture-evaluation.ts';
 import type { ServiceAccessService } from '../edge/service-access-service.ts';
@@ -62,7 +63,7 @@ export function checkEdgeBind(
       id,
       serviceId: session.serviceId,
       routerId,
-      binding: 'edge',
+      binding: sdkBinding,
       address: sdkTerminatorAddress(id),
       identity: instanceId,
       hostIdentityId: resolved.identity.id,

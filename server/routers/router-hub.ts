@@ -13,6 +13,7 @@ import type { RouterConnection } from '../edge/router-presence.ts';
 import type { AppliedChanges } from '../model/model-state-machine.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import { routerTables } from '../model/router-entities.ts';
+import { tables } from '../model/entities.ts';
 import { sameMembers } from './cluster-members.ts';
 import { edgeModelTables } from './edge-model-snapshot.ts';
 import { admitRouter, readHello } from './router-admission.ts';
@@ -89,6 +90,7 @@ export class RouterHub implements RouterChannelOwner {
   private readonly linkReports = new Map<string, RouterLinkReport>();
   private members: ControllerEndpoint[] = [];
   private modelTimer: NodeJS.Timeout | undefined;
+  private sdkRecheckTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(private readonly deps: RouterHubDeps) {}
@@ -111,12 +113,16 @@ export class RouterHub implements RouterChannelOwner {
   /** Applied model changes: a new edge model (debounced), and routers that may no longer keep their channel. */
   modelChanged(applied: AppliedChanges): void {
     let modelChanged = false;
+    let sessionEnded = false;
     for (const change of applied.changes) {
       if (edgeModelTables.has(change.entityType)) modelChanged = true;
       if (change.entityType === routerTables.edgeRouters) this.recheck(change.id);
+      if (change.entityType === tables.apiSessions && change.eventType === 'deleted') sessionEnded = true;
     }
     // The terminators are checked again with the debounced model push: a burst of changes costs one check.
     if (modelChanged) this.scheduleEdgeModel();
+    // An API session ended (logout, expiry, revocation): the SDK terminators it bound go, without a model push.
+    else if (sessionEnded) this.scheduleSdkRecheck();
   }
 
   /** Another controller's router came or went: this controller's routers hear of it. */
@@ -165,6 +171,7 @@ export class RouterHub implements RouterChannelOwner {
   close(): void {
     this.stopped = true;
     clearTimeout(this.modelTimer);
+    clearTimeout(this.sdkRecheckTimer);
     for (const channel of [...this.open]) channel.close('controller shutting down');
   }
 
@@ -395,17 +402,30 @@ export class RouterHub implements RouterChannelOwner {
         if (this.deps.terminators.drop(routerId)) this.deps.announce({ event: 'terminators', routerId });
         continue;
       }
-      const sdkRemoved = this.deps.terminators.retainSdk(routerId, this.deps.sdkTerminatorAllowed);
-      if (sdkRemoved.length > 0) {
-        this.deps.logger.info('sdk terminators removed: the model no longer lets their identities host them', { routerId, terminatorIds: sdkRemoved.slice(0, 20), count: sdkRemoved.length });
-        this.sendTo(routerId, { type: 'ctrl.sdkTerminatorsRemoved', terminatorIds: sdkRemoved });
-        this.deps.announce({ event: 'terminators', routerId });
-      }
+      this.recheckSdkTerminators(routerId);
       const removed = this.deps.terminators.retain(routerId, this.deps.hostedServices(routerId));
       if (removed.length === 0) continue;
       this.deps.logger.info('router terminators removed: the model no longer lets the router host them', { routerId, services: removed.slice(0, 20), count: removed.length });
       this.deps.announce({ event: 'terminators', routerId });
     }
+  }
+
+  private scheduleSdkRecheck(): void {
+    if (this.sdkRecheckTimer || this.stopped) return;
+    this.sdkRecheckTimer = setTimeout(() => {
+      this.sdkRecheckTimer = undefined;
+      for (const routerId of this.deps.terminators.routerIds()) this.recheckSdkTerminators(routerId);
+    }, this.deps.timing.edgeModelDebounceMs);
+    this.sdkRecheckTimer.unref();
+  }
+
+  /** SDK terminators whose session ended or whose identity may no longer Bind go, and their router is told. */
+  private recheckSdkTerminators(routerId: string): void {
+    const removed = this.deps.terminators.retainSdk(routerId, this.deps.sdkTerminatorAllowed);
+    if (removed.length === 0) return;
+    this.deps.logger.info('sdk terminators removed: the model no longer lets their identities host them', { routerId, terminatorIds: removed.slice(0, 20), count: removed.length });
+    this.sendTo(routerId, { type: 'ctrl.sdkTerminatorsRemoved', terminatorIds: removed });
+    this.deps.announce({ event: 'terminators', routerId });
   }
 
   private scheduleEdgeModel(): void {
