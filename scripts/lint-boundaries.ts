@@ -80,7 +80,19 @@ const rules: Rule[] = [
     why: 'heartbeats and the silence check live once, in common/channel/ (channel-heartbeat.ts): a channel starts them on its FramedConnection',
   },
   {
-    folders: ['server', 'router', 'common', 'alerts', 'grafana', 'dashboard', 'test', 'bench'],
+    folders: ['sdk'],
+    forbidden: importsInto('(server|router|tunnel)/'),
+    why: 'the SDK is a client of the overlay: it imports only common/ and its own modules',
+    includeTests: true,
+  },
+  {
+    folders: ['tunnel'],
+    forbidden: importsInto('(server|router)/'),
+    why: 'the tunneler is built on the SDK: it imports only sdk/, common/ and its own modules',
+    includeTests: true,
+  },
+  {
+    folders: ['server', 'router', 'common', 'sdk', 'tunnel', 'alerts', 'grafana', 'dashboard', 'test', 'bench'],
     forbidden: /\b(test|it|describe)\.(skip|only|todo)\(|\{\s*(skip|only|todo)\s*:\s*true/,
     why: 'no skipped, focused or todo tests',
     includeTests: true,

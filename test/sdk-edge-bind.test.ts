@@ -20,6 +20,10 @@ import { replyTo, WireClient } from './support/edge-wire-client.ts';
 import { freePort } from './support/free-port.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import type { RouterRun } from './support/router-fixture.ts';
+import { randomBytes } from 'node:crypto';
+import type { EdgeConnection } from '../sdk/edge-connection.ts';
+import { EdgeSdk } from '../sdk/edge-sdk.ts';
+import { DialRefusedError } from '../sdk/sdk-errors.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-sdk-bind-'));
 let controller: ControllerFixture;
@@ -216,6 +220,51 @@ test('an SDK binds a service on r2; an SDK dialing through r1 reaches it end to 
   assert.equal(readHeader.uint32(refused.headers.get(1014)), 1, refused.body.toString());
   assert.match(refused.body.toString(), /terminator/i);
   dialClient.close();
+});
+
+/** Writes `payload`, half-closes, and resolves with everything read until the far side's FIN (bounded). */
+async function exchange(connection: EdgeConnection, payload: Buffer): Promise<Buffer> {
+  const received: Buffer[] = [];
+  const ended = new Promise<void>((resolve, reject) => {
+    connection.on('data', (chunk: Buffer) => received.push(chunk));
+    connection.once('end', resolve);
+    connection.once('error', reject);
+  });
+  connection.end(payload);
+  const timer = setTimeout(() => connection.destroy(new Error('no end of the echo within 30 s')), 30_000);
+  await ended.finally(() => clearTimeout(timer));
+  return Buffer.concat(received);
+}
+
+test('through the SDK: a hosting SDK binds, a dialing SDK dials it, 1 MB each way sealed end to end with half-close; closing the listener removes the terminator', async () => {
+  const sdkFor = (identity: Identity) => EdgeSdk.fromCredentials({ controllerUrl: controller.origin, cert: identity.cert, key: identity.key, ca: controller.caPem });
+  const hostSdk = sdkFor(host);
+  const dialSdk = sdkFor(dialer);
+  try {
+    const hosted: EdgeConnection[] = [];
+    const listener = await hostSdk.bind('sdk-hosted', (connection) => {
+      hosted.push(connection);
+      connection.on('error', () => undefined);
+      connection.pipe(connection);
+    });
+    await until('the SDK terminator listed', async () => ((await sdkTerminators()).length === 1 ? true : undefined), 10_000);
+
+    const connection = await dialSdk.dial('sdk-hosted');
+    assert.equal(connection.encrypted, true);
+    const payload = randomBytes(1024 * 1024);
+    const echoed = await exchange(connection, payload);
+    assert.ok(echoed.equals(payload), 'every byte echoed by the hosting SDK, then its half-close');
+    assert.equal(hosted.length, 1);
+    assert.equal(hosted[0]!.encrypted, true, 'the hosting side opened the sealed streams');
+    assert.equal(listener.accepted, 1);
+
+    listener.close();
+    await until('the SDK terminator removed', async () => ((await sdkTerminators()).length === 0 ? true : undefined), 10_000);
+    await assert.rejects(dialSdk.dial('sdk-hosted'), (error: unknown) => error instanceof DialRefusedError && error.edgeCode === 1 && /terminator/i.test(error.reason));
+  } finally {
+    hostSdk.close();
+    dialSdk.close();
+  }
 });
 
 test("a host's logout ends its Bind: the router closes the SDK's listener (code 14, start over) and the terminator goes", async () => {

@@ -1,8 +1,9 @@
 // OpenZiti's edge protocol on a real router's edge listener, across real processes: a controller and a router
 // (`./edgeward router enroll`, `./edgeward router run`) that hosts an echo service through its tunnel listener. An
-// identity enrolled with a one-time token logs in with its certificate, opens a Dial session, and speaks the wire
-// protocol to the router's edge listener as an SDK does (v2 frames: hello with the API session token, Connect with
-// the session token, Data, FIN, StateClosed), beside HTTP CONNECT on the same port.
+// identity enrolled with a one-time token dials through edgeward's own SDK (sdk/: login by certificate, Dial session,
+// hello with the API session token, Connect with the session token, Data, FIN, StateClosed, end-to-end encryption);
+// the wire-level facts an SDK hides (the hello's answer, latency probes, refusals and sealed frames) are checked with
+// a minimal wire client beside it.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -17,6 +18,9 @@ import { freePort } from './support/free-port.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import type { RouterRun } from './support/router-fixture.ts';
 import { replyTo, WireClient } from './support/edge-wire-client.ts';
+import { EdgeSdk } from '../sdk/edge-sdk.ts';
+import type { EdgeConnection } from '../sdk/edge-connection.ts';
+import { DialRefusedError, EdgeSdkError } from '../sdk/sdk-errors.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-sdk-edge-'));
 let controller: ControllerFixture;
@@ -52,6 +56,29 @@ async function dialSession(identity: { token: string }, serviceId: string): Prom
   return response.json.data.token as string;
 }
 
+const sdks: EdgeSdk[] = [];
+/** The SDK for the dialing identity, with the controller's CA as the identity file's `id.ca`. */
+function dialerSdk(): EdgeSdk {
+  const sdk = EdgeSdk.fromCredentials({ controllerUrl: controller.origin, cert: dialer.cert, key: dialer.key, ca: controller.caPem });
+  sdks.push(sdk);
+  return sdk;
+}
+
+/** Writes `chunks` then half-closes; resolves with everything read until the far side's FIN. */
+async function exchange(connection: EdgeConnection, chunks: Buffer[]): Promise<Buffer> {
+  const received: Buffer[] = [];
+  const ended = new Promise<void>((resolve, reject) => {
+    connection.on('data', (chunk: Buffer) => received.push(chunk));
+    connection.once('end', resolve);
+    connection.once('error', reject);
+  });
+  for (const chunk of chunks) connection.write(chunk);
+  connection.end();
+  const timer = setTimeout(() => connection.destroy(new Error('no end of the echo within 20 s')), 20_000);
+  await ended.finally(() => clearTimeout(timer));
+  return Buffer.concat(received);
+}
+
 
 before(async () => {
   controller = await ControllerFixture.create();
@@ -70,6 +97,7 @@ before(async () => {
   await post('/services', { name: 'echo', encryptionRequired: false, roleAttributes: ['echo'], configs: [hostConfig] });
   await post('/services', { name: 'other', encryptionRequired: false, roleAttributes: [], configs: [hostConfig] });
   await post('/services', { name: 'secure-echo', encryptionRequired: true, roleAttributes: ['echo'], configs: [hostConfig] });
+  await post('/services', { name: 'unhosted', encryptionRequired: false, roleAttributes: ['echo'], configs: [] });
   await post('/service-policies', { name: 'bind-echo', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosting'], serviceRoles: ['#echo'], postureCheckRoles: [] });
   await post('/service-policies', { name: 'dial-echo', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dialer'], serviceRoles: ['#echo'], postureCheckRoles: [] });
   await allowEveryRouter(post, 'sdk');
@@ -78,55 +106,81 @@ before(async () => {
 });
 
 after(async () => {
+  for (const sdk of sdks) sdk.close();
   await router?.stop();
   echo?.close();
   await controller?.dispose();
   rmSync(root, { recursive: true, force: true });
 });
 
-test('an SDK says hello with its API session and certificate, dials the service with Connect, and data echoes through the circuit with half-close', async () => {
-  const services = await controller.http.get(`${controller.clientApi}/services?filter=${encodeURIComponent('name="echo"')}`, { headers: { 'zt-session': dialer.token } });
-  const serviceId = services.json.data[0].id as string;
-  const sessionToken = await dialSession(dialer, serviceId);
+test('the SDK logs in with its certificate, dials the service, and data echoes through the circuit with half-close', async () => {
+  const sdk = dialerSdk();
+  const identity = await sdk.login();
+  assert.equal(identity.name, 'sdk-dialer');
+  const connection = await sdk.dial('echo');
+  assert.equal(connection.encrypted, false);
+  assert.ok((connection.circuitId ?? '').length > 0, 'the circuit id is sent');
+  const routerClosed = new Promise<string>((resolve) => connection.once('routerClosed', resolve));
+  const chunks = [Buffer.alloc(30_000, 1), Buffer.alloc(31_000, 2), Buffer.from('end of request')];
+  const echoed = await exchange(connection, chunks);
+  assert.ok(echoed.equals(Buffer.concat(chunks)), 'every byte echoed, in order, then the echo server half-closed');
+  await routerClosed;
+  assert.ok(connection.destroyed || (await new Promise((resolve) => connection.once('close', resolve)), true), 'the router closes the connection once both sides finished');
+
+  // A second dial reuses the channel and the session, and goes through as well.
+  const again = await sdk.dial('echo');
+  assert.equal((await exchange(again, [Buffer.from('again')])).toString(), 'again');
+});
+
+test('an SDK says hello with its API session and certificate; the answer names the router version; a latency probe is answered', async () => {
   const client = await WireClient.open(edge(), dialer);
   const result = await client.hello(dialer.token);
   assert.ok(result, 'the hello is answered');
   assert.equal(readHeader.bool(result.headers.get(2)), true, result.body.toString());
   assert.equal(readHeader.int32(result.headers.get(1)), -1, 'the result answers the hello sequence');
   assert.match(readHeader.string(result.headers.get(4)) ?? '', /^v[^|]+\|[^|]*\|[^|]*\|linux\|/);
-
-  // A latency probe is answered with its reflected header.
   const probe = client.send(3, [[128, headerValue.uint64(0x0102030405060708n)]]);
   const probed = await client.next(replyTo(probe), 'latency result');
   assert.equal(readHeader.uint64(probed?.headers.get(128)), 0x0102030405060708n);
-
-  const connect = client.send(60783, [[1000, headerValue.uint32(7)]], sessionToken);
-  const connected = await client.next(replyTo(connect), 'connect reply');
-  assert.equal(connected?.contentType, 60784, `StateConnected, not ${connected?.contentType}: ${connected?.body.toString()}`);
-  assert.equal(readHeader.uint32(connected.headers.get(1000)), 7);
-  assert.ok((readHeader.string(connected.headers.get(1026)) ?? '').length > 0, 'the circuit id is sent');
-
-  const chunks = [Buffer.alloc(30_000, 1), Buffer.alloc(31_000, 2), Buffer.from('end of request')];
-  for (const chunk of chunks) client.send(60786, [[1000, headerValue.uint32(7)]], chunk);
-  client.send(60786, [[1000, headerValue.uint32(7)], [1010, headerValue.uint32(1)]]);
-  const expected = Buffer.concat(chunks);
-  const received: Buffer[] = [];
-  let finished = false;
-  while (!finished) {
-    const frame = await client.next((candidate) => candidate.contentType === 60786 || candidate.contentType === 60785, 'echoed data');
-    assert.ok(frame, 'the channel stays open');
-    assert.equal(frame.contentType, 60786, `data, not a close: ${frame.body.toString()}`);
-    assert.equal(readHeader.uint32(frame.headers.get(1000)), 7);
-    received.push(frame.body);
-    finished = ((readHeader.uint32(frame.headers.get(1010)) ?? 0) & 1) === 1;
-  }
-  assert.ok(Buffer.concat(received).equals(expected), 'every byte echoed, in order, then the echo server half-closed');
-  const closed = await client.next((frame) => frame.contentType === 60785, 'state closed');
-  assert.equal(readHeader.uint32(closed?.headers.get(1000)), 7, 'the router closes the connection once both sides finished');
   client.close();
 });
 
-test('a Connect the controller refuses is answered StateClosed with the edge error code SDKs act on; a hello without a valid session or certificate is refused', async () => {
+test('the SDK reports refusals typed: a service it may not dial, one with no terminator (edge code and text); a removed session is asked again once', async () => {
+  const sdk = dialerSdk();
+  await assert.rejects(sdk.dial('other'), (error: unknown) => error instanceof EdgeSdkError && error.kind === 'no-such-service');
+  await assert.rejects(sdk.dial('unhosted'), (error: unknown) => error instanceof DialRefusedError && error.service === 'unhosted' && error.edgeCode === 1 && /no terminators/.test(error.reason));
+
+  assert.equal((await exchange(await sdk.dial('echo'), [Buffer.from('first')])).toString(), 'first');
+  const sessions = await controller.http.get(`${controller.clientApi}/sessions`, { headers: { 'zt-session': await sdk.apiSessionToken() } });
+  for (const session of sessions.json.data as Array<{ id: string }>) {
+    const removed = await controller.http.delete(`${controller.clientApi}/sessions/${session.id}`, { headers: { 'zt-session': await sdk.apiSessionToken() } });
+    assert.equal(removed.status, 200, removed.text);
+  }
+  assert.equal((await exchange(await sdk.dial('echo'), [Buffer.from('after the session was removed')])).toString(), 'after the session was removed');
+});
+
+test('the SDK logs in again when its API session is removed: service reads and dials go on', async () => {
+  const sdk = dialerSdk();
+  assert.equal((await exchange(await sdk.dial('echo'), [Buffer.from('before')])).toString(), 'before');
+  const oldToken = await sdk.apiSessionToken();
+  const current = await controller.http.get(`${controller.clientApi}/current-api-session`, { headers: { 'zt-session': oldToken } });
+  const removed = await controller.http.delete(`${controller.managementApi}/api-sessions/${current.json.data.id}`, { headers: admin });
+  assert.equal(removed.status, 200, removed.text);
+  assert.equal(await sdk.refreshServices(), true, 'the services are read again under a new API session');
+  assert.notEqual(await sdk.apiSessionToken(), oldToken);
+  assert.equal((await exchange(await sdk.dial('echo'), [Buffer.from('after')])).toString(), 'after');
+});
+
+test('the SDK dials a service that requires encryption: keys exchanged with the hosting router, the echo opens to what was sent', async () => {
+  const sdk = dialerSdk();
+  const connection = await sdk.dial('secure-echo');
+  assert.equal(connection.encrypted, true);
+  const request = Buffer.alloc(200_000);
+  for (let i = 0; i < request.length; i++) request[i] = (i * 31) & 0xff;
+  assert.ok((await exchange(connection, [request])).equals(request));
+});
+
+test('at wire level: a Connect the controller refuses is answered StateClosed with the edge error code SDKs act on; a hello without a valid session or certificate is refused', async () => {
   const client = await WireClient.open(edge(), dialer);
   assert.equal(readHeader.bool((await client.hello(dialer.token))?.headers.get(2)), true);
   // A token that is no session and no service.
@@ -159,7 +213,7 @@ test('a Connect the controller refuses is answered StateClosed with the edge err
   noCertificate.close();
 });
 
-test('a service that requires encryption: a Connect without a key is refused with code 11; with one, the router hosts the other end of the key exchange and only sealed messages cross the channel', async () => {
+test('at wire level, a service that requires encryption: a Connect without a key is refused with code 11; with one, the router hosts the other end of the key exchange and only sealed messages cross the channel', async () => {
   const services = await controller.http.get(`${controller.clientApi}/services?filter=${encodeURIComponent('name="secure-echo"')}`, { headers: { 'zt-session': dialer.token } });
   const serviceId = services.json.data[0].id as string;
   const client = await WireClient.open(edge(), dialer);

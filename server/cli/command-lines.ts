@@ -26,6 +26,7 @@ export const commandLineLoaders: Readonly<Record<string, () => Promise<CommandLi
   agent: async () => (await import('./agent-command.ts')).agentCommandLine,
   pki: async () => (await import('../../common/pki/pki-command.ts')).pkiCommandLine,
   edge: async () => (await import('./edge/edge-command.ts')).edgeCommandLine,
+  tunnel: async () => (await import('../../tunnel/tunnel-command.ts')).tunnelCommandLine,
   alerts: async () => (await import('../../alerts/cli/alerts-command.ts')).alertsCommandLine,
   dashboard: async () => (await import('../../dashboard/cli/dashboard-command.ts')).dashboardCommandLine,
   gen: async () => (await import('./gen-command.ts')).genCommandLine,

@@ -22,6 +22,7 @@ const commands: Readonly<Record<string, () => Promise<CommandRunner>>> = {
   demo: async () => (await import('./demo-command.ts')).runDemoCommand,
   gen: async () => (await import('./gen-command.ts')).runGenCommand,
   edge: async () => (await import('./edge/edge-command.ts')).runEdgeCommand,
+  tunnel: async () => (await import('../../tunnel/tunnel-command.ts')).runTunnelCommand,
   install: async () => (await import('./install/install-command.ts')).runInstallCommand,
   uninstall: async () => (await import('./install/install-command.ts')).runUninstallCommand,
   pack: async () => (await import('./install/install-command.ts')).runPackCommand,
@@ -69,6 +70,10 @@ Edge Management API, in the manner of 'ziti edge' (./edgeward edge --help):
   edge list <entities> ['<filter>'] [--json|--yaml]   list identities, services, service-policies, ...
   edge create|update|delete <entity> ...              create, change and delete entities
   edge mfa reset <identity>                           remove an identity's MFA enrollment
+
+Tunneler (docs/sdk-and-tunnel.md):
+  tunnel run <identity.json> [--proxy <service>:<port> ...]
+                                                      offer each service the identity may dial on a local port
 
 Alerts:
   alerts run <alerts.yml>                             the alerts daemon: tails controller logs and event files, polls

@@ -76,7 +76,7 @@ function collectSources(base: string, path: string, out: Map<string, number>): v
  * file removed or renamed changes it, though no time moves forward). */
 export function checkoutSources(repo: string): { time: number; names: string } {
   const files = new Map<string, number>();
-  for (const entry of ['server', 'router', 'common', 'alerts', 'grafana', 'dashboard', 'docs', 'systemd', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const entry of ['server', 'router', 'common', 'sdk', 'tunnel', 'alerts', 'grafana', 'dashboard', 'docs', 'systemd', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
     collectSources(repo, entry, files);
   }
   const names = createHash('sha256').update([...files.keys()].join('\n')).digest('hex').slice(0, 32);
