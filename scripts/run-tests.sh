@@ -10,7 +10,7 @@ node_modules/.bin/tsc --noEmit -p dashboard/tsconfig.check.json
 echo "== lint (module boundaries)"
 node --import "file://$root/node_modules/tsx/dist/loader.mjs" scripts/lint-boundaries.ts
 if [ "$#" -gt 0 ]; then files=("$@"); else
-  mapfile -t files < <(find server router common alerts grafana dashboard bench test scripts -name '*.test.ts' -not -path '*/node_modules/*' -not -path '*/.next/*' 2>/dev/null | sort)
+  mapfile -t files < <(find server router common sdk tunnel alerts grafana dashboard bench test scripts -name '*.test.ts' -not -path '*/node_modules/*' -not -path '*/.next/*' 2>/dev/null | sort)
 fi
 echo "== tests (${#files[@]} files)"
 tap="$(mktemp)"
