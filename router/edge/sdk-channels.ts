@@ -7,7 +7,7 @@ import type { EndStream } from '../circuits/circuit-end.ts';
 import type { SdkChannelHandler } from '../circuits/edge-connect-listener.ts';
 import type { Forwarder } from '../circuits/forwarder.ts';
 import type { ControlChannel } from '../run/control-channel.ts';
-import { SdkEdgeChannel, type HelloVerdict } from './sdk-edge-channel.ts';
+import { SdkEdgeChannel, type HelloVerdict, type SdkChannelDeps } from './sdk-edge-channel.ts';
 
 /** The controller's answer to `edge.hello`, checked: anything unexpected is a refusal. */
 export function readHelloVerdict(value: unknown): HelloVerdict {
@@ -19,7 +19,7 @@ export function readHelloVerdict(value: unknown): HelloVerdict {
   return { refused: { code: 'CONTROLLER_UNAVAILABLE', message: 'the controller gave no verdict on the hello' } };
 }
 
-export function sdkChannelHandler(deps: { readonly routerId: string; readonly channel: Pick<ControlChannel, 'request'>; readonly forwarder: Pick<Forwarder, 'dial'>; readonly logger: Logger }): SdkChannelHandler {
+export function sdkChannelHandler(deps: { readonly routerId: string; readonly channel: Pick<ControlChannel, 'request'>; readonly forwarder: Pick<Forwarder, 'dial'>; readonly logger: Logger; readonly presence?: SdkChannelDeps['presence'] }): SdkChannelHandler {
   const info = currentVersion();
   const version = [info.version, info.revision, info.buildDate, process.platform, process.arch === 'x64' ? 'amd64' : process.arch].join('|');
   return (socket: TLSSocket, listener: string) => {
@@ -30,6 +30,7 @@ export function sdkChannelHandler(deps: { readonly routerId: string; readonly ch
       verifyHello: async (apiSession, certFingerprint) => readHelloVerdict(await deps.channel.request({ op: 'edge.hello', apiSession, ...(certFingerprint ? { certFingerprint } : {}) })),
       dial: (connection, options) => deps.forwarder.dial('', connection as EndStream, listener, options),
       logger: deps.logger,
+      ...(deps.presence ? { presence: deps.presence } : {}),
     });
     void channel.start();
   };

@@ -37,6 +37,8 @@ export interface SdkChannelDeps {
   readonly helloTimeoutMs?: number;
   /** Virtual connections one channel may hold at once (1000). */
   readonly maxConnections?: number;
+  /** Told when the hello is accepted and when the channel closes (edge-session-presence.ts). */
+  readonly presence?: { opened(channel: SdkEdgeChannel): void; closed(channel: SdkEdgeChannel): void };
 }
 
 export class SdkEdgeChannel {
@@ -47,6 +49,9 @@ export class SdkEdgeChannel {
   private sequence = 0;
   private apiSession = '';
   private identityName = '';
+  /** The identity and API session the controller named at the hello ('' before). */
+  identityId = '';
+  apiSessionId = '';
 
   constructor(
     private readonly socket: TLSSocket,
@@ -90,11 +95,15 @@ export class SdkEdgeChannel {
     }
     this.apiSession = token;
     this.identityName = verdict.identityName;
+    this.identityId = verdict.identityId;
+    this.apiSessionId = verdict.apiSessionId;
     // No capability bits yet (no Bind, no ConnectV2, no posture over the channel); grouping is not echoed.
     this.send(
       buildMessage.helloResult({ hello, version: this.deps.version, connectionId: randomBytes(6).toString('base64url'), listenerId: this.deps.routerId, capabilities: [], supportsBindSuccess: false, supportsPostureChecks: false }),
     );
     this.deps.logger.info('edge channel open', { listener: this.deps.listener, identityId: verdict.identityId, identity: verdict.identityName });
+    this.deps.presence?.opened(this);
+    this.connection.onClose(() => this.deps.presence?.closed(this));
     this.connection.onFrame((frame) => this.handle(frame as EdgeMessage));
   }
 
@@ -205,6 +214,11 @@ export class SdkEdgeChannel {
   private nextSequence(): number {
     this.sequence = this.sequence >= 0x7fffffff ? 1 : this.sequence + 1;
     return this.sequence;
+  }
+
+  /** Virtual connections open now. */
+  get connectionCount(): number {
+    return this.connections.size;
   }
 
   /** The identity's name, as the controller gave it at the hello (for logs and the caller id). */

@@ -6,6 +6,7 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
 import { sdkChannelHandler } from '../edge/sdk-channels.ts';
+import { EdgeSessionPresence } from '../edge/edge-session-presence.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
 import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
 import type { RouterConfig, TunnelListenerConfig } from '../config/router-config.ts';
@@ -40,6 +41,8 @@ export interface RouterCircuits {
   readonly revocation: CircuitRevocation;
   readonly reports: CircuitReportQueue;
   readonly interceptors: readonly TproxyInterceptor[];
+  /** The SDK channels open on the edge listeners, by API session (reported to the controller). */
+  readonly edgeSessions: EdgeSessionPresence;
 }
 
 /** Starts the forwarder and every ingress listener, each pushed on the stack as it starts. */
@@ -95,9 +98,11 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
     await interceptor.modelChanged(wiring.holder.current.model);
   }
   const edgeSpecs = (config.listeners ?? []).flatMap((listener) => (listener.binding === 'edge' && listener.bind.protocol === 'tls' ? [{ host: listener.bind.host, port: listener.bind.port }] : []));
-  const sdk = sdkChannelHandler({ routerId, channel, forwarder, logger: listenerLog });
+  // Changes within 100 ms make one `router.edgeSessions`.
+  const edgeSessions = new EdgeSessionPresence({ send: (message) => channel.send(message), schedule: (flush) => setTimeout(flush, 100).unref() });
+  const sdk = sdkChannelHandler({ routerId, channel, forwarder, logger: listenerLog, presence: edgeSessions });
   const edgeConnect = new EdgeConnectListeners(edgeSpecs, { certPem: identity.serverCertPem, keyPem: identity.serverKeyPem }, forwarder, listenerLog, undefined, sdk);
   await edgeConnect.start();
   stack.push('edge listeners', () => edgeConnect.stop());
-  return { forwarder, revocation, reports, interceptors };
+  return { forwarder, revocation, reports, interceptors, edgeSessions };
 }

@@ -20,12 +20,14 @@ import { defaultRouterChannelTiming, type ControlSocket } from './router-channel
 import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './router-hub.ts';
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
+import { startEdgeSessionControl } from './edge-session-control.ts';
+import type { EdgeSessionDirectory } from '../edge/edge-session-directory.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
 import { mergeTerminators } from '../edge/model-terminators.ts';
 import { CircuitRevocation, readLiveCircuits } from '../circuits/circuit-revocation.ts';
 import { checkLiveCircuits, type LiveCircuitCheckDeps, type SessionStatus } from '../circuits/live-circuit-check.ts';
 import { isIdentityDisabled } from '../auth/identity-state.ts';
-import { tables, type Identity } from '../model/entities.ts';
+import { tables, type ApiSession, type Identity } from '../model/entities.ts';
 import { serviceTables, type PostureCheck, type Service, type ServicePolicy } from '../model/service-entities.ts';
 import { ServiceAccessIndex } from '../circuits/service-access-index.ts';
 import { routerGrantLookups } from '../circuits/router-grant-lookups.ts';
@@ -42,6 +44,8 @@ export interface RouterControlTiming extends RouterHubTiming {
   readonly metricsStaleMs: number;
   /** A disconnected router's terminators are still listed this long (5 s): a router back at once keeps its place. */
   readonly terminatorGraceMs: number;
+  /** The other controllers' edge sessions are asked for again this often without an announcement (5 s). */
+  readonly edgeSessionRefreshMs: number;
 }
 
 export const defaultRouterControlTiming: RouterControlTiming = {
@@ -52,6 +56,7 @@ export const defaultRouterControlTiming: RouterControlTiming = {
   metricsRetainMs: 60_000,
   metricsStaleMs: 300_000,
   terminatorGraceMs: 5000,
+  edgeSessionRefreshMs: 5000,
 };
 
 export interface RouterControlDeps {
@@ -73,6 +78,10 @@ export interface RouterControlDeps {
 export interface RouterControl {
   readonly presence: RouterPresence;
   readonly terminators: TerminatorDirectory;
+  /** Which identities hold SDK edge channels on the cluster's routers (`hasEdgeRouterConnection`). */
+  readonly edgeSessions: EdgeSessionDirectory;
+  /** Keeps the API sessions holding edge channels on this controller's routers alive: `touch` every interval and when released. */
+  setEdgeSessionKeeper(touch: (apiSessionIds: readonly string[]) => void, intervalMs: number): void;
   /** The cluster's members' control addresses now (for router enrollment JWTs). */
   controlAddresses(): string[];
   accept(socket: ControlSocket): void;
@@ -93,6 +102,16 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   const terminators = new TerminatorRegistry({ controllerId: deps.self.id, graceMs: timing.terminatorGraceMs });
   let circuits: CircuitService | undefined;
   let revocation: CircuitRevocation | undefined;
+  const edgeSessions = startEdgeSessionControl({
+    controllerId: deps.self.id,
+    graceMs: timing.terminatorGraceMs,
+    sessionIdentity: (id) => store.table<ApiSession>(tables.apiSessions).get(id)?.identityId,
+    remote: () => presence!.remoteEdgeSessions(),
+    announce: (event) => presence!.announce(event),
+    clock,
+    logger: deps.logger,
+    refreshIntervalMs: timing.edgeSessionRefreshMs,
+  });
   const hub: RouterHub = new RouterHub({
     controllerId: deps.self.id,
     findRouter: (id) => store.table<EdgeRouter>(routerTables.edgeRouters).get(id),
@@ -155,6 +174,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       return answer;
     },
     edgeHello: (routerId, request) => circuits!.edgeHello(routerId, request),
+    edgeSessions,
     logger: deps.logger,
     clock,
     timing,
@@ -207,13 +227,16 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   return {
     presence,
     terminators: presence,
+    edgeSessions: edgeSessions.index,
+    setEdgeSessionKeeper: (touch, intervalMs) => edgeSessions.setKeeper(touch, intervalMs),
     controlAddresses: () => members.map((member) => member.address),
     accept: (socket) => hub.accept(socket),
     handlesPeerRequest: isRouterPeerRequest,
     async handlePeerRequest(body) {
-      if (body.type === 'routers.connected') return { routers: hub.summaries(), terminators: terminators.list(clock.now()), links: hub.links() };
+      if (body.type === 'routers.connected') return { routers: hub.summaries(), terminators: terminators.list(clock.now()), links: hub.links(), edgeSessions: edgeSessions.records() };
       presence!.invalidate();
       hub.remoteEvent(body.event);
+      edgeSessions.remoteChanged();
       return { ok: true };
     },
     setSessionDialer: (dialer) => circuits!.setSessionDialer(dialer),
@@ -222,6 +245,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       sessionIdOf = idOf;
     },
     close: () => {
+      edgeSessions.close();
       liveCircuits.close();
       hub.close();
     },
