@@ -21,6 +21,7 @@ import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './route
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
 import { startEdgeSessionControl } from './edge-session-control.ts';
+import { serviceTerminatorSeries } from './service-terminator-series.ts';
 import type { EdgeSessionDirectory } from '../edge/edge-session-directory.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
 import { mergeTerminators } from '../edge/model-terminators.ts';
@@ -65,7 +66,7 @@ export interface RouterControlDeps {
   readonly onModelChanges: (listener: (applied: AppliedChanges) => void) => void;
   readonly observeConfiguration: (observer: (configuration: Configuration) => void) => void;
   readonly peers: PeerCaller;
-  readonly metrics: Pick<ControllerMetrics, 'routerGauge'>;
+  readonly metrics: Pick<ControllerMetrics, 'routerGauge' | 'transientGauge'>;
   readonly logger: Logger;
   readonly clock: Clock;
   /** A circuit event to write (events file, metrics): reported by a router or a refusal here. */
@@ -179,6 +180,11 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     clock,
     timing,
   });
+  deps.metrics.transientGauge(
+    'service.terminators',
+    'Terminators of each service by binding held by the routers connected to this controller (sum over the controllers for the cluster); every service has an edge-binding series, 0 without SDK hosts',
+    () => serviceTerminatorSeries(store.table<Service>(serviceTables.services).all(), terminators.list(clock.now())),
+  );
   let members: ControllerEndpoint[] = [deps.self];
   // Only the configuration's members are asked and told: a removed controller may still be known to the network.
   const memberPeers: PeerCaller = {
