@@ -4,13 +4,16 @@
 // wire protocol (test/support/sdk-wire-client.ts). Shown as a client and an operator see it: the identity's
 // `hasEdgeRouterConnection` turns true on every controller (management and client API) while the channel is open and
 // false after it closes; an API session holding a channel outlives its inactivity timeout and ends one timeout after
-// its channel closed; the router's edge gauges (channels, virtual connections) reach /metrics.
+// its channel closed; the router's edge gauges (channels, virtual connections) reach /metrics and a real Prometheus,
+// with the controllers' terminators per service and binding, under the generated rules.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { stringify } from 'yaml';
+import { pkiPaths } from '../common/pki/pki-directory.ts';
 import { headerValue, readHeader } from '../common/edge-protocol/header-values.ts';
 import { allowEveryRouter, circuitRouterYaml, enrollRouterProcess, managementPoster, startWelcomedRouter } from './support/circuit-routers.ts';
 import { threeControllerCluster, until } from './support/cluster-helpers.ts';
@@ -19,6 +22,8 @@ import { freePort } from './support/free-port.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import type { RouterRun } from './support/router-fixture.ts';
 import { SdkWireClient } from './support/sdk-wire-client.ts';
+import { PrometheusServer } from './support/prometheus-server.ts';
+import { prometheusRuleGroups } from './support/prometheus-api.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-edge-presence-'));
 let nodes: ControllerFixture[] = [];
@@ -66,9 +71,9 @@ async function openChannel(identity: CertIdentity): Promise<SdkWireClient> {
 }
 
 /** `hasEdgeRouterConnection` of the identity as each controller's management API shows it. */
-async function connectedOnEveryController(identityId: string): Promise<boolean[]> {
+async function connectedOnEveryController(identityId: string, among: readonly ControllerFixture[] = nodes): Promise<boolean[]> {
   return Promise.all(
-    nodes.map(async (node) => {
+    among.map(async (node) => {
       const detail = await node.http.get(`${node.managementApi}/identities/${identityId}`, { headers: { 'zt-session': await node.adminToken() } });
       assert.equal(detail.status, 200, detail.text);
       assert.equal(detail.json.data.edgeRouterConnectionStatus, detail.json.data.hasEdgeRouterConnection ? 'online' : 'offline');
@@ -188,4 +193,62 @@ test('an API session holding an edge channel outlives its inactivity timeout, an
   assert.ok(Date.now() - openedAt > 140_000);
   const refused = await nodes[0]!.http.get(`${nodes[0]!.clientApi}/current-api-session`, { headers: { 'zt-session': identity.token } });
   assert.equal(refused.status, 401, refused.text);
+});
+
+test('the edge gauges and the terminators per service reach a real Prometheus, whose generated rules evaluate them', async () => {
+  const rulesFile = new URL('../alerts/generated/edgeward-rules.yml', import.meta.url).pathname;
+  const configFile = join(root, 'prometheus.yml');
+  writeFileSync(
+    configFile,
+    stringify({
+      global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
+      rule_files: [rulesFile],
+      scrape_configs: [
+        {
+          job_name: 'edgeward-controller',
+          scheme: 'https',
+          tls_config: { ca_file: pkiPaths(join(root, 'pki')).bundle },
+          static_configs: nodes.map((node) => ({ targets: [new URL(node.origin).host], labels: { cluster: 'presence', controller: node.id } })),
+        },
+      ],
+    }),
+  );
+  const prometheus = await PrometheusServer.start(configFile);
+  const identity = await certIdentity('presence-prometheus', ['dialer']);
+  const client = await openChannel(identity);
+  try {
+    const value = async (expr: string) => {
+      const answer = await prometheus.query(expr);
+      assert.ok(answer.ok, answer.ok ? '' : answer.error);
+      return answer.series.length === 1 ? answer.series[0]!.value?.[1] : undefined;
+    };
+    await until('the router\'s SDK channel and the echo service\'s terminators in Prometheus', async () =>
+      (await value(`sum(edgeward_router_edge_channel_count{cluster="presence",router_id="${routerId}"})`)) === '1' &&
+      (await value(`sum(edgeward_service_terminators{cluster="presence",service_name="presence-echo",binding="tunnel"})`)) === '1' &&
+      (await value(`sum(edgeward_service_terminators{cluster="presence",service_name="presence-echo",binding="edge"})`)) === '0',
+    30_000);
+    const rule = (await prometheusRuleGroups(prometheus.url)).flatMap((group) => group.rules).find((candidate) => candidate.name === 'EdgewardSdkTerminatorsGone');
+    assert.equal(rule?.health, 'ok', `the rule evaluates: ${rule?.lastError ?? 'not loaded'}`);
+  } finally {
+    await client.close();
+    await prometheus.stop();
+  }
+});
+
+test('a router that fails over to another controller reports its edge sessions there: the identity stays connected on the survivors', async () => {
+  const identity = await certIdentity('presence-failover', ['dialer']);
+  const client = await openChannel(identity);
+  await until('connected on every controller', async () => (await connectedOnEveryController(identity.id)).every(Boolean), 10_000);
+  const holding = await Promise.all(nodes.map(async (node) => new RegExp(`^edgeward_router_ctrl_connected\\{router_id="${routerId}"\\} 1`, 'm').test((await node.http.get(`${node.origin}/metrics`)).text)));
+  const victim = nodes[holding.indexOf(true)]!;
+  assert.ok(victim, 'a controller holds the router');
+  const survivors = nodes.filter((node) => node !== victim);
+  victim.child!.kill('SIGKILL');
+  await router.waitForLog((line) => line.msg === 'control channel established' && line.controllerId !== victim.id, 30_000, 'a welcome from another controller');
+  // Past the grace of what the dead controller reported: the survivors answer from the new controller's report.
+  await new Promise((resolve) => setTimeout(resolve, 6000));
+  await until('still connected on the survivors', async () => (await connectedOnEveryController(identity.id, survivors)).every(Boolean), 10_000);
+  await client.close();
+  await until('not connected on the survivors once the channel closed', async () => (await connectedOnEveryController(identity.id, survivors)).every((connected) => !connected), 10_000);
+  await victim.start();
 });

@@ -37,10 +37,11 @@ export interface EdgeSessionControl extends RouterEdgeSessionsSink {
 
 export function startEdgeSessionControl(deps: EdgeSessionControlDeps): EdgeSessionControl {
   const registry = new EdgeSessionRegistry({ controllerId: deps.controllerId, graceMs: deps.graceMs });
-  const index = new EdgeSessionIndex(() => registry.list(deps.clock.now()), deps.remote);
+  const index = new EdgeSessionIndex(() => registry.list(deps.clock.now()), deps.remote, () => deps.clock.now());
   let touch: (ids: readonly string[]) => void = () => undefined;
   let keeper: NodeJS.Timeout | undefined;
   const release = (ids: readonly string[]) => {
+    index.localChanged();
     if (ids.length > 0) touch(ids);
   };
   const refresher = setInterval(() => void index.refresh(), deps.refreshIntervalMs);
@@ -67,6 +68,7 @@ export function startEdgeSessionControl(deps: EdgeSessionControlDeps): EdgeSessi
       const accepted = wrong.length === 0 ? read.sessions : read.sessions.filter((session) => !wrong.includes(session));
       const { changed, released } = registry.apply(routerId, read.reset, accepted);
       release(released);
+      if (changed) index.localChanged();
       if (changed) deps.announce({ event: 'edgeSessions', routerId });
     },
     records: () => registry.list(deps.clock.now()),

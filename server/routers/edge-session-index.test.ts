@@ -8,9 +8,16 @@ const record = (identityId: string, controllerId: string): EdgeSessionRecord => 
 test('an identity is connected by a local record at once, by a remote one after a refresh; a failed refresh keeps the last answer', async () => {
   let local: EdgeSessionRecord[] = [];
   let remote: Promise<EdgeSessionRecord[]> = Promise.resolve([record('i2', 'c2')]);
-  const index = new EdgeSessionIndex(() => local, () => remote);
+  let now = 0;
+  const index = new EdgeSessionIndex(() => local, () => remote, () => now);
+  assert.equal(index.identityConnected('i1'), false);
   local = [record('i1', 'c1')];
+  assert.equal(index.identityConnected('i1'), false, 'read again only after a change or the cache time');
+  index.localChanged();
   assert.equal(index.identityConnected('i1'), true);
+  local = [];
+  now = 250;
+  assert.equal(index.identityConnected('i1'), false, 'a record that expired (grace) goes within the cache time');
   assert.equal(index.identityConnected('i2'), false, 'not asked yet');
   await index.refresh();
   assert.equal(index.identityConnected('i2'), true);
@@ -31,6 +38,7 @@ test('a refresh asked for while one runs runs once more after it', async () => {
       calls++;
       return new Promise((resolve) => (release = resolve));
     },
+    () => 0,
   );
   const first = index.refresh();
   void index.refresh();
