@@ -125,11 +125,13 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-test('hasEdgeRouterConnection is true on every controller while the identity holds an SDK channel, false once it closes', async () => {
+test('hasEdgeRouterConnection is true on every controller while the identity holds an SDK channel, false once it closes', async (t) => {
   const identity = await certIdentity('presence-flip', ['dialer']);
   assert.deepEqual(await connectedOnEveryController(identity.id), [false, false, false], 'no channel yet');
   const client = await openChannel(identity);
+  const openedAt = Date.now();
   await until('hasEdgeRouterConnection true on every controller', async () => (await connectedOnEveryController(identity.id)).every(Boolean), 10_000);
+  t.diagnostic(`true on every controller ${Date.now() - openedAt} ms after the hello was answered`);
   // The client API's own view of the identity, on a controller that does not hold the router's channel.
   const current = await nodes[2]!.http.get(`${nodes[2]!.clientApi}/current-identity`, { headers: { 'zt-session': identity.token } });
   assert.equal(current.status, 200, current.text);
@@ -142,7 +144,9 @@ test('hasEdgeRouterConnection is true on every controller while the identity hol
   assert.deepEqual(await connectedOnEveryController(identity.id), [true, true, true], 'one channel is still open');
 
   await client.close();
+  const closedAt = Date.now();
   await until('hasEdgeRouterConnection false on every controller', async () => (await connectedOnEveryController(identity.id)).every((connected) => !connected), 10_000);
+  t.diagnostic(`false on every controller ${Date.now() - closedAt} ms after the channel closed`);
 });
 
 test('the router reports its SDK channels and their virtual connections as gauges on /metrics', async () => {
