@@ -52,3 +52,27 @@ test('figures count open channels and their virtual connections; a channel witho
   assert.deepEqual(tracker.figures(), { channels: 2, connections: 4 });
   assert.deepEqual(sent.flatMap((message) => message.sessions).map((session) => session.apiSessionId), ['s1']);
 });
+
+test('a change that could not be sent goes with the next message; a welcome\'s full report clears what was pending', () => {
+  const sent: RouterEdgeSessions[] = [];
+  let up = false;
+  const pending: Array<() => void> = [];
+  const tracker = new EdgeSessionPresence({ send: (message) => (up ? (sent.push(message), true) : false), schedule: (flush) => pending.push(flush) });
+  const flush = () => pending.splice(0).forEach((run) => run());
+  const first = channel('s1', 'i1');
+  tracker.opened(first);
+  flush();
+  assert.equal(sent.length, 0);
+  up = true;
+  tracker.opened(channel('s2', 'i2'));
+  flush();
+  assert.deepEqual(sent[0]!.sessions.map((session) => [session.apiSessionId, session.channels]), [['s1', 1], ['s2', 1]]);
+  up = false;
+  tracker.closed(first);
+  flush();
+  up = true;
+  assert.deepEqual(tracker.fullReport()[0]!.sessions.map((session) => session.apiSessionId), ['s2']);
+  tracker.opened(channel('s3', 'i3'));
+  flush();
+  assert.deepEqual(sent.at(-1)!.sessions.map((session) => session.apiSessionId), ['s3'], 'nothing stale after the full report');
+});

@@ -1,8 +1,8 @@
 // Which API sessions hold an SDK edge channel to this router, for the controller: the spec's "maintained edge router
 // connection" keeps a session alive and makes its identity's `hasEdgeRouterConnection` true. Channels are counted
 // per session (an SDK may open several); a change of a session's count is sent as `router.edgeSessions` soon after
-// it happens (changes within one tick make one message), and the whole set after each welcome (`fullReport`), since
-// the controller forgets what an earlier control channel reported. Also the figures behind the edge gauges.
+// it happens (changes within one burst make one message; what could not be sent goes with the next), and the whole
+// set after each welcome (`fullReport`), since the controller forgets what an earlier control channel reported. Also the figures behind the edge gauges.
 // Pure: sending and scheduling are injected.
 import { maxEdgeSessionsPerMessage, type EdgeSessionCount, type RouterEdgeSessions } from '../../common/control-channel/control-messages.ts';
 
@@ -15,7 +15,7 @@ export interface PresentChannel {
 }
 
 export interface EdgeSessionPresenceDeps {
-  /** Sends on the control channel; false (the message is lost) while there is none: the next welcome sends all. */
+  /** Sends on the control channel; false when it could not (no channel, or its queue full). */
   readonly send: (message: RouterEdgeSessions) => boolean;
   /** Runs `flush` soon (once per burst of changes). */
   readonly schedule: (flush: () => void) => void;
@@ -83,7 +83,10 @@ export class EdgeSessionPresence {
     const changes = [...this.changed].map(([apiSessionId, identityId]): EdgeSessionCount => ({ apiSessionId, identityId, channels: this.sessions.get(apiSessionId)?.channels ?? 0 }));
     this.changed.clear();
     for (let start = 0; start < changes.length; start += maxEdgeSessionsPerMessage) {
-      this.deps.send({ type: 'router.edgeSessions', reset: false, sessions: changes.slice(start, start + maxEdgeSessionsPerMessage) });
+      const sessions = changes.slice(start, start + maxEdgeSessionsPerMessage);
+      if (this.deps.send({ type: 'router.edgeSessions', reset: false, sessions })) continue;
+      // Not sent (no channel, or its queue full): kept for the next message; a welcome's full report covers them too.
+      for (const session of sessions) if (!this.changed.has(session.apiSessionId)) this.changed.set(session.apiSessionId, session.identityId);
     }
   }
 }
