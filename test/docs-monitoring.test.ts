@@ -53,6 +53,7 @@ describe('docs/monitoring.md', () => {
       rssBytes: 1,
       metricsDropped: 0,
       circuits: { circuits: 1, created: 2, failed: 3, dialFailures: 4, bytesIn: 5, bytesOut: 6, windowOverruns: 7, limitRefusals: 8, linkReadPauses: 9, bufferedBytes: 10 },
+      edge: { channels: 1, connections: 2 },
     });
     const names = new Set(Object.entries(report.gauges).map(([gauge, value]) => `edgeward_${routerSeries(gauge, value)!.metric.replace(/\./g, '_')}`));
     assert.ok(names.size >= 7);

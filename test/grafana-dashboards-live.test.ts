@@ -141,6 +141,7 @@ async function connectRouters(): Promise<void> {
           rssBytes: memory.rss,
           metricsDropped: 0,
           circuits: { circuits: 2, created: 3 * reports, failed: reports, dialFailures: reports, bytesIn: 65536 * reports, bytesOut: 32768 * reports },
+          edge: { channels: 1, connections: 2 },
         }),
       );
     });
@@ -209,6 +210,7 @@ test('the router gauges the dashboards read are the names a router report become
     rssBytes: 1,
     metricsDropped: 0,
     circuits: { circuits: 1, created: 1, failed: 1, dialFailures: 1, bytesIn: 1, bytesOut: 1, windowOverruns: 1, limitRefusals: 1, linkReadPauses: 1, bufferedBytes: 1 },
+    edge: { channels: 1, connections: 1 },
   });
   const exposed = Object.keys(report.gauges).map((name) => `edgeward_${routerSeries(name, 1)!.metric.replaceAll('.', '_')}`);
   assert.deepEqual(exposed.sort(), Object.keys(routerMetrics).sort());

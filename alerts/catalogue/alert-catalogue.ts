@@ -186,6 +186,14 @@ export const alertCatalogue = [
     summary: 'The overlay keeps failing to carry connections to their services.',
     description: 'Circuits fail for want of a terminator, a path over the links, or because a setup or the service address refused.',
   },
+  {
+    name: 'EdgewardSdkTerminatorsGone',
+    severity: 'warning',
+    scope: 'cluster',
+    sources: ['prometheus'],
+    summary: 'Every SDK-hosted terminator of a service is gone.',
+    description: 'The applications hosting the service through an OpenZiti SDK (Bind) have all left; dials to it fail with NO_TERMINATORS.',
+  },
 ] as const satisfies readonly AlertDefinition[];
 
 export type AlertName = (typeof alertCatalogue)[number]['name'];

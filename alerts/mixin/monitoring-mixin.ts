@@ -40,6 +40,8 @@ export const monitoringMixin = {
   alertDeliveryFailing: { for: '10m' },
   /** `burst` circuits the overlay failed to carry within `window`, for `for`, warn. */
   circuitDialFailures: { burst: 10, window: '5m', for: '2m' },
+  /** Every SDK-hosted terminator of a service that had one within `lookback` gone, for `for`, warns. */
+  sdkTerminatorsGone: { lookback: '1h', for: '3m' },
 } as const;
 
 export type MonitoringMixin = typeof monitoringMixin;

@@ -3,6 +3,7 @@
 import { alertCatalogue, type AlertDefinition } from '../catalogue/alert-catalogue.ts';
 import { clusterLeaderless, clusterReadOnly, leadershipChurn, noControllerHealthy, quorumLost } from './leader-alerts.ts';
 import { circuitDialFailures } from './circuit-alerts.ts';
+import { sdkTerminatorsGone } from './terminator-alerts.ts';
 import { peerFlapping, peerLatencyJump } from './peer-alerts.ts';
 import { alertDeliveryFailing, scrapeTargetDown } from './pipeline-alerts.ts';
 import { commitLagHigh, raftDiskGrowth } from './raft-log-alerts.ts';
@@ -24,6 +25,7 @@ const definedRules: readonly AlertRule[] = [
   scrapeTargetDown,
   alertDeliveryFailing,
   circuitDialFailures,
+  sdkTerminatorsGone,
 ];
 
 export interface CataloguedRule {

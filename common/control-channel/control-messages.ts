@@ -230,6 +230,25 @@ export interface RouterCircuitsLive {
 }
 export const maxLiveCircuitsPerMessage = 1000;
 
+/**
+ * Router → controller: which API sessions hold an SDK edge channel to this router (the identity of each, and how many
+ * channels it holds). `reset: true` starts a full report (sent after each welcome, and the controller forgets what
+ * the router reported before); later messages carry only the sessions whose count changed, a count of 0 meaning the
+ * session holds no channel any more. At most `maxEdgeSessionsPerMessage` entries per message; a router with more
+ * sends several, only the first with `reset`.
+ */
+export interface RouterEdgeSessions {
+  readonly type: 'router.edgeSessions';
+  readonly reset: boolean;
+  readonly sessions: ReadonlyArray<EdgeSessionCount>;
+}
+export interface EdgeSessionCount {
+  readonly apiSessionId: string;
+  readonly identityId: string;
+  readonly channels: number;
+}
+export const maxEdgeSessionsPerMessage = 1000;
+
 /** Either side: heartbeat and its answer; `sentAt` is the sender's performance.now(). */
 export interface Heartbeat {
   readonly type: 'hb';
@@ -305,7 +324,7 @@ export interface ControlResponse {
   readonly error?: string;
 }
 
-export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | RouterCircuitsLive | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | RouterCircuitsLive | RouterEdgeSessions | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlCircuitClose | CtrlSdkTerminatorsRemoved | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 
 /** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */

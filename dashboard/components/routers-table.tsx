@@ -1,4 +1,5 @@
-// Routers: connected or not, to which controller, the control channel's round trip, and each link by the router at
+// Routers: connected or not, to which controller, the control channel's round trip, its SDK edge connections
+// (channels, and the virtual connections they hold), and each link by the router at
 // its other end (its name when the page knows it) with its round trip and, smaller, its id.
 import type { RouterView } from '../state/snapshot.ts';
 import { Badge } from './badges.tsx';
@@ -16,6 +17,7 @@ export function RoutersTable({ routers }: { routers: readonly RouterView[] }) {
             <th scope="col">Connected</th>
             <th scope="col">Controller</th>
             <th scope="col">Control round trip</th>
+            <th scope="col">Edge connections</th>
             <th scope="col">Links (round trip)</th>
           </tr>
         </thead>
@@ -32,6 +34,7 @@ export function RoutersTable({ routers }: { routers: readonly RouterView[] }) {
               </td>
               <td>{router.controllers.length > 0 ? router.controllers.join(', ') : '—'}</td>
               <td>{formatSeconds(router.ctrlLatencySeconds)}</td>
+              <td data-testid="router-edge">{edgeText(router)}</td>
               <td>
                 {router.links.length === 0
                   ? 'none'
@@ -48,4 +51,12 @@ export function RoutersTable({ routers }: { routers: readonly RouterView[] }) {
       </table>
     </div>
   );
+}
+
+/** "3 SDK channels, 5 connections", or a dash when the router does not report them. */
+function edgeText(router: RouterView): string {
+  const edge = router.edge;
+  if (edge?.channels === undefined) return '—';
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  return `${plural(edge.channels, 'SDK channel')}, ${plural(edge.connections ?? 0, 'connection')}`;
 }

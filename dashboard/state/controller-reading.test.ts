@@ -74,3 +74,10 @@ test('circuits: each router\'s circuit gauges, and the controller\'s circuit cou
   assert.deepEqual(reading.circuitFailures, { NO_DIAL_POLICY: 2, NO_PATH: 0 });
   assert.deepEqual(reading.circuitEvents, { created: 40, failed: 2 });
 });
+
+test('edge: each router\'s SDK channels and the virtual connections they hold', () => {
+  const text = ['edgeward_router_edge_channel_count{router_id="r1"} 3', 'edgeward_router_edge_connection_count{router_id="r1"} 5', 'edgeward_router_edge_channel_count{router_id="r2"} 0'].join('\n');
+  const reading = readControllerMetrics(parsePrometheusText(text).samples);
+  assert.deepEqual(reading.routers.r1?.edge, { channels: 3, connections: 5 });
+  assert.deepEqual(reading.routers.r2?.edge, { channels: 0 });
+});

@@ -15,6 +15,14 @@ export interface RouterReading {
   readonly links: Readonly<Record<string, number>>;
   /** The router's circuit gauges, when it reports them. */
   readonly circuits?: CircuitFigures;
+  /** Its SDK edge channels and their virtual connections, when it reports them. */
+  readonly edge?: EdgeFigures;
+}
+
+/** SDK edge channels open on a router's edge listeners, and the virtual connections (dials) they hold. */
+export interface EdgeFigures {
+  readonly channels?: number;
+  readonly connections?: number;
 }
 
 /** A router's circuits now, and its counts since it started. */
@@ -77,7 +85,7 @@ export function readControllerMetrics(samples: readonly Sample[]): ControllerRea
   const leaderInfo = gauges.get('edgeward_raft_leader_info')?.find((sample) => sample.value === 1)?.labels.leader_id;
   const leaderId = hasLeader === false ? null : leaderInfo;
 
-  const routers: Record<string, { ctrlConnected?: boolean; ctrlLatencySeconds?: number; linkCount?: number; links: Record<string, number>; circuits?: Record<string, number> }> = {};
+  const routers: Record<string, { ctrlConnected?: boolean; ctrlLatencySeconds?: number; linkCount?: number; links: Record<string, number>; circuits?: Record<string, number>; edge?: Record<string, number> }> = {};
   const router = (id: string) => (routers[id] ??= { links: {} });
   for (const sample of gauges.get('edgeward_router_ctrl_connected') ?? []) if (sample.labels.router_id) router(sample.labels.router_id).ctrlConnected = sample.value === 1;
   for (const sample of gauges.get('edgeward_router_ctrl_latency_seconds') ?? []) if (sample.labels.router_id && Number.isFinite(sample.value)) router(sample.labels.router_id).ctrlLatencySeconds = sample.value;
@@ -100,6 +108,16 @@ export function readControllerMetrics(samples: readonly Sample[]): ControllerRea
       if (!sample.labels.router_id || !Number.isFinite(sample.value)) continue;
       const entry = router(sample.labels.router_id);
       (entry.circuits ??= {})[key] = sample.value;
+    }
+  }
+  const edgeGauges: ReadonlyArray<[Name, keyof EdgeFigures]> = [
+    ['edgeward_router_edge_channel_count', 'channels'],
+    ['edgeward_router_edge_connection_count', 'connections'],
+  ];
+  for (const [name, key] of edgeGauges) {
+    for (const sample of gauges.get(name) ?? []) {
+      if (!sample.labels.router_id || !Number.isFinite(sample.value)) continue;
+      (router(sample.labels.router_id).edge ??= {})[key] = sample.value;
     }
   }
   const byLabel = (name: Name, label: string): Record<string, number> => {

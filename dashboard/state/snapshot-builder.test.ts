@@ -214,6 +214,15 @@ describe('the snapshot', () => {
     assert.deepEqual(snapshot.routers.find((router) => router.id === 'r1')?.circuits, { count: 2, created: 10, bytesIn: 2048 });
     assert.deepEqual(buildSnapshot(input()).circuits, { active: 0, created: 0, deleted: 0, failed: 0, failuresByCause: [] });
   });
+
+  test('edge connections: each router\'s SDK channels and virtual connections, from the controller holding its channel', () => {
+    const holding = reading({ routers: { r1: { ctrlConnected: true, links: {}, edge: { channels: 2, connections: 7 } } } });
+    const snapshot = buildSnapshot(input({ controllers: [controller('ctrl1', 200, { reading: holding, metrics: { ok: true, value: holding, at: now } })] }));
+    assert.deepEqual(snapshot.routers.find((router) => router.id === 'r1')?.edge, { channels: 2, connections: 7 });
+    const silent = reading({ routers: { r2: { ctrlConnected: true, links: {} } } });
+    const without = buildSnapshot(input({ controllers: [controller('ctrl1', 200, { reading: silent, metrics: { ok: true, value: silent, at: now } })] }));
+    assert.ok(!('edge' in without.routers.find((router) => router.id === 'r2')!), 'a router that does not report them has none');
+  });
 });
 
 describe('the chart points', () => {

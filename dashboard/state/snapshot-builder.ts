@@ -220,6 +220,7 @@ function routerViews(routers: readonly RouterInput[], controllers: readonly Cont
       ...(report?.ctrlLatencySeconds === undefined ? {} : { ctrlLatencySeconds: report.ctrlLatencySeconds }),
       links: [...links.values()].sort((a, b) => a.id.localeCompare(b.id)),
       ...(report?.circuits === undefined ? {} : { circuits: report.circuits }),
+      ...(report?.edge === undefined ? {} : { edge: report.edge }),
       ...(health === undefined ? {} : { healthReachable: health.ok }),
       ...(health?.ok ? { healthy: health.value.healthy } : {}),
       ...(health && !health.ok ? { error: health.error } : {}),

@@ -2,7 +2,7 @@
 // (page-server/cluster-gatherer.ts), and the chart history beside it. The browser gets the snapshot in the first HTML, then
 // a new one on every gather through the one subscription (/api/stream). Times are milliseconds since the epoch.
 
-import type { CircuitFigures } from './controller-reading.ts';
+import type { CircuitFigures, EdgeFigures } from './controller-reading.ts';
 
 export type Role = 'leader' | 'follower' | 'failed' | 'unknown';
 export type Level = 'ok' | 'warn' | 'critical';
@@ -126,6 +126,8 @@ export interface RouterView {
   readonly links: readonly RouterLinkView[];
   /** Its circuits now and since it started, as it last reported them. */
   readonly circuits?: CircuitFigures;
+  /** Its SDK edge channels and their virtual connections now, as it last reported them. */
+  readonly edge?: EdgeFigures;
   /** Its own health-checks API, when configured: answered, and healthy. */
   readonly healthReachable?: boolean;
   readonly healthy?: boolean;

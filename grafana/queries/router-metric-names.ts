@@ -35,6 +35,9 @@ export const routerMetrics = {
   edgeward_router_circuit_limit_refusals: { type: 'gauge', labels: ['router_id'] },
   edgeward_router_circuit_link_read_pauses: { type: 'gauge', labels: ['router_id'] },
   edgeward_router_circuit_buffered_bytes: { type: 'gauge', labels: ['router_id'] },
+  /** `edge.channel.count`: SDK edge channels open on the router's edge listeners; `edge.connection.count`: the virtual connections they hold. */
+  edgeward_router_edge_channel_count: { type: 'gauge', labels: ['router_id'] },
+  edgeward_router_edge_connection_count: { type: 'gauge', labels: ['router_id'] },
 } as const satisfies Record<string, MetricContract>;
 
 export type RouterMetricName = keyof typeof routerMetrics;

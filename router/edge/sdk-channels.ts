@@ -7,7 +7,7 @@ import type { EndStream } from '../circuits/circuit-end.ts';
 import type { SdkChannelHandler } from '../circuits/edge-connect-listener.ts';
 import type { Forwarder } from '../circuits/forwarder.ts';
 import type { ControlChannel } from '../run/control-channel.ts';
-import { SdkEdgeChannel, type BindVerdict, type HelloVerdict } from './sdk-edge-channel.ts';
+import { SdkEdgeChannel, type BindVerdict, type HelloVerdict, type SdkChannelDeps } from './sdk-edge-channel.ts';
 import type { SdkHosts } from './sdk-hosts.ts';
 
 /** The controller's answer to `edge.hello`, checked: anything unexpected is a refusal. */
@@ -34,6 +34,7 @@ export function sdkChannelHandler(deps: {
   readonly forwarder: Pick<Forwarder, 'dial'>;
   readonly hosts: SdkHosts;
   readonly logger: Logger;
+  readonly presence?: SdkChannelDeps['presence'];
 }): SdkChannelHandler {
   const info = currentVersion();
   const version = [info.version, info.revision, info.buildDate, process.platform, process.arch === 'x64' ? 'amd64' : process.arch].join('|');
@@ -51,6 +52,7 @@ export function sdkChannelHandler(deps: {
         deps.channel.request({ op: 'edge.unbind', terminatorIds }).catch((error: Error) => deps.logger.warn('sdk unbind not delivered: the controller forgets the terminators when the router reconnects', { error: error.message }));
       },
       logger: deps.logger,
+      ...(deps.presence ? { presence: deps.presence } : {}),
     });
     void channel.start();
   };

@@ -75,6 +75,8 @@ export interface SdkChannelDeps {
   readonly hosts?: SdkHosts;
   readonly bind?: (apiSession: string, request: BindRequest) => Promise<BindVerdict>;
   readonly unbind?: (terminatorIds: readonly string[]) => void;
+  /** Told when the hello is accepted and when the channel closes (edge-session-presence.ts). */
+  readonly presence?: { opened(channel: SdkEdgeChannel): void; closed(channel: SdkEdgeChannel): void };
 }
 
 export class SdkEdgeChannel implements BindHost {
@@ -89,6 +91,9 @@ export class SdkEdgeChannel implements BindHost {
   private nextConnId = firstRouterConnId;
   private apiSession = '';
   private identityName = '';
+  /** The identity and API session the controller named at the hello ('' before). */
+  identityId = '';
+  apiSessionId = '';
 
   constructor(
     private readonly socket: TLSSocket,
@@ -142,6 +147,8 @@ export class SdkEdgeChannel implements BindHost {
     }
     this.apiSession = token;
     this.identityName = verdict.identityName;
+    this.identityId = verdict.identityId;
+    this.apiSessionId = verdict.apiSessionId;
     // BindSuccess is the one capability served (no ConnectV2, no posture responses over the channel, no grouped
     // underlays: grouping is not echoed). The C SDK reads the mask's first byte as a little-endian int and tests bit 0
     // for ConnectV2: 0x40 leaves it clear.
@@ -158,6 +165,8 @@ export class SdkEdgeChannel implements BindHost {
       }),
     );
     this.deps.logger.info('edge channel open', { listener: this.deps.listener, identityId: verdict.identityId, identity: verdict.identityName });
+    this.deps.presence?.opened(this);
+    this.connection.onClose(() => this.deps.presence?.closed(this));
     this.connection.onFrame((frame) => this.handle(frame as EdgeMessage));
     this.connection.resumeReading();
   }
@@ -440,6 +449,11 @@ export class SdkEdgeChannel implements BindHost {
   private nextSequence(): number {
     this.sequence = this.sequence >= 0x7fffffff ? 1 : this.sequence + 1;
     return this.sequence;
+  }
+
+  /** Virtual connections open now. */
+  get connectionCount(): number {
+    return this.connections.size;
   }
 
   /** The identity's name, as the controller gave it at the hello (for logs and the caller id). */

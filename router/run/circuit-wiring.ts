@@ -7,6 +7,7 @@ import type { Clock } from '../../common/time/clock.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
 import { sdkChannelHandler } from '../edge/sdk-channels.ts';
 import { SdkHosts } from '../edge/sdk-hosts.ts';
+import { EdgeSessionPresence } from '../edge/edge-session-presence.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
 import { ProxyListeners, proxyEntriesOf } from '../circuits/proxy-listeners.ts';
 import type { RouterConfig, TunnelListenerConfig } from '../config/router-config.ts';
@@ -43,6 +44,8 @@ export interface RouterCircuits {
   readonly revocation: CircuitRevocation;
   readonly reports: CircuitReportQueue;
   readonly interceptors: readonly TproxyInterceptor[];
+  /** The SDK channels open on the edge listeners, by API session (reported to the controller). */
+  readonly edgeSessions: EdgeSessionPresence;
 }
 
 /** Starts the forwarder and every ingress listener, each pushed on the stack as it starts. */
@@ -101,9 +104,11 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
     await interceptor.modelChanged(wiring.holder.current.model);
   }
   const edgeSpecs = (config.listeners ?? []).flatMap((listener) => (listener.binding === 'edge' && listener.bind.protocol === 'tls' ? [{ host: listener.bind.host, port: listener.bind.port }] : []));
-  const sdk = sdkChannelHandler({ routerId, channel, forwarder, hosts: sdkHosts, logger: listenerLog });
+  // Changes within 100 ms make one `router.edgeSessions`.
+  const edgeSessions = new EdgeSessionPresence({ send: (message) => channel.send(message), schedule: (flush) => setTimeout(flush, 100).unref() });
+  const sdk = sdkChannelHandler({ routerId, channel, forwarder, hosts: sdkHosts, logger: listenerLog, presence: edgeSessions });
   const edgeConnect = new EdgeConnectListeners(edgeSpecs, { certPem: identity.serverCertPem, keyPem: identity.serverKeyPem }, forwarder, listenerLog, undefined, sdk);
   await edgeConnect.start();
   stack.push('edge listeners', () => edgeConnect.stop());
-  return { forwarder, sdkHosts, revocation, reports, interceptors };
+  return { forwarder, sdkHosts, revocation, reports, interceptors, edgeSessions };
 }

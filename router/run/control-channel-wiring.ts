@@ -93,6 +93,8 @@ function controllerMessageHandlers(wiring: ControlChannelWiring, channelOf: () =
       for (let start = 0; start < live.length; start += maxLiveCircuitsPerMessage) {
         channel.send({ type: 'router.circuitsLive', circuits: live.slice(start, start + maxLiveCircuitsPerMessage) });
       }
+      // This controller forgets what an earlier channel reported: every SDK channel's API session again.
+      for (const message of circuits().edgeSessions.fullReport()) channel.send(message);
     },
     onDown: () => linkManager.onControllerConnected(false),
     onMembers: (members) => {

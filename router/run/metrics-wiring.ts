@@ -6,6 +6,7 @@ import type { Forwarder } from '../circuits/forwarder.ts';
 import type { RouterConfig } from '../config/router-config.ts';
 import type { LinkManagerApi } from '../links/link-manager-api.ts';
 import type { ControlChannel } from './control-channel.ts';
+import type { EdgeSessionPresence } from '../edge/edge-session-presence.ts';
 import { MetricsReporter } from './metrics-reporter.ts';
 import { buildRouterMetrics } from './router-metrics.ts';
 
@@ -14,6 +15,8 @@ export interface RouterMetricsSources {
   readonly linkManager: LinkManagerApi;
   readonly forwarder: Forwarder;
   readonly channel: ControlChannel;
+  /** SDK channels and their virtual connections (edge.channel.count, edge.connection.count). */
+  readonly edgeSessions?: Pick<EdgeSessionPresence, 'figures'>;
 }
 
 export function routerMetricsReporter(config: RouterConfig, sources: RouterMetricsSources, clock: Clock, logger: Logger): MetricsReporter {
@@ -36,6 +39,7 @@ export function routerMetricsReporter(config: RouterConfig, sources: RouterMetri
         rssBytes: memory.rss,
         metricsDropped: dropped,
         circuits: sources.forwarder.stats(),
+        ...(sources.edgeSessions ? { edge: sources.edgeSessions.figures() } : {}),
       });
     },
     send: (message) => channel.send(message),

@@ -18,6 +18,8 @@ export interface MetricsSample {
   readonly metricsDropped: number;
   /** The forwarder's figures (absent: no circuits section in the message). */
   readonly circuits?: CircuitFigures;
+  /** SDK channels open on the edge listeners and the virtual connections they hold (absent: not reported). */
+  readonly edge?: { readonly channels: number; readonly connections: number };
 }
 
 /** Circuits now, and counts since the router started. */
@@ -61,6 +63,10 @@ export function buildRouterMetrics(sample: MetricsSample): RouterMetrics {
     if (circuits.limitRefusals !== undefined) gauges['circuit.limit_refusals'] = circuits.limitRefusals;
     if (circuits.linkReadPauses !== undefined) gauges['circuit.link_read_pauses'] = circuits.linkReadPauses;
     if (circuits.bufferedBytes !== undefined) gauges['circuit.buffered_bytes'] = circuits.bufferedBytes;
+  }
+  if (sample.edge) {
+    gauges['edge.channel.count'] = sample.edge.channels;
+    gauges['edge.connection.count'] = sample.edge.connections;
   }
   return { type: 'router.metrics', routerId: sample.routerId, timestamp: sample.now, gauges };
 }

@@ -118,7 +118,7 @@ export async function startRouter(config: RouterConfig, deps: RouterProcessDeps)
       onMembers: (members) => (controllerMembers = members),
     });
     const circuits = await startCircuits({ config, routerId, identity, linkManager, terminators, holder, controllerMembers: () => controllerMembers, channel, clock, logger, listenerLog }, stack);
-    const metrics = routerMetricsReporter(config, { routerId, linkManager, forwarder: circuits.forwarder, channel }, clock, logger.child('metrics'));
+    const metrics = routerMetricsReporter(config, { routerId, linkManager, forwarder: circuits.forwarder, channel, edgeSessions: circuits.edgeSessions }, clock, logger.child('metrics'));
     parts = { metrics, circuits };
     channel.start();
     stack.push('control channel', async () => {

@@ -103,6 +103,8 @@ export async function startController(options: ControllerOptions, runtime: Contr
     const baseUrls = baseUrlsOf(options.webs);
     const services = startEdgeServices({ options, store, proposer, clock, logger, mfaKey, baseUrls, routers: routerControl, peers, metrics, dispatcher });
     applySessionDialRule(routerControl, services, clock);
+    // The spec: "activity or a maintained edge router connection resets the timer" (edge-session-control.ts).
+    routerControl.setEdgeSessionKeeper((ids) => services.sessions.touchIds(ids), Math.max(100, Math.floor(options.activityUpdateIntervalMs / 2)));
     // Activity kept in memory is written once more after the listeners closed, while raft still runs.
     stack.push('api session activity', () => services.sessions.flushActivity().then(() => undefined, () => undefined));
     const { health, failed } = await startHealthChecks(store, raft, clock);
@@ -178,6 +180,7 @@ function startEdgeServices(wiring: EdgeServicesWiring): EdgeServices {
     mfaKey: wiring.mfaKey,
     clientApiOrigins: baseUrls['edge-client'] ?? [],
     routerPresence: routers.presence,
+    edgeSessions: routers.edgeSessions,
     terminators: routers.terminators,
     controlAddresses: () => routers.controlAddresses(),
     // Names a router's server certificate may not carry: this controller's certificates, its peers' and its web addresses.

@@ -26,6 +26,7 @@ import { buildOverlayServices } from '../edge/overlay-services.ts';
 import { EdgeRouterService } from '../edge/edge-router-service.ts';
 import type { ControllerNameSources } from '../../common/pki/router-server-names.ts';
 import { noRouterPresence, type RouterPresence } from '../edge/router-presence.ts';
+import { noEdgeSessions, type EdgeSessionDirectory } from '../edge/edge-session-directory.ts';
 import { noTerminators, type TerminatorDirectory } from '../edge/terminator-directory.ts';
 import { SecretBox } from '../auth/mfa/secret-box.ts';
 import type { ModelWriter } from '../edge/model-writer.ts';
@@ -55,6 +56,8 @@ export interface EdgeWiring {
   readonly routerPresence?: RouterPresence;
   /** The terminators the cluster's routers registered (none when unset). */
   readonly terminators?: TerminatorDirectory;
+  /** Which identities hold SDK edge channels on the cluster's routers (none when unset). */
+  readonly edgeSessions?: EdgeSessionDirectory;
   /** The cluster members' control addresses now, for router enrollment JWTs (this controller's when unset). */
   readonly controlAddresses?: () => readonly string[];
   /** The controllers' certificates and web addresses now, whose names routers may not have on their certificates. */
@@ -123,6 +126,7 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
       caBundlePem: identityTls.caPem,
     }),
     routerPresence: routerPresence ?? noRouterPresence,
+    edgeSessions: wiring.edgeSessions ?? noEdgeSessions,
     terminators: terminatorDirectory,
     terminatorAdmin: new TerminatorService(store, writer, clock, terminatorDirectory),
     database: new DatabaseAdmin({ store, writer, clock, writeSnapshot: (rows, nowMs) => writeModelSnapshot(join(options.dataDir, 'db-snapshots'), rows, nowMs) }),

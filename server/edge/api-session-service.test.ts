@@ -83,3 +83,16 @@ test('ending a session refuses its token at once', async () => {
   assert.equal(sessions.resolve(token), undefined);
   await close();
 });
+
+test('touchIds records activity for stored sessions (an edge connection held) and ignores ids that name none', async () => {
+  const { sessions, clock, open, close } = await setup(60_000);
+  const { session, token } = await open();
+  clock.advance(50_000);
+  sessions.touchIds([session.id, 'no-such-session']);
+  clock.advance(50_000);
+  assert.equal(sessions.resolve(token)?.id, session.id, 'alive 100 s into a 60 s timeout: touched at 50 s');
+  assert.equal(await sessions.flushActivity(), 1, 'only the stored session is written');
+  clock.advance(10_000);
+  assert.equal(sessions.resolve(token), undefined);
+  await close();
+});

@@ -97,6 +97,12 @@ export class ApiSessionService {
     this.activity.set(session.id, this.clock.now());
   }
 
+  /** Records activity now for these sessions (those still stored), as a request would: an edge connection held. */
+  touchIds(ids: readonly string[]): void {
+    const table = this.store.table<ApiSession>(tables.apiSessions);
+    for (const id of ids) if (table.get(id)) this.activity.set(id, this.clock.now());
+  }
+
   lastActivityMs(session: ApiSession): number {
     const stored = this.storedActivityMs(session);
     const recent = this.activity.get(session.id);

@@ -20,6 +20,7 @@ import type { MfaService } from './mfa-service.ts';
 import type { EdgeRouterService } from './edge-router-service.ts';
 import type { OverlayServices } from './overlay-services.ts';
 import type { RouterPresence } from './router-presence.ts';
+import type { EdgeSessionDirectory } from './edge-session-directory.ts';
 import type { TerminatorDirectory } from './terminator-directory.ts';
 import type { TerminatorService } from './terminator-service.ts';
 import type { NetworkJwtIssuer } from './network-jwt.ts';
@@ -46,6 +47,8 @@ export interface EdgeServices {
   readonly routers: EdgeRouterService;
   /** Which routers are connected to the cluster now. */
   readonly routerPresence: RouterPresence;
+  /** Which identities hold SDK edge channels on the cluster's routers now (`hasEdgeRouterConnection`). */
+  readonly edgeSessions: EdgeSessionDirectory;
   /** The terminators the cluster's routers registered, now, and those an admin made (model-terminators.ts). */
   readonly terminators: TerminatorDirectory;
   /** Creates, changes and deletes terminators (the management API's writes). */

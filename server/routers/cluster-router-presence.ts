@@ -12,6 +12,7 @@ import type { RouterConnection, RouterPresence } from '../edge/router-presence.t
 import type { TerminatorDirectory, TerminatorRecord } from '../edge/terminator-directory.ts';
 import type { RouterLinkReport } from '../circuits/circuit-paths.ts';
 import { readLinkReport, type RouterEvent, type RouterSummary } from './router-hub.ts';
+import { edgeSessionsIn, type EdgeSessionRecord } from './edge-session-registry.ts';
 
 export type RouterPeerRequest = { readonly type: 'routers.connected' } | { readonly type: 'routers.event'; readonly event: RouterEvent };
 
@@ -39,6 +40,8 @@ export interface PeerRouters {
   readonly terminators: TerminatorRecord[];
   /** Their routers' links (absent from controllers from before circuits). */
   readonly links?: RouterLinkReport[];
+  /** Which API sessions hold SDK edge channels on their routers (absent from controllers from before edge sessions). */
+  readonly edgeSessions?: EdgeSessionRecord[];
 }
 
 export class ClusterRouterPresence implements RouterPresence, TerminatorDirectory {
@@ -88,6 +91,11 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
     return [...all.values()];
   }
 
+  /** The API sessions holding edge channels on the other controllers' routers (cached for `cacheMs`). */
+  async remoteEdgeSessions(): Promise<EdgeSessionRecord[]> {
+    return (await this.answers()).edgeSessions ?? [];
+  }
+
   /** The other controllers' routers (cached for `cacheMs`). */
   async remote(): Promise<RouterSummary[]> {
     return (await this.answers()).routers;
@@ -124,8 +132,8 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
     const answers = await Promise.all(
       this.otherControllers().map((peer) =>
         this.withTimeout(this.peers.request(peer, { type: 'routers.connected' } satisfies RouterPeerRequest, this.options.requestTimeoutMs)).then(
-          (answer): PeerRouters => ({ routers: summariesIn(answer), terminators: terminatorsIn(answer), links: linkReportsIn(answer) }),
-          (): PeerRouters => ({ routers: [], terminators: [], links: [] }),
+          (answer): PeerRouters => ({ routers: summariesIn(answer), terminators: terminatorsIn(answer), links: linkReportsIn(answer), edgeSessions: edgeSessionsIn(answer) }),
+          (): PeerRouters => ({ routers: [], terminators: [], links: [], edgeSessions: [] }),
         ),
       ),
     );
@@ -133,6 +141,7 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
       routers: answers.flatMap((answer) => answer.routers),
       terminators: answers.flatMap((answer) => answer.terminators),
       links: answers.flatMap((answer) => answer.links ?? []),
+      edgeSessions: answers.flatMap((answer) => answer.edgeSessions ?? []),
     };
   }
 

@@ -21,12 +21,15 @@ import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './route
 import { RouterMetricsStore } from './router-metrics-store.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
 import { sdkTerminatorStillAllowed } from '../circuits/edge-bind-check.ts';
+import { startEdgeSessionControl } from './edge-session-control.ts';
+import { serviceTerminatorSeries } from './service-terminator-series.ts';
+import type { EdgeSessionDirectory } from '../edge/edge-session-directory.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
 import { mergeTerminators } from '../edge/model-terminators.ts';
 import { CircuitRevocation, readLiveCircuits } from '../circuits/circuit-revocation.ts';
 import { checkLiveCircuits, type LiveCircuitCheckDeps, type SessionStatus } from '../circuits/live-circuit-check.ts';
 import { isIdentityDisabled } from '../auth/identity-state.ts';
-import { tables, type Identity } from '../model/entities.ts';
+import { tables, type ApiSession, type Identity } from '../model/entities.ts';
 import { serviceTables, type PostureCheck, type Service, type ServicePolicy } from '../model/service-entities.ts';
 import { ServiceAccessIndex } from '../circuits/service-access-index.ts';
 import { routerGrantLookups } from '../circuits/router-grant-lookups.ts';
@@ -43,6 +46,8 @@ export interface RouterControlTiming extends RouterHubTiming {
   readonly metricsStaleMs: number;
   /** A disconnected router's terminators are still listed this long (5 s): a router back at once keeps its place. */
   readonly terminatorGraceMs: number;
+  /** The other controllers' edge sessions are asked for again this often without an announcement (5 s). */
+  readonly edgeSessionRefreshMs: number;
 }
 
 export const defaultRouterControlTiming: RouterControlTiming = {
@@ -53,6 +58,7 @@ export const defaultRouterControlTiming: RouterControlTiming = {
   metricsRetainMs: 60_000,
   metricsStaleMs: 300_000,
   terminatorGraceMs: 5000,
+  edgeSessionRefreshMs: 5000,
 };
 
 export interface RouterControlDeps {
@@ -61,7 +67,7 @@ export interface RouterControlDeps {
   readonly onModelChanges: (listener: (applied: AppliedChanges) => void) => void;
   readonly observeConfiguration: (observer: (configuration: Configuration) => void) => void;
   readonly peers: PeerCaller;
-  readonly metrics: Pick<ControllerMetrics, 'routerGauge'>;
+  readonly metrics: Pick<ControllerMetrics, 'routerGauge' | 'transientGauge'>;
   readonly logger: Logger;
   readonly clock: Clock;
   /** A circuit event to write (events file, metrics): reported by a router or a refusal here. */
@@ -74,6 +80,10 @@ export interface RouterControlDeps {
 export interface RouterControl {
   readonly presence: RouterPresence;
   readonly terminators: TerminatorDirectory;
+  /** Which identities hold SDK edge channels on the cluster's routers (`hasEdgeRouterConnection`). */
+  readonly edgeSessions: EdgeSessionDirectory;
+  /** Keeps the API sessions holding edge channels on this controller's routers alive: `touch` every interval and when released. */
+  setEdgeSessionKeeper(touch: (apiSessionIds: readonly string[]) => void, intervalMs: number): void;
   /** The cluster's members' control addresses now (for router enrollment JWTs). */
   controlAddresses(): string[];
   accept(socket: ControlSocket): void;
@@ -95,6 +105,16 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   let circuits: CircuitService | undefined;
   let revocation: CircuitRevocation | undefined;
   const access = new ServiceAccessService(store);
+  const edgeSessions = startEdgeSessionControl({
+    controllerId: deps.self.id,
+    graceMs: timing.terminatorGraceMs,
+    sessionIdentity: (id) => store.table<ApiSession>(tables.apiSessions).get(id)?.identityId,
+    remote: () => presence!.remoteEdgeSessions(),
+    announce: (event) => presence!.announce(event),
+    clock,
+    logger: deps.logger,
+    refreshIntervalMs: timing.edgeSessionRefreshMs,
+  });
   const hub: RouterHub = new RouterHub({
     controllerId: deps.self.id,
     findRouter: (id) => store.table<EdgeRouter>(routerTables.edgeRouters).get(id),
@@ -159,10 +179,16 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     edgeHello: (routerId, request) => circuits!.edgeHello(routerId, request),
     edgeBind: (routerId, request) => circuits!.edgeBind(routerId, request),
     sdkTerminatorAllowed: (terminator) => sdkTerminatorStillAllowed({ access, status: sessionStatus }, terminator, clock.now()),
+    edgeSessions,
     logger: deps.logger,
     clock,
     timing,
   });
+  deps.metrics.transientGauge(
+    'service.terminators',
+    'Terminators of each service by binding held by the routers connected to this controller (sum over the controllers for the cluster); every service has an edge-binding series, 0 without SDK hosts',
+    () => serviceTerminatorSeries(store.table<Service>(serviceTables.services).all(), terminators.list(clock.now())),
+  );
   let members: ControllerEndpoint[] = [deps.self];
   // Only the configuration's members are asked and told: a removed controller may still be known to the network.
   const memberPeers: PeerCaller = {
@@ -211,13 +237,16 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   return {
     presence,
     terminators: presence,
+    edgeSessions: edgeSessions.index,
+    setEdgeSessionKeeper: (touch, intervalMs) => edgeSessions.setKeeper(touch, intervalMs),
     controlAddresses: () => members.map((member) => member.address),
     accept: (socket) => hub.accept(socket),
     handlesPeerRequest: isRouterPeerRequest,
     async handlePeerRequest(body) {
-      if (body.type === 'routers.connected') return { routers: hub.summaries(), terminators: terminators.list(clock.now()), links: hub.links() };
+      if (body.type === 'routers.connected') return { routers: hub.summaries(), terminators: terminators.list(clock.now()), links: hub.links(), edgeSessions: edgeSessions.records() };
       presence!.invalidate();
       hub.remoteEvent(body.event);
+      edgeSessions.remoteChanged();
       return { ok: true };
     },
     setSessionDialer: (dialer) => circuits!.setSessionDialer(dialer),
@@ -226,6 +255,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       sessionIdOf = idOf;
     },
     close: () => {
+      edgeSessions.close();
       liveCircuits.close();
       hub.close();
     },

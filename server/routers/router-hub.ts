@@ -38,7 +38,9 @@ export type RouterEvent =
   /** The router's terminators changed: the other controllers drop what they cached. */
   | { readonly event: 'terminators'; readonly routerId: string }
   /** The router's set of links changed (not merely their latencies): paths may go elsewhere. */
-  | { readonly event: 'links'; readonly routerId: string };
+  | { readonly event: 'links'; readonly routerId: string }
+  /** Which API sessions hold SDK edge channels on the router changed. */
+  | { readonly event: 'edgeSessions'; readonly routerId: string };
 
 export interface RouterMetricsSink {
   record(routerId: string, gauges: Readonly<Record<string, unknown>>): void;
@@ -46,6 +48,14 @@ export interface RouterMetricsSink {
   disconnected(routerId: string): void;
   /** The control channel's round trip as this controller measured it (its heartbeat, answered). */
   roundTrip(routerId: string, ms: number): void;
+}
+
+export interface RouterEdgeSessionsSink {
+  /** A router was welcomed (its full report follows). */
+  connected(routerId: string): void;
+  report(routerId: string, frame: unknown): void;
+  /** Its channel closed; `revoked`: it may no longer connect (its sessions go at once, not after the grace). */
+  disconnected(routerId: string, revoked: boolean): void;
 }
 
 export interface RouterHubTiming extends RouterChannelTiming {
@@ -69,6 +79,8 @@ export interface RouterHubDeps {
   readonly circuitReport: (routerId: string, report: CircuitReport) => void;
   /** A router's `router.circuitsLive` (its live ingress circuits, after a welcome): re-checked for revocation here. */
   readonly liveCircuits?: (routerId: string, frame: unknown) => void;
+  /** The API sessions holding SDK edge channels on this controller's routers (`router.edgeSessions`). */
+  readonly edgeSessions?: RouterEdgeSessionsSink;
   /** A router's `circuit.create` request; the answer goes back as the response's value. */
   readonly createCircuit: (routerId: string, request: unknown) => Promise<unknown>;
   /** A router's `edge.hello` request (an SDK's hello on its edge listener); the answer goes back as the value. */
@@ -204,6 +216,9 @@ export class RouterHub implements RouterChannelOwner {
       case 'router.circuitsLive':
         this.deps.liveCircuits?.(routerId, value);
         return;
+      case 'router.edgeSessions':
+        this.deps.edgeSessions?.report(routerId, value);
+        return;
       case 'req':
         this.answer(channel, value);
         return;
@@ -242,6 +257,7 @@ export class RouterHub implements RouterChannelOwner {
     const row = this.deps.findRouter(routerId);
     if (!row || row.disabled || row.fingerprint !== channel.certificate.fingerprint) this.deps.terminators.drop(routerId);
     else this.deps.terminators.disconnected(routerId, this.deps.clock.now());
+    this.deps.edgeSessions?.disconnected(routerId, !row || row.disabled || row.fingerprint !== channel.certificate.fingerprint);
     this.deps.metrics.disconnected(routerId);
     if (this.stopped) return;
     this.broadcast({ type: 'ctrl.routerDisconnected', routerId });
@@ -280,6 +296,7 @@ export class RouterHub implements RouterChannelOwner {
     this.connected.set(hello.routerId, channel);
     channel.welcome();
     this.deps.terminators.connected(hello.routerId);
+    this.deps.edgeSessions?.connected(hello.routerId);
     if (previous && previous !== channel) previous.close('replaced by a newer channel from the same router');
     const info = this.infoOf(channel);
     const local = [...this.connected.values()].filter((other) => other !== channel).map((other) => this.infoOf(other));

@@ -309,6 +309,15 @@ export class ControllerMetrics {
       });
   }
 
+  /** A gauge whose series come and go, observed at each collection (registered once per name). */
+  transientGauge(name: string, description: string, observe: () => Iterable<{ value: number; attributes: Attributes }>): void {
+    if (this.routerGauges.has(name)) return;
+    this.routerGauges.add(name);
+    this.exposition.transientMeter.createObservableGauge(name, { description }).addCallback((result) => {
+      for (const series of observe()) result.observe(series.value, series.attributes);
+    });
+  }
+
   /** The Prometheus text of every metric, collected now. */
   text(): Promise<string> {
     return this.exposition.text();

@@ -60,8 +60,11 @@ export class WireClient {
     return this.next((frame) => frame.contentType === 2, 'hello result');
   }
 
-  close(): void {
+  /** Closes the TLS connection and waits (5 s at most) until it is closed. */
+  async close(): Promise<void> {
     this.socket.destroy();
+    const deadline = Date.now() + 5000;
+    while (!this.closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -111,6 +111,7 @@ export function edgeRouterPolicyRoutes(router: ApiRouter, services: EdgeServices
       authPolicyName: services.authPolicies.find(identity.authPolicyId)?.name ?? identity.authPolicyId,
       isMfaEnabled: services.mfa.isEnrolled(identity.id),
       hasApiSession: services.store.table('apiSessions').findMany('identityId', identity.id).length > 0,
+      hasEdgeRouterConnection: services.edgeSessions.identityConnected(identity.id),
       now: services.clock.now(),
     });
   const sendRouters = async (ctx: ApiContext, rows: readonly EdgeRouter[]) => {

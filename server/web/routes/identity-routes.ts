@@ -47,6 +47,7 @@ export function adminIdentityView(services: EdgeServices) {
       authPolicyName: services.authPolicies.find(identity.authPolicyId)?.name ?? identity.authPolicyId,
       isMfaEnabled: services.mfa.isEnrolled(identity.id),
       hasApiSession: services.store.table('apiSessions').findMany('identityId', identity.id).length > 0,
+      hasEdgeRouterConnection: services.edgeSessions.identityConnected(identity.id),
       now: services.clock.now(),
     });
 }

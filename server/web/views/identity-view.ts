@@ -9,6 +9,8 @@ export interface IdentityFacts {
   readonly authenticators: readonly Authenticator[];
   readonly enrollments?: readonly Enrollment[];
   readonly hasApiSession: boolean;
+  /** One of its API sessions holds an SDK edge channel on a router of the cluster (false when unknown). */
+  readonly hasEdgeRouterConnection?: boolean;
   readonly authPolicyName?: string;
   /** A verified TOTP enrollment. */
   readonly isMfaEnabled?: boolean;
@@ -50,8 +52,8 @@ export function identityView(identity: Identity, facts: IdentityFacts) {
     envInfo: {},
     sdkInfo: {},
     hasApiSession: facts.hasApiSession,
-    hasEdgeRouterConnection: false,
-    edgeRouterConnectionStatus: 'offline',
+    hasEdgeRouterConnection: facts.hasEdgeRouterConnection ?? false,
+    edgeRouterConnectionStatus: facts.hasEdgeRouterConnection ? 'online' : 'offline',
     appData: {},
     defaultHostingPrecedence: 'default',
     defaultHostingCost: 0,
