@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { allowEveryRouter, enrollTestRouter, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollTestRouter, linkListenerYaml, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { startEchoServer, type EchoServer } from './support/echo-server.ts';
@@ -65,7 +65,7 @@ before(async () => {
   await writeRouter('r1', { isTunnelerEnabled: true, roleAttributes: ['clients'] }, `{mode: proxy, services: [${Object.entries(ports).map(([service, port]) => `${service}:${port}`).join(', ')}]}`,
     { transportDialer: false, tail: quickLinkDialer });
   await writeRouter('r2', {}, '{mode: host}',
-    { transportDialer: true, tail: `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${r2Link}", advertise: "tls:127.0.0.1:${r2Link}", groups: [default]}` });
+    { transportDialer: true, tail: linkListenerYaml(r2Link) });
   const echoPort = echo.port;
   const targets = { echoed: [routers.r2.id, `tcp:127.0.0.1:${echoPort}`], closed: [routers.r2.id, `tcp:127.0.0.1:${closedPort}`], nodialer: [routers.r1.id, `tcp:127.0.0.1:${echoPort}`] } as const;
   for (const [service, [router, address]] of Object.entries(targets)) {

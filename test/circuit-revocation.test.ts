@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { AuthenticatorApp } from './support/authenticator-app.ts';
-import { allowEveryRouter, enrollTestRouter, managementPoster, quickLinkDialer, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollTestRouter, linkListenerYaml, managementPoster, quickLinkDialer, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
 import { memberList, threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
 import { startEchoServer, type EchoServer } from './support/echo-server.ts';
@@ -61,7 +61,7 @@ before(async () => {
     tunneler: true,
     roles: ['hosts'],
     listeners: ['  - binding: tunnel\n    options: {mode: host}'],
-    link: `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${r2Link}", advertise: "tls:127.0.0.1:${r2Link}", groups: [default]}`,
+    link: linkListenerYaml(r2Link),
     endpoint: nodes[2]!.ctrlAddress,
   });
   await writeRouter('r3', { tunneler: false, roles: [], listeners: [], link: dialer, endpoint: nodes[0]!.ctrlAddress });

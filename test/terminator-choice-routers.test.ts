@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { allowEveryRouter, enrollTestRouter, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollTestRouter, linkListenerYaml, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { startEchoServer, type EchoServer } from './support/echo-server.ts';
@@ -78,7 +78,7 @@ before(async () => {
   await writeRouter('r1', ['clients', 'hosts'], `{mode: proxy, services: [chosen:${proxyPort}]}`,
     quickLinkDialer);
   await writeRouter('r2', ['hosts'], '{mode: host}',
-    `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${r2Link}", advertise: "tls:127.0.0.1:${r2Link}", groups: [default]}`);
+    linkListenerYaml(r2Link));
   await startWelcomedRouters(routers, ['r1', 'r2']);
   await routers.r1.run!.waitForLog((line) => line.msg === 'link established' && line.destRouterId === routers.r2.id, 30_000, "r1's link to r2");
   await until('both routers\' terminators', async () => {

@@ -11,7 +11,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { enrollTestRouter, hostedService, managementPoster, quickLinkDialer, startWelcomedRouters, testRouterYaml } from './support/circuit-routers.ts';
+import { enrollTestRouter, hostedService, linkListenerYaml, managementPoster, quickLinkDialer, startWelcomedRouters, testRouterYaml } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { startEchoServer, type EchoServer } from './support/echo-server.ts';
@@ -106,8 +106,7 @@ before(async () => {
   const config = join(dir, 'router.yml');
   transitEdgePort = await freePort();
   // An edge listener too (edgeward's enrollment reads edge.csr, which needs one): clients are refused on it.
-  const linkListener = `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${linkPort}", advertise: "tls:127.0.0.1:${linkPort}", groups: [default]}`;
-  writeFileSync(config, testRouterYaml({ endpoint: controller.ctrlAddress, transportDialer: false, tail: linkListener }, transitEdgePort));
+  writeFileSync(config, testRouterYaml({ endpoint: controller.ctrlAddress, transportDialer: false, tail: linkListenerYaml(linkPort) }, transitEdgePort));
   writeFileSync(join(dir, 'enroll.jwt'), detail.enrollmentJwt);
   const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
   assert.equal(enrolled.code, 0, enrolled.stderr);
