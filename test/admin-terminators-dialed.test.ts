@@ -6,20 +6,21 @@
 // controller's circuit `failed` events (naming the terminator), and neither router stops serving.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { allowEveryRouter, enrollTestRouter, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollTestRouter, linkListenerYaml, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { startEchoServer, type EchoServer } from './support/echo-server.ts';
 import { freePort } from './support/free-port.ts';
 import type { RouterRun } from './support/router-fixture.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-admin-terminators-'));
 let controller: ControllerFixture;
 let admin: Record<string, string>;
-let echo: Server;
+let echo: EchoServer | undefined;
 const ports: Record<'echoed' | 'closed' | 'nodialer', number> = { echoed: 0, closed: 0, nodialer: 0 };
 const routers: Record<'r1' | 'r2', { id: string; config: string; run?: RouterRun }> = {} as never;
 /** Each service's admin terminator id. */
@@ -53,11 +54,7 @@ async function throughProxy(service: keyof typeof ports, text: string): Promise<
 before(async () => {
   controller = await ControllerFixture.create();
   admin = { 'zt-session': await controller.adminToken() };
-  echo = createServer((socket) => {
-    socket.on('error', () => undefined);
-    socket.pipe(socket);
-  });
-  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', () => resolve()));
+  echo = await startEchoServer();
   const closedPort = await freePort();
   const post = managementPoster(controller, admin);
   await post('/service-policies', { name: 'admin-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#admin-terminated'] });
@@ -68,8 +65,8 @@ before(async () => {
   await writeRouter('r1', { isTunnelerEnabled: true, roleAttributes: ['clients'] }, `{mode: proxy, services: [${Object.entries(ports).map(([service, port]) => `${service}:${port}`).join(', ')}]}`,
     { transportDialer: false, tail: quickLinkDialer });
   await writeRouter('r2', {}, '{mode: host}',
-    { transportDialer: true, tail: `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${r2Link}", advertise: "tls:127.0.0.1:${r2Link}", groups: [default]}` });
-  const echoPort = (echo.address() as { port: number }).port;
+    { transportDialer: true, tail: linkListenerYaml(r2Link) });
+  const echoPort = echo.port;
   const targets = { echoed: [routers.r2.id, `tcp:127.0.0.1:${echoPort}`], closed: [routers.r2.id, `tcp:127.0.0.1:${closedPort}`], nodialer: [routers.r1.id, `tcp:127.0.0.1:${echoPort}`] } as const;
   for (const [service, [router, address]] of Object.entries(targets)) {
     const serviceId = await post('/services', { name: service, encryptionRequired: true, roleAttributes: ['admin-terminated'] });
@@ -81,7 +78,7 @@ before(async () => {
 
 after(async () => {
   await Promise.all(Object.values(routers).map((router) => router.run?.stop()));
-  echo?.close();
+  await echo?.close();
   await controller?.dispose();
   rmSync(root, { recursive: true, force: true });
 });

@@ -10,15 +10,15 @@
 // after the router failed over to another controller (which learns of the circuits from the router); a deleted router's link is closed by the router it linked to, and its new links are refused.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { AuthenticatorApp } from './support/authenticator-app.ts';
-import { allowEveryRouter, enrollTestRouter, managementPoster, quickLinkDialer, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollTestRouter, linkListenerYaml, managementPoster, quickLinkDialer, startWelcomedRouters, terminatorsOnEveryController } from './support/circuit-routers.ts';
 import { memberList, threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
+import { startEchoServer, type EchoServer } from './support/echo-server.ts';
 import { freePort } from './support/free-port.ts';
 import { RouterRun, type LogLine } from './support/router-fixture.ts';
 
@@ -30,7 +30,7 @@ let admin: Record<string, string>;
 /** A controller other than the one router 1 is connected to, and its admin session. */
 let via: ControllerFixture;
 let viaAdmin: Record<string, string>;
-let echo: Server;
+let echo: EchoServer | undefined;
 /** The echo server's open connections: what the egress router dialed for each tunnel. */
 const serverSide = new Set<import('node:net').Socket>();
 type RouterName = 'r1' | 'r2' | 'r3';
@@ -49,14 +49,11 @@ before(async () => {
   nodes = await threeControllerCluster(join(root, 'pki'));
   api = nodes[0]!;
   admin = { 'zt-session': await api.adminToken() };
-  echo = createServer((socket) => {
+  echo = await startEchoServer((socket) => {
     serverSide.add(socket);
     socket.on('close', () => serverSide.delete(socket));
-    socket.on('error', () => undefined);
-    socket.pipe(socket);
   });
-  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', () => resolve()));
-  const echoPort = (echo.address() as { port: number }).port;
+  const echoPort = echo.port;
 
   const r2Link = await freePort();
   await writeRouter('r1', { tunneler: false, roles: ['edge'], listeners: [], link: dialer, endpoint: nodes[1]!.ctrlAddress });
@@ -64,7 +61,7 @@ before(async () => {
     tunneler: true,
     roles: ['hosts'],
     listeners: ['  - binding: tunnel\n    options: {mode: host}'],
-    link: `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${r2Link}", advertise: "tls:127.0.0.1:${r2Link}", groups: [default]}`,
+    link: linkListenerYaml(r2Link),
     endpoint: nodes[2]!.ctrlAddress,
   });
   await writeRouter('r3', { tunneler: false, roles: [], listeners: [], link: dialer, endpoint: nodes[0]!.ctrlAddress });
@@ -86,7 +83,7 @@ before(async () => {
 
 after(async () => {
   await Promise.all(Object.values(routers).map((router) => router.run?.stop()));
-  echo?.close();
+  await echo?.close();
   await Promise.all(nodes.map((node) => node.dispose()));
   rmSync(root, { recursive: true, force: true });
 });

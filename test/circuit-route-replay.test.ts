@@ -9,7 +9,7 @@
 // controller in another's name, is refused there too, while the same route signed by the member it names is taken.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -21,6 +21,7 @@ import { readReadyProof, ReadyVerifier } from '../router/circuits/ready-proof.ts
 import { until } from './support/cluster-helpers.ts';
 import { hostAndDialer, routeFor } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { startEchoServer, type EchoServer } from './support/echo-server.ts';
 import type { RouterRun } from './support/router-fixture.ts';
 import type { EnrolledRouter, ScriptedRouter } from './support/scripted-router.ts';
 
@@ -33,7 +34,7 @@ let hostLinkPort: number;
 let attacker: { enrolled: EnrolledRouter; channel: ScriptedRouter };
 let link: LinkTestClient | undefined;
 let linkId: string;
-let service: Server;
+let service: EchoServer | undefined;
 const serviceSockets: Socket[] = [];
 let request: (body: Record<string, unknown>) => Promise<any>;
 
@@ -57,14 +58,9 @@ async function genuineRoute(): Promise<SignedRoute> {
 before(async () => {
   controller = await ControllerFixture.create();
   admin = { 'zt-session': await controller.adminToken() };
-  service = createServer((socket) => {
-    serviceSockets.push(socket);
-    socket.on('error', () => undefined);
-    socket.pipe(socket);
-  });
-  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', () => resolve()));
+  service = await startEchoServer((socket) => serviceSockets.push(socket));
   // The hosting router, a real process; the scripted router may Dial the service.
-  const hosting = await hostAndDialer(controller, admin, join(root, 'host'), { prefix: 'replay', service: 'replayable', servicePort: (service.address() as { port: number }).port });
+  const hosting = await hostAndDialer(controller, admin, join(root, 'host'), { prefix: 'replay', service: 'replayable', servicePort: service.port });
   ({ hostId, host, hostLinkPort, request } = hosting);
   attacker = hosting.dialer;
 
@@ -89,7 +85,7 @@ after(async () => {
   attacker?.channel.close();
   await host?.stop();
   for (const socket of serviceSockets) socket.destroy();
-  service?.close();
+  await service?.close();
   await controller?.dispose();
   rmSync(root, { recursive: true, force: true });
 });

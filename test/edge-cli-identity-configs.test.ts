@@ -3,10 +3,9 @@
 // service list then shows the config in place of the service's own, the sub-list shows the pair, and --remove
 // restores it; an unknown name fails with exit code 1 and changes nothing.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { adminCredentials, ControllerFixture } from './support/controller-fixture.ts';
+import { ControllerFixture } from './support/controller-fixture.ts';
+import { loginEdgeCliAsAdmin } from './support/edge-cli-admin-login.ts';
 import { runEdgeCli } from './support/edge-cli-scenario.ts';
 import { OverlaySetup } from './support/overlay-setup.ts';
 
@@ -18,13 +17,7 @@ const password = 'cli-identity-configs-password';
 
 before(async () => {
   controller = await ControllerFixture.create();
-  const caFile = join(controller.root, 'ca-bundle.pem');
-  writeFileSync(caFile, controller.caPem);
-  const passwordFile = join(controller.root, 'admin-password');
-  writeFileSync(passwordFile, adminCredentials.password);
-  env = { EDGEWARD_EDGE_CLI_CONFIG: join(controller.root, 'cli-identity-configs-session.json') };
-  const login = await runEdgeCli(['login', controller.origin, '-u', adminCredentials.username, '--password-file', passwordFile, '--ca', caFile], { env });
-  assert.equal(login.code, 0, login.stderr);
+  env = await loginEdgeCliAsAdmin(controller, 'cli-identity-configs-session.json');
 
   setup = await OverlaySetup.create(controller);
   aliceId = await setup.createUser('cfg-alice', password, { roleAttributes: ['cfg'] });

@@ -3,10 +3,10 @@
 // channel), so the advisor's verdicts cover an online common router, an identity without services and a service
 // without identities.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { adminCredentials, ControllerFixture } from './support/controller-fixture.ts';
+import { ControllerFixture } from './support/controller-fixture.ts';
+import { loginEdgeCliAsAdmin } from './support/edge-cli-admin-login.ts';
 import { runEdgeCli } from './support/edge-cli-scenario.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import { OverlaySetup } from './support/overlay-setup.ts';
@@ -20,13 +20,7 @@ const password = 'cli-lists-password';
 
 before(async () => {
   controller = await ControllerFixture.create();
-  const caFile = join(controller.root, 'ca-bundle.pem');
-  writeFileSync(caFile, controller.caPem);
-  const passwordFile = join(controller.root, 'admin-password');
-  writeFileSync(passwordFile, adminCredentials.password);
-  env = { EDGEWARD_EDGE_CLI_CONFIG: join(controller.root, 'cli-lists-session.json') };
-  const login = await runEdgeCli(['login', controller.origin, '-u', adminCredentials.username, '--password-file', passwordFile, '--ca', caFile], { env });
-  assert.equal(login.code, 0, login.stderr);
+  env = await loginEdgeCliAsAdmin(controller, 'cli-lists-session.json');
 
   const setup = await OverlaySetup.create(controller);
   await setup.createUser('cli-alice', password, { roleAttributes: ['eng'] });

@@ -10,7 +10,7 @@
 // moves circuits to the direct link; a policy change that no longer allows a live circuit closes it.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -18,6 +18,7 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { enrollTestRouter, managementPoster, startWelcomedRouters } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { startEchoServer, type EchoServer } from './support/echo-server.ts';
 import { freePort } from './support/free-port.ts';
 import type { LogLine, RouterRun } from './support/router-fixture.ts';
 import { OverlaySetup } from './support/overlay-setup.ts';
@@ -26,7 +27,7 @@ import { TcpProxy } from './support/tcp-proxy.ts';
 const root = mkdtempSync(join(tmpdir(), 'edgeward-erp-'));
 let controller: ControllerFixture;
 let admin: Record<string, string>;
-let echo: Server;
+let echo: EchoServer | undefined;
 let slowProxy: TcpProxy;
 let tunnelPort: number;
 let serpId: string;
@@ -49,12 +50,8 @@ const dialBackoff = 'healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterva
 before(async () => {
   controller = await ControllerFixture.create();
   admin = { 'zt-session': await controller.adminToken() };
-  echo = createServer((socket) => {
-    socket.on('error', () => undefined);
-    socket.pipe(socket);
-  });
-  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', () => resolve()));
-  const echoPort = (echo.address() as { port: number }).port;
+  echo = await startEchoServer();
+  const echoPort = echo.port;
 
   const [r2Fast, r2Slow, r3Link] = [await freePort(), await freePort(), await freePort()];
   tunnelPort = await freePort();
@@ -87,7 +84,7 @@ before(async () => {
 
 after(async () => {
   await Promise.all(Object.values(routers).map((router) => router.run?.stop()));
-  echo?.close();
+  await echo?.close();
   await slowProxy?.stop();
   await controller?.dispose();
   rmSync(root, { recursive: true, force: true });

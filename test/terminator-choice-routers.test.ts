@@ -7,20 +7,21 @@
 // `random`: circuits end at both.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { allowEveryRouter, enrollTestRouter, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
+import { allowEveryRouter, enrollTestRouter, linkListenerYaml, managementPoster, quickLinkDialer, startWelcomedRouters } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { startEchoServer, type EchoServer } from './support/echo-server.ts';
 import { freePort } from './support/free-port.ts';
 import type { RouterRun } from './support/router-fixture.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-terminator-choice-'));
 let controller: ControllerFixture;
 let admin: Record<string, string>;
-let echo: Server;
+let echo: EchoServer | undefined;
 let proxyPort: number;
 let serviceId: string;
 const routers: Record<'r1' | 'r2', { id: string; config: string; run?: RouterRun }> = {} as never;
@@ -64,13 +65,9 @@ async function patch(path: string, body: Record<string, unknown>): Promise<void>
 before(async () => {
   controller = await ControllerFixture.create();
   admin = { 'zt-session': await controller.adminToken() };
-  echo = createServer((socket) => {
-    socket.on('error', () => undefined);
-    socket.pipe(socket);
-  });
-  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', () => resolve()));
+  echo = await startEchoServer();
   const post = managementPoster(controller, admin);
-  const host = await post('/configs', { name: 'chosen-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port: (echo.address() as { port: number }).port } });
+  const host = await post('/configs', { name: 'chosen-host', configTypeId: 'host.v1', data: { protocol: 'tcp', address: '127.0.0.1', port: echo.port } });
   serviceId = await post('/services', { name: 'chosen', encryptionRequired: true, roleAttributes: ['chosen'], configs: [host] });
   await post('/service-policies', { name: 'chosen-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts'], serviceRoles: ['#chosen'] });
   await post('/service-policies', { name: 'chosen-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#chosen'] });
@@ -81,7 +78,7 @@ before(async () => {
   await writeRouter('r1', ['clients', 'hosts'], `{mode: proxy, services: [chosen:${proxyPort}]}`,
     quickLinkDialer);
   await writeRouter('r2', ['hosts'], '{mode: host}',
-    `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${r2Link}", advertise: "tls:127.0.0.1:${r2Link}", groups: [default]}`);
+    linkListenerYaml(r2Link));
   await startWelcomedRouters(routers, ['r1', 'r2']);
   await routers.r1.run!.waitForLog((line) => line.msg === 'link established' && line.destRouterId === routers.r2.id, 30_000, "r1's link to r2");
   await until('both routers\' terminators', async () => {
@@ -92,7 +89,7 @@ before(async () => {
 
 after(async () => {
   await Promise.all(Object.values(routers).map((router) => router.run?.stop()));
-  echo?.close();
+  await echo?.close();
   await controller?.dispose();
   rmSync(root, { recursive: true, force: true });
 });

@@ -6,14 +6,15 @@
 // revokes it: told so on its control channel, gone from `/routers`, and circuits find no path through it any more.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { enrollTestRouter, hostedService, managementPoster, quickLinkDialer, startWelcomedRouters, testRouterYaml } from './support/circuit-routers.ts';
+import { enrollTestRouter, hostedService, linkListenerYaml, managementPoster, quickLinkDialer, startWelcomedRouters, testRouterYaml } from './support/circuit-routers.ts';
 import { until } from './support/cluster-helpers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { startEchoServer, type EchoServer } from './support/echo-server.ts';
 import { EdgeApiSchemas } from './support/edge-api-schemas.ts';
 import { freePort } from './support/free-port.ts';
 import { OverlaySetup } from './support/overlay-setup.ts';
@@ -23,7 +24,7 @@ const root = mkdtempSync(join(tmpdir(), 'edgeward-transit-routers-'));
 const schemas = EdgeApiSchemas.load('management');
 let controller: ControllerFixture;
 let admin: Record<string, string>;
-let echo: Server;
+let echo: EchoServer | undefined;
 let proxyPort: number;
 let serviceId: string;
 let transitEdgePort: number;
@@ -87,12 +88,8 @@ function connectThroughTransit(token: string): Promise<{ status: number; body: s
 before(async () => {
   controller = await ControllerFixture.create();
   admin = { 'zt-session': await controller.adminToken() };
-  echo = createServer((socket) => {
-    socket.on('error', () => undefined);
-    socket.pipe(socket);
-  });
-  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', () => resolve()));
-  serviceId = await hostedService(managementPoster(controller, admin), 'transit', 'via-transit', (echo.address() as { port: number }).port);
+  echo = await startEchoServer();
+  serviceId = await hostedService(managementPoster(controller, admin), 'transit', 'via-transit', echo.port);
   proxyPort = await freePort();
   await edgeRouter('r1', ['dialer'], `{mode: proxy, services: [via-transit:${proxyPort}]}`);
   await edgeRouter('r2', ['hosting'], '{mode: host}');
@@ -109,8 +106,7 @@ before(async () => {
   const config = join(dir, 'router.yml');
   transitEdgePort = await freePort();
   // An edge listener too (edgeward's enrollment reads edge.csr, which needs one): clients are refused on it.
-  const linkListener = `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${linkPort}", advertise: "tls:127.0.0.1:${linkPort}", groups: [default]}`;
-  writeFileSync(config, testRouterYaml({ endpoint: controller.ctrlAddress, transportDialer: false, tail: linkListener }, transitEdgePort));
+  writeFileSync(config, testRouterYaml({ endpoint: controller.ctrlAddress, transportDialer: false, tail: linkListenerYaml(linkPort) }, transitEdgePort));
   writeFileSync(join(dir, 'enroll.jwt'), detail.enrollmentJwt);
   const enrolled = await runEdgeward(['router', 'enroll', config, '--jwt', join(dir, 'enroll.jwt')]);
   assert.equal(enrolled.code, 0, enrolled.stderr);
@@ -125,7 +121,7 @@ before(async () => {
 
 after(async () => {
   await Promise.all(Object.values(routers).map((router) => router.run?.stop()));
-  echo?.close();
+  await echo?.close();
   await controller?.dispose();
   rmSync(root, { recursive: true, force: true });
 });

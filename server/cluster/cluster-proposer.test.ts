@@ -1,27 +1,18 @@
 // Writes whose command cannot enter the raft log, through the path the API takes (ModelWriter → ClusterProposer →
 // rate limiter → raft node): refused as bad input on the leader and on a follower, and the node goes on.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { silentLogger } from '../../common/log/logger.ts';
+import { test } from 'node:test';
 import { ManualClock } from '../../common/time/clock.ts';
 import { ModelWriter } from '../edge/model-writer.ts';
 import type { ModelCommand } from '../model/commands.ts';
-import { createModelTables, tables, type Identity } from '../model/entities.ts';
-import { ModelStateMachine } from '../model/model-state-machine.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
+import { tables, type Identity } from '../model/entities.ts';
+import { openTestModel } from '../model/model-test-harness.ts';
 import type { RaftNode } from '../raft/node/raft-node.ts';
 import type { PeerNetwork } from '../raft/transport/peer-network.ts';
-import { ModelStore } from '../store/model-store.ts';
 import { EdgeError } from '../edge/edge-error.ts';
 import { ClusterProposer, type ForwardedResult } from './cluster-proposer.ts';
 import { RateLimitedProposer } from './rate-limited-proposer.ts';
 import { AdaptiveRateLimiter } from './rate-limiter.ts';
-
-const dirs: string[] = [];
-after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 const at = '2026-01-01T00:00:00.000Z';
 const identity = (id: string, tags: Record<string, unknown> = {}): Identity => ({
@@ -39,13 +30,10 @@ function nested(depth: number): Record<string, unknown> {
 }
 
 async function openLeader() {
-  const dir = mkdtempSync(join(tmpdir(), 'edgeward-proposer-'));
-  dirs.push(dir);
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
+  const { store, node, close } = await openTestModel({ prefix: 'edgeward-proposer-' });
   const limiter = new AdaptiveRateLimiter({ clock: new ManualClock() });
-  const proposer = new ClusterProposer(raft.node, new RateLimitedProposer(raft.node, limiter), {} as PeerNetwork, 2000);
-  return { store, node: raft.node, proposer, writer: new ModelWriter(proposer), close: async () => { await raft.close(); await store.close(); } };
+  const proposer = new ClusterProposer(node, new RateLimitedProposer(node, limiter), {} as PeerNetwork, 2000);
+  return { store, node, proposer, writer: new ModelWriter(proposer), close };
 }
 
 async function refusal(write: Promise<unknown>): Promise<EdgeError> {

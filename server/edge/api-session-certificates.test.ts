@@ -1,23 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { webcrypto } from 'node:crypto';
 import { ManualClock } from '../../common/time/clock.ts';
-import { silentLogger } from '../../common/log/logger.ts';
 import { createIntermediateCa, createRootCa, type CertificateIssuer } from '../../common/pki/certificate-authority.ts';
 import { x509 } from '../../common/pki/x509-runtime.ts';
-import { createModelTables, type Identity } from '../model/entities.ts';
-import { ModelStateMachine } from '../model/model-state-machine.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
-import { ModelStore } from '../store/model-store.ts';
+import { type Identity } from '../model/entities.ts';
+import { openTestModel } from '../model/model-test-harness.ts';
 import { ApiSessionCertificates, apiSessionCertificateLifetimeMs } from './api-session-certificates.ts';
 import { ApiSessionService } from './api-session-service.ts';
 import { ModelWriter } from './model-writer.ts';
 
-const dirs: string[] = [];
-after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 let signer: CertificateIssuer;
 let csrPem: string;
 
@@ -29,12 +21,9 @@ before(async () => {
 });
 
 async function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'edgeward-session-certs-'));
-  dirs.push(dir);
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
+  const { store, node, close } = await openTestModel({ prefix: 'edgeward-session-certs-' });
   const clock = new ManualClock(Date.now());
-  const writer = new ModelWriter(raft.node);
+  const writer = new ModelWriter(node);
   const sessions = new ApiSessionService(store, writer, clock, { timeoutMs: 30 * 60_000, activityBatchSize: 250 });
   const certificates = new ApiSessionCertificates(store, writer, clock, { signer, caBundlePem: signer.certPem });
   const at = new Date(clock.now()).toISOString();
@@ -44,7 +33,7 @@ async function setup() {
   };
   await writer.write({ type: 'identity.create', identity });
   const open = async () => (await sessions.create({ identity, authenticatorId: 'auth-1', authMethod: 'password', ipAddress: '127.0.0.1', configTypes: [], authQueries: [], isMfaRequired: false })).session;
-  return { clock, sessions, certificates, open, close: async () => { await raft.close(); await store.close(); } };
+  return { clock, sessions, certificates, open, close };
 }
 
 test('a certificate is found by fingerprint, as its session and identity, only while the session lives', async () => {

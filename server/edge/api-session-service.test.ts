@@ -1,27 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { ManualClock } from '../../common/time/clock.ts';
-import { createModelTables, type Identity } from '../model/entities.ts';
-import { ModelStateMachine } from '../model/model-state-machine.ts';
-import { silentLogger } from '../../common/log/logger.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
-import { ModelStore } from '../store/model-store.ts';
+import { type Identity } from '../model/entities.ts';
+import { openTestModel } from '../model/model-test-harness.ts';
 import { ApiSessionService } from './api-session-service.ts';
 import { hashToken } from './ids.ts';
 import { ModelWriter } from './model-writer.ts';
 
-const dirs: string[] = [];
-after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
 async function setup(timeoutMs = 30 * 60_000, activityBatchSize = 250) {
-  const dir = mkdtempSync(join(tmpdir(), 'edgeward-sessions-'));
-  dirs.push(dir);
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
-  const log = raft.node;
+  const { store, node: log, close } = await openTestModel({ prefix: 'edgeward-sessions-' });
   const clock = new ManualClock(Date.UTC(2026, 5, 1));
   const writer = new ModelWriter(log);
   const sessions = new ApiSessionService(store, writer, clock, { timeoutMs, activityBatchSize });
@@ -32,7 +19,7 @@ async function setup(timeoutMs = 30 * 60_000, activityBatchSize = 250) {
   };
   await writer.write({ type: 'identity.create', identity });
   const open = () => sessions.create({ identity, authenticatorId: 'auth-1', authMethod: 'password', ipAddress: '127.0.0.1', configTypes: [], authQueries: [], isMfaRequired: false });
-  return { store, log, clock, sessions, open, close: async () => { await raft.close(); await store.close(); } };
+  return { store, log, clock, sessions, open, close };
 }
 
 test('the token resolves its session and only its hash is stored', async () => {

@@ -2,38 +2,17 @@
 // the global one, else empty; validation refuses bad URIs, unknown controllers and a second row, changing nothing.
 // Revocation limits: a full table refuses new revocations; pruning is one bounded command.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { silentLogger } from '../../common/log/logger.ts';
+import { test } from 'node:test';
 import { ManualClock } from '../../common/time/clock.ts';
-import { createModelTables } from '../model/entities.ts';
-import { ModelStateMachine } from '../model/model-state-machine.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
-import { ModelStore } from '../store/model-store.ts';
+import { openTestModel } from '../model/model-test-harness.ts';
 import { ControllerSettingsService } from './controller-settings.ts';
 import { EdgeError } from './edge-error.ts';
 import { ModelWriter } from './model-writer.ts';
 import { RevocationService } from './revocation-service.ts';
 
-const dirs: string[] = [];
-const closers: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const close of closers) await close();
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-});
-
 async function model() {
-  const dir = mkdtempSync(join(tmpdir(), 'edgeward-settings-'));
-  dirs.push(dir);
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
-  closers.push(async () => {
-    await raft.close();
-    await store.close();
-  });
-  return { store, writer: new ModelWriter(raft.node), clock: new ManualClock() };
+  const { store, node } = await openTestModel({ prefix: 'edgeward-settings-' });
+  return { store, writer: new ModelWriter(node), clock: new ManualClock() };
 }
 
 const refusedField = async (write: Promise<unknown>) => {

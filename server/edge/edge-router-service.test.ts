@@ -4,23 +4,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { openTestModel } from '../model/model-test-harness.ts';
 import { decodeJwt } from 'jose';
-import { silentLogger } from '../../common/log/logger.ts';
 import { ManualClock } from '../../common/time/clock.ts';
 import { fingerprintOfPem } from '../auth/cert/certificate-fingerprint.ts';
-import { createModelTables } from '../model/entities.ts';
-import { ModelStateMachine } from '../model/model-state-machine.ts';
 import { controllerPaths, initPki, issueControllerCertificate, loadIssuer } from '../../common/pki/pki-directory.ts';
 import { ecdsaP256, ecdsaWithSha256, x509 } from '../../common/pki/x509-runtime.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
-import { ModelStore } from '../store/model-store.ts';
 import { EdgeError } from './edge-error.ts';
 import { EdgeRouterService, type RouterEnrollmentSettings } from './edge-router-service.ts';
 import { ModelWriter } from './model-writer.ts';
 
 let root: string;
 let settings: RouterEnrollmentSettings;
-const closers: Array<() => Promise<void>> = [];
 
 before(async () => {
   root = mkdtempSync(join(tmpdir(), 'edgeward-router-service-'));
@@ -37,21 +32,13 @@ before(async () => {
     caBundlePem: 'the bundle',
   };
 });
-after(async () => {
-  for (const close of closers) await close();
-  rmSync(root, { recursive: true, force: true });
-});
+// The harness closes the models first: its end-of-file hook was registered when it was imported.
+after(() => rmSync(root, { recursive: true, force: true }));
 
 async function service(overrides: Partial<RouterEnrollmentSettings> = {}) {
-  const dir = mkdtempSync(join(root, 'model-'));
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
-  closers.push(async () => {
-    await raft.close();
-    await store.close();
-  });
+  const { store, node } = await openTestModel({ prefix: 'model-', parentDir: root });
   const clock = new ManualClock(Date.UTC(2026, 5, 1));
-  return { clock, routers: new EdgeRouterService(store, new ModelWriter(raft.node), clock, { ...settings, ...overrides }) };
+  return { clock, routers: new EdgeRouterService(store, new ModelWriter(node), clock, { ...settings, ...overrides }) };
 }
 
 const settingsOf = (name: string) => ({ name, roleAttributes: [], isTunnelerEnabled: false, cost: 0, noTraversal: false, disabled: false, appData: {}, tags: {} });

@@ -1,37 +1,20 @@
 // Every command family reaches its own applier through the table, and a type of no family (or an unknown type of a
 // known one) is refused without changing anything, as a proposer sees it through the raft log.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { silentLogger } from '../../common/log/logger.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
+import { before, test } from 'node:test';
 import type { ApplyResult } from '../raft/state-machine.ts';
 import { ModelStore } from '../store/model-store.ts';
 import type { ModelCommand } from './commands.ts';
-import { createModelTables, tables, type Identity } from './entities.ts';
-import { ModelStateMachine } from './model-state-machine.ts';
+import { tables, type Identity } from './entities.ts';
+import { openTestModel } from './model-test-harness.ts';
 
-let dir: string;
 let store: ModelStore;
-let close: () => Promise<void>;
 let propose: (command: unknown) => Promise<{ index: number; result: ApplyResult }>;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'edgeward-command-table-'));
-  store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
-  propose = (command) => raft.node.propose(command as ModelCommand);
-  close = async () => {
-    await raft.close();
-    await store.close();
-  };
-});
-
-after(async () => {
-  await close?.();
-  rmSync(dir, { recursive: true, force: true });
+  const model = await openTestModel({ prefix: 'edgeward-command-table-' });
+  store = model.store;
+  propose = (command) => model.node.propose(command as ModelCommand);
 });
 
 const at = '2026-01-01T00:00:00.000Z';

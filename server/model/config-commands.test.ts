@@ -1,44 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { silentLogger } from '../../common/log/logger.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
-import { ModelStore } from '../store/model-store.ts';
+import { test } from 'node:test';
 import { hostV1ConfigTypeId, interceptV1ConfigTypeId } from './builtin-config-types.ts';
-import type { ModelCommand } from './commands.ts';
 import { allConfigTypes } from './config-commands.ts';
 import { configTables, type Config, type ConfigType } from './config-entities.ts';
-import { createModelTables } from './entities.ts';
 import { ModelStateMachine, type AppliedChanges } from './model-state-machine.ts';
+import { openTestModel, openTestStore } from './model-test-harness.ts';
 import { serviceTables, type Service } from './service-entities.ts';
 
-const dirs: string[] = [];
-const closers: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const close of closers) await close();
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-});
-
 async function openModel() {
-  const dir = mkdtempSync(join(tmpdir(), 'edgeward-configs-'));
-  dirs.push(dir);
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const machine = new ModelStateMachine(store);
   const applied: AppliedChanges[] = [];
-  machine.onChanges((changes) => applied.push(changes));
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: machine, logger: silentLogger });
-  const apply = async (command: ModelCommand) => (await raft.node.propose(command)).result;
-  const ok = async (command: ModelCommand) => {
-    const result = await apply(command);
-    assert.equal(result.ok, true, JSON.stringify(result));
-  };
-  closers.push(async () => {
-    await raft.close();
-    await store.close();
-  });
-  return { store, machine, apply, ok, applied, dir };
+  const model = await openTestModel({ prefix: 'edgeward-configs-', beforeStart: (machine) => machine.onChanges((changes) => applied.push(changes)) });
+  return { ...model, applied };
 }
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -111,10 +83,7 @@ test('configs and operator config types survive a snapshot and restore', async (
   await model.ok({ type: 'configType.update', id: hostV1ConfigTypeId, at: later, configType: { ...allConfigTypes(model.store.table<ConfigType>(configTables.configTypes)).find((type) => type.id === hostV1ConfigTypeId)!, tags: { team: 'edge' } } });
   const snapshot = JSON.parse(JSON.stringify(model.machine.snapshot()));
 
-  const dir = mkdtempSync(join(tmpdir(), 'edgeward-configs-restore-'));
-  dirs.push(dir);
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  closers.push(() => store.close());
+  const { store } = await openTestStore({ prefix: 'edgeward-configs-restore-' });
   await new ModelStateMachine(store).restore(snapshot, 42);
   assert.deepEqual(store.table<Config>(configTables.configs).get('c')?.data, { url: 'https://example.com' });
   const types = allConfigTypes(store.table<ConfigType>(configTables.configTypes));

@@ -1,38 +1,12 @@
 // Edge router policies through raft: applied in log order on the model, the @ids they add checked against the rows
 // then, ids they already held kept (a deleted router does not make its policy unchangeable).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { silentLogger } from '../../common/log/logger.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
-import { ModelStore } from '../store/model-store.ts';
-import type { ModelCommand } from './commands.ts';
+import { test } from 'node:test';
 import { edgeRouterPolicyTables, type EdgeRouterPolicy, type ServiceEdgeRouterPolicy } from './edge-router-policy-entities.ts';
-import { createModelTables } from './entities.ts';
-import { ModelStateMachine } from './model-state-machine.ts';
+import { openTestModel } from './model-test-harness.ts';
 import type { EdgeRouter } from './router-entities.ts';
 
-const dirs: string[] = [];
-const closers: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const close of closers) await close();
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-});
-
-async function openModel() {
-  const dir = mkdtempSync(join(tmpdir(), 'edgeward-erp-'));
-  dirs.push(dir);
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
-  const apply = async (command: ModelCommand) => (await raft.node.propose(command)).result;
-  closers.push(async () => {
-    await raft.close();
-    await store.close();
-  });
-  return { store, apply };
-}
+const openModel = () => openTestModel({ prefix: 'edgeward-erp-' });
 
 const at = '2026-01-01T00:00:00.000Z';
 const base = (id: string) => ({ id, createdAt: at, updatedAt: at, tags: {} });

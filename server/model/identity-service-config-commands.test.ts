@@ -1,25 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { silentLogger } from '../../common/log/logger.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
-import { ModelStore } from '../store/model-store.ts';
+import { test } from 'node:test';
 import { hostV1ConfigTypeId, interceptV1ConfigTypeId } from './builtin-config-types.ts';
 import type { ModelCommand } from './commands.ts';
 import type { Config, ConfigType } from './config-entities.ts';
-import { createModelTables, type Identity } from './entities.ts';
+import { type Identity } from './entities.ts';
 import { identityServiceConfigTables, type IdentityServiceConfig } from './identity-service-config-entities.ts';
-import { ModelStateMachine } from './model-state-machine.ts';
+import { openTestModel } from './model-test-harness.ts';
 import type { Service } from './service-entities.ts';
-
-const dirs: string[] = [];
-const closers: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const close of closers) await close();
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-});
 
 const at = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-02T00:00:00.000Z';
@@ -32,20 +19,7 @@ const hostData = (port: number) => ({ protocol: 'tcp', address: 'localhost', por
 const config = (id: string, configTypeId: string, data: Record<string, unknown>): Config => ({ ...base(id), name: id, configTypeId, data });
 
 async function openModel() {
-  const dir = mkdtempSync(join(tmpdir(), 'edgeward-identity-configs-'));
-  dirs.push(dir);
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const machine = new ModelStateMachine(store);
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: machine, logger: silentLogger });
-  const apply = async (command: ModelCommand) => (await raft.node.propose(command)).result;
-  const ok = async (command: ModelCommand) => {
-    const result = await apply(command);
-    assert.equal(result.ok, true, JSON.stringify(result));
-  };
-  closers.push(async () => {
-    await raft.close();
-    await store.close();
-  });
+  const { store, apply, ok } = await openTestModel({ prefix: 'edgeward-identity-configs-' });
   const rows = () =>
     store
       .table<IdentityServiceConfig>(identityServiceConfigTables.identityServiceConfigs)

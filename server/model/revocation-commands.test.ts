@@ -2,38 +2,13 @@
 // sessions, an IDENTITY revocation ends every session the identity has then (and none made later), a JTI revocation
 // makes the enrollment token it names unredeemable, and pruning removes expired rows, at most `limit` per entry.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { silentLogger } from '../../common/log/logger.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
-import { ModelStore } from '../store/model-store.ts';
-import type { ModelCommand } from './commands.ts';
-import { createModelTables, tables, type ApiSession, type Enrollment, type Identity } from './entities.ts';
-import { ModelStateMachine } from './model-state-machine.ts';
+import { test } from 'node:test';
+import { tables, type ApiSession, type Enrollment, type Identity } from './entities.ts';
+import { openTestModel } from './model-test-harness.ts';
 import { revocationTables, type Revocation, type RevocationType } from './revocation-entities.ts';
 import { serviceTables, type ServiceSession } from './service-entities.ts';
 
-const dirs: string[] = [];
-const closers: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const close of closers) await close();
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-});
-
-async function openModel() {
-  const dir = mkdtempSync(join(tmpdir(), 'edgeward-revocations-'));
-  dirs.push(dir);
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
-  const apply = async (command: ModelCommand) => (await raft.node.propose(command)).result;
-  closers.push(async () => {
-    await raft.close();
-    await store.close();
-  });
-  return { store, apply };
-}
+const openModel = () => openTestModel({ prefix: 'edgeward-revocations-' });
 
 const at = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-02T00:00:00.000Z';

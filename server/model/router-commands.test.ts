@@ -1,39 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { silentLogger } from '../../common/log/logger.ts';
-import { openLocalRaft } from '../raft/node/local-raft.ts';
-import { ModelStore } from '../store/model-store.ts';
+import { test } from 'node:test';
 import type { ModelCommand } from './commands.ts';
-import { createModelTables } from './entities.ts';
-import { ModelStateMachine } from './model-state-machine.ts';
+import { openTestModel } from './model-test-harness.ts';
 import { routerTables, type EdgeRouter } from './router-entities.ts';
 
-const dirs: string[] = [];
-const closers: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const close of closers) await close();
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-});
-
 async function openModel() {
-  const dir = mkdtempSync(join(tmpdir(), 'edgeward-routers-'));
-  dirs.push(dir);
-  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
-  const raft = await openLocalRaft({ id: 'ctrl', dataDir: dir, stateMachine: new ModelStateMachine(store), logger: silentLogger });
-  const apply = async (command: ModelCommand) => (await raft.node.propose(command)).result;
-  const ok = async (command: ModelCommand) => {
-    const result = await apply(command);
-    assert.equal(result.ok, true, JSON.stringify(result));
-  };
-  const row = (id: string) => store.table<EdgeRouter>(routerTables.edgeRouters).get(id);
-  closers.push(async () => {
-    await raft.close();
-    await store.close();
-  });
-  return { store, apply, ok, row };
+  const model = await openTestModel({ prefix: 'edgeward-routers-' });
+  const row = (id: string) => model.store.table<EdgeRouter>(routerTables.edgeRouters).get(id);
+  return { ...model, row };
 }
 
 const at = '2026-01-01T00:00:00.000Z';
