@@ -441,7 +441,8 @@ test('every operation of client.yml and management.yml is answered as the spec s
   // Identity-specific service configs: the user's own host.v1 config for the service, listed, shown to the user in
   // place of the service's, then removed.
   const userHost = { serviceId: ids.service!, configId: await made('/configs', { name: 'conform-user-host', configTypeId: 'NH5p4FpGR', data: { protocol: 'tcp', address: 'localhost', port: 9090 } }) };
-  await mgmt('POST', '/identities/{id}/service-configs', { params: { id: ids.user! }, body: [userHost] });
+  // Written and read on the same controller: a follower may not have applied a write made through another yet.
+  await mgmt('POST', '/identities/{id}/service-configs', { node: first, params: { id: ids.user! }, body: [userHost] });
   const userConfigs = await mgmt('GET', '/identities/{id}/service-configs', { node: first, params: { id: ids.user! } });
   assert.deepEqual(userConfigs.json?.data?.map((row: { serviceId: string; configId: string }) => ({ serviceId: row.serviceId, configId: row.configId })), [userHost]);
   const userView = await first.http.get(`${first.clientApi}/services/${ids.service}?configTypes=all`, { headers: { 'zt-session': user } });

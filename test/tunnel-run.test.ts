@@ -4,17 +4,17 @@
 // with half-close, follows service updates (a new service opens a port, a removed one closes it), and stops cleanly on
 // SIGTERM.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { circuitRouterYaml, enrollRouterProcess, managementPoster, startWelcomedRouter } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
-import { edgewardBin, type RouterRun } from './support/router-fixture.ts';
+import type { RouterRun } from './support/router-fixture.ts';
+import { enrolledIdentityFile, startTunnel as startTunnelFor, transfer, untilEchoes, type TunnelProcess } from './support/tunnel-process.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-tunnel-run-'));
 let controller: ControllerFixture;
@@ -26,78 +26,9 @@ let identityFile: string;
 let tunnel: TunnelProcess | undefined;
 let tunnelIdentityId: string;
 
+const startTunnel = (args: string[]): TunnelProcess => startTunnelFor(identityFile, args);
+
 const post = (path: string, body: Record<string, unknown>): Promise<string> => managementPoster(controller, admin)(path, body);
-
-/** The tunneler's stderr as JSON lines, with a bounded wait for one that matches. */
-class TunnelProcess {
-  readonly lines: Array<Record<string, unknown>> = [];
-  private buffered = '';
-  readonly exited: Promise<number | null>;
-
-  constructor(readonly child: ChildProcess) {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      this.buffered += chunk.toString('utf8');
-      const parts = this.buffered.split('\n');
-      this.buffered = parts.pop()!;
-      for (const part of parts) {
-        try {
-          this.lines.push(JSON.parse(part) as Record<string, unknown>);
-        } catch {
-          this.lines.push({ msg: 'not json', text: part });
-        }
-      }
-    });
-    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  }
-
-  async line(matches: (line: Record<string, unknown>) => boolean, what: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.lines.find(matches);
-      if (found) return found;
-      if (Date.now() > deadline || this.child.exitCode !== null) throw new Error(`no ${what} within ${timeoutMs} ms; the tunneler wrote:\n${this.lines.map((line) => JSON.stringify(line)).join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-function startTunnel(args: string[]): TunnelProcess {
-  return new TunnelProcess(spawn(edgewardBin, ['tunnel', 'run', identityFile, ...args], { stdio: ['ignore', 'ignore', 'pipe'] }));
-}
-
-/** Sends `payload` through 127.0.0.1:`port`, half-closes, and reads until the far side ends (bounded). */
-function transfer(port: number, payload: Buffer, timeoutMs = 60_000): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
-    const received: Buffer[] = [];
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no end of the transfer within ${timeoutMs} ms (${received.reduce((sum, chunk) => sum + chunk.length, 0)} bytes back)`));
-    }, timeoutMs);
-    socket.on('data', (chunk: Buffer) => received.push(chunk));
-    socket.once('end', () => {
-      clearTimeout(timer);
-      socket.end();
-      resolve(Buffer.concat(received));
-    });
-    socket.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    socket.end(payload);
-  });
-}
-
-/** The first connections may meet a link still forming: retry a small echo until one comes back whole (bounded). */
-async function untilEchoes(port: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const ok = await transfer(port, Buffer.from('ping'), 5_000).then((back) => back.toString() === 'ping', () => false);
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`no echo through port ${port} within 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 const intercept = (name: string, port: number) => post('/configs', { name, configTypeId: 'intercept.v1', data: { protocols: ['tcp'], addresses: [`${name}.ziti`], portRanges: [{ low: port, high: port }] } });
 
@@ -135,17 +66,7 @@ before(async () => {
   routers.push(await startWelcomedRouter(edge.config, 'edge router welcomed'));
 
   // The identity file, written by `./edgeward edge enroll` from the identity's one-time JWT.
-  tunnelIdentityId = await post('/identities', { name: 'tunnel-user', type: 'Device', isAdmin: false, roleAttributes: ['dialer'], enrollment: { ott: true } });
-  const detail = await controller.http.get(`${controller.managementApi}/identities/${tunnelIdentityId}`, { headers: admin });
-  const jwtFile = join(root, 'tunnel-user.jwt');
-  writeFileSync(jwtFile, detail.json.data.enrollment.ott.jwt as string);
-  identityFile = join(root, 'tunnel-user.json');
-  const enroll = spawn(edgewardBin, ['edge', 'enroll', jwtFile, '--out', identityFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let enrollOutput = '';
-  enroll.stdout!.on('data', (chunk: Buffer) => (enrollOutput += chunk.toString()));
-  enroll.stderr!.on('data', (chunk: Buffer) => (enrollOutput += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => enroll.once('exit', resolve));
-  assert.equal(code, 0, enrollOutput);
+  ({ id: tunnelIdentityId, file: identityFile } = await enrolledIdentityFile(controller, admin, root, 'tunnel-user', ['dialer']));
 });
 
 after(async () => {
