@@ -107,11 +107,11 @@ export async function enrollTestRouter(
   return { id, config, edgePort };
 }
 
-/** A link dialer of group `default` that retries quickly (200 ms, up to 1 s), as a `link:` section. */
 /** A router file's `link:` section with one transport listener on 127.0.0.1:`port`, in the default group. */
 export const linkListenerYaml = (port: number): string =>
   `link:\n  listeners:\n    - {binding: transport, bind: "tls:127.0.0.1:${port}", advertise: "tls:127.0.0.1:${port}", groups: [default]}`;
 
+/** A link dialer of group `default` that retries quickly (200 ms, up to 1 s), as a `link:` section. */
 export const quickLinkDialer = 'link:\n  dialers:\n    - binding: transport\n      groups: [default]\n      healthyDialBackoff: {retryBackoffFactor: 2, minRetryInterval: 200ms, maxRetryInterval: 1s}';
 
 /**
