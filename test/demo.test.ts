@@ -605,6 +605,27 @@ test('SIGKILL of a router: the supervisor restarts it with a new pid in demo.jso
   });
 });
 
+test('SIGKILL of the tunnel: the supervisor restarts ./edgeward tunnel run and the SDK path carries traffic again', async () => {
+  const identityFile = readState().dataPlane.sdkIdentityFile;
+  const tunnelPids = () => processesOfThisTest().filter((pid) => {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return args.includes('tunnel') && args.includes(identityFile);
+    } catch {
+      return false;
+    }
+  });
+  const [victim, ...more] = tunnelPids();
+  assert.ok(victim !== undefined && more.length === 0, 'one tunnel process runs with the identity file');
+  process.kill(victim, 'SIGKILL');
+  const restarted = await until('the tunnel restarted', async () => tunnelPids().find((pid) => pid !== victim));
+  pidsSeen.add(restarted);
+  assert.match(running!.output(), /tunnel demo-client exited \(signal SIGKILL\); restarting it in 1 s/);
+  await until('the restarted tunnel to say it carries demo-echo again', async () => running!.output().includes('the tunnel of demo-client carries demo-echo again'));
+  assert.match(running!.output(), new RegExp(`tunnel demo-client restarted \\(pid ${restarted}\\)`));
+  await checkSdkPath(readState(), 'after-tunnel-restart');
+});
+
 test('SIGINT stops every controller, router and process of the stack and removes the agent sockets', async () => {
   const state = readState();
   assert.equal(await stopDemo(running!, 'SIGINT'), 0);
