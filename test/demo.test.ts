@@ -62,7 +62,7 @@ interface State {
   alerts: { pid: number; metrics: string };
   pager: { log: string };
   dashboard: { url: string; pid: number };
-  dataPlane: { service: string; proxy: string; upstream: string };
+  dataPlane: { service: string; proxy: string; upstream: string; sdkProxy: string; sdkIdentityFile: string; sdkIdentity: string };
 }
 
 /** The demo service through router1's proxy port, as curl would ask: a GET naming a path, and a body echoed. */
@@ -74,6 +74,17 @@ async function checkDataPlane(state: State, label: string): Promise<void> {
   const echoed = await fetch(`http://${state.dataPlane.proxy}/echo-body`, { method: 'POST', body });
   assert.equal(echoed.status, 200);
   assert.ok(Buffer.from(await echoed.arrayBuffer()).equals(body), '2 MB echoed byte for byte over the overlay');
+}
+
+/** The same service through `./edgeward tunnel run`'s port: the SDK dials it over the overlay as demo-client. */
+async function checkSdkPath(state: State, label: string): Promise<void> {
+  const get = await runCurl(['--silent', '--show-error', '--max-time', '20', `http://${state.dataPlane.sdkProxy}/${label}/sdk`]);
+  assert.equal(get.code, 0, get.stderr);
+  assert.equal(get.stdout, `edgeward demo echo: you asked for /${label}/sdk\n`);
+  const body = randomBytes(2 * 1024 * 1024);
+  const echoed = await fetch(`http://${state.dataPlane.sdkProxy}/echo-body`, { method: 'POST', body });
+  assert.equal(echoed.status, 200);
+  assert.ok(Buffer.from(await echoed.arrayBuffer()).equals(body), '2 MB echoed byte for byte through the tunnel');
 }
 
 function runCurl(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -316,12 +327,28 @@ test('first start: three controllers formed into one cluster and two routers lin
   assert.equal(new Set(state.routers.map((router) => router.healthChecks)).size, 2, 'each router has its own health port');
 
   // The data plane: demo.json's keys, the summary's lines, and traffic over the link from router1 to router2.
-  assert.deepEqual(Object.keys(state.dataPlane).sort(), ['proxy', 'service', 'upstream']);
+  assert.deepEqual(Object.keys(state.dataPlane).sort(), ['proxy', 'sdkIdentity', 'sdkIdentityFile', 'sdkProxy', 'service', 'upstream']);
   assert.equal(state.dataPlane.service, 'demo-echo');
   assert.match(state.dataPlane.proxy, /^127\.0\.0\.1:\d+$/);
   assert.match(state.dataPlane.upstream, /^127\.0\.0\.1:\d+$/);
   assert.ok(demo.output().includes(state.dataPlane.proxy), 'the proxy address is printed');
   await checkDataPlane(state, 'first-start');
+
+  // The SDK path: an identity enrolled by the demo into an OpenZiti identity file, and `tunnel run` with it.
+  assert.equal(state.dataPlane.sdkIdentity, 'demo-client');
+  assert.equal(state.dataPlane.sdkIdentityFile, join(data, 'demo-client', 'demo-client.json'));
+  assert.equal(statSync(state.dataPlane.sdkIdentityFile).mode & 0o777, 0o600, 'the identity file holds a key: mode 0600');
+  const identityFile = JSON.parse(readFileSync(state.dataPlane.sdkIdentityFile, 'utf8')) as { ztAPI: string; ztAPIs: string[]; id: { key: string; cert: string; ca: string } };
+  assert.ok(state.controllers.some((controller) => controller.clientApi.startsWith(identityFile.ztAPI)), `ztAPI ${identityFile.ztAPI} is a controller of the demo`);
+  assert.equal(identityFile.ztAPIs.length, 3);
+  assert.match(identityFile.id.key, /^pem:-----BEGIN PRIVATE KEY-----/);
+  assert.match(state.dataPlane.sdkProxy, /^127\.0\.0\.1:\d+$/);
+  assert.notEqual(state.dataPlane.sdkProxy, state.dataPlane.proxy);
+  assert.ok(demo.output().includes(state.dataPlane.sdkProxy), 'the tunnel\'s address is printed');
+  assert.match(demo.output(), /enrolled identity demo-client \(\S+\) at https:\/\/127\.0\.0\.1:\d+: /);
+  assert.match(demo.output(), /the SDK path carries demo-echo: 127\.0\.0\.1:\d+ \(\.\/edgeward tunnel run as demo-client\)/);
+  await checkSdkPath(state, 'first-start');
+  assert.match(readFileSync(join(data, 'demo-client', 'tunnel.log'), 'utf8'), /"msg":"tunnel logged in".*"identity":"demo-client"/, 'the tunnel logs in as demo-client');
   assert.match(demo.output(), /created the admin identity 'admin'/);
   assert.match(demo.output(), /added ctrl2 .* to the cluster/);
   assert.match(demo.output(), /added ctrl3 .* to the cluster/);
@@ -578,6 +605,27 @@ test('SIGKILL of a router: the supervisor restarts it with a new pid in demo.jso
   });
 });
 
+test('SIGKILL of the tunnel: the supervisor restarts ./edgeward tunnel run and the SDK path carries traffic again', async () => {
+  const identityFile = readState().dataPlane.sdkIdentityFile;
+  const tunnelPids = () => processesOfThisTest().filter((pid) => {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return args.includes('tunnel') && args.includes(identityFile);
+    } catch {
+      return false;
+    }
+  });
+  const [victim, ...more] = tunnelPids();
+  assert.ok(victim !== undefined && more.length === 0, 'one tunnel process runs with the identity file');
+  process.kill(victim, 'SIGKILL');
+  const restarted = await until('the tunnel restarted', async () => tunnelPids().find((pid) => pid !== victim));
+  pidsSeen.add(restarted);
+  assert.match(running!.output(), /tunnel demo-client exited \(signal SIGKILL\); restarting it in 1 s/);
+  await until('the restarted tunnel to say it carries demo-echo again', async () => running!.output().includes('the tunnel of demo-client carries demo-echo again'));
+  assert.match(running!.output(), new RegExp(`tunnel demo-client restarted \\(pid ${restarted}\\)`));
+  await checkSdkPath(readState(), 'after-tunnel-restart');
+});
+
 test('SIGINT stops every controller, router and process of the stack and removes the agent sockets', async () => {
   const state = readState();
   assert.equal(await stopDemo(running!, 'SIGINT'), 0);
@@ -616,6 +664,10 @@ test('a second start reuses the data, the password and the routers: the same clu
   assert.deepEqual(edgeRouters.map((row) => row.id).sort(), state.routers.map((router) => router.id).sort(), 'no new edge router');
   assert.deepEqual(state.dataPlane, firstState.dataPlane, 'the data plane keeps its ports');
   await checkDataPlane(state, 'second-start');
+  // The SDK path's identity file is reused, not enrolled again (its enrollment was used: it could not be).
+  assert.match(again.output(), /identity demo-client logs in with \S+demo-client\.json; reusing it/);
+  assert.doesNotMatch(again.output(), /enrolled identity demo-client/);
+  await checkSdkPath(state, 'second-start');
 
   // The same stack on the same ports, the daemon resuming where it stopped.
   assert.deepEqual(

@@ -82,6 +82,7 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
   }
   lines.push(
     `  Data plane             ${state.dataPlane.service}: router1 proxies ${state.dataPlane.proxy} to the echo server ${state.dataPlane.upstream} behind router2`,
+    `  SDK path               ./edgeward tunnel run as ${state.dataPlane.sdkIdentity} (${state.dataPlane.sdkIdentityFile}) proxies ${state.dataPlane.sdkProxy} to ${state.dataPlane.service}`,
     `  Status page            ${state.dashboard.url}   (pid ${state.dashboard.pid})`,
     `  Prometheus             ${state.prometheus.url}   (rules: ${demo.stack.files.rules})`,
     `  Alertmanager           ${state.alertmanager.url}   (config: ${demo.stack.files.alertmanagerConfig})`,
@@ -97,6 +98,7 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     `     ./edgeward agent cluster list --socket ${first.agentSocket}`,
     ...(demo.routers[0] ? [`     curl --cacert ${state.caBundle} ${demo.routers[0].entry.healthChecks}`] : []),
     `     curl http://${state.dataPlane.proxy}/hello/overlay; curl --data-binary @/etc/os-release http://${state.dataPlane.proxy}/echo-body`,
+    `     curl http://${state.dataPlane.sdkProxy}/hello/sdk   (through ./edgeward tunnel run, an SDK client of the overlay)`,
     `     curl -s '${state.prometheus.url}/api/v1/alerts'; curl -s ${state.alertmanager.url}/api/v2/alerts; tail -f ${state.pager.log}`,
     `     open ${state.dashboard.url} in a browser: every controller, the leader, commit lag, events and alerts, live`,
     '',

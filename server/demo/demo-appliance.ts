@@ -19,6 +19,7 @@ import { demoRouterNames, planRouter, refuseIfRouterRunning, type DemoRouter, ty
 import type { DemoState } from './demo-state.ts';
 import { supervised, type SupervisionContext } from './demo-supervision.ts';
 import { demoRouterHost, demoServiceName } from './demo-router-config.ts';
+import { demoClientName, planSdkClient, preferredSdkProxyPort, storedSdkProxyPort } from './demo-sdk-client.ts';
 import { preferredStatusPagePort, storedStatusPagePort } from './demo-status-page.ts';
 import { layOutObservabilityStack, spawnStackCommand, storedStackPorts, waitForStackReady, type ObservabilityStack, type StackCommand, type StackPorts } from './observability-stack.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -124,6 +125,8 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
     await started.statusPage?.stop(stopGraceMs);
     // The watchers first, so that the demo's own shutdown is not an incident; the daemon saves where it was.
     for (const supervisor of [...stackSupervisors].reverse()) await supervisor.stop(stopGraceMs);
+    // The tunnel before the routers it uses, so that its shutdown is not a lost router.
+    await started.tunnel?.stop(stopGraceMs);
     // Routers next, so that they do not spend their last moments failing over between stopping controllers.
     await Promise.all(routerSupervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
     await Promise.all(supervisors.map((supervisor) => supervisor.stop(stopGraceMs)));
@@ -134,7 +137,7 @@ export async function startDemo(dataFolder: string, log: (line: string) => void,
   const guard = () => {
     if (options.signal?.aborted) throw new Error('the demo was asked to stop while it was starting');
     if (stopping) throw new Error('the demo is stopping');
-    const failed = [...supervisors, ...routerSupervisors, ...stackSupervisors, ...(started.statusPage ? [started.statusPage] : [])].find((supervisor) => supervisor.failed !== undefined);
+    const failed = [...supervisors, ...routerSupervisors, ...stackSupervisors, ...(started.statusPage ? [started.statusPage] : []), ...(started.tunnel ? [started.tunnel] : [])].find((supervisor) => supervisor.failed !== undefined);
     if (failed) throw new Error(failed.failed);
   };
   const run: DemoRun = {
@@ -201,6 +204,9 @@ async function layOutDemo(dataFolder: string, log: (line: string) => void): Prom
   });
   const echoPort = await freeLoopbackPort([...[storedUpstreamPort(stateFile)].filter((port): port is number => port !== undefined), preferredEchoPort], taken);
   taken.add(echoPort);
+  const sdkProxyPort = await freeLoopbackPort([...[storedSdkProxyPort(stateFile)].filter((port): port is number => port !== undefined), preferredSdkProxyPort], taken);
+  taken.add(sdkProxyPort);
+  const sdkClient = planSdkClient(root, sdkProxyPort);
   const proxyRouter = routerPlans.find((plan) => plan.proxyAddress !== undefined)!;
   const statusPagePort = await freeLoopbackPort([...[storedStatusPagePort(root)].filter((port): port is number => port !== undefined), preferredStatusPagePort], taken);
   taken.add(statusPagePort);
@@ -221,9 +227,9 @@ async function layOutDemo(dataFolder: string, log: (line: string) => void): Prom
     alerts: { pid: 0, metrics: stack.urls.alertsMetrics },
     pager: { log: stack.files.pagerLog },
     dashboard: { url: `http://127.0.0.1:${statusPagePort}`, pid: 0 },
-    dataPlane: { service: demoServiceName, proxy: proxyRouter.proxyAddress!, upstream: `${demoRouterHost}:${echoPort}` },
+    dataPlane: { service: demoServiceName, proxy: proxyRouter.proxyAddress!, upstream: `${demoRouterHost}:${echoPort}`, sdkProxy: sdkClient.proxy, sdkIdentityFile: sdkClient.identityFile, sdkIdentity: demoClientName },
   };
-  return { root, caPem, caBundle: pki.bundle, stateFile, state, passwordFile, plans, routerPlans, stack, stackCommands, echoPort, statusPagePort };
+  return { root, caPem, caBundle: pki.bundle, stateFile, state, passwordFile, plans, routerPlans, stack, stackCommands, echoPort, statusPagePort, sdkClient };
 }
 
 /** Certificate, ports and config of one controller; ports are kept from an earlier start so the cluster's addresses stay valid. */

@@ -1,5 +1,6 @@
 // The demo's start-up steps, each ready before the next: the controllers healthy and formed into one cluster, the
-// routers enrolled, connected and linked, the data plane carrying the demo service, the observability stack, and
+// routers enrolled, connected and linked, the data plane carrying the demo service, the SDK path (a tunnel for an
+// enrolled client identity) carrying it too, the observability stack, and
 // last the status page (its config names the routers, known once they are enrolled).
 import { readFileSync } from 'node:fs';
 import type { DemoState } from './demo-state.ts';
@@ -9,6 +10,8 @@ import { demoRouterHost, demoServiceName } from './demo-router-config.ts';
 import { demoRouterNames, managementSession, provisionRouters, waitForRouterLinks, type RouterPlan } from './demo-routers.ts';
 import { layOutStatusPage, type StatusPageSources } from './demo-status-page.ts';
 import { startEchoServer, type EchoServer } from './echo-server.ts';
+import type { SdkClientPlan } from './demo-sdk-client.ts';
+import { startSdkPath } from './demo-sdk-path.ts';
 import { spawnStackCommand, waitForStackReady, type ObservabilityStack, type StackCommand } from './observability-stack.ts';
 import { supervised, type SupervisionContext } from './demo-supervision.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -34,6 +37,8 @@ export interface DemoLayout {
   readonly stackCommands: readonly StackCommand[];
   readonly echoPort: number;
   readonly statusPagePort: number;
+  /** The SDK path's identity file, tunnel log and proxy port. */
+  readonly sdkClient: SdkClientPlan;
 }
 
 export interface DemoRun extends DemoLayout {
@@ -47,7 +52,7 @@ export interface DemoRun extends DemoLayout {
   /** Throws when the start-up must end (asked to stop, stopping, or a process failed for good). */
   readonly guard: () => void;
   /** Parts started here that stop() must stop too. */
-  readonly started: { echo?: EchoServer; statusPage?: Supervisor };
+  readonly started: { echo?: EchoServer; statusPage?: Supervisor; tunnel?: Supervisor };
 }
 
 export async function bringUp(run: DemoRun): Promise<FormedCluster> {
@@ -56,6 +61,7 @@ export async function bringUp(run: DemoRun): Promise<FormedCluster> {
   const managementApis = leaderFirst.map((plan) => plan.entry.managementApi);
   await startRouters(run, managementApis);
   await startDataPlane(run, managementApis);
+  await startSdkPath(run, managementApis, () => adminPassword(run));
   await startStack(run);
   await startStatusPage(run);
   return formed;

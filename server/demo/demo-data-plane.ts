@@ -16,6 +16,10 @@ export interface DemoDataPlane {
   proxy: string;
   /** The echo server behind router2. */
   upstream: string;
+  /** The SDK path (demo-sdk-client.ts): the tunnel's proxy port for the service, its identity file and name. */
+  sdkProxy: string;
+  sdkIdentityFile: string;
+  sdkIdentity: string;
 }
 
 export interface DataPlaneRouter {
@@ -25,14 +29,14 @@ export interface DataPlaneRouter {
 
 type Row = { id: string; name: string; [key: string]: unknown };
 
-async function findByName(api: ManagementApi, collection: string, name: string): Promise<Row | undefined> {
+export async function findByName(api: ManagementApi, collection: string, name: string): Promise<Row | undefined> {
   const listed = await api.request('GET', `/${collection}?filter=${encodeURIComponent(`name = "${name}"`)}`);
   if (listed.status !== 200 || !Array.isArray(listed.data)) throw new Error(`listing ${collection}: HTTP ${listed.status} ${listed.text}`);
   return (listed.data as Row[]).find((row) => row.name === name);
 }
 
 /** Creates the row, or brings an existing one of that name to `body` (PATCH); returns its id. */
-async function upsert(api: ManagementApi, collection: string, body: { name: string; [key: string]: unknown }): Promise<string> {
+export async function upsert(api: ManagementApi, collection: string, body: { name: string; [key: string]: unknown }): Promise<string> {
   const existing = await findByName(api, collection, body.name);
   if (existing) {
     const { name: _name, ...changes } = body;
