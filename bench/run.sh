@@ -177,10 +177,10 @@ if [ "$what" = all ] || [ "$what" = overlay ]; then
     echo "bench: the overlay step compares against socat, which is not installed: apt-get install socat" >&2
     exit 1
   fi
-  # overlay-bench.ts's own watchdog: 240 s to set up + rounds x 4 paths x 2 connection counts x (1 s warm-up +
+  # overlay-bench.ts's own watchdog: 240 s to set up + rounds x 6 paths x 2 connection counts x (1 s warm-up +
   # seconds + 30 s, then 1 s + latency seconds + 30 s) + 60 s to stop; this limit leaves it a minute more.
-  run_step "overlay (1 and 16 connections: direct, socat, the overlay)" \
-    $((240 + overlay_rounds * 4 * 2 * (1 + overlay_seconds + 30 + 1 + overlay_latency_seconds + 30) + 60 + 60)) \
+  run_step "overlay (1 and 16 connections: direct, socat, the overlay, the SDK paths)" \
+    $((240 + overlay_rounds * 6 * 2 * (1 + overlay_seconds + 30 + 1 + overlay_latency_seconds + 30) + 60 + 60)) \
     "${node_tsx[@]}" bench/overlay-bench.ts
 fi
 if [ "$what" = all ] || [ "$what" = raft-sim ]; then
