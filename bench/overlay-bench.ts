@@ -480,6 +480,8 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
   await post('/service-policies', { name: 'r2-binds-two-hop', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts-two'], serviceRoles: ['#two-hop'] });
   await post('/service-policies', { name: 'r3-binds-three-hop', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts-three'], serviceRoles: ['#three-hop'] });
   await post('/service-policies', { name: 'r1-dials-all', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#two-hop', '#three-hop'] });
+  // A router's proxy-mode dial, like an SDK's, is refused without a service edge router policy for the routers it uses.
+  await post('/service-edge-router-policies', { name: 'services-everywhere', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
   for (const [name, router] of routers) await router.run.waitForLog((line) => line.msg === 'control channel established', 60_000, `${name} welcomed`);
   progress('waiting for the four terminators and for circuits through r1');
   await until(
@@ -509,7 +511,6 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
   }
   await post('/service-policies', { name: 'tunneler-dials-sdk', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#bench-tunneler'], serviceRoles: ['#sdk'] });
   await post('/edge-router-policies', { name: 'tunneler-uses-r1', semantic: 'AnyOf', identityRoles: ['#bench-tunneler'], edgeRouterRoles: ['#clients'] });
-  await post('/service-edge-router-policies', { name: 'sdk-services-everywhere', semantic: 'AnyOf', serviceRoles: ['#sdk'], edgeRouterRoles: ['#all'] });
   const identityId = await post('/identities', { name: 'bench-tunneler', type: 'Device', isAdmin: false, roleAttributes: ['bench-tunneler'], enrollment: { ott: true } });
   const identityDetail = await controller.http.get(`${controller.managementApi}/identities/${identityId}`, { headers: admin });
   const jwtFile = join(root, 'bench-tunneler.jwt');
