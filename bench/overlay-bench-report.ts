@@ -1,10 +1,11 @@
 // Pure helpers for bench/overlay-bench.ts: every round's throughput and latency figures per path in, the text of
 // the marked RESULTS.md section out (medians over the rounds, every round, and the ratios the issue asks for:
-// overlay over direct loopback and over socat, at 1 and 16 connections; added latency as p50 differences).
+// overlay over direct loopback and over socat, at 1 and 16 connections; added latency as p50 differences; the SDK
+// paths against socat and the router overlay, and the encrypted SDK path's CPU per MB against the plain one's).
 import { replaceSection } from './raft-bench-report.ts';
 
 /** The paths measured, in the order the tables show them. */
-export const pathNames = ['direct', 'socat', 'overlay', 'overlay-chain'] as const;
+export const pathNames = ['direct', 'socat', 'overlay', 'overlay-chain', 'sdk', 'sdk-encrypted'] as const;
 export type PathName = (typeof pathNames)[number];
 
 export interface PathDescription {
@@ -21,7 +22,8 @@ export interface ThroughputSample {
   /** Bytes the upstream sink received over the measured seconds, per second, in MB (10^6 bytes). */
   readonly mbPerSecond: number;
   /** CPU (user + system, all threads; socat's forked children included) per MB the sink received, over the
-   * connections' whole life (warm-up and drain included), by process: `r1`, `r2`, `r3`, `socat`, `client`, `sink`. */
+   * connections' whole life (warm-up and drain included), by process: `r1`, `r2`, `r3`, `socat`, `tunnel` (`edgeward
+   * tunnel run`), `client`, `sink`. */
   readonly cpuMsPerMb: Readonly<Record<string, number>>;
 }
 
@@ -67,7 +69,27 @@ export const forwarderProcesses: Readonly<Record<PathName, readonly string[]>> =
   socat: ['socat'],
   overlay: ['r1', 'r2'],
   'overlay-chain': ['r1', 'r2', 'r3'],
+  sdk: ['tunnel', 'r1', 'r2'],
+  'sdk-encrypted': ['tunnel', 'r1', 'r2'],
 };
+
+/** The issue's bound on end-to-end encryption's cost: the encrypted SDK path's forwarder CPU per MB (tunnel + r1 +
+ * r2) at most this many times the plain SDK path's. */
+export const encryptedCpuTarget = 1.5;
+
+/** The encrypted SDK path's forwarder CPU per MB over the plain one's: the ratio of the medians, and within each round. */
+export function encryptionCpuRatio(run: OverlayBenchRun, connections: number): { median: number; rounds: number[]; encrypted: number; plain: number } | undefined {
+  const encrypted = throughputRow(run, 'sdk-encrypted', connections);
+  const plain = throughputRow(run, 'sdk', connections);
+  if (encrypted?.forwarderCpu === undefined || plain?.forwarderCpu === undefined) return undefined;
+  const forwarderCpu = (sample: ThroughputSample) => sum(forwarderProcesses[sample.path].map((name) => sample.cpuMsPerMb[name] ?? Number.NaN));
+  const plainSamples = pick(run.throughput, 'sdk', connections);
+  const rounds = pick(run.throughput, 'sdk-encrypted', connections).flatMap((sample) => {
+    const other = plainSamples.find((candidate) => candidate.round === sample.round);
+    return other ? [forwarderCpu(sample) / forwarderCpu(other)] : [];
+  });
+  return { median: encrypted.forwarderCpu / plain.forwarderCpu, rounds, encrypted: encrypted.forwarderCpu, plain: plain.forwarderCpu };
+}
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
@@ -179,10 +201,13 @@ export function overlaySummary(run: OverlayBenchRun): string {
     'How measured: everything on this one machine, on loopback, unpinned. One upstream Node process on 127.0.0.1 runs a sink (counts the bytes it reads) and an echo server;',
     'one client Node process (the load) connects to it through each path in turn: ' +
       run.paths.map((description) => `**${description.name}**, ${description.label}`).join('; ') +
-      '. One controller process (test/support/controller-fixture.ts) and the routers run as an operator runs them (`./edgeward router enroll`, `./edgeward router run`); links are TLS; every router stays up throughout.',
+      '. One controller process (test/support/controller-fixture.ts) and the routers run as an operator runs them (`./edgeward router enroll`, `./edgeward router run`); links are TLS; every router stays up throughout.' +
+      (measured.some((path) => path.startsWith('sdk'))
+        ? " The SDK paths' tunneler is `./edgeward tunnel run` with an identity file written by `./edgeward edge enroll`; its services differ only in `encryptionRequired` (false for sdk, true for sdk-encrypted: the SDK and r2 seal and open every byte)."
+        : ''),
     `Throughput: each connection writes ${run.writeBytes / 1024} KiB buffers as fast as its socket takes them; after a ${run.warmupSeconds} s warm-up, the sink's byte count over ${run.seconds} s (MB = 10^6 bytes).`,
     `Latency: on each established connection a ${run.messageBytes}-byte message goes up and is echoed back, the next sent once the whole echo is back, for ${run.latencySeconds} s after a ${run.latencyWarmupSeconds} s warm-up; p50 and p99 of every timed round trip of the measurement, in µs; the added latency is a path's p50 minus direct's.`,
-    `CPU per MB: user + system time (all threads; socat's forked children once reaped) of the forwarding processes (socat; the routers), and of the client and sink, from /proc over the connections' whole life (warm-up and drain included), per MB the sink received.`,
+    `CPU per MB: user + system time (all threads; socat's forked children once reaped) of the forwarding processes (socat; the routers; the tunneler and the routers for the SDK paths), and of the client and sink, from /proc over the connections' whole life (warm-up and drain included), per MB the sink received.`,
     `${run.rounds} round${run.rounds === 1 ? '' : 's'}; within a round each measurement (throughput at 1 and 16 connections, then latency at 1 and 16) is taken on every path back to back, the order of paths rotating from round to round (${run.orders.map((order) => order.join(' → ')).join('; ')}). Figures are medians over the rounds; ratios are of the medians.`,
     `Before round 1, a pass over every path (2 s of throughput and 1 s of round trips at 16 connections) warms the processes up and is not kept. The run took ${Math.round(run.setupSeconds)} s to set up and warm up, and ${Math.round(run.measureSeconds)} s to measure.`,
     '',
@@ -206,13 +231,15 @@ export function overlaySummary(run: OverlayBenchRun): string {
     }
   }
   lines.push('');
-  for (const path of measured.filter((name) => name.startsWith('overlay'))) {
+  for (const path of measured.filter((name) => name !== 'direct' && name !== 'socat')) {
     for (const connections of run.connectionCounts) {
       const direct = throughputRatio(run, path, 'direct', connections);
       const socat = throughputRatio(run, path, 'socat', connections);
       if (!direct || !socat) continue;
+      const overOverlay = path.startsWith('sdk') ? throughputRatio(run, path, 'overlay', connections) : undefined;
       lines.push(
-        `Throughput ${path}/direct at ${connections} connection${connections === 1 ? '' : 's'}: **${direct.median.toFixed(2)}** (by round: ${list(direct.rounds, (v) => v.toFixed(2))}); ${path}/socat: **${socat.median.toFixed(2)}** (by round: ${list(socat.rounds, (v) => v.toFixed(2))}).`,
+        `Throughput ${path}/direct at ${connections} connection${connections === 1 ? '' : 's'}: **${direct.median.toFixed(2)}** (by round: ${list(direct.rounds, (v) => v.toFixed(2))}); ${path}/socat: **${socat.median.toFixed(2)}** (by round: ${list(socat.rounds, (v) => v.toFixed(2))})` +
+          (overOverlay ? `; ${path}/overlay: **${overOverlay.median.toFixed(2)}** (by round: ${list(overOverlay.rounds, (v) => v.toFixed(2))}).` : '.'),
       );
     }
   }
@@ -227,9 +254,21 @@ export function overlaySummary(run: OverlayBenchRun): string {
     if (parts.length > 0) {
       lines.push(`Added latency over direct at ${connections} connection${connections === 1 ? '' : 's'}: ${parts.join('; ')}${overSocat ? `; overlay over socat ${signedUs(overSocat.p50Us)} µs p50` : ''}.`);
     }
+    const sdkOverOverlay = (['sdk', 'sdk-encrypted'] as const).flatMap((path) => {
+      const added = addedLatency(run, path, 'overlay', connections);
+      return added ? [`${path} **${signedUs(added.p50Us)} µs** p50 (${signedUs(added.p99Us)} µs p99; by round ${list(added.p50Rounds, signedUs)})`] : [];
+    });
+    if (sdkOverOverlay.length > 0) lines.push(`Added latency of the SDK paths over the router overlay at ${connections} connection${connections === 1 ? '' : 's'}: ${sdkOverOverlay.join('; ')}.`);
   }
+  const encryption = run.connectionCounts.flatMap((connections) => {
+    const ratio = encryptionCpuRatio(run, connections);
+    return ratio
+      ? [`at ${connections} connection${connections === 1 ? '' : 's'} **${ratio.median.toFixed(2)}x** (${cpu(ratio.encrypted)} over ${cpu(ratio.plain)} ms/MB; by round ${list(ratio.rounds, (v) => v.toFixed(2))}): ${ratio.median <= encryptedCpuTarget ? 'within' : 'over'} the ${encryptedCpuTarget}x target`]
+      : [];
+  });
+  if (encryption.length > 0) lines.push(`End-to-end encryption's cost, forwarder CPU per MB (tunnel + r1 + r2) of sdk-encrypted over sdk: ${encryption.join('; ')}.`);
   const split = measured
-    .filter((path) => path.startsWith('overlay'))
+    .filter((path) => path !== 'direct' && path !== 'socat')
     .flatMap((path) => {
       const connections = Math.max(...run.connectionCounts);
       const row = throughputRow(run, path, connections);

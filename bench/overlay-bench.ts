@@ -4,7 +4,11 @@
 //   direct         client → upstream;
 //   socat          client → `socat TCP-LISTEN:…,fork` → upstream;
 //   overlay        client → r1's proxy port → link → r2 (hosts the service) → upstream: one link hop, the demo's shape;
-//   overlay-chain  client → r1 → r2 → r3 (hosts the service) → upstream: two link hops.
+//   overlay-chain  client → r1 → r2 → r3 (hosts the service) → upstream: two link hops;
+//   sdk            client → `./edgeward tunnel run`'s local proxy port → the SDK → r1's edge listener → link → r2
+//                  (hosts the service) → upstream, for a service with encryptionRequired false;
+//   sdk-encrypted  the same for a service with encryptionRequired true: the SDK and r2 seal and open every byte.
+// The tunneler runs with an identity file written by `./edgeward edge enroll`, Dial granted on the SDK services only.
 // One controller (test/support/controller-fixture.ts) and three routers enrolled and run as an operator does
 // (`./edgeward router enroll`, `./edgeward router run`). Throughput (the sink's bytes over a fixed time) at 1 and 16
 // connections, latency (64-byte echo round trips) at 1 and 16 connections, in rounds whose order of paths rotates.
@@ -12,7 +16,7 @@
 // bounded by a watchdog; every process is stopped and the temp dir removed on success, failure, timeout or a signal.
 // Env: BENCH_OVERLAY_ROUNDS (1 to 9, default 3), BENCH_OVERLAY_SECONDS (measured seconds per throughput
 // measurement, default 5), BENCH_OVERLAY_LATENCY_SECONDS (timed seconds per latency measurement, default 3),
-// BENCH_CPU_PROF=<dir> (each router's .cpuprofile there, as bench/run.ts does for its servers).
+// BENCH_CPU_PROF=<dir> (each router's and the tunneler's .cpuprofile there, as bench/run.ts does for its servers).
 // The same file is the upstream and the client process: `overlay-bench.ts upstream|client`, driven over IPC.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,12 +31,13 @@ import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { stopChild, track } from './child-processes.ts';
 import { renderOverlaySection, overlaySummary, type LatencySample, type OverlayBenchRun, type PathDescription, type PathName, type ThroughputSample } from './overlay-bench-report.ts';
 import { processCpuSeconds } from './process-cpu.ts';
+import { TunnelProcess } from './tunnel-process.ts';
 
 const thisFile = fileURLToPath(import.meta.url);
 const tsxLoader = new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
 const profileHook = new URL('./cpu-profile-hook.mjs', import.meta.url).href;
-/** BENCH_CPU_PROF=<dir>: each router writes <dir>/<name>.cpuprofile (its main thread, the whole run) when it stops. */
+/** BENCH_CPU_PROF=<dir>: each router and the tunneler writes <dir>/<name>.cpuprofile (its main thread, the whole run) when it stops. */
 const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 
 const messageBytes = 64;
@@ -475,6 +480,8 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
   await post('/service-policies', { name: 'r2-binds-two-hop', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts-two'], serviceRoles: ['#two-hop'] });
   await post('/service-policies', { name: 'r3-binds-three-hop', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts-three'], serviceRoles: ['#three-hop'] });
   await post('/service-policies', { name: 'r1-dials-all', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#two-hop', '#three-hop'] });
+  // A router's proxy-mode dial, like an SDK's, is refused without a service edge router policy for the routers it uses.
+  await post('/service-edge-router-policies', { name: 'services-everywhere', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
   for (const [name, router] of routers) await router.run.waitForLog((line) => line.msg === 'control channel established', 60_000, `${name} welcomed`);
   progress('waiting for the four terminators and for circuits through r1');
   await until(
@@ -493,16 +500,58 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
   if (JSON.stringify(pathOf('bench-echo')) !== JSON.stringify(ids(['r1', 'r2']))) throw new Error(`bench-echo went by ${JSON.stringify(pathOf('bench-echo'))}, not r1 → r2`);
   if (JSON.stringify(pathOf('bench-echo-chain')) !== JSON.stringify(ids(['r1', 'r2', 'r3']))) throw new Error(`bench-echo-chain went by ${JSON.stringify(pathOf('bench-echo-chain'))}, not r1 → r2 → r3`);
 
+  // The SDK paths: services hosted by r2 like bench-sink/bench-echo, dialable only by the tunneler's identity, which
+  // may use r1's edge listener only (so that its circuits take the link to r2, as the router overlay's do).
+  progress('enrolling an identity with `./edgeward edge enroll` and starting `./edgeward tunnel run`');
+  const sdkServices = { plain: { sink: 'bench-sdk-sink', echo: 'bench-sdk-echo' }, encrypted: { sink: 'bench-sdk-sink-e2e', echo: 'bench-sdk-echo-e2e' } };
+  for (const [kind, names] of Object.entries(sdkServices)) {
+    const encryptionRequired = kind === 'encrypted';
+    await post('/services', { name: names.sink, encryptionRequired, roleAttributes: ['two-hop', 'sdk'], configs: [await host(names.sink, direct.sink)] });
+    await post('/services', { name: names.echo, encryptionRequired, roleAttributes: ['two-hop', 'sdk'], configs: [await host(names.echo, direct.echo)] });
+  }
+  await post('/service-policies', { name: 'tunneler-dials-sdk', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#bench-tunneler'], serviceRoles: ['#sdk'] });
+  await post('/edge-router-policies', { name: 'tunneler-uses-r1', semantic: 'AnyOf', identityRoles: ['#bench-tunneler'], edgeRouterRoles: ['#clients'] });
+  const identityId = await post('/identities', { name: 'bench-tunneler', type: 'Device', isAdmin: false, roleAttributes: ['bench-tunneler'], enrollment: { ott: true } });
+  const identityDetail = await controller.http.get(`${controller.managementApi}/identities/${identityId}`, { headers: admin });
+  const jwtFile = join(root, 'bench-tunneler.jwt');
+  writeFileSync(jwtFile, identityDetail.json.data.enrollment.ott.jwt as string);
+  const identityFile = join(root, 'bench-tunneler.json');
+  const enrolledIdentity = await runEdgeward(['edge', 'enroll', jwtFile, '--out', identityFile]);
+  if (enrolledIdentity.code !== 0) throw new Error(`edge enroll failed: ${enrolledIdentity.stderr}`);
+  const sdk: Endpoints = { sink: await freePort(), echo: await freePort() };
+  const sdkEncrypted: Endpoints = { sink: await freePort(), echo: await freePort() };
+  const proxies = {
+    [sdkServices.plain.sink]: sdk.sink,
+    [sdkServices.plain.echo]: sdk.echo,
+    [sdkServices.encrypted.sink]: sdkEncrypted.sink,
+    [sdkServices.encrypted.echo]: sdkEncrypted.echo,
+  };
+  const tunnelProfile = profileDir ? { NODE_OPTIONS: `--import=${profileHook}`, BENCH_CPU_PROF_FILE: join(profileDir, 'tunnel.cpuprofile') } : {};
+  const tunnel = TunnelProcess.start(identityFile, proxies, tunnelProfile);
+  track(tunnel.child);
+  cleanups.push(async () => void (await tunnel.stop()));
+  await tunnel.listening(Object.keys(proxies), 60_000);
+  progress('waiting for circuits through the tunneler and r1 to r2');
+  await until('eight terminators', async () => (await controller.http.get(`${controller.managementApi}/terminators`, { headers: admin })).json?.data?.length === 8, 60_000);
+  await until('an echo through the tunneler (plain)', () => echoOnce(sdk.echo), 60_000);
+  await until('an echo through the tunneler (encrypted)', () => echoOnce(sdkEncrypted.echo), 60_000);
+  for (const service of [sdkServices.plain.echo, sdkServices.encrypted.echo]) {
+    if (JSON.stringify(pathOf(service)) !== JSON.stringify(ids(['r1', 'r2']))) throw new Error(`${service} went by ${JSON.stringify(pathOf(service))}, not r1 → r2`);
+  }
+
   const paths: ReadonlyArray<PathDescription & { endpoints: Endpoints }> = [
     { name: 'direct', label: 'client → upstream', endpoints: direct },
     { name: 'socat', label: '`socat TCP-LISTEN:<port>,fork,reuseaddr,bind=127.0.0.1 TCP:127.0.0.1:<upstream>` (one forked socat per connection)', endpoints: socatPorts },
     { name: 'overlay', label: "client → r1's proxy-mode tunnel listener → link → r2 (host mode, the service's terminator) → upstream", endpoints: overlay },
     { name: 'overlay-chain', label: 'client → r1 → link → r2 → link → r3 (host mode) → upstream', endpoints: chain },
+    { name: 'sdk', label: "client → `./edgeward tunnel run`'s proxy port → the SDK → r1's edge listener → link → r2 (host mode) → upstream; encryptionRequired false", endpoints: sdk },
+    { name: 'sdk-encrypted', label: 'the same as sdk, encryptionRequired true (the SDK and r2 encrypt end to end)', endpoints: sdkEncrypted },
   ];
   const pids = {
     r1: routers.get('r1')!.run.child.pid!,
     r2: routers.get('r2')!.run.child.pid!,
     r3: routers.get('r3')!.run.child.pid!,
+    tunnel: tunnel.child.pid!,
     client: client.child.pid!,
     sink: upstream.child.pid!,
   };
@@ -511,6 +560,8 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
     socat: { socat: () => cpuWithChildrenSeconds(socatSink.pid!) },
     overlay: { r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2) },
     'overlay-chain': { r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2), r3: () => processCpuSeconds(pids.r3) },
+    sdk: { tunnel: () => processCpuSeconds(pids.tunnel), r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2) },
+    'sdk-encrypted': { tunnel: () => processCpuSeconds(pids.tunnel), r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2) },
   };
 
   const count = () => upstream.call<{ bytes: number; atUs: number; open: number }>('count');
@@ -612,14 +663,14 @@ async function runBench(): Promise<void> {
     warmupSeconds: 1,
     latencyWarmupSeconds: 0.5,
   };
-  // 240 s to set up and warm up, then per round 4 paths x 2 connection counts x (a throughput measurement with 30 s for its
+  // 240 s to set up and warm up, then per round 6 paths x 2 connection counts x (a throughput measurement with 30 s for its
   // connections and margins, a latency one with as much), 60 s to stop. bench/run.sh repeats this sum.
-  const budgetMs = (240 + settings.rounds * 4 * 2 * (1 + settings.seconds + 30 + 1 + settings.latencySeconds + 30) + 60) * 1000;
+  const budgetMs = (240 + settings.rounds * 6 * 2 * (1 + settings.seconds + 30 + 1 + settings.latencySeconds + 30) + 60) * 1000;
   const { cleanups, runCleanups, abort, markFinishing } = benchLifecycle(budgetMs, progress);
   try {
     const run = await main(await loadHarness(), cleanups, settings);
     markFinishing();
-    progress('stopping the routers, the controller, socat and the upstream and client processes');
+    progress('stopping the tunneler, the routers, the controller, socat and the upstream and client processes');
     await runCleanups();
     const previous = readPreviousResults(resultsFile);
     writeFileSync(resultsFile, renderOverlaySection(previous, run));

@@ -5,7 +5,8 @@
 # three-node cluster with password hashing's queue off and on (bench/login-flood.ts), then the alerts daemon's
 # matching against grep and its delivery to a real Alertmanager (bench/alerts-matching.ts), then the status page's data
 # endpoint with 100k identities and its first paint in Chromium (bench/dashboard-bench.ts), then throughput and added
-# latency of 1 and 16 connections through the overlay (a proxy-mode router, a link, a hosting router) against a direct
+# latency of 1 and 16 connections through the overlay (a proxy-mode router, a link, a hosting router; and an SDK dial
+# through `edgeward tunnel run`, plain and end-to-end encrypted) against a direct
 # loopback connection and against socat forwarding (bench/overlay-bench.ts), then the raft simulator's seeds per second
 # on one worker thread and on every CPU, and its planted-bug suite (bench/raft-sim-bench.ts), then end-to-end
 # encryption of 64 KiB Data bodies against a plain copy of them (bench/e2e-crypto-bench.ts).
@@ -21,7 +22,7 @@
 # (default 3), BENCH_DASHBOARD_SECONDS (default 10), BENCH_DASHBOARD_CONNECTIONS (default 8), BENCH_DASHBOARD_PAINTS
 # (default 5), BENCH_DASHBOARD_POLL_MS (default 1000) and BENCH_DASHBOARD_BUILD (default 1), see bench/dashboard-bench.ts;
 # BENCH_OVERLAY_ROUNDS (1 to 9, default 3), BENCH_OVERLAY_SECONDS (default 5) and BENCH_OVERLAY_LATENCY_SECONDS
-# (default 3), see bench/overlay-bench.ts (where BENCH_CPU_PROF profiles the routers); BENCH_SIM_SEEDS (default 300),
+# (default 3), see bench/overlay-bench.ts (where BENCH_CPU_PROF profiles the routers and the tunneler); BENCH_SIM_SEEDS (default 300),
 # BENCH_SIM_ROUNDS (default 3) and BENCH_SIM_LONG_SEEDS (default none: the 100,000-seed runs are
 # BENCH_SIM_LONG_SEEDS=100000 bench/run.sh raft-sim), see bench/raft-sim-bench.ts; BENCH_E2E_MB (MB per measurement,
 # default 256) and BENCH_E2E_ROUNDS (1 to 9, default 3), see bench/e2e-crypto-bench.ts.
@@ -177,10 +178,10 @@ if [ "$what" = all ] || [ "$what" = overlay ]; then
     echo "bench: the overlay step compares against socat, which is not installed: apt-get install socat" >&2
     exit 1
   fi
-  # overlay-bench.ts's own watchdog: 240 s to set up + rounds x 4 paths x 2 connection counts x (1 s warm-up +
+  # overlay-bench.ts's own watchdog: 240 s to set up + rounds x 6 paths x 2 connection counts x (1 s warm-up +
   # seconds + 30 s, then 1 s + latency seconds + 30 s) + 60 s to stop; this limit leaves it a minute more.
-  run_step "overlay (1 and 16 connections: direct, socat, the overlay)" \
-    $((240 + overlay_rounds * 4 * 2 * (1 + overlay_seconds + 30 + 1 + overlay_latency_seconds + 30) + 60 + 60)) \
+  run_step "overlay (1 and 16 connections: direct, socat, the overlay, the SDK paths)" \
+    $((240 + overlay_rounds * 6 * 2 * (1 + overlay_seconds + 30 + 1 + overlay_latency_seconds + 30) + 60 + 60)) \
     "${node_tsx[@]}" bench/overlay-bench.ts
 fi
 if [ "$what" = all ] || [ "$what" = raft-sim ]; then
