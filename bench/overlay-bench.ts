@@ -31,7 +31,7 @@ import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { stopChild, track } from './child-processes.ts';
 import { renderOverlaySection, overlaySummary, type LatencySample, type OverlayBenchRun, type PathDescription, type PathName, type ThroughputSample } from './overlay-bench-report.ts';
 import { processCpuSeconds } from './process-cpu.ts';
-import { TunnelProcess } from './tunnel-process.ts';
+import { startTunnel } from '../test/support/tunnel-process.ts';
 
 const thisFile = fileURLToPath(import.meta.url);
 const tsxLoader = new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
@@ -527,7 +527,7 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
     [sdkServices.encrypted.echo]: sdkEncrypted.echo,
   };
   const tunnelProfile = profileDir ? { NODE_OPTIONS: `--import=${profileHook}`, BENCH_CPU_PROF_FILE: join(profileDir, 'tunnel.cpuprofile') } : {};
-  const tunnel = TunnelProcess.start(identityFile, proxies, tunnelProfile);
+  const tunnel = startTunnel(identityFile, Object.entries(proxies).flatMap(([service, port]) => ['--proxy', `${service}:${port}`]), tunnelProfile);
   track(tunnel.child);
   cleanups.push(async () => void (await tunnel.stop()));
   await tunnel.listening(Object.keys(proxies), 60_000);

@@ -40,6 +40,29 @@ export class TunnelProcess {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
+
+  /** Resolves once every named service has its `tunnel listening` line; rejects after `timeoutMs` or if it exits. */
+  async listening(services: readonly string[], timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const open = new Set(this.lines.filter((line) => line.msg === 'tunnel listening').map((line) => line.service));
+      if (services.every((service) => open.has(service))) return;
+      if (Date.now() > deadline || this.child.exitCode !== null) {
+        throw new Error(`the tunneler did not listen for ${services.filter((service) => !open.has(service)).join(', ')} within ${timeoutMs} ms; it wrote:\n${this.lines.map((line) => JSON.stringify(line)).join('\n')}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** SIGTERM, then SIGKILL after `timeoutMs`; resolves with the exit code (null when killed). */
+  async stop(timeoutMs = 15_000): Promise<number | null> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
 }
 
 /** Sends `payload` through 127.0.0.1:`port`, half-closes, and reads until the far side ends (bounded). */
@@ -76,9 +99,9 @@ export async function untilEchoes(port: number): Promise<void> {
   }
 }
 
-/** `./edgeward tunnel run <identityFile> ...args` as a child process. */
-export function startTunnel(identityFile: string, args: string[]): TunnelProcess {
-  return new TunnelProcess(spawn(edgewardBin, ['tunnel', 'run', identityFile, ...args], { stdio: ['ignore', 'ignore', 'pipe'] }));
+/** `./edgeward tunnel run <identityFile> ...args` as a child process (`env` added to this process's). */
+export function startTunnel(identityFile: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): TunnelProcess {
+  return new TunnelProcess(spawn(edgewardBin, ['tunnel', 'run', identityFile, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] }));
 }
 
 /** A new identity `name` (roles) with a one-time enrollment, enrolled by `./edgeward edge enroll` into `<dir>/<name>.json`. */
