@@ -8,7 +8,6 @@
 // with the controllers' terminators per service and binding, under the generated rules.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -18,6 +17,7 @@ import { headerValue, readHeader } from '../common/edge-protocol/header-values.t
 import { allowEveryRouter, circuitRouterYaml, enrollRouterProcess, managementPoster, startWelcomedRouter } from './support/circuit-routers.ts';
 import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import type { ControllerFixture } from './support/controller-fixture.ts';
+import { startEchoServer, type EchoServer } from './support/echo-server.ts';
 import { freePort } from './support/free-port.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import type { RouterRun } from './support/router-fixture.ts';
@@ -30,7 +30,7 @@ let nodes: ControllerFixture[] = [];
 /** A fresh administrator session on the first controller (the sessions' timeout here is one minute). */
 const admin = async (): Promise<Record<string, string>> => ({ 'zt-session': await nodes[0]!.adminToken() });
 let workbench: OpensslWorkbench;
-let echo: Server;
+let echo: EchoServer;
 let router: RouterRun;
 let routerId: string;
 let edgePort: number;
@@ -94,12 +94,8 @@ before(async () => {
     editConfig: (yaml) => yaml.replace('    sessionTimeout: 30m', '    sessionTimeout: 1m').replace(/    activityUpdateInterval: 90s[^\n]*/, '    activityUpdateInterval: 1s'),
   });
   workbench = new OpensslWorkbench(join(root, 'certs'));
-  echo = createServer((socket) => {
-    socket.on('error', () => undefined);
-    socket.pipe(socket);
-  });
-  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', () => resolve()));
-  const echoPort = (echo.address() as { port: number }).port;
+  echo = await startEchoServer();
+  const echoPort = echo.port;
   edgePort = await freePort();
   const yaml = circuitRouterYaml({
     ctrlAddress: nodes[1]!.ctrlAddress,
@@ -120,7 +116,7 @@ before(async () => {
 
 after(async () => {
   await router?.stop();
-  echo?.close();
+  await echo?.close();
   for (const node of nodes) await node.dispose();
   rmSync(root, { recursive: true, force: true });
 });

@@ -6,7 +6,6 @@
 // a minimal wire client beside it.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -14,6 +13,7 @@ import { headerValue, readHeader } from '../common/edge-protocol/header-values.t
 import { newKeyPair, openE2eStreams } from '../common/edge-protocol/e2e-crypto.ts';
 import { circuitRouterYaml, enrollRouterProcess, managementPoster, allowEveryRouter, startWelcomedRouter } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { startEchoServer, type EchoServer } from './support/echo-server.ts';
 import { freePort } from './support/free-port.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import type { RouterRun } from './support/router-fixture.ts';
@@ -26,7 +26,7 @@ const root = mkdtempSync(join(tmpdir(), 'edgeward-sdk-edge-'));
 let controller: ControllerFixture;
 let admin: Record<string, string>;
 let workbench: OpensslWorkbench;
-let echo: Server;
+let echo: EchoServer;
 let router: RouterRun;
 let edgePort: number;
 let dialer: { cert: string; key: string; token: string };
@@ -84,12 +84,8 @@ before(async () => {
   controller = await ControllerFixture.create();
   admin = { 'zt-session': await controller.adminToken() };
   workbench = new OpensslWorkbench(join(root, 'certs'));
-  echo = createServer((socket) => {
-    socket.on('error', () => undefined);
-    socket.pipe(socket);
-  });
-  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', () => resolve()));
-  const echoPort = (echo.address() as { port: number }).port;
+  echo = await startEchoServer();
+  const echoPort = echo.port;
   edgePort = await freePort();
   const yaml = circuitRouterYaml({ ctrlAddress: controller.ctrlAddress, edgePort, tunnel: '{mode: host}', tail: '' });
   const { config } = await enrollRouterProcess(controller, admin, join(root, 'r1'), yaml, 'r1', { isTunnelerEnabled: true, roleAttributes: ['hosting'] });
@@ -108,7 +104,7 @@ before(async () => {
 after(async () => {
   for (const sdk of sdks) sdk.close();
   await router?.stop();
-  echo?.close();
+  await echo?.close();
   await controller?.dispose();
   rmSync(root, { recursive: true, force: true });
 });

@@ -88,12 +88,17 @@ export class RouterRun {
   }
 
   /** SIGTERM, then SIGKILL after `timeoutMs`; resolves with the exit code (null when killed). */
-  async stop(timeoutMs = 15_000): Promise<number | null> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
-    const code = await this.exited;
-    clearTimeout(timer);
-    return code;
+  stop(timeoutMs = 15_000): Promise<number | null> {
+    return stopChild(this.child, this.exited, timeoutMs);
   }
+}
+
+/** SIGTERM to a child process, then SIGKILL after `timeoutMs`; resolves with its exit code (null when killed). */
+export async function stopChild(child: ChildProcess, exited: Promise<number | null>, timeoutMs: number): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
 }

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { ControllerFixture } from './controller-fixture.ts';
-import { edgewardBin } from './router-fixture.ts';
+import { edgewardBin, stopChild } from './router-fixture.ts';
 
 /** The tunneler's stderr as JSON lines, with a bounded wait for one that matches. */
 export class TunnelProcess {
@@ -55,13 +55,8 @@ export class TunnelProcess {
   }
 
   /** SIGTERM, then SIGKILL after `timeoutMs`; resolves with the exit code (null when killed). */
-  async stop(timeoutMs = 15_000): Promise<number | null> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
-    const code = await this.exited;
-    clearTimeout(timer);
-    return code;
+  stop(timeoutMs = 15_000): Promise<number | null> {
+    return stopChild(this.child, this.exited, timeoutMs);
   }
 }
 
