@@ -58,7 +58,7 @@ async function session(identity: Identity, type: 'Dial' | 'Bind'): Promise<strin
 }
 
 async function sdkTerminators(): Promise<Array<{ id: string; binding: string; router: { id: string } }>> {
-  const list = await controller.http.get(`${controller.managementApi}/terminators?filter=${encodeURIComponent(`service="${serviceId}"`)}`, { headers: admin });
+  const list = await controller.http.get(`${controller.managementApi}/terminators?limit=500&filter=${encodeURIComponent(`service="${serviceId}"`)}`, { headers: admin });
   return (list.json?.data ?? []).filter((terminator: { binding: string }) => terminator.binding === 'edge');
 }
 
@@ -284,6 +284,24 @@ test("a host's logout ends its Bind: the router closes the SDK's listener (code 
   assert.equal(JSON.parse(closed.headers.get(1033)!.toString()).retryHint, 2);
   await until('the SDK terminator removed', async () => (await sdkTerminators()).length === 0, 10_000);
   hostClient.close();
+});
+
+test('one channel holds at most 256 Binds: the next is refused (too busy) and the controller is not asked', async () => {
+  const login = await controller.http.post(`${controller.clientApi}/authenticate?method=cert`, { body: {}, cert: host.cert, key: host.key });
+  const many: Identity = { ...host, token: login.json.data.token as string };
+  const hostClient = await WireClient.open(listener('r2'), many);
+  assert.equal(readHeader.bool((await hostClient.hello(many.token))?.headers.get(2)), true);
+  const token = await session(many, 'Bind');
+  const sequences = Array.from({ length: 257 }, (_, index) => hostClient.send(60790, [[1000, headerValue.uint32(100 + index)]], token));
+  const replies = await Promise.all(sequences.map((sequence) => hostClient.next(replyTo(sequence), `bind reply ${sequence}`)));
+  const refused = replies.filter((reply) => reply?.contentType === 60785);
+  assert.equal(replies.filter((reply) => reply?.contentType === 60784).length, 256);
+  assert.equal(refused.length, 1);
+  assert.equal(refused[0]!.body.toString(), 'too many binds on this channel');
+  assert.equal(JSON.parse(refused[0]!.headers.get(1033)!.toString()).retryHint, 1);
+  await until('the 256 SDK terminators listed', async () => (await sdkTerminators()).length === 256, 20_000);
+  await hostClient.close();
+  await until('the SDK terminators removed with the channel', async () => (await sdkTerminators()).length === 0, 20_000);
 });
 
 test('hellos refused again and again from one source: after its burst of 10 the router cuts that source before asking the controller', async () => {

@@ -71,6 +71,8 @@ export interface SdkChannelDeps {
   readonly helloTimeoutMs?: number;
   /** Virtual connections one channel may hold at once (1000). */
   readonly maxConnections?: number;
+  /** Binds (hosted listeners) one channel may hold at once (256). */
+  readonly maxBinds?: number;
   /** SDK-hosted services: the router's registry of Binds, and the controller's `edge.bind` / `edge.unbind`. */
   readonly hosts?: SdkHosts;
   readonly bind?: (apiSession: string, request: BindRequest) => Promise<BindVerdict>;
@@ -89,6 +91,8 @@ export class SdkEdgeChannel implements BindHost {
   /** Requests this router sent (Dials), by sequence: their replies are handled in the same turn they arrive. */
   private readonly awaiting = new Map<number, { readonly onReply: (reply: EdgeMessage) => void; readonly timer: NodeJS.Timeout }>();
   private nextConnId = firstRouterConnId;
+  /** Binds waiting for the controller's answer (they count against maxBinds). */
+  private binding = 0;
   private apiSession = '';
   private identityName = '';
   /** The identity and API session the controller named at the hello ('' before). */
@@ -227,6 +231,17 @@ export class SdkEdgeChannel implements BindHost {
     const { connId } = bind;
     if (!this.deps.bind || !this.deps.hosts) return this.refuse(message, { code: 1, retryHint: 3, message: 'this router does not host services for SDKs' });
     if (this.binds.has(connId) || this.connections.has(connId)) return this.refuse(message, { code: 1, retryHint: 0, message: `connId ${connId} is already in use` });
+    if (this.binds.size + this.binding >= (this.deps.maxBinds ?? 256)) return this.refuse(message, { code: 1, retryHint: 1, message: 'too many binds on this channel' });
+    this.binding++;
+    try {
+      await this.bindListener(message, bind);
+    } finally {
+      this.binding--;
+    }
+  }
+
+  private async bindListener(message: EdgeMessage, bind: ReturnType<typeof parseMessage.bind>): Promise<void> {
+    const { connId } = bind;
     const request: BindRequest = {
       serviceSession: bind.token,
       ...(bind.cost !== undefined ? { cost: bind.cost } : {}),
@@ -235,7 +250,7 @@ export class SdkEdgeChannel implements BindHost {
     };
     let verdict: BindVerdict;
     try {
-      verdict = await this.deps.bind(this.apiSession, request);
+      verdict = await this.deps.bind!(this.apiSession, request);
     } catch (error) {
       verdict = { refused: { code: 'CONTROLLER_UNAVAILABLE', message: `no controller could take the bind: ${(error as Error).message}` } };
     }
@@ -251,7 +266,7 @@ export class SdkEdgeChannel implements BindHost {
       routerAssignsIds: bind.routerProvidedConnId,
       ...(bind.publicKey ? { hostKey: bind.publicKey } : {}),
     });
-    this.deps.hosts.add(verdict.terminatorId, this, connId);
+    this.deps.hosts!.add(verdict.terminatorId, this, connId);
     this.send(buildMessage.stateConnected({ sequence: this.nextSequence(), connId, inReplyTo: message, routerProvidedConnId: bind.routerProvidedConnId }));
     if (bind.supportsBindSuccess) this.send(buildMessage.bindSuccess({ sequence: this.nextSequence(), connId }));
     this.deps.logger.info('sdk bind', { listener: this.deps.listener, identity: this.identityName, connId, terminatorId: verdict.terminatorId });
