@@ -109,7 +109,8 @@ function fault(request: HostileRequest, response: HttpResponse): string | undefi
     return typeof error?.code === 'string' && typeof error?.message === 'string' && response.json?.meta ? undefined : 'an error outside the error envelope';
   }
   if (contentType.includes('application/json')) return response.json && 'data' in response.json && 'meta' in response.json ? undefined : 'a success outside the data envelope';
-  return /^(image\/png|application\/pkcs7-mime|application\/x-pem-file)/.test(contentType) ? undefined : `a success of type ${contentType || 'none'}`;
+  // The non-JSON answers the API has: MFA QR codes, the CA bundle, certificates, and enrollment JWTs (`/cas/{id}/jwt`).
+  return /^(image\/png|application\/pkcs7-mime|application\/x-pem-file|application\/jwt)/.test(contentType) ? undefined : `a success of type ${contentType || 'none'}`;
 }
 
 test('thousands of malformed and hostile requests: no 5xx, none dropped, the cluster keeps its leader and writes', async (t) => {
