@@ -125,6 +125,17 @@ const edgeSchema = s.object({
       lockoutDuration: s.duration({ min: '1s', max: '24h' }).default('15m'),
     })
     .default({}),
+  // OIDC (served at /oidc wherever the client API is bound): token lifetimes and how often each controller makes a
+  // new signing key. Retired keys verify until the longest token lifetime has passed.
+  oidc: s
+    .object({
+      enabled: s.boolean().default(true),
+      accessTokenDuration: s.duration({ min: '10s', max: '24h' }).default('30m'),
+      refreshTokenDuration: s.duration({ min: '1m', max: '720h' }).default('24h'),
+      idTokenDuration: s.duration({ min: '10s', max: '24h' }).default('30m'),
+      keyRotation: s.duration({ min: '1m', max: '8760h' }).default('24h'),
+    })
+    .default({}),
   // Refused authentication attempts per client address and per user, counted on each controller (never replicated).
   authThrottle: s
     .object({

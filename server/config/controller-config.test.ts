@@ -94,6 +94,7 @@ describe('parseControllerConfig: a valid file', () => {
         authThrottle: { enabled: true, window: 300_000, maxFailuresPerAddress: 50, maxFailuresPerUser: 10, maxTrackedKeys: 50_000 },
         passwordHashing: { concurrency: 2, maxQueued: 64 },
         extJwt: { allowPrivateJwksAddresses: false },
+        oidc: { enabled: true, accessTokenDuration: 1_800_000, refreshTokenDuration: 86_400_000, idTokenDuration: 1_800_000, keyRotation: 86_400_000 },
       },
       web: [
         {

@@ -94,6 +94,8 @@ export interface EdgeConfig {
   readonly passwordHashing: { readonly concurrency: number; readonly maxQueued: number };
   /** JWKS endpoints may resolve to loopback, link-local and private addresses. */
   readonly extJwt: { readonly allowPrivateJwksAddresses: boolean };
+  /** Durations in ms. */
+  readonly oidc: { readonly enabled: boolean; readonly accessTokenDuration: number; readonly refreshTokenDuration: number; readonly idTokenDuration: number; readonly keyRotation: number };
 }
 
 export interface WebBindPoint {

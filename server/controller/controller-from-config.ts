@@ -117,6 +117,13 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
       },
       passwordHashing: { concurrency: config.edge.passwordHashing.concurrency, maxQueued: config.edge.passwordHashing.maxQueued },
       extJwt: { allowPrivateJwksAddresses: config.edge.extJwt.allowPrivateJwksAddresses },
+      oidc: {
+        enabled: config.edge.oidc.enabled,
+        accessTokenMs: config.edge.oidc.accessTokenDuration,
+        refreshTokenMs: config.edge.oidc.refreshTokenDuration,
+        idTokenMs: config.edge.oidc.idTokenDuration,
+        keyRotationMs: config.edge.oidc.keyRotation,
+      },
       sessionTimeoutMs: config.edge.api.sessionTimeout,
       activityUpdateIntervalMs: config.edge.api.activityUpdateInterval,
       activityUpdateBatchSize: config.edge.api.activityUpdateBatchSize,

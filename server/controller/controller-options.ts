@@ -92,9 +92,19 @@ export interface ControllerOptions {
   readonly passwordHashing?: HashQueueLimits;
   /** External JWT signers: JWKS endpoints may resolve to loopback, link-local and private addresses (false when unset). */
   readonly extJwt?: { readonly allowPrivateJwksAddresses: boolean };
+  /** OIDC login and tokens (on, with OpenZiti's lifetimes and a daily key rotation, when unset). */
+  readonly oidc?: OidcOptions;
   readonly sessionTimeoutMs: number;
   readonly activityUpdateIntervalMs: number;
   readonly activityUpdateBatchSize: number;
   readonly events: readonly EventHandlerOptions[];
   readonly agentSocket: string;
+}
+
+export interface OidcOptions {
+  readonly enabled: boolean;
+  readonly accessTokenMs: number;
+  readonly refreshTokenMs: number;
+  readonly idTokenMs: number;
+  readonly keyRotationMs: number;
 }

@@ -38,6 +38,7 @@ import { startMetrics, type LateParts } from './metrics-wiring.ts';
 import { applySessionDialRule } from './session-dial-rule.ts';
 import { startSessionTimers } from './session-timers.ts';
 import { startRevocationPruning } from './revocation-timer.ts';
+import { startOidcKeyTimers } from './oidc-key-timer.ts';
 import { baseUrlsOf, startWebListeners } from './web-listeners.ts';
 
 export interface RunningController {
@@ -134,6 +135,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     stack.push('agent socket', () => agent.close());
     stack.push('session timers', startSessionTimers(services.sessions, isLeader, options, logger));
     stack.push('revocation pruning', startRevocationPruning(services.revocations, isLeader, logger.child('revocations')));
+    stack.push('oidc signing keys', startOidcKeyTimers(services.oidc, isLeader, logger.child('oidc')));
 
     logger.info('controller started', { id: options.id, version: version.version, baseUrls });
     return {

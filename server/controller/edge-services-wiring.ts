@@ -40,6 +40,8 @@ import { ControllerSettingsService } from '../edge/controller-settings.ts';
 import { CaJwtIssuer } from '../edge/ca-jwt.ts';
 import { writeModelSnapshot } from '../store/model-snapshot-file.ts';
 import type { ModelStore } from '../store/model-store.ts';
+import { buildOidcServices } from '../oidc/oidc-services.ts';
+import { defaultTokenLifetimes } from '../oidc/oidc-tokens.ts';
 import type { ControllerOptions } from './controller-options.ts';
 
 export interface EdgeWiring {
@@ -103,6 +105,21 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
   // from public addresses unless the operator allows private ones.
   const jwks = new JwksCache({ trustedCaPems: [identityTls.caPem], allowPrivateAddresses: options.extJwt?.allowPrivateJwksAddresses ?? false });
   const verifier = new ExtJwtVerifier({ jwks, now: () => clock.now() });
+  const revocations = new RevocationService(store, writer, clock);
+  const oidcOptions = options.oidc;
+  const oidc = buildOidcServices({
+    enabled: (oidcOptions?.enabled ?? true) && clientApiOrigins.length > 0,
+    store,
+    writer,
+    clock,
+    controllerId: options.id,
+    origin: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`,
+    lifetimes: oidcOptions ? { accessTokenMs: oidcOptions.accessTokenMs, refreshTokenMs: oidcOptions.refreshTokenMs, idTokenMs: oidcOptions.idTokenMs } : defaultTokenLifetimes,
+    keyRotationMs: oidcOptions?.keyRotationMs ?? 24 * 3_600_000,
+    apiSessions: sessions,
+    authPolicies,
+    revocations,
+  });
   return {
     store,
     identities,
@@ -134,7 +151,8 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
       { keyPem: identityTls.keyPem, issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`, controllers: clientApiOrigins, controllerId: options.id },
       clock,
     ),
-    revocations: new RevocationService(store, writer, clock),
+    revocations,
+    oidc,
     controllerSettings: new ControllerSettingsService(store, writer, clock),
     caJwt: new CaJwtIssuer(cas, { keyPem: identityTls.keyPem, issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`, controllers: clientApiOrigins }),
     passwordLogin: new PasswordLogin(store, authPolicies, writer, clock, authLogger, hasher, passwordFailures),

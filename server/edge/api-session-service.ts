@@ -65,6 +65,12 @@ export class ApiSessionService {
     return { session: this.store.table<ApiSession>(tables.apiSessions).get(session.id) ?? session, token };
   }
 
+  /** Writes a session a login did not write (an OIDC session: oidc-sessions.ts) and answers the stored row. */
+  async record(session: ApiSession): Promise<ApiSession> {
+    await this.writer.write({ type: 'apiSession.create', session });
+    return this.store.table<ApiSession>(tables.apiSessions).get(session.id) ?? session;
+  }
+
   /** A secondary factor was answered: the session loses that auth query (and is full once none is left). */
   async satisfyQuery(session: ApiSession, typeId: string): Promise<ApiSession> {
     if (!session.authQueries.some((query) => query.typeId === typeId)) return session;

@@ -28,6 +28,7 @@ import type { DatabaseAdmin } from './database-admin.ts';
 import type { RevocationService } from './revocation-service.ts';
 import type { ControllerSettingsService } from './controller-settings.ts';
 import type { CaJwtIssuer } from './ca-jwt.ts';
+import type { OidcServices } from '../oidc/oidc-services.ts';
 
 export interface EdgeServices {
   readonly store: ModelStore;
@@ -63,6 +64,8 @@ export interface EdgeServices {
   readonly controllerSettings: ControllerSettingsService;
   /** A third-party CA's auto-enrollment JWT (`/cas/{id}/jwt`). */
   readonly caJwt: CaJwtIssuer;
+  /** The OpenID provider at /oidc and the JWT API sessions it issues. */
+  readonly oidc: OidcServices;
   readonly passwordLogin: PasswordLogin;
   readonly certLogin: CertLogin;
   readonly extJwtLogin: ExtJwtLogin;

@@ -56,9 +56,10 @@ export class RevocationService {
     return revocation !== undefined && revocation.type === type && Date.parse(revocation.expiresAt) > this.clock.now();
   }
 
-  async create(input: RevocationInput): Promise<{ id: string }> {
+  /** `lifetimeMs`: how long this one is kept when its caller knows better (an OIDC session: its tokens' lifetime). */
+  async create(input: RevocationInput, lifetimeMs = this.limits.lifetimeMs): Promise<{ id: string }> {
     const nowMs = this.clock.now();
-    let expiresAtMs = nowMs + this.limits.lifetimeMs;
+    let expiresAtMs = nowMs + lifetimeMs;
     switch (input.type) {
       case 'IDENTITY':
         if (!this.store.table<Identity>(tables.identities).get(input.id)) throw EdgeError.notFound('identity', input.id);

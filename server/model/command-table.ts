@@ -18,6 +18,7 @@ import { applyRouterCommand, isRouterCommand } from './router-commands.ts';
 import { applyServiceCommand, isServiceCommand } from './service-commands.ts';
 import { applyTerminatorCommand, isTerminatorCommand } from './terminator-commands.ts';
 import { applyRevocationCommand, isRevocationCommand } from './revocation-commands.ts';
+import { applyOidcKeyCommand, isOidcKeyCommand } from './oidc-key-commands.ts';
 import { applyControllerSettingCommand, isControllerSettingCommand } from './controller-setting-commands.ts';
 
 /** `identity` of `identity.create`: every family of ModelCommand. */
@@ -52,6 +53,7 @@ const appliers: { readonly [F in CommandFamily]: Applier<FamilyCommand<F>> } = {
   serviceEdgeRouterPolicy: guarded(isEdgeRouterPolicyCommand, applyEdgeRouterPolicyCommand),
   terminator: guarded(isTerminatorCommand, applyTerminatorCommand),
   revocation: guarded(isRevocationCommand, applyRevocationCommand),
+  oidcKey: guarded(isOidcKeyCommand, applyOidcKeyCommand),
   controllerSetting: guarded(isControllerSettingCommand, applyControllerSettingCommand),
   identityServiceConfig: applyIdentityServiceConfigCommand,
   // Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else.

@@ -9,6 +9,7 @@ import type { RouterCommand } from './router-commands.ts';
 import type { ServiceCommand } from './service-commands.ts';
 import type { TerminatorCommand } from './terminator-commands.ts';
 import type { RevocationCommand } from './revocation-commands.ts';
+import type { OidcKeyCommand } from './oidc-key-commands.ts';
 import type { ControllerSettingCommand } from './controller-setting-commands.ts';
 
 export type IdentityChanges = Partial<
@@ -77,6 +78,7 @@ export type ModelCommand =
   | EdgeRouterPolicyCommand
   | TerminatorCommand
   | RevocationCommand
+  | OidcKeyCommand
   | ControllerSettingCommand
   | IdentityServiceConfigCommand
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */

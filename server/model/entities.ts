@@ -9,6 +9,7 @@ import { createRouterTables } from './router-entities.ts';
 import { createServiceTables } from './service-entities.ts';
 import { createTerminatorTables } from './terminator-entities.ts';
 import { createRevocationTables } from './revocation-entities.ts';
+import { createOidcKeyTables } from './oidc-key-entities.ts';
 import { createControllerSettingTables } from './controller-setting-entities.ts';
 
 export type { BaseEntity } from './base-entity.ts';
@@ -235,6 +236,7 @@ export function createModelTables(): EntityTable<Row>[] {
     ...createEdgeRouterPolicyTables(),
     ...createTerminatorTables(),
     ...createRevocationTables(),
+    ...createOidcKeyTables(),
     ...createControllerSettingTables(),
     ...createIdentityServiceConfigTables(),
   ] as unknown as EntityTable<Row>[];

@@ -1,0 +1,50 @@
+// Keeps this controller's OIDC signing key published and fresh: the first key as soon as the cluster takes writes
+// (retried every few seconds until then), a new one every keyRotation; the leader prunes keys retired longer ago
+// than the longest token lifetime. Until the first key is committed, logins through /oidc answer 503.
+import type { Logger } from '../../common/log/logger.ts';
+import type { OidcServices } from '../oidc/oidc-services.ts';
+
+export const keyCheckIntervalMs = 2_000;
+export const keyPruneIntervalMs = 60_000;
+
+/** Starts the timers; the returned function stops them. */
+export function startOidcKeyTimers(oidc: OidcServices, isLeader: () => boolean, logger: Logger, checkIntervalMs = keyCheckIntervalMs): () => void {
+  if (!oidc.enabled) return () => undefined;
+  let running = false;
+  let failingSince: number | undefined;
+  const check = () => {
+    if (running) return;
+    running = true;
+    const hadKey = oidc.keys.signingKey() !== undefined;
+    oidc.keys
+      .rotateIfDue(oidc.keyRotationMs)
+      .then((rotated) => {
+        if (rotated) logger.info(hadKey ? 'oidc signing key rotated' : 'oidc signing key published', { kid: oidc.keys.signingKey()?.kid });
+        failingSince = undefined;
+      })
+      .catch((error: unknown) => {
+        // Expected while the cluster has no leader yet: said once, then again only after a minute of it.
+        const now = Date.now();
+        if (failingSince === undefined || now - failingSince > 60_000) {
+          logger.warn('oidc signing key not published yet', { error: (error as Error).message });
+          failingSince = now;
+        }
+      })
+      .finally(() => {
+        running = false;
+      });
+  };
+  check();
+  const checkTimer = setInterval(check, checkIntervalMs);
+  const pruneTimer = setInterval(() => {
+    if (!isLeader()) return;
+    oidc.keys
+      .prune(oidc.tokens.longestLifetimeMs)
+      .then((count) => count > 0 && logger.info('retired oidc signing keys removed', { count }))
+      .catch((error) => logger.warn('oidc key prune failed', { error: (error as Error).message }));
+  }, keyPruneIntervalMs);
+  return () => {
+    clearInterval(checkTimer);
+    clearInterval(pruneTimer);
+  };
+}

@@ -1,0 +1,127 @@
+// Authorization requests in progress, and the codes they end in, kept in this controller's memory only (as
+// OpenZiti's controller keeps them): a login's steps all reach the controller that began it, and nothing is written
+// to the cluster for them. Both are bounded in number and time; a code is good once, for one minute, and only with
+// the PKCE verifier, client and redirect URI of its request.
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../../common/time/clock.ts';
+import type { AuthQuery } from '../model/entities.ts';
+import type { PrimaryAuthentication } from '../edge/login/password-login.ts';
+
+export interface AuthRequestParams {
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly scopes: readonly string[];
+  readonly state?: string;
+  readonly nonce?: string;
+  readonly codeChallenge: string;
+}
+
+/** What the primary login of a request proved, and the secondary factors it still owes. */
+export interface RequestLogin {
+  readonly primary: PrimaryAuthentication;
+  readonly remoteAddress: string;
+  readonly configTypes: readonly string[];
+  readonly authPolicyId: string;
+  authQueries: AuthQuery[];
+  mfaAnswered: boolean;
+}
+
+export interface AuthRequest extends AuthRequestParams {
+  readonly id: string;
+  readonly createdAtMs: number;
+  login?: RequestLogin;
+}
+
+export interface AuthRequestLimits {
+  readonly requestTtlMs: number;
+  readonly codeTtlMs: number;
+  /** Pending requests at once on this controller; past it a new one is refused until some expire. */
+  readonly maxPending: number;
+}
+
+export const defaultAuthRequestLimits: AuthRequestLimits = { requestTtlMs: 5 * 60_000, codeTtlMs: 60_000, maxPending: 10_000 };
+
+export class TooManyAuthRequests extends Error {
+  constructor() {
+    super('too many authorization requests in progress on this controller');
+  }
+}
+
+export class AuthRequests {
+  private readonly requests = new Map<string, AuthRequest>();
+  private readonly codes = new Map<string, { request: AuthRequest; expiresAtMs: number }>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly limits: AuthRequestLimits = defaultAuthRequestLimits,
+  ) {}
+
+  get pending(): number {
+    return this.requests.size;
+  }
+
+  create(params: AuthRequestParams): AuthRequest {
+    this.sweep();
+    if (this.requests.size >= this.limits.maxPending) throw new TooManyAuthRequests();
+    const request: AuthRequest = { ...params, id: randomUUID(), createdAtMs: this.clock.now() };
+    this.requests.set(request.id, request);
+    return request;
+  }
+
+  /** The live request `id` names; undefined when unknown, expired or already turned into a code. */
+  get(id: string): AuthRequest | undefined {
+    const request = this.requests.get(id);
+    if (!request) return undefined;
+    if (this.clock.now() - request.createdAtMs > this.limits.requestTtlMs) {
+      this.requests.delete(id);
+      return undefined;
+    }
+    return request;
+  }
+
+  /** Ends a request that the client has nothing more to do with (a refused login it must start again). */
+  drop(id: string): void {
+    this.requests.delete(id);
+  }
+
+  /** The request's one code: it leaves the pending list, so its login steps can no longer be replayed. */
+  issueCode(request: AuthRequest): string {
+    this.requests.delete(request.id);
+    const code = randomBytes(32).toString('base64url');
+    this.codes.set(code, { request, expiresAtMs: this.clock.now() + this.limits.codeTtlMs });
+    return code;
+  }
+
+  /**
+   * Redeems a code once. Answers its request when the client, redirect URI and PKCE verifier are those of the
+   * request; a code presented with anything else is spent all the same (RFC 6749 4.1.2: a code is never good twice).
+   */
+  redeem(code: string, clientId: string, redirectUri: string | undefined, codeVerifier: string): { ok: true; request: AuthRequest } | { ok: false; reason: string } {
+    const entry = this.codes.get(code);
+    if (!entry) return { ok: false, reason: 'unknown or used authorization code' };
+    this.codes.delete(code);
+    if (this.clock.now() > entry.expiresAtMs) return { ok: false, reason: 'authorization code expired' };
+    const { request } = entry;
+    if (request.clientId !== clientId) return { ok: false, reason: 'the code was issued to another client' };
+    if (redirectUri !== undefined && redirectUri !== request.redirectUri) return { ok: false, reason: 'redirect_uri differs from the authorization request' };
+    if (!pkceMatches(request.codeChallenge, codeVerifier)) return { ok: false, reason: 'code_verifier does not match the code_challenge' };
+    return { ok: true, request };
+  }
+
+  private sweep(): void {
+    const now = this.clock.now();
+    for (const [id, request] of this.requests) {
+      if (now - request.createdAtMs <= this.limits.requestTtlMs) break; // insertion order: the rest are newer
+      this.requests.delete(id);
+    }
+    for (const [code, entry] of this.codes) if (now > entry.expiresAtMs) this.codes.delete(code);
+  }
+}
+
+/** RFC 7636 S256: BASE64URL(SHA256(verifier)) equals the challenge; verifiers are 43 to 128 unreserved characters. */
+export function pkceMatches(challenge: string, verifier: string): boolean {
+  if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)) return false;
+  const computed = Buffer.from(createHash('sha256').update(verifier).digest('base64url'));
+  const expected = Buffer.from(challenge);
+  return computed.length === expected.length && timingSafeEqual(computed, expected);
+}
