@@ -99,7 +99,7 @@ export class MfaService {
   }
 
   /** A live TOTP code completes enrollment (recovery codes are refused here) and passes the session's MFA. */
-  verify(identity: Identity, session: ApiSession, code: string): Promise<void> {
+  verify(identity: Identity, session: Pick<ApiSession, 'id'>, code: string): Promise<void> {
     return this.oneAtATime(identity, async () => {
       const mfa = this.require(identity);
       if (mfa.isVerified) throw EdgeError.notFound('mfa', identity.id);
@@ -122,7 +122,7 @@ export class MfaService {
   }
 
   /** POST /authenticate/mfa: answers the session's MFA query. */
-  authenticate(identity: Identity, session: ApiSession, code: string): Promise<void> {
+  authenticate(identity: Identity, session: Pick<ApiSession, 'id'>, code: string): Promise<void> {
     return this.oneAtATime(identity, async () => {
       const mfa = this.find(identity.id);
       if (!mfa || !mfa.isVerified) throw new EdgeError('MFA_NOT_ENROLLED', { code: 'MFA_NOT_ENROLLED', message: 'the identity has no verified MFA enrollment' });

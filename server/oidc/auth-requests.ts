@@ -14,20 +14,28 @@ export interface AuthRequestParams {
   readonly state?: string;
   readonly nonce?: string;
   readonly codeChallenge: string;
+  /** Config type ids asked for at /authorize (a login step may name more). */
+  readonly configTypes: readonly string[];
+  /** Where the authorization request came from (`ip:port`). */
+  readonly remoteAddress: string;
 }
 
 /** What the primary login of a request proved, and the secondary factors it still owes. */
 export interface RequestLogin {
   readonly primary: PrimaryAuthentication;
-  readonly remoteAddress: string;
   readonly configTypes: readonly string[];
   readonly authPolicyId: string;
+  /** When the primary login succeeded (ms). */
+  readonly atMs: number;
+  /** Methods proven so far, as OpenID's amr: the primary method, then `totp`, `ejs:<signerId>`. */
+  readonly amr: string[];
   authQueries: AuthQuery[];
-  mfaAnswered: boolean;
 }
 
 export interface AuthRequest extends AuthRequestParams {
   readonly id: string;
+  /** The API session the login's tokens will stand for (`z_asid`), fixed when the request is made. */
+  readonly apiSessionId: string;
   readonly createdAtMs: number;
   login?: RequestLogin;
 }
@@ -63,7 +71,7 @@ export class AuthRequests {
   create(params: AuthRequestParams): AuthRequest {
     this.sweep();
     if (this.requests.size >= this.limits.maxPending) throw new TooManyAuthRequests();
-    const request: AuthRequest = { ...params, id: randomUUID(), createdAtMs: this.clock.now() };
+    const request: AuthRequest = { ...params, id: randomUUID(), apiSessionId: randomUUID(), createdAtMs: this.clock.now() };
     this.requests.set(request.id, request);
     return request;
   }

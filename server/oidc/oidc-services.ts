@@ -7,6 +7,7 @@ import type { ModelWriter } from '../edge/model-writer.ts';
 import type { RevocationService } from '../edge/revocation-service.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { AuthRequests } from './auth-requests.ts';
+import type { OidcTokenEvent } from './oidc-events.ts';
 import { defaultClients, type OidcClient } from './oidc-clients.ts';
 import { OidcSessions } from './oidc-sessions.ts';
 import { OidcSigningKeys } from './oidc-signing-keys.ts';
@@ -23,6 +24,8 @@ export interface OidcServices {
   readonly requests: AuthRequests;
   readonly clients: ReadonlyMap<string, OidcClient>;
   readonly keyRotationMs: number;
+  /** Tells metrics and events of what happened to tokens. */
+  readonly report: (event: OidcTokenEvent) => void;
 }
 
 export interface OidcWiring {
@@ -38,6 +41,7 @@ export interface OidcWiring {
   readonly apiSessions: ApiSessionService;
   readonly authPolicies: AuthPolicyService;
   readonly revocations: RevocationService;
+  readonly onTokenEvent?: (event: OidcTokenEvent) => void;
 }
 
 export function buildOidcServices(wiring: OidcWiring): OidcServices {
@@ -53,5 +57,6 @@ export function buildOidcServices(wiring: OidcWiring): OidcServices {
     requests: new AuthRequests(wiring.clock),
     clients: defaultClients(),
     keyRotationMs: wiring.keyRotationMs,
+    report: wiring.onTokenEvent ?? (() => undefined),
   };
 }

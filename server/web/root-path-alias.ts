@@ -9,7 +9,7 @@ const legacyClientPrefix = '/edge/v1';
 
 /**
  * Paths that keep their own meaning at the root and are never renamed: the Edge APIs' own prefixes (`/edge/...`),
- * the fabric API, `/.well-known/...` (the EST CA bundle is served at the root directly), health checks, metrics,
+ * the fabric API, the OpenID provider (`/oidc/...`), `/.well-known/...` (the EST CA bundle is served at the root directly), health checks, metrics,
  * and `/` itself (the version document, served at the root directly).
  */
 function keepsItsMeaning(path: string): boolean {
@@ -18,6 +18,7 @@ function keepsItsMeaning(path: string): boolean {
     underPrefix(path, '/edge') ||
     underPrefix(path, '/fabric') ||
     underPrefix(path, '/.well-known') ||
+    underPrefix(path, '/oidc') ||
     underPrefix(path, apiPaths['health-checks']) ||
     underPrefix(path, apiPaths.metrics)
   );

@@ -26,21 +26,53 @@ const challenge = (error: 'missing' | 'invalid' | 'expired') => {
  * `unavailable`: true once this controller's raft node has stopped after a failure. Its model is frozen from then on
  * (a revoked session would still pass), so no session is checked against it: 503 CONTROLLER_UNAVAILABLE.
  */
-export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identities' | 'authPolicies' | 'extJwtLogin'>, unavailable: () => boolean = () => false) {
-  const { sessions, identities, authPolicies, extJwtLogin } = services;
+const oidcChallenge = (error: 'invalid' | 'expired') =>
+  `Bearer realm="openziti-oidc" error="${error}" error_description="${error === 'expired' ? 'token expired' : 'token is invalid'}"`;
+
+export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identities' | 'authPolicies' | 'extJwtLogin' | 'oidc'>, unavailable: () => boolean = () => false) {
+  const { sessions, identities, authPolicies, extJwtLogin, oidc } = services;
 
   /** The checks after the external JWT's, then the request goes on as `session`. */
-  const admit = (ctx: ApiContext, next: Next, access: Access, session: ApiSession, identity: Identity, token: string) => {
+  const admit = (ctx: ApiContext, next: Next, access: Access, session: ApiSession, identity: Identity, token: string, tokenExpiresAtMs?: number) => {
     if (access !== 'partial' && session.authQueries.length > 0) {
       throw new EdgeError('UNAUTHORIZED', { code: 'UNAUTHORIZED', message: 'the session is partially authenticated: outstanding authentication queries must be answered first' });
     }
     if (access === 'admin' && !identity.isAdmin) throw new EdgeError('UNAUTHORIZED');
-    sessions.touch(session);
+    // An OIDC session without a stored row has no activity to keep: its tokens' lifetimes are its life.
+    if (tokenExpiresAtMs === undefined || sessions.get(session.id)) sessions.touch(session);
     ctx.state.session = session;
     ctx.state.token = token;
     ctx.state.identity = identity;
-    setExpiryHeaders(ctx, sessions);
+    if (tokenExpiresAtMs === undefined) setExpiryHeaders(ctx, sessions);
+    else setTokenExpiryHeaders(ctx, tokenExpiresAtMs, sessions.now());
     return next();
+  };
+
+  /** `Authorization: Bearer` with an OIDC access token (and no zt-session): the session the token stands for. */
+  const admitOidc = async (ctx: ApiContext, next: Next, access: Access, bearers: readonly string[]) => {
+    let check: ReturnType<typeof oidc.sessions.checkAccessToken> | undefined;
+    let accessToken = '';
+    for (const candidate of bearers) {
+      const result = oidc.sessions.checkAccessToken(candidate);
+      if (result.ok || check === undefined || result.error === 'expired') check = result;
+      if (result.ok) {
+        accessToken = candidate;
+        break;
+      }
+    }
+    if (!check || !check.ok) throw new EdgeError('UNAUTHORIZED').withChallenge(oidcChallenge(check && !check.ok ? check.error : 'invalid'));
+    const { session, identity, claims } = check;
+    const requiredSigner = authPolicies.forIdentity(identity).secondary.requireExtJwtSigner;
+    if (requiredSigner !== null) {
+      // The secondary JWT rides beside the access token on every request, as with a legacy session.
+      const secondary = await extJwtLogin.checkSecondary(bearers.filter((candidate) => candidate !== accessToken), requiredSigner, identity);
+      if (!secondary.ok) {
+        const header = extJwtChallenge('openziti-secondary-ext-jwt', secondary.reason, secondary.signer ? [secondary.signer] : []);
+        if (access !== 'partial') throw new EdgeError('UNAUTHORIZED').withChallenge(header);
+        ctx.set('WWW-Authenticate', header);
+      }
+    }
+    await admit(ctx, next, access, session, identity, accessToken, claims.exp * 1000);
   };
 
   /** A session whose policy requires, or no longer requires, an external JWT: may write to answer its query. */
@@ -68,7 +100,11 @@ export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identiti
     (ctx: ApiContext, next: Next): Promise<void> => {
       if (unavailable()) throw new EdgeError('CONTROLLER_UNAVAILABLE');
       const token = ctx.get('zt-session');
-      if (token === '') throw new EdgeError('UNAUTHORIZED').withChallenge(challenge('missing'));
+      if (token === '') {
+        const bearers = oidc.enabled ? bearerTokens(ctx.req.headersDistinct.authorization) : [];
+        if (bearers.length > 0) return admitOidc(ctx, next, access, bearers.slice(0, 3));
+        throw new EdgeError('UNAUTHORIZED').withChallenge(challenge('missing'));
+      }
       const found = sessions.lookup(token);
       if (found.state === 'expired') throw new EdgeError('UNAUTHORIZED').withChallenge(challenge('expired'));
       const session = found.state === 'live' ? found.session : undefined;
@@ -81,6 +117,12 @@ export function sessionGuard(services: Pick<EdgeServices, 'sessions' | 'identiti
       }
       return admit(ctx, next, access, session, identity, token);
     };
+}
+
+/** For a token session: the headers say when the presented access token expires. */
+function setTokenExpiryHeaders(ctx: ApiContext, expiresAtMs: number, nowMs: number): void {
+  ctx.set('expiration-seconds', String(Math.max(0, Math.ceil((expiresAtMs - nowMs) / 1000))));
+  ctx.set('expires-at', isoTime(expiresAtMs));
 }
 
 /** `expires-at` and `expiration-seconds` for the request's session. */

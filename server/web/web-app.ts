@@ -35,6 +35,8 @@ import { caJwtRoutes } from './routes/ca-jwt-routes.ts';
 import { specRoutes, type SpecSources } from './routes/spec-routes.ts';
 import type { ControllerEntry } from '../cluster/controller-directory.ts';
 import type { VersionInfo } from '../../common/version/version-info.ts';
+import { discoveryDocument, oidcProviderRoutes } from './routes/oidc-provider-routes.ts';
+import { oidcLoginRoutes } from './routes/oidc-login-routes.ts';
 
 export interface WebAppDeps {
   readonly services: EdgeServices;
@@ -77,7 +79,9 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
 
   const kit = routeKit(deps.maxBodyBytes);
   const guard = sessionGuard(deps.services, deps.unavailable);
-  const version = () => versionBody(deps.version, deps.baseUrls);
+  // OIDC is served wherever the client API is (OpenZiti binds `edge-oidc` beside `edge-client` by default).
+  const oidcServed = clientAtRoot && deps.services.oidc.enabled;
+  const version = () => versionBody(deps.version, deps.baseUrls, deps.services.oidc.enabled);
   const mount = (router: ApiRouter) => app.use(router.middleware());
 
   // Each Edge API's router, for the API descriptions `/specs` serves (read when asked, so they list every route).
@@ -130,7 +134,20 @@ export function buildWebApp(bindings: readonly ApiBinding[], deps: WebAppDeps): 
     const root = apiRouter();
     versionRoutes(root, ['/', '/version'], version);
     caBundleRoute(root, deps.services);
+    if (oidcServed) {
+      root.get('/.well-known/openid-configuration', (ctx) => {
+        ctx.status = 200;
+        ctx.set('Cache-Control', 'public, max-age=300');
+        ctx.type = 'application/json';
+        ctx.body = JSON.stringify(discoveryDocument(deps.services.oidc.issuer));
+      });
+    }
     mount(root);
+  }
+  if (oidcServed) {
+    const oidc = oidcProviderRoutes(deps.services, deps.maxBodyBytes);
+    oidcLoginRoutes(oidc, deps.services, deps.maxBodyBytes);
+    mount(oidc);
   }
   if (bindings.includes('health-checks')) mount(healthRoutes(deps.health, deps.raftState));
   if (bindings.includes('metrics')) {

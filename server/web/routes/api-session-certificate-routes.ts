@@ -8,7 +8,7 @@ import { bodyValidator } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { link } from '../views/links.ts';
-import { requireSession, sendDetail, sendEmpty, sendJson, sendList, type RouteKit } from './route-kit.ts';
+import { requireSession, requireStoredSession, sendDetail, sendEmpty, sendJson, sendList, type RouteKit } from './route-kit.ts';
 
 const collection = 'current-api-session/certificates';
 
@@ -49,7 +49,7 @@ export function apiSessionCertificateRoutes(router: ApiRouter, services: EdgeSer
   router.get(`/${collection}`, full, (ctx) => sendList(ctx, certificates.list(requireSession(ctx)), catalogue, certificateView));
   router.post(`/${collection}`, full, async (ctx) => {
     const body = await kit.validBody(ctx, createBody);
-    const { certificate, cas } = await certificates.create(requireSession(ctx), body.csr);
+    const { certificate, cas } = await certificates.create(await requireStoredSession(ctx, services), body.csr);
     sendJson(ctx, 201, { data: { id: certificate.id, _links: { self: link(`./${collection}/${certificate.id}`) }, certificate: certificate.certificate, cas }, meta: {} });
   });
   router.get(`/${collection}/:id`, full, (ctx) => sendDetail(ctx, certificateView(certificates.get(requireSession(ctx), ctx.params.id!))));

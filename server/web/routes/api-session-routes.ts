@@ -1,4 +1,5 @@
 // Management API: /api-sessions (list, detail, administrative removal) and the read-only default /auth-policies.
+import { isOidcSession } from '../../oidc/oidc-sessions.ts';
 import type { ApiRouter } from '../api-router.ts';
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
@@ -27,7 +28,10 @@ export function apiSessionRoutes(router: ApiRouter, services: EdgeServices, admi
   router.get('/api-sessions', admin, (ctx) => sendList(ctx, live(), apiSessionCatalogue, view));
   router.get('/api-sessions/:id', admin, (ctx) => sendDetail(ctx, view(get(ctx.params.id!))));
   router.delete('/api-sessions/:id', admin, async (ctx) => {
-    await sessions.end([get(ctx.params.id!).id], 'administrative');
+    const session = get(ctx.params.id!);
+    // An OIDC session is ended by revoking it: its tokens would otherwise still pass on every controller.
+    if (isOidcSession(session)) await services.oidc.sessions.revoke(session.id);
+    else await sessions.end([session.id], 'administrative');
     sendEmpty(ctx);
   });
 }

@@ -5,20 +5,17 @@ import type { EdgeServices } from '../../edge/edge-services.ts';
 import { apiSessionView } from '../views/api-session-view.ts';
 import { identityView } from '../views/identity-view.ts';
 import { EdgeError } from '../../edge/edge-error.ts';
-import { clientMessageOf } from '../api-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import { setExpiryHeaders, type Access } from '../session-guard.ts';
 import { requireSession, sendDetail, sendEmpty, type RouteKit } from './route-kit.ts';
-import { abandonedSignal, clientAddress } from '../request-abandoned.ts';
+import { clientAddress } from '../request-abandoned.ts';
 import type { Middleware } from 'koa';
-import type { TLSSocket } from 'node:tls';
-import { peerChain } from '../../auth/cert/peer-chain.ts';
-import { bearerTokens } from '../../auth/ext-jwt/bearer-tokens.ts';
 import { extJwtChallenge } from '../../edge/login/ext-jwt-login.ts';
 import type { PrimaryAuthentication } from '../../edge/login/password-login.ts';
 import { authQueriesFor } from '../../edge/login/auth-queries.ts';
-import type { AuthenticationAttempt } from '../../events/authentication-events.ts';
+import { isOidcSession } from '../../oidc/oidc-sessions.ts';
+import { runPrimaryLogin, type PrimaryMethod } from './primary-login.ts';
 
 interface PasswordBody {
   username: string;
@@ -45,13 +42,6 @@ const optionalBody = bodyValidator<{ configTypes?: string[] | null }>({
 
 const knownMethods = ['password', 'cert', 'ext-jwt'];
 
-/** A login that threw: its refusal (who, and why) when the login service gave one, else the error's code. */
-function refusedAttempt(method: AuthenticationAttempt['method'], remoteAddress: string, error: unknown): AuthenticationAttempt {
-  const refusal = error instanceof EdgeError ? error.refusal : undefined;
-  const fallback = error instanceof EdgeError ? `${error.code}: ${clientMessageOf(error)}` : 'internal error';
-  return { method, success: false, remoteAddress, ...refusal, reason: refusal?.reason ?? fallback };
-}
-
 export function authenticationRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, guard: (access: Access) => Middleware<RequestState>): void {
   const { sessions, identities } = services;
 
@@ -61,23 +51,13 @@ export function authenticationRoutes(router: ApiRouter, services: EdgeServices, 
     return apiSessionView(session, identities.find(session.identityId), { now, lastActivityMs: sessions.lastActivityMs(session), expiresAtMs: sessions.expiresAtMs(session) }, token);
   };
 
-  const primary = async (ctx: ApiContext, method: string, address: string): Promise<{ login: PrimaryAuthentication; configTypes: readonly string[] }> => {
-    const throttle = services.loginThrottle;
-    switch (method) {
-      case 'password': {
-        const body = await kit.validBody(ctx, passwordBody);
-        const login = await throttle.attempt({ address, user: `username:${body.username}` }, () => services.passwordLogin.authenticate(body.username, body.password, abandonedSignal(ctx)));
-        return { login, configTypes: body.configTypes ?? [] };
-      }
-      case 'cert': {
-        const body = await kit.validBody(ctx, optionalBody, { optional: true });
-        return { login: await throttle.attempt({ address }, () => services.certLogin.authenticate(peerChain(ctx.req.socket as TLSSocket))), configTypes: body.configTypes ?? [] };
-      }
-      default: {
-        const body = await kit.validBody(ctx, optionalBody, { optional: true });
-        return { login: await throttle.attempt({ address }, () => services.extJwtLogin.authenticate(bearerTokens(ctx.req.headersDistinct.authorization))), configTypes: body.configTypes ?? [] };
-      }
+  const primary = async (ctx: ApiContext, method: PrimaryMethod, address: string): Promise<{ login: PrimaryAuthentication; configTypes: readonly string[] }> => {
+    if (method === 'password') {
+      const body = await kit.validBody(ctx, passwordBody);
+      return { login: await runPrimaryLogin(services, ctx, method, address, body), configTypes: body.configTypes ?? [] };
     }
+    const body = await kit.validBody(ctx, optionalBody, { optional: true });
+    return { login: await runPrimaryLogin(services, ctx, method, address), configTypes: body.configTypes ?? [] };
   };
 
   router.post('/authenticate', async (ctx) => {
@@ -85,19 +65,9 @@ export function authenticationRoutes(router: ApiRouter, services: EdgeServices, 
     if (!knownMethods.includes(method)) {
       throw new EdgeError('INVALID_AUTH_METHOD', { field: 'method', reason: `method must be one of ${knownMethods.join(', ')}`, value: method });
     }
-    const attemptMethod = method as AuthenticationAttempt['method'];
+    const attemptMethod = method as PrimaryMethod;
     const remoteAddress = clientAddress(ctx);
-    const { login, configTypes } = await primary(ctx, method, remoteAddress).catch((error: unknown) => {
-      // A 429 checked nothing, so it is no authentication event: a flood of them must not flood the event files.
-      // The throttle logs when an address or user runs out instead; the metrics count it as throttled.
-      if (error instanceof EdgeError && error.code === 'RATE_LIMITED') {
-        services.countAuthentication(attemptMethod, 'throttled');
-      } else {
-        services.countAuthentication(attemptMethod, 'failure');
-        services.reportAuthentication(refusedAttempt(attemptMethod, remoteAddress, error));
-      }
-      throw error;
-    });
+    const { login, configTypes } = await primary(ctx, attemptMethod, remoteAddress);
     const policy = services.authPolicies.forIdentity(login.identity);
     const mfaEnrolled = services.mfa.isEnrolled(login.identity.id);
     const { queries, secondarySigner } = authQueriesFor(policy, services.signers, mfaEnrolled);
@@ -111,7 +81,6 @@ export function authenticationRoutes(router: ApiRouter, services: EdgeServices, 
       authQueries: queries,
       isMfaRequired: mfaEnrolled,
     });
-    services.countAuthentication(attemptMethod, 'success');
     services.reportAuthentication({ method: attemptMethod, success: true, reason: '', identityId: login.identity.id, authenticatorId: login.authenticatorId, authPolicyId: policy.id, remoteAddress });
     ctx.state.session = session;
     ctx.set('zt-session', token);
@@ -124,7 +93,12 @@ export function authenticationRoutes(router: ApiRouter, services: EdgeServices, 
   router.get('/current-api-session', guard('partial'), (ctx) => sendDetail(ctx, sessionDetail(ctx, ctx.state.token)));
 
   router.delete('/current-api-session', guard('partial'), async (ctx) => {
-    await sessions.end([requireSession(ctx).id], 'logout');
+    const session = requireSession(ctx);
+    // An OIDC session's tokens live on any controller: logging out revokes them all (and ends its row, if any).
+    if (isOidcSession(session)) {
+      await services.oidc.sessions.revoke(session.id);
+      services.oidc.report({ kind: 'revoked', grant: 'logout', identityId: session.identityId, apiSessionId: session.id });
+    } else await sessions.end([session.id], 'logout');
     sendEmpty(ctx);
   });
 

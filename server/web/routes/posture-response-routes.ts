@@ -12,7 +12,7 @@ import { bodyValidator, type BodyValidator } from '../body-schema.ts';
 import type { ApiContext, RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { postureDataView } from '../views/posture-data-view.ts';
-import { requireSession, sendDetail, sendJson, type RouteKit } from './route-kit.ts';
+import { requireStoredSession, sendDetail, sendJson, type RouteKit } from './route-kit.ts';
 import { detailEnvelope } from '../envelope.ts';
 
 /** At most this many responses in one bulk request (also in docs/api-reference.md). */
@@ -60,7 +60,7 @@ function postureResponse(raw: unknown, field: string): PostureResponseBody {
 
 export function clientPostureResponseRoutes(router: ApiRouter, services: EdgeServices, kit: RouteKit, full: Middleware<RequestState>): void {
   const submit = async (ctx: ApiContext, responses: PostureResponseBody[], status: number) => {
-    const session = requireSession(ctx);
+    const session = await requireStoredSession(ctx, services);
     const changed = await services.overlay.postureResponses.submit(session, ctx.state.identity!, responses);
     sendJson(ctx, status, detailEnvelope({ services: changed }));
   };

@@ -1,6 +1,8 @@
 // Small pieces every route module uses: reading a validated body, answering with an envelope, list queries.
 import type { Next } from 'koa';
 import type { ApiSession } from '../../model/entities.ts';
+import type { EdgeServices } from '../../edge/edge-services.ts';
+import { isOidcSession } from '../../oidc/oidc-sessions.ts';
 import { EdgeError } from '../../edge/edge-error.ts';
 import type { BodyValidator } from '../body-schema.ts';
 import { createdEnvelope, detailEnvelope, emptyEnvelope, listEnvelope } from '../envelope.ts';
@@ -67,6 +69,16 @@ function inIdOrder(items: readonly { id: string }[]): boolean {
 export function requireSession(ctx: ApiContext): ApiSession {
   if (!ctx.state.session) throw new EdgeError('UNAUTHORIZED');
   return ctx.state.session;
+}
+
+/** The request's session as stored in the model: an OIDC session is written now if it never was (oidc-sessions.ts),
+ * for a route that keeps something with it (a service session, posture data, a session certificate). */
+export async function requireStoredSession(ctx: ApiContext, services: Pick<EdgeServices, 'oidc'>): Promise<ApiSession> {
+  const session = requireSession(ctx);
+  if (!isOidcSession(session)) return session;
+  const stored = await services.oidc.sessions.stored(session);
+  ctx.state.session = stored;
+  return stored;
 }
 
 export const noop = async (_ctx: ApiContext, next: Next) => next();

@@ -11,7 +11,7 @@ import { bodyValidator, schemaParts } from '../body-schema.ts';
 import { detailEnvelope } from '../envelope.ts';
 import type { RequestState } from '../koa-state.ts';
 import type { ApiRouter } from '../api-router.ts';
-import { requireSession, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
+import { requireStoredSession, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
 import { serviceSessionCatalogue } from './service-catalogues.ts';
 
 const createBody = bodyValidator<{ serviceId: string; type?: ServicePolicyType | null }>({
@@ -35,7 +35,7 @@ export function clientServiceSessionRoutes(router: ApiRouter, services: EdgeServ
   });
   router.post('/sessions', full, async (ctx) => {
     const body = await kit.validBody(ctx, createBody);
-    const { session, token } = await overlay.sessions.create(ctx.state.identity!, requireSession(ctx), body.serviceId, body.type ?? 'Dial');
+    const { session, token } = await overlay.sessions.create(ctx.state.identity!, await requireStoredSession(ctx, services), body.serviceId, body.type ?? 'Dial');
     ctx.status = 201;
     ctx.body = detailEnvelope(view(session, await sessionEdgeRouters(services), token));
   });

@@ -12,8 +12,10 @@ export const apiPaths = {
 
 export type ApiBinding = keyof typeof apiPaths;
 
-/** baseUrls: for each bound API, the https://host:port origins it is reachable at. */
-export function versionBody(version: VersionInfo, baseUrls: Partial<Record<ApiBinding, readonly string[]>>) {
+/** baseUrls: for each bound API, the https://host:port origins it is reachable at. `oidc`: OIDC is served (at
+ * `/oidc` wherever the client API is), so OpenZiti's SDKs log in with it (they need both the capability and the
+ * `edge-oidc` entry). */
+export function versionBody(version: VersionInfo, baseUrls: Partial<Record<ApiBinding, readonly string[]>>, oidc = false) {
   const apiVersions: Record<string, unknown> = {};
   const entry = (binding: ApiBinding) => ({ v1: { path: apiPaths[binding], apiBaseUrls: (baseUrls[binding] ?? []).map((origin) => `${origin}${apiPaths[binding]}`) } });
   if (baseUrls['edge-client']) {
@@ -22,7 +24,9 @@ export function versionBody(version: VersionInfo, baseUrls: Partial<Record<ApiBi
   }
   if (baseUrls['edge-management']) apiVersions['edge-management'] = entry('edge-management');
   if (baseUrls['health-checks']) apiVersions['health-checks'] = entry('health-checks');
-  return { ...version, capabilities: ['HA_CONTROLLER'], apiVersions };
+  const withOidc = oidc && baseUrls['edge-client'] !== undefined;
+  if (withOidc) apiVersions['edge-oidc'] = { v1: { path: '/oidc', apiBaseUrls: (baseUrls['edge-client'] ?? []).map((origin) => `${origin}/oidc`) } };
+  return { ...version, capabilities: withOidc ? ['OIDC_AUTH', 'HA_CONTROLLER'] : ['HA_CONTROLLER'], apiVersions };
 }
 
 export function versionRoutes(router: ApiRouter, paths: readonly string[], body: () => unknown): void {
