@@ -25,6 +25,8 @@ let nodes: ControllerFixture[] = [];
 let admin: EdgeAdmin;
 let certKit: CertAuthClient;
 let extKey: TestSigningKey;
+let cert: { identityId: string; cert: string; key: string };
+let totpApp: AuthenticatorApp;
 const ids: Record<string, string> = {};
 const password = (name: string) => `${name}-secret-password`;
 
@@ -39,7 +41,10 @@ before(async () => {
   const signer = await admin.createSigner({ name: 'oidc-ext', issuer: 'https://idp.oidc.test', audience: 'edgeward', enabled: true, certPem: extKey.certPem, kid: extKey.kid, claimsProperty: 'sub' });
   const extPolicy = await admin.createPolicy('oidc-ext-policy', { extJwt: { allowed: true, allowedSigners: [signer] } });
   ids.ext = await admin.createIdentity('oidc-ext', { authPolicyId: extPolicy });
+  ids.disabled = await admin.createIdentity('oidc-disabled', { password: password('oidc-disabled') });
   certKit = await CertAuthClient.create(nodes[0]!);
+  cert = await enrolledCertificate('oidc-cert');
+  totpApp = await enrollTotp('oidc-totp');
   // Every controller must know every identity before the logins spread across them.
   for (const node of nodes) await until(`identities on ${node.id}`, async () => (await node.http.get(`${node.managementApi}/identities/${ids.ext}`, { headers: admin.headers })).status === 200);
 });
@@ -48,6 +53,31 @@ after(async () => {
   await Promise.all(nodes.map((node) => node.dispose()));
   rmSync(root, { recursive: true, force: true });
 });
+
+/** An identity enrolled with a one-time token: its certificate chain and key (PEM). */
+async function enrolledCertificate(name: string) {
+  const identityId = await admin.create('/identities', { name, type: 'Device', isAdmin: false, enrollment: { ott: true } });
+  const token = (await admin.detail(`/identities/${identityId}`)).enrollment.ott.token as string;
+  const { keyFile, csrPem } = await certKit.workbench.keyAndCsr(name);
+  const node = nodes[0]!;
+  const response = await node.http.post(`${node.clientApi}/enroll?method=ott&token=${encodeURIComponent(token)}`, { headers: { 'content-type': 'text/plain', accept: 'application/x-pem-file' }, rawBody: csrPem });
+  assert.equal(response.status, 200, response.text);
+  return { identityId, cert: response.text, key: readFileSync(keyFile, 'utf8') };
+}
+
+/** TOTP enrolled (and verified) through a legacy session of the identity. */
+async function enrollTotp(name: string): Promise<AuthenticatorApp> {
+  const node = nodes[0]!;
+  const login = await node.http.post(`${node.clientApi}/authenticate?method=password`, { body: { username: name, password: password(name) } });
+  assert.equal(login.status, 200, login.text);
+  const session = { 'zt-session': login.json.data.token as string };
+  const started = await node.http.post(`${node.clientApi}/current-identity/mfa`, { headers: session });
+  assert.equal(started.status, 201, started.text);
+  const app = AuthenticatorApp.fromUrl(started.json.data.provisioningUrl as string);
+  const verified = await node.http.post(`${node.clientApi}/current-identity/mfa/verify`, { headers: session, body: { code: await app.nextCode() } });
+  assert.equal(verified.status, 200, verified.text);
+  return app;
+}
 
 /** A whole password login through `node`: the tokens openid-client got. */
 async function passwordLogin(node: ControllerFixture, name: string) {
@@ -98,4 +128,141 @@ test('a password login on one controller: the access token works on both APIs of
     assert.equal(session.status, 200, session.text);
     assert.equal(session.json.data.id, access.z_asid);
   }
+});
+
+test('password + TOTP: the login answers the TOTP query first, a wrong code is refused, the right one completes it', async () => {
+  const node = nodes[2]!;
+  const config = await relyingParty(node.http, node.origin);
+  const pending = await authorize(node.http, config);
+  const first = await loginStep(node.http, node.origin, 'password', pending, { username: 'oidc-totp', password: password('oidc-totp') });
+  assert.equal(first.status, 200, first.text);
+  assert.equal(first.headers['totp-required'], 'true');
+  assert.deepEqual(first.json.authQueries.map((query: { typeId: string; isTotpEnrolled: boolean }) => [query.typeId, query.isTotpEnrolled]), [['TOTP', true]]);
+  const queries = await node.http.get(`${node.origin}/oidc/login/auth-queries?id=${pending.authRequestId}`);
+  assert.equal(queries.status, 200, queries.text);
+  assert.equal(queries.json.authQueries[0].typeId, 'TOTP');
+  // The callback will not hand out a code before the second factor.
+  const early = await node.http.get(`${node.origin}/oidc/authorize/callback?id=${pending.authRequestId}`);
+  assert.equal(early.status, 302);
+  assert.match(String(early.headers.location), /error=interaction_required/);
+  const wrong = await loginStep(node.http, node.origin, 'totp', pending, { code: totpApp.wrongCode() });
+  assert.equal(wrong.status, 400, wrong.text);
+  assert.equal(wrong.json.code, 'INVALID TOTP CODE');
+  const right = await loginStep(node.http, node.origin, 'totp', pending, { code: await totpApp.nextCode() });
+  const tokens = await finishLogin(node.http, config, pending, right);
+  assert.deepEqual(jwtClaims(tokens.access_token).amr, ['password', 'totp']);
+  const session = await nodes[0]!.http.get(`${nodes[0]!.clientApi}/current-api-session`, { headers: bearer(tokens.access_token) });
+  assert.equal(session.status, 200, session.text);
+  assert.equal(session.json.data.isMfaComplete, true);
+});
+
+test('certificate login over mutual TLS, and an external JWT login', async () => {
+  const node = nodes[0]!;
+  const config = await relyingParty(node.http, node.origin);
+  // Presenting the certificate at /authorize sends the agent to the certificate login, as OpenZiti's controller does.
+  const pending = await authorize(node.http, config, {}, { cert: cert.cert, key: cert.key });
+  assert.equal(pending.loginPath, '/oidc/login/cert');
+  const refused = await loginStep(node.http, node.origin, 'cert', pending);
+  assert.equal(refused.status, 401, `no certificate, no login: ${refused.text}`);
+  assert.equal(refused.json.code, 'INVALID_AUTH');
+  const answer = await loginStep(node.http, node.origin, 'cert', pending, {}, { cert: cert.cert, key: cert.key });
+  const tokens = await finishLogin(node.http, config, pending, answer);
+  assert.equal(jwtClaims(tokens.access_token).sub, cert.identityId);
+  assert.equal((await currentIdentity(nodes[1]!, 'client', tokens.access_token)).json.data.id, cert.identityId);
+
+  const ext = await relyingParty(nodes[1]!.http, nodes[1]!.origin);
+  const extPending = await authorize(nodes[1]!.http, ext, { method: 'ext-jwt' });
+  assert.equal(extPending.loginPath, '/oidc/login/ext-jwt');
+  const now = Math.floor(Date.now() / 1000);
+  const external = await signToken(extKey, { iss: 'https://idp.oidc.test', aud: 'edgeward', sub: ids.ext, iat: now, exp: now + 300 });
+  const extAnswer = await loginStep(nodes[1]!.http, nodes[1]!.origin, 'ext-jwt', extPending, {}, { headers: bearer(external) });
+  const extTokens = await finishLogin(nodes[1]!.http, ext, extPending, extAnswer);
+  assert.equal(jwtClaims(extTokens.access_token).sub, ids.ext);
+  assert.deepEqual(jwtClaims(extTokens.access_token).amr, ['ext-jwt']);
+  assert.equal((await currentIdentity(nodes[2]!, 'management', extTokens.access_token)).json.data.id, ids.ext);
+});
+
+/** openid-client's error for a refused grant. */
+const invalidGrant = (error: unknown) => (error as { error?: string }).error === 'invalid_grant';
+
+/** 401 UNAUTHORIZED in the API's envelope with OpenZiti's Bearer challenge of `error` on every controller. */
+async function refusedEverywhere(token: string, error: 'invalid' | 'expired', live = nodes) {
+  for (const node of live) {
+    const response = await currentIdentity(node, 'client', token);
+    assert.equal(response.status, 401, `${node.id}: ${response.text}`);
+    assert.equal(response.json.error.code, 'UNAUTHORIZED');
+    assert.ok(response.json.meta, 'the API envelope');
+    assert.equal(response.headers['www-authenticate'], `Bearer realm="openziti-oidc" error="${error}" error_description="${error === 'expired' ? 'token expired' : 'token is invalid'}"`);
+  }
+}
+
+test('tampered, foreign-key, unsigned, refresh-as-access and expired tokens are refused with the envelope', async () => {
+  const { tokens } = await passwordLogin(nodes[0]!, 'oidc-password');
+  const [header, payload, signature] = tokens.access_token.split('.') as [string, string, string];
+  const claims = jwtClaims(tokens.access_token);
+  const reencode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  await refusedEverywhere(`${header}.${reencode({ ...claims, z_ia: true })}.${signature}`, 'invalid');
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const foreignHeader = JSON.parse(Buffer.from(header, 'base64url').toString()) as Record<string, unknown>;
+  const { sign } = await import('node:crypto');
+  const foreignInput = `${reencode({ ...foreignHeader, kid: 'not-a-published-key' })}.${payload}`;
+  await refusedEverywhere(`${foreignInput}.${sign('sha256', Buffer.from(foreignInput), privateKey).toString('base64url')}`, 'invalid');
+  const sameKidForeign = `${header}.${payload}`;
+  await refusedEverywhere(`${sameKidForeign}.${sign('sha256', Buffer.from(sameKidForeign), privateKey).toString('base64url')}`, 'invalid');
+  await refusedEverywhere(`${reencode({ alg: 'none', typ: 'JWT' })}.${payload}.`, 'invalid');
+  await refusedEverywhere(tokens.refresh_token!, 'invalid');
+  await refusedEverywhere(tokens.id_token!, 'invalid');
+  const wait = claims.exp * 1000 - Date.now() + 3_000;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
+  await refusedEverywhere(tokens.access_token, 'expired');
+});
+
+test('revocations reach every controller within 5 s: an administrator\'s, a logout, a disabled identity', async () => {
+  const revoked = await passwordLogin(nodes[1]!, 'oidc-password');
+  const kept = await passwordLogin(nodes[1]!, 'oidc-password');
+  const asid = jwtClaims(revoked.tokens.access_token).z_asid as string;
+  const started = Date.now();
+  const created = await admin.request('POST', '/revocations', { id: asid, type: 'API_SESSION', tags: {} });
+  assert.equal(created.status, 201, created.text);
+  await until('the revoked session refused everywhere', async () => {
+    for (const node of nodes) if ((await currentIdentity(node, 'client', revoked.tokens.access_token)).status !== 401) return false;
+    return true;
+  }, 5_000);
+  console.log(`API_SESSION revocation of an OIDC session: refused on every controller ${Date.now() - started} ms after the POST`);
+  await assert.rejects(client.refreshTokenGrant(revoked.config, revoked.tokens.refresh_token!), invalidGrant);
+  for (const node of nodes) assert.equal((await currentIdentity(node, 'client', kept.tokens.access_token)).status, 200, 'another session of the identity lives');
+
+  const logoutStarted = Date.now();
+  const logout = await nodes[2]!.http.delete(`${nodes[2]!.clientApi}/current-api-session`, { headers: bearer(kept.tokens.access_token) });
+  assert.equal(logout.status, 200, logout.text);
+  await until('the logged-out session refused everywhere', async () => {
+    for (const node of nodes) if ((await currentIdentity(node, 'client', kept.tokens.access_token)).status !== 401) return false;
+    return true;
+  }, 5_000);
+  console.log(`logout of an OIDC session: refused on every controller ${Date.now() - logoutStarted} ms after the DELETE`);
+
+  const disabled = await passwordLogin(nodes[0]!, 'oidc-disabled');
+  await admin.ok('POST', `/identities/${ids.disabled}/disable`, { durationMinutes: 0 });
+  await until('the disabled identity refused everywhere', async () => {
+    for (const node of nodes) if ((await currentIdentity(node, 'client', disabled.tokens.access_token)).status !== 401) return false;
+    return true;
+  }, 5_000);
+  await assert.rejects(client.refreshTokenGrant(disabled.config, disabled.tokens.refresh_token!), invalidGrant);
+});
+
+test('a refresh on another controller after the issuing one is SIGKILLed', async () => {
+  const issuer = nodes[2]!;
+  const { tokens } = await passwordLogin(issuer, 'oidc-password');
+  const asid = jwtClaims(tokens.access_token).z_asid;
+  await issuer.stop('SIGKILL');
+  const survivors = nodes.filter((node) => node !== issuer);
+  const config = await relyingParty(survivors[0]!.http, survivors[0]!.origin);
+  const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+  const claims = jwtClaims(refreshed.access_token);
+  assert.equal(claims.z_asid, asid, 'the same API session');
+  assert.equal(claims.iss, `${survivors[0]!.origin}/oidc`);
+  assert.notEqual(refreshed.refresh_token, tokens.refresh_token, 'a new refresh token');
+  for (const node of survivors) assert.equal((await currentIdentity(node, 'management', refreshed.access_token)).status, 200);
+  // The dead controller's own tokens still verify on the others until they expire: its key stays published.
+  assert.equal((await currentIdentity(survivors[1]!, 'client', tokens.access_token)).status, 200);
 });
