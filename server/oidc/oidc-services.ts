@@ -16,6 +16,7 @@ import { OidcTokens, type TokenLifetimes } from './oidc-tokens.ts';
 export interface OidcServices {
   /** False when the operator turned OIDC off (`edge.oidc.enabled`) or no client API is bound: /oidc answers 404. */
   readonly enabled: boolean;
+  readonly controllerId: string;
   /** This controller's issuer: `https://<client API address>/oidc`. */
   readonly issuer: string;
   readonly keys: OidcSigningKeys;
@@ -50,6 +51,7 @@ export function buildOidcServices(wiring: OidcWiring): OidcServices {
   const tokens = new OidcTokens(keys, wiring.clock, wiring.lifetimes);
   return {
     enabled: wiring.enabled,
+    controllerId: wiring.controllerId,
     issuer,
     keys,
     tokens,

@@ -117,6 +117,8 @@ export function withQuery(uri: string, params: ReadonlyArray<readonly [string, s
 export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number): ApiRouter {
   const { oidc } = services;
   const router = new ApiRouter(oidcPrefix);
+  // An operator's extra redirect URIs (`/controller-settings`: this controller's own, else the global ones).
+  const settings = () => services.controllerSettings.effective(oidc.controllerId).oidc;
 
   const discovery = (ctx: ApiContext) => sendJson(ctx, 200, discoveryDocument(oidc.issuer), 'public, max-age=300');
   router.get('/.well-known/openid-configuration', discovery);
@@ -127,7 +129,7 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     const client = oidc.clients.get(clientId);
     if (!client) throw new OAuthError('invalid_client', `unknown client_id ${JSON.stringify(clientId.slice(0, 64))}`);
     const redirectUri = params.get('redirect_uri', 2048) ?? '';
-    if (!matchesRedirectUri(client.redirectUris, redirectUri)) throw new OAuthError('invalid_request', 'redirect_uri is not one of the client\'s redirect URIs');
+    if (!matchesRedirectUri([...client.redirectUris, ...settings().redirectUris], redirectUri)) throw new OAuthError('invalid_request', 'redirect_uri is not one of the client\'s redirect URIs');
     const state = params.get('state', 1024);
     const fail = (error: string, description: string) => {
       ctx.status = 302;
@@ -312,7 +314,7 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     const clientId = params.get('client_id', 256) ?? 'openziti';
     const client = oidc.clients.get(clientId);
     ctx.status = 302;
-    if (target && client && matchesRedirectUri(client.postLogoutRedirectUris, target)) ctx.set('Location', withQuery(target, [['state', params.get('state', 1024)]]));
+    if (target && client && matchesRedirectUri([...client.postLogoutRedirectUris, ...settings().postLogoutUris], target)) ctx.set('Location', withQuery(target, [['state', params.get('state', 1024)]]));
     else ctx.set('Location', `${oidcPrefix}/logged-out`);
     ctx.body = '';
   });
