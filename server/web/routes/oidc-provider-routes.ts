@@ -16,6 +16,7 @@ import { matchesRedirectUri } from '../../oidc/oidc-clients.ts';
 import { SigningKeyUnavailable, type IssuedTokens } from '../../oidc/oidc-tokens.ts';
 import { decodeJws, rs256SignatureValid } from '../../oidc/compact-jws.ts';
 import { ApiRouter } from '../api-router.ts';
+import { clientMessageOf, httpStatusOf } from '../api-error.ts';
 import type { ApiContext } from '../koa-state.ts';
 import { clientAddress } from '../request-abandoned.ts';
 import { readOidcParams, type OidcParams } from './oidc-params.ts';
@@ -41,6 +42,22 @@ export class OAuthError extends Error {
   }
 }
 
+/** RFC 6749 2.3.1 form-encodes the Basic credentials; a malformed escape is no client id. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return '';
+  }
+}
+
+/** What was wrong with the request, in words: the field and reason where the error names them. */
+function requestProblem(error: EdgeError): string {
+  const cause = error.cause as { field?: string; reason?: string; message?: string } | undefined;
+  if (cause?.field && cause.reason) return `${cause.field}: ${cause.reason}`;
+  return cause?.message ?? clientMessageOf(error);
+}
+
 function sendOAuthError(ctx: ApiContext, error: OAuthError): void {
   ctx.status = error.status;
   ctx.set('Cache-Control', 'no-store');
@@ -56,8 +73,9 @@ function oauth(handler: (ctx: ApiContext) => Promise<void> | void) {
     } catch (thrown) {
       if (thrown instanceof OAuthError) return sendOAuthError(ctx, thrown);
       if (thrown instanceof SigningKeyUnavailable) return sendOAuthError(ctx, new OAuthError('temporarily_unavailable', thrown.message, 503));
-      if (thrown instanceof EdgeError && (thrown.code === 'INVALID_FIELD' || thrown.code === 'COULD_NOT_PARSE_BODY' || thrown.code === 'UNSUPPORTED_MEDIA_TYPE' || thrown.code === 'PAYLOAD_TOO_LARGE')) {
-        return sendOAuthError(ctx, new OAuthError('invalid_request', thrown.message || thrown.code));
+      // The request could not be read (a parameter too long, a body of the wrong type or size): the client's fault.
+      if (thrown instanceof EdgeError && httpStatusOf(thrown) >= 400 && httpStatusOf(thrown) < 500) {
+        return sendOAuthError(ctx, new OAuthError('invalid_request', requestProblem(thrown), httpStatusOf(thrown) === 401 ? 400 : httpStatusOf(thrown)));
       }
       throw thrown;
     }
@@ -191,7 +209,7 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     const basic = /^Basic\s+(.+)$/i.exec(ctx.get('authorization'));
     if (basic) {
       const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-      const named = decodeURIComponent(decoded.slice(0, decoded.indexOf(':') < 0 ? decoded.length : decoded.indexOf(':')));
+      const named = safeDecode(decoded.slice(0, decoded.indexOf(':') < 0 ? decoded.length : decoded.indexOf(':')));
       if (clientId !== undefined && clientId !== named) throw new OAuthError('invalid_client', 'client_id differs from the Basic credentials');
       clientId = named;
     }
