@@ -45,6 +45,8 @@ before(async () => {
   certKit = await CertAuthClient.create(nodes[0]!);
   cert = await enrolledCertificate('oidc-cert');
   totpApp = await enrollTotp('oidc-totp');
+  // Each controller signs once its key is committed: all three keys published, seen by every controller.
+  for (const node of nodes) await until(`three signing keys on ${node.id}`, async () => ((await node.http.get(`${node.origin}/oidc/keys`)).json?.keys?.length ?? 0) >= 3);
   // Every controller must know every identity before the logins spread across them.
   for (const node of nodes) await until(`identities on ${node.id}`, async () => (await node.http.get(`${node.managementApi}/identities/${ids.ext}`, { headers: admin.headers })).status === 200);
 });
@@ -314,6 +316,10 @@ test('a refresh on another controller after the issuing one is SIGKILLed', async
   assert.equal(claims.iss, `${survivors[0]!.origin}/oidc`);
   assert.notEqual(refreshed.refresh_token, tokens.refresh_token, 'a new refresh token');
   for (const node of survivors) assert.equal((await currentIdentity(node, 'management', refreshed.access_token)).status, 200);
+  // The refresh token just used is good no more: at once where it was used, within a flush everywhere else.
+  await assert.rejects(client.refreshTokenGrant(config, tokens.refresh_token!), invalidGrant);
+  const other = await relyingParty(survivors[1]!.http, survivors[1]!.origin);
+  await until('the used refresh token refused on the other survivor', async () => client.refreshTokenGrant(other, tokens.refresh_token!).then(() => false, invalidGrant), 10_000);
   // The dead controller's own tokens still verify on the others until they expire: its key stays published.
   assert.equal((await currentIdentity(survivors[1]!, 'client', tokens.access_token)).status, 200);
 });

@@ -16,6 +16,7 @@ import { revocationTables, type Revocation } from '../model/revocation-entities.
 import type { ModelStore } from '../store/model-store.ts';
 import { tokenTypes, type SessionClaims, type VerifiedClaims } from './oidc-claims.ts';
 import type { IssuedTokens, OidcTokens } from './oidc-tokens.ts';
+import type { SupersededRefreshTokens } from './superseded-refresh-tokens.ts';
 
 /** The stand-in for a token hash on a stored OIDC session: never a SHA-256 hex string, so never a legacy token's. */
 const oidcTokenHashPrefix = 'oidc:';
@@ -36,6 +37,7 @@ export class OidcSessions {
     private readonly policies: AuthPolicyService,
     private readonly revocations: RevocationService,
     private readonly clock: Clock,
+    private readonly superseded?: SupersededRefreshTokens,
   ) {}
 
   /** An access token presented as `Authorization: Bearer` (or in an edge hello): its session, or why not. */
@@ -50,6 +52,7 @@ export class OidcSessions {
     const verified = this.tokens.verify(token, tokenTypes.refresh);
     if (!verified.ok) return verified;
     if (verified.claims.azp !== clientId) return { ok: false, error: 'invalid', reason: `the refresh token was issued to client ${verified.claims.azp}` };
+    if (this.superseded?.isSuperseded(verified.claims.jti)) return { ok: false, error: 'invalid', reason: 'the refresh token was already used' };
     return this.admit(verified.claims);
   }
 
@@ -72,8 +75,11 @@ export class OidcSessions {
       azp: claims.azp,
       ...(claims.scope ? { scope: claims.scope } : {}),
     };
-    this.sessions.touch(check.session);
-    return this.tokens.issue(carried);
+    if (this.sessions.get(check.session.id)) this.sessions.touch(check.session);
+    const issued = this.tokens.issue(carried);
+    // The refresh token just used is replaced: a copy of it must not refresh again.
+    if (claims.z_t === tokenTypes.refresh) this.superseded?.supersede(claims.jti, claims.exp * 1000);
+    return issued;
   }
 
   /** Ends a session everywhere: a revocation of its id, which also ends its stored row if it has one. */

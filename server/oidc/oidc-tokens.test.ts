@@ -20,6 +20,7 @@ import type { SessionClaims } from './oidc-claims.ts';
 import { OidcSessions } from './oidc-sessions.ts';
 import { OidcSigningKeys } from './oidc-signing-keys.ts';
 import { OidcTokens, defaultTokenLifetimes } from './oidc-tokens.ts';
+import { SupersededRefreshTokens } from './superseded-refresh-tokens.ts';
 
 const issuer = 'https://ctrl1.test:1280/oidc';
 
@@ -168,4 +169,34 @@ test('sessions: revocations, a disabled identity and a changed auth policy refus
   clock.advance(2000);
   await policies.update(policyId, { name: 'oidc-policy', tags: {}, primary: defaultAuthPolicy.primary, secondary: { ...defaultAuthPolicy.secondary, requireTotp: true } });
   assert.match(ok(after.accessToken), /changed after the login/);
+});
+
+test('a refresh token is good once: refused at once where it was used, everywhere after a flush; the table share is kept', async () => {
+  const { store, writer, keys, tokens, identities, revocations, clock, policies } = await setup();
+  await keys.rotate();
+  const identity = await identities.create({ name: 'bob', isAdmin: false, roleAttributes: [] });
+  const apiSessions = new ApiSessionService(store, writer, clock, { timeoutMs: 30 * 60_000, activityBatchSize: 100 });
+  const here = new SupersededRefreshTokens(writer, clock, () => revocations.count(), { maxQueued: 10, batchSize: 2, maxRevocations: 8, maxTableShare: 0.5 });
+  const onThisController = new OidcSessions(store, tokens, apiSessions, policies, revocations, clock, here);
+  const onAnother = new OidcSessions(store, tokens, apiSessions, policies, revocations, clock);
+  const first = tokens.issue(claimsFor(identity.id));
+  const used = onThisController.checkRefreshToken(first.refreshToken, 'openziti');
+  assert.ok(used.ok);
+  const next = onThisController.refresh(used);
+  assert.equal(onThisController.checkRefreshToken(first.refreshToken, 'openziti').ok, false, 'refused at once where it was used');
+  assert.ok(onAnother.checkRefreshToken(first.refreshToken, 'openziti').ok, 'not yet replicated');
+  assert.deepEqual(await here.flush(), { written: 1, dropped: 0 });
+  const elsewhere = onAnother.checkRefreshToken(first.refreshToken, 'openziti');
+  assert.ok(!elsewhere.ok && /revoked/.test(elsewhere.reason), 'refused on every controller after the flush');
+  assert.ok(onAnother.checkRefreshToken(next.refreshToken, 'openziti').ok, 'its successor refreshes');
+  // Past the share of the table these may use, the rest stay refused only where they were used.
+  let current = next;
+  for (let n = 0; n < 6; n++) {
+    clock.advance(1000);
+    const check = onThisController.checkRefreshToken(current.refreshToken, 'openziti');
+    assert.ok(check.ok);
+    current = onThisController.refresh(check);
+  }
+  assert.deepEqual(await here.flush(), { written: 3, dropped: 3 });
+  assert.equal(revocations.count(), 4);
 });

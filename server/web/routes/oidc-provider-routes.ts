@@ -159,6 +159,8 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     const codeChallenge = params.get('code_challenge', 256) ?? '';
     if (params.get('code_challenge_method') !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) return fail('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256');
     if (params.get('prompt') === 'none') return fail('login_required', 'a login is required');
+    // No login should be spent on a controller that could not sign its tokens yet.
+    if (!oidc.tokens.ready) return fail('temporarily_unavailable', 'this controller has no committed signing key yet: retry shortly or use another controller');
     const method = params.get('method');
     const nonce = params.get('nonce', 1024);
     let request: AuthRequest;
