@@ -34,6 +34,7 @@ import { serviceTables, type PostureCheck, type Service, type ServicePolicy } fr
 import { ServiceAccessIndex } from '../circuits/service-access-index.ts';
 import { routerGrantLookups } from '../circuits/router-grant-lookups.ts';
 import { edgeRouterPolicyTables } from '../model/edge-router-policy-entities.ts';
+import { revocationTables as revocationEntityTables } from '../model/revocation-entities.ts';
 import { ServiceAccessService } from '../edge/service-access-service.ts';
 import type { CircuitReport } from '../events/circuit-events.ts';
 
@@ -177,6 +178,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       return answer;
     },
     edgeHello: (routerId, request) => circuits!.edgeHello(routerId, request),
+    edgeTokenUpdate: (_routerId, request) => circuits!.edgeTokenUpdate(request),
     edgeBind: (routerId, request) => circuits!.edgeBind(routerId, request),
     sdkTerminatorAllowed: (terminator) => sdkTerminatorStillAllowed({ access, status: sessionStatus }, terminator, clock.now()),
     edgeSessions,
@@ -292,6 +294,8 @@ const revocationTables: ReadonlySet<string> = new Set([
   tables.identities,
   tables.mfas,
   tables.authPolicies,
+  // A revocation ends an OIDC session that has no row to delete.
+  revocationEntityTables.revocations,
   serviceTables.services,
   serviceTables.servicePolicies,
   serviceTables.postureChecks,
