@@ -263,7 +263,7 @@ export interface HeartbeatAck {
 export interface ControlRequest {
   readonly type: 'req';
   readonly rid: number;
-  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' } | CircuitCreateRequest | EdgeHelloRequest | EdgeBindRequest | EdgeUnbindRequest;
+  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' } | CircuitCreateRequest | EdgeHelloRequest | EdgeUpdateTokenRequest | EdgeBindRequest | EdgeUnbindRequest;
 }
 
 /**
@@ -291,13 +291,25 @@ export interface CircuitCreateRequest {
 
 /**
  * Router → controller: an SDK said hello on an edge listener with this API session token and TLS client
- * certificate. The controller answers `{identityId, identityName, apiSessionId}` or `{refused: {code, message}}`.
+ * certificate. The controller answers `{identityId, identityName, apiSessionId}` (with `expiresAtMs` for an OIDC
+ * access token) or `{refused: {code, message}}`.
  */
 export interface EdgeHelloRequest {
   readonly op: 'edge.hello';
   readonly apiSession: string;
   /** SHA-1 of the client certificate's DER, lowercase hex (absent: the client presented none). */
   readonly certFingerprint?: string;
+}
+
+/**
+ * Router → controller: an SDK's UpdateToken (60803) on a channel that said hello with the OIDC access token
+ * `apiSession`. The controller answers `{apiSessionId, expiresAtMs}` when `token` is a valid access token of the same
+ * API session and identity, or `{refused: {code: 'INVALID_API_SESSION' | 'INVALID_API_SESSION_TYPE', message}}`.
+ */
+export interface EdgeUpdateTokenRequest {
+  readonly op: 'edge.updateToken';
+  readonly apiSession: string;
+  readonly token: string;
 }
 
 /** Why a controller refused a circuit (the `code` of `refused`). */

@@ -6,6 +6,8 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
 import { sdkChannelHandler } from '../edge/sdk-channels.ts';
+import type { SdkEdgeChannel } from '../edge/sdk-edge-channel.ts';
+import { startTokenExpirySweep, TokenExpirySweep } from '../edge/token-expiry-sweep.ts';
 import { SdkHosts } from '../edge/sdk-hosts.ts';
 import { EdgeSessionPresence } from '../edge/edge-session-presence.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
@@ -106,7 +108,11 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
   const edgeSpecs = (config.listeners ?? []).flatMap((listener) => (listener.binding === 'edge' && listener.bind.protocol === 'tls' ? [{ host: listener.bind.host, port: listener.bind.port }] : []));
   // Changes within 100 ms make one `router.edgeSessions`.
   const edgeSessions = new EdgeSessionPresence({ send: (message) => channel.send(message), schedule: (flush) => setTimeout(flush, 100).unref() });
-  const sdk = sdkChannelHandler({ routerId, channel, forwarder, hosts: sdkHosts, logger: listenerLog, presence: edgeSessions });
+  // Channels whose OIDC access token expired without an UpdateToken are closed (checked every 5 s).
+  const expiry = new TokenExpirySweep(listenerLog);
+  stack.push('token expiry sweep', startTokenExpirySweep(expiry, () => wiring.clock.now()));
+  const presence = { opened: (c: SdkEdgeChannel) => (edgeSessions.opened(c), expiry.opened(c)), closed: (c: SdkEdgeChannel) => (edgeSessions.closed(c), expiry.closed(c)) };
+  const sdk = sdkChannelHandler({ routerId, channel, forwarder, hosts: sdkHosts, logger: listenerLog, presence });
   const edgeConnect = new EdgeConnectListeners(edgeSpecs, { certPem: identity.serverCertPem, keyPem: identity.serverKeyPem }, forwarder, listenerLog, undefined, sdk);
   await edgeConnect.start();
   stack.push('edge listeners', () => edgeConnect.stop());
