@@ -120,10 +120,27 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-test('an SDK says hello with an OIDC access token instead of a legacy session and dials a service through the router', async () => {
+/** The identity's `hasEdgeRouterConnection` on the management API. */
+async function connected(): Promise<boolean> {
+  const detail = await controller.http.get(`${controller.managementApi}/identities/${dialer.id}`, { headers: admin });
+  return detail.json.data.hasEdgeRouterConnection as boolean;
+}
+
+async function untilConnected(expected: boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await connected()) !== expected) {
+    if (Date.now() > deadline) throw new Error(`hasEdgeRouterConnection not ${expected} within 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+test('an SDK says hello with an OIDC access token instead of a legacy session and dials a service through the router; the channel counts as an edge router connection', async () => {
   const client = await helloAccepted(login().accessToken);
   await echoes(client, 1, 'hello over an OIDC session');
+  await untilConnected(true);
   await client.close();
+  await untilConnected(false);
+  assert.doesNotMatch(readFileSync(controller.logFile, 'utf8'), /router edge sessions refused/, 'the router\'s report of the OIDC session is accepted');
 });
 
 test('a tampered, expired, wrong-audience, unknown-key or refresh token is refused at the hello with the failed result SDKs expect', async () => {

@@ -109,7 +109,8 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   const edgeSessions = startEdgeSessionControl({
     controllerId: deps.self.id,
     graceMs: timing.terminatorGraceMs,
-    sessionIdentity: (id) => store.table<ApiSession>(tables.apiSessions).get(id)?.identityId,
+    // An OIDC session has no row: its identity is the one its newest valid token named (the session status).
+    sessionIdentity: (id) => store.table<ApiSession>(tables.apiSessions).get(id)?.identityId ?? statusIdentity(id),
     remote: () => presence!.remoteEdgeSessions(),
     announce: (event) => presence!.announce(event),
     clock,
@@ -221,6 +222,10 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   });
   // Until the edge services exist no session can be judged, so nothing is revoked (no circuit is routed either).
   let sessionStatus: SessionStatus | undefined;
+  function statusIdentity(apiSessionId: string): string | undefined {
+    const status = sessionStatus?.(apiSessionId);
+    return status?.ok ? status.identity.id : undefined;
+  }
   let sessionIdOf: (token: string) => string | undefined = () => undefined;
   revocation = new CircuitRevocation({
     tables: revocationTables,
