@@ -104,6 +104,16 @@ export interface CtrlSdkTerminatorsRemoved {
 }
 
 /**
+ * Controller → router: API sessions that ended (revoked, logged out, identity disabled or deleted) while they held SDK
+ * edge channels on the router, as it reported them (`router.edgeSessions`); the router closes those channels. At most
+ * `maxEdgeSessionsPerMessage` per message; a reason each (for the router's log).
+ */
+export interface CtrlEdgeSessionsEnded {
+  readonly type: 'ctrl.edgeSessionsEnded';
+  readonly sessions: ReadonlyArray<{ readonly apiSessionId: string; readonly reason: string }>;
+}
+
+/**
  * Router → controller: an SDK's Bind on an edge listener. Answered `{terminator}` (with its id and `sdk:<id>` address)
  * or `{refused: {code, message}}`. `terminatorId`: the id the router already hosts it under (a bind sent again after
  * a welcome keeps it). `edge.unbind` (`terminatorIds`) removes them; answered `{removed}`.
@@ -337,7 +347,7 @@ export interface ControlResponse {
 }
 
 export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | RouterCircuitsLive | RouterEdgeSessions | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
-export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlCircuitClose | CtrlSdkTerminatorsRemoved | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlCircuitClose | CtrlSdkTerminatorsRemoved | CtrlEdgeSessionsEnded | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 
 /** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */
 export interface LinkHello {

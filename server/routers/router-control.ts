@@ -26,7 +26,8 @@ import { serviceTerminatorSeries } from './service-terminator-series.ts';
 import type { EdgeSessionDirectory } from '../edge/edge-session-directory.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
 import { mergeTerminators } from '../edge/model-terminators.ts';
-import { CircuitRevocation, readLiveCircuits } from '../circuits/circuit-revocation.ts';
+import { CircuitRevocation, defaultCircuitRevocationTiming, readLiveCircuits } from '../circuits/circuit-revocation.ts';
+import { HeldSessionCheck } from './held-session-check.ts';
 import { checkLiveCircuits, type LiveCircuitCheckDeps, type SessionStatus } from '../circuits/live-circuit-check.ts';
 import { isIdentityDisabled } from '../auth/identity-state.ts';
 import { tables, type ApiSession, type Identity } from '../model/entities.ts';
@@ -237,6 +238,10 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   });
   const liveCircuits = revocation;
   liveCircuits.start();
+  // The SDK channels of sessions that ended are closed too, not only their circuits (as often as circuits are checked).
+  const heldSessions = new HeldSessionCheck({ records: () => edgeSessions.records(), status: () => sessionStatus, sendTo: (routerId, frame) => hub.sendTo(routerId, frame), logger: deps.logger });
+  const heldSessionTimer = setInterval(() => heldSessions.pass(), defaultCircuitRevocationTiming.checkIntervalMs);
+  heldSessionTimer.unref();
   deps.onModelChanges((applied) => {
     hub.modelChanged(applied);
     liveCircuits.modelChanged(applied);
@@ -262,6 +267,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       sessionIdOf = idOf;
     },
     close: () => {
+      clearInterval(heldSessionTimer);
       edgeSessions.close();
       liveCircuits.close();
       hub.close();
