@@ -3,7 +3,8 @@
 // a real router process (`./edgeward router run`) hosting an echo service. An SDK end of the wire (edge-wire-client)
 // says hello with an access token instead of a legacy session and dials; bad tokens are refused at the hello;
 // UpdateToken (60803) keeps a channel past its first token's expiry, or closes it when refused; a channel whose token
-// expires without an update is closed within the router's 5 s sweep; revoking the API session closes its circuits.
+// expires without an update is closed within the router's 5 s sweep; revoking the API session (or a legacy logout)
+// closes its circuits and its channel.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -228,4 +229,15 @@ test('revoking the API session (POST /revocations API_SESSION) closes its circui
   assert.equal(other.closed, false, 'another session of the identity keeps its channel');
   await echoes(other, 5, 'another session dials on');
   await other.close();
+});
+
+test('a legacy session that logs out loses its channel too, as the real router closes a removed session\'s channels', async () => {
+  const login = await controller.http.post(`${controller.clientApi}/authenticate?method=cert`, { body: {}, cert: dialer.cert, key: dialer.key });
+  assert.equal(login.status, 200, login.text);
+  const token = login.json.data.token as string;
+  const client = await helloAccepted(token);
+  await untilConnected(true);
+  const loggedOut = await controller.http.delete(`${controller.clientApi}/current-api-session`, { headers: { 'zt-session': token } });
+  assert.equal(loggedOut.status, 200, loggedOut.text);
+  await until(() => client.closed, 5_000, 'the logged-out session\'s channel closed');
 });
