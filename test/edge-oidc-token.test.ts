@@ -165,7 +165,7 @@ test('a tampered, expired, wrong-audience, unknown-key or refresh token is refus
   }
 });
 
-test('UpdateToken with a fresh token of the same session keeps the channel past the first token\'s expiry; without an update a channel is closed within the 5 s sweep', async () => {
+test('UpdateToken with a fresh token of the same session keeps the channel past the first token\'s expiry; without an update a channel is closed within the 5 s sweep', async (t) => {
   const first = login();
   const updated = await helloAccepted(first.accessToken);
   const idle = await helloAccepted(login().accessToken);
@@ -182,6 +182,7 @@ test('UpdateToken with a fresh token of the same session keeps the channel past 
   // The router's sweep runs every 5 s: the idle channel is closed by then (and 2 s of clock tolerance on exp).
   await until(() => idle.closed, idleExpiresAt - Date.now() + 9_000, 'the idle channel closed after its token expired');
   assert.ok(Date.now() >= idleExpiresAt - 1_000, 'not before its token expired');
+  t.diagnostic(`idle channel closed ${Date.now() - idleExpiresAt} ms after its token's expiry`);
   await router.waitForLog((line) => line.msg === 'edge channel closed: its access token expired without an update', 5_000, 'the expiry log line');
   // Past the first token's expiry and at least one sweep after it (the fresh token still has a few seconds).
   await until(() => Date.now() > first.accessExpiresAtMs + 5_500, 20_000, 'past the first token\'s expiry and a sweep');
@@ -210,7 +211,7 @@ test('UpdateToken with another session\'s token gets 60802 with error code 2 and
   await until(() => legacy.closed, 5_000, 'the legacy channel closed');
 });
 
-test('revoking the API session (POST /revocations API_SESSION) closes its circuits and its channel on the router', async () => {
+test('revoking the API session (POST /revocations API_SESSION) closes its circuits and its channel on the router', async (t) => {
   const session = login();
   const client = await helloAccepted(session.accessToken);
   const other = await helloAccepted(login().accessToken);
@@ -223,6 +224,7 @@ test('revoking the API session (POST /revocations API_SESSION) closes its circui
   const line = await router.waitForLog((candidate) => candidate.msg === 'circuits closed: revoked by the controller' && candidate.code === 'SESSION_REVOKED', 5_000, 'the revocation closing the circuit');
   assert.match(String(line.reason), /revoked/);
   await until(() => client.closed, 5_000, 'the revoked session\'s channel closed');
+  t.diagnostic(`channel closed ${Date.now() - revokedAt} ms after the revocation was created`);
   const closedLine = await router.waitForLog((candidate) => candidate.msg === 'edge channels closed: their API session ended' && candidate.apiSessionId === session.asid, 5_000, 'the channel closing log line');
   assert.match(String(closedLine.reason), /revoked/);
   assert.ok(Date.now() - revokedAt < 5_000, 'within 5 s of the revocation');
