@@ -2,6 +2,7 @@
 // is checked on every request and every circuit request, where a promise per check would cost more than the
 // RSA verification itself. Only the encoding is here; the signature is OpenSSL's.
 import { sign, verify, type KeyObject } from 'node:crypto';
+import { maxApiSessionTokenLength } from '../../common/edge-protocol/api-session-token.ts';
 
 export interface DecodedJws {
   readonly header: Record<string, unknown>;
@@ -12,8 +13,8 @@ export interface DecodedJws {
 
 const base64urlPart = /^[A-Za-z0-9_-]*$/;
 
-/** At most this many characters: a token is a header value, never a document. */
-export const maxTokenLength = 8_192;
+/** At most this many characters: a token is a header value, never a document (the routers' limit too). */
+export const maxTokenLength = maxApiSessionTokenLength;
 
 export function signRs256(header: Record<string, unknown>, payload: Record<string, unknown>, privateKey: KeyObject): string {
   const signingInput = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
