@@ -14,6 +14,7 @@ const measurement = (kind: 'legacy' | 'oidc', logins: number, raftApplied: numbe
   writesCommitted: 200,
   writesSent: 200,
   writeP99Ms: 30,
+  leaderCpuSeconds: 5,
   ...extra,
 });
 
@@ -46,6 +47,9 @@ test('the summary lists every round in the order measured, the median ratio and 
   assert.match(text, /Ratio OIDC\/legacy \(median over the rounds\): \*\*0\.50\*\*/);
   assert.match(text, /OIDC at most 0\.00 \(target: none: \*\*met\*\*\), legacy 1\.00/);
   assert.match(text, /Failures: oidc: token: HTTP 400/);
+  assert.match(rows[0]!, /\| 5\.00 \|$/, 'round 1 legacy: 5 CPU seconds over 1000 logins');
+  const withoutProc = stormSummary({ ...run, rounds: [{ ...run.rounds[0]!, legacy: measurement('legacy', 10, 10, { leaderCpuSeconds: undefined }) }] });
+  assert.match(withoutProc, /\| n\/a \|/);
 });
 
 test('the section replaces its own markers and keeps the rest of RESULTS.md', () => {

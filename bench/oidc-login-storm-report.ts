@@ -20,6 +20,8 @@ export interface StormMeasurement {
   readonly writesCommitted: number;
   readonly writesSent: number;
   readonly writeP99Ms: number;
+  /** CPU seconds the leader's process used over the measurement (all its threads); undefined without /proc. */
+  readonly leaderCpuSeconds?: number;
 }
 
 export interface StormRound {
@@ -46,6 +48,12 @@ export function commandsPerLogin(measurement: StormMeasurement): number {
   return Math.max(0, measurement.raftApplied - measurement.writesCommitted) / measurement.logins;
 }
 
+/** The leader's CPU per login in milliseconds (writes included: the same rate in both flows), or undefined. */
+export function leaderCpuMsPerLogin(measurement: StormMeasurement): number | undefined {
+  if (measurement.leaderCpuSeconds === undefined || measurement.logins === 0) return undefined;
+  return (measurement.leaderCpuSeconds * 1000) / measurement.logins;
+}
+
 export const roundRatio = (round: StormRound) => loginsPerSecond(round.oidc) / Math.max(1e-9, loginsPerSecond(round.legacy));
 
 function median(values: readonly number[]): number {
@@ -59,7 +67,7 @@ const fixed = (value: number, digits: number) => value.toFixed(digits);
 
 function row(round: StormRound, measurement: StormMeasurement): string {
   const what = measurement.kind === 'oidc' ? 'OIDC: authorize → `POST /oidc/login/cert` → callback → `POST /oidc/oauth/token`' : 'legacy: `POST /authenticate?method=cert`';
-  return `| ${round.round} | ${what} | ${fixed(loginsPerSecond(measurement), 1)} | ${measurement.logins} | ${measurement.failures} | ${fixed(measurement.loginP50Ms, 1)} | ${fixed(measurement.loginP99Ms, 1)} | ${measurement.raftApplied} | ${fixed(commandsPerLogin(measurement), 2)} | ${measurement.writesCommitted}/${measurement.writesSent} | ${fixed(measurement.writeP99Ms, 1)} |`;
+  return `| ${round.round} | ${what} | ${fixed(loginsPerSecond(measurement), 1)} | ${measurement.logins} | ${measurement.failures} | ${fixed(measurement.loginP50Ms, 1)} | ${fixed(measurement.loginP99Ms, 1)} | ${measurement.raftApplied} | ${fixed(commandsPerLogin(measurement), 2)} | ${measurement.writesCommitted}/${measurement.writesSent} | ${fixed(measurement.writeP99Ms, 1)} | ${leaderCpuMsPerLogin(measurement)?.toFixed(2) ?? 'n/a'} |`;
 }
 
 export function stormSummary(run: StormRun): string {
@@ -68,10 +76,11 @@ export function stormSummary(run: StormRun): string {
     `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}; load average ${fixed(run.machine.loadAverage, 2)} at start.`,
     `Three controllers on loopback (TLS, raft defaults); every login against ${run.loginController} (the leader) with one enrolled certificate identity, ${run.concurrency} logins in flight at once, each login on a keep-alive mutual-TLS connection of a pool; meanwhile ${run.writeRate} management writes/s (\`POST /edge/management/v1/identities\`) through the leader, each timed.`,
     'Legacy and OIDC take turns in each round (the first alternates), so a slow spell of this shared machine hits both. A login counts when its last answer is right: 200 with a `zt-session` token (legacy), 200 with an access token (OIDC, scope `openid offline_access`, so a refresh token too).',
+    'Leader CPU per login: user + system time of the leader\'s process (every thread) over the measurement, over the logins; the writes are in it too, at the same rate for both flows.',
     'Raft commands per login: the rise of the leader\'s `edgeward_raft_applied_index` over the measurement, less the writes answered 201 (one command each), over the logins (periodic bookkeeping such as the session activity flush falls in too).',
     '',
-    '| Round | Flow | Logins/s | Logins | Failed | p50 (ms) | p99 (ms) | Raft entries applied | Raft commands/login | Writes 201/sent | Write p99 (ms) |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|',
+    '| Round | Flow | Logins/s | Logins | Failed | p50 (ms) | p99 (ms) | Raft entries applied | Raft commands/login | Writes 201/sent | Write p99 (ms) | Leader CPU/login (ms) |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|',
   ];
   for (const round of run.rounds) {
     const order = round.first === 'legacy' ? [round.legacy, round.oidc] : [round.oidc, round.legacy];

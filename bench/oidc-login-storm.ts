@@ -19,7 +19,8 @@ import { benchLifecycle } from './bench-lifecycle.ts';
 import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { EdgewardCluster } from './edgeward-cluster.ts';
 import { percentile } from './raft-bench-report.ts';
-import { commandsPerLogin, loginsPerSecond, renderStormSection, stormSummary, type LoginKind, type StormMeasurement, type StormRound, type StormRun } from './oidc-login-storm-report.ts';
+import { processCpuSeconds } from './process-cpu.ts';
+import { commandsPerLogin, leaderCpuMsPerLogin, loginsPerSecond, renderStormSection, stormSummary, type LoginKind, type StormMeasurement, type StormRound, type StormRun } from './oidc-login-storm-report.ts';
 import { ProbeClient } from './write-probe.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
@@ -145,9 +146,10 @@ async function appliedIndex(probe: ProbeClient, origin: string): Promise<number>
   return Number(match[1]);
 }
 
-async function measure(kind: LoginKind, client: MtlsClient, probe: ProbeClient, origin: string, writeUrl: string, session: string, round: number): Promise<StormMeasurement> {
+async function measure(kind: LoginKind, client: MtlsClient, probe: ProbeClient, origin: string, writeUrl: string, session: string, round: number, leaderPid: number | undefined): Promise<StormMeasurement> {
   const login = kind === 'oidc' ? oidcLogin : legacyLogin;
   const before = await appliedIndex(probe, origin);
+  const cpuBefore = processCpuSeconds(leaderPid);
   const writes = pacedWrites(probe, writeUrl, session, `storm-${kind}-${round}-${process.pid}-${Date.now().toString(36)}`);
   const latencies: number[] = [];
   const failureSamples: string[] = [];
@@ -170,6 +172,7 @@ async function measure(kind: LoginKind, client: MtlsClient, probe: ProbeClient, 
   );
   const elapsed = (performance.now() - began) / 1000;
   const samples = await writes.stop();
+  const cpuAfter = processCpuSeconds(leaderPid);
   // The last logins' and writes' commands are applied by the time their answers came; a scrape now sees them.
   const after = await appliedIndex(probe, origin);
   latencies.sort((a, b) => a - b);
@@ -186,8 +189,9 @@ async function measure(kind: LoginKind, client: MtlsClient, probe: ProbeClient, 
     writesCommitted: writeMs.length,
     writesSent: samples.length,
     writeP99Ms: percentile(writeMs, 0.99),
+    ...(cpuBefore !== undefined && cpuAfter !== undefined ? { leaderCpuSeconds: cpuAfter - cpuBefore } : {}),
   };
-  progress(`round ${round} ${kind}: ${loginsPerSecond(measurement).toFixed(1)} logins/s (${measurement.logins}, ${failures} failed), p99 ${measurement.loginP99Ms.toFixed(1)} ms; raft +${measurement.raftApplied} (${commandsPerLogin(measurement).toFixed(2)}/login); writes ${measurement.writesCommitted}/${measurement.writesSent}, p99 ${measurement.writeP99Ms.toFixed(1)} ms`);
+  progress(`round ${round} ${kind}: ${loginsPerSecond(measurement).toFixed(1)} logins/s (${measurement.logins}, ${failures} failed), p99 ${measurement.loginP99Ms.toFixed(1)} ms; raft +${measurement.raftApplied} (${commandsPerLogin(measurement).toFixed(2)}/login); writes ${measurement.writesCommitted}/${measurement.writesSent}, p99 ${measurement.writeP99Ms.toFixed(1)} ms; leader CPU ${leaderCpuMsPerLogin(measurement)?.toFixed(2) ?? 'n/a'} ms/login`);
   return measurement;
 }
 
@@ -228,7 +232,7 @@ async function main(cleanups: (() => Promise<void> | void)[]): Promise<StormRun>
     const first: LoginKind = round % 2 === 1 ? 'legacy' : 'oidc';
     const order: LoginKind[] = first === 'legacy' ? ['legacy', 'oidc'] : ['oidc', 'legacy'];
     const measured: Partial<Record<LoginKind, StormMeasurement>> = {};
-    for (const kind of order) measured[kind] = await measure(kind, client, probe, origin, target.url, session, round);
+    for (const kind of order) measured[kind] = await measure(kind, client, probe, origin, target.url, session, round, cluster.pids()[leader]);
     stormRounds.push({ round, first, legacy: measured.legacy!, oidc: measured.oidc! });
   }
   await cluster.stop();
