@@ -1,10 +1,11 @@
 // What an operator sees of OIDC tokens on a three-controller cluster: a login, a refresh, a refused refresh and a
 // revocation served by a follower are apiSession (type jwt) and authentication events in that follower's event file,
 // and counted in its /metrics by grant and result beside the pending authorization requests and published signing
-// keys; promtool accepts the exposition.
+// keys; promtool accepts the exposition. A storm of refused refreshes across the controllers makes a real Prometheus,
+// scraping them under the generated rules, fire EdgewardOidcRefreshFailures.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -14,6 +15,10 @@ import type { ControllerFixture } from './support/controller-fixture.ts';
 import { EdgeAdmin } from './support/ext-jwt-support.ts';
 import { authorize, finishLogin, jwtClaims, loginStep, relyingParty } from './support/oidc-user-agent.ts';
 import { parseExposition } from './support/prometheus-text.ts';
+import { prometheusAlerts, prometheusRuleGroups } from './support/prometheus-api.ts';
+import { PrometheusServer } from './support/prometheus-server.ts';
+import { pkiPaths } from '../common/pki/pki-directory.ts';
+import { stringify } from 'yaml';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-oidc-obs-'));
 const promtool = '/usr/bin/promtool';
@@ -106,6 +111,59 @@ test('an authorization request whose login is not finished shows in the pending 
   await authorize(follower.http, config);
   await authorize(follower.http, config);
   assert.equal(await gauge(follower), start! + 2);
+});
+
+test('refused refreshes across the controllers fire EdgewardOidcRefreshFailures in a real Prometheus under the generated rules', async () => {
+  // The generated rules with their hold times at 0 s, so the alert fires at the first evaluation past its threshold.
+  const rulesFile = join(root, 'rules.yml');
+  writeFileSync(rulesFile, readFileSync(new URL('../alerts/generated/edgeward-rules.yml', import.meta.url), 'utf8').replace(/^(\s+for:) \S+$/gm, '$1 0s'));
+  const configFile = join(root, 'prometheus.yml');
+  writeFileSync(
+    configFile,
+    stringify({
+      global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
+      rule_files: [rulesFile],
+      scrape_configs: [
+        {
+          job_name: 'edgeward-controller',
+          scheme: 'https',
+          tls_config: { ca_file: pkiPaths(join(root, 'pki')).bundle },
+          static_configs: nodes.map((node) => ({ targets: [new URL(node.origin).host], labels: { cluster: 'oidc', controller: node.id } })),
+        },
+      ],
+    }),
+  );
+  const prometheus = await PrometheusServer.start(configFile);
+  try {
+    const firing = async () => (await prometheusAlerts(prometheus.url)).filter((alert) => alert.labels.alertname === 'EdgewardOidcRefreshFailures' && alert.state === 'firing');
+    await until('every controller\'s refused-refresh counter in Prometheus', async () => {
+      const answer = await prometheus.query('count(edgeward_oidc_tokens_total{cluster="oidc",grant="refresh_token",result="refused"})');
+      return answer.ok && answer.series[0]?.value?.[1] === '3';
+    }, 30_000);
+    const rule = (await prometheusRuleGroups(prometheus.url)).flatMap((group) => group.rules).find((candidate) => candidate.name === 'EdgewardOidcRefreshFailures');
+    assert.equal(rule?.health, 'ok', `the rule evaluates: ${rule?.lastError ?? 'not loaded'}`);
+    assert.deepEqual(await firing(), [], 'quiet before the storm');
+
+    // 40 refreshes with tokens no controller signed, spread over the three: 30 in 5 minutes is the threshold.
+    for (let i = 0; i < 40; i++) {
+      const node = nodes[i % nodes.length]!;
+      const answer = await node.http.post(`${node.origin}/oidc/oauth/token`, {
+        rawBody: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'openziti', refresh_token: `not-a-token-${i}` }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      assert.equal(answer.status, 400, answer.text);
+    }
+    const alerts = await until('EdgewardOidcRefreshFailures firing', async () => {
+      const found = await firing();
+      return found.length > 0 ? found : undefined;
+    }, 40_000);
+    assert.equal(alerts.length, 1, 'one alert for the cluster');
+    assert.equal(alerts[0]!.labels.cluster, 'oidc');
+    assert.equal(alerts[0]!.labels.severity, 'warning');
+    assert.match(alerts[0]!.annotations.runbook_url ?? '', /#edgewardoidcrefreshfailures$/, 'the runbook section of the alert');
+  } finally {
+    await prometheus.stop();
+  }
 });
 
 async function promtoolAccepts(text: string): Promise<void> {
