@@ -41,7 +41,7 @@ export function oidcTokenEventRecord(event: OidcTokenEvent, context: OidcTokenEv
         external_jwt_signer_id: '',
         identity_id: event.identityId ?? '',
         auth_policy_id: '',
-        remote_address: '',
+        remote_address: event.remoteAddress ?? '',
         success: false,
         reason: `${grantName(event.grant)} refused: ${event.reason ?? 'unknown'}`,
         improper_client_cert_chain: false,
@@ -58,7 +58,7 @@ export function oidcTokenEventRecord(event: OidcTokenEvent, context: OidcTokenEv
       id: event.apiSessionId ?? '',
       type: 'jwt',
       identity_id: event.identityId ?? '',
-      ip_address: '',
+      ip_address: event.remoteAddress ?? '',
       // What was granted or revoked: authorization_code, refresh_token, token_exchange; access_token, end_session.
       grant: grantName(event.grant),
       ...(event.method !== undefined ? { auth_method: event.method } : {}),

@@ -244,27 +244,30 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     switch (grantType) {
       case 'authorization_code': {
         const redeemed = oidc.requests.redeem(params.get('code', 512) ?? '', clientId, params.get('redirect_uri', 2048), params.get('code_verifier', 256) ?? '');
-        if (!redeemed.ok) throw new OAuthError('invalid_grant', redeemed.reason);
+        if (!redeemed.ok) {
+          oidc.report({ remoteAddress: clientAddress(ctx), kind: 'refused', grant: grantType, reason: redeemed.reason });
+          throw new OAuthError('invalid_grant', redeemed.reason);
+        }
         const { request } = redeemed;
         if (!loginComplete(request)) throw new OAuthError('invalid_grant', 'the login is not complete');
         const identity = liveIdentity(request.login.primary.identity.id);
         const policy = services.authPolicies.forIdentity(identity);
         if (policy.id !== request.login.authPolicyId) throw new OAuthError('invalid_grant', 'the identity\'s auth policy changed during the login');
         const tokens = oidc.tokens.issue(loginClaims(request, request.login, identity, policy), request.nonce !== undefined ? { nonce: request.nonce } : {});
-        oidc.report({ kind: 'issued', grant: grantType, identityId: identity.id, apiSessionId: request.apiSessionId, method: request.login.primary.method });
+        oidc.report({ remoteAddress: clientAddress(ctx), kind: 'issued', grant: grantType, identityId: identity.id, apiSessionId: request.apiSessionId, method: request.login.primary.method });
         return sendTokens(ctx, tokens, request.scopes.join(' '), request.scopes.includes('offline_access'));
       }
       case 'refresh_token': {
         const check = oidc.sessions.checkRefreshToken(params.get('refresh_token', 8192) ?? '', clientId);
         if (!check.ok) {
-          oidc.report({ kind: 'refused', grant: grantType, reason: check.reason });
+          oidc.report({ remoteAddress: clientAddress(ctx), kind: 'refused', grant: grantType, reason: check.reason });
           throw new OAuthError('invalid_grant', check.error === 'expired' ? 'refresh token expired' : `refresh token refused: ${check.reason}`);
         }
         const granted = (check.claims.scope ?? 'openid offline_access').split(' ');
         const asked = (params.get('scope', 1024) ?? '').split(' ').filter((scope) => scope !== '');
         if (asked.some((scope) => !granted.includes(scope))) throw new OAuthError('invalid_scope', 'a refresh may not widen the scope');
         const tokens = oidc.sessions.refresh(check);
-        oidc.report({ kind: 'refreshed', grant: grantType, identityId: check.identity.id, apiSessionId: check.claims.z_asid });
+        oidc.report({ remoteAddress: clientAddress(ctx), kind: 'refreshed', grant: grantType, identityId: check.identity.id, apiSessionId: check.claims.z_asid });
         return sendTokens(ctx, tokens, granted.join(' '), true);
       }
       case tokenExchangeGrant: {
@@ -275,11 +278,11 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
         if (audiences.some((audience) => !oidc.clients.has(audience))) throw new OAuthError('invalid_target', 'audience must be openziti or native');
         const check = subjectType === accessTokenType ? oidc.sessions.checkAccessToken(subject) : oidc.sessions.checkRefreshToken(subject, clientId);
         if (!check.ok) {
-          oidc.report({ kind: 'refused', grant: grantType, reason: check.reason });
+          oidc.report({ remoteAddress: clientAddress(ctx), kind: 'refused', grant: grantType, reason: check.reason });
           throw new OAuthError('invalid_grant', `subject_token refused: ${check.reason}`);
         }
         const tokens = oidc.sessions.refresh(check);
-        oidc.report({ kind: 'refreshed', grant: grantType, identityId: check.identity.id, apiSessionId: check.claims.z_asid });
+        oidc.report({ remoteAddress: clientAddress(ctx), kind: 'refreshed', grant: grantType, identityId: check.identity.id, apiSessionId: check.claims.z_asid });
         sendJson(ctx, 200, {
           access_token: tokens.accessToken,
           issued_token_type: accessTokenType,
@@ -309,12 +312,12 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
       const refresh = oidc.tokens.verify(presented, 'r');
       if (refresh.ok) {
         await oidc.sessions.revoke(refresh.claims.z_asid);
-        oidc.report({ kind: 'revoked', grant: 'refresh_token', identityId: refresh.claims.sub, apiSessionId: refresh.claims.z_asid });
+        oidc.report({ remoteAddress: clientAddress(ctx), kind: 'revoked', grant: 'refresh_token', identityId: refresh.claims.sub, apiSessionId: refresh.claims.z_asid });
       } else {
         const access = oidc.tokens.verify(presented, 'a');
         if (access.ok) {
           await services.revocations.create({ id: access.claims.jti, type: 'JTI', tags: {} }, oidc.tokens.longestLifetimeMs);
-          oidc.report({ kind: 'revoked', grant: 'access_token', identityId: access.claims.sub, apiSessionId: access.claims.z_asid });
+          oidc.report({ remoteAddress: clientAddress(ctx), kind: 'revoked', grant: 'access_token', identityId: access.claims.sub, apiSessionId: access.claims.z_asid });
         }
       }
       sendJson(ctx, 200, {});
@@ -328,7 +331,7 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     const apiSessionId = hint ? idTokenSession(hint) : undefined;
     if (apiSessionId) {
       await oidc.sessions.revoke(apiSessionId);
-      oidc.report({ kind: 'revoked', grant: 'end_session', apiSessionId });
+      oidc.report({ remoteAddress: clientAddress(ctx), kind: 'revoked', grant: 'end_session', apiSessionId });
     }
     const target = params.get('post_logout_redirect_uri', 2048);
     const clientId = params.get('client_id', 256) ?? 'openziti';
