@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { headerValue, readHeader } from '../common/edge-protocol/header-values.ts';
-import { signRs256 } from '../server/oidc/compact-jws.ts';
+import { signJws } from '../server/oidc/compact-jws.ts';
 import type { SessionClaims } from '../server/oidc/oidc-claims.ts';
 import { allowEveryRouter, circuitRouterYaml, enrollRouterProcess, managementPoster, startWelcomedRouter } from './support/circuit-routers.ts';
 import { startEchoServer, type EchoServer } from './support/echo-server.ts';
@@ -58,7 +58,7 @@ function signedWith(changes: Record<string, unknown>): string {
   const key = controller.running.services.oidc.keys.signingKey()!;
   const nowS = Math.floor(Date.now() / 1000);
   const payload = { ...claimsOf(randomUUID()), client_id: 'openziti', iss: key.issuer, aud: ['openziti'], iat: nowS, nbf: nowS, exp: nowS + accessTokenSeconds, jti: randomUUID(), ...changes };
-  return signRs256({ alg: 'RS256', kid: key.kid, typ: 'JWT' }, payload, key.privateKey);
+  return signJws({ alg: 'ES256', kid: key.kid, typ: 'JWT' }, payload, key.privateKey);
 }
 
 async function helloAccepted(token: string): Promise<WireClient> {
@@ -146,13 +146,13 @@ test('an SDK says hello with an OIDC access token instead of a legacy session an
 
 test('a tampered, expired, wrong-audience, unknown-key or refresh token is refused at the hello with the failed result SDKs expect', async () => {
   const valid = login().accessToken;
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const nowS = Math.floor(Date.now() / 1000);
   const cases: Array<[string, string, RegExp]> = [
     ['tampered', `${valid.slice(0, -8)}AAAAAAAA`, /bad signature/],
     ['expired', signedWith({ iat: nowS - 120, nbf: nowS - 120, exp: nowS - 60 }), /expired/],
     ['wrong audience', signedWith({ aud: ['someone-else'] }), /wrong audience/],
-    ['unknown key', signRs256({ alg: 'RS256', kid: 'not-a-published-kid', typ: 'JWT' }, JSON.parse(Buffer.from(valid.split('.')[1]!, 'base64url').toString()), privateKey), /unknown signing key/],
+    ['unknown key', signJws({ alg: 'ES256', kid: 'not-a-published-kid', typ: 'JWT' }, JSON.parse(Buffer.from(valid.split('.')[1]!, 'base64url').toString()), privateKey), /unknown signing key/],
     ['refresh token', login().refreshToken, /token type r/],
   ];
   for (const [what, token, reason] of cases) {

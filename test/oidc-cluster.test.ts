@@ -204,13 +204,13 @@ test('tampered, foreign-key, unsigned, refresh-as-access and expired tokens are 
   const claims = jwtClaims(tokens.access_token);
   const reencode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   await refusedEverywhere(`${header}.${reencode({ ...claims, z_ia: true })}.${signature}`, 'invalid');
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const foreignHeader = JSON.parse(Buffer.from(header, 'base64url').toString()) as Record<string, unknown>;
   const { sign } = await import('node:crypto');
   const foreignInput = `${reencode({ ...foreignHeader, kid: 'not-a-published-key' })}.${payload}`;
-  await refusedEverywhere(`${foreignInput}.${sign('sha256', Buffer.from(foreignInput), privateKey).toString('base64url')}`, 'invalid');
+  await refusedEverywhere(`${foreignInput}.${sign('sha256', Buffer.from(foreignInput), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`, 'invalid');
   const sameKidForeign = `${header}.${payload}`;
-  await refusedEverywhere(`${sameKidForeign}.${sign('sha256', Buffer.from(sameKidForeign), privateKey).toString('base64url')}`, 'invalid');
+  await refusedEverywhere(`${sameKidForeign}.${sign('sha256', Buffer.from(sameKidForeign), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`, 'invalid');
   await refusedEverywhere(`${reencode({ alg: 'none', typ: 'JWT' })}.${payload}.`, 'invalid');
   await refusedEverywhere(tokens.refresh_token!, 'invalid');
   await refusedEverywhere(tokens.id_token!, 'invalid');

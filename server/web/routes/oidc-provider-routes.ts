@@ -14,7 +14,8 @@ import { TooManyAuthRequests, type AuthRequest } from '../../oidc/auth-requests.
 import { loginClaims, loginComplete } from '../../oidc/login-claims.ts';
 import { matchesRedirectUri } from '../../oidc/oidc-clients.ts';
 import { SigningKeyUnavailable, type IssuedTokens } from '../../oidc/oidc-tokens.ts';
-import { decodeJws, rs256SignatureValid } from '../../oidc/compact-jws.ts';
+import { signingAlgorithm } from '../../oidc/oidc-signing-keys.ts';
+import { decodeJws, signatureValid } from '../../oidc/compact-jws.ts';
 import { ApiRouter } from '../api-router.ts';
 import { clientMessageOf, httpStatusOf } from '../api-error.ts';
 import type { ApiContext } from '../koa-state.ts';
@@ -104,7 +105,7 @@ export function discoveryDocument(issuer: string) {
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token', tokenExchangeGrant],
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: ['RS256'],
+    id_token_signing_alg_values_supported: [signingAlgorithm],
     token_endpoint_auth_methods_supported: ['none'],
     revocation_endpoint_auth_methods_supported: ['none'],
     code_challenge_methods_supported: ['S256'],
@@ -348,9 +349,9 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
   const idTokenSession = (idToken: string): string | undefined => {
     const decoded = decodeJws(idToken);
     const kid = decoded?.header.kid;
-    if (!decoded || typeof kid !== 'string' || decoded.header.alg !== 'RS256') return undefined;
+    if (!decoded || typeof kid !== 'string') return undefined;
     const key = oidc.keys.verificationKey(kid);
-    if (!key || decoded.payload.iss !== key.issuer || !rs256SignatureValid(decoded, key.publicKey)) return undefined;
+    if (!key || decoded.header.alg !== key.algorithm || decoded.payload.iss !== key.issuer || !signatureValid(decoded, key.algorithm, key.publicKey)) return undefined;
     return typeof decoded.payload.z_asid === 'string' ? decoded.payload.z_asid : undefined;
   };
 
