@@ -41,7 +41,7 @@ const notes = [
   'follower the legacy ones would wait on the leader to apply their API sessions; not measured here); each login reuses',
   'a keep-alive mutual-TLS connection, so neither flow pays a handshake per login (a fresh connection per login, as a',
   'restarting SDK would, is not measured); an OIDC login makes four requests where the legacy one makes one, and signs',
-  'three RS256 tokens (access, refresh, ID).',
+  'three ES256 tokens (access, refresh, ID).',
 ].join('\n');
 
 interface Answer {
