@@ -4,9 +4,9 @@
 // rely on is on /metrics with its type and labels, and promtool accepts the text; a write sent to the follower is
 // one trace across both controllers.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { promtoolAccepts } from './support/prometheus-tools.ts';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -17,7 +17,6 @@ import { adminCredentials, ControllerFixture } from './support/controller-fixtur
 import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.ts';
 import { contractProblems, parseExposition } from './support/prometheus-text.ts';
 
-const promtool = '/usr/bin/promtool';
 const root = mkdtempSync(join(tmpdir(), 'edgeward-telemetry-'));
 let receiver: OtlpReceiver;
 let leader: ControllerFixture;
@@ -163,22 +162,3 @@ test('a write sent to the follower is one trace across both controllers: request
   assert.equal(followerApply.attributes['raft.index'], propose.attributes['raft.index']);
   assert.ok(receiver.requests.every((request) => request.path === '/v1/traces' && /json/.test(request.contentType)), 'only traces, as JSON');
 });
-
-async function promtoolAccepts(text: string): Promise<void> {
-  assert.ok(existsSync(promtool), `${promtool} is missing: install Debian's prometheus package (scripts/ensure-deps.sh does)`);
-  const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(promtool, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-    child.stdin.end(text);
-  });
-  assert.equal(result.code, 0, `promtool check metrics:\n${result.output}`);
-  assert.equal(result.output.trim(), '', `promtool has remarks:\n${result.output}`);
-}

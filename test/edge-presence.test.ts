@@ -22,7 +22,7 @@ import { freePort } from './support/free-port.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
 import type { RouterRun } from './support/router-fixture.ts';
 import { WireClient } from './support/edge-wire-client.ts';
-import { PrometheusServer } from './support/prometheus-server.ts';
+import { PrometheusServer, controllerScrapeJob, testPrometheusGlobal } from './support/prometheus-server.ts';
 import { prometheusRuleGroups } from './support/prometheus-api.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-edge-presence-'));
@@ -201,15 +201,10 @@ test('the edge gauges and the terminators per service reach a real Prometheus, w
   writeFileSync(
     configFile,
     stringify({
-      global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
+      global: testPrometheusGlobal,
       rule_files: [rulesFile],
       scrape_configs: [
-        {
-          job_name: 'edgeward-controller',
-          scheme: 'https',
-          tls_config: { ca_file: pkiPaths(join(root, 'pki')).bundle },
-          static_configs: nodes.map((node) => ({ targets: [new URL(node.origin).host], labels: { cluster: 'presence', controller: node.id } })),
-        },
+        controllerScrapeJob(nodes, pkiPaths(join(root, 'pki')).bundle, 'presence'),
       ],
     }),
   );

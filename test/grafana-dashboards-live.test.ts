@@ -24,7 +24,7 @@ import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import { adminCredentials, type ControllerFixture } from './support/controller-fixture.ts';
 import { freePort } from './support/free-port.ts';
 import { OpensslWorkbench } from './support/openssl-workbench.ts';
-import { PrometheusServer } from './support/prometheus-server.ts';
+import { PrometheusServer, controllerScrapeJob, testPrometheusGlobal } from './support/prometheus-server.ts';
 import { PanelQueryRunner, panelTargets, targetsWhen } from './support/dashboard-panel-queries.ts';
 import { enrollRouter, ScriptedRouter, type EnrolledRouter } from './support/scripted-router.ts';
 
@@ -83,15 +83,10 @@ function prometheusConfig(daemonPort: number): string {
   const fastRules = join(root, 'edgeward-rules.yml');
   writeFileSync(fastRules, readFileSync(rulesFile, 'utf8').replace(/^(\s+for:) \S+$/gm, '$1 0s'));
   return stringify({
-    global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
+    global: testPrometheusGlobal,
     rule_files: [fastRules],
     scrape_configs: [
-      {
-        job_name: 'edgeward-controller',
-        scheme: 'https',
-        tls_config: { ca_file: pkiPaths(join(root, 'pki')).bundle },
-        static_configs: nodes.map((node) => ({ targets: [new URL(node.origin).host], labels: { cluster: clusterName, controller: node.id } })),
-      },
+      controllerScrapeJob(nodes, pkiPaths(join(root, 'pki')).bundle, clusterName),
       { job_name: 'edgeward-alerts', static_configs: [{ targets: [`127.0.0.1:${daemonPort}`], labels: { cluster: clusterName } }] },
     ],
   });

@@ -4,7 +4,7 @@
 // keys; promtool accepts the exposition. A storm of refused refreshes across the controllers makes a real Prometheus,
 // scraping them under the generated rules, fire EdgewardOidcRefreshFailures.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { promtoolAccepts } from './support/prometheus-tools.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,12 +16,11 @@ import { EdgeAdmin } from './support/ext-jwt-support.ts';
 import { authorize, finishLogin, jwtClaims, loginStep, relyingParty } from './support/oidc-user-agent.ts';
 import { parseExposition } from './support/prometheus-text.ts';
 import { prometheusAlerts, prometheusRuleGroups } from './support/prometheus-api.ts';
-import { PrometheusServer } from './support/prometheus-server.ts';
+import { PrometheusServer, controllerScrapeJob, testPrometheusGlobal } from './support/prometheus-server.ts';
 import { pkiPaths } from '../common/pki/pki-directory.ts';
 import { stringify } from 'yaml';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-oidc-obs-'));
-const promtool = '/usr/bin/promtool';
 let nodes: ControllerFixture[] = [];
 let follower: ControllerFixture;
 let identityId = '';
@@ -121,15 +120,10 @@ test('refused refreshes across the controllers fire EdgewardOidcRefreshFailures 
   writeFileSync(
     configFile,
     stringify({
-      global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
+      global: testPrometheusGlobal,
       rule_files: [rulesFile],
       scrape_configs: [
-        {
-          job_name: 'edgeward-controller',
-          scheme: 'https',
-          tls_config: { ca_file: pkiPaths(join(root, 'pki')).bundle },
-          static_configs: nodes.map((node) => ({ targets: [new URL(node.origin).host], labels: { cluster: 'oidc', controller: node.id } })),
-        },
+        controllerScrapeJob(nodes, pkiPaths(join(root, 'pki')).bundle, 'oidc'),
       ],
     }),
   );
@@ -165,22 +159,3 @@ test('refused refreshes across the controllers fire EdgewardOidcRefreshFailures 
     await prometheus.stop();
   }
 });
-
-async function promtoolAccepts(text: string): Promise<void> {
-  assert.ok(existsSync(promtool), `${promtool} is missing: install Debian's prometheus package (scripts/ensure-deps.sh does)`);
-  const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(promtool, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-    child.stdin.end(text);
-  });
-  assert.equal(result.code, 0, `promtool check metrics: ${result.output}`);
-  assert.equal(result.output.trim(), '', `promtool has remarks: ${result.output}`);
-}

@@ -60,6 +60,14 @@ before(async () => {
   running.push(await startController(await options('traced'), { ...runtime, telemetry: { tracerProvider } }));
   running.push(await startController(await options('plain'), runtime));
   for (const controller of running) await controller.initialize({ username: 'admin', password: 'admin-password' });
+  // Each controller publishes its OIDC signing key once its cluster takes writes: a write of its own, traced on the
+  // traced one, that must be behind us before the tests count spans.
+  for (const controller of running) {
+    for (let waited = 0; !controller.services.oidc.tokens.ready; waited += 50) {
+      if (waited > 20_000) throw new Error('no OIDC signing key published');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
   http = new HttpsClient(readFileSync(pkiPaths(join(root, 'pki')).bundle, 'utf8'));
 });
 

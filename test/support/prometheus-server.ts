@@ -108,3 +108,16 @@ export class PrometheusServer extends PrometheusClient {
     rmSync(this.storage, { recursive: true, force: true });
   }
 }
+
+/** A scrape job for a test's controllers (HTTPS with the test CA, labelled with `cluster` and each controller's id). */
+export function controllerScrapeJob(nodes: readonly { readonly id: string; readonly origin: string }[], caFile: string, cluster: string) {
+  return {
+    job_name: 'edgeward-controller',
+    scheme: 'https',
+    tls_config: { ca_file: caFile },
+    static_configs: nodes.map((node) => ({ targets: [new URL(node.origin).host], labels: { cluster, controller: node.id } })),
+  };
+}
+
+/** The global settings of a test's Prometheus: scrape and evaluate every second. */
+export const testPrometheusGlobal = { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' } as const;

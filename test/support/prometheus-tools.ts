@@ -94,3 +94,23 @@ export async function startAlertmanager(configFile: string): Promise<Alertmanage
   }
   return { url, child, output: () => output, stop };
 }
+
+/** `promtool check metrics` on an exposition: fails the test on any error or remark. */
+export async function promtoolAccepts(text: string): Promise<void> {
+  requireTool(promtool);
+  const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(promtool, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+    child.stdin.end(text);
+  });
+  assert.equal(result.code, 0, `promtool check metrics:\n${result.output}`);
+  assert.equal(result.output.trim(), '', `promtool has remarks:\n${result.output}`);
+}

@@ -49,14 +49,18 @@ function loginStep(handler: (ctx: ApiContext, state: StepState) => Promise<void>
       if (!(thrown instanceof EdgeError)) throw thrown;
       const message = thrown.message || clientMessageOf(thrown);
       if (htmlPage && state.requestId && wantsHtml(ctx.get('accept'))) {
-        ctx.status = httpStatusOf(thrown);
-        ctx.type = 'text/html';
-        ctx.body = htmlPage(state.requestId, thrown.code === 'INVALID_AUTH' ? 'The username or password is not right.' : message);
+        respond(ctx, httpStatusOf(thrown), 'text/html', htmlPage(state.requestId, thrown.code === 'INVALID_AUTH' ? 'The username or password is not right.' : message));
         return;
       }
       sendLoginError(ctx, httpStatusOf(thrown), thrown.code, message, responseHeadersOf(thrown));
     }
   };
+}
+
+function respond(ctx: ApiContext, status: number, type: string, body: string): void {
+  ctx.status = status;
+  ctx.type = type;
+  ctx.body = body;
 }
 
 const unknownRequest = () => new EdgeError('UNAUTHORIZED', { code: 'UNAUTHORIZED', message: 'the authentication request was not found or has expired' });
@@ -90,16 +94,12 @@ export function oidcLoginRoutes(router: ApiRouter, services: EdgeServices, maxBo
     if (queries.some((query) => query.typeId === 'TOTP') && wantsHtml(ctx.get('accept'))) {
       ctx.set('totp-required', 'true');
       ctx.set('auth-request-id', request.id);
-      ctx.status = 200;
-      ctx.type = 'text/html';
-      ctx.body = totpPage(request.id);
+      respond(ctx, 200, 'text/html', totpPage(request.id));
       return;
     }
     if (queries.some((query) => query.typeId === 'TOTP')) ctx.set('totp-required', 'true');
     ctx.set('auth-request-id', request.id);
-    ctx.status = 200;
-    ctx.type = 'application/json';
-    ctx.body = JSON.stringify({ authQueries: queries.length > 0 ? queries : null });
+    respond(ctx, 200, 'application/json', JSON.stringify({ authQueries: queries.length > 0 ? queries : null }));
   };
 
   const identityOf = (request: AuthRequest): Identity => {
@@ -148,14 +148,10 @@ export function oidcLoginRoutes(router: ApiRouter, services: EdgeServices, maxBo
       ctx.set('auth-request-id', id);
       // A browser gets the sign-in form for a request this controller holds.
       if ((path === 'password' || path === 'username') && wantsHtml(ctx.get('accept')) && oidc.requests.get(id)) {
-        ctx.status = 200;
-        ctx.type = 'text/html';
-        ctx.body = passwordPage(id);
+        respond(ctx, 200, 'text/html', passwordPage(id));
         return;
       }
-      ctx.status = 200;
-      ctx.type = 'text/plain';
-      ctx.body = 'please POST to this URL';
+      respond(ctx, 200, 'text/plain', 'please POST to this URL');
     });
   }
 
@@ -181,9 +177,7 @@ export function oidcLoginRoutes(router: ApiRouter, services: EdgeServices, maxBo
       } catch (error) {
         if (error instanceof EdgeError && (error.code === 'MFA_INVALID_TOKEN' || error.code === 'MFA_NOT_ENROLLED')) {
           if (wantsHtml(ctx.get('accept'))) {
-            ctx.status = 400;
-            ctx.type = 'text/html';
-            ctx.body = totpPage(request.id, 'That code is not right.');
+            respond(ctx, 400, 'text/html', totpPage(request.id, 'That code is not right.'));
             return;
           }
           return sendLoginError(ctx, 400, 'INVALID TOTP CODE', 'an invalid TOTP code was supplied');
@@ -201,9 +195,7 @@ export function oidcLoginRoutes(router: ApiRouter, services: EdgeServices, maxBo
     loginStep(async (ctx) => {
       const request = requestOf(await readOidcParams(ctx, maxBodyBytes, 'form-or-json'));
       const detail = await services.mfa.start(identityOf(request));
-      ctx.status = 201;
-      ctx.type = 'application/json';
-      ctx.body = JSON.stringify(mfaView(detail));
+      respond(ctx, 201, 'application/json', JSON.stringify(mfaView(detail)));
     }),
   );
 
@@ -213,9 +205,7 @@ export function oidcLoginRoutes(router: ApiRouter, services: EdgeServices, maxBo
       const params = await readOidcParams(ctx, maxBodyBytes, 'form-or-json');
       const request = requestOf(params);
       await services.mfa.remove(identityOf(request), params.get('code', 13) ?? '');
-      ctx.status = 200;
-      ctx.type = 'application/json';
-      ctx.body = '{}';
+      respond(ctx, 200, 'application/json', '{}');
     }),
   );
 
