@@ -47,7 +47,8 @@ function loginStep(handler: (ctx: ApiContext, state: StepState) => Promise<void>
       await handler(ctx, state);
     } catch (thrown) {
       if (!(thrown instanceof EdgeError)) throw thrown;
-      const message = thrown.message || clientMessageOf(thrown);
+      // The cause's words where the step gave some (an unknown request), else the API's message for the code.
+      const message = (thrown.cause as { message?: string } | undefined)?.message ?? clientMessageOf(thrown);
       if (htmlPage && state.requestId && wantsHtml(ctx.get('accept'))) {
         respond(ctx, httpStatusOf(thrown), 'text/html', htmlPage(state.requestId, thrown.code === 'INVALID_AUTH' ? 'The username or password is not right.' : message));
         return;
