@@ -43,11 +43,23 @@ export async function loginThroughOidc(transport: Transport, controllerUrl: stri
   }
   let state: OidcSessionState = { controllerUrl, tokens, controllers: [controllerUrl] };
   const client = new ManagementClient(controllerUrl, oidcSessionTransport(transport, state, { now: () => Date.now(), notice: () => undefined, saved: (next) => (state = next), loginAgain: '' }));
-  const identity = await client.get('/current-identity');
-  // Only an administrator may list the controllers; anyone else keeps the one it logged in to.
+  let identity: Record<string, unknown>;
+  try {
+    identity = await client.get('/current-identity');
+  } catch (error) {
+    // Nothing is stored: the session is ended rather than left live on the cluster.
+    await revokeOidcSession(transport, [state.controllerUrl], state.tokens.refreshToken).catch(() => undefined);
+    throw error;
+  }
+  // Only an administrator may list the controllers; anyone else (or a list that cannot be read now) keeps the one it
+  // logged in to.
   if (identity.isAdmin === true) {
-    const controllers = await client.list('/controllers', undefined);
-    state = { ...state, controllers: managementUrlsOf(controllers.items, state.controllerUrl) };
+    try {
+      const controllers = await client.list('/controllers', undefined);
+      state = { ...state, controllers: managementUrlsOf(controllers.items, state.controllerUrl) };
+    } catch (error) {
+      if (!(error instanceof ApiFailure)) throw error;
+    }
   }
   return { state, identity };
 }
