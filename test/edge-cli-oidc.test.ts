@@ -54,7 +54,7 @@ test('login goes through OIDC, refreshes before expiry, fails over to another co
   for (const node of nodes) await until(`the admin known on ${node.id}`, async () => (await node.http.get(`${node.origin}/version`)).status === 200);
 
   const login = await ok(sessionFile, ['login', first.origin, '-u', adminCredentials.username, '-p', adminCredentials.password, '--ca', caFile]);
-  assert.match(login.stdout, /^Logged in to https:\/\/.+\/edge\/management\/v1 as .+ \(username admin\)\nOIDC session saved in /);
+  assert.match(login.stdout, /^Logged in to https:\/\/.+\/edge\/management\/v1 as .+ \(username admin\)\nSession saved in .+\nLogged in through OIDC: the token is refreshed as it expires; 3 controller\(s\) known for failover\n$/);
   assert.equal(statSync(sessionFile).mode & 0o777, 0o600);
   const atLogin = storedSession(sessionFile);
   assert.equal(atLogin.controllerUrl, first.managementApi);
@@ -103,7 +103,7 @@ test('--legacy keeps a zt-session login on an OIDC controller', async () => {
   const node = nodes[1]!;
   const sessionFile = join(root, 'legacy-flag.json');
   const login = await ok(sessionFile, ['login', node.origin, '-u', adminCredentials.username, '-p', adminCredentials.password, '--ca', caFile, '--legacy']);
-  assert.match(login.stdout, /\nSession saved in /);
+  assert.match(login.stdout, /\nSession saved in [^\n]+\n$/, 'no OIDC line');
   const stored = storedSession(sessionFile);
   assert.equal(stored.oidc, undefined);
   assert.equal(stored.token.split('.').length, 1, 'a legacy session token, not a JWT');
@@ -117,7 +117,7 @@ test('a controller without OIDC (edge.oidc.enabled: false) still gets the legacy
   writeFileSync(legacyCa, legacyOnly.caPem);
   const sessionFile = join(root, 'legacy-only.json');
   const login = await ok(sessionFile, ['login', legacyOnly.origin, '-u', adminCredentials.username, '-p', adminCredentials.password, '--ca', legacyCa]);
-  assert.match(login.stdout, /\nSession saved in /);
+  assert.match(login.stdout, /\nSession saved in [^\n]+\n$/, 'no OIDC line');
   const stored = storedSession(sessionFile);
   assert.equal(stored.oidc, undefined);
   const listed = await ok(sessionFile, ['list', 'identities', '--json']);

@@ -544,7 +544,8 @@ async function login(parsed: ParsedFlags, io: EdgeIo, env: NodeJS.ProcessEnv, st
       loggedInAt: new Date().toISOString(),
       ...(oidc ? { oidc } : {}),
     }, sessionName);
-    io.stdout(`Logged in to ${controllerUrl} as ${String(identity.name)} (username ${username})\n${oidc ? 'OIDC session' : 'Session'} saved in ${file}${sessionName !== undefined ? ` as ${sessionName}` : ''}\n`);
+    io.stdout(`Logged in to ${controllerUrl} as ${String(identity.name)} (username ${username})\nSession saved in ${file}${sessionName !== undefined ? ` as ${sessionName}` : ''}\n`);
+    if (oidc) io.stdout(`Logged in through OIDC: the token is refreshed as it expires; ${oidc.controllers.length} controller(s) known for failover\n`);
     if (identity.isAdmin !== true) io.stderr(`warning: ${String(identity.name)} is not an administrator: the Management API will refuse its requests\n`);
     return 0;
   };
