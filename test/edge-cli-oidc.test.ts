@@ -1,4 +1,5 @@
-// `edgeward edge` over OIDC against a three-controller cluster, each command its own process: the login goes through
+// `edgeward edge` over OIDC against a three-controller cluster, each command its own process: the login (with its
+// TOTP step when the identity has MFA) goes through
 // the controllers' OIDC provider (PKCE) and keeps the tokens (never printed) in the 0600 session file; commands send
 // them as Bearer and refresh them before they expire; when the controller of the login is SIGKILLed, the next command
 // goes on through another controller of `/controllers` and says so; logout revokes the session on the cluster. A
@@ -10,6 +11,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { threeControllerCluster, until } from './support/cluster-helpers.ts';
 import { adminCredentials, ControllerFixture } from './support/controller-fixture.ts';
+import { AuthenticatorApp } from './support/authenticator-app.ts';
+import { EdgeAdmin } from './support/ext-jwt-support.ts';
 import { runEdgeCli } from './support/edge-cli-scenario.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'edgeward-edge-cli-oidc-'));
@@ -47,6 +50,34 @@ async function ok(sessionFile: string, args: readonly string[]) {
   assert.equal(result.code, 0, `edgeward edge ${args.join(' ')} failed (${String(result.code)}):\n${result.stderr}${result.stdout}`);
   return result;
 }
+
+test('an administrator with MFA logs in through OIDC with --mfa-code; without one nothing is stored', async () => {
+  const node = nodes[1]!;
+  const admin = new EdgeAdmin(node, await node.adminToken());
+  const name = 'mfa-operator';
+  const password = 'mfa-operator-password';
+  await admin.createIdentity(name, { password, isAdmin: true });
+  const legacy = { 'zt-session': await until('the new identity logs in', () => node.login(name, password)) };
+  assert.equal((await node.http.post(`${node.clientApi}/current-identity/mfa`, { headers: legacy, body: {} })).status, 201);
+  const app = AuthenticatorApp.fromUrl((await node.http.get(`${node.clientApi}/current-identity/mfa`, { headers: legacy })).json.data.provisioningUrl);
+  assert.equal((await node.http.post(`${node.clientApi}/current-identity/mfa/verify`, { headers: legacy, body: { code: await app.nextCode() } })).status, 200);
+
+  const sessionFile = join(root, 'mfa-session.json');
+  const loginArgs = ['login', node.origin, '-u', name, '-p', password, '--ca', caFile];
+  const owes = await edge(sessionFile, loginArgs);
+  assert.equal(owes.code, 2, owes.stderr);
+  assert.match(owes.stderr, new RegExp(`^edgeward edge login: ${name} owes an MFA code: give it with --mfa-code <code>`));
+  assert.throws(() => statSync(sessionFile), 'nothing is stored');
+  const wrong = await edge(sessionFile, [...loginArgs, '--mfa-code', '000000']);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /^error: INVALID TOTP CODE: an invalid TOTP code was supplied$/m);
+  const login = await ok(sessionFile, [...loginArgs, '--mfa-code', await app.nextCode()]);
+  assert.match(login.stdout, /Logged in through OIDC/);
+  const stored = storedSession(sessionFile);
+  assert.deepEqual(claims(stored.token).amr, ['password', 'totp']);
+  await ok(sessionFile, ['list', 'identities']);
+  await ok(sessionFile, ['logout']);
+});
 
 test('login goes through OIDC, refreshes before expiry, fails over to another controller after a SIGKILL, and logout revokes', async () => {
   const [first, second, third] = nodes as [ControllerFixture, ControllerFixture, ControllerFixture];
