@@ -1,9 +1,9 @@
-// `edgeward edge` over OIDC against a three-controller cluster, each command its own process: the login (with its
-// TOTP step when the identity has MFA) goes through
-// the controllers' OIDC provider (PKCE) and keeps the tokens (never printed) in the 0600 session file; commands send
-// them as Bearer and refresh them before they expire; when the controller of the login is SIGKILLed, the next command
-// goes on through another controller of `/controllers` and says so; logout revokes the session on the cluster. A
-// controller with `edge.oidc.enabled: false`, and `--legacy`, keep the legacy zt-session login.
+// `edgeward edge` over OIDC against a three-controller cluster, each command its own process: the login (with its TOTP
+// step when the identity has MFA) goes through the controllers' OIDC provider (PKCE) and keeps the tokens (never
+// printed) in the 0600 session file; commands send them as Bearer and refresh them before they expire; when the
+// controller of the login is SIGKILLed, the next command goes on through another controller of `/controllers` and says
+// so; logout revokes the session on the cluster. A controller with `edge.oidc.enabled: false`, and `--legacy`, keep
+// the legacy zt-session login.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
