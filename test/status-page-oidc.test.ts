@@ -2,7 +2,8 @@
 // the page (the real `./edgeward dashboard run`) logs in with its configured credentials through the controllers'
 // OIDC provider (no legacy API session is made for its identity), keeps reading the admin-only member list across
 // several token lifetimes (refreshing before expiry), and when the controller of its login is SIGKILLed refreshes at
-// another configured controller and keeps reading.
+// another configured controller and keeps reading. An operator's own login to a page without configured credentials
+// is an OIDC session too, kept refreshed while the page reads the member list with it.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ const pageUser = 'status-page';
 const pagePassword = 'status-page-password';
 let nodes: ControllerFixture[] = [];
 let dashboard: EdgewardProcess | undefined;
+let loginPage: EdgewardProcess | undefined;
 let admin: EdgeAdmin;
 let pageIdentityId = '';
 let url = '';
@@ -59,6 +61,7 @@ before(
 
 after(async () => {
   await dashboard?.stop();
+  await loginPage?.stop();
   await Promise.all(nodes.map((node) => node.dispose()));
   rmSync(root, { recursive: true, force: true });
 });
@@ -70,15 +73,15 @@ interface Members {
   readonly error?: string;
 }
 
-async function members(): Promise<Members> {
-  const response = await fetch(`${url}/api/state`);
+async function members(page = url, cookie?: string): Promise<Members> {
+  const response = await fetch(`${page}/api/state`, cookie ? { headers: { cookie } } : {});
   assert.equal(response.status, 200);
   return ((await response.json()) as { snapshot: { members: Members } }).snapshot.members;
 }
 
 /** The dashboard's log lines with this message. */
-const logLines = (msg: string) =>
-  dashboard!.output
+const logLines = (msg: string, process = dashboard!) =>
+  process.output
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -124,4 +127,36 @@ test('the status page logs in over OIDC, reads the member list past several toke
     return view.error === undefined && (view.at ?? 0) > killedAt ? view : undefined;
   }, 60_000);
   assert.equal(logLines('logged in to the management API for the member list').length, 1, 'the failover was a refresh, not a new login');
+});
+
+test('an operator who logs in to a page without configured credentials gets an OIDC session that the page keeps refreshed', { timeout: 300_000 }, async () => {
+  const live = [];
+  for (const node of nodes) if ((await node.http.get(`${node.origin}/version`).catch(() => undefined))?.status === 200) live.push(node);
+  const caFile = join(root, 'ca.pem');
+  const port = await freePort();
+  const file = join(root, 'login-page.yml');
+  writeFileSync(file, dashboardConfigExample({ listen: `127.0.0.1:${port}`, auth: 'required', controllers: live.map((node) => ({ id: node.id, url: node.origin })), caBundle: caFile, pollInterval: '500ms', requestTimeout: '1500ms' }));
+  const page = `http://127.0.0.1:${port}`;
+  loginPage = new EdgewardProcess(['dashboard', 'run', file]);
+  await loginPage.ready(`${page}/api/health`, 600_000);
+  const login = await fetch(`${page}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: page }, body: JSON.stringify({ username: pageUser, password: pagePassword }) });
+  assert.equal(login.status, 200, await login.text());
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  const first = await until('the member list read with the operator\'s session', async () => {
+    const view = await members(page, cookie);
+    return view.error === undefined && view.rows.length === 3 ? view : undefined;
+  }, 60_000);
+  // The operator's session is an OIDC one (no API session row for the identity), so reads past its 10 s token need refreshes.
+  const liveAdmin = { 'zt-session': await live[0]!.adminToken() };
+  const rows = await live[0]!.http.get(`${live[0]!.managementApi}/api-sessions?filter=${encodeURIComponent(`identityId = "${pageIdentityId}"`)}`, { headers: liveAdmin });
+  assert.equal(rows.status, 200, rows.text);
+  assert.equal(rows.json.meta.pagination.totalCount, 0, rows.text);
+  // Two token lifetimes later the list is still read fresh with that session, refreshed by the page.
+  await new Promise((resolve) => setTimeout(resolve, 2 * accessTokenSeconds * 1000 + 2000));
+  const later = await until('a fresh member list past two token lifetimes', async () => {
+    const view = await members(page, cookie);
+    return view.error === undefined && (view.at ?? 0) > (first.at ?? 0) + 2 * accessTokenSeconds * 1000 ? view : undefined;
+  }, 10_000);
+  assert.equal(later.rows.length, 3);
+  assert.equal(logLines('management API session refresh refused', loginPage).length, 0);
 });
