@@ -100,9 +100,11 @@ command line is wrong.
 function loginUsage(): string {
   return `Usage: edgeward edge login [<controller url>] -u <username> [-p <password> | --password-file <file>] [--ca <pem file>]
 
-Logs in to the Management API with a password and keeps the session (its token, the controller's URL and the CA)
-in the session file, mode 0600. The URL is the controller's address (https://127.0.0.1:1280) or its
-/edge/management/v1 URL; without it, the URL (and CA) of the stored session are used.
+Logs in to the Management API with a password and keeps the session (its tokens, the controller's URL and the CA)
+in the session file, mode 0600. Where the controller's /version offers OIDC, the login goes through its OIDC provider:
+later commands refresh the token before it expires and, when the controller does not answer, go on through another
+controller of the cluster (--legacy keeps a zt-session login instead). The URL is the controller's address
+(https://127.0.0.1:1280) or its /edge/management/v1 URL; without it, the URL (and CA) of the stored session are used.
 
 Flags:
 ${flagHelp(loginFlags)}`;
