@@ -27,6 +27,7 @@ export class AdminAccess {
   private own: ControllerSession | undefined;
   private lastFailure: { at: number; error: string } | undefined;
   private loggingIn: Promise<AdminToken> | undefined;
+  private readonly refreshing = new Map<string, Promise<{ ok: true; session: ControllerSession } | { ok: false; error: string }>>();
 
   constructor(
     private readonly http: HttpClient,
@@ -71,8 +72,20 @@ export class AdminAccess {
     if (own) await logoutAtController(this.http, own, timeoutMs);
   }
 
-  /** The session refreshed when near its expiry; a refused refresh drops it, an unreachable cluster is an error. */
-  private async refreshed(session: ControllerSession, origins: readonly string[]): Promise<{ ok: true; session: ControllerSession } | { ok: false; error: string }> {
+  /**
+   * The session refreshed when near its expiry; a refused refresh drops it, an unreachable cluster is an error. Callers
+   * at the same moment share one refresh: a refresh token is good once.
+   */
+  private refreshed(session: ControllerSession, origins: readonly string[]): Promise<{ ok: true; session: ControllerSession } | { ok: false; error: string }> {
+    let pending = this.refreshing.get(session.token);
+    if (!pending) {
+      pending = this.refresh(session, origins).finally(() => this.refreshing.delete(session.token));
+      this.refreshing.set(session.token, pending);
+    }
+    return pending;
+  }
+
+  private async refresh(session: ControllerSession, origins: readonly string[]): Promise<{ ok: true; session: ControllerSession } | { ok: false; error: string }> {
     try {
       const fresh = await freshSession(this.http, session, origins, this.options.now, this.options.loginTimeoutMs);
       if (fresh === undefined) {
