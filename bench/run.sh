@@ -9,9 +9,11 @@
 # through `edgeward tunnel run`, plain and end-to-end encrypted) against a direct
 # loopback connection and against socat forwarding (bench/overlay-bench.ts), then the raft simulator's seeds per second
 # on one worker thread and on every CPU, and its planted-bug suite (bench/raft-sim-bench.ts), then end-to-end
-# encryption of 64 KiB Data bodies against a plain copy of them (bench/e2e-crypto-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto]   (all, the
-# default, runs the nine, in that order, and stops at the first failure)
+# encryption of 64 KiB Data bodies against a plain copy of them (bench/e2e-crypto-bench.ts), then an OIDC login
+# storm: OIDC cert logins against legacy cert logins on a three-node cluster, raft commands per login and the p99 of
+# writes meanwhile (bench/oidc-login-storm.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm]
+# (all, the default, runs the ten, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_RAFT_THREAD=1 runs the cluster step with `cluster.raftThread: true`; BENCH_PIN and
@@ -25,7 +27,9 @@
 # (default 3), see bench/overlay-bench.ts (where BENCH_CPU_PROF profiles the routers and the tunneler); BENCH_SIM_SEEDS (default 300),
 # BENCH_SIM_ROUNDS (default 3) and BENCH_SIM_LONG_SEEDS (default none: the 100,000-seed runs are
 # BENCH_SIM_LONG_SEEDS=100000 bench/run.sh raft-sim), see bench/raft-sim-bench.ts; BENCH_E2E_MB (MB per measurement,
-# default 256) and BENCH_E2E_ROUNDS (1 to 9, default 3), see bench/e2e-crypto-bench.ts.
+# default 256) and BENCH_E2E_ROUNDS (1 to 9, default 3), see bench/e2e-crypto-bench.ts; BENCH_STORM_SECONDS (default
+# 10), BENCH_STORM_ROUNDS (1 to 9, default 3), BENCH_STORM_CONCURRENCY (default 8) and BENCH_STORM_WRITE_RATE
+# (default 20), see bench/oidc-login-storm.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -35,9 +39,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm]" >&2
     exit 2
     ;;
 esac
@@ -213,4 +217,16 @@ if [ "$what" = all ] || [ "$what" = e2e-crypto ]; then
   fi
   run_step "end-to-end encryption (64 KiB Data bodies against a plain copy)" $(((e2e_rounds + 1) * 5 * e2e_mb / 20 + 60)) \
     "${node_tsx[@]}" bench/e2e-crypto-bench.ts
+fi
+if [ "$what" = all ] || [ "$what" = oidc-login-storm ]; then
+  storm_seconds="$(seconds_from BENCH_STORM_SECONDS 10)"
+  storm_rounds="${BENCH_STORM_ROUNDS:-3}"
+  if ! [[ "$storm_rounds" =~ ^[1-9]$ ]]; then
+    echo "bench: BENCH_STORM_ROUNDS must be a whole number of rounds from 1 to 9, not \"$storm_rounds\"" >&2
+    exit 2
+  fi
+  # oidc-login-storm.ts's own watchdog: 180 s + rounds x 2 flows x (seconds + 2 x 15 s + 10 s) + 60 s; this limit
+  # leaves it a minute more.
+  run_step "OIDC login storm (OIDC cert logins against legacy cert logins)" $((180 + storm_rounds * 2 * (storm_seconds + 40) + 60 + 60)) \
+    "${node_tsx[@]}" bench/oidc-login-storm.ts
 fi

@@ -45,6 +45,8 @@ before(async () => {
   certKit = await CertAuthClient.create(nodes[0]!);
   cert = await enrolledCertificate('oidc-cert');
   totpApp = await enrollTotp('oidc-totp');
+  // Each controller signs once its key is committed: all three keys published, seen by every controller.
+  for (const node of nodes) await until(`three signing keys on ${node.id}`, async () => ((await node.http.get(`${node.origin}/oidc/keys`)).json?.keys?.length ?? 0) >= 3);
   // Every controller must know every identity before the logins spread across them.
   for (const node of nodes) await until(`identities on ${node.id}`, async () => (await node.http.get(`${node.managementApi}/identities/${ids.ext}`, { headers: admin.headers })).status === 200);
 });
@@ -202,13 +204,13 @@ test('tampered, foreign-key, unsigned, refresh-as-access and expired tokens are 
   const claims = jwtClaims(tokens.access_token);
   const reencode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   await refusedEverywhere(`${header}.${reencode({ ...claims, z_ia: true })}.${signature}`, 'invalid');
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const foreignHeader = JSON.parse(Buffer.from(header, 'base64url').toString()) as Record<string, unknown>;
   const { sign } = await import('node:crypto');
   const foreignInput = `${reencode({ ...foreignHeader, kid: 'not-a-published-key' })}.${payload}`;
-  await refusedEverywhere(`${foreignInput}.${sign('sha256', Buffer.from(foreignInput), privateKey).toString('base64url')}`, 'invalid');
+  await refusedEverywhere(`${foreignInput}.${sign('sha256', Buffer.from(foreignInput), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`, 'invalid');
   const sameKidForeign = `${header}.${payload}`;
-  await refusedEverywhere(`${sameKidForeign}.${sign('sha256', Buffer.from(sameKidForeign), privateKey).toString('base64url')}`, 'invalid');
+  await refusedEverywhere(`${sameKidForeign}.${sign('sha256', Buffer.from(sameKidForeign), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`, 'invalid');
   await refusedEverywhere(`${reencode({ alg: 'none', typ: 'JWT' })}.${payload}.`, 'invalid');
   await refusedEverywhere(tokens.refresh_token!, 'invalid');
   await refusedEverywhere(tokens.id_token!, 'invalid');
@@ -250,6 +252,57 @@ test('revocations reach every controller within 5 s: an administrator\'s, a logo
   await assert.rejects(client.refreshTokenGrant(disabled.config, disabled.tokens.refresh_token!), invalidGrant);
 });
 
+test('malformed and hostile requests to every /oidc endpoint: a 4xx in its error shape, never a 5xx or a redirect elsewhere', async () => {
+  const node = nodes[0]!;
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const json = { 'content-type': 'application/json' };
+  const long = 'x'.repeat(10_000);
+  const goodChallenge = 'a'.repeat(43);
+  const authorizeBase = `client_id=openziti&response_type=code&scope=openid&code_challenge=${goodChallenge}&code_challenge_method=S256&redirect_uri=`;
+  const cases: Array<{ method: string; path: string; headers?: Record<string, string>; body?: string; status: number; shape: 'oauth' | 'login' | 'redirect-error' }> = [
+    { method: 'GET', path: '/oidc/authorize', status: 400, shape: 'oauth' },
+    { method: 'GET', path: '/oidc/authorize?client_id=evil', status: 400, shape: 'oauth' },
+    { method: 'GET', path: `/oidc/authorize?${authorizeBase}${encodeURIComponent('https://evil.example/auth/callback')}`, status: 400, shape: 'oauth' },
+    { method: 'GET', path: `/oidc/authorize?client_id=openziti&redirect_uri=${encodeURIComponent('http://127.0.0.1:1/auth/callback')}&response_type=token`, status: 302, shape: 'redirect-error' },
+    { method: 'GET', path: `/oidc/authorize?client_id=openziti&redirect_uri=${encodeURIComponent('http://127.0.0.1:1/auth/callback')}&response_type=code&scope=openid`, status: 302, shape: 'redirect-error' },
+    { method: 'GET', path: `/oidc/authorize?client_id=openziti&redirect_uri=${encodeURIComponent('http://127.0.0.1:1/auth/callback')}&response_type=code&scope=openid&code_challenge=${goodChallenge}&code_challenge_method=plain`, status: 302, shape: 'redirect-error' },
+    { method: 'GET', path: `/oidc/authorize?client_id=${long}`, status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/authorize', headers: json, body: '{"client_id":"openziti"}', status: 415, shape: 'oauth' },
+    { method: 'GET', path: '/oidc/authorize/callback?id=nope', status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/oauth/token', status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/oauth/token', headers: form, body: 'grant_type=authorization_code&client_id=openziti&code=nope&code_verifier=nope', status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/oauth/token', headers: form, body: 'grant_type=authorization_code&client_id=evil', status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/oauth/token', headers: form, body: 'grant_type=refresh_token&client_id=openziti&refresh_token=a.b.c', status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/oauth/token', headers: form, body: `grant_type=refresh_token&client_id=openziti&refresh_token=${long}`, status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/oauth/token', headers: form, body: 'grant_type=password&client_id=openziti', status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/oauth/token', headers: form, body: 'grant_type=urn:ietf:params:oauth:grant-type:token-exchange&client_id=openziti&subject_token=x&subject_token_type=urn:ietf:params:oauth:token-type:id_token', status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/oauth/token', headers: json, body: '{"grant_type":"refresh_token"}', status: 415, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/oauth/token', headers: { authorization: 'Basic !!!', ...form }, body: 'grant_type=refresh_token', status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/oauth/token', headers: { authorization: `Basic ${Buffer.from('%E0%A4%A:').toString('base64')}`, ...form }, body: 'grant_type=refresh_token', status: 400, shape: 'oauth' },
+    { method: 'POST', path: '/oidc/login/password', headers: json, body: '{"id":"nope","username":"a","password":"b"}', status: 401, shape: 'login' },
+    { method: 'POST', path: '/oidc/login/password', headers: json, body: '{"id":', status: 400, shape: 'login' },
+    { method: 'POST', path: '/oidc/login/password', headers: json, body: '[1,2,3]', status: 400, shape: 'login' },
+    { method: 'POST', path: '/oidc/login/password', headers: { 'content-type': 'text/plain' }, body: 'id=x', status: 415, shape: 'login' },
+    { method: 'POST', path: '/oidc/login/cert', headers: form, body: `id=${long}`, status: 400, shape: 'login' },
+    { method: 'POST', path: '/oidc/login/totp', headers: form, body: 'id=nope&code=123456', status: 401, shape: 'login' },
+    { method: 'POST', path: '/oidc/login/totp/enroll', headers: form, body: 'id=nope', status: 401, shape: 'login' },
+    { method: 'POST', path: '/oidc/login/totp/enroll/verify', headers: form, body: 'id=nope&code=1', status: 401, shape: 'login' },
+    { method: 'GET', path: '/oidc/login/auth-queries?id=nope', status: 401, shape: 'login' },
+    { method: 'POST', path: '/oidc/revoke', headers: form, body: 'client_id=evil&token=x', status: 400, shape: 'oauth' },
+    { method: 'GET', path: '/oidc/userinfo', headers: { authorization: 'Bearer nope' }, status: 401, shape: 'oauth' },
+  ];
+  for (const request of cases) {
+    const response = await node.http.request(request.method, `${node.origin}${request.path}`, { ...(request.headers ? { headers: request.headers } : {}), ...(request.body !== undefined ? { rawBody: request.body } : {}) });
+    const what = `${request.method} ${request.path.slice(0, 120)}`;
+    assert.equal(response.status, request.status, `${what}: ${response.status} ${response.text.slice(0, 200)}`);
+    if (request.shape === 'oauth') assert.equal(typeof response.json?.error, 'string', `${what}: an OAuth error body`);
+    if (request.shape === 'login') assert.equal(typeof response.json?.code, 'string', `${what}: a {code, message} body`);
+    if (request.shape === 'redirect-error') assert.match(String(response.headers.location), /^http:\/\/127\.0\.0\.1:1\/auth\/callback\?error=/, what);
+  }
+  // After all that, a login still works.
+  await passwordLogin(node, 'oidc-password');
+});
+
 test('a refresh on another controller after the issuing one is SIGKILLed', async () => {
   const issuer = nodes[2]!;
   const { tokens } = await passwordLogin(issuer, 'oidc-password');
@@ -263,6 +316,10 @@ test('a refresh on another controller after the issuing one is SIGKILLed', async
   assert.equal(claims.iss, `${survivors[0]!.origin}/oidc`);
   assert.notEqual(refreshed.refresh_token, tokens.refresh_token, 'a new refresh token');
   for (const node of survivors) assert.equal((await currentIdentity(node, 'management', refreshed.access_token)).status, 200);
+  // The refresh token just used is good no more: at once where it was used, within a flush everywhere else.
+  await assert.rejects(client.refreshTokenGrant(config, tokens.refresh_token!), invalidGrant);
+  const other = await relyingParty(survivors[1]!.http, survivors[1]!.origin);
+  await until('the used refresh token refused on the other survivor', async () => client.refreshTokenGrant(other, tokens.refresh_token!).then(() => false, invalidGrant), 10_000);
   // The dead controller's own tokens still verify on the others until they expire: its key stays published.
   assert.equal((await currentIdentity(survivors[1]!, 'client', tokens.access_token)).status, 200);
 });

@@ -194,6 +194,14 @@ export const alertCatalogue = [
     summary: 'Every SDK-hosted terminator of a service is gone.',
     description: 'The applications hosting the service through an OpenZiti SDK (Bind) have all left; dials to it fail with NO_TERMINATORS.',
   },
+  {
+    name: 'EdgewardOidcRefreshFailures',
+    severity: 'warning',
+    scope: 'cluster',
+    sources: ['prometheus'],
+    summary: 'The controllers keep refusing OIDC token refreshes.',
+    description: 'Clients with OIDC sessions cannot renew them: refreshes and token exchanges are refused at the token endpoint, and those clients must log in again.',
+  },
 ] as const satisfies readonly AlertDefinition[];
 
 export type AlertName = (typeof alertCatalogue)[number]['name'];

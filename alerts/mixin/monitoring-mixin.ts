@@ -42,6 +42,9 @@ export const monitoringMixin = {
   circuitDialFailures: { burst: 10, window: '5m', for: '2m' },
   /** Every SDK-hosted terminator of a service that had one within `lookback` gone, for `for`, warns. */
   sdkTerminatorsGone: { lookback: '1h', for: '3m' },
+  /** `burst` or more OIDC refreshes and token exchanges refused across the cluster within `window`, for `for`, warns:
+   * clients that cannot renew their sessions (a signing key gone before its tokens expired, revocations, clocks). */
+  oidcRefreshFailures: { burst: 30, window: '5m', for: '2m' },
 } as const;
 
 export type MonitoringMixin = typeof monitoringMixin;

@@ -4,6 +4,7 @@ import { alertCatalogue, type AlertDefinition } from '../catalogue/alert-catalog
 import { clusterLeaderless, clusterReadOnly, leadershipChurn, noControllerHealthy, quorumLost } from './leader-alerts.ts';
 import { circuitDialFailures } from './circuit-alerts.ts';
 import { sdkTerminatorsGone } from './terminator-alerts.ts';
+import { oidcRefreshFailures } from './oidc-alerts.ts';
 import { peerFlapping, peerLatencyJump } from './peer-alerts.ts';
 import { alertDeliveryFailing, scrapeTargetDown } from './pipeline-alerts.ts';
 import { commitLagHigh, raftDiskGrowth } from './raft-log-alerts.ts';
@@ -26,6 +27,7 @@ const definedRules: readonly AlertRule[] = [
   alertDeliveryFailing,
   circuitDialFailures,
   sdkTerminatorsGone,
+  oidcRefreshFailures,
 ];
 
 export interface CataloguedRule {

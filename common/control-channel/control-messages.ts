@@ -104,6 +104,16 @@ export interface CtrlSdkTerminatorsRemoved {
 }
 
 /**
+ * Controller → router: API sessions that ended (revoked, logged out, identity disabled or deleted) while they held SDK
+ * edge channels on the router, as it reported them (`router.edgeSessions`); the router closes those channels. At most
+ * `maxEdgeSessionsPerMessage` per message; a reason each (for the router's log).
+ */
+export interface CtrlEdgeSessionsEnded {
+  readonly type: 'ctrl.edgeSessionsEnded';
+  readonly sessions: ReadonlyArray<{ readonly apiSessionId: string; readonly reason: string }>;
+}
+
+/**
  * Router → controller: an SDK's Bind on an edge listener. Answered `{terminator}` (with its id and `sdk:<id>` address)
  * or `{refused: {code, message}}`. `terminatorId`: the id the router already hosts it under (a bind sent again after
  * a welcome keeps it). `edge.unbind` (`terminatorIds`) removes them; answered `{removed}`.
@@ -263,7 +273,7 @@ export interface HeartbeatAck {
 export interface ControlRequest {
   readonly type: 'req';
   readonly rid: number;
-  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' } | CircuitCreateRequest | EdgeHelloRequest | EdgeBindRequest | EdgeUnbindRequest;
+  readonly body: { readonly op: 'ping' } | { readonly op: 'edgeModel' } | CircuitCreateRequest | EdgeHelloRequest | EdgeUpdateTokenRequest | EdgeBindRequest | EdgeUnbindRequest;
 }
 
 /**
@@ -291,13 +301,25 @@ export interface CircuitCreateRequest {
 
 /**
  * Router → controller: an SDK said hello on an edge listener with this API session token and TLS client
- * certificate. The controller answers `{identityId, identityName, apiSessionId}` or `{refused: {code, message}}`.
+ * certificate. The controller answers `{identityId, identityName, apiSessionId}` (with `expiresAtMs` for an OIDC
+ * access token) or `{refused: {code, message}}`.
  */
 export interface EdgeHelloRequest {
   readonly op: 'edge.hello';
   readonly apiSession: string;
   /** SHA-1 of the client certificate's DER, lowercase hex (absent: the client presented none). */
   readonly certFingerprint?: string;
+}
+
+/**
+ * Router → controller: an SDK's UpdateToken (60803) on a channel that said hello with the OIDC access token
+ * `apiSession`. The controller answers `{apiSessionId, expiresAtMs}` when `token` is a valid access token of the same
+ * API session and identity, or `{refused: {code: 'INVALID_API_SESSION' | 'INVALID_API_SESSION_TYPE', message}}`.
+ */
+export interface EdgeUpdateTokenRequest {
+  readonly op: 'edge.updateToken';
+  readonly apiSession: string;
+  readonly token: string;
 }
 
 /** Why a controller refused a circuit (the `code` of `refused`). */
@@ -325,7 +347,7 @@ export interface ControlResponse {
 }
 
 export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | RouterCircuitsLive | RouterEdgeSessions | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
-export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlCircuitClose | CtrlSdkTerminatorsRemoved | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlCircuitClose | CtrlSdkTerminatorsRemoved | CtrlEdgeSessionsEnded | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 
 /** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */
 export interface LinkHello {

@@ -62,6 +62,14 @@ export const controllerMetrics = {
   /** Wrong TOTP or recovery codes, on login and on the enrollment routes. */
   edgeward_mfa_code_failures_total: { type: 'counter', labels: [] },
   edgeward_api_sessions: { type: 'gauge', labels: [] },
+  // The OIDC provider.
+  /** Token endpoint outcomes: grant `authorization_code`, `refresh_token`, `token_exchange` (`access_token`,
+   * `end_session` for revocations); result `issued`, `refreshed`, `refused`, `revoked`. */
+  edgeward_oidc_tokens_total: { type: 'counter', labels: ['grant', 'result'] },
+  /** Authorization requests on this controller whose login has not finished. */
+  edgeward_oidc_authorization_requests_pending: { type: 'gauge', labels: [] },
+  /** Signing keys published in the cluster (current and retired). */
+  edgeward_oidc_signing_keys: { type: 'gauge', labels: [] },
   // The data plane.
   /** Circuit events this controller wrote: event_type `created`, `deleted`, `failed`. */
   edgeward_circuit_events_total: { type: 'counter', labels: ['event_type'] },

@@ -11,7 +11,7 @@ export function apiAuthentication(options: DashboardOptions) {
     {
       uid: apiAuthenticationUid,
       title: 'edgeward / API and authentication',
-      description: 'Requests, errors and latency of the Edge Client and Management APIs; logins by method and result; wrong MFA codes; API sessions.',
+      description: 'Requests, errors and latency of the Edge Client and Management APIs; logins by method and result; wrong MFA codes; API sessions; OIDC tokens, refusals, pending logins and signing keys.',
       tags: ['api'],
       variables: [controllerVariable],
       rows: [
@@ -105,6 +105,36 @@ export function apiAuthentication(options: DashboardOptions) {
               description: 'API sessions in the model, including expired ones not yet swept. The model is replicated: every controller reports the same count.',
               queries: [apiQueries.apiSessions],
               min: 0,
+            }),
+          ],
+        },
+        {
+          title: 'OIDC',
+          panels: [
+            timeSeriesPanel({
+              title: 'OIDC tokens by grant and result',
+              description: 'Token endpoint outcomes per second: logins finished (authorization_code issued), refreshes and token exchanges (refreshed or refused), revocations (refresh_token, access_token, end_session revoked). OIDC logins by method are in Logins by method and result.',
+              queries: [apiQueries.oidcTokens],
+              min: 0,
+              width: 8,
+            }),
+            timeSeriesPanel(
+              {
+                title: 'OIDC refreshes refused',
+                description: 'Refreshes and token exchanges refused per second by controller. A storm (EdgewardOidcRefreshFailures) is clients that cannot renew their sessions: a signing key gone, mass revocations, a clock off.',
+                queries: [apiQueries.oidcRefusals],
+                thresholds: thresholdSteps([null, colors.ok], [0.1, colors.warning]),
+                min: 0,
+                width: 8,
+              },
+              { thresholdLines: true },
+            ),
+            timeSeriesPanel({
+              title: 'OIDC pending logins and signing keys',
+              description: 'Authorization requests each controller holds whose login has not finished (in memory until they expire), and the signing keys published in the cluster (every controller\'s current key and retired ones still verifying tokens).',
+              queries: [apiQueries.oidcPendingRequests, apiQueries.oidcSigningKeys],
+              min: 0,
+              width: 8,
             }),
           ],
         },

@@ -99,4 +99,37 @@ export const apiQueries = defineQueries('api', {
     metrics: ['edgeward_api_sessions'],
     seriesWhen: 'always',
   },
+  // Every token counter series starts at 0, so these draw a flat line before the first OIDC login.
+  oidcTokens: {
+    title: 'OIDC token endpoint outcomes per second by grant and result',
+    expr: `sum by (grant, result) (rate(edgeward_oidc_tokens_total${picked}${rateWindow}))`,
+    legend: '{{grant}} {{result}}',
+    unit: 'ops',
+    metrics: ['edgeward_oidc_tokens_total'],
+    seriesWhen: 'always',
+  },
+  oidcRefusals: {
+    title: 'OIDC refreshes and exchanges refused per second, by controller',
+    expr: `sum by (controller) (rate(edgeward_oidc_tokens_total${selectedControllers('result="refused"')}${rateWindow}))`,
+    legend: '{{controller}}',
+    unit: 'ops',
+    metrics: ['edgeward_oidc_tokens_total'],
+    seriesWhen: 'always',
+  },
+  oidcPendingRequests: {
+    title: 'OIDC authorization requests waiting for their login',
+    expr: `max by (controller) (edgeward_oidc_authorization_requests_pending${picked})`,
+    legend: '{{controller}} pending logins',
+    unit: 'short',
+    metrics: ['edgeward_oidc_authorization_requests_pending'],
+    seriesWhen: 'always',
+  },
+  oidcSigningKeys: {
+    title: 'OIDC signing keys published in the cluster',
+    expr: `max by (controller) (edgeward_oidc_signing_keys${picked})`,
+    legend: '{{controller}} signing keys',
+    unit: 'short',
+    metrics: ['edgeward_oidc_signing_keys'],
+    seriesWhen: 'always',
+  },
 });

@@ -7,7 +7,7 @@ import type { EndStream } from '../circuits/circuit-end.ts';
 import type { SdkChannelHandler } from '../circuits/edge-connect-listener.ts';
 import type { Forwarder } from '../circuits/forwarder.ts';
 import type { ControlChannel } from '../run/control-channel.ts';
-import { SdkEdgeChannel, type BindVerdict, type HelloVerdict, type SdkChannelDeps } from './sdk-edge-channel.ts';
+import { SdkEdgeChannel, type BindVerdict, type HelloVerdict, type SdkChannelDeps, type TokenUpdateVerdict } from './sdk-edge-channel.ts';
 import type { SdkHosts } from './sdk-hosts.ts';
 
 /** The controller's answer to `edge.hello`, checked: anything unexpected is a refusal. */
@@ -15,9 +15,23 @@ export function readHelloVerdict(value: unknown): HelloVerdict {
   const answer = value as { identityId?: unknown; identityName?: unknown; apiSessionId?: unknown; refused?: { code?: unknown; message?: unknown } } | null;
   if (answer?.refused) return { refused: { code: String(answer.refused.code), message: String(answer.refused.message) } };
   if (typeof answer?.identityId === 'string' && typeof answer.identityName === 'string') {
-    return { identityId: answer.identityId, identityName: answer.identityName, apiSessionId: typeof answer.apiSessionId === 'string' ? answer.apiSessionId : '' };
+    const expiresAtMs = (answer as { expiresAtMs?: unknown }).expiresAtMs;
+    return {
+      identityId: answer.identityId,
+      identityName: answer.identityName,
+      apiSessionId: typeof answer.apiSessionId === 'string' ? answer.apiSessionId : '',
+      ...(typeof expiresAtMs === 'number' && Number.isFinite(expiresAtMs) ? { expiresAtMs } : {}),
+    };
   }
   return { refused: { code: 'CONTROLLER_UNAVAILABLE', message: 'the controller gave no verdict on the hello' } };
+}
+
+/** The controller's answer to `edge.updateToken`, checked: anything unexpected is a refusal. */
+export function readTokenUpdateVerdict(value: unknown): TokenUpdateVerdict {
+  const answer = value as { expiresAtMs?: unknown; refused?: { code?: unknown; message?: unknown } } | null;
+  if (answer?.refused) return { refused: { code: String(answer.refused.code), message: String(answer.refused.message) } };
+  if (typeof answer?.expiresAtMs === 'number' && Number.isFinite(answer.expiresAtMs)) return { expiresAtMs: answer.expiresAtMs };
+  return { refused: { code: 'CONTROLLER_UNAVAILABLE', message: 'the controller gave no verdict on the token' } };
 }
 
 /** The controller's answer to `edge.bind`, checked: anything unexpected is a refusal. */
@@ -45,6 +59,7 @@ export function sdkChannelHandler(deps: {
       routerId: deps.routerId,
       version,
       verifyHello: async (apiSession, certFingerprint) => readHelloVerdict(await deps.channel.request({ op: 'edge.hello', apiSession, ...(certFingerprint ? { certFingerprint } : {}) })),
+      updateToken: async (apiSession, token) => readTokenUpdateVerdict(await deps.channel.request({ op: 'edge.updateToken', apiSession, token })),
       dial: (connection, options) => deps.forwarder.dial('', connection as EndStream, listener, options),
       hosts: deps.hosts,
       bind: async (apiSession, request) => readBindVerdict(await deps.channel.request({ op: 'edge.bind', apiSession, ...request })),

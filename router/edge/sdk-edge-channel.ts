@@ -5,7 +5,10 @@
 // failed Result (reject class 2, the reason as its body) and the channel closed. Then the SDK dials services with
 // Connect (a virtual connection per connId, each a circuit: sdk-connection.ts), sends Data, FIN and StateClosed;
 // latency probes and heartbeats are answered. Every refusal is a StateClosed reply with the edge error code and
-// structured error SDKs act on (edge-refusals.ts); nothing an SDK sends can throw out of here.
+// structured error SDKs act on (edge-refusals.ts); nothing an SDK sends can throw out of here. A channel that said
+// hello with an OIDC access token holds it until its expiry (the controller's answer); the SDK pushes a newer one with
+// UpdateToken, which the controller judges (`edge.updateToken`); a refused update closes the channel, as does an
+// expiry nobody updated (token-expiry-sweep.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
@@ -15,6 +18,7 @@ import { edgeFrameCodec, type EdgeMessage } from '../../common/edge-protocol/edg
 import { channelHeader, dataFlag, edgeErrorCode, edgeHeader, retryHint, routerCapability, type PrecedenceName } from '../../common/edge-protocol/edge-headers.ts';
 import { buildMessage, EdgeMessageError, parseMessage } from '../../common/edge-protocol/edge-messages.ts';
 import { headerValue, readHeader } from '../../common/edge-protocol/header-values.ts';
+import { isJwtShaped } from '../../common/edge-protocol/api-session-token.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { DialOptions } from '../circuits/forwarder.ts';
 import { edgeRefusalOf, type EdgeRefusal } from './edge-refusals.ts';
@@ -53,7 +57,12 @@ export const hostDialTimeoutMs = 5_000;
 const firstRouterConnId = 0x80000000;
 
 /** What the controller answered about a hello. */
-export type HelloVerdict = { readonly identityId: string; readonly identityName: string; readonly apiSessionId: string } | { readonly refused: { readonly code: string; readonly message: string } };
+export type HelloVerdict =
+  | { readonly identityId: string; readonly identityName: string; readonly apiSessionId: string; /** An OIDC access token's expiry (ms). */ readonly expiresAtMs?: number }
+  | { readonly refused: { readonly code: string; readonly message: string } };
+
+/** What the controller answered about an UpdateToken: the new token's expiry, or a refusal. */
+export type TokenUpdateVerdict = { readonly expiresAtMs: number } | { readonly refused: { readonly code: string; readonly message: string } };
 
 export interface SdkChannelDeps {
   /** `edge <host>:<port>`, for logs. */
@@ -62,6 +71,8 @@ export interface SdkChannelDeps {
   /** The HelloVersion header's value: version|revision|buildDate|os|arch. */
   readonly version: string;
   readonly verifyHello: (apiSession: string, certFingerprint: string | undefined) => Promise<HelloVerdict>;
+  /** Asks the controller whether `next` may replace the channel's access token `current` (same API session and identity). */
+  readonly updateToken?: (current: string, next: string) => Promise<TokenUpdateVerdict>;
   /** Dials a circuit for a virtual connection (Forwarder.dial, the service named by the session token). */
   readonly dial: (connection: Duplex, options: DialOptions) => Promise<void>;
   readonly logger: Logger;
@@ -98,6 +109,8 @@ export class SdkEdgeChannel implements BindHost {
   /** The identity and API session the controller named at the hello ('' before). */
   identityId = '';
   apiSessionId = '';
+  /** When the channel's OIDC access token expires (ms); undefined for a legacy session, which does not. */
+  tokenExpiresAtMs: number | undefined;
 
   constructor(
     private readonly socket: TLSSocket,
@@ -153,6 +166,7 @@ export class SdkEdgeChannel implements BindHost {
     this.identityName = verdict.identityName;
     this.identityId = verdict.identityId;
     this.apiSessionId = verdict.apiSessionId;
+    this.tokenExpiresAtMs = verdict.expiresAtMs;
     // BindSuccess is the one capability served (no ConnectV2, no posture responses over the channel, no grouped
     // underlays: grouping is not echoed). The C SDK reads the mask's first byte as a little-endian int and tests bit 0
     // for ConnectV2: 0x40 leaves it clear.
@@ -211,6 +225,8 @@ export class SdkEdgeChannel implements BindHost {
           return this.unbindListener(parseMessage.unbind(message).connId, 'the SDK unbound');
         case edgeContentType.updateBind:
           return this.updateBind(message);
+        case edgeContentType.updateToken:
+          return void this.updateToken(message);
         case edgeContentType.healthEvent:
           // Health is the SDK's to report; edgeward's terminators carry no health state: nothing to answer.
           return;
@@ -224,6 +240,48 @@ export class SdkEdgeChannel implements BindHost {
       this.deps.logger.warn('edge message refused', { listener: this.deps.listener, contentType: message.contentType, reason: error.message });
       if (message.contentType === edgeContentType.connect) this.refuse(message, undefined, message.headers.has(edgeHeader.connId) ? error.message : 'connId not set, required');
     }
+  }
+
+  /**
+   * UpdateToken (60803, body = the new access JWT): the controller must find it a valid access token of this
+   * channel's API session and identity. Success: UpdateTokenSuccess, and later circuits and the expiry use the new
+   * token. Failure: UpdateTokenFailure with the reason and the edge error (12 for a legacy channel, 2 otherwise), then
+   * the channel closes, as OpenZiti's router does.
+   */
+  private async updateToken(message: EdgeMessage): Promise<void> {
+    const next = message.body.toString('utf8');
+    let verdict: TokenUpdateVerdict;
+    if (this.tokenExpiresAtMs === undefined) verdict = { refused: { code: 'INVALID_API_SESSION_TYPE', message: 'the channel did not log in with an OIDC access token: only such a session can update its token' } };
+    else if (!isJwtShaped(next)) verdict = { refused: { code: 'INVALID_API_SESSION', message: 'invalid token, could not be parsed' } };
+    else if (!this.deps.updateToken) verdict = { refused: { code: 'INVALID_API_SESSION', message: 'this router does not update tokens' } };
+    else {
+      verdict = await this.deps.updateToken(this.apiSession, next).catch((error: Error) => ({ refused: { code: 'CONTROLLER_UNAVAILABLE', message: `no controller could judge the token: ${error.message}` } }));
+    }
+    if (this.connection.closed) return;
+    if ('refused' in verdict) {
+      this.deps.logger.warn('edge token update refused; channel closed', { listener: this.deps.listener, identityId: this.identityId, apiSessionId: this.apiSessionId, code: verdict.refused.code, reason: verdict.refused.message });
+      const error =
+        verdict.refused.code === 'INVALID_API_SESSION_TYPE'
+          ? { code: edgeErrorCode.invalidApiSessionType, retryHint: retryHint.notRetriable, message: verdict.refused.message }
+          : verdict.refused.code === 'CONTROLLER_UNAVAILABLE'
+            ? { code: edgeErrorCode.internal, retryHint: retryHint.tooBusy, message: verdict.refused.message }
+            : { code: edgeErrorCode.invalidApiSession, retryHint: retryHint.startOver, message: verdict.refused.message };
+      this.send(buildMessage.updateTokenFailure({ sequence: this.nextSequence(), inReplyTo: message, reason: verdict.refused.message, error }));
+      this.connection.endAfterFlush(`token update refused: ${verdict.refused.message}`);
+      return;
+    }
+    // Two updates in flight: the token that lives longer stays.
+    if (verdict.expiresAtMs >= (this.tokenExpiresAtMs ?? 0)) {
+      this.apiSession = next;
+      this.tokenExpiresAtMs = verdict.expiresAtMs;
+    }
+    this.send(buildMessage.updateTokenSuccess({ sequence: this.nextSequence(), inReplyTo: message }));
+    this.deps.logger.info('edge channel token updated', { listener: this.deps.listener, identityId: this.identityId, apiSessionId: this.apiSessionId, expiresAt: new Date(verdict.expiresAtMs).toISOString() });
+  }
+
+  /** True when the channel's access token expired at `nowMs` without an update (a legacy session never does). */
+  tokenExpired(nowMs: number): boolean {
+    return this.tokenExpiresAtMs !== undefined && this.tokenExpiresAtMs <= nowMs && !this.connection.closed;
   }
 
   private async bind(message: EdgeMessage): Promise<void> {

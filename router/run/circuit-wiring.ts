@@ -6,6 +6,9 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import { EdgeConnectListeners } from '../circuits/edge-connect-listener.ts';
 import { sdkChannelHandler } from '../edge/sdk-channels.ts';
+import type { SdkEdgeChannel } from '../edge/sdk-edge-channel.ts';
+import { startTokenExpirySweep, TokenExpirySweep } from '../edge/token-expiry-sweep.ts';
+import { SessionChannels } from '../edge/session-channels.ts';
 import { SdkHosts } from '../edge/sdk-hosts.ts';
 import { EdgeSessionPresence } from '../edge/edge-session-presence.ts';
 import { Forwarder } from '../circuits/forwarder.ts';
@@ -46,6 +49,8 @@ export interface RouterCircuits {
   readonly interceptors: readonly TproxyInterceptor[];
   /** The SDK channels open on the edge listeners, by API session (reported to the controller). */
   readonly edgeSessions: EdgeSessionPresence;
+  /** The same channels by API session, to close those of a session the controller says ended. */
+  readonly sessionChannels: SessionChannels;
 }
 
 /** Starts the forwarder and every ingress listener, each pushed on the stack as it starts. */
@@ -106,9 +111,18 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
   const edgeSpecs = (config.listeners ?? []).flatMap((listener) => (listener.binding === 'edge' && listener.bind.protocol === 'tls' ? [{ host: listener.bind.host, port: listener.bind.port }] : []));
   // Changes within 100 ms make one `router.edgeSessions`.
   const edgeSessions = new EdgeSessionPresence({ send: (message) => channel.send(message), schedule: (flush) => setTimeout(flush, 100).unref() });
-  const sdk = sdkChannelHandler({ routerId, channel, forwarder, hosts: sdkHosts, logger: listenerLog, presence: edgeSessions });
+  // Channels whose OIDC access token expired without an UpdateToken are closed (checked every 5 s).
+  const expiry = new TokenExpirySweep(listenerLog);
+  stack.push('token expiry sweep', startTokenExpirySweep(expiry, () => wiring.clock.now()));
+  // Channels of API sessions the controller says ended are closed (`ctrl.edgeSessionsEnded`).
+  const sessionChannels = new SessionChannels(listenerLog);
+  const presence = {
+    opened: (c: SdkEdgeChannel) => (edgeSessions.opened(c), expiry.opened(c), sessionChannels.opened(c)),
+    closed: (c: SdkEdgeChannel) => (edgeSessions.closed(c), expiry.closed(c), sessionChannels.closed(c)),
+  };
+  const sdk = sdkChannelHandler({ routerId, channel, forwarder, hosts: sdkHosts, logger: listenerLog, presence });
   const edgeConnect = new EdgeConnectListeners(edgeSpecs, { certPem: identity.serverCertPem, keyPem: identity.serverKeyPem }, forwarder, listenerLog, undefined, sdk);
   await edgeConnect.start();
   stack.push('edge listeners', () => edgeConnect.stop());
-  return { forwarder, sdkHosts, revocation, reports, interceptors, edgeSessions };
+  return { forwarder, sdkHosts, revocation, reports, interceptors, edgeSessions, sessionChannels };
 }

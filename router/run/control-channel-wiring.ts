@@ -111,6 +111,7 @@ function controllerMessageHandlers(wiring: ControlChannelWiring, channelOf: () =
       for (const interceptor of circuits().interceptors) void interceptor.modelChanged(model);
     },
     onCircuitClose: (message) => circuits().revocation.circuitClose(message),
+    onEdgeSessionsEnded: (message) => circuits().sessionChannels.ended(message),
     onSdkTerminatorsRemoved: (terminatorIds) => circuits().sdkHosts.revoked(terminatorIds, 'the identity may no longer host the service (bind access lost)'),
     onRevoked: (reason) => circuits().revocation.routerRevoked(reason),
     onRequest: async (body) => {

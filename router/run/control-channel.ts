@@ -64,6 +64,8 @@ export interface ControlChannelHandlers {
   onSdkTerminatorsRemoved?(terminatorIds: readonly string[]): void;
   /** `ctrl.refused` with `revoked`: this router was disabled or deleted. */
   onRevoked?(reason: string): void;
+  /** `ctrl.edgeSessionsEnded`: API sessions whose SDK channels must close (checked by the handler). */
+  onEdgeSessionsEnded?(message: unknown): void;
 }
 
 export interface ControlChannelOptions {
@@ -372,6 +374,9 @@ export class ControlChannel {
         return;
       case 'ctrl.sdkTerminatorsRemoved':
         if (Array.isArray(message.terminatorIds)) handlers.onSdkTerminatorsRemoved?.(message.terminatorIds.filter((id): id is string => typeof id === 'string').slice(0, 10_000));
+        return;
+      case 'ctrl.edgeSessionsEnded':
+        handlers.onEdgeSessionsEnded?.(message);
         return;
       default:
         logger.debug('unknown control message ignored', { type: (message as { type: string }).type });

@@ -24,6 +24,8 @@ import { serviceOfSession } from './service-session-lookup.ts';
 import { sdkBinding } from '../../common/circuits/terminator-address.ts';
 import { checkEdgeHello, type EdgeHelloAnswer } from './edge-client-check.ts';
 import { checkEdgeBind, type EdgeBindAnswer } from './edge-bind-check.ts';
+import { checkEdgeTokenUpdate, type EdgeTokenUpdateAnswer } from './edge-token-update-check.ts';
+import { maxApiSessionTokenLength } from '../../common/edge-protocol/api-session-token.ts';
 
 export type CircuitAnswer = { readonly route: SignedRoute } | { readonly refused: { readonly code: CircuitRefusalCode; readonly message: string } };
 
@@ -38,7 +40,9 @@ export interface CircuitPresence {
 /** Who an edge client's API session token belongs to, and its MFA state; or why it cannot dial. */
 export type SessionDialer = (
   token: string,
-) => { readonly ok: true; readonly identity: RoleHolder; readonly posture: PostureState; readonly sessionId?: string } | { readonly ok: false; readonly message: string };
+) =>
+  | { readonly ok: true; readonly identity: RoleHolder; readonly posture: PostureState; readonly sessionId?: string; /** An OIDC access token's expiry (ms). */ readonly expiresAtMs?: number }
+  | { readonly ok: false; readonly message: string };
 
 export interface CircuitServiceDeps {
   readonly controllerId: string;
@@ -97,6 +101,11 @@ export class CircuitService {
     return checkEdgeHello(this.deps.store, this.sessionDialer, routerId, request, this.deps.clock.now());
   }
 
+  /** An SDK's UpdateToken at a router's edge listener (edge-token-update-check.ts). */
+  edgeTokenUpdate(request: unknown): EdgeTokenUpdateAnswer {
+    return checkEdgeTokenUpdate(this.sessionDialer, request);
+  }
+
   /** A router's request (not yet checked: it came off the wire). */
   async create(routerId: string, request: unknown): Promise<CircuitOutcome> {
     const body = request as { service?: unknown; avoidRouters?: unknown; apiSession?: unknown; serviceSession?: unknown; dialerKey?: unknown; resume?: { circuitId?: unknown; terminatorId?: unknown } } | null;
@@ -119,7 +128,7 @@ export class CircuitService {
     let apiSessionId: string | undefined;
     const client = body?.apiSession !== undefined;
     if (client) {
-      const token = typeof body?.apiSession === 'string' && body.apiSession.length <= 1024 ? body.apiSession : '';
+      const token = typeof body?.apiSession === 'string' && body.apiSession.length <= maxApiSessionTokenLength ? body.apiSession : '';
       const resolved = token === '' || !this.sessionDialer ? { ok: false as const, message: 'no API session' } : this.sessionDialer(token);
       if (!resolved.ok) return { routerId, service: serviceText, answer: { refused: { code: 'INVALID_SESSION', message: resolved.message } } };
       holder = resolved.identity;

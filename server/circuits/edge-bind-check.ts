@@ -4,6 +4,7 @@
 // router then hosts for the SDK: binding `edge`, the hosting identity, cost and precedence as the SDK asked, and an
 // address (`sdk:<terminator id>`) by which the router finds the SDK's listener when a circuit arrives. Nothing is
 // written: SDK-hosted terminators live in the registry, as long as the Bind (and the router's channel) lives.
+import { maxApiSessionTokenLength } from '../../common/edge-protocol/api-session-token.ts';
 import { randomBytes } from 'node:crypto';
 import { sdkBinding } from '../../common/circuits/terminator-address.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
@@ -35,7 +36,7 @@ export function checkEdgeBind(
   nowMs: number,
 ): EdgeBindAnswer {
   const body = request as { apiSession?: unknown; serviceSession?: unknown; terminatorId?: unknown; cost?: unknown; precedence?: unknown; instanceId?: unknown } | null;
-  const token = typeof body?.apiSession === 'string' && body.apiSession.length <= 4096 ? body.apiSession : '';
+  const token = typeof body?.apiSession === 'string' && body.apiSession.length <= maxApiSessionTokenLength ? body.apiSession : '';
   const sessionToken = typeof body?.serviceSession === 'string' && body.serviceSession.length <= 4096 ? body.serviceSession : '';
   if (token === '' || sessionToken === '') return { refused: { code: 'INVALID_SESSION', message: 'invalid session' } };
   const resolved = deps.dialer ? deps.dialer(token) : { ok: false as const, message: 'the controller cannot judge API sessions yet' };

@@ -3,13 +3,14 @@
 // (a cert authenticator's, or one the session was issued: an API-session certificate), and an edge router policy must grant the identity this router. Nothing is written.
 import type { ApiSession, Authenticator } from '../model/entities.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
+import { maxApiSessionTokenLength } from '../../common/edge-protocol/api-session-token.ts';
 import { tables } from '../model/entities.ts';
 import { routerGrantLookups } from './router-grant-lookups.ts';
 import type { SessionDialer } from './circuit-service.ts';
 import type { ModelStore } from '../store/model-store.ts';
 
 export type EdgeHelloAnswer =
-  | { readonly identityId: string; readonly identityName: string; readonly apiSessionId: string }
+  | { readonly identityId: string; readonly identityName: string; readonly apiSessionId: string; /** An OIDC access token's expiry (ms): the router closes the channel then unless the SDK updates the token. */ readonly expiresAtMs?: number }
   | { readonly refused: { readonly code: 'INVALID_SESSION' | 'INVALID_CERTIFICATE' | 'NO_EDGE_ROUTER_POLICY' | 'INVALID_REQUEST'; readonly message: string } };
 
 /** Whether the certificate is one the API session was issued (`/current-api-session/certificates`) and valid now. */
@@ -22,7 +23,7 @@ function sessionCertificateValid(store: ModelStore, apiSessionId: string | undef
 
 export function checkEdgeHello(store: ModelStore, dialer: SessionDialer | undefined, routerId: string, request: unknown, nowMs: number): EdgeHelloAnswer {
   const body = request as { apiSession?: unknown; certFingerprint?: unknown } | null;
-  const token = typeof body?.apiSession === 'string' && body.apiSession.length <= 4096 ? body.apiSession : '';
+  const token = typeof body?.apiSession === 'string' && body.apiSession.length <= maxApiSessionTokenLength ? body.apiSession : '';
   if (token === '') return { refused: { code: 'INVALID_SESSION', message: 'the hello carries no API session token' } };
   const resolved = dialer ? dialer(token) : { ok: false as const, message: 'the controller cannot judge API sessions yet' };
   if (!resolved.ok) return { refused: { code: 'INVALID_SESSION', message: resolved.message } };
@@ -37,5 +38,10 @@ export function checkEdgeHello(store: ModelStore, dialer: SessionDialer | undefi
     return { refused: { code: 'NO_EDGE_ROUTER_POLICY', message: 'no edge router policy lets this identity use this router' } };
   }
   const name = (resolved.identity as { name?: unknown }).name;
-  return { identityId: resolved.identity.id, identityName: typeof name === 'string' ? name : resolved.identity.id, apiSessionId: resolved.sessionId ?? '' };
+  return {
+    identityId: resolved.identity.id,
+    identityName: typeof name === 'string' ? name : resolved.identity.id,
+    apiSessionId: resolved.sessionId ?? '',
+    ...(resolved.expiresAtMs !== undefined ? { expiresAtMs: resolved.expiresAtMs } : {}),
+  };
 }

@@ -220,12 +220,15 @@ describe('parseControllerConfig: a valid file', () => {
 });
 
 describe('parseControllerConfig: apiSession subscriptions', () => {
-  it('take include (created, deleted) and propagateAlways; another event type is an error with its line', () => {
+  it('take include (created, deleted; refreshed, exchanged, revoked for OIDC sessions) and propagateAlways; another event type is an error with its line', () => {
     const lines = [...minimal, 'events:', '  sessions:', '    subscriptions:', '      - type: edge.apiSessions', '        include: [deleted]', '        propagateAlways: true', '    handler: { type: stdout, format: json }'];
     const { config, problems } = parse(lines);
     assert.deepEqual(problems, []);
     assert.deepEqual(config?.events.sessions?.subscriptions, [{ type: 'apiSession', propagateAlways: true, include: ['deleted'] }]);
-    const bad = parse(edit(lines, 'include:', '        include: [created, refreshed]'));
+    const oidc = parse(edit(lines, 'include:', '        include: [refreshed, exchanged, revoked]'));
+    assert.deepEqual(oidc.problems, []);
+    assert.deepEqual(oidc.config?.events.sessions?.subscriptions[0], { type: 'apiSession', propagateAlways: true, include: ['refreshed', 'exchanged', 'revoked'] });
+    const bad = parse(edit(lines, 'include:', '        include: [created, updated]'));
     assert.equal(bad.config, undefined);
     assert.deepEqual(where(bad.problems), [[minimal.length + 5, 'events.sessions.subscriptions[0].include[1]', 'enum']]);
   });

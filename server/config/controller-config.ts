@@ -136,7 +136,7 @@ export interface WebConfig {
 export type EventSubscriptionConfig =
   | { readonly type: 'cluster' }
   | { readonly type: 'entityChange'; readonly propagateAlways: boolean; readonly include: readonly string[] }
-  | { readonly type: 'apiSession'; readonly propagateAlways: boolean; readonly include: readonly ('created' | 'deleted')[] }
+  | { readonly type: 'apiSession'; readonly propagateAlways: boolean; readonly include: readonly ('created' | 'deleted' | 'refreshed' | 'exchanged' | 'revoked')[] }
   | { readonly type: 'authentication'; readonly include: readonly ('success' | 'fail')[] }
   | { readonly type: 'circuit'; readonly include: readonly ('created' | 'pathUpdated' | 'deleted' | 'failed')[] }
   | { readonly type: 'metrics'; readonly sourceFilter?: string; readonly metricFilter?: string };

@@ -21,10 +21,11 @@ const subscription = s.tagged(
     cluster: s.object({}),
     // include: entity types to report; empty means all of them.
     entityChange: s.object({ propagateAlways: s.boolean({ acceptStrings: true }).default(false), include: s.array(s.string({ minLength: 1 })).default([]) }),
-    // include: event types to report (created, deleted); empty means both. Written by the leader unless propagateAlways.
+    // include: event types to report (created, deleted; for OIDC sessions also refreshed, exchanged, revoked); empty
+    // means all. Legacy sessions' are written by the leader unless propagateAlways; OIDC ones where the token was served.
     apiSession: s.object({
       propagateAlways: s.boolean({ acceptStrings: true }).default(false),
-      include: s.array(s.string({ enum: ['created', 'deleted'] })).default([]),
+      include: s.array(s.string({ enum: ['created', 'deleted', 'refreshed', 'exchanged', 'revoked'] })).default([]),
     }),
     // include: event types to report (success, fail); empty means both. Written where the login was answered.
     authentication: s.object({ include: s.array(s.string({ enum: ['success', 'fail'] })).default([]) }),

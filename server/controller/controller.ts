@@ -39,6 +39,7 @@ import { applySessionDialRule } from './session-dial-rule.ts';
 import { startSessionTimers } from './session-timers.ts';
 import { startRevocationPruning } from './revocation-timer.ts';
 import { startOidcKeyTimers } from './oidc-key-timer.ts';
+import { oidcObservability } from './oidc-observability.ts';
 import { baseUrlsOf, startWebListeners } from './web-listeners.ts';
 
 export interface RunningController {
@@ -173,7 +174,8 @@ interface EdgeServicesWiring {
 function startEdgeServices(wiring: EdgeServicesWiring): EdgeServices {
   const { options, baseUrls, routers, metrics } = wiring;
   const onAuthentication = authenticationEvents(wiring.dispatcher, options.id, wiring.clock);
-  return buildEdgeServices({
+  const oidcReports = oidcObservability(wiring.dispatcher, metrics, options.id, wiring.clock);
+  const services = buildEdgeServices({
     store: wiring.store,
     writer: new ModelWriter(wiring.proposer),
     clock: wiring.clock,
@@ -193,5 +195,8 @@ function startEdgeServices(wiring: EdgeServicesWiring): EdgeServices {
     ...(onAuthentication ? { onAuthentication } : {}),
     onAuthenticationOutcome: (method, outcome) => metrics.authentication(method, outcome),
     onMfaCodeFailure: () => metrics.mfaCodeFailure(),
+    onOidcTokenEvent: oidcReports.onTokenEvent,
   });
+  oidcReports.watch(services.oidc);
+  return services;
 }

@@ -40,6 +40,7 @@ import { ControllerSettingsService } from '../edge/controller-settings.ts';
 import { CaJwtIssuer } from '../edge/ca-jwt.ts';
 import { writeModelSnapshot } from '../store/model-snapshot-file.ts';
 import type { ModelStore } from '../store/model-store.ts';
+import type { OidcTokenEvent } from '../oidc/oidc-events.ts';
 import { buildOidcServices } from '../oidc/oidc-services.ts';
 import { defaultTokenLifetimes } from '../oidc/oidc-tokens.ts';
 import type { ControllerOptions } from './controller-options.ts';
@@ -70,6 +71,8 @@ export interface EdgeWiring {
   readonly onAuthenticationOutcome?: (method: AuthenticationAttempt['method'], outcome: AuthenticationOutcome) => void;
   /** Told of every wrong TOTP or recovery code (nothing when unset). */
   readonly onMfaCodeFailure?: () => void;
+  /** Told of OIDC tokens issued, refreshed, refused and revoked (nothing when unset). */
+  readonly onOidcTokenEvent?: (event: OidcTokenEvent) => void;
 }
 
 export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
@@ -119,6 +122,7 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
     apiSessions: sessions,
     authPolicies,
     revocations,
+    ...(wiring.onOidcTokenEvent ? { onTokenEvent: wiring.onOidcTokenEvent } : {}),
   });
   return {
     store,

@@ -1,11 +1,13 @@
 // Keeps this controller's OIDC signing key published and fresh: the first key as soon as the cluster takes writes
 // (retried every few seconds until then), a new one every keyRotation; the leader prunes keys retired longer ago
-// than the longest token lifetime. Until the first key is committed, logins through /oidc answer 503.
+// than the longest token lifetime. Until the first key is committed, logins through /oidc answer 503. Refresh tokens
+// replaced by a refresh are revoked cluster-wide every few seconds, many to a command.
 import type { Logger } from '../../common/log/logger.ts';
 import type { OidcServices } from '../oidc/oidc-services.ts';
 
 export const keyCheckIntervalMs = 2_000;
 export const keyPruneIntervalMs = 60_000;
+export const supersededFlushIntervalMs = 5_000;
 
 /** Starts the timers; the returned function stops them. */
 export function startOidcKeyTimers(oidc: OidcServices, isLeader: () => boolean, logger: Logger, checkIntervalMs = keyCheckIntervalMs): () => void {
@@ -36,6 +38,13 @@ export function startOidcKeyTimers(oidc: OidcServices, isLeader: () => boolean, 
   };
   check();
   const checkTimer = setInterval(check, checkIntervalMs);
+  // Replaced refresh tokens reach the other controllers' revocation lists as one command per flush.
+  const supersededTimer = setInterval(() => {
+    oidc.superseded
+      .flush()
+      .then(({ dropped }) => dropped > 0 && logger.warn('superseded refresh tokens not revoked cluster-wide', { count: dropped, reason: 'queue or revocation table share full' }))
+      .catch((error) => logger.warn('superseded refresh tokens not written', { error: (error as Error).message }));
+  }, supersededFlushIntervalMs);
   const pruneTimer = setInterval(() => {
     if (!isLeader()) return;
     oidc.keys
@@ -46,5 +55,6 @@ export function startOidcKeyTimers(oidc: OidcServices, isLeader: () => boolean, 
   return () => {
     clearInterval(checkTimer);
     clearInterval(pruneTimer);
+    clearInterval(supersededTimer);
   };
 }

@@ -44,6 +44,10 @@ export class RevocationService {
     return this.store.table<Revocation>(revocationTables.revocations).all();
   }
 
+  count(): number {
+    return this.store.table<Revocation>(revocationTables.revocations).size;
+  }
+
   get(id: string): Revocation {
     const revocation = this.store.table<Revocation>(revocationTables.revocations).get(id);
     if (!revocation) throw EdgeError.notFound('revocation', id);

@@ -63,3 +63,13 @@ test('authentication events are written where the login was answered, leader or 
   dispatcher.dispatch('authentication', { event_type: 'fail' });
   assert.deepEqual(events, [{ event_type: 'fail' }]);
 });
+
+test('an event served here (an OIDC token) in an applied namespace is written on a follower too, still filtered by include', () => {
+  const leader = { value: false };
+  const { dispatcher, events } = dispatcherWith([{ type: 'apiSession', include: ['refreshed'] }], leader);
+  dispatcher.dispatch('apiSession', { event_type: 'refreshed' });
+  assert.equal(events.length, 0, 'an applied apiSession event stays with the leader');
+  dispatcher.dispatch('apiSession', { event_type: 'refreshed', type: 'jwt' }, true);
+  dispatcher.dispatch('apiSession', { event_type: 'created', type: 'jwt' }, true);
+  assert.deepEqual(events, [{ event_type: 'refreshed', type: 'jwt' }]);
+});

@@ -42,8 +42,10 @@ export class EventDispatcher {
     return this.takesAppliedEventsHere('entityChange');
   }
 
-  dispatch(namespace: string, event: Record<string, unknown>): void {
-    const applied = appliedNamespaces.has(namespace);
+  /** `servedHere`: the event tells of something this controller did, not of an applied command (an OIDC token in an
+   * applied namespace), so it is written here whichever controller leads. */
+  dispatch(namespace: string, event: Record<string, unknown>, servedHere = false): void {
+    const applied = appliedNamespaces.has(namespace) && !servedHere;
     const includeField = includeFields[namespace];
     for (const handler of this.handlers) {
       const subscription = handler.subscriptions.find((candidate) => candidate.type === namespace);

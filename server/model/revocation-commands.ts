@@ -14,10 +14,12 @@ import { revocationTables, type Revocation } from './revocation-entities.ts';
 export type RevocationCommand =
   /** Revokes `revocation.id`; a second revocation of the same id replaces the first (its effect applies again). */
   | { type: 'revocation.create'; revocation: Revocation }
+  /** Revokes superseded OIDC refresh tokens by their jti, many per entry; ids already revoked are left as they are. */
+  | { type: 'revocation.createJtis'; revocations: Revocation[] }
   /** Deletes at most `limit` revocations whose expiresAt is at or before `before`. */
   | { type: 'revocation.prune'; before: string; limit: number };
 
-const revocationCommandTypes = new Set<string>(['revocation.create', 'revocation.prune']);
+const revocationCommandTypes = new Set<string>(['revocation.create', 'revocation.createJtis', 'revocation.prune']);
 
 export function isRevocationCommand(command: { type: string }): command is RevocationCommand {
   return revocationCommandTypes.has(command.type);
@@ -36,6 +38,16 @@ export function applyRevocationCommand(command: RevocationCommand, tx: ApplyTran
         for (const session of tx.table<ApiSession>(tables.apiSessions).findMany('identityId', revocation.id)) if (endApiSession(tx, session.id)) ended++;
       }
       return { id: revocation.id, endedApiSessions: ended };
+    }
+    case 'revocation.createJtis': {
+      const table = tx.table<Revocation>(revocationTables.revocations);
+      let created = 0;
+      for (const revocation of command.revocations) {
+        if (revocation.type !== 'JTI' || table.get(revocation.id)) continue;
+        tx.put<Revocation>(revocationTables.revocations, revocation, { silent: true });
+        created++;
+      }
+      return { created };
     }
     case 'revocation.prune': {
       const expired = tx

@@ -1,7 +1,9 @@
-// JWS compact serialisation (RFC 7515) for RS256 tokens, signed and checked with node:crypto synchronously: a token
-// is checked on every request and every circuit request, where a promise per check would cost more than the
-// RSA verification itself. Only the encoding is here; the signature is OpenSSL's.
+// JWS compact serialisation (RFC 7515) for ES256 (and RS256) tokens, signed and checked with node:crypto
+// synchronously: a token is checked on every request and every circuit request, where a promise per check would cost
+// more than the verification itself. Only the encoding is here; the signature is OpenSSL's (ES256 as RFC 7518 3.4
+// writes it: R and S, 32 bytes each).
 import { sign, verify, type KeyObject } from 'node:crypto';
+import { maxApiSessionTokenLength } from '../../common/edge-protocol/api-session-token.ts';
 
 export interface DecodedJws {
   readonly header: Record<string, unknown>;
@@ -12,13 +14,20 @@ export interface DecodedJws {
 
 const base64urlPart = /^[A-Za-z0-9_-]*$/;
 
-/** At most this many characters: a token is a header value, never a document. */
-export const maxTokenLength = 8_192;
+/** At most this many characters: a token is a header value, never a document (the routers' limit too). */
+export const maxTokenLength = maxApiSessionTokenLength;
+
+export type JwsAlgorithm = 'ES256' | 'RS256';
+
+/** Signs with the key's algorithm (`header.alg` must name it). */
+export function signJws(header: Record<string, unknown> & { alg: JwsAlgorithm }, payload: Record<string, unknown>, privateKey: KeyObject): string {
+  const signingInput = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+  const signature = sign('sha256', Buffer.from(signingInput), header.alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' } : privateKey);
+  return `${signingInput}.${signature.toString('base64url')}`;
+}
 
 export function signRs256(header: Record<string, unknown>, payload: Record<string, unknown>, privateKey: KeyObject): string {
-  const signingInput = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-  const signature = sign('sha256', Buffer.from(signingInput), privateKey);
-  return `${signingInput}.${signature.toString('base64url')}`;
+  return signJws({ ...header, alg: 'RS256' }, payload, privateKey);
 }
 
 /** The parts of a compact JWS, or undefined when it is not one (nothing is trusted yet). */
@@ -32,8 +41,10 @@ export function decodeJws(token: string): DecodedJws | undefined {
   return { header, payload, signingInput: `${parts[0]}.${parts[1]}`, signature: Buffer.from(parts[2]!, 'base64url') };
 }
 
-export function rs256SignatureValid(decoded: DecodedJws, publicKey: KeyObject): boolean {
+/** True when `publicKey` made the signature with `algorithm` (the caller pins it: never the token's own word). */
+export function signatureValid(decoded: DecodedJws, algorithm: JwsAlgorithm, publicKey: KeyObject): boolean {
   try {
+    if (algorithm === 'ES256') return decoded.signature.length === 64 && verify('sha256', Buffer.from(decoded.signingInput), { key: publicKey, dsaEncoding: 'ieee-p1363' }, decoded.signature);
     return verify('sha256', Buffer.from(decoded.signingInput), publicKey, decoded.signature);
   } catch {
     return false;

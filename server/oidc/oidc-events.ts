@@ -13,4 +13,6 @@ export interface OidcTokenEvent {
   readonly method?: string;
   /** Why a token was refused. */
   readonly reason?: string;
+  /** The client's address (`ip:port`) at the endpoint that did it. */
+  readonly remoteAddress?: string;
 }

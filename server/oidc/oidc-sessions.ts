@@ -16,6 +16,8 @@ import { revocationTables, type Revocation } from '../model/revocation-entities.
 import type { ModelStore } from '../store/model-store.ts';
 import { tokenTypes, type SessionClaims, type VerifiedClaims } from './oidc-claims.ts';
 import type { IssuedTokens, OidcTokens } from './oidc-tokens.ts';
+import type { SupersededRefreshTokens } from './superseded-refresh-tokens.ts';
+import { SeenOidcSessions } from './seen-oidc-sessions.ts';
 
 /** The stand-in for a token hash on a stored OIDC session: never a SHA-256 hex string, so never a legacy token's. */
 const oidcTokenHashPrefix = 'oidc:';
@@ -29,6 +31,9 @@ export type SessionCheck =
   | { ok: false; error: 'invalid' | 'expired'; reason: string };
 
 export class OidcSessions {
+  /** The sessions a valid access token was seen for here: how a session with no row is judged by id alone. */
+  private readonly seen: SeenOidcSessions;
+
   constructor(
     private readonly store: ModelStore,
     readonly tokens: OidcTokens,
@@ -36,13 +41,35 @@ export class OidcSessions {
     private readonly policies: AuthPolicyService,
     private readonly revocations: RevocationService,
     private readonly clock: Clock,
-  ) {}
+    private readonly superseded?: SupersededRefreshTokens,
+    maxSeenSessions?: number,
+  ) {
+    this.seen = new SeenOidcSessions(maxSeenSessions);
+  }
 
   /** An access token presented as `Authorization: Bearer` (or in an edge hello): its session, or why not. */
   checkAccessToken(token: string): SessionCheck {
     const verified = this.tokens.verify(token, tokenTypes.access);
     if (!verified.ok) return verified;
-    return this.admit(verified.claims);
+    const check = this.admit(verified.claims);
+    if (check.ok) this.seen.saw(verified.claims);
+    return check;
+  }
+
+  /**
+   * A session by id alone (a live circuit's, re-checked), from the newest access token seen for it here; undefined
+   * when none was. The same checks as a token's (revoked, identity gone or disabled, auth policy changed), and it has
+   * ended once no valid token was seen for an access-token lifetime past the newest one's expiry: a client that
+   * refreshes in time never gets there.
+   */
+  sessionStatus(apiSessionId: string): SessionCheck | undefined {
+    const claims = this.seen.get(apiSessionId);
+    if (!claims) return undefined;
+    if (this.clock.now() > claims.exp * 1000 + this.tokens.lifetimes.accessTokenMs) {
+      this.seen.forget(apiSessionId);
+      return { ok: false, error: 'expired', reason: 'no valid access token of the API session was presented since its last one expired' };
+    }
+    return this.admit(claims);
   }
 
   /** A refresh token: the session it continues, or why not (the same checks as an access token's). */
@@ -50,6 +77,7 @@ export class OidcSessions {
     const verified = this.tokens.verify(token, tokenTypes.refresh);
     if (!verified.ok) return verified;
     if (verified.claims.azp !== clientId) return { ok: false, error: 'invalid', reason: `the refresh token was issued to client ${verified.claims.azp}` };
+    if (this.superseded?.isSuperseded(verified.claims.jti)) return { ok: false, error: 'invalid', reason: 'the refresh token was already used' };
     return this.admit(verified.claims);
   }
 
@@ -72,8 +100,11 @@ export class OidcSessions {
       azp: claims.azp,
       ...(claims.scope ? { scope: claims.scope } : {}),
     };
-    this.sessions.touch(check.session);
-    return this.tokens.issue(carried);
+    if (this.sessions.get(check.session.id)) this.sessions.touch(check.session);
+    const issued = this.tokens.issue(carried);
+    // The refresh token just used is replaced: a copy of it must not refresh again.
+    if (claims.z_t === tokenTypes.refresh) this.superseded?.supersede(claims.jti, claims.exp * 1000);
+    return issued;
   }
 
   /** Ends a session everywhere: a revocation of its id, which also ends its stored row if it has one. */

@@ -14,12 +14,13 @@ import { AuthPolicyService } from '../edge/auth-policy-service.ts';
 import { IdentityService } from '../edge/identity-service.ts';
 import { RevocationService } from '../edge/revocation-service.ts';
 import { maxKeysPerController, oidcKeyTables, type OidcSigningKey } from '../model/oidc-key-entities.ts';
-import { signRs256 } from './compact-jws.ts';
+import { signJws, signRs256 } from './compact-jws.ts';
 import { defaultAuthPolicy } from '../edge/default-auth-policy.ts';
 import type { SessionClaims } from './oidc-claims.ts';
 import { OidcSessions } from './oidc-sessions.ts';
 import { OidcSigningKeys } from './oidc-signing-keys.ts';
 import { OidcTokens, defaultTokenLifetimes } from './oidc-tokens.ts';
+import { SupersededRefreshTokens } from './superseded-refresh-tokens.ts';
 
 const issuer = 'https://ctrl1.test:1280/oidc';
 
@@ -79,20 +80,23 @@ test('issued tokens verify; every kind of tampering or misuse is refused, with t
   assert.match(refusal(`${header}.${encode({ ...claims, z_ia: true })}.${signature}`), /^invalid: bad signature/);
   assert.match(refusal(`${encode({ ...headerOf, alg: 'none' })}.${payload}.`), /^invalid: algorithm none/);
   assert.match(refusal(`${encode({ ...headerOf, alg: 'HS256' })}.${payload}.${signature}`), /^invalid: algorithm HS256/);
+  // An RS256 signature by the right kid is no ES256 signature: the key, not the token, names the algorithm.
+  const { privateKey: rsa } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  assert.match(refusal(signRs256({ kid: keys.signingKey()!.kid, typ: 'JWT' }, claims, rsa)), /^invalid: algorithm RS256 is not the key's ES256/);
   assert.match(refusal(`${encode({ ...headerOf, kid: 'unpublished' })}.${payload}.${signature}`), /^invalid: unknown signing key/);
   assert.match(refusal('not.a.jwt!'), /^invalid: not a JWT/);
   assert.match(refusal('x'.repeat(9000)), /^invalid: not a JWT/);
 
   // Signed with a published key, but claiming what that key's controller would never write.
   const forge = (changes: Record<string, unknown>, privateKey = (keys.signingKey()!).privateKey, kid = keys.signingKey()!.kid) =>
-    signRs256({ alg: 'RS256', kid, typ: 'JWT' }, { ...claims, ...changes }, privateKey);
+    signJws({ alg: 'ES256', kid, typ: 'JWT' }, { ...claims, ...changes }, privateKey);
   assert.match(refusal(forge({ iss: 'https://ctrl2.test:1280/oidc' })), /^invalid: issuer/);
   assert.match(refusal(forge({ aud: ['someone-else'] })), /^invalid: wrong audience/);
   assert.match(refusal(forge({ sub: '' })), /^invalid: no sub/);
   assert.match(refusal(forge({ z_asid: undefined })), /^invalid: no z_asid/);
   assert.match(refusal(forge({ nbf: (claims.iat as number) + 600 })), /^invalid: token not valid yet/);
   assert.equal(refusal(forge({ aud: 'native' })), 'accepted', 'OpenZiti\'s other client id is an accepted audience');
-  const { privateKey: stranger } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey: stranger } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   assert.match(refusal(forge({}, stranger)), /^invalid: bad signature/);
   // The other controller's tokens verify here: its key is published.
   const otherTokens = new OidcTokens(otherKeys, clock, defaultTokenLifetimes);
@@ -114,7 +118,7 @@ test('keys: a new one retires the previous (which still verifies), at most maxKe
   assert.equal(rows().find((row) => row.id === first)?.retiredAt, new Date(clock.now()).toISOString());
   assert.equal(rows().filter((row) => row.retiredAt === null).length, 1);
   assert.ok(tokens.verify(early.accessToken, 'a').ok, 'a retired key still verifies');
-  assert.deepEqual(keys.publishedJwks().keys.map((key) => [key.kty, key.alg, key.use]), [['RSA', 'RS256', 'sig'], ['RSA', 'RS256', 'sig']]);
+  assert.deepEqual(keys.publishedJwks().keys.map((key) => [key.kty, key.alg, key.use]), [['EC', 'ES256', 'sig'], ['EC', 'ES256', 'sig']]);
   assert.equal(await keys.rotateIfDue(60_000), false, 'not yet due');
   for (let n = 0; n < maxKeysPerController; n++) {
     clock.advance(1000);
@@ -168,4 +172,34 @@ test('sessions: revocations, a disabled identity and a changed auth policy refus
   clock.advance(2000);
   await policies.update(policyId, { name: 'oidc-policy', tags: {}, primary: defaultAuthPolicy.primary, secondary: { ...defaultAuthPolicy.secondary, requireTotp: true } });
   assert.match(ok(after.accessToken), /changed after the login/);
+});
+
+test('a refresh token is good once: refused at once where it was used, everywhere after a flush; the table share is kept', async () => {
+  const { store, writer, keys, tokens, identities, revocations, clock, policies } = await setup();
+  await keys.rotate();
+  const identity = await identities.create({ name: 'bob', isAdmin: false, roleAttributes: [] });
+  const apiSessions = new ApiSessionService(store, writer, clock, { timeoutMs: 30 * 60_000, activityBatchSize: 100 });
+  const here = new SupersededRefreshTokens(writer, clock, () => revocations.count(), { maxQueued: 10, batchSize: 2, maxRevocations: 8, maxTableShare: 0.5 });
+  const onThisController = new OidcSessions(store, tokens, apiSessions, policies, revocations, clock, here);
+  const onAnother = new OidcSessions(store, tokens, apiSessions, policies, revocations, clock);
+  const first = tokens.issue(claimsFor(identity.id));
+  const used = onThisController.checkRefreshToken(first.refreshToken, 'openziti');
+  assert.ok(used.ok);
+  const next = onThisController.refresh(used);
+  assert.equal(onThisController.checkRefreshToken(first.refreshToken, 'openziti').ok, false, 'refused at once where it was used');
+  assert.ok(onAnother.checkRefreshToken(first.refreshToken, 'openziti').ok, 'not yet replicated');
+  assert.deepEqual(await here.flush(), { written: 1, dropped: 0 });
+  const elsewhere = onAnother.checkRefreshToken(first.refreshToken, 'openziti');
+  assert.ok(!elsewhere.ok && /revoked/.test(elsewhere.reason), 'refused on every controller after the flush');
+  assert.ok(onAnother.checkRefreshToken(next.refreshToken, 'openziti').ok, 'its successor refreshes');
+  // Past the share of the table these may use, the rest stay refused only where they were used.
+  let current = next;
+  for (let n = 0; n < 6; n++) {
+    clock.advance(1000);
+    const check = onThisController.checkRefreshToken(current.refreshToken, 'openziti');
+    assert.ok(check.ok);
+    current = onThisController.refresh(check);
+  }
+  assert.deepEqual(await here.flush(), { written: 3, dropped: 3 });
+  assert.equal(revocations.count(), 4);
 });

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../common/time/clock.ts';
 import { openZitiAudience, tokenTypes, type SessionClaims, type TokenType, type VerifiedClaims } from './oidc-claims.ts';
-import { decodeJws, rs256SignatureValid, signRs256 } from './compact-jws.ts';
+import { decodeJws, signatureValid, signJws } from './compact-jws.ts';
 import { signingAlgorithm, type OidcSigningKeys } from './oidc-signing-keys.ts';
 
 export interface TokenLifetimes {
@@ -44,7 +44,13 @@ export class SigningKeyUnavailable extends Error {
   }
 }
 
+/** Tokens whose signature was checked, at most this many remembered: a client presents one token many times. */
+const maxVerifiedTokens = 10_000;
+
 export class OidcTokens {
+  /** token → its payload and the key that signed it (the key must still be published at each use). */
+  private readonly verified = new Map<string, { kid: string; payload: Record<string, unknown> }>();
+
   constructor(
     private readonly keys: OidcSigningKeys,
     private readonly clock: Clock,
@@ -66,7 +72,7 @@ export class OidcTokens {
     const key = this.keys.signingKey();
     if (!key) throw new SigningKeyUnavailable();
     const iat = Math.floor(this.clock.now() / 1000);
-    const header = { alg: signingAlgorithm, kid: key.kid, typ: 'JWT' };
+    const header = { alg: signingAlgorithm, kid: key.kid, typ: 'JWT' } as const;
     const audience = claims.azp === openZitiAudience ? [openZitiAudience] : [openZitiAudience, claims.azp];
     const registered = (exp: number, jti: string, aud: string | string[]) => ({ iss: key.issuer, aud, iat, nbf: iat, exp, jti });
     const accessExp = iat + Math.floor(this.lifetimes.accessTokenMs / 1000);
@@ -74,9 +80,9 @@ export class OidcTokens {
     const accessJti = randomUUID();
     const refreshJti = randomUUID();
     const body = { ...claims, client_id: claims.azp };
-    const accessToken = signRs256(header, { ...body, ...registered(accessExp, accessJti, audience), z_t: tokenTypes.access }, key.privateKey);
-    const refreshToken = signRs256(header, { ...body, ...registered(refreshExp, refreshJti, audience), z_t: tokenTypes.refresh }, key.privateKey);
-    const idToken = signRs256(
+    const accessToken = signJws(header, { ...body, ...registered(accessExp, accessJti, audience), z_t: tokenTypes.access }, key.privateKey);
+    const refreshToken = signJws(header, { ...body, ...registered(refreshExp, refreshJti, audience), z_t: tokenTypes.refresh }, key.privateKey);
+    const idToken = signJws(
       header,
       {
         sub: claims.sub,
@@ -95,15 +101,10 @@ export class OidcTokens {
 
   /** Checks a token's signature, issuer, audience, type and lifetime. */
   verify(token: string, type: TokenType): TokenCheck {
-    const decoded = decodeJws(token);
-    if (!decoded) return { ok: false, error: 'invalid', reason: 'not a JWT' };
-    const { header, payload } = decoded;
-    if (header.alg !== signingAlgorithm) return { ok: false, error: 'invalid', reason: `algorithm ${String(header.alg)} is not ${signingAlgorithm}` };
-    if (typeof header.kid !== 'string') return { ok: false, error: 'invalid', reason: 'no kid' };
-    const key = this.keys.verificationKey(header.kid);
-    if (!key) return { ok: false, error: 'invalid', reason: `unknown signing key ${header.kid}` };
-    if (!rs256SignatureValid(decoded, key.publicKey)) return { ok: false, error: 'invalid', reason: 'bad signature' };
-    if (payload.iss !== key.issuer) return { ok: false, error: 'invalid', reason: `issuer ${String(payload.iss)} is not the key's` };
+    const signed = this.signedPayload(token);
+    if (!signed.ok) return signed;
+    const { payload, issuer } = signed;
+    if (payload.iss !== issuer) return { ok: false, error: 'invalid', reason: `issuer ${String(payload.iss)} is not the key's` };
     const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (!audiences.some((audience) => typeof audience === 'string' && acceptedAudiences.has(audience))) return { ok: false, error: 'invalid', reason: 'wrong audience' };
     if (payload.z_t !== type) return { ok: false, error: 'invalid', reason: `token type ${String(payload.z_t)} where ${type} is needed` };
@@ -114,5 +115,28 @@ export class OidcTokens {
     if (typeof payload.nbf === 'number' && payload.nbf > nowS + clockToleranceS) return { ok: false, error: 'invalid', reason: 'token not valid yet' };
     if ((payload.exp as number) <= nowS - clockToleranceS) return { ok: false, error: 'expired', reason: 'token expired' };
     return { ok: true, claims: payload as unknown as VerifiedClaims };
+  }
+
+  /** The payload of a token one of the published keys signed, with that key's issuer; the check is remembered. */
+  private signedPayload(token: string): { ok: true; payload: Record<string, unknown>; issuer: string } | { ok: false; error: 'invalid'; reason: string } {
+    const known = this.verified.get(token);
+    if (known) {
+      const key = this.keys.verificationKey(known.kid);
+      if (key) return { ok: true, payload: known.payload, issuer: key.issuer };
+      this.verified.delete(token);
+      return { ok: false, error: 'invalid', reason: `unknown signing key ${known.kid}` };
+    }
+    const decoded = decodeJws(token);
+    if (!decoded) return { ok: false, error: 'invalid', reason: 'not a JWT' };
+    const { header } = decoded;
+    if (typeof header.kid !== 'string') return { ok: false, error: 'invalid', reason: 'no kid' };
+    const key = this.keys.verificationKey(header.kid);
+    if (!key) return { ok: false, error: 'invalid', reason: `unknown signing key ${header.kid}` };
+    // The key decides the algorithm; a token naming another (none, HS256 with the public key as secret) is refused.
+    if (header.alg !== key.algorithm) return { ok: false, error: 'invalid', reason: `algorithm ${String(header.alg)} is not the key's ${key.algorithm}` };
+    if (!signatureValid(decoded, key.algorithm, key.publicKey)) return { ok: false, error: 'invalid', reason: 'bad signature' };
+    if (this.verified.size >= maxVerifiedTokens) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, { kid: header.kid, payload: decoded.payload });
+    return { ok: true, payload: decoded.payload, issuer: key.issuer };
   }
 }

@@ -26,7 +26,8 @@ import { serviceTerminatorSeries } from './service-terminator-series.ts';
 import type { EdgeSessionDirectory } from '../edge/edge-session-directory.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
 import { mergeTerminators } from '../edge/model-terminators.ts';
-import { CircuitRevocation, readLiveCircuits } from '../circuits/circuit-revocation.ts';
+import { CircuitRevocation, defaultCircuitRevocationTiming, readLiveCircuits } from '../circuits/circuit-revocation.ts';
+import { HeldSessionCheck } from './held-session-check.ts';
 import { checkLiveCircuits, type LiveCircuitCheckDeps, type SessionStatus } from '../circuits/live-circuit-check.ts';
 import { isIdentityDisabled } from '../auth/identity-state.ts';
 import { tables, type ApiSession, type Identity } from '../model/entities.ts';
@@ -34,6 +35,7 @@ import { serviceTables, type PostureCheck, type Service, type ServicePolicy } fr
 import { ServiceAccessIndex } from '../circuits/service-access-index.ts';
 import { routerGrantLookups } from '../circuits/router-grant-lookups.ts';
 import { edgeRouterPolicyTables } from '../model/edge-router-policy-entities.ts';
+import { revocationTables as revocationEntityTables } from '../model/revocation-entities.ts';
 import { ServiceAccessService } from '../edge/service-access-service.ts';
 import type { CircuitReport } from '../events/circuit-events.ts';
 
@@ -108,7 +110,8 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   const edgeSessions = startEdgeSessionControl({
     controllerId: deps.self.id,
     graceMs: timing.terminatorGraceMs,
-    sessionIdentity: (id) => store.table<ApiSession>(tables.apiSessions).get(id)?.identityId,
+    // An OIDC session has no row: its identity is the one its newest valid token named (the session status).
+    sessionIdentity: (id) => store.table<ApiSession>(tables.apiSessions).get(id)?.identityId ?? statusIdentity(id),
     remote: () => presence!.remoteEdgeSessions(),
     announce: (event) => presence!.announce(event),
     clock,
@@ -177,6 +180,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       return answer;
     },
     edgeHello: (routerId, request) => circuits!.edgeHello(routerId, request),
+    edgeTokenUpdate: (_routerId, request) => circuits!.edgeTokenUpdate(request),
     edgeBind: (routerId, request) => circuits!.edgeBind(routerId, request),
     sdkTerminatorAllowed: (terminator) => sdkTerminatorStillAllowed({ access, status: sessionStatus }, terminator, clock.now()),
     edgeSessions,
@@ -219,6 +223,10 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   });
   // Until the edge services exist no session can be judged, so nothing is revoked (no circuit is routed either).
   let sessionStatus: SessionStatus | undefined;
+  function statusIdentity(apiSessionId: string): string | undefined {
+    const status = sessionStatus?.(apiSessionId);
+    return status?.ok ? status.identity.id : undefined;
+  }
   let sessionIdOf: (token: string) => string | undefined = () => undefined;
   revocation = new CircuitRevocation({
     tables: revocationTables,
@@ -230,6 +238,10 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   });
   const liveCircuits = revocation;
   liveCircuits.start();
+  // The SDK channels of sessions that ended are closed too, not only their circuits (as often as circuits are checked).
+  const heldSessions = new HeldSessionCheck({ records: () => edgeSessions.records(), status: () => sessionStatus, sendTo: (routerId, frame) => hub.sendTo(routerId, frame), logger: deps.logger });
+  const heldSessionTimer = setInterval(() => heldSessions.pass(), defaultCircuitRevocationTiming.checkIntervalMs);
+  heldSessionTimer.unref();
   deps.onModelChanges((applied) => {
     hub.modelChanged(applied);
     liveCircuits.modelChanged(applied);
@@ -255,6 +267,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       sessionIdOf = idOf;
     },
     close: () => {
+      clearInterval(heldSessionTimer);
       edgeSessions.close();
       liveCircuits.close();
       hub.close();
@@ -292,6 +305,8 @@ const revocationTables: ReadonlySet<string> = new Set([
   tables.identities,
   tables.mfas,
   tables.authPolicies,
+  // A revocation ends an OIDC session that has no row to delete.
+  revocationEntityTables.revocations,
   serviceTables.services,
   serviceTables.servicePolicies,
   serviceTables.postureChecks,

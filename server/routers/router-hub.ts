@@ -85,6 +85,8 @@ export interface RouterHubDeps {
   readonly createCircuit: (routerId: string, request: unknown) => Promise<unknown>;
   /** A router's `edge.hello` request (an SDK's hello on its edge listener); the answer goes back as the value. */
   readonly edgeHello: (routerId: string, request: unknown) => unknown;
+  /** A router's `edge.updateToken` request (an SDK's UpdateToken): the new token's session and expiry, or a refusal. */
+  readonly edgeTokenUpdate?: (routerId: string, request: unknown) => unknown;
   /** A router's `edge.bind` request (an SDK's Bind): the terminator to host, or a refusal. */
   readonly edgeBind: (routerId: string, request: unknown) => EdgeBindAnswer;
   /** Whether an SDK-hosted terminator is still allowed (its session live, Bind still granted): checked on model changes. */
@@ -331,7 +333,10 @@ export class RouterHub implements RouterChannelOwner {
         },
       );
     } else if (op === 'edge.hello') channel.send({ type: 'res', rid, ok: true, value: this.deps.edgeHello(channel.hello!.routerId, request.body) });
-    else if (op === 'edge.bind') channel.send({ type: 'res', rid, ok: true, value: this.sdkBind(channel.hello!.routerId, request.body) });
+    else if (op === 'edge.updateToken') {
+      const value = this.deps.edgeTokenUpdate?.(channel.hello!.routerId, request.body) ?? { refused: { code: 'INVALID_API_SESSION', message: 'this controller does not update tokens' } };
+      channel.send({ type: 'res', rid, ok: true, value });
+    } else if (op === 'edge.bind') channel.send({ type: 'res', rid, ok: true, value: this.sdkBind(channel.hello!.routerId, request.body) });
     else if (op === 'edge.unbind') channel.send({ type: 'res', rid, ok: true, value: this.sdkUnbind(channel.hello!.routerId, request.body) });
     else channel.send({ type: 'res', rid, ok: false, error: `unknown request ${JSON.stringify(op ?? null)}` });
   }

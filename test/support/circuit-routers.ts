@@ -14,7 +14,7 @@ import { enrollRouter, ScriptedRouter, type EnrolledRouter } from './scripted-ro
 export type AdminHeaders = Record<string, string>;
 
 /** POSTs `body` to the management API at `path`, asserts it was created and answers its id. */
-export function managementPoster(controller: ControllerFixture, admin: AdminHeaders): (path: string, body: Record<string, unknown>) => Promise<string> {
+export function managementPoster(controller: Pick<ControllerFixture, 'http' | 'managementApi'>, admin: AdminHeaders): (path: string, body: Record<string, unknown>) => Promise<string> {
   return async (path, body) => {
     const response = await controller.http.post(`${controller.managementApi}${path}`, { headers: admin, body });
     assert.equal(response.status, 201, response.text);
@@ -119,7 +119,7 @@ export const quickLinkDialer = 'link:\n  dialers:\n    - binding: transport\n   
  * `./edgeward router enroll` and the enrollment JWT the controller issued. Answers its id and config path.
  */
 export async function enrollRouterProcess(
-  controller: ControllerFixture,
+  controller: Pick<ControllerFixture, 'http' | 'managementApi'>,
   admin: AdminHeaders,
   dir: string,
   yaml: string,

@@ -28,6 +28,9 @@ export function edgeApiRoutes(caBundlePem: string): RouteEntry[] {
   };
   const app = buildWebApp(['edge-client', 'edge-management'], deps);
   // The fabric API's cluster route is mounted beside the management API but is not an Edge API route: it is not in
-  // the Edge API specs these tests check against, and test/fabric-cluster-route.test.ts covers it.
-  return app.middleware.flatMap((middleware) => routesOf(middleware)).filter((route) => !route.path.startsWith('/fabric/'));
+  // the Edge API specs these tests check against, and test/fabric-cluster-route.test.ts covers it. The same for the
+  // OpenID provider (`/oidc/...` and its discovery at the root), which test/oidc-cluster.test.ts covers.
+  return app.middleware
+    .flatMap((middleware) => routesOf(middleware))
+    .filter((route) => !route.path.startsWith('/fabric/') && !route.path.startsWith('/oidc/') && route.path !== '/.well-known/openid-configuration');
 }

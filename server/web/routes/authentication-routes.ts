@@ -97,7 +97,7 @@ export function authenticationRoutes(router: ApiRouter, services: EdgeServices, 
     // An OIDC session's tokens live on any controller: logging out revokes them all (and ends its row, if any).
     if (isOidcSession(session)) {
       await services.oidc.sessions.revoke(session.id);
-      services.oidc.report({ kind: 'revoked', grant: 'logout', identityId: session.identityId, apiSessionId: session.id });
+      services.oidc.report({ remoteAddress: clientAddress(ctx), kind: 'revoked', grant: 'logout', identityId: session.identityId, apiSessionId: session.id });
     } else await sessions.end([session.id], 'logout');
     sendEmpty(ctx);
   });

@@ -17,6 +17,7 @@ import { clientAddress } from '../request-abandoned.ts';
 import { readOidcParams, type OidcParams } from './oidc-params.ts';
 import { runPrimaryLogin, type PrimaryMethod } from './primary-login.ts';
 import { mfaView } from '../views/mfa-view.ts';
+import { passwordPage, totpPage, wantsHtml } from './oidc-login-pages.ts';
 
 /** The TOTP query of an OIDC login (OpenZiti's shape: its own type id and URL). */
 function totpQuery(isTotpEnrolled: boolean): AuthQuery & { isTotpEnrolled: boolean } {
@@ -33,13 +34,27 @@ function sendLoginError(ctx: ApiContext, status: number, code: string, message: 
   ctx.body = JSON.stringify({ code, message });
 }
 
-function loginStep(handler: (ctx: ApiContext) => Promise<void>) {
+/** What a step learned of its request before it failed: the id a re-rendered page needs. */
+interface StepState {
+  requestId?: string;
+}
+
+/** A browser's form gets its page again with the error; anything else OpenZiti's JSON error. */
+function loginStep(handler: (ctx: ApiContext, state: StepState) => Promise<void>, htmlPage?: (authRequestId: string, error: string) => string) {
   return async (ctx: ApiContext) => {
+    const state: StepState = {};
     try {
-      await handler(ctx);
+      await handler(ctx, state);
     } catch (thrown) {
       if (!(thrown instanceof EdgeError)) throw thrown;
-      sendLoginError(ctx, httpStatusOf(thrown), thrown.code, thrown.message || clientMessageOf(thrown), responseHeadersOf(thrown));
+      const message = thrown.message || clientMessageOf(thrown);
+      if (htmlPage && state.requestId && wantsHtml(ctx.get('accept'))) {
+        ctx.status = httpStatusOf(thrown);
+        ctx.type = 'text/html';
+        ctx.body = htmlPage(state.requestId, thrown.code === 'INVALID_AUTH' ? 'The username or password is not right.' : message);
+        return;
+      }
+      sendLoginError(ctx, httpStatusOf(thrown), thrown.code, message, responseHeadersOf(thrown));
     }
   };
 }
@@ -72,6 +87,14 @@ export function oidcLoginRoutes(router: ApiRouter, services: EdgeServices, maxBo
 
   const sendQueries = (ctx: ApiContext, request: AuthRequest) => {
     const queries = request.login?.authQueries ?? [];
+    if (queries.some((query) => query.typeId === 'TOTP') && wantsHtml(ctx.get('accept'))) {
+      ctx.set('totp-required', 'true');
+      ctx.set('auth-request-id', request.id);
+      ctx.status = 200;
+      ctx.type = 'text/html';
+      ctx.body = totpPage(request.id);
+      return;
+    }
     if (queries.some((query) => query.typeId === 'TOTP')) ctx.set('totp-required', 'true');
     ctx.set('auth-request-id', request.id);
     ctx.status = 200;
@@ -86,10 +109,11 @@ export function oidcLoginRoutes(router: ApiRouter, services: EdgeServices, maxBo
     return identity;
   };
 
-  const primaryStep = loginStep(async (ctx) => {
+  const primaryStep = loginStep(async (ctx, state) => {
     const method = methodOfPath[ctx.path.slice(ctx.path.lastIndexOf('/') + 1)]!;
     const params = await readOidcParams(ctx, maxBodyBytes, 'form-or-json');
     const request = requestOf(params);
+    state.requestId = request.id;
     ctx.set('auth-request-id', request.id);
     const remoteAddress = clientAddress(ctx);
     const credentials = method === 'password' ? { username: params.get('username', 100) ?? '', password: params.get('password', 100) ?? '' } : undefined;
@@ -114,7 +138,7 @@ export function oidcLoginRoutes(router: ApiRouter, services: EdgeServices, maxBo
     request.login = { primary: login, configTypes, authPolicyId: policy.id, atMs: services.clock.now(), amr, authQueries: queries };
     services.reportAuthentication({ method, success: true, reason: '', identityId: login.identity.id, authenticatorId: login.authenticatorId, authPolicyId: policy.id, remoteAddress });
     answer(ctx, request);
-  });
+  }, passwordPage);
   for (const path of ['password', 'username', 'cert', 'ext-jwt']) router.post(`/login/${path}`, primaryStep);
 
   // A browser (or OpenZiti's Go SDK) follows the authorization redirect here; the request id comes back as a header.
@@ -122,6 +146,13 @@ export function oidcLoginRoutes(router: ApiRouter, services: EdgeServices, maxBo
     router.get(`/login/${path}`, (ctx) => {
       const id = typeof ctx.query.authRequestID === 'string' ? ctx.query.authRequestID : '';
       ctx.set('auth-request-id', id);
+      // A browser gets the sign-in form for a request this controller holds.
+      if ((path === 'password' || path === 'username') && wantsHtml(ctx.get('accept')) && oidc.requests.get(id)) {
+        ctx.status = 200;
+        ctx.type = 'text/html';
+        ctx.body = passwordPage(id);
+        return;
+      }
       ctx.status = 200;
       ctx.type = 'text/plain';
       ctx.body = 'please POST to this URL';
@@ -139,22 +170,29 @@ export function oidcLoginRoutes(router: ApiRouter, services: EdgeServices, maxBo
   /** Answers the TOTP query (a TOTP or recovery code); wrong codes count toward the identity's lockout. */
   router.post(
     '/login/totp',
-    loginStep(async (ctx) => {
+    loginStep(async (ctx, state) => {
       const params = await readOidcParams(ctx, maxBodyBytes, 'form-or-json');
       const request = requestOf(params);
+      state.requestId = request.id;
       const identity = identityOf(request);
       const code = params.get('code', 13) ?? '';
       try {
         await services.mfa.authenticate(identity, { id: request.apiSessionId }, code);
       } catch (error) {
         if (error instanceof EdgeError && (error.code === 'MFA_INVALID_TOKEN' || error.code === 'MFA_NOT_ENROLLED')) {
+          if (wantsHtml(ctx.get('accept'))) {
+            ctx.status = 400;
+            ctx.type = 'text/html';
+            ctx.body = totpPage(request.id, 'That code is not right.');
+            return;
+          }
           return sendLoginError(ctx, 400, 'INVALID TOTP CODE', 'an invalid TOTP code was supplied');
         }
         throw error;
       }
       satisfyTotp(request);
       answer(ctx, request);
-    }),
+    }, totpPage),
   );
 
   /** Starts a TOTP enrollment mid-login (an auth policy that requires TOTP of an identity without one). */

@@ -14,8 +14,10 @@ import { TooManyAuthRequests, type AuthRequest } from '../../oidc/auth-requests.
 import { loginClaims, loginComplete } from '../../oidc/login-claims.ts';
 import { matchesRedirectUri } from '../../oidc/oidc-clients.ts';
 import { SigningKeyUnavailable, type IssuedTokens } from '../../oidc/oidc-tokens.ts';
-import { decodeJws, rs256SignatureValid } from '../../oidc/compact-jws.ts';
+import { signingAlgorithm } from '../../oidc/oidc-signing-keys.ts';
+import { decodeJws, signatureValid } from '../../oidc/compact-jws.ts';
 import { ApiRouter } from '../api-router.ts';
+import { clientMessageOf, httpStatusOf } from '../api-error.ts';
 import type { ApiContext } from '../koa-state.ts';
 import { clientAddress } from '../request-abandoned.ts';
 import { readOidcParams, type OidcParams } from './oidc-params.ts';
@@ -41,6 +43,22 @@ export class OAuthError extends Error {
   }
 }
 
+/** RFC 6749 2.3.1 form-encodes the Basic credentials; a malformed escape is no client id. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return '';
+  }
+}
+
+/** What was wrong with the request, in words: the field and reason where the error names them. */
+function requestProblem(error: EdgeError): string {
+  const cause = error.cause as { field?: string; reason?: string; message?: string } | undefined;
+  if (cause?.field && cause.reason) return `${cause.field}: ${cause.reason}`;
+  return cause?.message ?? clientMessageOf(error);
+}
+
 function sendOAuthError(ctx: ApiContext, error: OAuthError): void {
   ctx.status = error.status;
   ctx.set('Cache-Control', 'no-store');
@@ -56,8 +74,9 @@ function oauth(handler: (ctx: ApiContext) => Promise<void> | void) {
     } catch (thrown) {
       if (thrown instanceof OAuthError) return sendOAuthError(ctx, thrown);
       if (thrown instanceof SigningKeyUnavailable) return sendOAuthError(ctx, new OAuthError('temporarily_unavailable', thrown.message, 503));
-      if (thrown instanceof EdgeError && (thrown.code === 'INVALID_FIELD' || thrown.code === 'COULD_NOT_PARSE_BODY' || thrown.code === 'UNSUPPORTED_MEDIA_TYPE' || thrown.code === 'PAYLOAD_TOO_LARGE')) {
-        return sendOAuthError(ctx, new OAuthError('invalid_request', thrown.message || thrown.code));
+      // The request could not be read (a parameter too long, a body of the wrong type or size): the client's fault.
+      if (thrown instanceof EdgeError && httpStatusOf(thrown) >= 400 && httpStatusOf(thrown) < 500) {
+        return sendOAuthError(ctx, new OAuthError('invalid_request', requestProblem(thrown), httpStatusOf(thrown) === 401 ? 400 : httpStatusOf(thrown)));
       }
       throw thrown;
     }
@@ -86,7 +105,7 @@ export function discoveryDocument(issuer: string) {
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token', tokenExchangeGrant],
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: ['RS256'],
+    id_token_signing_alg_values_supported: [signingAlgorithm],
     token_endpoint_auth_methods_supported: ['none'],
     revocation_endpoint_auth_methods_supported: ['none'],
     code_challenge_methods_supported: ['S256'],
@@ -117,6 +136,8 @@ export function withQuery(uri: string, params: ReadonlyArray<readonly [string, s
 export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number): ApiRouter {
   const { oidc } = services;
   const router = new ApiRouter(oidcPrefix);
+  // An operator's extra redirect URIs (`/controller-settings`: this controller's own, else the global ones).
+  const settings = () => services.controllerSettings.effective(oidc.controllerId).oidc;
 
   const discovery = (ctx: ApiContext) => sendJson(ctx, 200, discoveryDocument(oidc.issuer), 'public, max-age=300');
   router.get('/.well-known/openid-configuration', discovery);
@@ -127,7 +148,7 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     const client = oidc.clients.get(clientId);
     if (!client) throw new OAuthError('invalid_client', `unknown client_id ${JSON.stringify(clientId.slice(0, 64))}`);
     const redirectUri = params.get('redirect_uri', 2048) ?? '';
-    if (!matchesRedirectUri(client.redirectUris, redirectUri)) throw new OAuthError('invalid_request', 'redirect_uri is not one of the client\'s redirect URIs');
+    if (!matchesRedirectUri([...client.redirectUris, ...settings().redirectUris], redirectUri)) throw new OAuthError('invalid_request', 'redirect_uri is not one of the client\'s redirect URIs');
     const state = params.get('state', 1024);
     const fail = (error: string, description: string) => {
       ctx.status = 302;
@@ -139,6 +160,8 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     const codeChallenge = params.get('code_challenge', 256) ?? '';
     if (params.get('code_challenge_method') !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) return fail('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256');
     if (params.get('prompt') === 'none') return fail('login_required', 'a login is required');
+    // No login should be spent on a controller that could not sign its tokens yet.
+    if (!oidc.tokens.ready) return fail('temporarily_unavailable', 'this controller has no committed signing key yet: retry shortly or use another controller');
     const method = params.get('method');
     const nonce = params.get('nonce', 1024);
     let request: AuthRequest;
@@ -189,7 +212,7 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     const basic = /^Basic\s+(.+)$/i.exec(ctx.get('authorization'));
     if (basic) {
       const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-      const named = decodeURIComponent(decoded.slice(0, decoded.indexOf(':') < 0 ? decoded.length : decoded.indexOf(':')));
+      const named = safeDecode(decoded.slice(0, decoded.indexOf(':') < 0 ? decoded.length : decoded.indexOf(':')));
       if (clientId !== undefined && clientId !== named) throw new OAuthError('invalid_client', 'client_id differs from the Basic credentials');
       clientId = named;
     }
@@ -222,27 +245,30 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     switch (grantType) {
       case 'authorization_code': {
         const redeemed = oidc.requests.redeem(params.get('code', 512) ?? '', clientId, params.get('redirect_uri', 2048), params.get('code_verifier', 256) ?? '');
-        if (!redeemed.ok) throw new OAuthError('invalid_grant', redeemed.reason);
+        if (!redeemed.ok) {
+          oidc.report({ remoteAddress: clientAddress(ctx), kind: 'refused', grant: grantType, reason: redeemed.reason });
+          throw new OAuthError('invalid_grant', redeemed.reason);
+        }
         const { request } = redeemed;
         if (!loginComplete(request)) throw new OAuthError('invalid_grant', 'the login is not complete');
         const identity = liveIdentity(request.login.primary.identity.id);
         const policy = services.authPolicies.forIdentity(identity);
         if (policy.id !== request.login.authPolicyId) throw new OAuthError('invalid_grant', 'the identity\'s auth policy changed during the login');
         const tokens = oidc.tokens.issue(loginClaims(request, request.login, identity, policy), request.nonce !== undefined ? { nonce: request.nonce } : {});
-        oidc.report({ kind: 'issued', grant: grantType, identityId: identity.id, apiSessionId: request.apiSessionId, method: request.login.primary.method });
+        oidc.report({ remoteAddress: clientAddress(ctx), kind: 'issued', grant: grantType, identityId: identity.id, apiSessionId: request.apiSessionId, method: request.login.primary.method });
         return sendTokens(ctx, tokens, request.scopes.join(' '), request.scopes.includes('offline_access'));
       }
       case 'refresh_token': {
         const check = oidc.sessions.checkRefreshToken(params.get('refresh_token', 8192) ?? '', clientId);
         if (!check.ok) {
-          oidc.report({ kind: 'refused', grant: grantType, reason: check.reason });
+          oidc.report({ remoteAddress: clientAddress(ctx), kind: 'refused', grant: grantType, reason: check.reason });
           throw new OAuthError('invalid_grant', check.error === 'expired' ? 'refresh token expired' : `refresh token refused: ${check.reason}`);
         }
         const granted = (check.claims.scope ?? 'openid offline_access').split(' ');
         const asked = (params.get('scope', 1024) ?? '').split(' ').filter((scope) => scope !== '');
         if (asked.some((scope) => !granted.includes(scope))) throw new OAuthError('invalid_scope', 'a refresh may not widen the scope');
         const tokens = oidc.sessions.refresh(check);
-        oidc.report({ kind: 'refreshed', grant: grantType, identityId: check.identity.id, apiSessionId: check.claims.z_asid });
+        oidc.report({ remoteAddress: clientAddress(ctx), kind: 'refreshed', grant: grantType, identityId: check.identity.id, apiSessionId: check.claims.z_asid });
         return sendTokens(ctx, tokens, granted.join(' '), true);
       }
       case tokenExchangeGrant: {
@@ -253,11 +279,11 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
         if (audiences.some((audience) => !oidc.clients.has(audience))) throw new OAuthError('invalid_target', 'audience must be openziti or native');
         const check = subjectType === accessTokenType ? oidc.sessions.checkAccessToken(subject) : oidc.sessions.checkRefreshToken(subject, clientId);
         if (!check.ok) {
-          oidc.report({ kind: 'refused', grant: grantType, reason: check.reason });
+          oidc.report({ remoteAddress: clientAddress(ctx), kind: 'refused', grant: grantType, reason: check.reason });
           throw new OAuthError('invalid_grant', `subject_token refused: ${check.reason}`);
         }
         const tokens = oidc.sessions.refresh(check);
-        oidc.report({ kind: 'refreshed', grant: grantType, identityId: check.identity.id, apiSessionId: check.claims.z_asid });
+        oidc.report({ remoteAddress: clientAddress(ctx), kind: 'refreshed', grant: grantType, identityId: check.identity.id, apiSessionId: check.claims.z_asid });
         sendJson(ctx, 200, {
           access_token: tokens.accessToken,
           issued_token_type: accessTokenType,
@@ -287,12 +313,12 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
       const refresh = oidc.tokens.verify(presented, 'r');
       if (refresh.ok) {
         await oidc.sessions.revoke(refresh.claims.z_asid);
-        oidc.report({ kind: 'revoked', grant: 'refresh_token', identityId: refresh.claims.sub, apiSessionId: refresh.claims.z_asid });
+        oidc.report({ remoteAddress: clientAddress(ctx), kind: 'revoked', grant: 'refresh_token', identityId: refresh.claims.sub, apiSessionId: refresh.claims.z_asid });
       } else {
         const access = oidc.tokens.verify(presented, 'a');
         if (access.ok) {
           await services.revocations.create({ id: access.claims.jti, type: 'JTI', tags: {} }, oidc.tokens.longestLifetimeMs);
-          oidc.report({ kind: 'revoked', grant: 'access_token', identityId: access.claims.sub, apiSessionId: access.claims.z_asid });
+          oidc.report({ remoteAddress: clientAddress(ctx), kind: 'revoked', grant: 'access_token', identityId: access.claims.sub, apiSessionId: access.claims.z_asid });
         }
       }
       sendJson(ctx, 200, {});
@@ -306,13 +332,13 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     const apiSessionId = hint ? idTokenSession(hint) : undefined;
     if (apiSessionId) {
       await oidc.sessions.revoke(apiSessionId);
-      oidc.report({ kind: 'revoked', grant: 'end_session', apiSessionId });
+      oidc.report({ remoteAddress: clientAddress(ctx), kind: 'revoked', grant: 'end_session', apiSessionId });
     }
     const target = params.get('post_logout_redirect_uri', 2048);
     const clientId = params.get('client_id', 256) ?? 'openziti';
     const client = oidc.clients.get(clientId);
     ctx.status = 302;
-    if (target && client && matchesRedirectUri(client.postLogoutRedirectUris, target)) ctx.set('Location', withQuery(target, [['state', params.get('state', 1024)]]));
+    if (target && client && matchesRedirectUri([...client.postLogoutRedirectUris, ...settings().postLogoutUris], target)) ctx.set('Location', withQuery(target, [['state', params.get('state', 1024)]]));
     else ctx.set('Location', `${oidcPrefix}/logged-out`);
     ctx.body = '';
   });
@@ -323,9 +349,9 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
   const idTokenSession = (idToken: string): string | undefined => {
     const decoded = decodeJws(idToken);
     const kid = decoded?.header.kid;
-    if (!decoded || typeof kid !== 'string' || decoded.header.alg !== 'RS256') return undefined;
+    if (!decoded || typeof kid !== 'string') return undefined;
     const key = oidc.keys.verificationKey(kid);
-    if (!key || decoded.payload.iss !== key.issuer || !rs256SignatureValid(decoded, key.publicKey)) return undefined;
+    if (!key || decoded.header.alg !== key.algorithm || decoded.payload.iss !== key.issuer || !signatureValid(decoded, key.algorithm, key.publicKey)) return undefined;
     return typeof decoded.payload.z_asid === 'string' ? decoded.payload.z_asid : undefined;
   };
 
