@@ -294,7 +294,7 @@ export class ClusterGatherer {
         this.members = { ...this.members, latest: { ok: false, error: `the member list needs an administrator's session: ${token.error}`, at: at() } };
         return;
       }
-      const answer = await this.deps.http.request(`${source.url}/fabric/v1/cluster/list-members`, { headers: { 'zt-session': token.token }, timeoutMs: this.config.timeouts.request, maxBytes: maxListBytes });
+      const answer = await this.deps.http.request(`${source.url}/fabric/v1/cluster/list-members`, { headers: token.headers, timeoutMs: this.config.timeouts.request, maxBytes: maxListBytes });
       if (answer.status === 401 || answer.status === 403) {
         this.deps.admin.refused(token.token);
         this.members = { ...this.members, latest: { ok: false, error: `${source.id} refused the session (HTTP ${answer.status}); logging in again`, at: at() } };

@@ -10,6 +10,8 @@ export interface HttpAnswer {
   readonly text: string;
   /** The body parsed as JSON; undefined when it is not JSON. */
   readonly json: unknown;
+  /** Lower-case names; repeated headers joined with ", " (an OIDC login reads `location`). */
+  readonly headers: Readonly<Record<string, string | undefined>>;
 }
 
 export interface HttpRequestOptions {
@@ -17,6 +19,8 @@ export interface HttpRequestOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Sent as JSON. */
   readonly body?: unknown;
+  /** Sent as it is, with the caller's content-type (a form for the OIDC token endpoint); instead of `body`. */
+  readonly rawBody?: string;
   readonly timeoutMs: number;
   readonly maxBytes: number;
 }
@@ -39,10 +43,10 @@ export class HttpClient {
         return;
       }
       const secure = target.protocol === 'https:';
-      const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+      const payload = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
       const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', ...(options.headers ?? {}) };
       if (payload !== undefined) {
-        headers['content-type'] = 'application/json';
+        if (options.rawBody === undefined) headers['content-type'] = 'application/json';
         headers['content-length'] = String(Buffer.byteLength(payload));
       }
       const req = (secure ? httpsRequest : httpRequest)(target, { method: options.method ?? 'GET', agent: secure ? this.httpsAgent : this.httpAgent, headers });
@@ -72,7 +76,9 @@ export class HttpClient {
           } catch {
             json = undefined;
           }
-          finish(undefined, { status: response.statusCode ?? 0, text, json });
+          const answerHeaders: Record<string, string | undefined> = {};
+          for (const [name, value] of Object.entries(response.headers)) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+          finish(undefined, { status: response.statusCode ?? 0, text, json, headers: answerHeaders });
         });
         response.on('error', (error) => finish(error));
         response.on('aborted', () => finish(new Error('the answer was cut off')));

@@ -37,7 +37,7 @@ export function loginHandler(context: PageContext): (req: IncomingMessage, res: 
     const origins = loginOrigins(deps.gatherer, config);
     let outcome;
     try {
-      outcome = await loginAsAdmin(deps.http, origins, { username: fields.username, password: fields.password, ...(fields.code !== undefined && fields.code !== '' ? { code: fields.code } : {}) }, config.timeouts.login);
+      outcome = await loginAsAdmin(deps.http, origins, { username: fields.username, password: fields.password, ...(fields.code !== undefined && fields.code !== '' ? { code: fields.code } : {}) }, config.timeouts.login, () => deps.clock.now());
     } catch (error) {
       slot.released();
       throw error;
@@ -51,7 +51,7 @@ export function loginHandler(context: PageContext): (req: IncomingMessage, res: 
       return;
     }
     slot.succeeded();
-    const id = deps.sessions.create(fields.username, { token: outcome.token, origin: outcome.origin });
+    const id = deps.sessions.create(fields.username, { token: outcome.token, origin: outcome.origin, ...(outcome.oidc ? { oidc: outcome.oidc } : {}) });
     logger.info('status page login', { username: fields.username, address, controller: outcome.origin });
     sendJson(res, 200, { username: fields.username }, { 'set-cookie': sessionCookie(context.cookieName, id, deps.sessions.maxAgeSeconds, secure) });
   };

@@ -7,10 +7,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 export interface ControllerSession {
-  /** The controller's zt-session token: stays on this server. */
+  /** The controller's zt-session token, or an OIDC session's access token (sent as Bearer): stays on this server. */
   readonly token: string;
   /** The controller origin it was made on (any controller of the cluster takes it). */
   readonly origin: string;
+  /** An OIDC session: how to refresh its access token (controller-oidc.ts). */
+  readonly oidc?: { readonly refreshToken: string; readonly expiresAtMs: number };
 }
 
 export interface PageSession {
@@ -89,6 +91,11 @@ export class PageSessions {
       if (session.controller && !this.expired(session) && (!best || session.lastSeenAt > best.lastSeenAt)) best = session;
     }
     return best?.controller;
+  }
+
+  /** Puts a refreshed controller session in the place of the one whose token was `token`. */
+  replaceControllerSession(token: string, next: ControllerSession): void {
+    for (const entry of this.sessions.values()) if (entry.session.controller?.token === token) entry.session = { ...entry.session, controller: next };
   }
 
   /** Forgets a controller token the controller no longer takes (the page sessions stay). */

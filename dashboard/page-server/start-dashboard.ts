@@ -63,7 +63,7 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
     onEnd: (session, reason) => {
       logger.info('status page session ended', { username: session.username, reason });
       if (!session.controller) return;
-      const done = logoutAtController(http, session.controller.origin, session.controller.token, config.timeouts.request).finally(() => logouts.delete(done));
+      const done = logoutAtController(http, session.controller, config.timeouts.request).finally(() => logouts.delete(done));
       logouts.add(done);
     },
   });

@@ -253,7 +253,9 @@ export async function runEdgeCliScenario(options: EdgeCliScenarioOptions): Promi
     assert.equal((await s.http.post(`${s.clientUrl}/authenticate?method=password`, { body: { username, password: userPassword } })).status, 401, 'its authenticator went with it');
 
     // A session that ended on the controller: the next command says to log in again.
-    const ended = await s.http.delete(`${s.managementUrl}/current-api-session`, { headers: { 'zt-session': stored.token } });
+    // (An OIDC login keeps an access token, which the API takes as Bearer; a legacy one a zt-session token.)
+    const sessionHeaders: Record<string, string> = stored.oidc ? { authorization: `Bearer ${stored.token}` } : { 'zt-session': stored.token };
+    const ended = await s.http.delete(`${s.managementUrl}/current-api-session`, { headers: sessionHeaders });
     assert.equal(ended.status, 200);
     const stale = await s.edge(['list', 'identities']);
     assert.equal(stale.code, 1);

@@ -18,6 +18,8 @@ import { createForms, updateForms, type FormContext } from './entity-forms.ts';
 import { resolveEntityId } from './entity-lookup.ts';
 import { httpsTransport, ManagementClient, type Transport } from './management-client.ts';
 import { readSecret } from './secret-input.ts';
+import { controllerOffersOidc, loginThroughOidc, revokeOidcSession } from './oidc-login.ts';
+import { oidcSessionTransport } from './oidc-session-transport.ts';
 import {
   identityConfigsArgumentProblem,
   identityConfigsOwnFlags,
@@ -50,6 +52,7 @@ const loginFlags: FlagDef[] = [
   { name: 'password-file', kind: 'string', value: '<file>', help: "read the password from this file ('-': standard input)" },
   { name: 'ca', kind: 'string', value: '<pem file>', help: "the CA bundle that signed the controller's certificate (kept with the session)" },
   { name: 'mfa-code', kind: 'string', value: '<code>', help: 'a TOTP or recovery code, when the identity owes one (asked for on a terminal otherwise)' },
+  { name: 'legacy', kind: 'boolean', help: "log in with a legacy zt-session even where the controller offers OIDC" },
   { name: 'cli-identity', short: 'i', kind: 'string', value: '<name>', help: "keep the session under this name (default: the session in use, else 'default'); it becomes the one in use (edgeward edge use)" },
   ...commonFlags,
 ];
@@ -97,9 +100,11 @@ command line is wrong.
 function loginUsage(): string {
   return `Usage: edgeward edge login [<controller url>] -u <username> [-p <password> | --password-file <file>] [--ca <pem file>]
 
-Logs in to the Management API with a password and keeps the session (its token, the controller's URL and the CA)
-in the session file, mode 0600. The URL is the controller's address (https://127.0.0.1:1280) or its
-/edge/management/v1 URL; without it, the URL (and CA) of the stored session are used.
+Logs in to the Management API with a password and keeps the session (its tokens, the controller's URL and the CA)
+in the session file, mode 0600. Where the controller's /version offers OIDC, the login goes through its OIDC provider:
+later commands refresh the token before it expires and, when the controller does not answer, go on through another
+controller of the cluster (--legacy keeps a zt-session login instead). The URL is the controller's address
+(https://127.0.0.1:1280) or its /edge/management/v1 URL; without it, the URL (and CA) of the stored session are used.
 
 Flags:
 ${flagHelp(loginFlags)}`;
@@ -172,6 +177,8 @@ interface CommandState {
   sessionFile?: string;
   session?: StoredSession;
   transport?: Transport;
+  /** Where notices go (a failover to another controller). */
+  notice?: (line: string) => void;
 }
 
 /** A command line the parse accepted: what to run, and the command path its later usage errors name. */
@@ -358,7 +365,7 @@ export async function runEdgeCommand(args: readonly string[], io: EdgeIo, env: N
   const outcome = parseEdgeCommand(args);
   if (outcome.kind !== 'run') return reportOutcome(outcome, io);
   const invocation = outcome.value;
-  const state: CommandState = {};
+  const state: CommandState = { notice: io.stderr };
   try {
     return await execute(invocation, io, env, state);
   } catch (error) {
@@ -460,7 +467,20 @@ function connect(parsed: ParsedFlags, env: NodeJS.ProcessEnv, state: CommandStat
   }
   state.session = session;
   state.transport = httpsTransport(session.caPem);
-  return new ManagementClient(session.controllerUrl, state.transport, session.token);
+  if (!session.oidc) return new ManagementClient(session.controllerUrl, state.transport, session.token);
+  const oidc = session.oidc;
+  state.transport = oidcSessionTransport(
+    state.transport,
+    { controllerUrl: session.controllerUrl, tokens: { accessToken: session.token, refreshToken: oidc.refreshToken, expiresAtMs: Date.parse(oidc.expiresAt) }, controllers: oidc.controllers },
+    {
+      now: () => Date.now(),
+      notice: (line) => state.notice?.(`${line}\n`),
+      // The refreshed tokens (and the controller that answered) replace the stored ones: the old refresh token is spent.
+      saved: (next) => writeSession(file, { ...session, controllerUrl: next.controllerUrl, token: next.tokens.accessToken, oidc: { ...oidc, refreshToken: next.tokens.refreshToken, expiresAt: new Date(next.tokens.expiresAtMs).toISOString() } }),
+      loginAgain: `log in again: edgeward edge login ${new URL(session.controllerUrl).origin} -u ${session.username}`,
+    },
+  );
+  return new ManagementClient(session.controllerUrl, state.transport);
 }
 
 /** The forms' context; the session is opened when a name is first looked up, after the command line is checked. */
@@ -514,6 +534,32 @@ async function login(parsed: ParsedFlags, io: EdgeIo, env: NodeJS.ProcessEnv, st
   });
 
   state.transport = httpsTransport(caPem);
+  const save = (token: string, identity: Record<string, unknown>, oidc?: StoredSession['oidc']): number => {
+    writeSession(file, {
+      controllerUrl,
+      username,
+      token,
+      ...(caPem !== undefined ? { caPem } : {}),
+      ...(caFile !== undefined ? { caFile } : stored?.caFile !== undefined && caPem === stored.caPem ? { caFile: stored.caFile } : {}),
+      identityId: String(identity.id),
+      identityName: String(identity.name),
+      loggedInAt: new Date().toISOString(),
+      ...(oidc ? { oidc } : {}),
+    }, sessionName);
+    io.stdout(`Logged in to ${controllerUrl} as ${String(identity.name)} (username ${username})\nSession saved in ${file}${sessionName !== undefined ? ` as ${sessionName}` : ''}\n`);
+    if (oidc) io.stdout(`Logged in through OIDC: the token is refreshed as it expires; ${oidc.controllers.length} controller(s) known for failover\n`);
+    if (identity.isAdmin !== true) io.stderr(`warning: ${String(identity.name)} is not an administrator: the Management API will refuse its requests\n`);
+    return 0;
+  };
+  const askMfaCode = () =>
+    readSecret({ ...(parsed.text('mfa-code') !== undefined ? { value: parsed.text('mfa-code')! } : {}), prompt: 'MFA code: ', flag: '--mfa-code' }).catch((error: unknown) => {
+      throw error instanceof EdgeUsageError ? new EdgeUsageError(`${username} owes an MFA code: give it with --mfa-code <code>`) : error;
+    });
+  // A controller that offers OIDC gets an OIDC login (tokens every controller of the cluster honours), unless --legacy.
+  if (!parsed.bool('legacy') && (await controllerOffersOidc(state.transport, new URL(controllerUrl).origin))) {
+    const { state: oidc, identity } = await loginThroughOidc(state.transport, controllerUrl, username, password, askMfaCode);
+    return save(oidc.tokens.accessToken, identity, { refreshToken: oidc.tokens.refreshToken, expiresAt: new Date(oidc.tokens.expiresAtMs).toISOString(), controllers: oidc.controllers });
+  }
   const anonymous = new ManagementClient(controllerUrl, state.transport);
   const answer = await anonymous.call('POST', '/authenticate', { query: { method: 'password' }, body: { username, password } });
   const apiSession = answer.data as { token?: unknown; authQueries?: Array<{ typeId?: string }> };
@@ -525,26 +571,13 @@ async function login(parsed: ParsedFlags, io: EdgeIo, env: NodeJS.ProcessEnv, st
     throw new EdgeFailure(`${username}'s auth policy requires an external JWT as a second factor, which this command cannot supply`);
   }
   if (queries.includes('MFA')) {
-    const code = await readSecret({ ...(parsed.text('mfa-code') !== undefined ? { value: parsed.text('mfa-code')! } : {}), prompt: 'MFA code: ', flag: '--mfa-code' }).catch(async (error: unknown) => {
+    const code = await askMfaCode().catch(async (error: unknown) => {
       await client.call('DELETE', '/current-api-session').catch(() => undefined);
-      throw error instanceof EdgeUsageError ? new EdgeUsageError(`${username} owes an MFA code: give it with --mfa-code <code>`) : error;
+      throw error;
     });
     await client.call('POST', '/authenticate/mfa', { body: { code } });
   }
-  const identity = await client.get('/current-identity');
-  writeSession(file, {
-    controllerUrl,
-    username,
-    token: apiSession.token,
-    ...(caPem !== undefined ? { caPem } : {}),
-    ...(caFile !== undefined ? { caFile } : stored?.caFile !== undefined && caPem === stored.caPem ? { caFile: stored.caFile } : {}),
-    identityId: String(identity.id),
-    identityName: String(identity.name),
-    loggedInAt: new Date().toISOString(),
-  }, sessionName);
-  io.stdout(`Logged in to ${controllerUrl} as ${String(identity.name)} (username ${username})\nSession saved in ${file}${sessionName !== undefined ? ` as ${sessionName}` : ''}\n`);
-  if (identity.isAdmin !== true) io.stderr(`warning: ${String(identity.name)} is not an administrator: the Management API will refuse its requests\n`);
-  return 0;
+  return save(apiSession.token, await client.get('/current-identity'));
 }
 
 /** The stored session (the one named, else the one in use), or undefined when there is none or it cannot be read (login replaces it anyway). */
@@ -564,7 +597,9 @@ async function logout(parsed: ParsedFlags, io: EdgeIo, env: NodeJS.ProcessEnv, s
     state.transport = httpsTransport(session.caPem);
     const client = new ManagementClient(session.controllerUrl, state.transport, session.token);
     try {
-      await client.call('DELETE', '/current-api-session');
+      // An OIDC session ends by revoking its refresh token (every controller then refuses its tokens).
+      if (session.oidc) await revokeOidcSession(state.transport, [session.controllerUrl, ...session.oidc.controllers.filter((url) => url !== session.controllerUrl)], session.oidc.refreshToken);
+      else await client.call('DELETE', '/current-api-session');
     } catch (error) {
       // A session that already ended is what logout wants; anything else is worth a word, but the file still goes.
       if (!(error instanceof ApiFailure && error.status === 401)) io.stderr(`warning: the session could not be ended on the controller: ${(error as Error).message}\n`);

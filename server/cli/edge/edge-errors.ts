@@ -12,6 +12,9 @@ export class EdgeFailure extends Error {
   }
 }
 
+/** The controller did not answer at all (refused, reset, timed out): another controller of the cluster may. */
+export class UnreachableFailure extends EdgeFailure {}
+
 /** The `cause` member of the API's error envelope: a field error or a nested error. */
 export interface ApiErrorCause {
   readonly field?: string;
@@ -35,10 +38,10 @@ export class ApiFailure extends Error {
     super(`${code}: ${apiMessage}`);
   }
 
-  /** `missing`, `invalid` or `expired` when a 401 refused the session token itself; undefined otherwise. */
+  /** `missing`, `invalid` or `expired` when a 401 refused the session token (legacy or OIDC Bearer) itself; undefined otherwise. */
   get sessionProblem(): 'missing' | 'invalid' | 'expired' | undefined {
     if (this.status !== 401 || !this.challenge) return undefined;
-    const match = /zt-session realm="zt-session" error="(missing|invalid|expired)"/.exec(this.challenge);
+    const match = /(?:zt-session realm="zt-session"|Bearer realm="openziti-oidc") error="(missing|invalid|expired)"/.exec(this.challenge);
     return match ? (match[1] as 'missing' | 'invalid' | 'expired') : undefined;
   }
 }

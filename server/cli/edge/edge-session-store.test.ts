@@ -76,3 +76,13 @@ test('a file that is not a session file is removed by logout, as before named se
   assert.equal(removeSession(file), 'file');
   assert.deepEqual(readdirSync(root).includes('junk.json'), false);
 });
+
+test('an OIDC session keeps its refresh token, expiry and failover controllers; a malformed one is not a session file', () => {
+  const file = join(root, 'oidc', 'edge-cli.json');
+  const oidcSession: StoredSession = { ...session, token: 'eyJ.access.jwt', oidc: { refreshToken: 'eyJ.refresh.jwt', expiresAt: '2026-11-21T23:59:43.102Z', controllers: [session.controllerUrl, 'https://127.0.0.1:1281/edge/management/v1'] } };
+  writeSession(file, oidcSession);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  assert.deepEqual(readSession(file), oidcSession);
+  writeFileSync(file, JSON.stringify({ current: 'default', sessions: { default: { ...session, oidc: { refreshToken: 'x', expiresAt: 'y', controllers: [7] } } } }));
+  assert.throws(() => readSessionBook(file), (error: unknown) => error instanceof EdgeFailure && /is not an edgeward edge session/.test(error.message));
+});

@@ -23,6 +23,16 @@ export interface StoredSession {
   readonly identityId: string;
   readonly identityName: string;
   readonly loggedInAt: string;
+  /** An OIDC session: `token` is its access token (sent as `Authorization: Bearer`), refreshed with these. */
+  readonly oidc?: StoredOidc;
+}
+
+export interface StoredOidc {
+  readonly refreshToken: string;
+  /** When the access token expires (ISO 8601). */
+  readonly expiresAt: string;
+  /** Every controller's Management API URL (from `GET /controllers` at login): where to fail over to. */
+  readonly controllers: readonly string[];
 }
 
 /** `--cli-config`, else $EDGEWARD_EDGE_CLI_CONFIG, else $XDG_CONFIG_HOME/edgeward/edge-cli.json (default ~/.config). */
@@ -96,7 +106,12 @@ export function useSession(file: string, name: string): StoredSession {
 function isStoredSession(value: unknown): value is StoredSession {
   const session = value as Partial<StoredSession> | null;
   const strings = ['controllerUrl', 'username', 'token', 'identityId', 'identityName', 'loggedInAt'] as const;
-  return !!session && typeof session === 'object' && strings.every((key) => typeof session[key] === 'string') && (session.caPem === undefined || typeof session.caPem === 'string');
+  return !!session && typeof session === 'object' && strings.every((key) => typeof session[key] === 'string') && (session.caPem === undefined || typeof session.caPem === 'string') && (session.oidc === undefined || isStoredOidc(session.oidc));
+}
+
+function isStoredOidc(value: unknown): value is StoredOidc {
+  const oidc = value as Partial<StoredOidc> | null;
+  return !!oidc && typeof oidc === 'object' && typeof oidc.refreshToken === 'string' && typeof oidc.expiresAt === 'string' && Array.isArray(oidc.controllers) && oidc.controllers.every((url) => typeof url === 'string');
 }
 
 /** Stores the session under `name` (default: the one in use, else `default`) and makes it the one in use. */

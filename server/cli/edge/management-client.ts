@@ -2,7 +2,7 @@
 // the API's envelopes unwrapped (`data` out, the error envelope thrown as an ApiFailure), lists followed page by
 // page. The transport is injected, so paging and envelope handling are tested without a network.
 import { Agent, request as httpsRequest } from 'node:https';
-import { ApiFailure, EdgeFailure, type ApiErrorCause } from './edge-errors.ts';
+import { ApiFailure, EdgeFailure, UnreachableFailure, type ApiErrorCause } from './edge-errors.ts';
 
 export interface HttpRequest {
   readonly method: string;
@@ -182,10 +182,11 @@ export function connectionProblem(origin: string, error: NodeJS.ErrnoException):
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return new EdgeFailure(`the certificate of ${origin} does not name that host (${error.message}): use an address the certificate names`);
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return new EdgeFailure(`the certificate of ${origin} is not valid now (${code})`);
-  if (code === 'ECONNREFUSED') return new EdgeFailure(`cannot connect to ${origin}: connection refused (is the controller running, and is this its web address?)`);
+  if (code === 'ECONNREFUSED') return new UnreachableFailure(`cannot connect to ${origin}: connection refused (is the controller running, and is this its web address?)`);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new EdgeFailure(`cannot connect to ${origin}: the host name does not resolve`);
-  if (code === 'ETIMEDOUT' || code === 'EDGE_TIMEOUT') return new EdgeFailure(`no answer from ${origin}: ${error.message}`);
+  if (code === 'ETIMEDOUT' || code === 'EDGE_TIMEOUT') return new UnreachableFailure(`no answer from ${origin}: ${error.message}`);
   if (code === 'EPROTO' || code.startsWith('ERR_SSL')) return new EdgeFailure(`cannot talk TLS with ${origin} (${code}): is this the controller's HTTPS address?`);
+  if (code === 'ECONNRESET' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EPIPE') return new UnreachableFailure(`cannot reach ${origin}: ${code}: ${error.message}`);
   return new EdgeFailure(`cannot reach ${origin}: ${code ? `${code}: ` : ''}${error.message}`);
 }
 
