@@ -6,6 +6,7 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { OidcServices } from '../oidc/oidc-services.ts';
 
 export const keyCheckIntervalMs = 2_000;
+export const firstKeyRetryMs = 250;
 export const keyPruneIntervalMs = 60_000;
 export const supersededFlushIntervalMs = 5_000;
 
@@ -38,6 +39,8 @@ export function startOidcKeyTimers(oidc: OidcServices, isLeader: () => boolean, 
   };
   check();
   const checkTimer = setInterval(check, checkIntervalMs);
+  // Until the first key is committed, try more often: logins wait on it.
+  const firstKeyTimer = setInterval(() => (oidc.keys.signingKey() ? clearInterval(firstKeyTimer) : check()), firstKeyRetryMs);
   // Replaced refresh tokens reach the other controllers' revocation lists as one command per flush.
   const supersededTimer = setInterval(() => {
     oidc.superseded
@@ -54,6 +57,7 @@ export function startOidcKeyTimers(oidc: OidcServices, isLeader: () => boolean, 
   }, keyPruneIntervalMs);
   return () => {
     clearInterval(checkTimer);
+    clearInterval(firstKeyTimer);
     clearInterval(pruneTimer);
     clearInterval(supersededTimer);
   };

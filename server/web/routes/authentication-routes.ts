@@ -15,7 +15,7 @@ import { extJwtChallenge } from '../../edge/login/ext-jwt-login.ts';
 import type { PrimaryAuthentication } from '../../edge/login/password-login.ts';
 import { authQueriesFor } from '../../edge/login/auth-queries.ts';
 import { isOidcSession } from '../../oidc/oidc-sessions.ts';
-import { runPrimaryLogin, type PrimaryMethod } from './primary-login.ts';
+import { loginRefused, runPrimaryLogin, type PrimaryMethod } from './primary-login.ts';
 
 interface PasswordBody {
   username: string;
@@ -52,11 +52,13 @@ export function authenticationRoutes(router: ApiRouter, services: EdgeServices, 
   };
 
   const primary = async (ctx: ApiContext, method: PrimaryMethod, address: string): Promise<{ login: PrimaryAuthentication; configTypes: readonly string[] }> => {
+    // A body that cannot be read is a refused login too (an authentication event naming the error).
+    const refused = (error: unknown) => loginRefused(services, method, address, error);
     if (method === 'password') {
-      const body = await kit.validBody(ctx, passwordBody);
+      const body = await kit.validBody(ctx, passwordBody).catch(refused);
       return { login: await runPrimaryLogin(services, ctx, method, address, body), configTypes: body.configTypes ?? [] };
     }
-    const body = await kit.validBody(ctx, optionalBody, { optional: true });
+    const body = await kit.validBody(ctx, optionalBody, { optional: true }).catch(refused);
     return { login: await runPrimaryLogin(services, ctx, method, address), configTypes: body.configTypes ?? [] };
   };
 

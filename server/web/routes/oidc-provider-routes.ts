@@ -25,6 +25,9 @@ import { bearerTokens } from '../../auth/ext-jwt/bearer-tokens.ts';
 
 export const oidcPrefix = '/oidc';
 
+/** How long an authorization request waits for a starting controller's first signing key. */
+const keyWaitMs = 3_000;
+
 const tokenExchangeGrant = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
 const refreshTokenType = 'urn:ietf:params:oauth:token-type:refresh_token';
@@ -160,7 +163,9 @@ export function oidcProviderRoutes(services: EdgeServices, maxBodyBytes: number)
     const codeChallenge = params.get('code_challenge', 256) ?? '';
     if (params.get('code_challenge_method') !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) return fail('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256');
     if (params.get('prompt') === 'none') return fail('login_required', 'a login is required');
-    // No login should be spent on a controller that could not sign its tokens yet.
+    // No login should be spent on a controller that could not sign its tokens yet: a controller that just started
+    // publishes its key now (a few seconds at most) rather than turn the client away.
+    if (!oidc.tokens.ready) await Promise.race([oidc.keys.rotate().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, keyWaitMs).unref())]);
     if (!oidc.tokens.ready) return fail('temporarily_unavailable', 'this controller has no committed signing key yet: retry shortly or use another controller');
     const method = params.get('method');
     const nonce = params.get('nonce', 1024);

@@ -46,14 +46,19 @@ export async function runPrimaryLogin(services: EdgeServices, ctx: ApiContext, m
     services.countAuthentication(method, 'success');
     return login;
   } catch (error) {
-    // A 429 checked nothing, so it is no authentication event: a flood of them must not flood the event files.
-    // The throttle logs when an address or user runs out instead; the metrics count it as throttled.
-    if (error instanceof EdgeError && error.code === 'RATE_LIMITED') {
-      services.countAuthentication(method, 'throttled');
-    } else {
-      services.countAuthentication(method, 'failure');
-      services.reportAuthentication(refusedAttempt(method, remoteAddress, error));
-    }
-    throw error;
+    return loginRefused(services, method, remoteAddress, error);
   }
+}
+
+/** A login refused (its body unreadable, its credentials wrong, its client throttled): counted, reported, rethrown. */
+export function loginRefused(services: Pick<EdgeServices, 'countAuthentication' | 'reportAuthentication'>, method: PrimaryMethod, remoteAddress: string, error: unknown): never {
+  // A 429 checked nothing, so it is no authentication event: a flood of them must not flood the event files.
+  // The throttle logs when an address or user runs out instead; the metrics count it as throttled.
+  if (error instanceof EdgeError && error.code === 'RATE_LIMITED') {
+    services.countAuthentication(method, 'throttled');
+  } else {
+    services.countAuthentication(method, 'failure');
+    services.reportAuthentication(refusedAttempt(method, remoteAddress, error));
+  }
+  throw error;
 }
