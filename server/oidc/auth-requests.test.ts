@@ -21,7 +21,7 @@ test('PKCE S256: the challenge a relying party computes, and verifiers outside 4
 
 test('a code is redeemed once, within its minute, by its client, redirect URI and verifier only', () => {
   const clock = new ManualClock(0);
-  const requests = new AuthRequests(clock, { requestTtlMs: 300_000, codeTtlMs: 60_000, maxPending: 3 });
+  const requests = new AuthRequests(clock, { requestTtlMs: 300_000, codeTtlMs: 60_000, maxPending: 3, maxPendingPerAddress: 3 });
   const codeOf = () => requests.issueCode(requests.create(params));
   const first = codeOf();
   assert.ok(requests.redeem(first, 'openziti', params.redirectUri, verifier).ok);
@@ -38,10 +38,10 @@ test('a code is redeemed once, within its minute, by its client, redirect URI an
 
 test('pending requests expire and are bounded; a request turned into a code is no longer pending', () => {
   const clock = new ManualClock(0);
-  const requests = new AuthRequests(clock, { requestTtlMs: 300_000, codeTtlMs: 60_000, maxPending: 2 });
-  const a = requests.create(params);
-  requests.create(params);
-  assert.throws(() => requests.create(params), TooManyAuthRequests);
+  const requests = new AuthRequests(clock, { requestTtlMs: 300_000, codeTtlMs: 60_000, maxPending: 2, maxPendingPerAddress: 2 });
+  const a = requests.create({ ...params, remoteAddress: '10.0.0.1:1' });
+  requests.create({ ...params, remoteAddress: '10.0.0.2:1' });
+  assert.throws(() => requests.create({ ...params, remoteAddress: '10.0.0.3:1' }), TooManyAuthRequests);
   requests.issueCode(a);
   assert.equal(requests.get(a.id), undefined);
   requests.create(params);
@@ -59,4 +59,17 @@ test('redirect URIs: loopback on any port at /auth/callback, nothing else', () =
   for (const bad of ['http://evil.example/auth/callback', 'http://localhost:20314/auth/callback/x', 'http://localhost:20314/auth/callback?x=1', 'http://localhost:20314/auth/callback#f', 'http://localhost.evil.example:1/auth/callback', 'http://localhost:1/x/auth/callback', '']) {
     assert.equal(matchesRedirectUri(defaultRedirectUris, bad), false, bad);
   }
+});
+
+test('one client address holds at most its share of pending requests: its oldest go first, others are untouched', () => {
+  const clock = new ManualClock(0);
+  const requests = new AuthRequests(clock, { requestTtlMs: 300_000, codeTtlMs: 60_000, maxPending: 10, maxPendingPerAddress: 3 });
+  const other = requests.create({ ...params, remoteAddress: '10.0.0.9:4000' });
+  const flood = Array.from({ length: 50 }, (_, n) => requests.create({ ...params, remoteAddress: `10.0.0.1:${5000 + n}` }));
+  assert.equal(requests.pending, 4, 'three of the flood and the other client\'s');
+  assert.ok(requests.get(other.id), 'another client\'s login survives the flood');
+  assert.deepEqual(flood.slice(-3).map((request) => Boolean(requests.get(request.id))), [true, true, true]);
+  assert.equal(requests.get(flood[0]!.id), undefined);
+  const v6 = Array.from({ length: 5 }, () => requests.create({ ...params, remoteAddress: '[::1]:7000' }));
+  assert.equal(v6.filter((request) => requests.get(request.id)).length, 3);
 });

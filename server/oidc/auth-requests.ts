@@ -45,9 +45,11 @@ export interface AuthRequestLimits {
   readonly codeTtlMs: number;
   /** Pending requests at once on this controller; past it a new one is refused until some expire. */
   readonly maxPending: number;
+  /** Pending requests of one client address: its oldest goes to make room, so one source cannot fill the table. */
+  readonly maxPendingPerAddress: number;
 }
 
-export const defaultAuthRequestLimits: AuthRequestLimits = { requestTtlMs: 5 * 60_000, codeTtlMs: 60_000, maxPending: 10_000 };
+export const defaultAuthRequestLimits: AuthRequestLimits = { requestTtlMs: 5 * 60_000, codeTtlMs: 60_000, maxPending: 10_000, maxPendingPerAddress: 100 };
 
 export class TooManyAuthRequests extends Error {
   constructor() {
@@ -58,6 +60,8 @@ export class TooManyAuthRequests extends Error {
 export class AuthRequests {
   private readonly requests = new Map<string, AuthRequest>();
   private readonly codes = new Map<string, { request: AuthRequest; expiresAtMs: number }>();
+  /** Client address (without port) → its pending requests' ids, oldest first. */
+  private readonly byAddress = new Map<string, string[]>();
 
   constructor(
     private readonly clock: Clock,
@@ -70,9 +74,15 @@ export class AuthRequests {
 
   create(params: AuthRequestParams): AuthRequest {
     this.sweep();
+    const address = addressOf(params.remoteAddress);
+    const own = (this.byAddress.get(address) ?? []).filter((id) => this.requests.has(id));
+    // A source at its share gives up its oldest request; only then does the table's own bound apply.
+    while (own.length >= this.limits.maxPendingPerAddress) this.requests.delete(own.shift()!);
     if (this.requests.size >= this.limits.maxPending) throw new TooManyAuthRequests();
     const request: AuthRequest = { ...params, id: randomUUID(), apiSessionId: randomUUID(), createdAtMs: this.clock.now() };
     this.requests.set(request.id, request);
+    own.push(request.id);
+    this.byAddress.set(address, own);
     return request;
   }
 
@@ -122,8 +132,21 @@ export class AuthRequests {
       if (now - request.createdAtMs <= this.limits.requestTtlMs) break; // insertion order: the rest are newer
       this.requests.delete(id);
     }
+    for (const [address, ids] of this.byAddress) {
+      const live = ids.filter((id) => this.requests.has(id));
+      if (live.length === 0) this.byAddress.delete(address);
+      else if (live.length !== ids.length) this.byAddress.set(address, live);
+    }
     for (const [code, entry] of this.codes) if (now > entry.expiresAtMs) this.codes.delete(code);
   }
+}
+
+/** The host part of `ip:port` (or `[v6]:port`): a client's requests count together whatever port they came from. */
+function addressOf(remoteAddress: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(remoteAddress);
+  if (bracketed) return bracketed[1]!;
+  const colons = remoteAddress.split(':').length - 1;
+  return colons === 1 ? remoteAddress.slice(0, remoteAddress.lastIndexOf(':')) : remoteAddress;
 }
 
 /** RFC 7636 S256: BASE64URL(SHA256(verifier)) equals the challenge; verifiers are 43 to 128 unreserved characters. */
