@@ -3,20 +3,12 @@
 // page. The transport is injected, so paging and envelope handling are tested without a network.
 import { Agent, request as httpsRequest } from 'node:https';
 import { ApiFailure, EdgeFailure, UnreachableFailure, type ApiErrorCause } from './edge-errors.ts';
+import type { OidcHttpAnswer, OidcHttpRequest } from '../../../common/oidc-client/oidc-pkce-client.ts';
 
-export interface HttpRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body?: string;
-}
-
-export interface HttpAnswer {
-  readonly status: number;
-  /** Lower-case header names; repeated headers joined with ", ". */
-  readonly headers: Readonly<Record<string, string | undefined>>;
-  readonly body: string;
-}
+/** One HTTP exchange, the same shape the OIDC client sends over this transport (lower-case header names in the
+ * answer; repeated headers joined with ", "). */
+export type HttpRequest = OidcHttpRequest;
+export type HttpAnswer = OidcHttpAnswer;
 
 export interface Transport {
   send(request: HttpRequest): Promise<HttpAnswer>;
