@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../common/time/clock.ts';
 import type { ModelStore } from '../store/model-store.ts';
+import { openTestStore } from '../model/model-test-harness.ts';
 import { DatabaseAdmin } from './database-admin.ts';
 import { EdgeError } from './edge-error.ts';
 import type { ModelWriter } from './model-writer.ts';
@@ -12,6 +13,7 @@ const store = {
     const rows = name === 'authenticators' ? [{ id: 'a1', identityId: 'gone', method: 'updb' }] : [];
     return { all: () => rows, get: (id: string) => rows.find((row) => row.id === id) };
   },
+  entityTables: () => [],
   exportRows: () => ({ appliedIndex: 42, tables: { identities: [{ id: 'x', createdAt: at, updatedAt: at }] } }),
 } as unknown as ModelStore;
 
@@ -47,4 +49,40 @@ test('a snapshot is of the rows as applied, with their index', () => {
   const admin = new DatabaseAdmin({ store, writer: {} as ModelWriter, clock: new ManualClock(), writeSnapshot: (rows) => ((seen = rows), '/snap') });
   assert.deepEqual(admin.snapshot(), { path: '/snap', appliedIndex: 42 });
   assert.deepEqual(seen, store.exportRows());
+});
+
+test('an index that disagrees with its rows is reported and, when fixing, rebuilt on this controller without a raft write', async () => {
+  const { store: real } = await openTestStore({ prefix: 'edgeward-index-' });
+  const services = real.table<{ id: string; name: string; configs: string[] }>('services');
+  services.put({ id: 's1', name: 'web', configs: [] });
+  Object.assign(services.get('s1')!, { name: 'www' });
+  const writer = { write: async () => assert.fail('an index rebuild is not a raft write') } as unknown as ModelWriter;
+  const admin = new DatabaseAdmin({ store: real, writer, clock: new ManualClock(), writeSnapshot: () => '/nowhere' });
+  admin.start(false);
+  await admin.settled();
+  const expected = ["services index name: row s1 is not reachable by its value 'www'", "services index name: the value 'web' points at row s1, whose value is 'www'"];
+  assert.deepEqual(admin.results().results, expected.map((description) => ({ description, fixed: false })));
+  assert.equal(services.findUnique('name', 'www'), undefined, 'a check alone repairs nothing');
+  admin.start(true);
+  await admin.settled();
+  assert.deepEqual([admin.results().results, admin.results().error], [expected.map((description) => ({ description, fixed: true })), '']);
+  assert.equal(services.findUnique('name', 'www')!.id, 's1');
+  admin.start(false);
+  await admin.settled();
+  assert.deepEqual(admin.results().results, []);
+});
+
+test("a rebuild refused (two rows hold one unique value) leaves that table's findings unfixed, with the reason", async () => {
+  const { store: real } = await openTestStore({ prefix: 'edgeward-index-' });
+  const services = real.table<{ id: string; name: string; configs: string[] }>('services');
+  services.put({ id: 's1', name: 'web', configs: [] });
+  services.put({ id: 's2', name: 'api', configs: [] });
+  Object.assign(services.get('s2')!, { name: 'web' });
+  const admin = new DatabaseAdmin({ store: real, writer: {} as ModelWriter, clock: new ManualClock(), writeSnapshot: () => '/nowhere' });
+  admin.start(true);
+  await admin.settled();
+  const report = admin.results();
+  assert.deepEqual(report.results.map((result) => result.fixed), [false, false]);
+  assert.equal(report.results[0]!.description, "services index name: rows s1 and s2 both hold the unique value 'web'");
+  assert.equal(report.error, "a fix was refused: duplicate value 'web' in unique index on services store");
 });

@@ -1,10 +1,11 @@
 // The management API's `/database` operations: a snapshot of the model written to disk (model-snapshot-file.ts, in
 // a driver the wiring injects), and the data-integrity check (model/data-integrity.ts) run in the background, one at
 // a time, its results kept on this controller until the next run; the fixing run proposes each finding's fixing
-// command through raft like any write, so every controller is fixed.
+// command through raft like any write, so every controller is fixed; an index that disagrees with its rows is rebuilt
+// in this controller's memory (indexes are not replicated or stored), once per table.
 import type { Clock } from '../../common/time/clock.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
-import { checkDataIntegrity } from '../model/data-integrity.ts';
+import { checkDataIntegrity, checkIndexes, type IntegrityFinding } from '../model/data-integrity.ts';
 import type { Row } from '../store/entity-table.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { EdgeError } from './edge-error.ts';
@@ -68,13 +69,14 @@ export class DatabaseAdmin {
     let error = '';
     let tooMany = false;
     try {
-      const findings = checkDataIntegrity(this.deps.store, startTime);
+      const findings = [...checkIndexes(this.deps.store.entityTables()), ...checkDataIntegrity(this.deps.store, startTime)];
       tooMany = findings.length > maxIntegrityResults;
+      const rebuilt = new Map<string, string>();
       for (const finding of findings.slice(0, maxIntegrityResults)) {
         let fixed = false;
-        if (fix && finding.fix) {
+        if (fix && (finding.fix || finding.rebuildIndexesOf)) {
           try {
-            await this.deps.writer.write(finding.fix);
+            await this.repair(finding, rebuilt);
             fixed = true;
           } catch (failure) {
             error = `a fix was refused: ${(failure as Error).message}`;
@@ -86,5 +88,25 @@ export class DatabaseAdmin {
       error = (failure as Error).message;
     }
     this.report = { inProgress: false, fixingErrors: fix, tooManyErrors: tooMany, startTime, endTime: isoTime(this.deps.clock.now()), error, results };
+  }
+
+  /** Proposes the finding's fix through raft, or rebuilds its table's indexes here (once per run; a refused rebuild
+   * is refused again for that table's other findings). */
+  private async repair(finding: IntegrityFinding, rebuilt: Map<string, string>): Promise<void> {
+    if (finding.fix) {
+      await this.deps.writer.write(finding.fix);
+      return;
+    }
+    const table = finding.rebuildIndexesOf!;
+    if (!rebuilt.has(table)) {
+      try {
+        this.deps.store.table(table).rebuildIndexes();
+        rebuilt.set(table, '');
+      } catch (failure) {
+        rebuilt.set(table, (failure as Error).message);
+      }
+    }
+    const refusal = rebuilt.get(table);
+    if (refusal) throw new Error(refusal);
   }
 }

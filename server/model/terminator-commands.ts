@@ -15,9 +15,11 @@ export type TerminatorCommand =
   | { type: 'terminator.update'; id: string; at: string; terminator: AdminTerminatorBody }
   | { type: 'terminator.delete'; id: string }
   /** Cost, precedence and tags for a router-registered terminator (created or replaced). */
-  | { type: 'terminator.settings'; settings: TerminatorSettings };
+  | { type: 'terminator.settings'; settings: TerminatorSettings }
+  /** Forgets the settings of a terminator (the data-integrity fix for settings whose service or router is gone). */
+  | { type: 'terminator.deleteSettings'; id: string };
 
-const terminatorCommandTypes = new Set<string>(['terminator.create', 'terminator.update', 'terminator.delete', 'terminator.settings']);
+const terminatorCommandTypes = new Set<string>(['terminator.create', 'terminator.update', 'terminator.delete', 'terminator.settings', 'terminator.deleteSettings']);
 
 export function isTerminatorCommand(command: { type: string }): command is TerminatorCommand {
   return terminatorCommandTypes.has(command.type);
@@ -45,6 +47,10 @@ export function applyTerminatorCommand(command: TerminatorCommand, tx: ApplyTran
       tx.put<TerminatorSettings>(terminatorTables.terminatorSettings, { ...command.settings, createdAt: current?.createdAt ?? command.settings.createdAt });
       return undefined;
     }
+    case 'terminator.deleteSettings':
+      requireRow<TerminatorSettings>(tx, terminatorTables.terminatorSettings, command.id, 'terminator settings');
+      tx.delete(terminatorTables.terminatorSettings, command.id);
+      return undefined;
   }
 }
 

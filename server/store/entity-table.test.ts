@@ -58,3 +58,55 @@ test('unique and multi indexes find rows and refuse a clash without changing any
   assert.equal(things.get('3'), undefined);
   assert.deepEqual(ids(things.all()), ['1', '2']);
 });
+
+test('the indexes agree with the rows after puts and deletes: no disagreements', () => {
+  const things = table();
+  for (let i = 0; i < 50; i++) things.put({ id: `t${i}`, name: `n${i}`, owner: i % 3 === 0 ? 'ann' : undefined });
+  for (let i = 0; i < 50; i += 4) things.delete(`t${i}`);
+  things.put({ id: 't1', name: 'renamed', owner: 'bob' });
+  assert.deepEqual(things.indexDisagreements(), []);
+});
+
+test('a row changed behind the indexes is reported, and rebuilding the indexes from the rows repairs it', () => {
+  const things = table();
+  things.put({ id: '1', name: 'one', owner: 'ann' });
+  things.put({ id: '2', name: 'two', owner: 'ann' });
+  // What a bug mutating a stored row would leave: the indexes still hold its old values.
+  Object.assign(things.get('1')!, { name: 'uno', owner: 'bob' });
+  assert.deepEqual(things.indexDisagreements(), [
+    "things index name: row 1 is not reachable by its value 'uno'",
+    "things index name: the value 'one' points at row 1, whose value is 'uno'",
+    "things index owner: row 1 is not reachable by its value 'bob'",
+    "things index owner: the value 'ann' points at row 1, whose value is 'bob'",
+  ]);
+  things.rebuildIndexes();
+  assert.deepEqual(things.indexDisagreements(), []);
+  assert.equal(things.findUnique('name', 'uno')!.id, '1');
+  assert.equal(things.findUnique('name', 'one'), undefined);
+  assert.deepEqual(ids(things.findMany('owner', 'ann')), ['2']);
+  assert.deepEqual(ids(things.all()), ['1', '2']);
+});
+
+test('a row missing from the id order is reported and the rebuild lists it again', () => {
+  const things = table();
+  things.put({ id: '1', name: 'one' });
+  things.put({ id: '2', name: 'two' });
+  (things as unknown as { order: { delete(id: string): void } }).order.delete('2');
+  assert.deepEqual(things.indexDisagreements(), ['things id order: row 2 is missing from lists']);
+  things.rebuildIndexes();
+  assert.deepEqual(ids(things.all()), ['1', '2']);
+  assert.deepEqual(things.indexDisagreements(), []);
+});
+
+test('two rows holding one unique value are reported; the rebuild refuses and changes nothing', () => {
+  const things = table();
+  things.put({ id: '1', name: 'one' });
+  things.put({ id: '2', name: 'two' });
+  Object.assign(things.get('2')!, { name: 'one' });
+  assert.deepEqual(things.indexDisagreements(), [
+    "things index name: rows 1 and 2 both hold the unique value 'one'",
+    "things index name: the value 'two' points at row 2, whose value is 'one'",
+  ]);
+  assert.throws(() => things.rebuildIndexes(), UniqueIndexViolation);
+  assert.equal(things.findUnique('name', 'two')!.id, '2', 'the refused rebuild left the indexes as they were');
+});

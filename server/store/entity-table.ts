@@ -24,7 +24,7 @@ export class EntityTable<T extends Row> {
   private readonly multi = new Map<string, { key: IndexKey<T>; map: Map<string, Set<string>> }>();
   /** Every row in id order: lists come in id order, and a whole-table sort per list stalls the controller (tens of
    * milliseconds at 100k rows, as does looking every id up again). See RowOrder. */
-  private readonly order = new RowOrder<T>();
+  private order = new RowOrder<T>();
 
   constructor(readonly name: string) {}
 
@@ -93,6 +93,82 @@ export class EntityTable<T extends Row> {
     this.rows.delete(id);
     this.order.delete(id);
     return previous;
+  }
+
+  /** Where the indexes disagree with the rows, one sentence each ([] when they agree): a row its index key does not
+   * reach, an entry naming a missing row or a row whose key is now different, two rows holding one unique value, the
+   * id order missing or holding a row. Linear in the rows. The indexes live only in memory (the store keeps rows), so a
+   * disagreement is a bug in this process, not in the replicated data. */
+  indexDisagreements(): string[] {
+    const found: string[] = [];
+    const at = (index: string) => `${this.name} index ${index}`;
+    for (const [index, entry] of this.unique) {
+      const holders = new Map<string, string>();
+      for (const row of this.rows.values()) {
+        const value = entry.key(row);
+        if (value === undefined || value === null) continue;
+        const other = holders.get(value);
+        if (other !== undefined) found.push(`${at(index)}: rows ${other} and ${row.id} both hold the unique value '${value}'`);
+        else holders.set(value, row.id);
+        if (entry.map.get(value) !== row.id && other === undefined) found.push(`${at(index)}: row ${row.id} is not reachable by its value '${value}'`);
+      }
+      for (const [value, id] of entry.map) {
+        const row = this.rows.get(id);
+        if (!row) found.push(`${at(index)}: the value '${value}' points at row ${id}, which does not exist`);
+        else if (entry.key(row) !== value) found.push(`${at(index)}: the value '${value}' points at row ${id}, whose value is '${String(entry.key(row))}'`);
+      }
+    }
+    for (const [index, entry] of this.multi) {
+      for (const row of this.rows.values()) {
+        const value = entry.key(row);
+        if (value !== undefined && value !== null && !entry.map.get(value)?.has(row.id)) found.push(`${at(index)}: row ${row.id} is not reachable by its value '${value}'`);
+      }
+      for (const [value, ids] of entry.map) {
+        for (const id of ids) {
+          const row = this.rows.get(id);
+          if (!row) found.push(`${at(index)}: the value '${value}' points at row ${id}, which does not exist`);
+          else if (entry.key(row) !== value) found.push(`${at(index)}: the value '${value}' points at row ${id}, whose value is '${String(entry.key(row))}'`);
+        }
+      }
+    }
+    const ordered = this.order.rows();
+    const listed = new Set<string>();
+    for (const row of ordered) {
+      listed.add(row.id);
+      if (this.rows.get(row.id) !== row) found.push(`${this.name} id order: lists ${this.rows.has(row.id) ? `a former version of row ${row.id}` : `row ${row.id}, which does not exist`}`);
+    }
+    for (const id of this.rows.keys()) if (!listed.has(id)) found.push(`${this.name} id order: row ${id} is missing from lists`);
+    return found;
+  }
+
+  /** Builds every index and the id order again from the rows. Refused (UniqueIndexViolation, nothing changed) when
+   * two rows hold one unique value: no index can hold both, and which row keeps it is not this table's call. */
+  rebuildIndexes(): void {
+    const unique = new Map<string, Map<string, string>>();
+    for (const [index, entry] of this.unique) {
+      const map = new Map<string, string>();
+      for (const row of this.rows.values()) {
+        const value = entry.key(row);
+        if (value === undefined || value === null) continue;
+        if (map.has(value)) throw new UniqueIndexViolation(this.name, index, value);
+        map.set(value, row.id);
+      }
+      unique.set(index, map);
+    }
+    for (const [index, map] of unique) this.unique.get(index)!.map = map;
+    for (const entry of this.multi.values()) entry.map = new Map();
+    const rows = [...this.rows.values()];
+    for (const row of rows) {
+      for (const entry of this.multi.values()) {
+        const value = entry.key(row);
+        if (value === undefined || value === null) continue;
+        let ids = entry.map.get(value);
+        if (!ids) entry.map.set(value, (ids = new Set()));
+        ids.add(row.id);
+      }
+    }
+    this.order = new RowOrder<T>();
+    for (const row of rows) this.order.put(row);
   }
 
   private requireUnique(index: string) {

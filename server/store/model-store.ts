@@ -117,6 +117,11 @@ export class ModelStore {
     return table as unknown as EntityTable<T>;
   }
 
+  /** Every table (the data-integrity check reads their indexes). */
+  entityTables(): EntityTable<Row>[] {
+    return [...this.tables.values()];
+  }
+
   appliedIndex(): number {
     return this.applied;
   }
