@@ -103,14 +103,15 @@ export class EntityTable<T extends Row> {
     const found: string[] = [];
     const at = (index: string) => `${this.name} index ${index}`;
     for (const [index, entry] of this.unique) {
-      const holders = new Map<string, string>();
       for (const row of this.rows.values()) {
         const value = entry.key(row);
         if (value === undefined || value === null) continue;
-        const other = holders.get(value);
-        if (other !== undefined) found.push(`${at(index)}: rows ${other} and ${row.id} both hold the unique value '${value}'`);
-        else holders.set(value, row.id);
-        if (entry.map.get(value) !== row.id && other === undefined) found.push(`${at(index)}: row ${row.id} is not reachable by its value '${value}'`);
+        const holder = entry.map.get(value);
+        if (holder === row.id) continue;
+        // Another row holding the value too is a clash no index can hold; else this row is simply unreachable.
+        const other = holder === undefined ? undefined : this.rows.get(holder);
+        if (other && entry.key(other) === value) found.push(`${at(index)}: rows ${[holder, row.id].sort().join(' and ')} both hold the unique value '${value}'`);
+        else found.push(`${at(index)}: row ${row.id} is not reachable by its value '${value}'`);
       }
       for (const [value, id] of entry.map) {
         const row = this.rows.get(id);
@@ -132,12 +133,14 @@ export class EntityTable<T extends Row> {
       }
     }
     const ordered = this.order.rows();
-    const listed = new Set<string>();
     for (const row of ordered) {
-      listed.add(row.id);
       if (this.rows.get(row.id) !== row) found.push(`${this.name} id order: lists ${this.rows.has(row.id) ? `a former version of row ${row.id}` : `row ${row.id}, which does not exist`}`);
     }
-    for (const id of this.rows.keys()) if (!listed.has(id)) found.push(`${this.name} id order: row ${id} is missing from lists`);
+    // The order holds each id once, so as many rows as the table, all of them its rows, means none is missing.
+    if (ordered.length !== this.rows.size || found.some((line) => line.startsWith(`${this.name} id order`))) {
+      const listed = new Set(ordered.map((row) => row.id));
+      for (const id of this.rows.keys()) if (!listed.has(id)) found.push(`${this.name} id order: row ${id} is missing from lists`);
+    }
     return found;
   }
 
