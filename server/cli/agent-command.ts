@@ -6,6 +6,7 @@ import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type Comm
 import type { CliIo } from './main.ts';
 import type { MemberRow } from '../cluster/cluster-service.ts';
 import { memberTable } from './member-table.ts';
+import { runCheckIntegrity, runIntegrityResults } from './agent-integrity.ts';
 
 const socketNote = 'Without --socket the command finds the one controller running on this machine.';
 const socketFlag: FlagDef = { name: 'socket', kind: 'string' };
@@ -39,6 +40,21 @@ const transferUsage = `Usage: ./edgeward agent cluster transfer-leadership [<id>
 Hands leadership to <id>, or to the most caught-up voter. ${socketNote}
 `;
 
+const checkIntegrityUsage = `Usage: ./edgeward agent controller check-integrity [--fix] [--wait=false] [--json] [--socket <path>]
+
+Checks the model's references and indexes on this controller (as POST /database/check-data-integrity does) and
+prints each finding and whether it was fixed. --fix repairs what is safe: through raft, so every controller is fixed
+(an index is rebuilt on this controller only). Waits for the report (up to 10 minutes) unless --wait=false.
+Refused while a check runs. Exit 1 when findings remain unfixed or the run failed.
+${socketNote}
+`;
+const integrityResultsUsage = `Usage: ./edgeward agent controller integrity-results [--json] [--socket <path>]
+
+Prints the report of the last (or running) data-integrity check on this controller. Exit 1 when its findings
+remain unfixed or the run failed.
+${socketNote}
+`;
+
 const clusterUsage = `Usage: ./edgeward agent cluster <subcommand> ... [--socket <path>]
 
 Subcommands:
@@ -63,6 +79,9 @@ Subcommands:
   cluster add tls:<host>:<port> [--voter=false]     add a controller to the cluster
   cluster remove <id>                               remove a member
   cluster transfer-leadership [<id>]                hand leadership to <id> or the most caught-up voter
+  controller check-integrity [--fix] [--wait=false] [--json]
+                                                    check the model's references and indexes; --fix repairs what is safe
+  controller integrity-results [--json]             the last data-integrity check's report
 
 ${socketNote}
 './edgeward agent <subcommand> --help' describes one.
@@ -75,6 +94,8 @@ const tree: CommandNode = {
     controller: {
       usage: initUsage,
       subcommands: {
+        'check-integrity': { usage: checkIntegrityUsage, flags: [{ name: 'fix', kind: 'boolean' }, { name: 'wait', kind: 'boolean' }, { name: 'json', kind: 'boolean' }, socketFlag], arguments: [], min: 0, max: 0, example: ['--fix'] },
+        'integrity-results': { usage: integrityResultsUsage, flags: [{ name: 'json', kind: 'boolean' }, socketFlag], arguments: [], min: 0, max: 0, example: ['--json'] },
         init: {
           usage: initUsage,
           flags: [{ name: 'username', kind: 'string', required: true }, { name: 'password-file', kind: 'string', required: true }, { name: 'name', kind: 'string' }, socketFlag],
@@ -119,6 +140,10 @@ export async function runAgentCommand(args: string[], io: CliIo): Promise<number
   try {
     const socket = () => pickSocket(flags.text('socket'));
     switch (path.join(' ')) {
+      case 'controller check-integrity':
+        return await runCheckIntegrity(socket(), { fix: flags.bool('fix') === true, wait: flags.bool('wait') !== false, json: flags.bool('json') === true }, io);
+      case 'controller integrity-results':
+        return await runIntegrityResults(socket(), flags.bool('json') === true, io);
       case 'status': {
         const response = await callAgent(socket(), 'status');
         if (!response.ok) return fail(io, response.error);

@@ -61,6 +61,8 @@ Operator:
   agent cluster add tls:<host>:<port> [--voter=false] add a controller (or, on a new empty one, ask that member to add it: cluster.allowJoinRequests)
   agent cluster remove <id>                           remove a member
   agent cluster transfer-leadership [<id>]            hand leadership to <id> or the most caught-up voter
+  agent controller check-integrity [--fix] [--json]   check the model's references and indexes (exit 1: findings left)
+  agent controller integrity-results [--json]         the last data-integrity check's report
   pki init|controller|client|show ...                 the service's own PKI (./edgeward pki --help)
 
 Edge Management API, in the manner of 'ziti edge' (./edgeward edge --help):

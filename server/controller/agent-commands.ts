@@ -8,6 +8,7 @@ import { bootstrapSingleVoter } from '../raft/node/local-raft.ts';
 import type { ClusterRaft } from '../raft/node/raft-node.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { ControllerOptions } from './controller-options.ts';
+import { integrityAgentCommands } from './integrity-agent-commands.ts';
 
 export interface AgentCommandWiring {
   readonly options: ControllerOptions;
@@ -24,6 +25,7 @@ export type Initialize = (args: Record<string, unknown>) => Promise<{ identityId
 export function agentCommands(wiring: AgentCommandWiring, initialize: Initialize): Map<string, AgentCommand> {
   const { options, raft, cluster } = wiring;
   return new Map<string, AgentCommand>([
+    ...integrityAgentCommands(wiring.services.database),
     [
       'status',
       async () => {
