@@ -152,14 +152,7 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
     edgeSessions: wiring.edgeSessions ?? noEdgeSessions,
     terminators: terminatorDirectory,
     terminatorAdmin: new TerminatorService(store, writer, clock, terminatorDirectory),
-    database: new DatabaseAdmin({
-      store,
-      writer,
-      clock,
-      defaultBackupDir: join(options.dataDir, 'db-snapshots'),
-      origin: { controllerId: options.id, trustDomain: options.cluster.trustDomain, edgewardVersion: wiring.version ?? 'unknown' },
-      writeBackup: writeBackupFile,
-    }),
+    database: databaseAdmin(wiring),
     networkJwt: new NetworkJwtIssuer(
       { keyPem: identityTls.keyPem, issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`, controllers: clientApiOrigins, controllerId: options.id },
       clock,
@@ -179,4 +172,16 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
     reportAuthentication: onAuthentication ?? (() => undefined),
     countAuthentication: wiring.onAuthenticationOutcome ?? (() => undefined),
   };
+}
+
+/** Backups and integrity checks; backups go to `<dataDir>/db-snapshots` unless told otherwise. */
+function databaseAdmin({ store, writer, clock, options, version }: EdgeWiring): DatabaseAdmin {
+  return new DatabaseAdmin({
+    store,
+    writer,
+    clock,
+    defaultBackupDir: join(options.dataDir, 'db-snapshots'),
+    origin: { controllerId: options.id, trustDomain: options.cluster.trustDomain, edgewardVersion: version ?? 'unknown' },
+    writeBackup: writeBackupFile,
+  });
 }
