@@ -17,7 +17,7 @@ const store = {
 test('the agent starts a check as the API does, refuses a second while it runs with a clear message, and answers the report', async () => {
   let release!: () => void;
   const writer = { write: () => new Promise((resolve) => (release = () => resolve({ value: undefined, index: 1 }))) } as unknown as ModelWriter;
-  const database = new DatabaseAdmin({ store, writer, clock: new ManualClock(), writeSnapshot: () => '/nowhere', yieldNow: async () => undefined });
+  const database = new DatabaseAdmin({ store, writer, clock: new ManualClock(), defaultBackupDir: '/backups', origin: { controllerId: 'c', trustDomain: 't', edgewardVersion: 'v' }, writeBackup: async (path: string) => ({ path, sizeBytes: 0, sha256: '' }), yieldNow: async () => undefined });
   const commands = new Map(integrityAgentCommands(database));
   const started = (await commands.get('controller.checkIntegrity')!({ fix: true })) as { started: boolean; fixing: boolean; startTime: string };
   assert.deepEqual(started, { started: true, fixing: true, startTime: database.results().startTime });
