@@ -135,6 +135,15 @@ test('the check lists broken references on each controller and through the agent
   assert.equal(cli.code, 1, cli.stderr);
   assert.match(cli.stdout, /^data integrity check from \S+ to \S+: 8 findings, 0 fixed, 8 not fixed\n/);
   for (const description of expected) assert.ok(cli.stdout.includes(`  not fixed  ${description}\n`), description);
+  const noWait = await edgewardAgent(['controller', 'check-integrity', '--wait=false', '--socket', ctrl2.agentSocket]);
+  assert.equal(noWait.code, 0, noWait.stderr);
+  assert.match(noWait.stdout, /^started a data integrity check at \S+; read its report with \.\/edgeward agent controller integrity-results\n$/);
+  const text = await until('the unwaited check to finish', async () => {
+    const run = await edgewardAgent(['controller', 'integrity-results', '--socket', ctrl2.agentSocket]);
+    return run.stdout.includes('is running') ? undefined : run;
+  });
+  assert.equal(text.code, 1);
+  assert.match(text.stdout, /: 8 findings, 0 fixed, 8 not fixed\n/);
   const json = await edgewardAgent(['controller', 'integrity-results', '--json', '--socket', ctrl2.agentSocket]);
   assert.equal(json.code, 1, json.stderr);
   assert.deepEqual(JSON.parse(json.stdout).results.map((result: { description: string }) => result.description), expected);
