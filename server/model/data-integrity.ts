@@ -1,6 +1,7 @@
 // The model's data-integrity check (`POST /database/check-data-integrity`, `agent controller check-integrity`): rows
 // that point at rows that are gone, and tables whose in-memory indexes disagree with their rows. The applies keep
-// these from arising (deletes cascade), so a finding means a bug, a hand-edited store or a restore from a damaged copy. Found (docs/operator-guide.md lists them):
+// these from arising (deletes cascade), so a finding means a bug, a hand-edited store or a restore from a damaged
+// copy. Found (docs/operator-guide.md lists them):
 // - a service policy, edge router policy or service edge router policy whose roles name an `@id` no row has
 //   (policy-role-integrity.ts: the role is dropped where that cannot change what the policy selects);
 // - an authenticator, enrollment or MFA enrollment whose identity is gone (fixable: deleted);
