@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../common/time/clock.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
 import { clusterIdOf } from '../model/cluster-identity.ts';
-import { checkDataIntegrity, checkIndexes, type IntegrityFinding } from '../model/data-integrity.ts';
+import { checkDataIntegrity, indexFindings, type IntegrityFinding } from '../model/data-integrity.ts';
 import type { Row } from '../store/entity-table.ts';
 import { backupFileName, type BackupFileWritten, type BackupHeader } from '../store/model-backup-file.ts';
 import type { ModelStore } from '../store/model-store.ts';
@@ -43,8 +43,9 @@ export interface DatabaseAdminDeps {
   readonly yieldNow?: () => Promise<void>;
 }
 
-/** One turn of the event loop: at 100k identities a table's index check holds the thread for ~0.1-0.8 s, the whole
- * check for seconds, so requests and raft heartbeats get their turn between tables. */
+/** One turn of the event loop: at 100k identities the index check takes seconds and a table of it up to ~2 s on a
+ * loaded machine, longer than raft's election timeout (1 s by default), so it pauses between slices of 10k rows and
+ * between tables; requests and raft heartbeats get their turn. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface BackupWritten {
@@ -153,11 +154,17 @@ export class DatabaseAdmin {
     let tooMany = false;
     try {
       const findings: IntegrityFinding[] = [];
+      const yieldNow = this.deps.yieldNow ?? nextTurn;
       for (const table of this.deps.store.entityTables()) {
-        await (this.deps.yieldNow ?? nextTurn)();
-        findings.push(...checkIndexes([table]));
+        await yieldNow();
+        const disagreements: string[] = [];
+        for (const slice of table.indexCheckSteps(disagreements)) {
+          void slice;
+          await yieldNow();
+        }
+        findings.push(...indexFindings(table.name, disagreements));
       }
-      await (this.deps.yieldNow ?? nextTurn)();
+      await yieldNow();
       findings.push(...checkDataIntegrity(this.deps.store, startTime));
       tooMany = findings.length > maxIntegrityResults;
       const rebuilt = new Map<string, string>();

@@ -54,11 +54,12 @@ export interface IndexedTable {
 
 /** Each disagreement between a table's indexes and its rows; fixed by rebuilding that table's indexes. */
 export function checkIndexes(tablesToCheck: Iterable<IndexedTable>): IntegrityFinding[] {
-  const findings: IntegrityFinding[] = [];
-  for (const table of tablesToCheck) {
-    for (const disagreement of table.indexDisagreements()) findings.push({ description: disagreement, rebuildIndexesOf: table.name });
-  }
-  return findings;
+  return [...tablesToCheck].flatMap((table) => indexFindings(table.name, table.indexDisagreements()));
+}
+
+/** A table's index disagreements as findings. */
+export function indexFindings(table: string, disagreements: readonly string[]): IntegrityFinding[] {
+  return disagreements.map((description) => ({ description, rebuildIndexesOf: table }));
 }
 
 /** A row without its id and timestamps: what an update command carries. */

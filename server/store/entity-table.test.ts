@@ -110,3 +110,28 @@ test('two rows holding one unique value are reported; the rebuild refuses and ch
   assert.throws(() => things.rebuildIndexes(), UniqueIndexViolation);
   assert.equal(things.findUnique('name', 'two')!.id, '2', 'the refused rebuild left the indexes as they were');
 });
+
+test('the check a slice at a time pauses between slices, and changes made between them are not reported as disagreements', () => {
+  for (const sliceRows of [1, 2, 3, 7]) {
+    const things = table();
+    for (let i = 0; i < 20; i++) things.put({ id: `t${String(i).padStart(2, '0')}`, name: `n${i}`, owner: i % 2 === 0 ? 'ann' : 'bob' });
+    const found: string[] = [];
+    let pauses = 0;
+    for (const slice of things.indexCheckSteps(found, sliceRows)) {
+      void slice;
+      pauses++;
+      // What the applies do between slices: puts, renames and deletes, each keeping rows and indexes together.
+      things.put({ id: `new${pauses}`, name: `fresh${pauses}`, owner: 'ann' });
+      things.put({ id: 't05', name: `renamed${pauses}`, owner: pauses % 2 === 0 ? 'ann' : 'carl' });
+      things.delete(`t1${pauses % 10}`);
+      things.delete(`new${pauses - 1}`);
+    }
+    assert.ok(pauses >= 5, `paused ${pauses} times`);
+    assert.deepEqual(found, [], `slices of ${sliceRows}`);
+    Object.assign(things.get('t00')!, { name: 'behind-the-index' });
+    const sliced: string[] = [];
+    for (const slice of things.indexCheckSteps(sliced, sliceRows)) void slice;
+    assert.deepEqual(sliced, things.indexDisagreements());
+    assert.equal(sliced.length, 2);
+  }
+});
