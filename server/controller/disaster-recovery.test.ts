@@ -17,7 +17,7 @@ const header = { edgewardVersion: 'v1', clusterId: 'c1c1c1c1-0000', trustDomain:
 const identity = { id: 'i1', name: 'kept', createdAt: 'x', updatedAt: 'x' };
 
 test('a restore writes a raft snapshot at the backup index and term with this controller as the only voter, and a note for the next start', async () => {
-  const { path } = await writeBackupFile(join(root, 'backups', 'good.json'), header, { identities: [identity], clusterIdentity: [{ id: 'cluster', clusterId: header.clusterId, createdAt: 'x' }] });
+  const { path } = await writeBackupFile(join(root, 'backups', 'good.json'), header, { identities: [identity], clusterIdentity: [{ id: 'cluster', clusterId: header.clusterId, createdAt: 'x' } as never] });
   const options = optionsFor('restored');
   const report = await restoreFromBackup(options, path, silentLogger, Date.parse('2026-11-30T00:00:00Z'));
   assert.equal(report.rows, 2);
