@@ -143,14 +143,17 @@ export async function runRaftCommand(args: string[], io: CliIo): Promise<number>
   const seeds = numberFlag(flags, 'seeds', 100);
   const workers = numberFlag(flags, 'workers', availableParallelism());
   io.stdout(`seeds ${first}..${first + seeds - 1}, ${nodes} nodes, ${steps} steps per seed, ${workers} worker threads${family === 'standard' ? '' : `, family ${family}`}\n`);
-  const lost = { writes: 0, acknowledged: 0, seeds: 0 };
+  const lost = { writes: 0, acknowledged: 0, seeds: 0, reruns: 0 };
   const summary = await runSeedPool({ first, seeds, steps, nodes, workers, family }, ({ stats }) => {
     lost.writes += stats.writesLostToRecovery.length;
     lost.acknowledged += stats.acknowledgedLostToRecovery;
     if (stats.writesLostToRecovery.length > 0) lost.seeds++;
+    lost.reruns += stats.recoveryRuns - stats.recoveries;
   });
   for (const failure of summary.failed) io.stdout(`FAILED seed ${failure.seed} at step ${failure.step}: ${failure.failure}\n  replay: ${replayCommand(failure, steps, nodes, undefined, family)}\n`);
-  if (family === 'recovery') io.stdout(`lost to recovery: ${lost.writes} committed entries (${lost.acknowledged} acknowledged) in ${lost.seeds} seeds\n`);
+  if (family === 'recovery') {
+    io.stdout(`lost to recovery: ${lost.writes} committed entries (${lost.acknowledged} acknowledged) in ${lost.seeds} seeds; ${lost.reruns} recovery runs killed part-way and run again\n`);
+  }
   const ran = summary.passed + summary.failed.length;
   io.stdout(`${(summary.elapsedMs / 1000).toFixed(1)} s, ${(ran / (summary.elapsedMs / 1000)).toFixed(1)} seeds per second\n`);
   io.stdout(`${summary.passed} passed, ${summary.failed.length} failed\n`);

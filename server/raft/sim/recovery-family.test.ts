@@ -28,6 +28,7 @@ test('recovery seeds of three voters: every one loses its majority, recovers on 
   const results = await runRange(t, 1, 30, 3);
   assert.ok(results.every((result) => result.stats.recoveries === 1), 'each seed recovered once');
   assert.ok(results.every((result) => result.stats.rejoined === 2), 'two fresh servers replaced the lost voters in every seed');
+  assert.ok(results.some((result) => result.stats.recoveryRuns > 1), 'some recoveries were killed part-way and run again');
   // The losses are reported, with their indexes: committed entries only the lost servers held.
   const lossy = results.filter((result) => result.stats.writesLostToRecovery.length > 0);
   assert.ok(lossy.length >= 3, `${lossy.length} seeds reported losses`);

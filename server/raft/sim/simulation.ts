@@ -64,6 +64,8 @@ export interface SimulationStats {
   membershipChanges: number;
   /** Forced single-voter recoveries (the recovery family: one per seed). */
   recoveries: number;
+  /** Runs of the recovery command, the ones killed part-way (and run again) included. */
+  recoveryRuns: number;
   /** Indexes whose committed entry only the lost majority held: gone with it, reported here, not a failure. */
   writesLostToRecovery: number[];
   /** Of those, proposals that had been acknowledged to their client. */
@@ -134,6 +136,7 @@ class Simulation {
     reads: 0,
     membershipChanges: 0,
     recoveries: 0,
+    recoveryRuns: 0,
     writesLostToRecovery: [],
     acknowledgedLostToRecovery: 0,
     rejoined: 0,
@@ -657,6 +660,7 @@ class Simulation {
     const command = this.options.recover ?? forceSingleVoter;
     for (let attempt = 1; attempt <= 20; attempt++) {
       let outcome: { readonly result: ForcedRecovery } | { readonly error: Error } | undefined;
+      this.stats.recoveryRuns++;
       survivor
         .recover({
           now: this.now,
