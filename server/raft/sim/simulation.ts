@@ -724,8 +724,8 @@ class Simulation {
     }
     checkLogMatching(replicas);
     if (this.ledger) {
+      // Any node's commit index is a commit: a follower may have learned one its leader then lost with its disk.
       for (const node of replicas) {
-        if (!node.isLeader()) continue;
         this.ledger.observe(node, (index) => {
           const entry = node.log.entry(index);
           return entry && historyKey(entry);

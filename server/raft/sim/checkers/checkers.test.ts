@@ -183,7 +183,9 @@ test('recovery epoch: what the survivor lacks (past its log, or a different entr
   assert.deepEqual([...boundary.history.committed.keys()].sort(), [1, 2, 3, 4, 5]);
   assert.equal(boundary.history.maxCommitted, 5);
   assert.equal(boundary.history.leaderOfTerm.size, 0, 'a new epoch of terms: the old leaders are gone with their disks');
-  // The survivor applying its own entry at 6 is the new history; a node applying the old one there is not.
+  // Without the boundary, the survivor's own entry at 6 would read as a safety failure; across it, the loss is
+  // reported and that entry is the new history, which a node applying the old one there breaks.
+  assert.throws(() => recordApply(old, 'a', 5, { index: 6, term: 1, key: clientKey(99) }, 999), violation('state machine safety'));
   recordApply(boundary.history, 'a', 5, { index: 6, term: 1, key: clientKey(99) }, 999);
   assert.throws(() => recordApply(boundary.history, 'c', 5, { index: 6, term: 1, key: clientKey(6) }, 106), violation('state machine safety'));
 

@@ -9,15 +9,15 @@ import type { RaftLogView } from '../../core/raft-log.ts';
 import { History } from './history.ts';
 
 /**
- * Which entry each index committed, as the leaders announced it (history.ts records only what was applied): an entry
+ * Which entry each index committed, as the running nodes knew it (history.ts records only what was applied): an entry
  * a leader committed and then lost with its disk before anyone applied it is still a committed write the recovery
- * may lose. Kept only in the recovery family (it costs a look at every leader's new commit index).
+ * may lose. Kept only in the recovery family (it costs a look at each new commit index).
  */
 export class CommittedLedger {
   readonly keys = new Map<number, string>();
   private through = 0;
 
-  /** A leader's log and commit index, after a step. */
+  /** A node's log and commit index, after a step. */
   observe(leader: { readonly log: RaftLogView }, keyOf: (index: number) => string | undefined): void {
     const { log } = leader;
     for (let index = Math.max(this.through + 1, log.snapshotIndex + 1); index <= log.committed; index++) {
