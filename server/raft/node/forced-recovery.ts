@@ -124,12 +124,12 @@ async function planRecovery(options: ForceSingleVoterOptions): Promise<RecoveryP
   if (applied < index && Math.max(applied, snapshotIndex) + 1 < first) {
     throw new Error(`raft recovery: the raft log starts at index ${first} but the state machine has applied only ${applied} and no snapshot covers the entries between`);
   }
-  const term = index === snapshotIndex && meta ? meta.term : (await readEntries(store, index, index))[0]!.term;
   const previous = await lastConfiguration(store, meta, Math.max(first, snapshotIndex + 1), last);
   if (!previous.voters.includes(id) && !previous.nonVoters.includes(id)) {
     const members = [...previous.voters, ...previous.nonVoters];
     throw new Error(`raft recovery: ${id} is not a member of the last configuration (${members.length > 0 ? `voters ${previous.voters.join(', ') || 'none'}, non-voters ${previous.nonVoters.join(', ') || 'none'}` : 'it holds none'}); only a member's data can be recovered`);
   }
+  const term = index === snapshotIndex && meta ? meta.term : (await readEntries(store, index, index))[0]!.term;
   return { restore, index, term, previous, hardState };
 }
 
