@@ -142,6 +142,17 @@ async function supersededBy(store: RaftStore, snapshot: SnapshotMeta, first: num
   return atSnapshot !== undefined && atSnapshot.term !== snapshot.term;
 }
 
+/** The configuration the stored files end with, as a start would take it up; reads only (the quorum check of
+ * `controller recover` asks its voters before anything is forced). */
+export async function lastStoredConfiguration(store: RaftStore, snapshots: SnapshotStore): Promise<Configuration> {
+  const [meta] = await snapshots.list();
+  const first = await store.firstIndex();
+  let last = await store.lastIndex();
+  if (last < first) last = 0;
+  if (last > 0 && meta && (await supersededBy(store, meta, first, last))) last = 0;
+  return lastConfiguration(store, meta, Math.max(first, (meta?.index ?? 0) + 1), last);
+}
+
 /** The configuration in effect at the end of the log: its last config entry after the snapshot, else the snapshot's. */
 async function lastConfiguration(store: RaftStore, snapshot: SnapshotMeta | undefined, from: number, last: number): Promise<Configuration> {
   let configuration: Configuration = snapshot?.configuration ?? { voters: [], nonVoters: [] };
