@@ -64,12 +64,13 @@ test('a backup each interval, first one interval (plus jitter) after start; the 
   writeFileSync(join(dir, 'notes.txt'), 'mine');
   writeFileSync(join(dir, 'model-1-old.json.tmp'), 'a half-written file is not a backup');
   writeFileSync(join(dir, 'other-model-1-x.json'), 'not ours');
+  writeFileSync(join(dir, 'model-1-my-notes.json'), 'not named as a backup');
 
   assert.equal(timers.pending?.ms, 60_000 + backupJitterMs(60_000) / 2, 'the first backup an interval after start, jittered');
   assert.deepEqual(database.calls, [], 'nothing written at start');
   for (let i = 0; i < 4; i++) await timers.fire();
   assert.deepEqual(database.calls, Array(4).fill({ dir, trigger: 'schedule' }));
-  assert.deepEqual(readdirSync(dir).sort(), ['model-1-old.json.tmp', 'model-130-2026-11-29T17-00-130Z.json', 'model-140-2026-11-29T17-00-140Z.json', 'notes.txt', 'other-model-1-x.json']);
+  assert.deepEqual(readdirSync(dir).sort(), ['model-1-my-notes.json', 'model-1-old.json.tmp', 'model-130-2026-11-29T17-00-130Z.json', 'model-140-2026-11-29T17-00-140Z.json', 'notes.txt', 'other-model-1-x.json']);
   assert.deepEqual(
     logger.lines.filter((line) => line.msg === 'old backup deleted').map((line) => line.path),
     [join(dir, 'model-110-2026-11-29T17-00-110Z.json'), join(dir, 'model-120-2026-11-29T17-00-120Z.json')],
@@ -94,8 +95,8 @@ test('a failed backup is logged with its error and retried at the next interval;
     random: () => 0,
     folder: {
       list: async () => [
-        { name: 'model-5-a.json', modifiedMs: 1 },
-        { name: 'model-6-b.json', modifiedMs: 2 },
+        { name: 'model-5-2026-11-29T17-00-00-000Z.json', modifiedMs: 1 },
+        { name: 'model-6-2026-11-29T17-10-00-000Z.json', modifiedMs: 2 },
       ],
       remove: async (path) => {
         throw new Error(`EBUSY: ${path}`);
@@ -112,8 +113,8 @@ test('a failed backup is logged with its error and retried at the next interval;
   assert.equal(database.calls.length, 2);
   assert.ok(logger.lines.some((line) => line.msg === 'scheduled backup written'));
   const notDeleted = logger.lines.find((line) => line.msg === 'old backup not deleted');
-  assert.equal(notDeleted?.path, join(dir, 'model-5-a.json'), 'the oldest beyond retain');
-  assert.equal(notDeleted?.error, `EBUSY: ${join(dir, 'model-5-a.json')}`);
+  assert.equal(notDeleted?.path, join(dir, 'model-5-2026-11-29T17-00-00-000Z.json'), 'the oldest beyond retain');
+  assert.equal(notDeleted?.error, `EBUSY: ${join(dir, 'model-5-2026-11-29T17-00-00-000Z.json')}`);
   await stop();
 });
 

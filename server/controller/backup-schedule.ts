@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../common/log/logger.ts';
+import { isBackupFileName } from '../store/model-backup-file.ts';
 
 /** What the schedule asks of the database admin (server/edge/database-admin.ts). */
 export interface ScheduledSnapshotter {
@@ -44,8 +45,6 @@ export function backupJitterMs(intervalMs: number): number {
   return Math.min(Math.floor(intervalMs / 10), 60_000);
 }
 
-/** The files the schedule writes and may delete; nothing else in the folder is ever touched. */
-export const backupFilePattern = /^model-\d+-[^/]*\.json$/;
 
 const systemTimers: BackupTimers = {
   setTimeout: (run, ms) => setTimeout(run, ms),
@@ -55,7 +54,7 @@ const systemTimers: BackupTimers = {
 const diskFolder: BackupFolder = {
   async list(dir) {
     const entries = await readdir(dir, { withFileTypes: true });
-    const files = entries.filter((entry) => entry.isFile() && backupFilePattern.test(entry.name));
+    const files = entries.filter((entry) => entry.isFile() && isBackupFileName(entry.name));
     return Promise.all(files.map(async (entry) => ({ name: entry.name, modifiedMs: (await stat(join(dir, entry.name))).mtimeMs })));
   },
   remove: (path) => rm(path),
@@ -109,11 +108,12 @@ export function startBackupSchedule(options: BackupScheduleOptions): () => Promi
   };
 }
 
-/** Deletes the oldest backups beyond `retain` (by modification time, then name); a failed delete is logged. */
+/** Deletes the oldest backups beyond `retain` (by modification time, then name): only files named as backups are
+ * (model-<index>-<time>.json), nothing else in the folder; a failed delete is logged. */
 async function pruneOldBackups(folder: BackupFolder, dir: string, retain: number, logger: Logger): Promise<void> {
   let files;
   try {
-    files = (await folder.list(dir)).filter((file) => backupFilePattern.test(file.name));
+    files = (await folder.list(dir)).filter((file) => isBackupFileName(file.name));
   } catch (error) {
     logger.warn('old backup not deleted', { dir, error: (error as Error).message });
     return;
