@@ -39,7 +39,9 @@ import { applySessionDialRule } from './session-dial-rule.ts';
 import { startSessionTimers } from './session-timers.ts';
 import { startRevocationPruning } from './revocation-timer.ts';
 import { startOidcKeyTimers } from './oidc-key-timer.ts';
+import { startBackups } from './backup-wiring.ts';
 import { keepClusterIdentity } from './cluster-identity-keeper.ts';
+import { announceForcedMembership } from './forced-membership-event.ts';
 import { oidcObservability } from './oidc-observability.ts';
 import { baseUrlsOf, startWebListeners } from './web-listeners.ts';
 
@@ -98,6 +100,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     const { monitor, proposer, cluster } = startCluster({ options, self, raft, peers, limiter, dispatcher, clock, logger, ...(tracing ? { tracing } : {}) });
     parts.monitor = monitor;
     stack.push('cluster monitor', () => monitor.close());
+    announceForcedMembership(options, raft, dispatcher, clock, logger);
     const controllers = controllerDirectory(options, cluster, peers, clock);
     routers = startRouters({ options, store, stateMachine, raft, peers, cluster, metrics, dispatcher, clock, logger, controllers });
     const routerControl = routers;
@@ -138,6 +141,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     stack.push('session timers', startSessionTimers(services.sessions, isLeader, options, logger));
     stack.push('revocation pruning', startRevocationPruning(services.revocations, isLeader, logger.child('revocations')));
     stack.push('oidc signing keys', startOidcKeyTimers(services.oidc, isLeader, logger.child('oidc')));
+    stack.push('backup schedule', startBackups(options, services.database, metrics, logger.child('backup')));
     stack.push('cluster id', keepClusterIdentity(store, new ModelWriter(proposer), { isLeader, observe: (listener) => raft.observe(() => listener()) }, clock, logger));
 
     logger.info('controller started', { id: options.id, version: version.version, baseUrls });
