@@ -63,6 +63,20 @@ remain unfixed or the run failed.
 ${socketNote}
 `;
 
+const controllerUsage = `Usage: ./edgeward agent controller <subcommand> ... [--socket <path>]
+
+Subcommands:
+  init --username <name> --password-file <file> [--name <display name>]
+                                          start a new cluster with this controller and create the default admin
+  snapshot [--out <file>] [--json]        write a backup of the model while the controller serves
+  check-integrity [--fix] [--wait=false] [--json]
+                                          check the model's references and indexes; --fix repairs what is safe
+  integrity-results [--json]              the last data-integrity check's report
+
+${socketNote}
+'./edgeward agent controller <subcommand> --help' describes one.
+`;
+
 const clusterUsage = `Usage: ./edgeward agent cluster <subcommand> ... [--socket <path>]
 
 Subcommands:
@@ -101,7 +115,7 @@ const tree: CommandNode = {
   subcommands: {
     status: { usage: statusUsage, flags: [socketFlag, { name: 'json', kind: 'boolean' }], arguments: [], min: 0, max: 0, example: ['--json'] },
     controller: {
-      usage: initUsage,
+      usage: controllerUsage,
       subcommands: {
         'check-integrity': { usage: checkIntegrityUsage, flags: [{ name: 'fix', kind: 'boolean' }, { name: 'wait', kind: 'boolean' }, { name: 'json', kind: 'boolean' }, socketFlag], arguments: [], min: 0, max: 0, example: ['--fix'] },
         'integrity-results': { usage: integrityResultsUsage, flags: [{ name: 'json', kind: 'boolean' }, socketFlag], arguments: [], min: 0, max: 0, example: ['--json'] },
