@@ -1,0 +1,175 @@
+// Online snapshots of a big model: a three-controller cluster (or one controller, BENCH_SNAPSHOT_CONTROLLERS=1)
+// loaded with 100k identities through the leader's management API, then rounds of a steady write load through the
+// leader (`PATCH /identities/<id>` at a fixed offered rate, each write timed) without snapshots, and the same load
+// while `POST /edge/management/v1/database/snapshot` is sent to the leader back to back: each snapshot's wall time
+// and file size (a stat of the path it answers; the file is removed after), the writes' p50/p99/max and errors, the
+// leader's CPU. Writes its marked section of bench/RESULTS.md and prints the same. Bounded by a watchdog; the
+// controllers are stopped and the temp dir removed on success, failure, timeout or a signal.
+// Env: BENCH_SNAPSHOT_IDENTITIES (default 100000), BENCH_SNAPSHOT_ROUNDS (1 to 9, default 3), BENCH_SNAPSHOT_SECONDS
+// (per measurement, default 15), BENCH_SNAPSHOT_WRITE_RATE (writes/s, default 50), BENCH_SNAPSHOT_CONTROLLERS (1 or 3,
+// default 3).
+import { readdirSync, rmSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchLifecycle, type Cleanup } from './bench-lifecycle.ts';
+import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
+import { loadIdentities } from './identity-loader.ts';
+import { pacedWrites } from './paced-writes.ts';
+import { processCpuSeconds } from './process-cpu.ts';
+import { renderSnapshotSection, roundRatio, snapshotSummary, writeFigures, type SnapshotLoad, type SnapshotMeasurement, type SnapshotRound, type SnapshotRun, type SnapshotTaken } from './snapshot-bench-report.ts';
+import { snapshotTarget, type SnapshotTarget } from './snapshot-target.ts';
+import { ProbeClient } from './write-probe.ts';
+
+const benchDir = fileURLToPath(new URL('.', import.meta.url));
+const resultsFile = join(benchDir, 'RESULTS.md');
+
+const identityTarget = positiveInteger('BENCH_SNAPSHOT_IDENTITIES', 100_000, 1_000_000, 'identities');
+const rounds = positiveInteger('BENCH_SNAPSHOT_ROUNDS', 3, 9, 'rounds');
+const seconds = positiveInteger('BENCH_SNAPSHOT_SECONDS', 15, 600);
+const writeRate = positiveInteger('BENCH_SNAPSHOT_WRITE_RATE', 50, 1_000, 'writes per second');
+const controllerCount = positiveInteger('BENCH_SNAPSHOT_CONTROLLERS', 3, 3, 'controllers');
+if (controllerCount !== 1 && controllerCount !== 3) throw new Error(`BENCH_SNAPSHOT_CONTROLLERS must be 1 or 3, not ${controllerCount}`);
+const controllers: 1 | 3 = controllerCount;
+/** Identities the writes change, in turn (one page of the list). */
+const writeTargetCount = 500;
+const writeTimeoutMs = 30_000;
+const snapshotTimeoutMs = 120_000;
+
+/** Start-up, the load at no less than 200 identities/s, every measurement with its margins, stopping; bench/run.sh
+ * repeats this sum. */
+const budgetMs = (240 + identityTarget / 200 + rounds * 2 * (seconds + 60) + 60) * 1000;
+
+const notes = [
+  'Choices: the writes and the snapshots both go to the leader, where a write is proposed and a snapshot taken on the',
+  'same JavaScript thread (the worst place for it; a follower\'s snapshot would hold only its own applies). The writes',
+  'change existing identities so the model keeps its size from one snapshot to the next.',
+].join('\n');
+
+async function writeTargets(probe: ProbeClient, target: SnapshotTarget, prefix: string): Promise<string[]> {
+  const filter = encodeURIComponent(`name contains "${prefix}-"`);
+  const answer = await probe.get(`${target.managementApi}/identities?filter=${filter}&limit=${writeTargetCount}`, { 'zt-session': target.token }, 60_000);
+  if (answer.status !== 200) throw new Error(`listing identities: HTTP ${answer.status} ${answer.text.slice(0, 200)}`);
+  const ids = (JSON.parse(answer.text) as { data: { id: string }[] }).data.map((row) => row.id);
+  if (ids.length === 0) throw new Error('no identity to write to');
+  return ids;
+}
+
+/** The written file: the path the controller answers; before it answered one (the first writer), the newest file in
+ * its `<dataDir>/db-snapshots`. */
+function writtenFile(data: { path?: unknown }, dataDir: string): string {
+  if (typeof data.path === 'string') return data.path;
+  const dir = join(dataDir, 'db-snapshots');
+  const newest = readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => ({ name, mtimeMs: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
+  if (!newest) throw new Error(`the answer names no path and ${dir} holds no snapshot`);
+  return join(dir, newest.name);
+}
+
+async function takeSnapshot(probe: ProbeClient, target: SnapshotTarget): Promise<SnapshotTaken> {
+  const began = performance.now();
+  const answer = await probe.post(`${target.managementApi}/database/snapshot`, '{}', { 'zt-session': target.token }, snapshotTimeoutMs);
+  const wallMs = performance.now() - began;
+  if (answer.status !== 200) throw new Error(`HTTP ${answer.status} ${answer.text.slice(0, 160)}`);
+  const data = (JSON.parse(answer.text) as { data?: { path?: unknown; index?: unknown; durationMs?: unknown } }).data ?? {};
+  const path = writtenFile(data, target.dataDir);
+  const sizeBytes = statSync(path).size;
+  // Removed at once: back-to-back snapshots of a big model would otherwise fill the disk.
+  rmSync(path, { force: true });
+  const index = typeof data.index === 'number' ? data.index : Number(/model-(\d+)-/.exec(path)?.[1] ?? Number.NaN);
+  return { wallMs, sizeBytes, index, ...(typeof data.durationMs === 'number' ? { serverMs: data.durationMs } : {}) };
+}
+
+async function measure(load: SnapshotLoad, probe: ProbeClient, target: SnapshotTarget, ids: readonly string[], round: number): Promise<SnapshotMeasurement> {
+  const tag = `r${round}-${load}`;
+  const cpuBefore = processCpuSeconds(target.pid());
+  const began = performance.now();
+  const deadline = began + seconds * 1000;
+  const writes = pacedWrites(writeRate, async (n) => {
+    const answer = await probe.request('PATCH', `${target.managementApi}/identities/${ids[n % ids.length]}`, JSON.stringify({ tags: { snapshotBench: `${tag}-${n}` } }), { 'zt-session': target.token }, writeTimeoutMs);
+    return answer.status === 200 ? true : `HTTP ${answer.status} ${answer.text.slice(0, 120)}`;
+  });
+  const snapshots: SnapshotTaken[] = [];
+  const snapshotFailures: string[] = [];
+  let inFlight: Promise<void> = Promise.resolve();
+  if (load === 'with') {
+    // Back to back until the deadline; the one running then finishes after the writes stop.
+    inFlight = (async () => {
+      while (performance.now() < deadline) {
+        try {
+          snapshots.push(await takeSnapshot(probe, target));
+        } catch (error) {
+          snapshotFailures.push((error as Error).message);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+    })();
+  }
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - performance.now())));
+  const samples = await writes.stop();
+  const elapsed = (performance.now() - began) / 1000;
+  const cpuAfter = processCpuSeconds(target.pid());
+  await inFlight;
+  const measurement: SnapshotMeasurement = {
+    load,
+    seconds: elapsed,
+    writes: writeFigures(samples),
+    snapshots,
+    snapshotFailures,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined ? { cpuSeconds: cpuAfter - cpuBefore } : {}),
+  };
+  const w = measurement.writes;
+  const walls = snapshots.map((snapshot) => snapshot.wallMs.toFixed(0)).join(', ');
+  progress(`round ${round} ${load} snapshots: writes ${w.ok}/${w.sent} (${w.failed} failed), p50 ${w.p50Ms.toFixed(1)} ms, p99 ${w.p99Ms.toFixed(1)} ms, max ${w.maxMs.toFixed(1)} ms${load === 'with' ? `; ${snapshots.length} snapshots (${walls} ms), ${snapshotFailures.length} failed` : ''}`);
+  return measurement;
+}
+
+async function main(cleanups: Cleanup[]): Promise<SnapshotRun> {
+  const loadAverage = loadavg()[0] ?? 0;
+  const root = mkdtempSync(join(tmpdir(), 'edgeward-snapshot-bench-'));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  const target = await snapshotTarget(controllers, root, (stop) => cleanups.push(stop), progress);
+  const probe = new ProbeClient(target.caPem);
+  cleanups.push(() => probe.close());
+
+  progress(`creating ${identityTarget} identities through ${target.name}`);
+  const prefix = `snap-${Date.now().toString(36)}`;
+  const identities = await loadIdentities({ managementApi: target.managementApi, token: target.token, target: identityTarget, prefix, count: (name) => target.count(name), progress });
+  progress(`${identities.count} identities in ${identities.seconds.toFixed(0)} s (${(identities.count / identities.seconds).toFixed(0)} a second)`);
+  const ids = await writeTargets(probe, target, prefix);
+
+  const snapshotRounds: SnapshotRound[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const first: SnapshotLoad = round % 2 === 1 ? 'without' : 'with';
+    const measured: Partial<Record<SnapshotLoad, SnapshotMeasurement>> = {};
+    for (const load of first === 'without' ? (['without', 'with'] as const) : (['with', 'without'] as const)) measured[load] = await measure(load, probe, target, ids, round);
+    const done: SnapshotRound = { round, first, without: measured.without!, with: measured.with! };
+    progress(`round ${round}: p99(with)/p99(without) ${roundRatio(done).toFixed(2)}`);
+    snapshotRounds.push(done);
+  }
+  return {
+    date: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU', node: process.version, os: `${type()} ${release()}`, loadAverage, loadAverageAtEnd: loadavg()[0] ?? 0 },
+    controllers,
+    snapshotController: target.name,
+    identities,
+    writeRate,
+    writeTargets: ids.length,
+    rounds: snapshotRounds,
+  };
+}
+
+const { cleanups, runCleanups, abort, markFinishing } = benchLifecycle(budgetMs, progress);
+
+try {
+  const run = await main(cleanups);
+  markFinishing();
+  await runCleanups();
+  writeFileSync(resultsFile, renderSnapshotSection(readPreviousResults(resultsFile), run, notes));
+  process.stdout.write(`${snapshotSummary(run)}\n\nWritten to ${resultsFile} (snapshot section)\n`);
+  process.exit(0);
+} catch (error) {
+  await abort(`failed: ${(error as Error).stack ?? String(error)}`, 1);
+}
