@@ -1,7 +1,7 @@
 // The snapshot benchmark's figures and its section of bench/RESULTS.md: per round, a steady write load without
 // snapshots and the same load while snapshots are taken back to back through `POST /database/snapshot`; each
-// snapshot's wall time and file size, the writes' p50/p99/max and errors, and p99(with)/p99(without). Pure: the run
-// in, text out.
+// snapshot's wall time and file size, the writes' p50/p99/max and errors, elections meanwhile, and
+// p99(with)/p99(without). Pure: the run in, text out.
 import type { WriteSample } from './paced-writes.ts';
 import { percentile, replaceSection } from './raft-bench-report.ts';
 
@@ -11,8 +11,8 @@ export interface WriteFigures {
   readonly sent: number;
   readonly ok: number;
   readonly failed: number;
-  /** The first few failures' text, to say what went wrong. */
-  readonly failureSamples: readonly string[];
+  /** What went wrong, the commonest first (at most four kinds), each with how many writes it failed. */
+  readonly failureKinds: readonly { readonly text: string; readonly count: number }[];
   /** Of the accepted writes. */
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -32,12 +32,16 @@ export interface SnapshotTaken {
 
 export interface SnapshotMeasurement {
   readonly load: SnapshotLoad;
+  /** The controller that took the writes and the snapshots: the leader when the measurement began. */
+  readonly controller: string;
+  /** How much the raft term rose over the measurement: elections (the leader unheard for an election timeout). */
+  readonly termRise: number;
   readonly seconds: number;
   readonly writes: WriteFigures;
   /** Empty without snapshots. */
   readonly snapshots: readonly SnapshotTaken[];
   readonly snapshotFailures: readonly string[];
-  /** CPU seconds (user + system, all threads) the snapshotting controller used; undefined without /proc. */
+  /** CPU seconds (user + system, all threads) the controller used; undefined without /proc. */
   readonly cpuSeconds?: number;
 }
 
@@ -51,25 +55,31 @@ export interface SnapshotRound {
 export interface SnapshotRun {
   readonly date: string;
   readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly node: string; readonly os: string; readonly loadAverage: number; readonly loadAverageAtEnd: number };
-  /** How many controllers ran (1, or a three-member cluster), and which one took the writes and the snapshots. */
+  /** 1, or a three-member cluster whose leader takes the writes and the snapshots. */
   readonly controllers: number;
-  readonly snapshotController: string;
   readonly identities: { readonly count: number; readonly seconds: number; readonly connections: number };
   readonly writeRate: number;
   /** The writes' pool: each write changes one of this many identities. */
   readonly writeTargets: number;
+  /** Pause before each measurement. */
+  readonly settleSeconds: number;
   readonly rounds: readonly SnapshotRound[];
 }
 
-/** Latency percentiles of the accepted writes; every failure counted, the first three kept. */
+/** Latency percentiles of the accepted writes; every failure counted by what went wrong. */
 export function writeFigures(samples: readonly WriteSample[]): WriteFigures {
   const accepted = samples.filter((sample) => sample.ok).map((sample) => sample.ms).sort((a, b) => a - b);
-  const failures = samples.filter((sample) => !sample.ok);
+  const failures = new Map<string, number>();
+  for (const sample of samples) {
+    if (sample.ok) continue;
+    const text = sample.error ?? 'failed';
+    failures.set(text, (failures.get(text) ?? 0) + 1);
+  }
   return {
     sent: samples.length,
     ok: accepted.length,
-    failed: failures.length,
-    failureSamples: [...new Set(failures.map((sample) => sample.error ?? 'failed'))].slice(0, 3),
+    failed: samples.length - accepted.length,
+    failureKinds: [...failures].map(([text, count]) => ({ text, count })).sort((a, b) => b.count - a.count).slice(0, 4),
     p50Ms: percentile(accepted, 0.5),
     p99Ms: percentile(accepted, 0.99),
     maxMs: accepted.at(-1) ?? 0,
@@ -83,10 +93,17 @@ export function median(values: readonly number[]): number {
   return percentile([...values].sort((a, b) => a - b), 0.5);
 }
 
-const allSnapshots = (run: SnapshotRun) => run.rounds.flatMap((round) => round.with.snapshots);
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 const mib = (bytes: number) => `${fixed(bytes / (1024 * 1024), 1)} MiB`;
 const cpuShare = (measurement: SnapshotMeasurement) => (measurement.cpuSeconds === undefined ? 'n/a' : `${fixed((100 * measurement.cpuSeconds) / measurement.seconds, 0)}%`);
+/** Each distinct text with how often it occurs, in order of first occurrence. */
+function counted(texts: readonly string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const text of texts) counts.set(text, (counts.get(text) ?? 0) + 1);
+  return [...counts];
+}
+const loadName = (load: SnapshotLoad) => (load === 'with' ? 'with snapshots' : 'without');
+const inOrder = (round: SnapshotRound) => (round.first === 'without' ? [round.without, round.with] : [round.with, round.without]);
 
 function row(round: SnapshotRound, measurement: SnapshotMeasurement): string {
   const { writes, snapshots } = measurement;
@@ -94,47 +111,59 @@ function row(round: SnapshotRound, measurement: SnapshotMeasurement): string {
   const wallCells = walls.length === 0 ? '– | –' : `${fixed(median(walls), 0)} | ${fixed(Math.max(...walls), 0)}`;
   const size = snapshots.length === 0 ? '–' : mib(median(snapshots.map((snapshot) => snapshot.sizeBytes)));
   const failed = measurement.snapshotFailures.length > 0 ? ` (+${measurement.snapshotFailures.length} failed)` : '';
-  const what = measurement.load === 'with' ? 'with snapshots' : 'without';
-  return `| ${round.round} | ${what} | ${writes.ok}/${writes.sent} | ${writes.failed} | ${fixed(writes.p50Ms, 1)} | ${fixed(writes.p99Ms, 1)} | ${fixed(writes.maxMs, 1)} | ${snapshots.length}${failed} | ${wallCells} | ${size} | ${cpuShare(measurement)} |`;
+  return `| ${round.round} | ${loadName(measurement.load)} | ${measurement.controller} | ${measurement.termRise} | ${writes.ok}/${writes.sent} | ${writes.failed} | ${fixed(writes.p50Ms, 1)} | ${fixed(writes.p99Ms, 1)} | ${fixed(writes.maxMs, 1)} | ${snapshots.length}${failed} | ${wallCells} | ${size} | ${cpuShare(measurement)} |`;
+}
+
+function setupLines(run: SnapshotRun): string[] {
+  const single = run.controllers === 1;
+  const who = single ? 'the controller' : 'the leader';
+  return [
+    `Date: ${run.date}`,
+    `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}; load average ${fixed(run.machine.loadAverage, 2)} at start, ${fixed(run.machine.loadAverageAtEnd, 2)} at the end.`,
+    `${single ? 'One controller (a cluster of one voter)' : `A ${run.controllers}-controller cluster`} on loopback (TLS, raft defaults), loaded with ${run.identities.count.toLocaleString('en-US')} identities through ${who}'s management API (wrk, ${run.identities.connections} connections, \`POST /identities\`): ${fixed(run.identities.seconds, 0)} s, **${fixed(run.identities.count / run.identities.seconds, 0)} identities/s**.`,
+    `Write load: ${run.writeRate} writes/s offered through ${who} (\`PATCH /identities/<id>\`, a new tag on one of ${run.writeTargets} identities in turn), open loop (each sent on time whether or not earlier ones were answered), each timed.`,
+    `With snapshots: the same load while \`POST /edge/management/v1/database/snapshot\` (admin) is sent to ${who} again as soon as the last one was answered; each file's size is a stat of the path answered, then the file is removed. Without and with take turns (the first alternates by round).`,
+    `Controller: the one that took the writes and the snapshots, ${who} when the measurement began (looked up again before each, after a ${run.settleSeconds} s pause). Term rise: how much the raft term rose over the measurement; each rise is an election.`,
+    "CPU: user + system time of that controller's process (all threads) over the measurement, as a share of one CPU.",
+  ];
 }
 
 export function snapshotSummary(run: SnapshotRun): string {
-  const snapshots = allSnapshots(run);
+  const snapshots = run.rounds.flatMap((round) => round.with.snapshots);
   const walls = snapshots.map((snapshot) => snapshot.wallMs);
   const servers = snapshots.flatMap((snapshot) => (snapshot.serverMs === undefined ? [] : [snapshot.serverMs]));
   const sizes = snapshots.map((snapshot) => snapshot.sizeBytes);
-  const cluster = run.controllers === 1 ? 'One controller' : `A ${run.controllers}-controller cluster`;
   const lines = [
-    `Date: ${run.date}`,
-    `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}; load average ${fixed(run.machine.loadAverage, 2)} at start, ${fixed(run.machine.loadAverageAtEnd, 2)} at the end.`,
-    `${cluster} on loopback (TLS, raft defaults), loaded with ${run.identities.count.toLocaleString('en-US')} identities through ${run.snapshotController}'s management API (wrk, ${run.identities.connections} connections, \`POST /identities\`): ${fixed(run.identities.seconds, 0)} s, **${fixed(run.identities.count / run.identities.seconds, 0)} identities/s**.`,
-    `Write load: ${run.writeRate} writes/s offered through ${run.snapshotController} (\`PATCH /identities/<id>\`, a new tag on one of ${run.writeTargets} identities in turn), open loop (each sent on time whether or not earlier ones were answered), each timed.`,
-    `"with snapshots": the same load while \`POST /edge/management/v1/database/snapshot\` (admin) is sent to ${run.snapshotController} again as soon as the last one was answered; each file's size is a stat of the path answered, then the file is removed. Without and with take turns (the first alternates by round).`,
-    'CPU: user + system time of the snapshotting controller\'s process (all threads) over the measurement, as a share of one CPU.',
+    ...setupLines(run),
     '',
-    '| Round | Load | Writes ok/sent | Failed | Write p50 (ms) | Write p99 (ms) | Write max (ms) | Snapshots | Snapshot wall, median (ms) | Snapshot wall, max (ms) | Snapshot size (median) | Controller CPU |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Round | Load | Controller | Term rise | Writes ok/sent | Failed | Write p50 (ms) | Write p99 (ms) | Write max (ms) | Snapshots | Snapshot wall, median (ms) | Snapshot wall, max (ms) | Snapshot size (median) | Controller CPU |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...run.rounds.flatMap((round) => inOrder(round).map((measurement) => row(round, measurement))),
+    '',
   ];
   for (const round of run.rounds) {
-    const order = round.first === 'without' ? [round.without, round.with] : [round.with, round.without];
-    for (const measurement of order) lines.push(row(round, measurement));
+    const each = round.with.snapshots.map((snapshot) => fixed(snapshot.wallMs, 0));
+    lines.push(`Round ${round.round}, each snapshot's wall time (ms): ${each.length === 0 ? 'none' : each.join(', ')}.`);
   }
   lines.push('');
-  for (const round of run.rounds) {
-    const walls = round.with.snapshots.map((snapshot) => fixed(snapshot.wallMs, 0));
-    lines.push(`Round ${round.round}, each snapshot's wall time (ms): ${walls.length === 0 ? 'none' : walls.join(', ')}.`);
-  }
-  lines.push('');
-  lines.push(`By round, p99(with)/p99(without): ${run.rounds.map((round) => `round ${round.round}: ${fixed(roundRatio(round), 2)}`).join(', ')}; median **${fixed(median(run.rounds.map(roundRatio)), 2)}**.`);
-  lines.push(`Write p99 (median over the rounds): without ${fixed(median(run.rounds.map((round) => round.without.writes.p99Ms)), 1)} ms, with snapshots ${fixed(median(run.rounds.map((round) => round.with.writes.p99Ms)), 1)} ms; write max (median): without ${fixed(median(run.rounds.map((round) => round.without.writes.maxMs)), 1)} ms, with ${fixed(median(run.rounds.map((round) => round.with.writes.maxMs)), 1)} ms.`);
+  const medianOf = (pick: (round: SnapshotRound) => number) => median(run.rounds.map(pick));
+  lines.push(`By round, p99(with)/p99(without): ${run.rounds.map((round) => `round ${round.round}: ${fixed(roundRatio(round), 2)}`).join(', ')}; median **${fixed(medianOf(roundRatio), 2)}**.`);
+  lines.push(`Write p99 (median over the rounds): without ${fixed(medianOf((round) => round.without.writes.p99Ms), 1)} ms, with snapshots ${fixed(medianOf((round) => round.with.writes.p99Ms), 1)} ms; write max (median): without ${fixed(medianOf((round) => round.without.writes.maxMs), 1)} ms, with ${fixed(medianOf((round) => round.with.writes.maxMs), 1)} ms.`);
   if (snapshots.length > 0) {
     const server = servers.length > 0 ? `; as the controller timed them (\`durationMs\`): median ${fixed(median(servers), 0)} ms, max ${fixed(Math.max(...servers), 0)} ms` : '';
     lines.push(`Snapshots: ${snapshots.length}, wall time median **${fixed(median(walls), 0)} ms**, min ${fixed(Math.min(...walls), 0)} ms, max ${fixed(Math.max(...walls), 0)} ms${server}; size median **${mib(median(sizes))}** (${median(sizes)} bytes, ${fixed(median(sizes) / run.identities.count, 0)} bytes per identity).`);
   } else {
     lines.push('Snapshots: none was written.');
   }
-  const failures = run.rounds.flatMap((round) => [round.without, round.with]).flatMap((measurement) => [...measurement.writes.failureSamples.map((text) => `write (${measurement.load}): ${text}`), ...measurement.snapshotFailures.map((text) => `snapshot: ${text}`)]);
-  if (failures.length > 0) lines.push(`Failures: ${[...new Set(failures)].slice(0, 6).join(' | ')}`);
+  const measurements = run.rounds.flatMap(inOrder);
+  const rises = (load: SnapshotLoad) => measurements.filter((measurement) => measurement.load === load).reduce((sum, measurement) => sum + measurement.termRise, 0);
+  lines.push(`Raft term rises (elections): ${rises('with')} while snapshots were taken, ${rises('without')} without.`);
+  for (const round of run.rounds) {
+    for (const measurement of inOrder(round)) {
+      const kinds = [...measurement.writes.failureKinds.map((kind) => `${kind.count} × ${kind.text}`), ...counted(measurement.snapshotFailures).map(([text, count]) => `${count} × snapshot: ${text}`)];
+      if (kinds.length > 0) lines.push(`Failures, round ${round.round} ${loadName(measurement.load)}: ${kinds.join('; ')}.`);
+    }
+  }
   return lines.join('\n');
 }
 

@@ -18,7 +18,7 @@ import { loadIdentities } from './identity-loader.ts';
 import { pacedWrites } from './paced-writes.ts';
 import { processCpuSeconds } from './process-cpu.ts';
 import { renderSnapshotSection, roundRatio, snapshotSummary, writeFigures, type SnapshotLoad, type SnapshotMeasurement, type SnapshotRound, type SnapshotRun, type SnapshotTaken } from './snapshot-bench-report.ts';
-import { snapshotTarget, type SnapshotTarget } from './snapshot-target.ts';
+import { snapshotTarget, type SnapshotController, type SnapshotTarget } from './snapshot-target.ts';
 import { ProbeClient } from './write-probe.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
@@ -35,10 +35,12 @@ const controllers: 1 | 3 = controllerCount;
 const writeTargetCount = 500;
 const writeTimeoutMs = 30_000;
 const snapshotTimeoutMs = 120_000;
+/** A pause before each measurement, so that what one left behind (a backlog, a collection) does not land in the next. */
+const settleSeconds = 3;
 
 /** Start-up, the load at no less than 200 identities/s, every measurement with its margins, stopping; bench/run.sh
  * repeats this sum. */
-const budgetMs = (240 + identityTarget / 200 + rounds * 2 * (seconds + 60) + 60) * 1000;
+const budgetMs = (240 + identityTarget / 200 + rounds * 2 * (settleSeconds + seconds + 60) + 60) * 1000;
 
 const notes = [
   'Choices: the writes and the snapshots both go to the leader, where a write is proposed and a snapshot taken on the',
@@ -46,7 +48,7 @@ const notes = [
   'change existing identities so the model keeps its size from one snapshot to the next.',
 ].join('\n');
 
-async function writeTargets(probe: ProbeClient, target: SnapshotTarget, prefix: string): Promise<string[]> {
+async function writeTargets(probe: ProbeClient, target: SnapshotController, prefix: string): Promise<string[]> {
   const filter = encodeURIComponent(`name contains "${prefix}-"`);
   const answer = await probe.get(`${target.managementApi}/identities?filter=${filter}&limit=${writeTargetCount}`, { 'zt-session': target.token }, 60_000);
   if (answer.status !== 200) throw new Error(`listing identities: HTTP ${answer.status} ${answer.text.slice(0, 200)}`);
@@ -68,7 +70,7 @@ function writtenFile(data: { path?: unknown }, dataDir: string): string {
   return join(dir, newest.name);
 }
 
-async function takeSnapshot(probe: ProbeClient, target: SnapshotTarget): Promise<SnapshotTaken> {
+async function takeSnapshot(probe: ProbeClient, target: SnapshotController): Promise<SnapshotTaken> {
   const began = performance.now();
   const answer = await probe.post(`${target.managementApi}/database/snapshot`, '{}', { 'zt-session': target.token }, snapshotTimeoutMs);
   const wallMs = performance.now() - began;
@@ -82,14 +84,34 @@ async function takeSnapshot(probe: ProbeClient, target: SnapshotTarget): Promise
   return { wallMs, sizeBytes, index, ...(typeof data.durationMs === 'number' ? { serverMs: data.durationMs } : {}) };
 }
 
-async function measure(load: SnapshotLoad, probe: ProbeClient, target: SnapshotTarget, ids: readonly string[], round: number): Promise<SnapshotMeasurement> {
+/** A refused write's status and error code (the envelope's `error.code`), so that like failures count together. */
+function refusal(status: number, text: string): string {
+  let code: unknown;
+  try {
+    code = (JSON.parse(text) as { error?: { code?: unknown } }).error?.code;
+  } catch {
+    // not the API's envelope
+  }
+  return `HTTP ${status}${typeof code === 'string' ? ` ${code}` : ''}`;
+}
+
+async function measure(load: SnapshotLoad, probe: ProbeClient, system: SnapshotTarget, ids: readonly string[], round: number): Promise<SnapshotMeasurement> {
+  await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
+  const target = await system.leader(60_000);
+  const termBefore = await system.term();
   const tag = `r${round}-${load}`;
   const cpuBefore = processCpuSeconds(target.pid());
   const began = performance.now();
   const deadline = began + seconds * 1000;
   const writes = pacedWrites(writeRate, async (n) => {
-    const answer = await probe.request('PATCH', `${target.managementApi}/identities/${ids[n % ids.length]}`, JSON.stringify({ tags: { snapshotBench: `${tag}-${n}` } }), { 'zt-session': target.token }, writeTimeoutMs);
-    return answer.status === 200 ? true : `HTTP ${answer.status} ${answer.text.slice(0, 120)}`;
+    const url = `${target.managementApi}/identities/${ids[n % ids.length]}`;
+    try {
+      const answer = await probe.request('PATCH', url, JSON.stringify({ tags: { snapshotBench: `${tag}-${n}` } }), { 'zt-session': target.token }, writeTimeoutMs);
+      return answer.status === 200 ? true : refusal(answer.status, answer.text);
+    } catch (error) {
+      // Without the URL, so that like failures count together.
+      return (error as Error).message.replace(url, '<identity>');
+    }
   });
   const snapshots: SnapshotTaken[] = [];
   const snapshotFailures: string[] = [];
@@ -112,8 +134,11 @@ async function measure(load: SnapshotLoad, probe: ProbeClient, target: SnapshotT
   const elapsed = (performance.now() - began) / 1000;
   const cpuAfter = processCpuSeconds(target.pid());
   await inFlight;
+  const termRise = (await system.term()) - termBefore;
   const measurement: SnapshotMeasurement = {
     load,
+    controller: target.name,
+    termRise,
     seconds: elapsed,
     writes: writeFigures(samples),
     snapshots,
@@ -122,7 +147,7 @@ async function measure(load: SnapshotLoad, probe: ProbeClient, target: SnapshotT
   };
   const w = measurement.writes;
   const walls = snapshots.map((snapshot) => snapshot.wallMs.toFixed(0)).join(', ');
-  progress(`round ${round} ${load} snapshots: writes ${w.ok}/${w.sent} (${w.failed} failed), p50 ${w.p50Ms.toFixed(1)} ms, p99 ${w.p99Ms.toFixed(1)} ms, max ${w.maxMs.toFixed(1)} ms${load === 'with' ? `; ${snapshots.length} snapshots (${walls} ms), ${snapshotFailures.length} failed` : ''}`);
+  progress(`round ${round} ${load} snapshots on ${target.name} (term +${termRise}): writes ${w.ok}/${w.sent} (${w.failed} failed), p50 ${w.p50Ms.toFixed(1)} ms, p99 ${w.p99Ms.toFixed(1)} ms, max ${w.maxMs.toFixed(1)} ms${load === 'with' ? `; ${snapshots.length} snapshots (${walls} ms), ${snapshotFailures.length} failed` : ''}`);
   return measurement;
 }
 
@@ -130,21 +155,22 @@ async function main(cleanups: Cleanup[]): Promise<SnapshotRun> {
   const loadAverage = loadavg()[0] ?? 0;
   const root = mkdtempSync(join(tmpdir(), 'edgeward-snapshot-bench-'));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-  const target = await snapshotTarget(controllers, root, (stop) => cleanups.push(stop), progress);
-  const probe = new ProbeClient(target.caPem);
+  const system = await snapshotTarget(controllers, root, (stop) => cleanups.push(stop), progress);
+  const probe = new ProbeClient(system.caPem);
   cleanups.push(() => probe.close());
 
-  progress(`creating ${identityTarget} identities through ${target.name}`);
+  const leader = await system.leader(60_000);
+  progress(`creating ${identityTarget} identities through ${leader.name}`);
   const prefix = `snap-${Date.now().toString(36)}`;
-  const identities = await loadIdentities({ managementApi: target.managementApi, token: target.token, target: identityTarget, prefix, count: (name) => target.count(name), progress });
+  const identities = await loadIdentities({ managementApi: leader.managementApi, token: leader.token, target: identityTarget, prefix, count: (name) => system.count(name), progress });
   progress(`${identities.count} identities in ${identities.seconds.toFixed(0)} s (${(identities.count / identities.seconds).toFixed(0)} a second)`);
-  const ids = await writeTargets(probe, target, prefix);
+  const ids = await writeTargets(probe, leader, prefix);
 
   const snapshotRounds: SnapshotRound[] = [];
   for (let round = 1; round <= rounds; round++) {
     const first: SnapshotLoad = round % 2 === 1 ? 'without' : 'with';
     const measured: Partial<Record<SnapshotLoad, SnapshotMeasurement>> = {};
-    for (const load of first === 'without' ? (['without', 'with'] as const) : (['with', 'without'] as const)) measured[load] = await measure(load, probe, target, ids, round);
+    for (const load of first === 'without' ? (['without', 'with'] as const) : (['with', 'without'] as const)) measured[load] = await measure(load, probe, system, ids, round);
     const done: SnapshotRound = { round, first, without: measured.without!, with: measured.with! };
     progress(`round ${round}: p99(with)/p99(without) ${roundRatio(done).toFixed(2)}`);
     snapshotRounds.push(done);
@@ -153,10 +179,10 @@ async function main(cleanups: Cleanup[]): Promise<SnapshotRun> {
     date: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU', node: process.version, os: `${type()} ${release()}`, loadAverage, loadAverageAtEnd: loadavg()[0] ?? 0 },
     controllers,
-    snapshotController: target.name,
     identities,
     writeRate,
     writeTargets: ids.length,
+    settleSeconds,
     rounds: snapshotRounds,
   };
 }

@@ -1,22 +1,34 @@
-// The controller the snapshot benchmark writes to and snapshots: the leader of a three-controller cluster
-// (bench/edgeward-cluster.ts), or one controller on its own (a cluster of one voter, test/support/controller-fixture.ts).
+// The controllers the snapshot benchmark runs against: a three-controller cluster (bench/edgeward-cluster.ts), whose
+// leader takes the writes and the snapshots, or one controller on its own (a cluster of one voter,
+// test/support/controller-fixture.ts). A snapshot that holds the leader's thread long enough costs it its
+// leadership, so the leader is looked up again before each measurement and the raft term is read around it.
 import { join } from 'node:path';
+import { callAgent } from '../server/agent/agent-client.ts';
 import { adminCredentials, ControllerFixture } from '../test/support/controller-fixture.ts';
 import { initPki } from '../common/pki/pki-directory.ts';
 import { EdgewardCluster } from './edgeward-cluster.ts';
 import { ProbeClient } from './write-probe.ts';
 
-export interface SnapshotTarget {
+/** The controller that takes the writes and the snapshots. */
+export interface SnapshotController {
   readonly name: string;
   /** `…/edge/management/v1` */
   readonly managementApi: string;
   /** An admin session. */
   readonly token: string;
-  readonly caPem: string;
   readonly dataDir: string;
   /** Its process id while it runs (for its CPU time). */
   pid(): number | undefined;
-  /** How many identities named `<prefix>-…` it holds. */
+}
+
+export interface SnapshotTarget {
+  readonly controllers: 1 | 3;
+  readonly caPem: string;
+  /** The leader (the one controller), once every member agrees on it. */
+  leader(timeoutMs: number): Promise<SnapshotController>;
+  /** The highest raft term any reachable member is in: it rises with each election. */
+  term(): Promise<number>;
+  /** How many identities named `<prefix>-…` the leader holds. */
   count(prefix: string): Promise<number>;
 }
 
@@ -28,23 +40,33 @@ async function identityCount(probe: ProbeClient, managementApi: string, token: s
   return count;
 }
 
-/** Starts `controllers` (1 or 3) under `root`; `started` gets each way to stop them as soon as they run. */
-export async function snapshotTarget(controllers: 1 | 3, root: string, started: (stop: () => Promise<void>) => void, progress: (line: string) => void): Promise<SnapshotTarget> {
-  if (controllers === 3) {
-    progress('starting a three-controller cluster');
-    const cluster = await EdgewardCluster.start(join(root, 'cluster'), started, progress);
-    const leader = await cluster.leader(60_000);
-    const load = await cluster.loadTarget(leader);
-    return {
-      name: `${cluster.memberNames[leader]} (the leader)`,
-      managementApi: load.url.replace(/\/identities$/, ''),
-      token: load.headers['zt-session']!,
-      caPem: cluster.caPem,
-      dataDir: cluster.dataDir(leader),
-      pid: () => cluster.pids()[leader],
-      count: (prefix) => cluster.storedCount(leader, prefix),
-    };
-  }
+async function clusterTarget(root: string, started: (stop: () => Promise<void>) => void, progress: (line: string) => void): Promise<SnapshotTarget> {
+  progress('starting a three-controller cluster');
+  const cluster = await EdgewardCluster.start(join(root, 'cluster'), started, progress);
+  const sessions = new Map<number, { managementApi: string; token: string }>();
+  const leader = async (timeoutMs: number): Promise<SnapshotController> => {
+    const member = await cluster.leader(timeoutMs);
+    let session = sessions.get(member);
+    if (session === undefined) {
+      const load = await cluster.loadTarget(member);
+      session = { managementApi: load.url.replace(/\/identities$/, ''), token: load.headers['zt-session']! };
+      sessions.set(member, session);
+    }
+    return { name: cluster.memberNames[member]!, ...session, dataDir: cluster.dataDir(member), pid: () => cluster.pids()[member] };
+  };
+  return {
+    controllers: 3,
+    caPem: cluster.caPem,
+    leader,
+    term: async () => {
+      const terms = await Promise.all(cluster.memberNames.map((_, member) => cluster.status(member, 5_000).then((status) => status.term, () => 0)));
+      return Math.max(...terms);
+    },
+    count: async (prefix) => cluster.storedCount(await cluster.leader(60_000), prefix),
+  };
+}
+
+async function singleTarget(root: string, started: (stop: () => Promise<void>) => void, progress: (line: string) => void): Promise<SnapshotTarget> {
   progress('starting one controller');
   const pkiDir = join(root, 'pki');
   await initPki(pkiDir, { trustDomain: 'edgeward.bench' });
@@ -63,13 +85,21 @@ export async function snapshotTarget(controllers: 1 | 3, root: string, started: 
     await node.dispose();
   });
   const token = await node.login(adminCredentials.username, adminCredentials.password, 'management');
+  const controller: SnapshotController = { name: 'ctrl1', managementApi: node.managementApi, token, dataDir: node.dataDir, pid: () => node.child?.pid };
   return {
-    name: 'ctrl1',
-    managementApi: node.managementApi,
-    token,
+    controllers: 1,
     caPem: node.caPem,
-    dataDir: node.dataDir,
-    pid: () => node.child?.pid,
+    leader: async () => controller,
+    term: async () => {
+      const response = await callAgent(node.agentSocket, 'status', {}, 5_000);
+      if (!response.ok) throw new Error(`status: ${response.error}`);
+      return (response.result as { term: number }).term;
+    },
     count: (prefix) => identityCount(probe, node.managementApi, token, prefix),
   };
+}
+
+/** Starts `controllers` (1 or 3) under `root`; `started` gets each way to stop them as soon as they run. */
+export function snapshotTarget(controllers: 1 | 3, root: string, started: (stop: () => Promise<void>) => void, progress: (line: string) => void): Promise<SnapshotTarget> {
+  return controllers === 3 ? clusterTarget(root, started, progress) : singleTarget(root, started, progress);
 }
