@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { renderSnapshotSection, roundRatio, snapshotSummary, writeFigures, type SnapshotMeasurement, type SnapshotRun, type SnapshotTaken } from './snapshot-bench-report.ts';
+import { renderSnapshotSection, roundRatio, snapshotSummary, requestFigures, type SnapshotMeasurement, type SnapshotRun, type SnapshotTaken } from './snapshot-bench-report.ts';
 
 const writes = (p50Ms: number, p99Ms: number, maxMs: number, failed = 0) => ({ sent: 750, ok: 750 - failed, failed, failureKinds: failed > 0 ? [{ text: 'HTTP 503 CLUSTER_NO_LEADER', count: failed }] : [], p50Ms, p99Ms, maxMs });
 const snapshot = (wallMs: number, sizeBytes = 40 * 1024 * 1024, serverMs?: number): SnapshotTaken => ({ wallMs, sizeBytes, index: 100_100, ...(serverMs === undefined ? {} : { serverMs }) });
-const without = (p99Ms: number): SnapshotMeasurement => ({ load: 'without', controller: 'ctrl1', termRise: 0, seconds: 15, writes: writes(3, p99Ms, p99Ms * 2), snapshots: [], snapshotFailures: [], cpuSeconds: 3 });
-const withSnapshots = (p99Ms: number, snapshots: SnapshotTaken[], extra: Partial<SnapshotMeasurement> = {}): SnapshotMeasurement => ({ load: 'with', controller: 'ctrl1', termRise: 0, seconds: 15, writes: writes(40, p99Ms, p99Ms + 100), snapshots, snapshotFailures: [], cpuSeconds: 15, ...extra });
+const reads = (maxMs: number) => ({ sent: 300, ok: 300, failed: 0, failureKinds: [], p50Ms: 1, p99Ms: maxMs / 2, maxMs });
+const without = (p99Ms: number): SnapshotMeasurement => ({ load: 'without', controller: 'ctrl1', termRise: 0, seconds: 15, writes: writes(3, p99Ms, p99Ms * 2), reads: reads(8), snapshots: [], snapshotFailures: [], cpuSeconds: 3 });
+const withSnapshots = (p99Ms: number, snapshots: SnapshotTaken[], extra: Partial<SnapshotMeasurement> = {}): SnapshotMeasurement => ({ load: 'with', controller: 'ctrl1', termRise: 0, seconds: 15, writes: writes(40, p99Ms, p99Ms + 100), reads: reads(1200), snapshots, snapshotFailures: [], cpuSeconds: 15, ...extra });
 
 const run: SnapshotRun = {
   date: '2026-11-29T17:00:00Z',
@@ -13,6 +14,8 @@ const run: SnapshotRun = {
   controllers: 3,
   identities: { count: 100_000, seconds: 50, connections: 32 },
   writeRate: 50,
+  readRate: 20,
+  gapSeconds: 0,
   writeTargets: 500,
   settleSeconds: 3,
   rounds: [
@@ -30,7 +33,7 @@ test('write figures: percentiles of the accepted writes, every failure counted b
     { ms: 1, ok: false, error: 'no answer within 30000 ms' },
     { ms: 2, ok: false, error: 'HTTP 503 CLUSTER_NO_LEADER' },
   ];
-  const figures = writeFigures(samples);
+  const figures = requestFigures(samples);
   assert.deepEqual(
     { sent: figures.sent, ok: figures.ok, failed: figures.failed, p50: figures.p50Ms, p99: figures.p99Ms, max: figures.maxMs },
     { sent: 203, ok: 200, failed: 3, p50: 100, p99: 198, max: 5000 },
@@ -39,7 +42,7 @@ test('write figures: percentiles of the accepted writes, every failure counted b
     { text: 'no answer within 30000 ms', count: 2 },
     { text: 'HTTP 503 CLUSTER_NO_LEADER', count: 1 },
   ]);
-  assert.deepEqual(writeFigures([]), { sent: 0, ok: 0, failed: 0, failureKinds: [], p50Ms: 0, p99Ms: 0, maxMs: 0 });
+  assert.deepEqual(requestFigures([]), { sent: 0, ok: 0, failed: 0, failureKinds: [], p50Ms: 0, p99Ms: 0, maxMs: 0 });
 });
 
 test('each round compares p99 with snapshots against without', () => {
@@ -50,14 +53,17 @@ test('the summary lists every round in the order measured, every snapshot, the m
   const text = snapshotSummary(run);
   const rows = text.split('\n').filter((line) => /^\| \d /.test(line));
   assert.equal(rows.length, 6);
-  assert.match(rows[0]!, /^\| 1 \| without \| ctrl1 \| 0 \| 750\/750 \| 0 \| 3\.0 \| 20\.0 \| 40\.0 \| 0 \| – \| – \| – \| 20% \|$/);
-  assert.match(rows[1]!, /^\| 1 \| with snapshots \| ctrl1 \| 0 \| 750\/750 \| 0 \| 40\.0 \| 400\.0 \| 500\.0 \| 3 \| 1000 \| 1100 \| 40\.0 MiB \| 100% \|$/);
+  assert.match(rows[0]!, /^\| 1 \| without \| ctrl1 \| 0 \| 750\/750 \| 0 \| 3\.0 \| 20\.0 \| 40\.0 \| 4\.0 \| 8\.0 \| 0 \| – \| – \| – \| 20% \|$/);
+  assert.match(rows[1]!, /^\| 1 \| with snapshots \| ctrl1 \| 0 \| 750\/750 \| 0 \| 40\.0 \| 400\.0 \| 500\.0 \| 600\.0 \| 1200\.0 \| 3 \| 1000 \| 1100 \| 40\.0 MiB \| 100% \|$/);
   assert.match(rows[2]!, /^\| 2 \| with snapshots \| ctrl2 \| 1 \| .* \| 2 \(\+2 failed\) \| 800 \| 1200 \|/, 'round 2 measured with snapshots first');
   assert.match(text, /Round 1, each snapshot's wall time \(ms\): 900, 1100, 1000\.\nRound 2, each snapshot's wall time \(ms\): 800, 1200\./);
   assert.match(text, /round 1: 20\.00, round 2: 10\.00, round 3: 60\.00; median \*\*20\.00\*\*/);
   assert.match(text, /Write p99 \(median over the rounds\): without 20\.0 ms, with snapshots 400\.0 ms/);
   assert.match(text, /Snapshots: 6, wall time median \*\*1000 ms\*\*, min 800 ms, max 1200 ms; as the controller timed them \(`durationMs`\): median 950 ms, max 950 ms; size median \*\*40\.0 MiB\*\* \(41943040 bytes, 419 bytes per identity\)/);
   assert.match(text, /A 3-controller cluster .* loaded with 100,000 identities through the leader's management API .*: 50 s, \*\*2000 identities\/s\*\*/);
+  assert.match(text, /Read probe max \(median over the rounds\): without 8\.0 ms, with snapshots 1200\.0 ms\./);
+  assert.match(text, /sent to the leader again as soon as the last one was answered/);
+  assert.match(snapshotSummary({ ...run, gapSeconds: 5 }), /sent to the leader 5 s after the last one was answered/);
   assert.match(text, /Raft term rises \(elections\): 1 while snapshots were taken, 0 without\./);
   assert.match(text, /load average 1\.50 at start, 2\.50 at the end/);
   assert.match(text, /Failures, round 2 with snapshots: 2 × snapshot: HTTP 500 disk full\.\nFailures, round 3 without: 2 × HTTP 503 CLUSTER_NO_LEADER\./);

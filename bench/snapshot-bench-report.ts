@@ -2,12 +2,12 @@
 // snapshots and the same load while snapshots are taken back to back through `POST /database/snapshot`; each
 // snapshot's wall time and file size, the writes' p50/p99/max and errors, elections meanwhile, and
 // p99(with)/p99(without). Pure: the run in, text out.
-import type { WriteSample } from './paced-writes.ts';
+import type { RequestSample } from './paced-requests.ts';
 import { percentile, replaceSection } from './raft-bench-report.ts';
 
 export type SnapshotLoad = 'without' | 'with';
 
-export interface WriteFigures {
+export interface RequestFigures {
   readonly sent: number;
   readonly ok: number;
   readonly failed: number;
@@ -37,7 +37,10 @@ export interface SnapshotMeasurement {
   /** How much the raft term rose over the measurement: elections (the leader unheard for an election timeout). */
   readonly termRise: number;
   readonly seconds: number;
-  readonly writes: WriteFigures;
+  readonly writes: RequestFigures;
+  /** The read probe's figures: `GET /edge/client/v1/version`, answered from memory, so its latency is how long the
+   * controller's thread kept it waiting. */
+  readonly reads: RequestFigures;
   /** Empty without snapshots. */
   readonly snapshots: readonly SnapshotTaken[];
   readonly snapshotFailures: readonly string[];
@@ -59,6 +62,10 @@ export interface SnapshotRun {
   readonly controllers: number;
   readonly identities: { readonly count: number; readonly seconds: number; readonly connections: number };
   readonly writeRate: number;
+  /** Read probes a second. */
+  readonly readRate: number;
+  /** Seconds between the answer to one snapshot and the next request (0: back to back). */
+  readonly gapSeconds: number;
   /** The writes' pool: each write changes one of this many identities. */
   readonly writeTargets: number;
   /** Pause before each measurement. */
@@ -66,8 +73,8 @@ export interface SnapshotRun {
   readonly rounds: readonly SnapshotRound[];
 }
 
-/** Latency percentiles of the accepted writes; every failure counted by what went wrong. */
-export function writeFigures(samples: readonly WriteSample[]): WriteFigures {
+/** Latency percentiles of the requests answered as hoped; every failure counted by what went wrong. */
+export function requestFigures(samples: readonly RequestSample[]): RequestFigures {
   const accepted = samples.filter((sample) => sample.ok).map((sample) => sample.ms).sort((a, b) => a - b);
   const failures = new Map<string, number>();
   for (const sample of samples) {
@@ -111,7 +118,8 @@ function row(round: SnapshotRound, measurement: SnapshotMeasurement): string {
   const wallCells = walls.length === 0 ? '– | –' : `${fixed(median(walls), 0)} | ${fixed(Math.max(...walls), 0)}`;
   const size = snapshots.length === 0 ? '–' : mib(median(snapshots.map((snapshot) => snapshot.sizeBytes)));
   const failed = measurement.snapshotFailures.length > 0 ? ` (+${measurement.snapshotFailures.length} failed)` : '';
-  return `| ${round.round} | ${loadName(measurement.load)} | ${measurement.controller} | ${measurement.termRise} | ${writes.ok}/${writes.sent} | ${writes.failed} | ${fixed(writes.p50Ms, 1)} | ${fixed(writes.p99Ms, 1)} | ${fixed(writes.maxMs, 1)} | ${snapshots.length}${failed} | ${wallCells} | ${size} | ${cpuShare(measurement)} |`;
+  const { reads } = measurement;
+  return `| ${round.round} | ${loadName(measurement.load)} | ${measurement.controller} | ${measurement.termRise} | ${writes.ok}/${writes.sent} | ${writes.failed} | ${fixed(writes.p50Ms, 1)} | ${fixed(writes.p99Ms, 1)} | ${fixed(writes.maxMs, 1)} | ${fixed(reads.p99Ms, 1)} | ${fixed(reads.maxMs, 1)} | ${snapshots.length}${failed} | ${wallCells} | ${size} | ${cpuShare(measurement)} |`;
 }
 
 function setupLines(run: SnapshotRun): string[] {
@@ -122,7 +130,8 @@ function setupLines(run: SnapshotRun): string[] {
     `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}; load average ${fixed(run.machine.loadAverage, 2)} at start, ${fixed(run.machine.loadAverageAtEnd, 2)} at the end.`,
     `${single ? 'One controller (a cluster of one voter)' : `A ${run.controllers}-controller cluster`} on loopback (TLS, raft defaults), loaded with ${run.identities.count.toLocaleString('en-US')} identities through ${who}'s management API (wrk, ${run.identities.connections} connections, \`POST /identities\`): ${fixed(run.identities.seconds, 0)} s, **${fixed(run.identities.count / run.identities.seconds, 0)} identities/s**.`,
     `Write load: ${run.writeRate} writes/s offered through ${who} (\`PATCH /identities/<id>\`, a new tag on one of ${run.writeTargets} identities in turn), open loop (each sent on time whether or not earlier ones were answered), each timed.`,
-    `With snapshots: the same load while \`POST /edge/management/v1/database/snapshot\` (admin) is sent to ${who} again as soon as the last one was answered; each file's size is a stat of the path answered, then the file is removed. Without and with take turns (the first alternates by round).`,
+    `Read probe: ${run.readRate} \`GET /edge/client/v1/version\`/s to the same controller, open loop: answered from memory, its latency is how long the controller's thread kept a request waiting.`,
+    `With snapshots: the same load while \`POST /edge/management/v1/database/snapshot\` (admin) is sent to ${who} ${run.gapSeconds === 0 ? 'again as soon as the last one was answered' : `${run.gapSeconds} s after the last one was answered`}; each file's size is a stat of the path answered, then the file is removed. Without and with take turns (the first alternates by round).`,
     `Controller: the one that took the writes and the snapshots, ${who} when the measurement began (looked up again before each, after a ${run.settleSeconds} s pause). Term rise: how much the raft term rose over the measurement; each rise is an election.`,
     "CPU: user + system time of that controller's process (all threads) over the measurement, as a share of one CPU.",
   ];
@@ -136,8 +145,8 @@ export function snapshotSummary(run: SnapshotRun): string {
   const lines = [
     ...setupLines(run),
     '',
-    '| Round | Load | Controller | Term rise | Writes ok/sent | Failed | Write p50 (ms) | Write p99 (ms) | Write max (ms) | Snapshots | Snapshot wall, median (ms) | Snapshot wall, max (ms) | Snapshot size (median) | Controller CPU |',
-    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Round | Load | Controller | Term rise | Writes ok/sent | Failed | Write p50 (ms) | Write p99 (ms) | Write max (ms) | Read p99 (ms) | Read max (ms) | Snapshots | Snapshot wall, median (ms) | Snapshot wall, max (ms) | Snapshot size (median) | Controller CPU |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...run.rounds.flatMap((round) => inOrder(round).map((measurement) => row(round, measurement))),
     '',
   ];
@@ -149,6 +158,7 @@ export function snapshotSummary(run: SnapshotRun): string {
   const medianOf = (pick: (round: SnapshotRound) => number) => median(run.rounds.map(pick));
   lines.push(`By round, p99(with)/p99(without): ${run.rounds.map((round) => `round ${round.round}: ${fixed(roundRatio(round), 2)}`).join(', ')}; median **${fixed(medianOf(roundRatio), 2)}**.`);
   lines.push(`Write p99 (median over the rounds): without ${fixed(medianOf((round) => round.without.writes.p99Ms), 1)} ms, with snapshots ${fixed(medianOf((round) => round.with.writes.p99Ms), 1)} ms; write max (median): without ${fixed(medianOf((round) => round.without.writes.maxMs), 1)} ms, with ${fixed(medianOf((round) => round.with.writes.maxMs), 1)} ms.`);
+  lines.push(`Read probe max (median over the rounds): without ${fixed(medianOf((round) => round.without.reads.maxMs), 1)} ms, with snapshots ${fixed(medianOf((round) => round.with.reads.maxMs), 1)} ms.`);
   if (snapshots.length > 0) {
     const server = servers.length > 0 ? `; as the controller timed them (\`durationMs\`): median ${fixed(median(servers), 0)} ms, max ${fixed(Math.max(...servers), 0)} ms` : '';
     lines.push(`Snapshots: ${snapshots.length}, wall time median **${fixed(median(walls), 0)} ms**, min ${fixed(Math.min(...walls), 0)} ms, max ${fixed(Math.max(...walls), 0)} ms${server}; size median **${mib(median(sizes))}** (${median(sizes)} bytes, ${fixed(median(sizes) / run.identities.count, 0)} bytes per identity).`);
@@ -160,7 +170,11 @@ export function snapshotSummary(run: SnapshotRun): string {
   lines.push(`Raft term rises (elections): ${rises('with')} while snapshots were taken, ${rises('without')} without.`);
   for (const round of run.rounds) {
     for (const measurement of inOrder(round)) {
-      const kinds = [...measurement.writes.failureKinds.map((kind) => `${kind.count} × ${kind.text}`), ...counted(measurement.snapshotFailures).map(([text, count]) => `${count} × snapshot: ${text}`)];
+      const kinds = [
+        ...measurement.writes.failureKinds.map((kind) => `${kind.count} × ${kind.text}`),
+        ...measurement.reads.failureKinds.map((kind) => `${kind.count} × read probe: ${kind.text}`),
+        ...counted(measurement.snapshotFailures).map(([text, count]) => `${count} × snapshot: ${text}`),
+      ];
       if (kinds.length > 0) lines.push(`Failures, round ${round.round} ${loadName(measurement.load)}: ${kinds.join('; ')}.`);
     }
   }

@@ -3,11 +3,13 @@
 // leader (`PATCH /identities/<id>` at a fixed offered rate, each write timed) without snapshots, and the same load
 // while `POST /edge/management/v1/database/snapshot` is sent to the leader back to back: each snapshot's wall time
 // and file size (a stat of the path it answers; the file is removed after), the writes' p50/p99/max and errors, the
-// leader's CPU. Writes its marked section of bench/RESULTS.md and prints the same. Bounded by a watchdog; the
+// leader's CPU, and a read probe (`GET /version` at a steady rate) that shows how long the leader's thread kept a
+// request waiting. Writes its marked section of bench/RESULTS.md and prints the same. Bounded by a watchdog; the
 // controllers are stopped and the temp dir removed on success, failure, timeout or a signal.
 // Env: BENCH_SNAPSHOT_IDENTITIES (default 100000), BENCH_SNAPSHOT_ROUNDS (1 to 9, default 3), BENCH_SNAPSHOT_SECONDS
 // (per measurement, default 15), BENCH_SNAPSHOT_WRITE_RATE (writes/s, default 50), BENCH_SNAPSHOT_CONTROLLERS (1 or 3,
-// default 3).
+// default 3), BENCH_SNAPSHOT_GAP_SECONDS (seconds from one snapshot's answer to the next request, default 0: back to
+// back).
 import { readdirSync, rmSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +17,9 @@ import { fileURLToPath } from 'node:url';
 import { benchLifecycle, type Cleanup } from './bench-lifecycle.ts';
 import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { loadIdentities } from './identity-loader.ts';
-import { pacedWrites } from './paced-writes.ts';
+import { pacedRequests } from './paced-requests.ts';
 import { processCpuSeconds } from './process-cpu.ts';
-import { renderSnapshotSection, roundRatio, snapshotSummary, writeFigures, type SnapshotLoad, type SnapshotMeasurement, type SnapshotRound, type SnapshotRun, type SnapshotTaken } from './snapshot-bench-report.ts';
+import { renderSnapshotSection, roundRatio, snapshotSummary, requestFigures, type SnapshotLoad, type SnapshotMeasurement, type SnapshotRound, type SnapshotRun, type SnapshotTaken } from './snapshot-bench-report.ts';
 import { snapshotTarget, type SnapshotController, type SnapshotTarget } from './snapshot-target.ts';
 import { ProbeClient } from './write-probe.ts';
 
@@ -28,12 +30,17 @@ const identityTarget = positiveInteger('BENCH_SNAPSHOT_IDENTITIES', 100_000, 1_0
 const rounds = positiveInteger('BENCH_SNAPSHOT_ROUNDS', 3, 9, 'rounds');
 const seconds = positiveInteger('BENCH_SNAPSHOT_SECONDS', 15, 600);
 const writeRate = positiveInteger('BENCH_SNAPSHOT_WRITE_RATE', 50, 1_000, 'writes per second');
+const gapRaw = process.env.BENCH_SNAPSHOT_GAP_SECONDS ?? '0';
+const gapSeconds = Number(gapRaw);
+if (!/^\d{1,3}$/.test(gapRaw) || gapSeconds > 600) throw new Error(`BENCH_SNAPSHOT_GAP_SECONDS must be a whole number of seconds from 0 to 600, not "${gapRaw}"`);
 const controllerCount = positiveInteger('BENCH_SNAPSHOT_CONTROLLERS', 3, 3, 'controllers');
 if (controllerCount !== 1 && controllerCount !== 3) throw new Error(`BENCH_SNAPSHOT_CONTROLLERS must be 1 or 3, not ${controllerCount}`);
 const controllers: 1 | 3 = controllerCount;
 /** Identities the writes change, in turn (one page of the list). */
 const writeTargetCount = 500;
 const writeTimeoutMs = 30_000;
+/** Read probes a second. */
+const readRate = 20;
 const snapshotTimeoutMs = 120_000;
 /** A pause before each measurement, so that what one left behind (a backlog, a collection) does not land in the next. */
 const settleSeconds = 3;
@@ -103,7 +110,7 @@ async function measure(load: SnapshotLoad, probe: ProbeClient, system: SnapshotT
   const cpuBefore = processCpuSeconds(target.pid());
   const began = performance.now();
   const deadline = began + seconds * 1000;
-  const writes = pacedWrites(writeRate, async (n) => {
+  const writes = pacedRequests(writeRate, async (n) => {
     const url = `${target.managementApi}/identities/${ids[n % ids.length]}`;
     try {
       const answer = await probe.request('PATCH', url, JSON.stringify({ tags: { snapshotBench: `${tag}-${n}` } }), { 'zt-session': target.token }, writeTimeoutMs);
@@ -111,6 +118,16 @@ async function measure(load: SnapshotLoad, probe: ProbeClient, system: SnapshotT
     } catch (error) {
       // Without the URL, so that like failures count together.
       return (error as Error).message.replace(url, '<identity>');
+    }
+  });
+  const origin = new URL(target.managementApi).origin;
+  const reads = pacedRequests(readRate, async () => {
+    const url = `${origin}/edge/client/v1/version`;
+    try {
+      const answer = await probe.get(url, {}, writeTimeoutMs);
+      return answer.status === 200 ? true : refusal(answer.status, answer.text);
+    } catch (error) {
+      return (error as Error).message.replace(url, '<version>');
     }
   });
   const snapshots: SnapshotTaken[] = [];
@@ -126,11 +143,12 @@ async function measure(load: SnapshotLoad, probe: ProbeClient, system: SnapshotT
           snapshotFailures.push((error as Error).message);
           await new Promise((resolve) => setTimeout(resolve, 500));
         }
+        if (gapSeconds > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(gapSeconds * 1000, Math.max(0, deadline - performance.now()))));
       }
     })();
   }
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - performance.now())));
-  const samples = await writes.stop();
+  const [samples, readSamples] = await Promise.all([writes.stop(), reads.stop()]);
   const elapsed = (performance.now() - began) / 1000;
   const cpuAfter = processCpuSeconds(target.pid());
   await inFlight;
@@ -140,14 +158,16 @@ async function measure(load: SnapshotLoad, probe: ProbeClient, system: SnapshotT
     controller: target.name,
     termRise,
     seconds: elapsed,
-    writes: writeFigures(samples),
+    writes: requestFigures(samples),
+    reads: requestFigures(readSamples),
     snapshots,
     snapshotFailures,
     ...(cpuBefore !== undefined && cpuAfter !== undefined ? { cpuSeconds: cpuAfter - cpuBefore } : {}),
   };
   const w = measurement.writes;
+  const r = measurement.reads;
   const walls = snapshots.map((snapshot) => snapshot.wallMs.toFixed(0)).join(', ');
-  progress(`round ${round} ${load} snapshots on ${target.name} (term +${termRise}): writes ${w.ok}/${w.sent} (${w.failed} failed), p50 ${w.p50Ms.toFixed(1)} ms, p99 ${w.p99Ms.toFixed(1)} ms, max ${w.maxMs.toFixed(1)} ms${load === 'with' ? `; ${snapshots.length} snapshots (${walls} ms), ${snapshotFailures.length} failed` : ''}`);
+  progress(`round ${round} ${load} snapshots on ${target.name} (term +${termRise}): writes ${w.ok}/${w.sent} (${w.failed} failed), p50 ${w.p50Ms.toFixed(1)} ms, p99 ${w.p99Ms.toFixed(1)} ms, max ${w.maxMs.toFixed(1)} ms; reads p99 ${r.p99Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms${load === 'with' ? `; ${snapshots.length} snapshots (${walls} ms), ${snapshotFailures.length} failed` : ''}`);
   return measurement;
 }
 
@@ -181,6 +201,8 @@ async function main(cleanups: Cleanup[]): Promise<SnapshotRun> {
     controllers,
     identities,
     writeRate,
+    readRate,
+    gapSeconds,
     writeTargets: ids.length,
     settleSeconds,
     rounds: snapshotRounds,

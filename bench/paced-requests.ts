@@ -1,22 +1,23 @@
-// Writes at a steady offered rate, open loop: each is sent when its time comes whether or not the earlier ones were
-// answered (so a stalled server shows up as long latencies, not as fewer writes), and each one's latency and
-// outcome is kept. `send` resolves true when the write was accepted; a rejection counts as a failed write.
+// Requests (writes, or reads that probe a server) at a steady offered rate, open loop: each is sent when its time
+// comes whether or not the earlier ones were answered (so a stalled server shows up as long latencies, not as fewer
+// requests), and each one's latency and outcome is kept. `send` resolves true when the request was answered as
+// hoped, or says what went wrong; a rejection counts as a failure too.
 
-export interface WriteSample {
+export interface RequestSample {
   readonly ms: number;
   readonly ok: boolean;
-  /** What went wrong, for a failed write. */
+  /** What went wrong, for a failed request. */
   readonly error?: string;
 }
 
-export interface PacedWrites {
-  /** Stops sending, waits for the writes still in flight, and hands back every one's sample in the order sent. */
-  stop(): Promise<WriteSample[]>;
+export interface PacedRequests {
+  /** Stops sending, waits for the requests still in flight, and hands back every one's sample in the order sent. */
+  stop(): Promise<RequestSample[]>;
 }
 
-/** Starts sending `ratePerSecond` writes a second; `send(n)` sends the n-th (from 0). */
-export function pacedWrites(ratePerSecond: number, send: (n: number) => Promise<true | string>): PacedWrites {
-  const samples: WriteSample[] = [];
+/** Starts sending `ratePerSecond` requests a second; `send(n)` sends the n-th (from 0). */
+export function pacedRequests(ratePerSecond: number, send: (n: number) => Promise<true | string>): PacedRequests {
+  const samples: RequestSample[] = [];
   const inFlight = new Set<Promise<void>>();
   const started = performance.now();
   let sent = 0;
