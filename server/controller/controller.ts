@@ -39,6 +39,7 @@ import { applySessionDialRule } from './session-dial-rule.ts';
 import { startSessionTimers } from './session-timers.ts';
 import { startRevocationPruning } from './revocation-timer.ts';
 import { startOidcKeyTimers } from './oidc-key-timer.ts';
+import { keepClusterIdentity } from './cluster-identity-keeper.ts';
 import { oidcObservability } from './oidc-observability.ts';
 import { baseUrlsOf, startWebListeners } from './web-listeners.ts';
 
@@ -103,7 +104,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     stack.push('router control', () => routerControl.close());
 
     const baseUrls = baseUrlsOf(options.webs);
-    const services = startEdgeServices({ options, store, proposer, clock, logger, mfaKey, baseUrls, routers: routerControl, peers, metrics, dispatcher });
+    const services = startEdgeServices({ options, version: version.version, store, proposer, clock, logger, mfaKey, baseUrls, routers: routerControl, peers, metrics, dispatcher });
     applySessionDialRule(routerControl, services, clock);
     // The spec: "activity or a maintained edge router connection resets the timer" (edge-session-control.ts).
     routerControl.setEdgeSessionKeeper((ids) => services.sessions.touchIds(ids), Math.max(100, Math.floor(options.activityUpdateIntervalMs / 2)));
@@ -137,6 +138,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     stack.push('session timers', startSessionTimers(services.sessions, isLeader, options, logger));
     stack.push('revocation pruning', startRevocationPruning(services.revocations, isLeader, logger.child('revocations')));
     stack.push('oidc signing keys', startOidcKeyTimers(services.oidc, isLeader, logger.child('oidc')));
+    stack.push('cluster id', keepClusterIdentity(store, new ModelWriter(proposer), { isLeader, observe: (listener) => raft.observe(() => listener()) }, clock, logger));
 
     logger.info('controller started', { id: options.id, version: version.version, baseUrls });
     return {
@@ -158,6 +160,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
 
 interface EdgeServicesWiring {
   readonly options: ControllerOptions;
+  readonly version: string;
   readonly store: ModelStore;
   readonly proposer: ClusterProposer;
   readonly clock: Clock;
@@ -181,6 +184,7 @@ function startEdgeServices(wiring: EdgeServicesWiring): EdgeServices {
     clock: wiring.clock,
     logger: wiring.logger,
     options,
+    version: wiring.version,
     mfaKey: wiring.mfaKey,
     clientApiOrigins: baseUrls['edge-client'] ?? [],
     routerPresence: routers.presence,

@@ -38,7 +38,7 @@ import { DatabaseAdmin } from '../edge/database-admin.ts';
 import { RevocationService } from '../edge/revocation-service.ts';
 import { ControllerSettingsService } from '../edge/controller-settings.ts';
 import { CaJwtIssuer } from '../edge/ca-jwt.ts';
-import { writeModelSnapshot } from '../store/model-snapshot-file.ts';
+import { writeBackupFile } from '../store/model-backup-file.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import type { OidcTokenEvent } from '../oidc/oidc-events.ts';
 import { buildOidcServices } from '../oidc/oidc-services.ts';
@@ -51,6 +51,8 @@ export interface EdgeWiring {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly options: ControllerOptions;
+  /** This build's version (a backup's header names it). */
+  readonly version?: string;
   /** The key that seals TOTP secrets (edge.totp.secretKeyFile). */
   readonly mfaKey: Buffer;
   /** https://host:port of every client API binding; the first is the enrollment JWT's issuer. */
@@ -150,7 +152,7 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
     edgeSessions: wiring.edgeSessions ?? noEdgeSessions,
     terminators: terminatorDirectory,
     terminatorAdmin: new TerminatorService(store, writer, clock, terminatorDirectory),
-    database: new DatabaseAdmin({ store, writer, clock, writeSnapshot: (rows, nowMs) => writeModelSnapshot(join(options.dataDir, 'db-snapshots'), rows, nowMs) }),
+    database: databaseAdmin(wiring),
     networkJwt: new NetworkJwtIssuer(
       { keyPem: identityTls.keyPem, issuer: clientApiOrigins[0] ?? `https://${options.cluster.address.replace(/^tls:/, '')}`, controllers: clientApiOrigins, controllerId: options.id },
       clock,
@@ -170,4 +172,16 @@ export function buildEdgeServices(wiring: EdgeWiring): EdgeServices {
     reportAuthentication: onAuthentication ?? (() => undefined),
     countAuthentication: wiring.onAuthenticationOutcome ?? (() => undefined),
   };
+}
+
+/** Backups and integrity checks; backups go to `<dataDir>/db-snapshots` unless told otherwise. */
+function databaseAdmin({ store, writer, clock, options, version }: EdgeWiring): DatabaseAdmin {
+  return new DatabaseAdmin({
+    store,
+    writer,
+    clock,
+    defaultBackupDir: join(options.dataDir, 'db-snapshots'),
+    origin: { controllerId: options.id, trustDomain: options.cluster.trustDomain, edgewardVersion: version ?? 'unknown' },
+    writeBackup: writeBackupFile,
+  });
 }

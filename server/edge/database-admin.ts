@@ -1,11 +1,16 @@
-// The management API's `/database` operations: a snapshot of the model written to disk (model-snapshot-file.ts, in
-// a driver the wiring injects), and the data-integrity check (model/data-integrity.ts) run in the background, one at
-// a time, its results kept on this controller until the next run; the fixing run proposes each finding's fixing
-// command through raft like any write, so every controller is fixed.
+// The management API's `/database` operations: a backup of the model written to disk (store/model-backup-file.ts,
+// a driver the wiring injects) on request or on the backup schedule, and the data-integrity check
+// (model/data-integrity.ts) run in the background, one at a time, its results kept on this controller until the next
+// run; the fixing run proposes each finding's fixing command through raft like any write, so every controller is
+// fixed. A backup is the model as applied at one instant (its rows are taken in one synchronous step; applies run on
+// the same thread), written while the controller goes on serving; backups are written one at a time.
+import { join } from 'node:path';
 import type { Clock } from '../../common/time/clock.ts';
 import { isoTime } from '../../common/time/iso-time.ts';
+import { clusterIdOf } from '../model/cluster-identity.ts';
 import { checkDataIntegrity } from '../model/data-integrity.ts';
 import type { Row } from '../store/entity-table.ts';
+import { backupFileName, type BackupFileWritten, type BackupHeader } from '../store/model-backup-file.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { EdgeError } from './edge-error.ts';
 import type { ModelWriter } from './model-writer.ts';
@@ -27,22 +32,94 @@ export interface DatabaseAdminDeps {
   readonly store: ModelStore;
   readonly writer: ModelWriter;
   readonly clock: Clock;
-  /** Writes a snapshot of these rows; answers where (a driver: model-snapshot-file.ts under `<dataDir>/db-snapshots`). */
-  readonly writeSnapshot: (rows: { appliedIndex: number; tables: Record<string, Row[]> }, nowMs: number) => string;
+  /** Where backups go when no folder or file is named (`<dataDir>/db-snapshots`). */
+  readonly defaultBackupDir: string;
+  /** What a backup's header says about who wrote it. */
+  readonly origin: { readonly controllerId: string; readonly trustDomain: string; readonly edgewardVersion: string };
+  /** Writes a backup file atomically (a driver: model-backup-file.ts). */
+  readonly writeBackup: (path: string, header: Omit<BackupHeader, 'format' | 'tables'>, tables: Readonly<Record<string, readonly Row[]>>) => Promise<BackupFileWritten>;
 }
+
+export interface BackupWritten {
+  readonly path: string;
+  readonly index: number;
+  readonly term: number;
+  readonly clusterId: string;
+  readonly sizeBytes: number;
+  readonly sha256: string;
+  /** RFC 3339. */
+  readonly takenAt: string;
+  readonly durationMs: number;
+}
+
+export type BackupTrigger = 'request' | 'schedule';
+export type BackupOutcome = { ok: true; trigger: BackupTrigger; written: BackupWritten } | { ok: false; trigger: BackupTrigger; error: string };
+
+/** Backups waiting behind the one being written beyond this many are refused (429): each holds a copy's worth of
+ * row lists, and a burst of requests must not queue without bound. */
+export const maxQueuedBackups = 4;
 
 const epoch = new Date(0).toISOString();
 
 export class DatabaseAdmin {
   private report: IntegrityReport = { inProgress: false, fixingErrors: false, tooManyErrors: false, startTime: epoch, endTime: epoch, error: '', results: [] };
   private running: Promise<void> | undefined;
+  private backups: Promise<unknown> = Promise.resolve();
+  private backupsWaiting = 0;
+  private readonly backupListeners: Array<(outcome: BackupOutcome) => void> = [];
 
   constructor(private readonly deps: DatabaseAdminDeps) {}
 
-  /** Writes a snapshot of the model as applied now; answers its path and raft index. */
-  snapshot(): { path: string; appliedIndex: number } {
-    const rows = this.deps.store.exportRows();
-    return { path: this.deps.writeSnapshot(rows, this.deps.clock.now()), appliedIndex: rows.appliedIndex };
+  /**
+   * Writes a backup of the model as applied when its turn comes: to `out` (a file) if given, else into `dir`
+   * (default `<dataDir>/db-snapshots`) as model-<index>-<time>.json. Backups are written one at a time.
+   */
+  snapshot(options: { out?: string; dir?: string; trigger?: BackupTrigger } = {}): Promise<BackupWritten> {
+    const trigger = options.trigger ?? 'request';
+    if (this.backupsWaiting >= maxQueuedBackups) {
+      throw new EdgeError('SERVER_TOO_MANY_REQUESTS', { code: 'SERVER_TOO_MANY_REQUESTS', message: `${maxQueuedBackups} backups are already waiting to be written` });
+    }
+    this.backupsWaiting += 1;
+    const result = this.backups.then(() => {
+      this.backupsWaiting -= 1;
+      return this.writeBackupNow(options, trigger);
+    });
+    this.backups = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Hears every backup's outcome, whatever started it. */
+  onSnapshot(listener: (outcome: BackupOutcome) => void): void {
+    this.backupListeners.push(listener);
+  }
+
+  private async writeBackupNow(options: { out?: string; dir?: string }, trigger: BackupTrigger): Promise<BackupWritten> {
+    const started = this.deps.clock.now();
+    try {
+      // One synchronous step: every table's rows as of one applied index.
+      const rows = this.deps.store.exportRows();
+      const takenAt = isoTime(started);
+      const clusterId = clusterIdOf(this.deps.store) ?? '';
+      const path = options.out ?? join(options.dir ?? this.deps.defaultBackupDir, backupFileName(rows.appliedIndex, takenAt));
+      const header = { ...this.deps.origin, clusterId, index: rows.appliedIndex, term: rows.appliedTerm, takenAt };
+      const file = await this.deps.writeBackup(path, header, rows.tables);
+      const written: BackupWritten = { path: file.path, index: rows.appliedIndex, term: rows.appliedTerm, clusterId, sizeBytes: file.sizeBytes, sha256: file.sha256, takenAt, durationMs: this.deps.clock.now() - started };
+      this.tell({ ok: true, trigger, written });
+      return written;
+    } catch (error) {
+      this.tell({ ok: false, trigger, error: (error as Error).message });
+      throw error;
+    }
+  }
+
+  private tell(outcome: BackupOutcome): void {
+    for (const listener of this.backupListeners) {
+      try {
+        listener(outcome);
+      } catch {
+        // A listener (metrics, logs) must not turn a written backup into a failed one.
+      }
+    }
   }
 
   /** The last (or running) check's report. */

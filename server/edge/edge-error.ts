@@ -40,6 +40,7 @@ export const edgeErrorCodes = [
   'CLUSTER_NO_LEADER',
   'CLUSTER_READ_ONLY',
   'CONTROLLER_UNAVAILABLE',
+  'SNAPSHOT_FAILED',
 ] as const;
 
 export type EdgeErrorCode = (typeof edgeErrorCodes)[number];

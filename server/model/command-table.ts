@@ -20,6 +20,7 @@ import { applyTerminatorCommand, isTerminatorCommand } from './terminator-comman
 import { applyRevocationCommand, isRevocationCommand } from './revocation-commands.ts';
 import { applyOidcKeyCommand, isOidcKeyCommand } from './oidc-key-commands.ts';
 import { applyControllerSettingCommand, isControllerSettingCommand } from './controller-setting-commands.ts';
+import { applyClusterIdentityCommand } from './cluster-identity.ts';
 
 /** `identity` of `identity.create`: every family of ModelCommand. */
 export type CommandFamily = ModelCommandType extends infer T ? (T extends `${infer Family}.${string}` ? Family : never) : never;
@@ -56,6 +57,7 @@ const appliers: { readonly [F in CommandFamily]: Applier<FamilyCommand<F>> } = {
   oidcKey: guarded(isOidcKeyCommand, applyOidcKeyCommand),
   controllerSetting: guarded(isControllerSettingCommand, applyControllerSettingCommand),
   identityServiceConfig: applyIdentityServiceConfigCommand,
+  clusterIdentity: applyClusterIdentityCommand,
   // Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else.
   raft: (command) => (command.type === 'raft.noop' || command.type === 'raft.config' ? undefined : unknownCommand((command as { type: string }).type)),
 };

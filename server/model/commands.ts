@@ -10,6 +10,7 @@ import type { ServiceCommand } from './service-commands.ts';
 import type { TerminatorCommand } from './terminator-commands.ts';
 import type { RevocationCommand } from './revocation-commands.ts';
 import type { OidcKeyCommand } from './oidc-key-commands.ts';
+import type { ClusterIdentityCommand } from './cluster-identity.ts';
 import type { ControllerSettingCommand } from './controller-setting-commands.ts';
 
 export type IdentityChanges = Partial<
@@ -81,6 +82,7 @@ export type ModelCommand =
   | OidcKeyCommand
   | ControllerSettingCommand
   | IdentityServiceConfigCommand
+  | ClusterIdentityCommand
   /** Raft's own entries (a new leader's no-op, a membership change) advance the applied index and nothing else. */
   | { type: 'raft.noop' }
   | { type: 'raft.config' };

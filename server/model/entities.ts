@@ -10,6 +10,7 @@ import { createServiceTables } from './service-entities.ts';
 import { createTerminatorTables } from './terminator-entities.ts';
 import { createRevocationTables } from './revocation-entities.ts';
 import { createOidcKeyTables } from './oidc-key-entities.ts';
+import { createClusterIdentityTables } from './cluster-identity.ts';
 import { createControllerSettingTables } from './controller-setting-entities.ts';
 
 export type { BaseEntity } from './base-entity.ts';
@@ -239,5 +240,6 @@ export function createModelTables(): EntityTable<Row>[] {
     ...createOidcKeyTables(),
     ...createControllerSettingTables(),
     ...createIdentityServiceConfigTables(),
+    ...createClusterIdentityTables(),
   ] as unknown as EntityTable<Row>[];
 }

@@ -9,6 +9,8 @@ import { EntityTable, type Row } from './entity-table.ts';
 import { writeBatch } from './level-batch.ts';
 
 const appliedIndexKey = 'meta!appliedIndex';
+/** The raft term of the entry at the applied index (a backup names both). */
+const appliedTermKey = 'meta!appliedTerm';
 const rowKey = (table: string, id: string) => `e!${table}!${id}`;
 
 export interface EntityChange {
@@ -72,6 +74,7 @@ export class ApplyTransaction {
 export class ModelStore {
   private readonly tables = new Map<string, EntityTable<Row>>();
   private applied = 0;
+  private appliedTermValue = 0;
   /** Rows changed in memory since the last write began. */
   private readonly dirty = new Map<string, { table: string; id: string }>();
   private writing: Promise<void> = Promise.resolve();
@@ -103,6 +106,10 @@ export class ModelStore {
         store.writtenIndex = store.applied;
         continue;
       }
+      if (key === appliedTermKey) {
+        store.appliedTermValue = value as number;
+        continue;
+      }
       const [, tableName, id] = key.split('!');
       const table = tableName === undefined ? undefined : store.tables.get(tableName);
       if (!table || id === undefined) continue;
@@ -121,14 +128,20 @@ export class ModelStore {
     return this.applied;
   }
 
+  /** The term of the entry at the applied index (0 when unknown: a store from before terms were kept). */
+  appliedTerm(): number {
+    return this.appliedTermValue;
+  }
+
   /** Runs `work` for each entry, then persists every touched row with the last index in one batch. */
-  async applyBatch<E extends { readonly index: number }, R>(items: readonly E[], work: (item: E, tx: ApplyTransaction) => R): Promise<R[]> {
+  async applyBatch<E extends { readonly index: number; readonly term?: number }, R>(items: readonly E[], work: (item: E, tx: ApplyTransaction) => R): Promise<R[]> {
     // A failed write stops the store (as it stopped the raft loop when writes were awaited): nothing more applies.
     if (this.writeFailure) throw this.writeFailure;
     const results = items.map((item) => work(item, new ApplyTransaction(this, this.dirty)));
-    const last = items[items.length - 1]?.index;
-    if (last === undefined) return results;
-    this.applied = last;
+    const lastItem = items[items.length - 1];
+    if (lastItem === undefined) return results;
+    this.applied = lastItem.index;
+    if (lastItem.term !== undefined) this.appliedTermValue = lastItem.term;
     this.scheduleWrite();
     return results;
   }
@@ -165,6 +178,7 @@ export class ModelStore {
       operations.push(row ? { type: 'put', key, value: row } : { type: 'del', key });
     }
     operations.push({ type: 'put', key: appliedIndexKey, value: applied });
+    operations.push({ type: 'put', key: appliedTermKey, value: this.appliedTermValue });
     this.writeInFlight = true;
     this.writing = writeBatch(this.db, operations).then(
       () => {
@@ -181,14 +195,14 @@ export class ModelStore {
   }
 
   /** Every row of every table, as of the applied index: a raft snapshot's data. */
-  exportRows(): { appliedIndex: number; tables: Record<string, Row[]> } {
+  exportRows(): { appliedIndex: number; appliedTerm: number; tables: Record<string, Row[]> } {
     const tables: Record<string, Row[]> = {};
     for (const [name, table] of this.tables) tables[name] = table.all();
-    return { appliedIndex: this.applied, tables };
+    return { appliedIndex: this.applied, appliedTerm: this.appliedTermValue, tables };
   }
 
   /** Replaces everything with a snapshot's rows, durably, with `index` as the applied index. */
-  async replaceAll(data: { tables: Record<string, Row[]> }, index: number): Promise<void> {
+  async replaceAll(data: { tables: Record<string, Row[]>; appliedTerm?: number }, index: number): Promise<void> {
     // Pending row writes are superseded by the snapshot's rows; one in flight must land first, and none may start
     // until the snapshot is written (it would write the old applied index over the snapshot's).
     this.replacing = true;
@@ -199,7 +213,7 @@ export class ModelStore {
     }
   }
 
-  private async replaceRows(data: { tables: Record<string, Row[]> }, index: number): Promise<void> {
+  private async replaceRows(data: { tables: Record<string, Row[]>; appliedTerm?: number }, index: number): Promise<void> {
     if (this.writeTimer !== undefined) clearTimeout(this.writeTimer);
     this.writeTimer = undefined;
     await this.writing;
@@ -212,7 +226,9 @@ export class ModelStore {
       if (!this.tables.has(name)) continue;
       for (const row of rows) operations.push({ type: 'put', key: rowKey(name, row.id), value: row });
     }
+    const term = typeof data.appliedTerm === 'number' ? data.appliedTerm : 0;
     operations.push({ type: 'put', key: appliedIndexKey, value: index });
+    operations.push({ type: 'put', key: appliedTermKey, value: term });
     await writeBatch(this.db, operations, { sync: true });
     this.writtenIndex = index;
     for (const [name, table] of this.tables) {
@@ -220,6 +236,7 @@ export class ModelStore {
       for (const row of data.tables[name] ?? []) table.put(row);
     }
     this.applied = index;
+    this.appliedTermValue = term;
   }
 
   /** A consistent check that the store answers reads (the `bolt.read` health check). */

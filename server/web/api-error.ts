@@ -39,6 +39,7 @@ export const apiErrorCodes: { readonly [code in EdgeErrorCode]: { readonly statu
   CLUSTER_NO_LEADER: { status: 503, message: 'ClusterHasNoLeaderError: the cluster has no leader, the command could not be executed' },
   CLUSTER_READ_ONLY: { status: 503, message: 'unable to execute command. In a readonly state: different versions detected in cluster' },
   CONTROLLER_UNAVAILABLE: { status: 503, message: 'This controller stopped after a failure and is restarting; use another controller or retry shortly' },
+  SNAPSHOT_FAILED: { status: 503, message: 'The snapshot could not be written; see the cause and the controller log' },
 };
 
 /** The HTTP status an error of this code is answered with. */
