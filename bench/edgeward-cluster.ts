@@ -175,11 +175,6 @@ export class EdgewardCluster implements ClusterUnderTest {
     this.probes = new ProbeClient(this.caPem);
   }
 
-  /** A controller's data folder (`cluster.dataDir`). */
-  dataDir(member: number): string {
-    return this.node(member).dataDir;
-  }
-
   pids(): (number | undefined)[] {
     return this.nodes.map((node) => node.child?.pid);
   }

@@ -10,7 +10,7 @@
 // (per measurement, default 15), BENCH_SNAPSHOT_WRITE_RATE (writes/s, default 50), BENCH_SNAPSHOT_CONTROLLERS (1 or 3,
 // default 3), BENCH_SNAPSHOT_GAP_SECONDS (seconds from one snapshot's answer to the next request, default 0: back to
 // back).
-import { readdirSync, rmSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,31 +64,17 @@ async function writeTargets(probe: ProbeClient, target: SnapshotController, pref
   return ids;
 }
 
-/** The written file: the path the controller answers; before it answered one (the first writer), the newest file in
- * its `<dataDir>/db-snapshots`. */
-function writtenFile(data: { path?: unknown }, dataDir: string): string {
-  if (typeof data.path === 'string') return data.path;
-  const dir = join(dataDir, 'db-snapshots');
-  const newest = readdirSync(dir)
-    .filter((name) => name.endsWith('.json'))
-    .map((name) => ({ name, mtimeMs: statSync(join(dir, name)).mtimeMs }))
-    .sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
-  if (!newest) throw new Error(`the answer names no path and ${dir} holds no snapshot`);
-  return join(dir, newest.name);
-}
-
 async function takeSnapshot(probe: ProbeClient, target: SnapshotController): Promise<SnapshotTaken> {
   const began = performance.now();
   const answer = await probe.post(`${target.managementApi}/database/snapshot`, '{}', { 'zt-session': target.token }, snapshotTimeoutMs);
   const wallMs = performance.now() - began;
   if (answer.status !== 200) throw new Error(`HTTP ${answer.status} ${answer.text.slice(0, 160)}`);
   const data = (JSON.parse(answer.text) as { data?: { path?: unknown; index?: unknown; durationMs?: unknown } }).data ?? {};
-  const path = writtenFile(data, target.dataDir);
-  const sizeBytes = statSync(path).size;
+  if (typeof data.path !== 'string' || typeof data.index !== 'number') throw new Error(`the answer names no path and raft index: ${answer.text.slice(0, 160)}`);
+  const sizeBytes = statSync(data.path).size;
   // Removed at once: back-to-back snapshots of a big model would otherwise fill the disk.
-  rmSync(path, { force: true });
-  const index = typeof data.index === 'number' ? data.index : Number(/model-(\d+)-/.exec(path)?.[1] ?? Number.NaN);
-  return { wallMs, sizeBytes, index, ...(typeof data.durationMs === 'number' ? { serverMs: data.durationMs } : {}) };
+  rmSync(data.path, { force: true });
+  return { wallMs, sizeBytes, index: data.index, ...(typeof data.durationMs === 'number' ? { serverMs: data.durationMs } : {}) };
 }
 
 /** A refused write's status and error code (the envelope's `error.code`), so that like failures count together. */

@@ -16,7 +16,6 @@ export interface SnapshotController {
   readonly managementApi: string;
   /** An admin session. */
   readonly token: string;
-  readonly dataDir: string;
   /** Its process id while it runs (for its CPU time). */
   pid(): number | undefined;
 }
@@ -52,7 +51,7 @@ async function clusterTarget(root: string, started: (stop: () => Promise<void>) 
       session = { managementApi: load.url.replace(/\/identities$/, ''), token: load.headers['zt-session']! };
       sessions.set(member, session);
     }
-    return { name: cluster.memberNames[member]!, ...session, dataDir: cluster.dataDir(member), pid: () => cluster.pids()[member] };
+    return { name: cluster.memberNames[member]!, ...session, pid: () => cluster.pids()[member] };
   };
   return {
     controllers: 3,
@@ -85,7 +84,7 @@ async function singleTarget(root: string, started: (stop: () => Promise<void>) =
     await node.dispose();
   });
   const token = await node.login(adminCredentials.username, adminCredentials.password, 'management');
-  const controller: SnapshotController = { name: 'ctrl1', managementApi: node.managementApi, token, dataDir: node.dataDir, pid: () => node.child?.pid };
+  const controller: SnapshotController = { name: 'ctrl1', managementApi: node.managementApi, token, pid: () => node.child?.pid };
   return {
     controllers: 1,
     caPem: node.caPem,
