@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { renderSnapshotSection, roundRatio, snapshotSummary, requestFigures, type SnapshotMeasurement, type SnapshotRun, type SnapshotTaken } from './snapshot-bench-report.ts';
+import { renderSnapshotSection, roundMedianRatio, roundRatio, snapshotSummary, requestFigures, type SnapshotMeasurement, type SnapshotRun, type SnapshotTaken } from './snapshot-bench-report.ts';
 
 const writes = (p50Ms: number, p99Ms: number, maxMs: number, failed = 0) => ({ sent: 750, ok: 750 - failed, failed, failureKinds: failed > 0 ? [{ text: 'HTTP 503 CLUSTER_NO_LEADER', count: failed }] : [], p50Ms, p99Ms, maxMs });
 const snapshot = (wallMs: number, sizeBytes = 40 * 1024 * 1024, serverMs?: number): SnapshotTaken => ({ wallMs, sizeBytes, index: 100_100, ...(serverMs === undefined ? {} : { serverMs }) });
@@ -45,8 +45,9 @@ test('write figures: percentiles of the accepted writes, every failure counted b
   assert.deepEqual(requestFigures([]), { sent: 0, ok: 0, failed: 0, failureKinds: [], p50Ms: 0, p99Ms: 0, maxMs: 0 });
 });
 
-test('each round compares p99 with snapshots against without', () => {
+test('each round compares p99 and p50 with snapshots against without', () => {
   assert.deepEqual(run.rounds.map(roundRatio), [20, 10, 60]);
+  assert.deepEqual(run.rounds.map(roundMedianRatio).map((ratio) => ratio.toFixed(2)), ['13.33', '13.33', '13.33']);
 });
 
 test('the summary lists every round in the order measured, every snapshot, the medians and the failures', () => {
@@ -57,7 +58,8 @@ test('the summary lists every round in the order measured, every snapshot, the m
   assert.match(rows[1]!, /^\| 1 \| with snapshots \| ctrl1 \| 0 \| 750\/750 \| 0 \| 40\.0 \| 400\.0 \| 500\.0 \| 600\.0 \| 1200\.0 \| 3 \| 1000 \| 1100 \| 40\.0 MiB \| 100% \|$/);
   assert.match(rows[2]!, /^\| 2 \| with snapshots \| ctrl2 \| 1 \| .* \| 2 \(\+2 failed\) \| 800 \| 1200 \|/, 'round 2 measured with snapshots first');
   assert.match(text, /Round 1, each snapshot's wall time \(ms\): 900, 1100, 1000\.\nRound 2, each snapshot's wall time \(ms\): 800, 1200\./);
-  assert.match(text, /round 1: 20\.00, round 2: 10\.00, round 3: 60\.00; median \*\*20\.00\*\*/);
+  assert.match(text, /p99\(with\)\/p99\(without\): round 1: 20\.00, round 2: 10\.00, round 3: 60\.00; median \*\*20\.00\*\*/);
+  assert.match(text, /p50\(with\)\/p50\(without\): round 1: 13\.33, round 2: 13\.33, round 3: 13\.33; median \*\*13\.33\*\*/);
   assert.match(text, /Write p99 \(median over the rounds\): without 20\.0 ms, with snapshots 400\.0 ms/);
   assert.match(text, /Snapshots: 6, wall time median \*\*1000 ms\*\*, min 800 ms, max 1200 ms; as the controller timed them \(`durationMs`\): median 950 ms, max 950 ms; size median \*\*40\.0 MiB\*\* \(41943040 bytes, 419 bytes per identity\)/);
   assert.match(text, /A 3-controller cluster .* loaded with 100,000 identities through the leader's management API .*: 50 s, \*\*2000 identities\/s\*\*/);

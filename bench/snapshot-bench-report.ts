@@ -96,6 +96,9 @@ export function requestFigures(samples: readonly RequestSample[]): RequestFigure
 /** p99(with) / p99(without) of one round. */
 export const roundRatio = (round: SnapshotRound) => round.with.writes.p99Ms / Math.max(1e-9, round.without.writes.p99Ms);
 
+/** p50(with) / p50(without) of one round: steadier than the p99 on a machine shared with other work. */
+export const roundMedianRatio = (round: SnapshotRound) => round.with.writes.p50Ms / Math.max(1e-9, round.without.writes.p50Ms);
+
 export function median(values: readonly number[]): number {
   return percentile([...values].sort((a, b) => a - b), 0.5);
 }
@@ -157,6 +160,7 @@ export function snapshotSummary(run: SnapshotRun): string {
   lines.push('');
   const medianOf = (pick: (round: SnapshotRound) => number) => median(run.rounds.map(pick));
   lines.push(`By round, p99(with)/p99(without): ${run.rounds.map((round) => `round ${round.round}: ${fixed(roundRatio(round), 2)}`).join(', ')}; median **${fixed(medianOf(roundRatio), 2)}**.`);
+  lines.push(`By round, p50(with)/p50(without): ${run.rounds.map((round) => `round ${round.round}: ${fixed(roundMedianRatio(round), 2)}`).join(', ')}; median **${fixed(medianOf(roundMedianRatio), 2)}**.`);
   lines.push(`Write p99 (median over the rounds): without ${fixed(medianOf((round) => round.without.writes.p99Ms), 1)} ms, with snapshots ${fixed(medianOf((round) => round.with.writes.p99Ms), 1)} ms; write max (median): without ${fixed(medianOf((round) => round.without.writes.maxMs), 1)} ms, with ${fixed(medianOf((round) => round.with.writes.maxMs), 1)} ms.`);
   lines.push(`Read probe max (median over the rounds): without ${fixed(medianOf((round) => round.without.reads.maxMs), 1)} ms, with snapshots ${fixed(medianOf((round) => round.with.reads.maxMs), 1)} ms.`);
   if (snapshots.length > 0) {
