@@ -1,5 +1,6 @@
 // `./edgeward agent ...`: operator commands sent to a running controller's agent socket.
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { callAgent } from '../agent/agent-client.ts';
 import { runningAgents } from '../agent/agent-registry.ts';
 import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode, type FlagDef } from '../../common/cli/command-line.ts';
@@ -19,6 +20,13 @@ const initUsage = `Usage: ./edgeward agent controller init --username <name> --p
 
 Starts a new cluster with this controller as its only voter (when it is in none) and creates the default admin.
 The password is read from the file, never from the command line. ${socketNote}
+`;
+const snapshotUsage = `Usage: ./edgeward agent controller snapshot [--out <file>] [--json] [--socket <path>]
+
+Writes a backup of the model as this controller has applied it, while it goes on serving: to <file>, or into
+<cluster.dataDir>/db-snapshots as model-<index>-<time>.json. The file carries the raft index and term, the cluster id,
+the trust domain, the edgeward version and a SHA-256 checksum; \`./edgeward controller restore\` reads it. The
+controller process writes it (mode 0600). ${socketNote}
 `;
 const listUsage = `Usage: ./edgeward agent cluster list [--json] [--socket <path>]
 
@@ -59,6 +67,7 @@ Subcommands:
   status [--json]                                   the controller's id, version, raft indexes and role
   controller init --username <name> --password-file <file> [--name <display name>]
                                                     start a new cluster with this controller and create the default admin
+  controller snapshot [--out <file>] [--json]       write a backup of the model while the controller serves
   cluster list [--json]                             the member table
   cluster add tls:<host>:<port> [--voter=false]     add a controller to the cluster
   cluster remove <id>                               remove a member
@@ -83,6 +92,7 @@ const tree: CommandNode = {
           max: 0,
           example: ['--username', 'admin', '--password-file', 'admin-password'],
         },
+        snapshot: { usage: snapshotUsage, flags: [{ name: 'out', kind: 'string' }, { name: 'json', kind: 'boolean' }, socketFlag], arguments: [], min: 0, max: 0, example: ['--out', 'backup.json'] },
       },
     },
     cluster: {
@@ -150,6 +160,16 @@ export async function runAgentCommand(args: string[], io: CliIo): Promise<number
         const response = await callAgent(socket(), 'cluster.transfer', positional[0] ? { id: positional[0] } : {}, 60_000);
         if (!response.ok) return fail(io, response.error);
         io.stdout(`${String(response.result)}\n`);
+        return 0;
+      }
+      case 'controller snapshot': {
+        const out = flags.text('out');
+        // The controller writes the file: a relative path means the operator's folder, not the controller's.
+        const response = await callAgent(socket(), 'controller.snapshot', out ? { out: resolve(out) } : {}, 600_000);
+        if (!response.ok) return fail(io, response.error);
+        const written = response.result as { path: string; index: number; term: number; clusterId: string; sizeBytes: number; sha256: string };
+        if (flags.bool('json')) io.stdout(`${JSON.stringify(written)}\n`);
+        else io.stdout(`snapshot written to ${written.path} (raft index ${written.index}, term ${written.term}, ${written.sizeBytes} bytes, sha256 ${written.sha256})\n`);
         return 0;
       }
       default: {

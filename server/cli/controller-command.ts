@@ -1,8 +1,9 @@
-// `./edgeward controller validate|run <ctrl.yml>`. Validation prints every problem at once, in file order, as lines
-// or as JSON; `run` refuses to start on any error before it touches the data directory, then runs until SIGINT or
-// SIGTERM.
+// `./edgeward controller validate|run|restore|recover <ctrl.yml>`. Validation prints every problem at once, in file
+// order, as lines or as JSON; `run` refuses to start on any error before it touches the data directory, then runs
+// until SIGINT or SIGTERM; `restore` and `recover` are the offline disaster-recovery commands
+// (controller/disaster-recovery.ts).
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { createJsonLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import { formatProblems } from '../../common/config/format-problems.ts';
@@ -10,6 +11,10 @@ import { hasErrors, inFileOrder } from '../../common/config/problem.ts';
 import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type CommandNode, type FlagValues } from '../../common/cli/command-line.ts';
 import { strictProblems, validateJson } from '../../common/cli/validate-report.ts';
 import { readControllerConfig } from '../config/controller-config-file.ts';
+import type { ControllerConfig } from '../config/controller-config.ts';
+import type { ControllerOptions } from '../controller/controller-options.ts';
+import { RecoveryRefused, recoverQuorum, restoreFromBackup } from '../controller/disaster-recovery.ts';
+import { quorumProbe } from '../controller/quorum-probe.ts';
 import { controllerOptionsFromConfig } from '../controller/controller-from-config.ts';
 import { startController } from '../controller/controller.ts';
 import { registerAgent } from '../agent/agent-registry.ts';
@@ -35,12 +40,34 @@ Exit 0 after a signal; 1 when it cannot start; 3 to be started again after it in
 node failed (a supervisor restarts it).
 `;
 
+const restoreUsage = `Usage: ./edgeward controller restore <ctrl.yml> <backup-file>
+
+Seeds a new cluster from a backup (agent controller snapshot, the backup schedule, POST /database/snapshot), on a
+stopped controller whose data folder (cluster.dataDir) holds no raft.db, snapshots or ctrl.db. The whole file is
+checked first: a truncated, damaged or other-format file, a backup of another trust domain, or a data folder that is
+not empty is refused with the reason, and nothing is written. Then the controller is the only voter of a cluster
+holding the backup's model at its raft index; start it with 'controller run' and add members with 'agent cluster
+add'. Writes made after the backup was taken are not in it. Exit 0 when restored, 1 when refused.
+`;
+
+const recoverUsage = `Usage: ./edgeward controller recover <ctrl.yml>
+
+Quorum recovery, for a cluster that lost a majority of its voters for good: on a stopped surviving member, applies
+everything in its raft log and makes it the only voter of the cluster, keeping its data. Refused while the
+controller runs (its model store is locked), or while a majority of the voters, this one included, still answer
+as controllers with state of their own (they can elect a leader without recovery). Writes the lost members had
+and this one never received are lost. Start it with 'controller run', then add fresh members with 'agent cluster
+add'. Exit 0 when recovered, 1 when refused.
+`;
+
 const usage = `Usage: ./edgeward controller <subcommand> <ctrl.yml>
 
 Subcommands:
   validate <ctrl.yml> [--json] [--strict]   print every problem in file order (exit 1 on errors)
   run <ctrl.yml>                            run the controller until SIGINT/SIGTERM
                                             (exit 3: restart after a snapshot; 4: the raft node failed)
+  restore <ctrl.yml> <backup-file>          seed a new one-member cluster from a backup (stopped, empty data folder)
+  recover <ctrl.yml>                        make a stopped survivor of a lost majority the only voter
 
 './edgeward controller <subcommand> --help' describes one.
 `;
@@ -60,6 +87,8 @@ const tree: CommandNode = {
       example: ['ctrl.yml'],
     },
     run: { usage: runUsage, flags: [], arguments: ['ctrl.yml'], min: 1, max: 1, example: ['ctrl.yml'] },
+    restore: { usage: restoreUsage, flags: [], arguments: ['ctrl.yml', 'backup-file'], min: 2, max: 2, example: ['ctrl.yml', 'model-1234-2026-11-29T08-00-00-000Z.json'] },
+    recover: { usage: recoverUsage, flags: [], arguments: ['ctrl.yml'], min: 1, max: 1, example: ['ctrl.yml'] },
   },
 };
 
@@ -72,7 +101,14 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
   const [action] = outcome.value.path;
   const file = outcome.value.positional[0]!;
   if (action === 'validate') return validate(file, outcome.value.flags, io);
+  const loaded = await loadConfig(file, io, action === 'run' ? 'the controller did not start' : `nothing was ${action}d`);
+  if (!loaded) return 1;
+  if (action === 'restore' || action === 'recover') return runDisasterRecovery(action, loaded.options, outcome.value.positional[1], io);
+  return run(loaded.config, loaded.options, io);
+}
 
+/** The config and the options it makes, or undefined after printing every problem. */
+async function loadConfig(file: string, io: CliIo, consequence: string): Promise<{ config: ControllerConfig; options: ControllerOptions } | undefined> {
   const { config, problems } = await readControllerConfig(file);
   const report = [...problems];
   let options;
@@ -84,10 +120,40 @@ export async function runControllerCommand(args: string[], io: CliIo): Promise<n
   const ordered = inFileOrder(report);
   if (ordered.length > 0) io.stderr(`${formatProblems(ordered, file)}\n`);
   if (hasErrors(ordered) || !config || !options) {
-    io.stderr(`${file}: ${ordered.filter((problem) => problem.severity === 'error').length} error(s); the controller did not start\n`);
+    io.stderr(`${file}: ${ordered.filter((problem) => problem.severity === 'error').length} error(s); ${consequence}\n`);
+    return undefined;
+  }
+  return { config, options };
+}
+
+/** `controller restore` and `controller recover`: offline, on this controller's data folder; logs to stderr. */
+async function runDisasterRecovery(action: 'restore' | 'recover', options: ControllerOptions, backupFile: string | undefined, io: CliIo): Promise<number> {
+  const logger = createJsonLogger({ sink: (line) => io.stderr(`${line}\n`), level: 'warn', component: 'controller', fields: { controllerId: options.id } });
+  try {
+    if (action === 'restore') {
+      const restored = await restoreFromBackup(options, resolve(backupFile!), logger, Date.now());
+      const { header } = restored;
+      io.stdout(
+        `restored ${restored.rows} rows of cluster ${header.clusterId || '(no id)'} at raft index ${header.index}, term ${header.term} (backup of ${header.controllerId}, ` +
+          `${header.takenAt}, edgeward ${header.edgewardVersion}) into ${options.dataDir}; ${options.id} is its only voter: start it, then add members\n`,
+      );
+      return 0;
+    }
+    const recovered = await recoverQuorum(options, quorumProbe(options, currentVersion().version), logger, Date.now());
+    const lost = [...recovered.previous.voters, ...recovered.previous.nonVoters].filter((id) => id !== options.id);
+    io.stdout(
+      `recovered: ${options.id} is the only voter of cluster ${recovered.clusterId || '(no id)'} at raft index ${recovered.index}, term ${recovered.term} ` +
+        `(${recovered.applied} log entries applied); removed from the configuration: ${lost.join(', ') || 'none'}. Start it, then add fresh members\n`,
+    );
+    return 0;
+  } catch (error) {
+    // A refusal wrote nothing; another failure (a full disk) left what running the command again completes.
+    io.stderr(`error: ${action} ${error instanceof RecoveryRefused ? 'refused' : 'failed'}: ${(error as Error).message}\n`);
     return 1;
   }
+}
 
+async function run(config: ControllerConfig, options: ControllerOptions, io: CliIo): Promise<number> {
   let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`);
   if (config.log.file) {
     mkdirSync(dirname(config.log.file), { recursive: true });

@@ -43,6 +43,9 @@ Controller:
   controller run <ctrl.yml>           run a controller
   controller validate <ctrl.yml> [--json] [--strict]
                                       print every problem in a controller config in file order (exit 1 on errors)
+  controller restore <ctrl.yml> <backup-file>
+                                      seed a new one-member cluster from a backup (stopped, empty data folder)
+  controller recover <ctrl.yml>       make a stopped survivor of a lost majority the only voter
 
 Router:
   router enroll <router.yml> --jwt <file>
@@ -57,6 +60,7 @@ Operator:
   agent status [--socket <path>]                      the local controller's id, version, raft index and role
   agent controller init --username <u> --password-file <f> [--name <n>] [--socket <path>]
                                                       start a new cluster with this controller and create the default admin
+  agent controller snapshot [--out <file>] [--json]   write a backup of the model while the controller serves
   agent cluster list [--json]                         the member table (Id, Address, Voter, Leader, Version, Connected, Preferred)
   agent cluster add tls:<host>:<port> [--voter=false] add a controller (or, on a new empty one, ask that member to add it: cluster.allowJoinRequests)
   agent cluster remove <id>                           remove a member

@@ -1,5 +1,5 @@
-// What the agent socket answers (`edgeward agent ...`): the controller's status, `controller init` and the cluster
-// membership commands.
+// What the agent socket answers (`edgeward agent ...`): the controller's status, `controller init`, `controller
+// snapshot` and the cluster membership commands.
 import type { Logger } from '../../common/log/logger.ts';
 import type { AgentCommand } from '../agent/agent-server.ts';
 import type { ClusterService } from '../cluster/cluster-service.ts';
@@ -43,6 +43,7 @@ export function agentCommands(wiring: AgentCommandWiring, initialize: Initialize
       },
     ],
     ['controller.init', async (args) => initialize(args)],
+    ['controller.snapshot', async (args) => wiring.services.database.snapshot({ ...(typeof args.out === 'string' && args.out !== '' ? { out: args.out } : {}), trigger: 'request' })],
     ['cluster.list', async () => cluster.members()],
     ['cluster.add', async (args) => cluster.add(String(args.address ?? ''), args.voter !== false)],
     ['cluster.remove', async (args) => cluster.remove(String(args.id ?? ''))],

@@ -40,6 +40,7 @@ import { startSessionTimers } from './session-timers.ts';
 import { startRevocationPruning } from './revocation-timer.ts';
 import { startOidcKeyTimers } from './oidc-key-timer.ts';
 import { keepClusterIdentity } from './cluster-identity-keeper.ts';
+import { announceForcedMembership } from './forced-membership-event.ts';
 import { oidcObservability } from './oidc-observability.ts';
 import { baseUrlsOf, startWebListeners } from './web-listeners.ts';
 
@@ -98,6 +99,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     const { monitor, proposer, cluster } = startCluster({ options, self, raft, peers, limiter, dispatcher, clock, logger, ...(tracing ? { tracing } : {}) });
     parts.monitor = monitor;
     stack.push('cluster monitor', () => monitor.close());
+    announceForcedMembership(options, raft, dispatcher, clock, logger);
     const controllers = controllerDirectory(options, cluster, peers, clock);
     routers = startRouters({ options, store, stateMachine, raft, peers, cluster, metrics, dispatcher, clock, logger, controllers });
     const routerControl = routers;
