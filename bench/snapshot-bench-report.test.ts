@@ -5,8 +5,8 @@ import { renderSnapshotSection, roundMedianRatio, roundRatio, snapshotSummary, r
 const writes = (p50Ms: number, p99Ms: number, maxMs: number, failed = 0) => ({ sent: 750, ok: 750 - failed, failed, failureKinds: failed > 0 ? [{ text: 'HTTP 503 CLUSTER_NO_LEADER', count: failed }] : [], p50Ms, p99Ms, maxMs });
 const snapshot = (wallMs: number, sizeBytes = 40 * 1024 * 1024, serverMs?: number): SnapshotTaken => ({ wallMs, sizeBytes, index: 100_100, ...(serverMs === undefined ? {} : { serverMs }) });
 const reads = (maxMs: number) => ({ sent: 300, ok: 300, failed: 0, failureKinds: [], p50Ms: 1, p99Ms: maxMs / 2, maxMs });
-const without = (p99Ms: number): SnapshotMeasurement => ({ load: 'without', controller: 'ctrl1', termRise: 0, seconds: 15, writes: writes(3, p99Ms, p99Ms * 2), reads: reads(8), snapshots: [], snapshotFailures: [], cpuSeconds: 3 });
-const withSnapshots = (p99Ms: number, snapshots: SnapshotTaken[], extra: Partial<SnapshotMeasurement> = {}): SnapshotMeasurement => ({ load: 'with', controller: 'ctrl1', termRise: 0, seconds: 15, writes: writes(40, p99Ms, p99Ms + 100), reads: reads(1200), snapshots, snapshotFailures: [], cpuSeconds: 15, ...extra });
+const without = (p99Ms: number): SnapshotMeasurement => ({ load: 'without', controller: 'ctrl1', termRise: 0, seconds: 15, writes: writes(3, p99Ms, p99Ms * 2), reads: reads(8), snapshots: [], snapshotFailures: [], cpuSeconds: 3, loadAverage: 2.25, benchStallMs: 12 });
+const withSnapshots = (p99Ms: number, snapshots: SnapshotTaken[], extra: Partial<SnapshotMeasurement> = {}): SnapshotMeasurement => ({ load: 'with', controller: 'ctrl1', termRise: 0, seconds: 15, writes: writes(40, p99Ms, p99Ms + 100), reads: reads(1200), snapshots, snapshotFailures: [], cpuSeconds: 15, loadAverage: 9.5, benchStallMs: 480, ...extra });
 
 const run: SnapshotRun = {
   date: '2026-11-29T17:00:00Z',
@@ -54,8 +54,8 @@ test('the summary lists every round in the order measured, every snapshot, the m
   const text = snapshotSummary(run);
   const rows = text.split('\n').filter((line) => /^\| \d /.test(line));
   assert.equal(rows.length, 6);
-  assert.match(rows[0]!, /^\| 1 \| without \| ctrl1 \| 0 \| 750\/750 \| 0 \| 3\.0 \| 20\.0 \| 40\.0 \| 4\.0 \| 8\.0 \| 0 \| – \| – \| – \| 20% \|$/);
-  assert.match(rows[1]!, /^\| 1 \| with snapshots \| ctrl1 \| 0 \| 750\/750 \| 0 \| 40\.0 \| 400\.0 \| 500\.0 \| 600\.0 \| 1200\.0 \| 3 \| 1000 \| 1100 \| 40\.0 MiB \| 100% \|$/);
+  assert.match(rows[0]!, /^\| 1 \| without \| ctrl1 \| 0 \| 750\/750 \| 0 \| 3\.0 \| 20\.0 \| 40\.0 \| 4\.0 \| 8\.0 \| 0 \| – \| – \| – \| 20% \| 2\.3 \| 12 \|$/);
+  assert.match(rows[1]!, /^\| 1 \| with snapshots \| ctrl1 \| 0 \| 750\/750 \| 0 \| 40\.0 \| 400\.0 \| 500\.0 \| 600\.0 \| 1200\.0 \| 3 \| 1000 \| 1100 \| 40\.0 MiB \| 100% \| 9\.5 \| 480 \|$/);
   assert.match(rows[2]!, /^\| 2 \| with snapshots \| ctrl2 \| 1 \| .* \| 2 \(\+2 failed\) \| 800 \| 1200 \|/, 'round 2 measured with snapshots first');
   assert.match(text, /Round 1, each snapshot's wall time \(ms\): 900, 1100, 1000\.\nRound 2, each snapshot's wall time \(ms\): 800, 1200\./);
   assert.match(text, /p99\(with\)\/p99\(without\): round 1: 20\.00, round 2: 10\.00, round 3: 60\.00; median \*\*20\.00\*\*/);

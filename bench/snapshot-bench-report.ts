@@ -46,6 +46,10 @@ export interface SnapshotMeasurement {
   readonly snapshotFailures: readonly string[];
   /** CPU seconds (user + system, all threads) the controller used; undefined without /proc. */
   readonly cpuSeconds?: number;
+  /** Noise: the machine's 1-minute load average when the measurement began, and the longest the benchmark's own
+   * event loop was late (the machine did not run it either: what the controller's figures suffered too). */
+  readonly loadAverage: number;
+  readonly benchStallMs: number;
 }
 
 export interface SnapshotRound {
@@ -122,7 +126,7 @@ function row(round: SnapshotRound, measurement: SnapshotMeasurement): string {
   const size = snapshots.length === 0 ? '–' : mib(median(snapshots.map((snapshot) => snapshot.sizeBytes)));
   const failed = measurement.snapshotFailures.length > 0 ? ` (+${measurement.snapshotFailures.length} failed)` : '';
   const { reads } = measurement;
-  return `| ${round.round} | ${loadName(measurement.load)} | ${measurement.controller} | ${measurement.termRise} | ${writes.ok}/${writes.sent} | ${writes.failed} | ${fixed(writes.p50Ms, 1)} | ${fixed(writes.p99Ms, 1)} | ${fixed(writes.maxMs, 1)} | ${fixed(reads.p99Ms, 1)} | ${fixed(reads.maxMs, 1)} | ${snapshots.length}${failed} | ${wallCells} | ${size} | ${cpuShare(measurement)} |`;
+  return `| ${round.round} | ${loadName(measurement.load)} | ${measurement.controller} | ${measurement.termRise} | ${writes.ok}/${writes.sent} | ${writes.failed} | ${fixed(writes.p50Ms, 1)} | ${fixed(writes.p99Ms, 1)} | ${fixed(writes.maxMs, 1)} | ${fixed(reads.p99Ms, 1)} | ${fixed(reads.maxMs, 1)} | ${snapshots.length}${failed} | ${wallCells} | ${size} | ${cpuShare(measurement)} | ${fixed(measurement.loadAverage, 1)} | ${fixed(measurement.benchStallMs, 0)} |`;
 }
 
 function setupLines(run: SnapshotRun): string[] {
@@ -137,6 +141,7 @@ function setupLines(run: SnapshotRun): string[] {
     `With snapshots: the same load while \`POST /edge/management/v1/database/snapshot\` (admin) is sent to ${who} ${run.gapSeconds === 0 ? 'again as soon as the last one was answered' : `${run.gapSeconds} s after the last one was answered`}; each file's size is a stat of the path answered, then the file is removed. Without and with take turns (the first alternates by round).`,
     `Controller: the one that took the writes and the snapshots, ${who} when the measurement began (looked up again before each, after a ${run.settleSeconds} s pause). Term rise: how much the raft term rose over the measurement; each rise is an election.`,
     "CPU: user + system time of that controller's process (all threads) over the measurement, as a share of one CPU.",
+    "Noise, per measurement: the machine's 1-minute load average when it began, and the bench's stall: the longest the benchmark's own event loop was late (the machine ran neither it nor, likely, the controllers then).",
   ];
 }
 
@@ -148,8 +153,8 @@ export function snapshotSummary(run: SnapshotRun): string {
   const lines = [
     ...setupLines(run),
     '',
-    '| Round | Load | Controller | Term rise | Writes ok/sent | Failed | Write p50 (ms) | Write p99 (ms) | Write max (ms) | Read p99 (ms) | Read max (ms) | Snapshots | Snapshot wall, median (ms) | Snapshot wall, max (ms) | Snapshot size (median) | Controller CPU |',
-    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Round | Load | Controller | Term rise | Writes ok/sent | Failed | Write p50 (ms) | Write p99 (ms) | Write max (ms) | Read p99 (ms) | Read max (ms) | Snapshots | Snapshot wall, median (ms) | Snapshot wall, max (ms) | Snapshot size (median) | Controller CPU | Load avg | Bench stall (ms) |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...run.rounds.flatMap((round) => inOrder(round).map((measurement) => row(round, measurement))),
     '',
   ];

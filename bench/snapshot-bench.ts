@@ -12,6 +12,7 @@
 // back).
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchLifecycle, type Cleanup } from './bench-lifecycle.ts';
@@ -93,6 +94,10 @@ async function measure(load: SnapshotLoad, probe: ProbeClient, system: SnapshotT
   const target = await system.leader(60_000);
   const termBefore = await system.term();
   const tag = `r${round}-${load}`;
+  const loadAverage = loadavg()[0] ?? 0;
+  // This process's own lateness: when the machine runs nothing of ours, the controllers' figures suffer too.
+  const stall = monitorEventLoopDelay({ resolution: 10 });
+  stall.enable();
   const cpuBefore = processCpuSeconds(target.pid());
   const began = performance.now();
   const deadline = began + seconds * 1000;
@@ -137,6 +142,7 @@ async function measure(load: SnapshotLoad, probe: ProbeClient, system: SnapshotT
   const [samples, readSamples] = await Promise.all([writes.stop(), reads.stop()]);
   const elapsed = (performance.now() - began) / 1000;
   const cpuAfter = processCpuSeconds(target.pid());
+  stall.disable();
   await inFlight;
   const termRise = (await system.term()) - termBefore;
   const measurement: SnapshotMeasurement = {
@@ -149,11 +155,13 @@ async function measure(load: SnapshotLoad, probe: ProbeClient, system: SnapshotT
     snapshots,
     snapshotFailures,
     ...(cpuBefore !== undefined && cpuAfter !== undefined ? { cpuSeconds: cpuAfter - cpuBefore } : {}),
+    loadAverage,
+    benchStallMs: stall.max / 1e6,
   };
   const w = measurement.writes;
   const r = measurement.reads;
   const walls = snapshots.map((snapshot) => snapshot.wallMs.toFixed(0)).join(', ');
-  progress(`round ${round} ${load} snapshots on ${target.name} (term +${termRise}): writes ${w.ok}/${w.sent} (${w.failed} failed), p50 ${w.p50Ms.toFixed(1)} ms, p99 ${w.p99Ms.toFixed(1)} ms, max ${w.maxMs.toFixed(1)} ms; reads p99 ${r.p99Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms${load === 'with' ? `; ${snapshots.length} snapshots (${walls} ms), ${snapshotFailures.length} failed` : ''}`);
+  progress(`round ${round} ${load} snapshots on ${target.name} (term +${termRise}): writes ${w.ok}/${w.sent} (${w.failed} failed), p50 ${w.p50Ms.toFixed(1)} ms, p99 ${w.p99Ms.toFixed(1)} ms, max ${w.maxMs.toFixed(1)} ms; reads p99 ${r.p99Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms; load ${loadAverage.toFixed(1)}, bench stall ${measurement.benchStallMs.toFixed(0)} ms${load === 'with' ? `; ${snapshots.length} snapshots (${walls} ms), ${snapshotFailures.length} failed` : ''}`);
   return measurement;
 }
 
