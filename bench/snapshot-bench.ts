@@ -53,7 +53,9 @@ const budgetMs = (240 + identityTarget / 200 + rounds * 2 * (settleSeconds + sec
 const notes = [
   'Choices: the writes and the snapshots both go to the leader, where a write is proposed and a snapshot taken on the',
   'same JavaScript thread (the worst place for it; a follower\'s snapshot would hold only its own applies). The writes',
-  'change existing identities so the model keeps its size from one snapshot to the next.',
+  'change existing identities so the model keeps its size from one snapshot to the next. A `read ECONNRESET` is a request',
+  'on a pooled keep-alive connection that the controller closed at that moment; not looked into further (most likely the',
+  'controller closing it as idle, `web[].options.idleTimeout`, 5 s, as the client reuses it).',
 ].join('\n');
 
 async function writeTargets(probe: ProbeClient, target: SnapshotController, prefix: string): Promise<string[]> {
