@@ -15,7 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { callAgent } from '../server/agent/agent-client.ts';
 import { readBackupFile } from '../server/store/model-backup-file.ts';
+import { circuitRouterYaml, enrollRouterProcess, startWelcomedRouter } from './support/circuit-routers.ts';
 import { ControllerFixture } from './support/controller-fixture.ts';
+import { freePort } from './support/free-port.ts';
+import type { RouterRun } from './support/router-fixture.ts';
 import { agent, memberList, threeControllerCluster, until } from './support/cluster-helpers.ts';
 
 const cliEntry = fileURLToPath(new URL('../server/cli/main.ts', import.meta.url));
@@ -23,7 +26,9 @@ const tsxLoader = new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url
 const pkiDir = mkdtempSync(join(tmpdir(), 'edgeward-dr-pki-'));
 const scratch = mkdtempSync(join(tmpdir(), 'edgeward-dr-'));
 const fixtures: ControllerFixture[] = [];
+let router: RouterRun | undefined;
 after(async () => {
+  await router?.stop();
   await Promise.all(fixtures.map((fixture) => fixture.dispose()));
   rmSync(pkiDir, { recursive: true, force: true });
   rmSync(scratch, { recursive: true, force: true });
@@ -55,6 +60,7 @@ async function namesOn(node: ControllerFixture, prefix: string): Promise<Set<str
 }
 
 interface LoadRecord {
+  readonly token: string;
   readonly attempted: string[];
   /** name → when its 201 arrived (ms). */
   readonly acknowledged: Map<string, number>;
@@ -77,6 +83,7 @@ async function steadyLoad(node: ControllerFixture, prefix: string): Promise<Load
   })();
   return {
     ...record,
+    token,
     async stop() {
       running = false;
       await loop;
@@ -121,6 +128,13 @@ test('a cluster that lost two of three controllers recovers on the survivor; wit
     await callAgent(survivor.agentSocket, 'cluster.transfer', { id: 'ctrl1' }, 20_000);
     return false;
   });
+
+  // A router on the survivor's control address: it is in every backup, and must come back after each recovery.
+  const routerYaml = circuitRouterYaml({ ctrlAddress: survivor.ctrlAddress, edgePort: await freePort(), tunnel: '{mode: host}', tail: '' });
+  const enrolled = await enrollRouterProcess(survivor, { 'zt-session': await survivor.adminToken() }, join(scratch, 'router'), routerYaml, 'router-one', { isTunnelerEnabled: true });
+  router = await startWelcomedRouter(enrolled.config, 'the router welcomed');
+  const routerOnline = (node: ControllerFixture, token: string) =>
+    until(`router-one online on ${node.id}`, async () => (await node.http.get(`${node.managementApi}/edge-routers/${enrolled.id}`, { headers: { 'zt-session': token } })).json?.data?.isOnline === true, 90_000);
 
   // A steady load, and a backup on the leader every two seconds (the first through the CLI, with --out).
   const load = await steadyLoad(survivor, 'dr-');
@@ -170,6 +184,7 @@ test('a cluster that lost two of three controllers recovers on the survivor; wit
   assert.deepEqual(lostWrites, [], 'every write the leader acknowledged survives its recovery');
   for (const name of afterRecovery) assert.ok(load.attempted.includes(name), `${name} was never written`);
   const token = await survivor.adminToken();
+  await routerOnline(survivor, token);
   const fresh = await survivor.http.post(`${survivor.managementApi}/identities`, { headers: { 'zt-session': token }, body: { name: 'after-recovery', type: 'User', isAdmin: false } });
   assert.equal(fresh.status, 201, fresh.text);
 
@@ -230,7 +245,11 @@ test('a cluster that lost two of three controllers recovers on the survivor; wit
   const acknowledgedBefore = [...load.acknowledged].filter(([, at]) => at < newest.askedAt).map(([name]) => name);
   assert.deepEqual(acknowledgedBefore.filter((name) => !afterRestore.has(name)), [], 'every write acknowledged before the backup was asked for is restored');
   assert.equal((await namesOn(survivor, 'after-recovery')).size, 0, 'writes after the backup are not in it');
+  // Sessions and routers come back as after a restart: the load's session (made before every backup) still works.
+  const sessionCheck = await survivor.http.get(`${survivor.managementApi}/current-api-session`, { headers: { 'zt-session': load.token } });
+  assert.equal(sessionCheck.status, 200, sessionCheck.text);
   const restoredToken = await survivor.adminToken();
+  await routerOnline(survivor, restoredToken);
   assert.equal((await survivor.http.post(`${survivor.managementApi}/identities`, { headers: { 'zt-session': restoredToken }, body: { name: 'after-restore', type: 'User', isAdmin: false } })).status, 201);
 
   // Members are added as usual.

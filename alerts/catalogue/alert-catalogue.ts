@@ -202,6 +202,22 @@ export const alertCatalogue = [
     summary: 'The controllers keep refusing OIDC token refreshes.',
     description: 'Clients with OIDC sessions cannot renew them: refreshes and token exchanges are refused at the token endpoint, and those clients must log in again.',
   },
+  {
+    name: 'EdgewardBackupsStopped',
+    severity: 'warning',
+    scope: 'controller',
+    sources: ['prometheus'],
+    summary: 'A controller with a backup schedule has written no backup for more than 2.5 intervals.',
+    description: 'Its newest backup grows old: a restore after losing the cluster would lose every write since then.',
+  },
+  {
+    name: 'EdgewardBackupsFailing',
+    severity: 'warning',
+    scope: 'controller',
+    sources: ['prometheus'],
+    summary: 'A controller\'s scheduled backups fail.',
+    description: 'No scheduled backup succeeded in the last hour and at least one failed (a full or read-only disk, the backup folder\'s permissions).',
+  },
 ] as const satisfies readonly AlertDefinition[];
 
 export type AlertName = (typeof alertCatalogue)[number]['name'];

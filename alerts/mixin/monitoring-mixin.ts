@@ -45,6 +45,11 @@ export const monitoringMixin = {
   /** `burst` or more OIDC refreshes and token exchanges refused across the cluster within `window`, for `for`, warns:
    * clients that cannot renew their sessions (a signing key gone before its tokens expired, revocations, clocks). */
   oidcRefreshFailures: { burst: 30, window: '5m', for: '2m' },
+  /** A controller whose schedule is on (and that has been up that long) with no successful backup for `intervals`
+   * times `cluster.backup.interval`, for `for`, warns: a missed backup or two is not yet an alert, three are. */
+  backupsStopped: { intervals: 2.5, for: '5m' },
+  /** Scheduled backups that failed within `window` with none succeeding in it, for `for`, warn. */
+  backupsFailing: { window: '1h', for: '5m' },
 } as const;
 
 export type MonitoringMixin = typeof monitoringMixin;

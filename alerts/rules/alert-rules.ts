@@ -5,6 +5,7 @@ import { clusterLeaderless, clusterReadOnly, leadershipChurn, noControllerHealth
 import { circuitDialFailures } from './circuit-alerts.ts';
 import { sdkTerminatorsGone } from './terminator-alerts.ts';
 import { oidcRefreshFailures } from './oidc-alerts.ts';
+import { backupsFailing, backupsStopped } from './backup-alerts.ts';
 import { peerFlapping, peerLatencyJump } from './peer-alerts.ts';
 import { alertDeliveryFailing, scrapeTargetDown } from './pipeline-alerts.ts';
 import { commitLagHigh, raftDiskGrowth } from './raft-log-alerts.ts';
@@ -28,6 +29,8 @@ const definedRules: readonly AlertRule[] = [
   circuitDialFailures,
   sdkTerminatorsGone,
   oidcRefreshFailures,
+  backupsStopped,
+  backupsFailing,
 ];
 
 export interface CataloguedRule {

@@ -70,6 +70,15 @@ export const controllerMetrics = {
   edgeward_oidc_authorization_requests_pending: { type: 'gauge', labels: [] },
   /** Signing keys published in the cluster (current and retired). */
   edgeward_oidc_signing_keys: { type: 'gauge', labels: [] },
+  // Online backups of the model (cluster.backup, agent controller snapshot, POST /database/snapshot).
+  /** Unix time the model was read for the last successful backup; 0 until the first. */
+  edgeward_backup_last_success_timestamp_seconds: { type: 'gauge', labels: [] },
+  edgeward_backup_last_size_bytes: { type: 'gauge', labels: [] },
+  edgeward_backup_last_duration_seconds: { type: 'gauge', labels: [] },
+  /** `cluster.backup.interval` in seconds; 0 when the schedule is off. */
+  edgeward_backup_interval_seconds: { type: 'gauge', labels: [] },
+  /** Backups by trigger `schedule` or `request` and result `success` or `failure`; all four from 0. */
+  edgeward_backups_total: { type: 'counter', labels: ['trigger', 'result'] },
   // The data plane.
   /** Circuit events this controller wrote: event_type `created`, `deleted`, `failed`. */
   edgeward_circuit_events_total: { type: 'counter', labels: ['event_type'] },

@@ -1,8 +1,23 @@
 // One card per controller: reachable or not, its role by /health-checks/controller/raft, its health checks, version,
-// read-only mode, uptime, raft indexes and commit lag.
-import type { ControllerView, Level } from '../state/snapshot.ts';
+// read-only mode, uptime, raft indexes, commit lag and last backup.
+import type { BackupView, ControllerView, Level } from '../state/snapshot.ts';
 import { Badge } from './badges.tsx';
-import { formatAgo, formatCount, formatDuration, formatSeconds } from './format.ts';
+import { formatAgo, formatBytes, formatCount, formatDuration, formatSeconds } from './format.ts';
+
+/** "2 m 5 s ago · 1.50 MiB", "no backup yet", "schedule off"; a stale one in a warning badge. */
+function lastBackup(backup: BackupView | undefined, now: number) {
+  if (!backup) return '—';
+  if (backup.state === 'off') return <span data-backup-state="off">schedule off</span>;
+  if (backup.state === 'none') return <span data-backup-state="none">no backup yet (every {formatDuration(backup.intervalSeconds)})</span>;
+  const text = `${formatAgo(backup.at, now)} · ${formatBytes(backup.sizeBytes)}${backup.intervalSeconds === 0 ? ' (schedule off)' : ''}`;
+  return backup.stale ? (
+    <Badge level="warn" title="older than 2.5 backup intervals: EdgewardBackupsStopped">
+      <span data-backup-state="stale">{text}</span>
+    </Badge>
+  ) : (
+    <span data-backup-state="written">{text}</span>
+  );
+}
 
 function roleBadge(controller: ControllerView) {
   if (!controller.reachable) return <Badge level="critical">unreachable</Badge>;
@@ -82,6 +97,10 @@ export function ControllerCards({ controllers, now }: { controllers: readonly Co
             <dt>Commit lag</dt>
             <dd data-testid="controller-lag">
               {controller.lag ? `${controller.lag.entries === undefined ? '—' : `${formatCount(controller.lag.entries)} entries`}${controller.lag.seconds === undefined ? '' : ` · ${formatSeconds(controller.lag.seconds)}`}` : '—'}
+            </dd>
+            <dt>Last backup</dt>
+            <dd data-testid="controller-backup" suppressHydrationWarning>
+              {lastBackup(controller.backup, now)}
             </dd>
           </dl>
           {controller.reachable && (controller.error || controller.metricsError) ? <p className="warning">{controller.error ?? `metrics: ${controller.metricsError}`}</p> : null}

@@ -5,6 +5,7 @@
 import type { Sample } from '../../alerts/core/metrics/prometheus-text.ts';
 import type { ControllerMetricName } from '../../common/telemetry/metric-names.ts';
 import type { RouterMetricName } from '../../grafana/queries/router-metric-names.ts';
+import type { BackupReading } from './backup-view.ts';
 import type { Histogram } from './histogram.ts';
 
 export interface RouterReading {
@@ -60,6 +61,8 @@ export interface ControllerReading {
   readonly circuitFailures?: Readonly<Record<string, number>>;
   /** Circuit events this controller wrote, by type (edgeward_circuit_events_total). */
   readonly circuitEvents?: Readonly<Record<string, number>>;
+  /** Its last online backup and its schedule; absent from a controller without the backup gauges. */
+  readonly backup?: BackupReading;
 }
 
 type Name = ControllerMetricName | RouterMetricName;
@@ -148,7 +151,17 @@ export function readControllerMetrics(samples: readonly Sample[]): ControllerRea
     routers,
     circuitFailures: byLabel('edgeward_circuit_failures_total', 'cause'),
     circuitEvents: byLabel('edgeward_circuit_events_total', 'event_type'),
+    backup: backupReading(value),
   });
+}
+
+/** The backup gauges, when the controller has them (both the last success and the interval). */
+function backupReading(value: (name: Name) => number | undefined): BackupReading | undefined {
+  const lastSuccessSeconds = value('edgeward_backup_last_success_timestamp_seconds');
+  const intervalSeconds = value('edgeward_backup_interval_seconds');
+  if (lastSuccessSeconds === undefined || intervalSeconds === undefined) return undefined;
+  const lastSizeBytes = value('edgeward_backup_last_size_bytes');
+  return { lastSuccessSeconds, intervalSeconds, ...(lastSizeBytes === undefined ? {} : { lastSizeBytes }) };
 }
 
 /** The histograms of one family, grouped by `keyOf` (undefined: skipped); `_bucket`s sorted by `le`. */

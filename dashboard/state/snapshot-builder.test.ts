@@ -73,6 +73,21 @@ describe('the snapshot', () => {
     assert.deepEqual(snapshot.members, { fromLeader: false, rows: [], error: 'not read yet' });
   });
 
+  test('each controller\'s last backup, from its backup gauges; none shown for a controller without them', () => {
+    const backedUp = reading({ backup: { lastSuccessSeconds: now / 1000 - 600, lastSizeBytes: 2048, intervalSeconds: 3600 } });
+    const off = reading({ backup: { lastSuccessSeconds: 0, intervalSeconds: 0 } });
+    const snapshot = buildSnapshot(
+      input({
+        controllers: [
+          controller('ctrl1', 200, { reading: backedUp, metrics: { ok: true, value: backedUp, at: now } }),
+          controller('ctrl2', 429, { reading: off, metrics: { ok: true, value: off, at: now } }),
+          controller('ctrl3', 429),
+        ],
+      }),
+    );
+    assert.deepEqual(snapshot.controllers.map((view) => view.backup), [{ state: 'written', at: now - 600_000, sizeBytes: 2048, intervalSeconds: 3600 }, { state: 'off' }, undefined]);
+  });
+
   test('a frozen leader: shown as unreachable with its error and last version; the new leader leads', () => {
     const snapshot = buildSnapshot(input({ controllers: [controller('ctrl1', 'down'), controller('ctrl2', 200), controller('ctrl3', 429)] }));
     const frozen = snapshot.controllers[0]!;

@@ -8,6 +8,7 @@ import { defaultRunbookBase, runbookUrl } from '../../alerts/catalogue/alert-cat
 import { monitoringMixin } from '../../alerts/mixin/monitoring-mixin.ts';
 import { withLinkEnds } from './link-ends.ts';
 import type { LagFigures } from './commit-lag.ts';
+import { backupView } from './backup-view.ts';
 import type { ControllerReading } from './controller-reading.ts';
 import type {
   AlertView,
@@ -140,6 +141,7 @@ function controllerView(input: ControllerInput, now: number): ControllerView {
       voters: reading.voters,
       votersConnected: reading.votersConnected,
       rateLimiter: reading.limiterQueue === undefined || reading.limiterWindow === undefined ? undefined : { queue: reading.limiterQueue, window: reading.limiterWindow },
+      backup: reading.backup === undefined ? undefined : backupView(reading.backup, now),
     }),
   };
 }

@@ -2,7 +2,10 @@
 // (page-server/cluster-gatherer.ts), and the chart history beside it. The browser gets the snapshot in the first HTML, then
 // a new one on every gather through the one subscription (/api/stream). Times are milliseconds since the epoch.
 
+import type { BackupView } from './backup-view.ts';
 import type { CircuitFigures, EdgeFigures } from './controller-reading.ts';
+
+export type { BackupView } from './backup-view.ts';
 
 export type Role = 'leader' | 'follower' | 'failed' | 'unknown';
 export type Level = 'ok' | 'warn' | 'critical';
@@ -54,6 +57,8 @@ export interface ControllerView {
   /** Its /metrics could not be read or parsed (the figures above are then older, or absent). */
   readonly metricsError?: string;
   readonly lag?: CommitLagView;
+  /** Its last online backup (from its backup gauges); absent when its metrics do not have them. */
+  readonly backup?: BackupView;
 }
 
 export interface MemberRowView {

@@ -137,6 +137,31 @@ export function clusterOverview(options: DashboardOptions) {
             }),
           ],
         },
+        {
+          title: 'Backups',
+          panels: [
+            statPanel(
+              {
+                title: 'Last backup',
+                description: `When each controller took its last successful online backup (scheduled by cluster.backup, or agent controller snapshot); "none yet" before the first. EdgewardBackupsStopped warns after ${monitoringMixin.backupsStopped.intervals} intervals without one.`,
+                queries: [clusterQueries.backupLastSuccess],
+                mappings: [{ type: MappingType.ValueToText, options: { '0': { text: 'none yet', color: colors.neutral, index: 0 } } }],
+                thresholds: thresholdSteps([null, colors.neutral]),
+                width: 12,
+                height: 6,
+              },
+              { text: 'value_and_name' },
+            ),
+            timeSeriesPanel({
+              title: 'Last backup size',
+              description: 'Size of each controller\'s last successful backup file; 0 before the first. It grows with the model.',
+              queries: [clusterQueries.backupLastSize],
+              min: 0,
+              width: 12,
+              height: 6,
+            }),
+          ],
+        },
         { title: 'Firing alerts', panels: firingTables(options) },
         { title: 'Alerts and runbooks', panels: alertTiles(options) },
       ],

@@ -129,4 +129,21 @@ export const clusterQueries = defineQueries('cluster', {
     seriesWhen: 'always',
     instant: true,
   },
+  backupLastSuccess: {
+    title: 'When the last successful backup was taken, per controller',
+    // Grafana's date units take milliseconds; 0 (no backup yet) stays 0 for the panel's value mapping.
+    expr: `max by (controller) (edgeward_backup_last_success_timestamp_seconds${all}) * 1000`,
+    legend: '{{controller}}',
+    unit: 'dateTimeFromNow',
+    metrics: ['edgeward_backup_last_success_timestamp_seconds'],
+    seriesWhen: 'always',
+  },
+  backupLastSize: {
+    title: 'Size of the last successful backup, per controller',
+    expr: `max by (controller) (edgeward_backup_last_size_bytes${all})`,
+    legend: '{{controller}}',
+    unit: 'bytes',
+    metrics: ['edgeward_backup_last_size_bytes'],
+    seriesWhen: 'always',
+  },
 });

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { runSeedPool, repoRoot } from '../raft/sim/seed-pool.ts';
-import type { SimulationResult } from '../raft/sim/simulation.ts';
+import { simulationFamilies, type SimulationFamily, type SimulationResult } from '../raft/sim/simulation.ts';
 import { runMutants, selectMutants } from '../raft/mutants/run-mutants.ts';
 import { createMutantTree } from '../raft/mutants/mutant-tree.ts';
 import { mutants } from '../raft/mutants/mutants.ts';
@@ -12,12 +12,16 @@ import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type Comm
 import type { CliIo } from './main.ts';
 
 const simUsage = `Usage:
-  ./edgeward raft sim [--seeds <n>] [--first <seed>] [--random] [--steps <k>] [--nodes <m>] [--workers <w>]
+  ./edgeward raft sim [--seeds <n>] [--first <seed>] [--random] [--steps <k>] [--nodes <m>] [--workers <w>] [--family <f>]
       run n seeds (default 100) from --first (default 1; --random: a random first seed, printed) over w worker
       threads (default: one per CPU); ends with '<p> passed, <f> failed' and the seeds per second
-  ./edgeward raft sim --seed <s> [--steps <k>] [--nodes <m>] [--mutant <name>] [--trace]
+  ./edgeward raft sim --seed <s> [--steps <k>] [--nodes <m>] [--family <f>] [--mutant <name>] [--trace]
       replay one seed exactly, step for step (of a planted bug's copy of the code with --mutant); --trace prints
       every event
+
+--family standard (default): faults, then liveness. --family recovery: part-way through the faults every server
+but one loses its disk for good; the survivor is forced to a single voter (forceSingleVoter), fresh servers join
+it, and the run goes on; what only the lost servers held is reported as 'lost to recovery', not as a failure.
 
 Exit 0 when every seed passed, 1 when one failed (its replay command is printed).
 `;
@@ -35,7 +39,8 @@ Exit 0 when every bug was caught within its budget, 1 when one was not.
 const usage = `Usage: ./edgeward raft <subcommand> ...
 
 Subcommands:
-  sim [--seeds <n>] [--first <seed>] [--steps <k>] [--nodes <m>]   run the seeded fault simulator
+  sim [--seeds <n>] [--first <seed>] [--steps <k>] [--nodes <m>]   run the seeded fault simulator (--family recovery:
+                                                                    with a majority lost and the survivor recovered)
   sim --seed <s> [--trace]                                          replay one seed with its events
   mutants [--only <name>] [--seeds <n>]                             check that the simulator catches planted bugs
 
@@ -49,7 +54,7 @@ const tree: CommandNode = {
   subcommands: {
     sim: {
       usage: simUsage,
-      flags: [...numberFlags(['seeds', 'first', 'steps', 'nodes', 'seed', 'workers']), { name: 'mutant', kind: 'string' }, { name: 'trace', kind: 'boolean' }, { name: 'random', kind: 'boolean' }],
+      flags: [...numberFlags(['seeds', 'first', 'steps', 'nodes', 'seed', 'workers']), { name: 'mutant', kind: 'string' }, { name: 'family', kind: 'string' }, { name: 'trace', kind: 'boolean' }, { name: 'random', kind: 'boolean' }],
       arguments: [],
       min: 0,
       max: 0,
@@ -61,6 +66,8 @@ const tree: CommandNode = {
         if (flags.bool('random') && flags.has('first')) return '--random picks the first seed; it does not go with --first';
         if (flags.bool('trace') && !flags.has('seed')) return '--trace goes with --seed <s>';
         if (flags.has('mutant') && !flags.has('seed')) return "--mutant goes with --seed <s> (to run the planted bugs, use './edgeward raft mutants')";
+        const family = flags.text('family');
+        if (family !== undefined && !simulationFamilies.includes(family as SimulationFamily)) return `--family must be one of ${simulationFamilies.join(', ')}, not '${family}'`;
         const mutant = flags.text('mutant');
         if (mutant !== undefined && !mutants.some((known) => known.name === mutant)) return `--mutant: no planted bug is named '${mutant}' ('./edgeward raft mutants --list' names them)`;
         return undefined;
@@ -120,8 +127,8 @@ function numberFlag(flags: FlagValues, flag: string, fallback: number): number {
   return text === undefined ? fallback : Number(text);
 }
 
-export const replayCommand = (result: Pick<SimulationResult, 'seed'>, steps: number, nodes: number, mutant?: string): string =>
-  `./edgeward raft sim --seed ${result.seed} --steps ${steps} --nodes ${nodes}${mutant ? ` --mutant ${mutant}` : ''} --trace`;
+export const replayCommand = (result: Pick<SimulationResult, 'seed'>, steps: number, nodes: number, mutant?: string, family: SimulationFamily = 'standard'): string =>
+  `./edgeward raft sim --seed ${result.seed} --steps ${steps} --nodes ${nodes}${family === 'standard' ? '' : ` --family ${family}`}${mutant ? ` --mutant ${mutant}` : ''} --trace`;
 
 export async function runRaftCommand(args: string[], io: CliIo): Promise<number> {
   const outcome = parseCommand('raft', tree, args);
@@ -130,20 +137,30 @@ export async function runRaftCommand(args: string[], io: CliIo): Promise<number>
   const steps = numberFlag(flags, 'steps', 3000);
   const nodes = numberFlag(flags, 'nodes', 3);
   if (path[0] === 'mutants') return runMutantsCommand(flags, steps, nodes, io);
-  if (flags.has('seed')) return replaySeed(numberFlag(flags, 'seed', 1), steps, nodes, flags, io);
+  const family = (flags.text('family') ?? 'standard') as SimulationFamily;
+  if (flags.has('seed')) return replaySeed(numberFlag(flags, 'seed', 1), steps, nodes, family, flags, io);
   const first = flags.bool('random') ? randomFirstSeed() : numberFlag(flags, 'first', 1);
   const seeds = numberFlag(flags, 'seeds', 100);
   const workers = numberFlag(flags, 'workers', availableParallelism());
-  io.stdout(`seeds ${first}..${first + seeds - 1}, ${nodes} nodes, ${steps} steps per seed, ${workers} worker threads\n`);
-  const summary = await runSeedPool({ first, seeds, steps, nodes, workers });
-  for (const failure of summary.failed) io.stdout(`FAILED seed ${failure.seed} at step ${failure.step}: ${failure.failure}\n  replay: ${replayCommand(failure, steps, nodes)}\n`);
+  io.stdout(`seeds ${first}..${first + seeds - 1}, ${nodes} nodes, ${steps} steps per seed, ${workers} worker threads${family === 'standard' ? '' : `, family ${family}`}\n`);
+  const lost = { writes: 0, acknowledged: 0, seeds: 0, reruns: 0 };
+  const summary = await runSeedPool({ first, seeds, steps, nodes, workers, family }, ({ stats }) => {
+    lost.writes += stats.writesLostToRecovery.length;
+    lost.acknowledged += stats.acknowledgedLostToRecovery;
+    if (stats.writesLostToRecovery.length > 0) lost.seeds++;
+    lost.reruns += stats.recoveryRuns - stats.recoveries;
+  });
+  for (const failure of summary.failed) io.stdout(`FAILED seed ${failure.seed} at step ${failure.step}: ${failure.failure}\n  replay: ${replayCommand(failure, steps, nodes, undefined, family)}\n`);
+  if (family === 'recovery') {
+    io.stdout(`lost to recovery: ${lost.writes} committed entries (${lost.acknowledged} acknowledged) in ${lost.seeds} seeds; ${lost.reruns} recovery runs killed part-way and run again\n`);
+  }
   const ran = summary.passed + summary.failed.length;
   io.stdout(`${(summary.elapsedMs / 1000).toFixed(1)} s, ${(ran / (summary.elapsedMs / 1000)).toFixed(1)} seeds per second\n`);
   io.stdout(`${summary.passed} passed, ${summary.failed.length} failed\n`);
   return summary.failed.length === 0 ? 0 : 1;
 }
 
-async function replaySeed(seed: number, steps: number, nodes: number, flags: FlagValues, io: CliIo): Promise<number> {
+async function replaySeed(seed: number, steps: number, nodes: number, family: SimulationFamily, flags: FlagValues, io: CliIo): Promise<number> {
   const mutantName = flags.text('mutant');
   const mutant = mutants.find((known) => known.name === mutantName);
   const tree = mutant ? await createMutantTree(repoRoot, mutant) : undefined;
@@ -151,7 +168,7 @@ async function replaySeed(seed: number, steps: number, nodes: number, flags: Fla
     const module = pathToFileURL(join(tree?.root ?? repoRoot, 'server/raft/sim/simulation.ts')).href;
     const { runSimulation } = (await import(module)) as typeof import('../raft/sim/simulation.ts');
     if (mutant) io.stdout(`planted bug ${mutant.name}: breaks ${mutant.breaks}\n`);
-    const result = await runSimulation({ seed, steps, nodes, ...(flags.bool('trace') ? { trace: (line: string) => io.stdout(`${line}\n`) } : {}) });
+    const result = await runSimulation({ seed, steps, nodes, family, ...(flags.bool('trace') ? { trace: (line: string) => io.stdout(`${line}\n`) } : {}) });
     io.stdout(`seed ${seed}: ${result.ok ? 'passed' : `FAILED at step ${result.step}: ${result.failure}`}\n`);
     io.stdout(`stats ${JSON.stringify(result.stats)}\n`);
     io.stdout(`${result.ok ? 1 : 0} passed, ${result.ok ? 0 : 1} failed\n`);

@@ -63,6 +63,19 @@ const ctrlSchema = s.object({
     .default({}),
 });
 
+/** A scheduled backup interval: 0 (the schedule off) or at least 1 s. */
+function backupIntervalRule(value: number): RuleFinding[] {
+  return value === 0 || value >= 1000 ? [] : [{ rule: 'min', message: 'must be 0s (no schedule) or at least 1s', value }];
+}
+
+// Online backups of the model on a schedule (server/controller/backup-schedule.ts); `dir` defaults to
+// <cluster.dataDir>/backups, filled in by the top-level transform below.
+const backupSchema = s.object({
+  interval: s.duration({ min: 0, max: '8760h' }).rule(backupIntervalRule).default('6h'),
+  dir: s.path().describe('the directory scheduled backups are written to'),
+  retain: s.integer({ min: 1, max: 10_000 }).default(8),
+});
+
 const clusterSchema = s
   .object({
     dataDir: s.path().describe('the directory for the raft log, snapshots and model database').required(),
@@ -78,6 +91,7 @@ const clusterSchema = s
     commitTimeout: s.duration({ min: '10ms', max: '1m' }).default('5s'),
     // The raft node, its log and the peer channels on a thread of their own (docs/raft.md, "The raft thread").
     raftThread: s.boolean().default(false),
+    backup: backupSchema.default({}),
   })
   .rule((cluster) => (isAbove(cluster.electionTimeout, cluster.heartbeatTimeout) ? [] : [
     {
@@ -277,5 +291,6 @@ export const controllerSchema = s
   })
   .transform((config) => ({
     ...config,
+    cluster: { ...config.cluster, backup: { ...config.cluster.backup, dir: config.cluster.backup.dir ?? join(config.cluster.dataDir, 'backups') } },
     agent: { socket: config.agent.socket ?? join(config.cluster.dataDir, 'agent.sock') },
   }));

@@ -86,6 +86,7 @@ describe('parseControllerConfig: a valid file', () => {
         heartbeatTimeout: 200,
         commitTimeout: 5_000,
         raftThread: false,
+        backup: { interval: 21_600_000, dir: '/etc/edgeward/data/backups', retain: 8 },
       },
       edge: {
         api: { sessionTimeout: 1_800_000, activityUpdateInterval: 90_000, activityUpdateBatchSize: 250 },
@@ -448,5 +449,30 @@ describe('parseControllerConfig: telemetry', () => {
     assert.deepEqual(bad('  otlp:', '    endpoint: http://collector:4318', '    timeout: 5m'), [[21, 'telemetry.otlp.timeout', 'max']]);
     assert.deepEqual(bad('  otlp:', '    headers: {}'), [[19, 'telemetry.otlp.endpoint', 'required']]);
     assert.deepEqual(bad('  otlp:', '    endpoint: http://collector:4318', '    endpiont: x'), [[21, 'telemetry.otlp.endpiont', 'unknown-key']]);
+  });
+});
+
+describe('parseControllerConfig: cluster.backup', () => {
+  const withBackup = (...backup: string[]) => parse(edit(minimal, 'dataDir:', '  dataDir: ./data', '  backup:', ...backup));
+
+  it('takes an interval, a folder (relative to the file) and how many to keep; 0s turns the schedule off', () => {
+    const { config, problems } = withBackup('    interval: 30m', '    dir: /var/backups/edgeward', '    retain: 3');
+    assert.deepEqual(problems, []);
+    assert.deepEqual(config?.cluster.backup, { interval: 1_800_000, dir: '/var/backups/edgeward', retain: 3 });
+    assert.deepEqual(withBackup('    interval: 0s', '    dir: backups').config?.cluster.backup, { interval: 0, dir: '/etc/edgeward/backups', retain: 8 });
+  });
+
+  it('refuses an interval below 1s (other than 0), a retain below 1, a bad duration and unknown keys, each with its key path and line', () => {
+    const { config, problems } = withBackup('    interval: 500ms', '    retain: 0', '    dir: ""', '    keep: 3');
+    assert.equal(config, undefined);
+    assert.deepEqual(where(problems), [
+      [11, 'cluster.backup.interval', 'min'],
+      [12, 'cluster.backup.retain', 'min'],
+      [13, 'cluster.backup.dir', 'path'],
+      [14, 'cluster.backup.keep', 'unknown-key'],
+    ]);
+    assert.equal(problems[0]!.message, 'must be 0s (no schedule) or at least 1s');
+    assert.deepEqual(where(withBackup('    interval: 6 hours').problems), [[11, 'cluster.backup.interval', 'duration']]);
+    assert.deepEqual(where(withBackup('    interval: 9000h').problems), [[11, 'cluster.backup.interval', 'max']]);
   });
 });

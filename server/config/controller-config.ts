@@ -61,6 +61,14 @@ export interface ClusterConfig {
   readonly commitTimeout: number;
   /** The raft node, its log and the peer channels on a thread of their own. */
   readonly raftThread: boolean;
+  readonly backup: BackupConfig;
+}
+
+/** Scheduled online backups: `interval` in ms (0: no schedule), `dir` absolute, the newest `retain` kept. */
+export interface BackupConfig {
+  readonly interval: number;
+  readonly dir: string;
+  readonly retain: number;
 }
 
 /** Durations in ms. */

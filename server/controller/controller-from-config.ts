@@ -128,6 +128,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
       activityUpdateIntervalMs: config.edge.api.activityUpdateInterval,
       activityUpdateBatchSize: config.edge.api.activityUpdateBatchSize,
       agentSocket: config.agent.socket,
+      backup: { intervalMs: config.cluster.backup.interval, dir: config.cluster.backup.dir, retain: config.cluster.backup.retain },
       events: Object.entries(config.events).map(([name, handler]) => ({
         name,
         subscriptions: handler.subscriptions.map((subscription) =>

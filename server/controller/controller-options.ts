@@ -99,6 +99,17 @@ export interface ControllerOptions {
   readonly activityUpdateBatchSize: number;
   readonly events: readonly EventHandlerOptions[];
   readonly agentSocket: string;
+  /** `cluster.backup`: scheduled online backups of the model (none when unset, or with intervalMs 0). */
+  readonly backup?: BackupOptions;
+}
+
+export interface BackupOptions {
+  /** 0: no schedule. */
+  readonly intervalMs: number;
+  /** Where scheduled backups are written (`<dataDir>/backups` by default). */
+  readonly dir: string;
+  /** Scheduled backups kept; older `model-*.json` files in `dir` are deleted. */
+  readonly retain: number;
 }
 
 export interface OidcOptions {

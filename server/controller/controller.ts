@@ -39,6 +39,7 @@ import { applySessionDialRule } from './session-dial-rule.ts';
 import { startSessionTimers } from './session-timers.ts';
 import { startRevocationPruning } from './revocation-timer.ts';
 import { startOidcKeyTimers } from './oidc-key-timer.ts';
+import { startBackups } from './backup-wiring.ts';
 import { keepClusterIdentity } from './cluster-identity-keeper.ts';
 import { announceForcedMembership } from './forced-membership-event.ts';
 import { oidcObservability } from './oidc-observability.ts';
@@ -140,6 +141,7 @@ export async function startController(options: ControllerOptions, runtime: Contr
     stack.push('session timers', startSessionTimers(services.sessions, isLeader, options, logger));
     stack.push('revocation pruning', startRevocationPruning(services.revocations, isLeader, logger.child('revocations')));
     stack.push('oidc signing keys', startOidcKeyTimers(services.oidc, isLeader, logger.child('oidc')));
+    stack.push('backup schedule', startBackups(options, services.database, metrics, logger.child('backup')));
     stack.push('cluster id', keepClusterIdentity(store, new ModelWriter(proposer), { isLeader, observe: (listener) => raft.observe(() => listener()) }, clock, logger));
 
     logger.info('controller started', { id: options.id, version: version.version, baseUrls });

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Configuration } from '../raft/core/types.ts';
-import { forceSingleVoter } from '../raft/node/forced-recovery.ts';
+import { forceSingleVoter, lastStoredConfiguration } from '../raft/node/forced-recovery.ts';
 import { openRaftFiles } from '../raft/node/local-raft.ts';
 import { ModelStateMachine } from '../model/model-state-machine.ts';
 import { createModelTables } from '../model/entities.ts';
@@ -124,7 +124,7 @@ export async function recoverQuorum(options: ControllerOptions, probe: QuorumPro
   try {
     const files = await openRaftFiles(options.id, options.dataDir, logger);
     try {
-      const previous = await lastConfiguration(files);
+      const previous = await lastStoredConfiguration(files.store, files.snapshots);
       const others = previous.voters.filter((id) => id !== options.id);
       const reachable = await probe(others.map((id) => ({ id, address: previous.addresses?.[id] ?? '' })).filter((voter) => voter.address !== ''));
       const majority = Math.floor(previous.voters.length / 2) + 1;
@@ -154,16 +154,6 @@ export async function recoverQuorum(options: ControllerOptions, probe: QuorumPro
   } finally {
     await store.close();
   }
-}
-
-/** The configuration the data folder's raft files end with (what a start would take up). */
-async function lastConfiguration(files: Awaited<ReturnType<typeof openRaftFiles>>): Promise<Configuration> {
-  const [newest] = await files.snapshots.list();
-  let configuration: Configuration = newest?.configuration ?? files.bootstrap;
-  const first = Math.max(await files.store.firstIndex(), (newest?.index ?? 0) + 1);
-  const entries = await files.store.entries(first, await files.store.lastIndex());
-  for (const entry of entries) if (entry.type === 'config') configuration = (entry.data as { configuration: Configuration }).configuration;
-  return configuration;
 }
 
 function writeNote(dataDir: string, note: ForcedMembership): void {

@@ -81,7 +81,7 @@ test('backups are written one at a time, at most four wait, and a failure is hea
   const first = admin.snapshot({ out: '/full/a.json', trigger: 'schedule' });
   for (let wait = 0; wait < 100 && gates.length === 0; wait++) await new Promise((resolve) => setImmediate(resolve));
   const queued = [1, 2, 3, 4].map((n) => admin.snapshot({ out: `/b${n}.json` }));
-  assert.throws(() => admin.snapshot(), (error: unknown) => error instanceof EdgeError && error.code === 'SERVER_TOO_MANY_REQUESTS');
+  await assert.rejects(admin.snapshot(), (error: unknown) => error instanceof EdgeError && error.code === 'SERVER_TOO_MANY_REQUESTS');
   for (let round = 0; round < 5; round++) {
     for (let wait = 0; wait < 100 && gates.length === 0; wait++) await new Promise((resolve) => setImmediate(resolve));
     gates.shift()!();

@@ -77,7 +77,7 @@ export class DatabaseAdmin {
   snapshot(options: { out?: string; dir?: string; trigger?: BackupTrigger } = {}): Promise<BackupWritten> {
     const trigger = options.trigger ?? 'request';
     if (this.backupsWaiting >= maxQueuedBackups) {
-      throw new EdgeError('SERVER_TOO_MANY_REQUESTS', { code: 'SERVER_TOO_MANY_REQUESTS', message: `${maxQueuedBackups} backups are already waiting to be written` });
+      return Promise.reject(new EdgeError('SERVER_TOO_MANY_REQUESTS', { code: 'SERVER_TOO_MANY_REQUESTS', message: `${maxQueuedBackups} backups are already waiting to be written` }));
     }
     this.backupsWaiting += 1;
     const result = this.backups.then(() => {

@@ -88,6 +88,17 @@ test('a truncated, damaged, foreign-format or non-backup file is refused with it
   assert.equal((await refusal(join(root, 'missing.json'))).problem, 'unreadable');
 });
 
+test('a temporary file left by a writer that died is removed by the next backup; a live writer\'s is kept', async () => {
+  const folder = join(root, 'abandoned');
+  await writeBackupFile(join(folder, 'first.json'), header, tables);
+  const dead = join(folder, '.model-9-x.json.2147483646.tmp');
+  const live = join(folder, `.model-9-y.json.${process.ppid}.tmp`);
+  writeFileSync(dead, 'half');
+  writeFileSync(live, 'in progress');
+  await writeBackupFile(join(folder, 'second.json'), header, tables);
+  assert.deepEqual(readdirSync(folder).sort(), [`.model-9-y.json.${process.ppid}.tmp`, 'first.json', 'second.json']);
+});
+
 test('a failed write leaves no file behind', async () => {
   const folder = join(root, 'failing');
   const cyclic: Record<string, unknown> = { id: 'loop' };

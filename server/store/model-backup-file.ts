@@ -11,7 +11,7 @@
 // edited in place, so a list of them taken in one step stays a consistent copy).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Row } from './entity-table.ts';
 
@@ -77,6 +77,7 @@ export function isBackupFileName(name: string): boolean {
 export async function writeBackupFile(path: string, header: Omit<BackupHeader, 'format' | 'tables'>, tables: Readonly<Record<string, readonly Row[]>>): Promise<BackupFileWritten> {
   const folder = dirname(path);
   await mkdir(folder, { recursive: true, mode: 0o700 });
+  await removeAbandonedTemporaries(folder);
   const temporary = join(folder, `.${basename(path)}.${process.pid}.tmp`);
   const hash = createHash('sha256');
   const file = await open(temporary, 'w', 0o600);
@@ -113,6 +114,24 @@ export async function writeBackupFile(path: string, header: Omit<BackupHeader, '
     await file.close().catch(() => undefined);
     await rm(temporary, { force: true });
     throw error;
+  }
+}
+
+/** Temporary files of writers that died (a crash, a kill) mid-backup: each names its writer's process id. */
+async function removeAbandonedTemporaries(folder: string): Promise<void> {
+  for (const name of await readdir(folder)) {
+    const match = /^\.model-.+\.(\d+)\.tmp$/.exec(name);
+    if (!match || isRunning(Number(match[1]))) continue;
+    await rm(join(folder, name), { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

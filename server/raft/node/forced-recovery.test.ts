@@ -14,7 +14,7 @@ import { FileSnapshotStore } from '../storage/file-snapshot-store.ts';
 import { WalRaftStore } from '../storage/wal-raft-store.ts';
 import { forceSingleVoter } from './forced-recovery.ts';
 import { KvStateMachine, waitFor } from './node-test-support.ts';
-import { RaftNode } from './raft-node.ts';
+import { RaftNode, type RaftStateMachine } from './raft-node.ts';
 import { InProcessTransport } from './raft-transport.ts';
 
 const timing = { tickMs: 10, electionTicks: 10, heartbeatTicks: 2, commitTimeoutMs: 3000 };
@@ -226,4 +226,35 @@ test('a three-voter cluster loses two members for good: the survivor, forced to 
     await freshFiles.store.close();
     await survivor.store.close();
   }
+});
+
+test('a state machine that answers its snapshot later (the raft thread\'s mirror): the recovery saves the data it awaited', async () => {
+  const files = await survivorFiles(tempDir());
+  const machine = files.machine;
+  const later: RaftStateMachine = {
+    snapshotIsAsync: true,
+    appliedIndex: () => machine.appliedIndex(),
+    apply: (entries) => machine.apply(entries),
+    restore: (data, index) => machine.restore(data, index),
+    snapshot: () => new Promise((resolve) => setTimeout(() => resolve(machine.snapshot()), 5)),
+  };
+  const recovered = await forceSingleVoter({ id: 'a', store: files.store, snapshots: files.snapshots, stateMachine: later, logger: silentLogger });
+  assert.equal(recovered.index, 15);
+  const saved = (await files.snapshots.latest())!.data as { values: [string, string][]; applied: number };
+  assert.equal(saved.applied, 15);
+  assert.deepEqual(new Map(saved.values).get('k15'), 'v15');
+  await files.store.close();
+});
+
+test('a log the newest snapshot superseded (a crash while installing a leader\'s snapshot) is not applied: the recovery starts from the snapshot', async () => {
+  const files = await survivorFiles(tempDir());
+  const fromLeader = new KvStateMachine();
+  // The leader's snapshot is at 12 in term 3, where this log holds a term-2 entry: 13..15 after it are not the leader's.
+  await fromLeader.restore({ values: [['leader', 'state']] }, 12);
+  await files.snapshots.save({ meta: { index: 12, term: 3, configuration: threeVoters }, data: fromLeader.snapshot() });
+  const recovered = await forceSingleVoter({ id: 'b', store: files.store, snapshots: files.snapshots, stateMachine: files.machine, logger: silentLogger });
+  assert.deepEqual({ index: recovered.index, term: recovered.term, applied: recovered.applied }, { index: 12, term: 3, applied: 0 });
+  assert.deepEqual([...files.machine.values], [['leader', 'state']], 'the state is the snapshot\'s, none of the replaced log');
+  assert.deepEqual(recovered.configuration, { voters: ['b'], nonVoters: [], addresses: { b: 'tls:127.0.0.1:7002' } });
+  await files.store.close();
 });

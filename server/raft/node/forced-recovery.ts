@@ -124,12 +124,12 @@ async function planRecovery(options: ForceSingleVoterOptions): Promise<RecoveryP
   if (applied < index && Math.max(applied, snapshotIndex) + 1 < first) {
     throw new Error(`raft recovery: the raft log starts at index ${first} but the state machine has applied only ${applied} and no snapshot covers the entries between`);
   }
-  const term = index === snapshotIndex && meta ? meta.term : (await readEntries(store, index, index))[0]!.term;
   const previous = await lastConfiguration(store, meta, Math.max(first, snapshotIndex + 1), last);
   if (!previous.voters.includes(id) && !previous.nonVoters.includes(id)) {
     const members = [...previous.voters, ...previous.nonVoters];
     throw new Error(`raft recovery: ${id} is not a member of the last configuration (${members.length > 0 ? `voters ${previous.voters.join(', ') || 'none'}, non-voters ${previous.nonVoters.join(', ') || 'none'}` : 'it holds none'}); only a member's data can be recovered`);
   }
+  const term = index === snapshotIndex && meta ? meta.term : (await readEntries(store, index, index))[0]!.term;
   return { restore, index, term, previous, hardState };
 }
 
@@ -140,6 +140,17 @@ async function supersededBy(store: RaftStore, snapshot: SnapshotMeta, first: num
   if (snapshot.index < first) return false;
   const [atSnapshot] = await store.entries(snapshot.index, snapshot.index);
   return atSnapshot !== undefined && atSnapshot.term !== snapshot.term;
+}
+
+/** The configuration the stored files end with, as a start would take it up; reads only (the quorum check of
+ * `controller recover` asks its voters before anything is forced). */
+export async function lastStoredConfiguration(store: RaftStore, snapshots: SnapshotStore): Promise<Configuration> {
+  const [meta] = await snapshots.list();
+  const first = await store.firstIndex();
+  let last = await store.lastIndex();
+  if (last < first) last = 0;
+  if (last > 0 && meta && (await supersededBy(store, meta, first, last))) last = 0;
+  return lastConfiguration(store, meta, Math.max(first, (meta?.index ?? 0) + 1), last);
 }
 
 /** The configuration in effect at the end of the log: its last config entry after the snapshot, else the snapshot's. */

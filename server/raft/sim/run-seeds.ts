@@ -1,11 +1,12 @@
 // Runs the simulator over a range of seeds in this thread and summarises, for the CLI's workers and the tests.
-import { runSimulation, type SimulationResult } from './simulation.ts';
+import { runSimulation, type SimulationFamily, type SimulationResult } from './simulation.ts';
 
 export interface SeedRunOptions {
   readonly first: number;
   readonly seeds: number;
   readonly steps: number;
   readonly nodes: number;
+  readonly family?: SimulationFamily;
   /** Run every `stride`-th seed from `first` (a worker's share); default 1. */
   readonly stride?: number;
   /** Stop at the first failing seed. */
@@ -24,7 +25,7 @@ export async function runSeeds(options: SeedRunOptions, onResult?: (result: Simu
   const stride = options.stride ?? 1;
   let passed = 0;
   for (let seed = options.first; seed < options.first + options.seeds; seed += stride) {
-    const result = await runSimulation({ seed, steps: options.steps, nodes: options.nodes });
+    const result = await runSimulation({ seed, steps: options.steps, nodes: options.nodes, ...(options.family ? { family: options.family } : {}) });
     if (result.ok) passed++;
     else failed.push(result);
     onResult?.(result);

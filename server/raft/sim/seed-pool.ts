@@ -5,7 +5,7 @@ import { startModuleWorker } from '../../../common/threads/module-worker.ts';
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SimulationResult } from './simulation.ts';
+import type { SimulationFamily, SimulationResult } from './simulation.ts';
 import type { SeedWorkerData } from './seed-worker.ts';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -15,6 +15,8 @@ export interface SeedPoolOptions {
   readonly seeds: number;
   readonly steps: number;
   readonly nodes: number;
+  /** Default `standard`. */
+  readonly family?: SimulationFamily;
   /** Worker threads (default: one per CPU). */
   readonly workers?: number;
   /** Where the simulator is loaded from (default: this repository). */
@@ -39,7 +41,7 @@ export function runSeedPool(options: SeedPoolOptions, onResult?: (result: Simula
   const failed: SimulationResult[] = [];
   let passed = 0;
   const runs = Array.from({ length: count }, (_, k) => {
-    const data: SeedWorkerData = { root: options.root ?? repoRoot, first: options.first + k, end, stride: count, steps: options.steps, nodes: options.nodes, lowestFailure };
+    const data: SeedWorkerData = { root: options.root ?? repoRoot, first: options.first + k, end, stride: count, steps: options.steps, nodes: options.nodes, family: options.family ?? 'standard', lowestFailure };
     return new Promise<void>((resolveRun, rejectRun) => {
       const worker = startModuleWorker(join(repoRoot, 'server/raft/sim/seed-worker.ts'), data);
       worker.on('message', (message: { kind: 'result'; result: SimulationResult } | { kind: 'done' }) => {

@@ -12,6 +12,7 @@ export interface SeedWorkerData {
   readonly stride: number;
   readonly steps: number;
   readonly nodes: number;
+  readonly family: import('./simulation.ts').SimulationFamily;
   /** Int32Array over a SharedArrayBuffer: [0] the lowest failing seed found so far (or end), when stopping early. */
   readonly lowestFailure: SharedArrayBuffer | undefined;
 }
@@ -21,7 +22,7 @@ const { runSimulation } = (await import(pathToFileURL(join(data.root, 'server/ra
 const lowest = data.lowestFailure ? new Int32Array(data.lowestFailure) : undefined;
 for (let seed = data.first; seed < data.end; seed += data.stride) {
   if (lowest && seed > Atomics.load(lowest, 0)) break;
-  const result = await runSimulation({ seed, steps: data.steps, nodes: data.nodes });
+  const result = await runSimulation({ seed, steps: data.steps, nodes: data.nodes, family: data.family });
   if (!result.ok && lowest) {
     let current = Atomics.load(lowest, 0);
     while (seed < current) {

@@ -63,6 +63,11 @@ export class SimNetwork {
     if (this.handlers.get(id) === handler) this.handlers.delete(id);
   }
 
+  /** Drops every message in flight from or to `ids` (machines destroyed for good: nothing they sent arrives). */
+  forget(ids: ReadonlySet<NodeId>): void {
+    this.inFlight = this.inFlight.filter((item) => !ids.has(item.message.from) && !ids.has(item.message.to));
+  }
+
   /** How many messages are due now. */
   due(): number {
     const now = this.now();

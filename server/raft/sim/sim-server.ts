@@ -5,6 +5,7 @@
 import type { Logger } from '../../../common/log/logger.ts';
 import { silentLogger } from '../../../common/log/logger.ts';
 import type { Configuration, NodeId } from '../core/types.ts';
+import type { ForcedRecovery, ForceSingleVoterOptions } from '../node/forced-recovery.ts';
 import { RaftNode, type ReplicationLimits, type RaftNodeTiming, type SnapshotPolicy } from '../node/raft-node.ts';
 import { SimClock } from './sim-clock.ts';
 import { SimDisk, SimRaftStore, SimSnapshotStore } from './sim-disk.ts';
@@ -19,6 +20,9 @@ export interface ProcessSettings {
   readonly snapshotPolicy: SnapshotPolicy;
   readonly replication: ReplicationLimits;
 }
+
+/** The offline recovery command: forceSingleVoter, or (in a test) a wrong one the checkers must catch. */
+export type RecoverCommand = (options: ForceSingleVoterOptions) => Promise<ForcedRecovery>;
 
 /** One run of the controller process, from start to crash. */
 export interface SimProcess {
@@ -98,6 +102,36 @@ export class SimServer {
         if (this.process === process) options.onStartFailed(error);
       },
     );
+  }
+
+  /**
+   * Runs the offline recovery command on this machine's stopped disk, as a process with no raft node: its writes land
+   * as the simulation completes them, and a crash cuts them short as it does any process's. The process ends with a
+   * crash (the command exiting) once the simulation has seen the result.
+   */
+  recover(options: {
+    readonly now: number;
+    readonly network: SimNetwork;
+    readonly outcome: (disk: SimDisk) => WriteOutcome;
+    readonly hooks: SimStateMachineHooks;
+    readonly logger?: Logger;
+    readonly command: RecoverCommand;
+  }): Promise<ForcedRecovery> {
+    const wal = new SimIoQueue();
+    const snapshots = new SimIoQueue();
+    const model = new SimIoQueue();
+    const outcome = () => options.outcome(this.disk);
+    const machine = new SimStateMachine(this.disk, model, outcome, options.hooks);
+    // It listens on nothing; the endpoint only gives the process the shape a crash expects.
+    const endpoint = options.network.endpoint();
+    this.process = { node: undefined, clock: new SimClock(this.clockRate, options.now + this.wallOffset), machine, endpoint, wal, snapshots, model };
+    return options.command({
+      id: this.id,
+      store: new SimRaftStore(this.disk, wal, outcome),
+      snapshots: new SimSnapshotStore(this.disk, snapshots, outcome),
+      stateMachine: machine,
+      logger: options.logger ?? silentLogger,
+    });
   }
 
   /** Writes this process has issued that have not completed. */

@@ -3,7 +3,7 @@
 // crash can take back applies the node finished: the restart replays them from the log, or restores a snapshot when
 // the log no longer holds them); a restore is written synced before it completes. Every apply and restore is checked
 // against the cluster's history.
-import type { NodeId } from '../core/types.ts';
+import type { Entry, NodeId } from '../core/types.ts';
 import type { RaftStateMachine } from '../node/raft-node.ts';
 import type { ApplyResult, CommittedEntry } from '../state-machine.ts';
 import type { History } from './checkers/history.ts';
@@ -82,6 +82,12 @@ function entryKey(entry: CommittedEntry): string {
   if (type === 'raft.config') return 'config';
   if (type === 'raft.noop') return 'noop';
   return `normal:${JSON.stringify(entry.command)}`;
+}
+
+/** How a log entry reads in the history once applied (`term:kind...`, as recordApply keys it). */
+export function historyKey(entry: Entry): string {
+  const kind = entry.type === 'config' ? 'config' : entry.type === 'noop' ? 'noop' : `normal:${JSON.stringify(entry.data)}`;
+  return `${entry.term}:${kind}`;
 }
 
 /** FNV-1a over the previous hash and the text: equal hashes at an index mean equal histories. */

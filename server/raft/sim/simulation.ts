@@ -4,9 +4,12 @@
 // reordering and delay, symmetric and one-way partitions, crashes at any point (writes in flight land up to some
 // point or are lost), fsync latency, full disks and write errors, clock drift and steps, snapshots, leadership
 // transfers and membership changes, with every checker run after every step. A liveness phase then stops the
-// faults and requires a leader and every new proposal applied everywhere within a bound.
+// faults and requires a leader and every new proposal applied everywhere within a bound. In the recovery family, the
+// fault phase also loses a majority for good part-way: the survivor is forced to a single voter (forceSingleVoter on
+// its simulated disk) and fresh servers join it, with the checkers carried across that epoch boundary.
 import type { Logger, LogFields } from '../../../common/log/logger.ts';
-import { ProposalRefused, type ConfigChange, type NodeId } from '../core/types.ts';
+import { ProposalRefused, type ConfigChange, type Configuration, type NodeId } from '../core/types.ts';
+import { forceSingleVoter, type ForcedRecovery } from '../node/forced-recovery.ts';
 import { MessageChecks } from './message-checks.ts';
 import { ProposalRefusedError, type LogCommand } from '../state-machine.ts';
 import { AcknowledgedProposals, clientCommand } from './checkers/acknowledged-proposals.ts';
@@ -17,14 +20,20 @@ import { checkLeaderCompleteness } from './checkers/leader-completeness.ts';
 import { converged, livenessFailure } from './checkers/liveness.ts';
 import { checkLogMatching } from './checkers/log-matching.ts';
 import { checkRead } from './checkers/read-your-writes.ts';
+import { CommittedLedger, crossRecoveryBoundary } from './checkers/recovery-epoch.ts';
 import { SafetyViolation } from './checkers/safety-violation.ts';
 import { seededRandom, type Random } from './seeded-random.ts';
 import type { SimDisk } from './sim-disk.ts';
 import { InjectedDiskFault, type WriteOutcome } from './sim-io.ts';
 import { SimNetwork } from './sim-network.ts';
 import { pickAction, pickFaultProfile, type FaultProfile } from './fault-profiles.ts';
-import { SimServer, type ProcessSettings } from './sim-server.ts';
-import type { SimStateMachineHooks } from './sim-state-machine.ts';
+import { SimServer, type ProcessSettings, type RecoverCommand } from './sim-server.ts';
+import { historyKey, type SimStateMachineHooks } from './sim-state-machine.ts';
+import { diskHoldings } from './survivor-disk.ts';
+
+/** `standard`: the fault and liveness phases; `recovery`: a majority is also lost for good part-way (above). */
+export type SimulationFamily = 'standard' | 'recovery';
+export const simulationFamilies: readonly SimulationFamily[] = ['standard', 'recovery'];
 
 export interface SimulationOptions {
   readonly seed: number;
@@ -35,6 +44,10 @@ export interface SimulationOptions {
   /** Step bound for the liveness phase. */
   readonly livenessSteps?: number;
   readonly trace?: (line: string) => void;
+  /** Default `standard`. */
+  readonly family?: SimulationFamily;
+  /** The recovery the `recovery` family runs (default forceSingleVoter; a test passes a wrong one). */
+  readonly recover?: RecoverCommand;
 }
 
 export interface SimulationStats {
@@ -49,6 +62,16 @@ export interface SimulationStats {
   diskFaults: number;
   reads: number;
   membershipChanges: number;
+  /** Forced single-voter recoveries (the recovery family: one per seed). */
+  recoveries: number;
+  /** Runs of the recovery command, the ones killed part-way (and run again) included. */
+  recoveryRuns: number;
+  /** Indexes whose committed entry only the lost majority held: gone with it, reported here, not a failure. */
+  writesLostToRecovery: number[];
+  /** Of those, proposals that had been acknowledged to their client. */
+  acknowledgedLostToRecovery: number;
+  /** Fresh servers that are voters of the last leader's configuration after a recovery. */
+  rejoined: number;
 }
 
 export interface SimulationResult {
@@ -89,7 +112,8 @@ class Simulation {
   private readonly random: Random;
   private readonly servers: SimServer[];
   private readonly network: SimNetwork;
-  private readonly history = new History();
+  /** The history of the current epoch (a forced recovery starts a new one, recovery-epoch.ts). */
+  private history = new History();
   private readonly acknowledged = new AcknowledgedProposals();
   private readonly violations: SafetyViolation[] = [];
   private readonly commitIndexes = new CommitIndexWatch();
@@ -111,6 +135,11 @@ class Simulation {
     diskFaults: 0,
     reads: 0,
     membershipChanges: 0,
+    recoveries: 0,
+    recoveryRuns: 0,
+    writesLostToRecovery: [],
+    acknowledgedLostToRecovery: 0,
+    rejoined: 0,
   };
   /** Chance that a due write is held back another round: a crash then finds it in flight. */
   private writeHoldBack: number;
@@ -123,6 +152,17 @@ class Simulation {
   /** Full disks and when they are freed. */
   private readonly fullUntil = new Map<NodeId, number>();
   private readonly hooks: SimStateMachineHooks;
+  private readonly report: (violation: SafetyViolation) => void;
+  /** The recovery family: the step at which the majority is lost, and what the leaders announced committed. */
+  private readonly recoverAt: number = Infinity;
+  private readonly ledger: CommittedLedger | undefined;
+  private recovered = false;
+  /** Fresh servers a recovery started, and those of them not yet voters. */
+  private readonly fresh: NodeId[] = [];
+  private rejoining: NodeId[] = [];
+  private nextServerNumber: number;
+  /** The voters at the start. */
+  private readonly configuration: Configuration;
 
   constructor(private readonly options: SimulationOptions) {
     this.random = seededRandom(options.seed);
@@ -131,7 +171,13 @@ class Simulation {
     const ids = Array.from({ length: count }, (_, i) => `n${i + 1}`);
     const configuration = { voters: ids, nonVoters: [] };
     const report = (violation: SafetyViolation) => this.violations.push(violation);
-    this.servers = ids.map((id) => new SimServer(id, 0.85 + this.random() * 0.3, configuration, report));
+    this.report = report;
+    this.nextServerNumber = count + 2;
+    // The recovery family's cluster starts as controllers' clusters do, from a configuration entry in the log (see
+    // bootstrapThroughLog): forceSingleVoter reads the configuration from the log and snapshots alone.
+    const bootstrap = options.family === 'recovery' ? { voters: [], nonVoters: [] } : configuration;
+    this.configuration = configuration;
+    this.servers = ids.map((id) => new SimServer(id, 0.85 + this.random() * 0.3, bootstrap, report));
     // A spare server that membership changes add (as voter or non-voter) and remove again; it starts knowing no
     // configuration, as a new controller does.
     this.servers.push(new SimServer(`n${count + 1}`, 0.85 + this.random() * 0.3, { voters: [], nonVoters: [] }, report));
@@ -143,14 +189,23 @@ class Simulation {
     this.network.faults = this.profile.network;
     this.writeHoldBack = this.profile.writeHoldBack;
     this.crashInFlight = this.profile.crashInFlight;
+    const simulation = this;
     this.hooks = {
-      history: this.history,
+      // Read on every apply: after a recovery, the new epoch's.
+      get history() {
+        return simulation.history;
+      },
       report,
       onSnapshotInstalled: (node, index) => {
         this.stats.snapshotsInstalled++;
         this.trace(`${node} installs snapshot at ${index}`);
       },
     };
+    // Drawn last, and only in the family, so that a standard seed runs as it always has.
+    if (options.family === 'recovery') {
+      this.recoverAt = Math.floor((options.steps ?? 3000) * (0.3 + 0.3 * this.random()));
+      this.ledger = new CommittedLedger();
+    }
   }
 
   async run(): Promise<SimulationResult> {
@@ -160,8 +215,9 @@ class Simulation {
       this.trace(`fault profile: ${this.profile.name}; ${replication.appendsInFlightPerFollower} appends in flight of at most ${replication.maxEntriesPerAppend} entries`);
       for (const server of this.servers) this.start(server);
       await this.settle();
+      if (this.options.family === 'recovery') await this.bootstrapThroughLog();
       for (this.step = 1; this.step <= steps; this.step++) {
-        this.safetyStep();
+        if (this.step < this.recoverAt || this.recovered || !(await this.loseMajorityAndRecover())) this.safetyStep();
         await this.settle();
         this.check();
       }
@@ -179,13 +235,18 @@ class Simulation {
     this.stats.dropped = this.network.stats.dropped;
     this.stats.committed = this.history.maxCommitted;
     this.stats.acknowledged = this.acknowledged.count;
-    this.stats.elections = this.history.leaderOfTerm.size;
+    this.stats.elections += this.history.leaderOfTerm.size;
+    if (this.recovered) {
+      const voters = this.leader()?.status().configuration.voters ?? [];
+      this.stats.rejoined = this.fresh.filter((id) => voters.includes(id)).length;
+    }
     return { seed: this.options.seed, ok, step: this.step, stats: this.stats, ...(failure === undefined ? {} : { failure }) };
   }
 
   // ---- phases ------------------------------------------------------------------------------------------------
 
   private safetyStep(): void {
+    if (this.rejoining.length > 0 && this.random.chance(0.05)) return this.rejoin();
     switch (pickAction(this.profile, this.random())) {
       case 'deliver':
         return this.deliverSome();
@@ -249,6 +310,9 @@ class Simulation {
       this.network.deliverDue();
       await this.settle();
       this.check();
+      // After a recovery, the cluster is whole again once every fresh server is a voter (fault-phase membership
+      // changes may have removed some again).
+      if (this.recovered) this.rejoinAll();
       const leader = this.leaderServer();
       if (leader && proposedAt < 0) {
         // Five fresh proposals must make it everywhere.
@@ -281,7 +345,7 @@ class Simulation {
       applied: server.node?.appliedIndex() ?? 0,
     }));
     const view = leader ? { id: leader.id, commit: leader.log.committed, configuration: leader.status().configuration } : undefined;
-    return converged(view, members, this.highestAcknowledged);
+    return converged(view, members, this.highestAcknowledged) && this.rejoining.length === 0;
   }
 
   /**
@@ -354,7 +418,7 @@ class Simulation {
   /** A client that wrote at index i reads through any running node once that node has applied i. */
   private read(): void {
     const node = this.random.pick(this.servers).node;
-    if (!node || this.acknowledged.count === 0) return;
+    if (!node || this.acknowledged.byClient.size === 0) return;
     const clients = [...this.acknowledged.byClient.keys()];
     const client = clients[clients.length - 1 - this.random.int(Math.min(clients.length, 8))]!;
     const index = this.acknowledged.byClient.get(client)!;
@@ -519,6 +583,135 @@ class Simulation {
     server.node?.maybeSnapshot(true).catch(() => undefined);
   }
 
+  // ---- the recovery family ------------------------------------------------------------------------------------
+
+  /** The first server writes the starting configuration as its log's first entry and the others learn it from its
+   * appends (again after a crash that took the entry before it landed). */
+  private async bootstrapThroughLog(): Promise<void> {
+    const first = this.servers[0]!;
+    for (let round = 0; round < 500 && first.disk.lastIndex < 1; round++) {
+      if (!first.running) this.restart(first);
+      const node = first.node;
+      if (node?.isUninitialized()) {
+        this.trace(`bootstrap ${first.id}: ${this.configuration.voters.join(',')}`);
+        node.bootstrap(this.configuration);
+      }
+      this.tick();
+      await this.settle();
+    }
+  }
+
+  /**
+   * Every server but one loses its disk for good (crashed, never to return); the survivor, a voter of the
+   * configuration its own disk holds, is stopped, forced to a single voter, and restarted, and as many fresh servers
+   * as the cluster had voters start empty, to be added back through the leader's membership changes. What only the
+   * lost servers held is reported as lost; the checkers go on in a new epoch holding what the survivor kept. False
+   * when no server's disk holds a configuration naming it a voter yet (tried again on the next step).
+   */
+  private async loseMajorityAndRecover(): Promise<boolean> {
+    const candidates = this.servers.filter((server) => diskHoldings(server.disk).configuration?.voters.includes(server.id));
+    if (candidates.length === 0) return false;
+    this.recovered = true;
+    this.stats.recoveries++;
+    const survivor = this.random.pick(candidates);
+    const gone = this.servers.filter((server) => server !== survivor);
+    this.trace(`--- recovery: ${gone.map((server) => server.id).join(', ')} lost for good with their disks; ${survivor.id} survives`);
+    for (const server of this.servers) this.crash(server);
+    this.network.forget(new Set(gone.map((server) => server.id)));
+    this.network.cut.clear();
+    this.fullUntil.clear();
+    survivor.disk.full = false;
+    this.servers.splice(0, this.servers.length, survivor);
+
+    const holdings = diskHoldings(survivor.disk);
+    const boundary = crossRecoveryBoundary(this.history, this.ledger, holdings);
+    this.stats.elections += this.history.leaderOfTerm.size;
+    this.history = boundary.history;
+    this.stats.writesLostToRecovery.push(...boundary.lost);
+    const lostClients = this.acknowledged.forgetIndexes(new Set(boundary.lost));
+    this.stats.acknowledgedLostToRecovery += lostClients.length;
+    this.highestAcknowledged = this.acknowledged.highestIndex();
+    this.trace(`${survivor.id} holds through ${holdings.last} (its state covers ${holdings.covered}); lost with the majority: ${boundary.lost.length === 0 ? 'nothing' : `indexes ${boundary.lost.join(',')} (${lostClients.length} acknowledged)`}`);
+
+    const recovered = await this.runRecovery(survivor);
+    this.trace(`${survivor.id} forced to a single voter at ${recovered.index} (term ${recovered.term}; voters were ${recovered.previous.voters.join(',')}); ${recovered.applied} entries applied from its log`);
+    this.restart(survivor);
+    const empty: Configuration = { voters: [], nonVoters: [] };
+    // Replacements for the lost voters, which rejoin as voters, and a new spare for the membership changes.
+    const voters = this.options.nodes ?? 3;
+    for (let i = 0; i < voters; i++) {
+      const server = new SimServer(`n${this.nextServerNumber++}`, 0.85 + this.random() * 0.3, empty, this.report);
+      this.servers.push(server);
+      if (i < voters - 1) {
+        this.fresh.push(server.id);
+        this.rejoining.push(server.id);
+      }
+      this.trace(`fresh server ${server.id} starts empty${i < voters - 1 ? '' : ' (a spare)'}`);
+      this.start(server);
+    }
+    return true;
+  }
+
+  /**
+   * Runs the recovery command on the survivor's stopped disk to its end. Some attempts are killed part-way (the
+   * machine loses power mid-command, or a write fails): the operator runs it again, which must finish the job.
+   */
+  private async runRecovery(survivor: SimServer): Promise<ForcedRecovery> {
+    const command = this.options.recover ?? forceSingleVoter;
+    for (let attempt = 1; attempt <= 20; attempt++) {
+      let outcome: { readonly result: ForcedRecovery } | { readonly error: Error } | undefined;
+      this.stats.recoveryRuns++;
+      survivor
+        .recover({
+          now: this.now,
+          network: this.network,
+          outcome: (disk) => this.writeOutcome(disk),
+          hooks: this.hooks,
+          ...(this.options.trace ? { logger: traceLogger(survivor.id, (line) => this.trace(line)) } : {}),
+          command,
+        })
+        .then(
+          (result) => (outcome = { result }),
+          (error: Error) => (outcome = { error }),
+        );
+      const killAfter = this.random.chance(0.3) ? this.random.int(8) : Infinity;
+      let completed = 0;
+      for (let round = 0; round < 10_000 && !outcome && completed < killAfter; round++) {
+        await drainMicrotasks();
+        if (outcome) break;
+        const done = survivor.completeWrites(this.now, () => true);
+        completed += done;
+        if (done === 0) this.tick();
+      }
+      // The command exits (or is killed): its writes still in flight land up to some point.
+      survivor.crash((inFlight) => this.random.int(inFlight + 1));
+      if (outcome && 'result' in outcome) return outcome.result;
+      if (outcome && !(outcome.error instanceof InjectedDiskFault)) throw new SafetyViolation('recovery', `${survivor.id}: ${outcome.error.stack ?? outcome.error.message}`);
+      this.trace(`recovery of ${survivor.id} ${outcome ? `failed on a disk fault (${outcome.error.message})` : 'killed part-way'}: run again`);
+    }
+    throw new SafetyViolation('recovery', `${survivor.id}: the recovery did not finish in 20 attempts`);
+  }
+
+  /** The liveness phase's rejoin: every fresh server that is not a voter, one change at a time. */
+  private rejoinAll(): void {
+    const voters = this.leader()?.status().configuration.voters;
+    if (!voters) return;
+    this.rejoining = this.fresh.filter((id) => !voters.includes(id));
+    this.rejoin();
+  }
+
+  /** Adds the next fresh server as a voter through the leader (refused while another change is pending: tried later). */
+  private rejoin(): void {
+    const leader = this.leader();
+    if (!leader) return;
+    const { voters } = leader.status().configuration;
+    this.rejoining = this.rejoining.filter((id) => !voters.includes(id));
+    const id = this.rejoining[0];
+    if (id === undefined) return;
+    this.trace(`rejoin on ${leader.id}: add ${id} as a voter`);
+    leader.proposeConfigChange({ kind: 'add', id, voter: true }).catch(() => undefined);
+  }
+
   // ---- checks ------------------------------------------------------------------------------------------------
 
   private check(): void {
@@ -530,6 +723,15 @@ class Simulation {
       if (node.isLeader()) checkLeaderWasElected({ id: node.id, term: node.term, voters: node.configuration.voters }, (voter, term) => this.messageChecks.votedFor(voter, term), this.history);
     }
     checkLogMatching(replicas);
+    if (this.ledger) {
+      // Any node's commit index is a commit: a follower may have learned one its leader then lost with its disk.
+      for (const node of replicas) {
+        this.ledger.observe(node, (index) => {
+          const entry = node.log.entry(index);
+          return entry && historyKey(entry);
+        });
+      }
+    }
     checkLeaderCompleteness(replicas, this.history);
     this.acknowledged.check(this.history);
   }

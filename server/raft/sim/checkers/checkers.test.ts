@@ -14,6 +14,7 @@ import { checkLeaderCompleteness } from './leader-completeness.ts';
 import { converged } from './liveness.ts';
 import { checkLogMatching } from './log-matching.ts';
 import { checkRead } from './read-your-writes.ts';
+import { CommittedLedger, crossRecoveryBoundary } from './recovery-epoch.ts';
 import type { ReplicaView } from './replica-view.ts';
 import { SafetyViolation } from './safety-violation.ts';
 import { recordApply, recordSnapshotInstall } from './state-machine-safety.ts';
@@ -159,4 +160,45 @@ test('commit index: never goes back within one process; a new process starts afr
   watch.check('a', first, 7);
   assert.throws(() => watch.check('a', first, 6), violation('commit index'));
   watch.check('a', {}, 2);
+});
+
+test('recovery epoch: what the survivor lacks (past its log, or a different entry) is reported lost; what it holds is the new history, and the new epoch checks against it', () => {
+  const old = new History();
+  const key = (index: number, term: number, client = index) => `${term}:${clientKey(client)}`;
+  for (let index = 1; index <= 6; index++) old.committed.set(index, { term: 1, key: key(index, 1), hash: 100 + index });
+  old.maxCommitted = 6;
+  old.leaderOfTerm.set(7, 'b');
+  // Index 7 was committed by the old leader but applied nowhere: only its announcement recorded it.
+  const ledger = new CommittedLedger();
+  const leaderLog = RaftLog.restore(undefined, [1, 2, 3, 4, 5, 6, 7].map((index) => entry(index, 1)), 7, 0);
+  ledger.observe({ log: leaderLog }, (index) => `1:${clientKey(index)}`);
+  // The survivor's state covers 3; its log holds 4 and 5 as committed, a different (uncommitted) entry at 6, and no 7.
+  const survivorLog = new Map([
+    [4, key(4, 1)],
+    [5, key(5, 1)],
+    [6, key(6, 1, 99)],
+  ]);
+  const boundary = crossRecoveryBoundary(old, ledger, { node: 'a', covered: 3, last: 6, keyAt: (index) => survivorLog.get(index) });
+  assert.deepEqual(boundary.lost, [6, 7]);
+  assert.deepEqual([...boundary.history.committed.keys()].sort(), [1, 2, 3, 4, 5]);
+  assert.equal(boundary.history.maxCommitted, 5);
+  assert.equal(boundary.history.leaderOfTerm.size, 0, 'a new epoch of terms: the old leaders are gone with their disks');
+  // Without the boundary, the survivor's own entry at 6 would read as a safety failure; across it, the loss is
+  // reported and that entry is the new history, which a node applying the old one there breaks.
+  assert.throws(() => recordApply(old, 'a', 5, { index: 6, term: 1, key: clientKey(99) }, 999), violation('state machine safety'));
+  recordApply(boundary.history, 'a', 5, { index: 6, term: 1, key: clientKey(99) }, 999);
+  assert.throws(() => recordApply(boundary.history, 'c', 5, { index: 6, term: 1, key: clientKey(6) }, 106), violation('state machine safety'));
+
+  // Acknowledged proposals at lost indexes are no longer checked (they are reported instead); the others still are.
+  const acknowledged = new AcknowledgedProposals();
+  acknowledged.acknowledge(5, 5);
+  acknowledged.acknowledge(6, 6);
+  assert.deepEqual(acknowledged.forgetIndexes(new Set(boundary.lost)), [6]);
+  assert.equal(acknowledged.highestIndex(), 5);
+  acknowledged.check(boundary.history);
+  const wrong = new History();
+  wrong.committed.set(5, { term: 1, key: key(5, 1, 42), hash: 1 });
+  const kept = new AcknowledgedProposals();
+  kept.acknowledge(5, 5);
+  assert.throws(() => kept.check(wrong), violation('acknowledged proposal lost'));
 });
