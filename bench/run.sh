@@ -234,15 +234,15 @@ if [ "$what" = all ] || [ "$what" = oidc-login-storm ]; then
     "${node_tsx[@]}" bench/oidc-login-storm.ts
 fi
 if [ "$what" = all ] || [ "$what" = snapshot ]; then
-  if [ "$what" = snapshot ]; then
-    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
-  fi
   snapshot_identities="${BENCH_SNAPSHOT_IDENTITIES:-100000}"
   snapshot_rounds="${BENCH_SNAPSHOT_ROUNDS:-3}"
   snapshot_seconds="$(seconds_from BENCH_SNAPSHOT_SECONDS 15)"
   if ! [[ "$snapshot_identities" =~ ^[1-9][0-9]{0,6}$ ]] || ((snapshot_identities > 1000000)) || ! [[ "$snapshot_rounds" =~ ^[1-9]$ ]]; then
     echo "bench: BENCH_SNAPSHOT_IDENTITIES must be a whole number from 1 to 1000000 and BENCH_SNAPSHOT_ROUNDS from 1 to 9" >&2
     exit 2
+  fi
+  if [ "$what" = snapshot ]; then
+    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
   fi
   # snapshot-bench.ts's own watchdog: 240 s to start + identities / 200 + rounds x 2 x (seconds + 60 s) + 60 s; this
   # limit leaves it a minute more.
