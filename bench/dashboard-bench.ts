@@ -28,6 +28,7 @@ import { dashboardBenchSection, endpointSummary } from './dashboard-bench-report
 import type { DashboardBenchRun, EndpointRound, PaintSample } from './dashboard-bench-report.ts';
 import { replaceSection } from './raft-bench-report.ts';
 import { runWrk } from './wrk-runner.ts';
+import { loadIdentities } from './identity-loader.ts';
 
 const identityTarget = positiveInteger('BENCH_DASHBOARD_IDENTITIES', 100_000, 10_000_000, 'identities');
 const rounds = positiveInteger('BENCH_DASHBOARD_ROUNDS', 3, 20, 'rounds');
@@ -71,33 +72,6 @@ async function identityCount(node: ControllerFixture, token: string, prefix: str
   const count = (answer.json as { meta?: { pagination?: { totalCount?: unknown } } } | undefined)?.meta?.pagination?.totalCount;
   if (answer.status !== 200 || typeof count !== 'number') throw new Error(`counting identities: HTTP ${answer.status} ${answer.text.slice(0, 200)}`);
   return count;
-}
-
-/** Creates identities through the leader with wrk (bench/wrk/unique-writes.lua) until there are `target`. */
-async function createIdentities(leader: ControllerFixture, target: number): Promise<{ count: number; seconds: number }> {
-  const token = await leader.login(adminCredentials.username, adminCredentials.password, 'management');
-  const prefix = `dash-${Date.now().toString(36)}`;
-  const started = performance.now();
-  let count = 0;
-  let rate = 2000;
-  while (count < target) {
-    const runSeconds = Math.max(5, Math.min(60, Math.ceil((target - count) / rate)));
-    const figures = await runWrk({
-      url: `${leader.managementApi}/identities`,
-      connections: writeConnections,
-      threads: 2,
-      seconds: runSeconds,
-      method: 'POST',
-      headers: { 'zt-session': token, 'content-type': 'application/json' },
-      script: join(benchDir, 'wrk', 'unique-writes.lua'),
-      env: { WRK_WRITE_KIND: 'identity', WRK_NAME_PREFIX: `${prefix}-${count}` },
-      requestTimeoutSeconds: 30,
-    });
-    count = await identityCount(leader, token, prefix);
-    rate = Math.max(100, figures.requestsPerSecond);
-    progress(`identities: ${count} of ${target} (${rate.toFixed(0)} a second)`);
-  }
-  return { count, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Starts bench/bare-json-server.ts with the body; resolves with its port. */
@@ -165,7 +139,16 @@ async function main(): Promise<void> {
   if (!leader) throw new Error('no leader after the cluster formed');
 
   progress(`creating ${identityTarget} identities through ${leader.id}`);
-  const identities = await createIdentities(leader, identityTarget);
+  const token = await leader.login(adminCredentials.username, adminCredentials.password, 'management');
+  const identities = await loadIdentities({
+    managementApi: leader.managementApi,
+    token,
+    target: identityTarget,
+    prefix: `dash-${Date.now().toString(36)}`,
+    count: (prefix) => identityCount(leader, token, prefix),
+    progress,
+    connections: writeConnections,
+  });
 
   const passwordFile = join(root, 'admin-password');
   writeFileSync(passwordFile, `${adminCredentials.password}\n`, { mode: 0o600 });

@@ -11,9 +11,10 @@
 # on one worker thread and on every CPU, and its planted-bug suite (bench/raft-sim-bench.ts), then end-to-end
 # encryption of 64 KiB Data bodies against a plain copy of them (bench/e2e-crypto-bench.ts), then an OIDC login
 # storm: OIDC cert logins against legacy cert logins on a three-node cluster, raft commands per login and the p99 of
-# writes meanwhile (bench/oidc-login-storm.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm]
-# (all, the default, runs the ten, in that order, and stops at the first failure)
+# writes meanwhile (bench/oidc-login-storm.ts), then online snapshots of 100k identities: each snapshot's time and size,
+# and the p99 of writes while snapshots are taken against without (bench/snapshot-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot]
+# (all, the default, runs the eleven, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_RAFT_THREAD=1 runs the cluster step with `cluster.raftThread: true`; BENCH_PIN and
@@ -29,7 +30,9 @@
 # BENCH_SIM_LONG_SEEDS=100000 bench/run.sh raft-sim), see bench/raft-sim-bench.ts; BENCH_E2E_MB (MB per measurement,
 # default 256) and BENCH_E2E_ROUNDS (1 to 9, default 3), see bench/e2e-crypto-bench.ts; BENCH_STORM_SECONDS (default
 # 10), BENCH_STORM_ROUNDS (1 to 9, default 3), BENCH_STORM_CONCURRENCY (default 8) and BENCH_STORM_WRITE_RATE
-# (default 20), see bench/oidc-login-storm.ts.
+# (default 20), see bench/oidc-login-storm.ts; BENCH_SNAPSHOT_IDENTITIES (default 100000), BENCH_SNAPSHOT_ROUNDS (1 to 9,
+# default 3), BENCH_SNAPSHOT_SECONDS (default 15), BENCH_SNAPSHOT_WRITE_RATE (default 50) and BENCH_SNAPSHOT_CONTROLLERS
+# (1 or 3, default 3) and BENCH_SNAPSHOT_GAP_SECONDS (default 0: snapshots back to back), see bench/snapshot-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -39,9 +42,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot]" >&2
     exit 2
     ;;
 esac
@@ -229,4 +232,21 @@ if [ "$what" = all ] || [ "$what" = oidc-login-storm ]; then
   # leaves it a minute more.
   run_step "OIDC login storm (OIDC cert logins against legacy cert logins)" $((180 + storm_rounds * 2 * (storm_seconds + 40) + 60 + 60)) \
     "${node_tsx[@]}" bench/oidc-login-storm.ts
+fi
+if [ "$what" = all ] || [ "$what" = snapshot ]; then
+  snapshot_identities="${BENCH_SNAPSHOT_IDENTITIES:-100000}"
+  snapshot_rounds="${BENCH_SNAPSHOT_ROUNDS:-3}"
+  snapshot_seconds="$(seconds_from BENCH_SNAPSHOT_SECONDS 15)"
+  if ! [[ "$snapshot_identities" =~ ^[1-9][0-9]{0,6}$ ]] || ((snapshot_identities > 1000000)) || ! [[ "$snapshot_rounds" =~ ^[1-9]$ ]]; then
+    echo "bench: BENCH_SNAPSHOT_IDENTITIES must be a whole number from 1 to 1000000 and BENCH_SNAPSHOT_ROUNDS from 1 to 9" >&2
+    exit 2
+  fi
+  if [ "$what" = snapshot ]; then
+    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
+  fi
+  # snapshot-bench.ts's own watchdog: 240 s to start + identities / 200 + rounds x 2 x (seconds + 60 s) + 60 s; this
+  # limit leaves it a minute more.
+  run_step "online snapshots (100k identities: time and size, write p99 with and without)" \
+    $((240 + snapshot_identities / 200 + snapshot_rounds * 2 * (snapshot_seconds + 60) + 60 + 60)) \
+    "${node_tsx[@]}" bench/snapshot-bench.ts
 fi
