@@ -146,9 +146,9 @@ describe('data integrity check', () => {
     ]);
   });
 
-  it('finds services naming missing configs (fixed by taking them off) and configs of a missing type (reported only)', () => {
+  it('finds services naming missing configs (fixed by taking them off) and configs of a missing type (reported only; the built-in types exist unstored)', () => {
     const service = { id: 's1', createdAt: at, updatedAt: at, tags: {}, name: 'svc', encryptionRequired: true, configs: ['c1', 'c9'], roleAttributes: [], terminatorStrategy: 'smartrouting', maxIdleTimeMillis: 0 };
-    const rows = rowsOf({ configTypes: [{ id: 't' }], configs: [{ id: 'c1', name: 'good', configTypeId: 't' }, { id: 'c2', name: 'typeless', configTypeId: 't9' }], services: [service, { id: 's2', configs: ['c1'] }] });
+    const rows = rowsOf({ configTypes: [{ id: 't' }], configs: [{ id: 'c1', name: 'good', configTypeId: 't' }, { id: 'c2', name: 'typeless', configTypeId: 't9' }, { id: 'c3', name: 'host', configTypeId: 'NH5p4FpGR' }], services: [service, { id: 's2', configs: ['c1'] }] });
     const findings = checkDataIntegrity(rows, at);
     assert.deepEqual(findings.map((finding) => [finding.description, finding.fix]), [
       ['config typeless (c2) is of config type t9, which does not exist; not fixed: delete the config, or create it again under a type that exists', undefined],

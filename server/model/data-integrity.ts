@@ -24,6 +24,7 @@ import type { Row } from '../store/entity-table.ts';
 import { defaultAuthPolicyId } from './auth-policy-commands.ts';
 import type { ModelCommand } from './commands.ts';
 import { configTables, type Config } from './config-entities.ts';
+import { isBuiltinConfigType } from './builtin-config-types.ts';
 import { edgeRouterPolicyTables, type EdgeRouterPolicy, type ServiceEdgeRouterPolicy } from './edge-router-policy-entities.ts';
 import type { ApiSession, AuthPolicy, Authenticator, Enrollment, Identity, Mfa } from './entities.ts';
 import { tables } from './entities.ts';
@@ -135,7 +136,8 @@ export function checkDataIntegrity(rows: IntegrityRows, at: string): IntegrityFi
     const missing = goneEnd(settings);
     if (missing) findings.push({ description: `terminator settings ${settings.id} name ${missing}, which does not exist`, fix: { type: 'terminator.deleteSettings', id: settings.id } });
   }
-  const configType = exists(configTables.configTypes);
+  // The built-in types (host.v1, intercept.v1) are not stored until an admin tags them.
+  const configType = (id: string) => isBuiltinConfigType(id) || exists(configTables.configTypes)(id);
   for (const row of rows.table<Config>(configTables.configs).all()) {
     if (configType(row.configTypeId)) continue;
     findings.push({ description: `config ${row.name} (${row.id}) is of config type ${row.configTypeId}, which does not exist; not fixed: delete the config, or create it again under a type that exists` });
