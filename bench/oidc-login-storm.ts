@@ -22,6 +22,7 @@ import { percentile } from './raft-bench-report.ts';
 import { processCpuSeconds } from './process-cpu.ts';
 import { commandsPerLogin, leaderCpuMsPerLogin, loginsPerSecond, renderStormSection, stormSummary, type LoginKind, type StormMeasurement, type StormRound, type StormRun } from './oidc-login-storm-report.ts';
 import { ProbeClient } from './write-probe.ts';
+import { pacedRequests, type PacedRequests } from './paced-requests.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const resultsFile = join(benchDir, 'RESULTS.md');
@@ -111,32 +112,10 @@ async function oidcLogin(client: MtlsClient, origin: string): Promise<void> {
 }
 
 /** Management writes at a steady rate, each on its own, keeping each one's latency and whether it was answered 201. */
-function pacedWrites(probe: ProbeClient, url: string, session: string, prefix: string) {
-  const samples: { ms: number; ok: boolean }[] = [];
-  const inFlight = new Set<Promise<void>>();
-  const started = performance.now();
-  let sent = 0;
-  const timer = setInterval(() => {
-    const due = Math.floor(((performance.now() - started) / 1000) * writeRate);
-    while (sent < due) {
-      const began = performance.now();
-      const done = probe
-        .post(url, JSON.stringify({ name: `${prefix}-${sent++}`, isAdmin: false }), { 'zt-session': session }, requestTimeoutMs)
-        .then(
-          (answer) => void samples.push({ ms: performance.now() - began, ok: answer.status === 201 }),
-          () => void samples.push({ ms: performance.now() - began, ok: false }),
-        )
-        .finally(() => inFlight.delete(done));
-      inFlight.add(done);
-    }
-  }, 10);
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      await Promise.all(inFlight);
-      return samples;
-    },
-  };
+function pacedWrites(probe: ProbeClient, url: string, session: string, prefix: string): PacedRequests {
+  return pacedRequests(writeRate, (n) =>
+    probe.post(url, JSON.stringify({ name: `${prefix}-${n}`, isAdmin: false }), { 'zt-session': session }, requestTimeoutMs).then((answer) => (answer.status === 201 ? true : `HTTP ${answer.status}`)),
+  );
 }
 
 async function appliedIndex(probe: ProbeClient, origin: string): Promise<number> {
