@@ -183,15 +183,7 @@ export class EntityTable<T extends Row> {
     for (const [index, map] of unique) this.unique.get(index)!.map = map;
     for (const entry of this.multi.values()) entry.map = new Map();
     const rows = [...this.rows.values()];
-    for (const row of rows) {
-      for (const entry of this.multi.values()) {
-        const value = entry.key(row);
-        if (value === undefined || value === null) continue;
-        let ids = entry.map.get(value);
-        if (!ids) entry.map.set(value, (ids = new Set()));
-        ids.add(row.id);
-      }
-    }
+    for (const row of rows) this.indexMulti(row);
     this.order = new RowOrder<T>();
     for (const row of rows) this.order.put(row);
   }
@@ -207,6 +199,10 @@ export class EntityTable<T extends Row> {
       const value = entry.key(row);
       if (value !== undefined && value !== null) entry.map.set(value, row.id);
     }
+    this.indexMulti(row);
+  }
+
+  private indexMulti(row: T): void {
     for (const entry of this.multi.values()) {
       const value = entry.key(row);
       if (value === undefined || value === null) continue;
