@@ -72,28 +72,21 @@ export class SimServer {
     readonly logger?: Logger;
     readonly onStartFailed: (error: Error) => void;
   }): void {
-    const clock = new SimClock(this.clockRate, options.now + this.wallOffset);
-    const wal = new SimIoQueue();
-    const snapshots = new SimIoQueue();
-    const model = new SimIoQueue();
-    const outcome = () => options.outcome(this.disk);
-    const machine = new SimStateMachine(this.disk, model, outcome, options.hooks);
-    const endpoint = options.network.endpoint();
-    const process: SimProcess = { node: undefined, clock, machine, endpoint, wal, snapshots, model };
+    const { process, store, snapshots } = this.newProcess(options);
     this.process = process;
     RaftNode.start({
       id: this.id,
-      store: new SimRaftStore(this.disk, wal, outcome),
-      snapshots: new SimSnapshotStore(this.disk, snapshots, outcome),
-      stateMachine: machine,
-      transport: endpoint,
+      store,
+      snapshots,
+      stateMachine: process.machine,
+      transport: process.endpoint,
       timing: options.settings.timing,
       snapshotPolicy: options.settings.snapshotPolicy,
       replication: options.settings.replication,
       bootstrap: this.bootstrap,
       random: options.random,
       logger: options.logger ?? silentLogger,
-      timers: clock,
+      timers: process.clock,
     }).then(
       (node) => {
         if (this.process === process) process.node = node;
@@ -117,21 +110,30 @@ export class SimServer {
     readonly logger?: Logger;
     readonly command: RecoverCommand;
   }): Promise<ForcedRecovery> {
+    // It listens on nothing; the endpoint only gives the process the shape a crash expects.
+    const { process, store, snapshots } = this.newProcess(options);
+    this.process = process;
+    return options.command({
+      id: this.id,
+      store,
+      snapshots,
+      stateMachine: process.machine,
+      logger: options.logger ?? silentLogger,
+    });
+  }
+
+  /** A process over this machine's disk: its clock, write queues, state machine and network endpoint, and the raft
+   * storage it writes through them. */
+  private newProcess(options: { readonly now: number; readonly network: SimNetwork; readonly outcome: (disk: SimDisk) => WriteOutcome; readonly hooks: SimStateMachineHooks }) {
+    const clock = new SimClock(this.clockRate, options.now + this.wallOffset);
     const wal = new SimIoQueue();
-    const snapshots = new SimIoQueue();
+    const snapshotQueue = new SimIoQueue();
     const model = new SimIoQueue();
     const outcome = () => options.outcome(this.disk);
     const machine = new SimStateMachine(this.disk, model, outcome, options.hooks);
-    // It listens on nothing; the endpoint only gives the process the shape a crash expects.
     const endpoint = options.network.endpoint();
-    this.process = { node: undefined, clock: new SimClock(this.clockRate, options.now + this.wallOffset), machine, endpoint, wal, snapshots, model };
-    return options.command({
-      id: this.id,
-      store: new SimRaftStore(this.disk, wal, outcome),
-      snapshots: new SimSnapshotStore(this.disk, snapshots, outcome),
-      stateMachine: machine,
-      logger: options.logger ?? silentLogger,
-    });
+    const process: SimProcess = { node: undefined, clock, machine, endpoint, wal, snapshots: snapshotQueue, model };
+    return { process, store: new SimRaftStore(this.disk, wal, outcome), snapshots: new SimSnapshotStore(this.disk, snapshotQueue, outcome) };
   }
 
   /** Writes this process has issued that have not completed. */
