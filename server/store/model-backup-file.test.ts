@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { BackupFileError, backupFileName, isBackupFileName, readBackupFile, writeBackupFile, type BackupProblem } from './model-backup-file.ts';
+import { BackupFileError, backupFileName, isBackupFileName, newestBackupIn, readBackupFile, writeBackupFile, type BackupProblem } from './model-backup-file.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'model-backup-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -105,4 +105,14 @@ test('a failed write leaves no file behind', async () => {
   cyclic.self = cyclic;
   await assert.rejects(writeBackupFile(join(folder, 'model-1-x.json'), header, { identities: [cyclic as never] }), /circular/);
   assert.deepEqual(readdirSync(folder), []);
+});
+
+test('the newest backup of a folder is found by its header time; other files and other formats are passed over', async () => {
+  const folder = join(root, 'newest');
+  assert.equal(await newestBackupIn(folder), undefined, 'no folder');
+  await writeBackupFile(join(folder, backupFileName(5, '2026-11-29T09:00:00.000Z')), { ...header, index: 5, takenAt: '2026-11-29T09:00:00.000Z' }, tables);
+  const newer = await writeBackupFile(join(folder, backupFileName(4, '2026-11-29T10:00:00.000Z')), { ...header, index: 4, takenAt: '2026-11-29T10:00:00.000Z' }, { services: [] });
+  writeFileSync(join(folder, backupFileName(9, '2026-11-29T11:00:00.000Z')), JSON.stringify({ format: 'edgeward-model-snapshot/1', takenAt: '2026-11-29T11:00:00.000Z' }));
+  writeFileSync(join(folder, 'notes.txt'), 'x');
+  assert.deepEqual(await newestBackupIn(folder), { path: newer.path, takenAt: '2026-11-29T10:00:00.000Z', sizeBytes: newer.sizeBytes });
 });

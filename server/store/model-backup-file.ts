@@ -11,7 +11,7 @@
 // edited in place, so a list of them taken in one step stays a consistent copy).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Row } from './entity-table.ts';
 
@@ -132,6 +132,40 @@ function isRunning(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The newest backup in `folder` by its header's time (only the first line of each is read): what a starting
+ * controller reports as its last backup. Undefined when the folder holds none it can read. */
+export async function newestBackupIn(folder: string): Promise<{ readonly path: string; readonly takenAt: string; readonly sizeBytes: number } | undefined> {
+  let names: string[];
+  try {
+    names = (await readdir(folder)).filter(isBackupFileName);
+  } catch {
+    return undefined;
+  }
+  let newest: { path: string; takenAt: string; sizeBytes: number } | undefined;
+  for (const name of names) {
+    const path = join(folder, name);
+    const header = await readFirstLine(path).catch(() => undefined);
+    const takenAt = header?.format === backupFormat && typeof header.takenAt === 'string' ? header.takenAt : undefined;
+    if (!takenAt || Number.isNaN(Date.parse(takenAt))) continue;
+    if (newest && Date.parse(newest.takenAt) >= Date.parse(takenAt)) continue;
+    newest = { path, takenAt, sizeBytes: (await stat(path)).size };
+  }
+  return newest;
+}
+
+/** The first line of a file (at most 64 KiB of it), parsed as JSON. */
+async function readFirstLine(path: string): Promise<{ format?: unknown; takenAt?: unknown } | undefined> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    const end = buffer.subarray(0, bytesRead).indexOf(10);
+    return end < 0 ? undefined : (JSON.parse(buffer.subarray(0, end).toString('utf8')) as { format?: unknown; takenAt?: unknown });
+  } finally {
+    await file.close();
   }
 }
 

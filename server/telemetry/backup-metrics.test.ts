@@ -48,3 +48,20 @@ test('the interval gauge is 0 when the schedule is off', async () => {
     await metrics.close();
   }
 });
+
+test('a restarted controller reports the last backup a previous run left until a newer one; an older one changes nothing', async () => {
+  const metrics = new ControllerMetrics({ controllerId: 'c1', version: 'v1', appliedIndex: () => 0, apiSessionCount: () => 0, isLeader: () => true });
+  try {
+    const backups = new BackupMetrics(metrics.meter, 3600_000);
+    const value = async (name: string) => parseExposition(await metrics.text()).get(name)?.samples[0]?.value;
+    backups.seedLast({ takenAt: '2026-11-29T10:00:00Z', sizeBytes: 5000 });
+    assert.equal(await value('edgeward_backup_last_success_timestamp_seconds'), Date.parse('2026-11-29T10:00:00Z') / 1000);
+    assert.equal(await value('edgeward_backup_last_size_bytes'), 5000);
+    assert.equal(await value('edgeward_backups_total'), 0, 'found on disk, not written by this run');
+    backups.record({ ok: true, trigger: 'schedule', written: { sizeBytes: 6000, takenAt: '2026-11-29T11:00:00Z', durationMs: 100 } });
+    backups.seedLast({ takenAt: '2026-11-29T10:30:00Z', sizeBytes: 1 });
+    assert.equal(await value('edgeward_backup_last_size_bytes'), 6000);
+  } finally {
+    await metrics.close();
+  }
+});

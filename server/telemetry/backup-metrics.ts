@@ -40,6 +40,13 @@ export class BackupMetrics {
       .addCallback((result) => result.observe(intervalMs / 1000));
   }
 
+  /** The last backup a previous run of this controller left (found on disk at start), until a newer one. */
+  seedLast(backup: { readonly takenAt: string; readonly sizeBytes: number }): void {
+    const takenAtMs = Date.parse(backup.takenAt);
+    if (!Number.isFinite(takenAtMs) || takenAtMs / 1000 <= this.last.seconds) return;
+    this.last = { seconds: takenAtMs / 1000, bytes: backup.sizeBytes, durationSeconds: 0 };
+  }
+
   /** One backup's outcome, whatever started it. */
   record(outcome: BackupOutcomeReport): void {
     this.backups.add(1, this.attributes(outcome.trigger, outcome.ok ? 'success' : 'failure'));
