@@ -14,6 +14,7 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { Configuration } from '../raft/core/types.ts';
 import { forceSingleVoter, lastStoredConfiguration } from '../raft/node/forced-recovery.ts';
 import { openRaftFiles } from '../raft/node/local-raft.ts';
+import { clusterIdOf } from '../model/cluster-identity.ts';
 import { ModelStateMachine } from '../model/model-state-machine.ts';
 import { createModelTables } from '../model/entities.ts';
 import { BackupFileError, readBackupFile, type BackupHeader } from '../store/model-backup-file.ts';
@@ -137,7 +138,7 @@ export async function recoverQuorum(options: ControllerOptions, probe: QuorumPro
       }
       const recovered = await forceSingleVoter({ id: options.id, address: options.cluster.address, store: files.store, snapshots: files.snapshots, stateMachine: new ModelStateMachine(store, logger.child('model')), logger });
       await store.flush();
-      const clusterId = store.table<{ id: string; clusterId: string }>('clusterIdentity').get('cluster')?.clusterId ?? '';
+      const clusterId = clusterIdOf(store) ?? '';
       writeNote(options.dataDir, {
         kind: 'recover',
         at: new Date(nowMs).toISOString(),
