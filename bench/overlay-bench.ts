@@ -1,8 +1,11 @@
-// Throughput and added latency through the overlay, against a direct loopback connection and against socat
-// forwarding, in one run. One upstream process on 127.0.0.1 (a byte-counting sink and an echo server) and one client
-// process (the load) are reached through each path in turn:
+// Throughput and added latency through the overlay, against a direct loopback connection, socat forwarding and a pair
+// of stunnel relays, in one run; with the fairness of 8 concurrent streams, new TCP connections per second, and
+// verdicts against issue 42's targets. One upstream process on 127.0.0.1 (a byte-counting sink and an echo server)
+// and one client process (the load) are reached through each path in turn:
 //   direct         client → upstream;
 //   socat          client → `socat TCP-LISTEN:…,fork` → upstream;
+//   stunnel-pair   client → stunnel relay A (client mode) → one TLS 1.3 hop → stunnel relay B (server mode) → upstream:
+//                  the like-for-like tunnel for the overlay's two routers (bench/stunnel-pair.ts);
 //   overlay        client → r1's proxy port → link → r2 (hosts the service) → upstream: one link hop, the demo's shape;
 //   overlay-chain  client → r1 → r2 → r3 (hosts the service) → upstream: two link hops;
 //   sdk            client → `./edgeward tunnel run`'s local proxy port → the SDK → r1's edge listener → link → r2
@@ -10,13 +13,18 @@
 //   sdk-encrypted  the same for a service with encryptionRequired true: the SDK and r2 seal and open every byte.
 // The tunneler runs with an identity file written by `./edgeward edge enroll`, Dial granted on the SDK services only.
 // One controller (test/support/controller-fixture.ts) and three routers enrolled and run as an operator does
-// (`./edgeward router enroll`, `./edgeward router run`). Throughput (the sink's bytes over a fixed time) at 1 and 16
-// connections, latency (64-byte echo round trips) at 1 and 16 connections, in rounds whose order of paths rotates.
+// (`./edgeward router enroll`, `./edgeward router run`). Per round, paths in an order that rotates: throughput (the
+// sink's bytes over a fixed time) at 1 and 16 connections, latency (64-byte echo round trips) at 1 and 16 connections;
+// fairness (8 connections flooding the sink through the overlay and through the stunnel pair, each one's bytes
+// sampled at the sink every 100 ms); new connections (8 loops of connect, 64-byte echo, close, through socat, the
+// stunnel pair and the overlay: bench/connection-rate-load.ts). The report (bench/overlay-bench-report.ts) states each
+// target of issue 42 with its by-round figures and whether it is met: a measurement, never a failure of this run.
 // Writes its marked section of bench/RESULTS.md (kept by the other benchmarks) and prints the same. Everything is
 // bounded by a watchdog; every process is stopped and the temp dir removed on success, failure, timeout or a signal.
-// Env: BENCH_OVERLAY_ROUNDS (1 to 9, default 3), BENCH_OVERLAY_SECONDS (measured seconds per throughput
-// measurement, default 5), BENCH_OVERLAY_LATENCY_SECONDS (timed seconds per latency measurement, default 3),
-// BENCH_CPU_PROF=<dir> (each router's and the tunneler's .cpuprofile there, as bench/run.ts does for its servers).
+// Env: BENCH_OVERLAY_ROUNDS (1 to 9, default 3), BENCH_OVERLAY_SECONDS (measured seconds per throughput, fairness and
+// new-connection measurement, default 5), BENCH_OVERLAY_LATENCY_SECONDS (timed seconds per latency measurement,
+// default 3), BENCH_CPU_PROF=<dir> (each router's and the tunneler's .cpuprofile there, as bench/run.ts does for its
+// servers).
 // The same file is the upstream and the client process: `overlay-bench.ts upstream|client`, driven over IPC.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,8 +37,22 @@ import type { RouterRun } from '../test/support/router-fixture.ts';
 import { benchLifecycle, type Cleanup } from './bench-lifecycle.ts';
 import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { stopChild, track } from './child-processes.ts';
-import { renderOverlaySection, overlaySummary, type LatencySample, type OverlayBenchRun, type PathDescription, type PathName, type ThroughputSample } from './overlay-bench-report.ts';
+import {
+  renderOverlaySection,
+  overlaySummary,
+  streamFairness,
+  type ConnectionRateSample,
+  type FairnessSample,
+  type LatencySample,
+  type OverlayBenchRun,
+  type PathDescription,
+  type PathName,
+  type StreamCounts,
+  type ThroughputSample,
+} from './overlay-bench-report.ts';
+import type { ConnectionRate } from './connection-rate-load.ts';
 import { processCpuSeconds } from './process-cpu.ts';
+import { startStunnelPair } from './stunnel-pair.ts';
 import { startTunnel } from '../test/support/tunnel-process.ts';
 
 const thisFile = fileURLToPath(import.meta.url);
@@ -43,6 +65,12 @@ const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PR
 const messageBytes = 64;
 const writeBytes = 256 * 1024;
 const connectionCounts = [1, 16];
+/** The fairness measurement: this many streams, each one's bytes sampled at the sink this often. */
+const fairnessStreams = 8;
+const fairnessSampleMs = 100;
+/** The new-connection measurement: this many concurrent loops, each connection echoing this many bytes. */
+const connectionRateConcurrency = 8;
+const connectionRatePayloadBytes = 64;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The child processes: requests over IPC ({id, cmd, ...}), answers ({id, result} or {id, error}).
@@ -74,22 +102,54 @@ const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 async function runUpstream(): Promise<void> {
   let bytes = 0;
   let open = 0;
+  let echoOpen = 0;
+  /** Every open sink connection's byte count, in the order they were accepted (the fairness measurement's streams). */
+  const streams = new Set<{ bytes: number }>();
   const sink = createServer((socket) => {
     open++;
+    const stream = { bytes: 0 };
+    streams.add(stream);
     socket.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
+      stream.bytes += chunk.length;
     });
     socket.on('error', () => undefined);
-    socket.on('close', () => open--);
+    socket.on('close', () => {
+      open--;
+      streams.delete(stream);
+    });
   });
   const echo = createServer((socket) => {
+    echoOpen++;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => socket.write(chunk));
     socket.on('error', () => undefined);
+    socket.on('close', () => echoOpen--);
   });
   const listen = (server: ReturnType<typeof createServer>) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
   const [sinkPort, echoPort] = [await listen(sink), await listen(echo)];
-  serve({ count: () => ({ bytes, atUs: nowUs(), open }) }, { sinkPort, echoPort });
+  serve(
+    {
+      count: () => ({ bytes, atUs: nowUs(), open, echoOpen }),
+      /** Each open sink connection's byte count every `intervalMs` for `ms`: the streams open when it starts. */
+      sampleStreams: (request) => {
+        const watched = [...streams];
+        if (watched.length !== Number(request.streams)) throw new Error(`${watched.length} sink connections open, not ${String(request.streams)}`);
+        const samples: { atUs: number; bytes: number[] }[] = [];
+        const take = () => samples.push({ atUs: nowUs(), bytes: watched.map((stream) => stream.bytes) });
+        take();
+        return new Promise((resolve) => {
+          const timer = setInterval(take, Number(request.intervalMs));
+          setTimeout(() => {
+            clearInterval(timer);
+            take();
+            resolve({ samples });
+          }, Number(request.ms));
+        });
+      },
+    },
+    { sinkPort, echoPort },
+  );
 }
 
 function openConnections(port: number, count: number, noDelay: boolean): Promise<Socket[]> {
@@ -163,6 +223,11 @@ function runClient(): void {
         await closeAll(state.sockets, 20_000);
         flood = undefined;
         return { errors: state.errors };
+      },
+      /** New connections as fast as the path takes them (bench/connection-rate-load.ts, loaded only here). */
+      connectionRate: async (request) => {
+        const { measureConnectionRate } = await import('./connection-rate-load.ts');
+        return measureConnectionRate({ host: '127.0.0.1', port: Number(request.port), seconds: Number(request.seconds), concurrency: Number(request.concurrency), payloadBytes: Number(request.payloadBytes) });
       },
       /** Round trips of a small message on each of `connections` connections: sent, echoed whole, sent again. */
       pingPong: async (request) => {
@@ -427,6 +492,23 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
   await waitForPort(harness, socatPorts.sink, 10_000);
   await waitForPort(harness, socatPorts.echo, 10_000);
 
+  progress('starting the stunnel pair (relay A, client mode → one TLS hop → relay B, server mode) in front of the sink and the echo server');
+  const stunnelPorts: Endpoints = { sink: await freePort(), echo: await freePort() };
+  const stunnelServices = [
+    { name: 'sink', acceptPort: stunnelPorts.sink, tlsPort: await freePort(), upstreamPort: direct.sink },
+    { name: 'echo', acceptPort: stunnelPorts.echo, tlsPort: await freePort(), upstreamPort: direct.echo },
+  ];
+  const stunnel = await startStunnelPair({
+    dir: root,
+    services: stunnelServices,
+    probe: { port: await freePort(), via: stunnelServices[1]! },
+    track: (child) => {
+      track(child);
+      cleanups.push(() => stopChild(child));
+    },
+  });
+  progress(`the stunnel pair negotiated ${stunnel.protocol} ${stunnel.cipher} (${stunnel.keyExchange})`);
+
   progress('starting a controller');
   const previousTmpdir = process.env.TMPDIR;
   process.env.TMPDIR = root;
@@ -542,6 +624,7 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
   const paths: ReadonlyArray<PathDescription & { endpoints: Endpoints }> = [
     { name: 'direct', label: 'client → upstream', endpoints: direct },
     { name: 'socat', label: '`socat TCP-LISTEN:<port>,fork,reuseaddr,bind=127.0.0.1 TCP:127.0.0.1:<upstream>` (one forked socat per connection)', endpoints: socatPorts },
+    { name: 'stunnel-pair', label: 'client → stunnel relay A (client mode: plain TCP in, TLS out) → one TLS hop → stunnel relay B (server mode: TLS in, plain TCP out) → upstream', endpoints: stunnelPorts },
     { name: 'overlay', label: "client → r1's proxy-mode tunnel listener → link → r2 (host mode, the service's terminator) → upstream", endpoints: overlay },
     { name: 'overlay-chain', label: 'client → r1 → link → r2 → link → r3 (host mode) → upstream', endpoints: chain },
     { name: 'sdk', label: "client → `./edgeward tunnel run`'s proxy port → the SDK → r1's edge listener → link → r2 (host mode) → upstream; encryptionRequired false", endpoints: sdk },
@@ -554,20 +637,36 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
     tunnel: tunnel.child.pid!,
     client: client.child.pid!,
     sink: upstream.child.pid!,
+    stunnelA: stunnel.a.pid!,
+    stunnelB: stunnel.b.pid!,
+    controller: controller.child!.pid!,
   };
   const forwarders: Record<PathName, Record<string, () => number | undefined>> = {
     direct: {},
     socat: { socat: () => cpuWithChildrenSeconds(socatSink.pid!) },
+    'stunnel-pair': { 'stunnel-a': () => cpuWithChildrenSeconds(pids.stunnelA), 'stunnel-b': () => cpuWithChildrenSeconds(pids.stunnelB) },
     overlay: { r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2) },
     'overlay-chain': { r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2), r3: () => processCpuSeconds(pids.r3) },
     sdk: { tunnel: () => processCpuSeconds(pids.tunnel), r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2) },
     'sdk-encrypted': { tunnel: () => processCpuSeconds(pids.tunnel), r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2) },
   };
 
-  const count = () => upstream.call<{ bytes: number; atUs: number; open: number }>('count');
+  const count = () => upstream.call<{ bytes: number; atUs: number; open: number; echoOpen: number }>('count');
   const throughput: ThroughputSample[] = [];
   const latency: LatencySample[] = [];
+  const fairness: FairnessSample[] = [];
+  const connectionRates: ConnectionRateSample[] = [];
   const orders: PathName[][] = [];
+  const pathNamed = (name: PathName) => paths.find((path) => path.name === name)!;
+  const fairnessPaths = [pathNamed('overlay'), pathNamed('stunnel-pair')];
+  const connectionRatePaths = [pathNamed('socat'), pathNamed('stunnel-pair'), pathNamed('overlay')];
+  // socat's echo listener forks the children the new-connection measurement makes; the overlay's circuits also cost
+  // the controller (one circuit.create each).
+  const connectionForwarders: Partial<Record<PathName, Record<string, () => number | undefined>>> = {
+    socat: { socat: () => cpuWithChildrenSeconds(socatEcho.pid!) },
+    'stunnel-pair': forwarders['stunnel-pair'],
+    overlay: { ...forwarders.overlay, controller: () => processCpuSeconds(pids.controller) },
+  };
 
   async function measureThroughput(round: number, path: (typeof paths)[number], connections: number): Promise<void> {
     const meters = { ...forwarders[path.name], client: () => processCpuSeconds(pids.client), sink: () => processCpuSeconds(pids.sink) };
@@ -610,6 +709,58 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
     progress(`round ${round}: ${path.name}, ${connections} connection(s): ${result.count} round trips, p50 ${result.p50Us.toFixed(0)} µs, p99 ${result.p99Us.toFixed(0)} µs`);
   }
 
+  /** `fairnessStreams` connections flooding the sink through `path`; the sink samples each one's bytes. */
+  async function measureFairness(round: number, path: (typeof paths)[number]): Promise<void> {
+    await client.call('flood', { port: path.endpoints.sink, connections: fairnessStreams }, 60_000);
+    await until(`${fairnessStreams} streams at the sink (${path.name})`, async () => (await count()).open === fairnessStreams, 30_000);
+    await sleep(settings.warmupSeconds * 1000);
+    const { samples } = await upstream.call<{ samples: StreamCounts[] }>('sampleStreams', { streams: fairnessStreams, ms: settings.seconds * 1000, intervalMs: fairnessSampleMs }, settings.seconds * 1000 + 30_000);
+    const { errors } = await client.call<{ errors: string[] }>('stopFlood', {}, 60_000);
+    if (errors.length > 0) throw new Error(`${path.name}, fairness: socket errors during the flood: ${errors.slice(0, 5).join('; ')}`);
+    await until(`the sink's connections to close (${path.name})`, async () => (await count()).open === 0, 30_000);
+    const result = streamFairness(samples);
+    fairness.push({ round, path: path.name, ...result });
+    const total = result.streamBytes.reduce((sum, bytes) => sum + bytes, 0);
+    progress(
+      `round ${round}: ${path.name}, ${fairnessStreams} streams: ${(total / 1e6 / result.seconds).toFixed(0)} MB/s, shares ${result.streamBytes.map((bytes) => `${((100 * bytes) / total).toFixed(1)}%`).join(' ')}; longest stall ${Math.max(...result.longestStallMs).toFixed(0)} ms`,
+    );
+  }
+
+  /** New connections through `path`'s echo port as fast as it takes them, and the forwarders' CPU per connection. */
+  async function measureConnectionRate(round: number, path: (typeof paths)[number]): Promise<void> {
+    const meters = connectionForwarders[path.name] ?? {};
+    const cpuBefore = Object.fromEntries(Object.entries(meters).map(([name, read]) => [name, read()]));
+    const rate = await client.call<ConnectionRate>(
+      'connectionRate',
+      { port: path.endpoints.echo, seconds: settings.seconds, concurrency: connectionRateConcurrency, payloadBytes: connectionRatePayloadBytes },
+      settings.seconds * 1000 + 60_000,
+    );
+    await until(`the echo server's connections to close (${path.name})`, async () => (await count()).echoOpen === 0, 30_000);
+    if (path.name === 'socat') await until("socat's forked children to be reaped", () => liveChildren(socatEcho.pid!) === 0, 10_000);
+    const cpuMsPerConnection: Record<string, number> = {};
+    for (const [name, read] of Object.entries(meters)) {
+      const before = cpuBefore[name];
+      const after = read();
+      if (before !== undefined && after !== undefined && rate.completed > 0) cpuMsPerConnection[name] = ((after - before) * 1000) / rate.completed;
+    }
+    connectionRates.push({
+      round,
+      path: path.name,
+      completed: rate.completed,
+      failed: rate.failed,
+      perSecond: rate.perSecond,
+      p50Ms: rate.setupMs.p50,
+      p99Ms: rate.setupMs.p99,
+      cpuMsPerConnection,
+      ...(rate.firstFailure !== undefined ? { firstFailure: rate.firstFailure } : {}),
+    });
+    progress(
+      `round ${round}: ${path.name}, new connections: ${rate.perSecond.toFixed(0)}/s, p50 ${rate.setupMs.p50.toFixed(2)} ms, p99 ${rate.setupMs.p99.toFixed(2)} ms, ${rate.failed} failed${rate.firstFailure ? ` (${rate.firstFailure})` : ''}; CPU ms per connection ${Object.entries(cpuMsPerConnection)
+        .map(([name, value]) => `${name} ${value.toFixed(2)}`)
+        .join(', ')}`,
+    );
+  }
+
   // A pass over every path that is not kept: the client, the sink and the routers get their code compiled and the
   // controller and routers finish whatever they do after starting, so that round 1 measures the same as the others.
   progress('warming up: every path, 2 s of 16 connections and 1 s of round trips each, not kept');
@@ -619,7 +770,11 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
     await client.call('stopFlood', {}, 60_000);
     await client.call('pingPong', { port: path.endpoints.echo, connections: 16, size: messageBytes, warmupMs: 0, measureMs: 1_000 }, 60_000);
   }
+  for (const path of connectionRatePaths) {
+    await client.call('connectionRate', { port: path.endpoints.echo, seconds: 1, concurrency: connectionRateConcurrency, payloadBytes: connectionRatePayloadBytes }, 60_000);
+  }
   await until("the sink's connections to close after the warm-up", async () => (await count()).open === 0, 30_000);
+  await until("the echo server's connections to close after the warm-up", async () => (await count()).echoOpen === 0, 30_000);
   const setupSeconds = (performance.now() - started) / 1000;
   const measureStart = performance.now();
 
@@ -630,12 +785,16 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
     progress(`round ${round} of ${settings.rounds}: ${order.map((path) => path.name).join(' → ')}`);
     for (const connections of connectionCounts) for (const path of order) await measureThroughput(round, path, connections);
     for (const connections of connectionCounts) for (const path of order) await measureLatency(round, path, connections);
+    const rotate = <T>(list: readonly T[]) => [...list.slice((round - 1) % list.length), ...list.slice(0, (round - 1) % list.length)];
+    for (const path of rotate(fairnessPaths)) await measureFairness(round, path);
+    for (const path of rotate(connectionRatePaths)) await measureConnectionRate(round, path);
   }
 
   return {
     date,
     machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU', node: process.version, os: `${type()} ${release()}`, loadAverage },
     socatVersion: socat,
+    stunnel: { version: stunnel.version, protocol: stunnel.protocol, cipher: stunnel.cipher, keyExchange: stunnel.keyExchange },
     rounds: settings.rounds,
     warmupSeconds: settings.warmupSeconds,
     seconds: settings.seconds,
@@ -648,6 +807,11 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
     orders,
     throughput,
     latency,
+    fairnessStreams,
+    fairnessSampleMs,
+    fairness,
+    connectionRate: { concurrency: connectionRateConcurrency, seconds: settings.seconds, payloadBytes: connectionRatePayloadBytes },
+    connectionRates,
     setupSeconds,
     measureSeconds: (performance.now() - measureStart) / 1000,
   };
@@ -663,9 +827,10 @@ async function runBench(): Promise<void> {
     warmupSeconds: 1,
     latencyWarmupSeconds: 0.5,
   };
-  // 240 s to set up and warm up, then per round 6 paths x 2 connection counts x (a throughput measurement with 30 s for its
-  // connections and margins, a latency one with as much), 60 s to stop. bench/run.sh repeats this sum.
-  const budgetMs = (240 + settings.rounds * 6 * 2 * (1 + settings.seconds + 30 + 1 + settings.latencySeconds + 30) + 60) * 1000;
+  // 240 s to set up and warm up, then per round 7 paths x 2 connection counts x (a throughput measurement with 30 s for
+  // its connections and margins, a latency one with as much), 2 fairness measurements (warm-up + seconds + 60 s) and 3
+  // new-connection ones (seconds + 60 s), 60 s to stop. bench/run.sh repeats this sum.
+  const budgetMs = (240 + settings.rounds * (7 * 2 * (1 + settings.seconds + 30 + 1 + settings.latencySeconds + 30) + 2 * (1 + settings.seconds + 60) + 3 * (settings.seconds + 60)) + 60) * 1000;
   const { cleanups, runCleanups, abort, markFinishing } = benchLifecycle(budgetMs, progress);
   try {
     const run = await main(await loadHarness(), cleanups, settings);

@@ -5,9 +5,11 @@
 # three-node cluster with password hashing's queue off and on (bench/login-flood.ts), then the alerts daemon's
 # matching against grep and its delivery to a real Alertmanager (bench/alerts-matching.ts), then the status page's data
 # endpoint with 100k identities and its first paint in Chromium (bench/dashboard-bench.ts), then throughput and added
-# latency of 1 and 16 connections through the overlay (a proxy-mode router, a link, a hosting router; and an SDK dial
-# through `edgeward tunnel run`, plain and end-to-end encrypted) against a direct
-# loopback connection and against socat forwarding (bench/overlay-bench.ts), then the raft simulator's seeds per second
+# latency of 1 and 16 connections through the overlay (a proxy-mode router, a link, a hosting router; three routers;
+# and an SDK dial through `edgeward tunnel run`, plain and end-to-end encrypted) against a direct loopback connection,
+# socat forwarding and a pair of stunnel relays with one TLS hop between them, the fairness of 8 streams through the
+# overlay and the stunnel pair, new TCP connections per second through socat, the stunnel pair and the overlay, and
+# verdicts against issue 42's targets (bench/overlay-bench.ts), then the raft simulator's seeds per second
 # on one worker thread and on every CPU, and its planted-bug suite (bench/raft-sim-bench.ts), then end-to-end
 # encryption of 64 KiB Data bodies against a plain copy of them (bench/e2e-crypto-bench.ts), then an OIDC login
 # storm: OIDC cert logins against legacy cert logins on a three-node cluster, raft commands per login and the p99 of
@@ -24,7 +26,8 @@
 # (default 200), see bench/alerts-matching.ts; BENCH_DASHBOARD_IDENTITIES (default 100000), BENCH_DASHBOARD_ROUNDS
 # (default 3), BENCH_DASHBOARD_SECONDS (default 10), BENCH_DASHBOARD_CONNECTIONS (default 8), BENCH_DASHBOARD_PAINTS
 # (default 5), BENCH_DASHBOARD_POLL_MS (default 1000) and BENCH_DASHBOARD_BUILD (default 1), see bench/dashboard-bench.ts;
-# BENCH_OVERLAY_ROUNDS (1 to 9, default 3), BENCH_OVERLAY_SECONDS (default 5) and BENCH_OVERLAY_LATENCY_SECONDS
+# BENCH_OVERLAY_ROUNDS (1 to 9, default 3), BENCH_OVERLAY_SECONDS (default 5; also the fairness and new-connection
+# measurements' seconds) and BENCH_OVERLAY_LATENCY_SECONDS
 # (default 3), see bench/overlay-bench.ts (where BENCH_CPU_PROF profiles the routers and the tunneler); BENCH_SIM_SEEDS (default 300),
 # BENCH_SIM_ROUNDS (default 3) and BENCH_SIM_LONG_SEEDS (default none: the 100,000-seed runs are
 # BENCH_SIM_LONG_SEEDS=100000 bench/run.sh raft-sim), see bench/raft-sim-bench.ts; BENCH_E2E_MB (MB per measurement,
@@ -185,10 +188,15 @@ if [ "$what" = all ] || [ "$what" = overlay ]; then
     echo "bench: the overlay step compares against socat, which is not installed: apt-get install socat" >&2
     exit 1
   fi
-  # overlay-bench.ts's own watchdog: 240 s to set up + rounds x 6 paths x 2 connection counts x (1 s warm-up +
-  # seconds + 30 s, then 1 s + latency seconds + 30 s) + 60 s to stop; this limit leaves it a minute more.
-  run_step "overlay (1 and 16 connections: direct, socat, the overlay, the SDK paths)" \
-    $((240 + overlay_rounds * 6 * 2 * (1 + overlay_seconds + 30 + 1 + overlay_latency_seconds + 30) + 60 + 60)) \
+  if ! [ -x /usr/bin/stunnel4 ]; then
+    echo "bench: the overlay step compares against a pair of stunnel relays, and /usr/bin/stunnel4 is not installed: apt-get install stunnel4" >&2
+    exit 1
+  fi
+  # overlay-bench.ts's own watchdog: 240 s to set up + rounds x (7 paths x 2 connection counts x (1 s warm-up +
+  # seconds + 30 s, then 1 s + latency seconds + 30 s) + 2 fairness paths x (1 s + seconds + 60 s) + 3 new-connection
+  # paths x (seconds + 60 s)) + 60 s to stop; this limit leaves it a minute more.
+  run_step "overlay (1 and 16 connections: direct, socat, the stunnel pair, the overlay, the SDK paths; fairness; new connections)" \
+    $((240 + overlay_rounds * (7 * 2 * (1 + overlay_seconds + 30 + 1 + overlay_latency_seconds + 30) + 2 * (1 + overlay_seconds + 60) + 3 * (overlay_seconds + 60)) + 60 + 60)) \
     "${node_tsx[@]}" bench/overlay-bench.ts
 fi
 if [ "$what" = all ] || [ "$what" = raft-sim ]; then

@@ -30,7 +30,7 @@ case "$purpose" in
   # The installation test also verifies the units (systemd-analyze), boots them under systemd, and listens for
   # their notifications on a datagram socket (python3).
   test) debian_packages+=(prometheus prometheus-alertmanager chromium systemd python3 nftables) ;;
-  bench) debian_packages+=(wrk etcd-server etcd-client prometheus prometheus-alertmanager chromium socat) ;;
+  bench) debian_packages+=(wrk etcd-server etcd-client prometheus prometheus-alertmanager chromium socat stunnel4) ;;
 esac
 
 missing=()
