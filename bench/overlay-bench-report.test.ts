@@ -267,6 +267,7 @@ test('the fairness and new-connection tables: every round, every stream, and the
   assert.equal(connectionRateRatio(run(), 'overlay', 'stunnel-pair')!.median, 0.5);
   assert.match(document, /Fairness: 8 connections on one path \(the overlay, and the stunnel pair as the baseline\)[^\n]*every 100 ms for 5 s/);
   assert.match(document, /New connections: 8 concurrent loops[^\n]*write 64 bytes[^\n]*for 5 s/);
+  assert.match(document, /\(2 s of throughput and 1 s of round trips at 16 connections, then 1 s of new connections on each path that measures them\) warms/);
   const bare = renderOverlaySection(undefined, { ...run(), fairness: [], connectionRates: [] });
-  assert.doesNotMatch(bare, /Longest stall \(ms\)|Connections\/s|New connections per second:/);
+  assert.doesNotMatch(bare, /Longest stall \(ms\)|Connections\/s|New connections per second:|1 s of new connections/);
 });
