@@ -25,7 +25,11 @@ describe('circuit end acknowledgements', () => {
     const client = connect({ host: '127.0.0.1', port });
     cleanups.push(() => client.destroy());
     let received = 0;
-    client.on('data', (bytes: Buffer) => (received += bytes.length));
+    const chunks: Buffer[] = [];
+    client.on('data', (bytes: Buffer) => {
+      received += bytes.length;
+      chunks.push(bytes);
+    });
     const [socket] = await accepted;
     cleanups.push(() => socket.destroy());
     const outputs: EndOutput[] = [];
@@ -33,7 +37,7 @@ describe('circuit end acknowledgements', () => {
     end.start();
     cleanups.push(() => end.close(false));
     const acks = () => outputs.flatMap((output) => (output.kind === 'ack' ? [output.bytes] : []));
-    return { end, acks, received: () => received };
+    return { end, acks, received: () => received, bytes: () => Buffer.concat(chunks) };
   }
 
   async function until(what: string, done: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -74,5 +78,19 @@ describe('circuit end acknowledgements', () => {
     // Nothing new taken: no second acknowledgement.
     await new Promise((resolve) => setTimeout(resolve, 3 * ackDelayMs));
     assert.deepEqual(acks(), [4]);
+  });
+
+  it('writes a frame delivered in parts (as a link read it) whole and in order, and acknowledges all of it', async () => {
+    const { end, acks, bytes } = await endOverLoopback(4 * 1024 * 1024);
+    const first = Buffer.alloc(16_384, 1);
+    const second = Buffer.alloc(16_384, 2);
+    const third = Buffer.from('tail');
+    end.deliver([first, second, third]);
+    end.deliver(Buffer.from('next'));
+    const total = first.length + second.length + third.length + 4;
+    await until('every byte acknowledged', () => acks().at(-1) === total);
+    assert.deepEqual(bytes(), Buffer.concat([first, second, third, Buffer.from('next')]));
+    assert.equal(end.bytesOut, total);
+    assert.equal(end.heldBytes, 0);
   });
 });

@@ -20,6 +20,7 @@
 // the path is lost, the end is suspended (it reads nothing more); once a new path is up, each end learns how much the
 // other has received and sends the rest again (`resume`), then its `fin` again if it had sent one. Nothing is lost
 // or doubled, and neither connection notices more than a pause.
+import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { resetSocket } from './socket-reset.ts';
 import { FramedSocket } from '../links/framed-socket.ts';
@@ -114,18 +115,29 @@ export class CircuitEnd implements EndCounters {
     socket.resume();
   }
 
-  /** Bytes from the far end. */
-  deliver(data: Buffer): void {
+  /** Bytes from the far end: one buffer, or the parts a data frame was read in (`length` in all). */
+  deliver(data: Buffer | readonly Buffer[], length = Buffer.isBuffer(data) ? data.length : sumOfLengths(data)): void {
     if (this.ended) return;
-    const held = this.heldBytes + data.length;
+    const held = this.heldBytes + length;
     if (held > this.windowBytes + windowSlackBytes) return this.overrun(this.heldBytes);
-    this.bytesOut += data.length;
-    const length = data.length;
-    this.socket.write(data, (error) => {
+    this.bytesOut += length;
+    const taken = (error?: Error | null) => {
       if (error || this.ended) return;
       this.written += length;
       this.scheduleAck();
-    });
+    };
+    const { socket } = this;
+    if (Buffer.isBuffer(data)) socket.write(data, taken);
+    else if (data.length === 1) socket.write(data[0]!, taken);
+    else if (socket instanceof Socket) {
+      // A TCP (or TLS) socket writes the parts with one writev, uncopied here.
+      socket.cork();
+      data.forEach((part, index) => socket.write(part, index === data.length - 1 ? taken : undefined));
+      socket.uncork();
+    } else {
+      // An SDK's connection or an end-to-end stream makes one message of each write: one per frame, as sent.
+      socket.write(Buffer.concat(data, length), taken);
+    }
   }
 
   /** The far end's socket has taken `through` bytes of what this end sent, in all. */
@@ -276,4 +288,10 @@ export class CircuitEnd implements EndCounters {
     this.socket.destroy();
     this.out({ kind: 'close', graceful: false, reason });
   }
+}
+
+function sumOfLengths(parts: readonly Buffer[]): number {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  return length;
 }

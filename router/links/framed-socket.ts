@@ -45,9 +45,9 @@ export class FramedSocket extends FramedConnection {
     return this.socket.remoteAddress === undefined ? '' : formatHostPort({ host: this.socket.remoteAddress, port: this.socket.remotePort ?? 0 });
   }
 
-  /** One circuit's bytes (at most maxDataBytes) as a data frame, without copying them. `onWritten` runs once the
+  /** One circuit's bytes (at most maxDataBytes; one buffer or several parts) as a data frame, without copying them. `onWritten` runs once the
    * socket has taken them, or failed to (at once when the socket is already gone). */
-  sendData(circuitId: string, data: Buffer, onWritten?: () => void): void {
+  sendData(circuitId: string, data: Buffer | readonly Buffer[], onWritten?: () => void): void {
     this.sendEncoded(encodeDataFrame(circuitId, data), onWritten);
   }
 }
