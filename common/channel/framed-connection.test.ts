@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, connect, type Socket } from 'node:net';
+import { Duplex } from 'node:stream';
 import { test } from 'node:test';
 import { encodeFrame } from '../framing/frame-codec.ts';
 import { jsonFrameCodec } from './channel-codec.ts';
@@ -160,3 +161,42 @@ async function refuseThenEnd(writes: 'direct' | 'coalesce'): Promise<void> {
     }
   }
 }
+
+/** A socket stand-in that records each write the stream layer hands it: one buffer, or a writev's buffers. */
+class RecordingSocket extends Duplex {
+  readonly writes: Buffer[][] = [];
+  constructor() {
+    super({ read() {} });
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.writes.push([chunk]);
+    callback();
+  }
+  override _writev(chunks: Array<{ chunk: Buffer }>, callback: (error?: Error | null) => void): void {
+    this.writes.push(chunks.map(({ chunk }) => chunk));
+    callback();
+  }
+}
+
+test('gather: every frame and data part written in one turn of the event loop leaves in one writev, in order, callbacks after', async () => {
+  const socket = new RecordingSocket();
+  const connection = new FramedConnection(socket, { codec, writes: 'gather' });
+  const written: string[] = [];
+  const header = Buffer.from('header');
+  const body = Buffer.from('body');
+  connection.send({ n: 1 });
+  connection.sendEncoded([header, body], () => written.push('parts'));
+  connection.send({ n: 2 }, () => written.push('n2'));
+  assert.equal(socket.writes.length, 0, 'nothing written before the turn ends');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(socket.writes.length, 1, 'one writev for the turn');
+  assert.deepEqual(socket.writes[0], [encodeFrame({ n: 1 }), header, body, encodeFrame({ n: 2 })]);
+  assert.ok(socket.writes[0]![1] === header && socket.writes[0]![2] === body, 'the parts are not copied');
+  await until('the write callbacks', () => written.length === 2);
+  assert.deepEqual(written, ['parts', 'n2']);
+  // The next turn's frames are a write of their own.
+  connection.send({ n: 3 });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(socket.writes.slice(1), [[encodeFrame({ n: 3 })]]);
+  connection.close('done');
+});

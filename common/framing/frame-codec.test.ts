@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeFrame, encodeJsonFrame, FrameDecoder } from './frame-codec.ts';
+import { DataFrame, encodeDataFrame, encodeFrame, encodeJsonFrame, FrameDecoder } from './frame-codec.ts';
 
 test('frames survive any chunking of the byte stream', () => {
   const values = [{ type: 'hello', id: 'a' }, { n: 1, text: 'ü✓'.repeat(100) }, [1, 2, 3], 'plain'];
@@ -50,4 +50,34 @@ test('limits change between frames: a small first frame, then the normal ones', 
   const strict = new FrameDecoder(undefined, { maxBytes: 32, maxDepth: 2, maxMembers: 8 });
   strict.append(encodeFrame({ type: 'raft', pad: 'x'.repeat(100) }));
   assert.throws(() => strict.next(), /frame of \d+ bytes \(limit 32\)/);
+});
+
+test("a data frame read across several chunks keeps its bytes in those chunks, uncopied; a JSON frame behind it is whole", () => {
+  const data = Buffer.from(Array.from({ length: 40_000 }, (_, index) => index % 251));
+  const stream = Buffer.concat([...encodeDataFrame('c1', data), encodeFrame({ type: 'c.ack', circuitId: 'c1', bytes: 7 })]);
+  // TLS hands records over in 16 KiB pieces: each a buffer of its own.
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < stream.length; at += 16_384) chunks.push(Buffer.from(stream.subarray(at, at + 16_384)));
+  const decoder = new FrameDecoder(undefined, 1024);
+  decoder.maxDataBytes = 64 * 1024;
+  const frames = chunks.flatMap((chunk) => decoder.push(chunk));
+  assert.equal(frames.length, 2);
+  const frame = frames[0] as DataFrame;
+  assert.ok(frame instanceof DataFrame);
+  assert.equal(frame.circuitId, 'c1');
+  assert.equal(frame.length, data.length);
+  assert.equal(frame.parts.length, 3, 'the 40,000 bytes span three 16 KiB chunks');
+  frame.parts.forEach((part, index) => assert.equal(part.buffer, chunks[index]!.buffer, `part ${index} is a view of chunk ${index}, not a copy`));
+  assert.deepEqual(frame.data, data);
+  assert.deepEqual(frames[1], { type: 'c.ack', circuitId: 'c1', bytes: 7 });
+  // Any chunking, down to single bytes, gives the same frames.
+  for (const size of [1, 5, 7, 1000]) {
+    const again = new FrameDecoder(undefined, 1024);
+    again.maxDataBytes = 64 * 1024;
+    const out: unknown[] = [];
+    for (let at = 0; at < stream.length; at += size) out.push(...again.push(stream.subarray(at, at + size)));
+    assert.equal(out.length, 2, `chunks of ${size}`);
+    assert.deepEqual((out[0] as DataFrame).data, data, `chunks of ${size}`);
+    assert.deepEqual(out[1], frames[1]);
+  }
 });

@@ -35,25 +35,45 @@ export function encodeJsonFrame(json: string, limit = maxFrameBytes): Buffer {
  * maxFrameBytes), so a decoder that does not take data frames refuses one as over its byte limit.
  */
 export class DataFrame {
+  /** The bytes in pieces, uncopied: a frame the decoder read across several TCP (or TLS record) reads is several. */
+  readonly parts: readonly Buffer[];
+  /** Bytes in all. */
+  readonly length: number;
+  private joined: Buffer | undefined;
+
   constructor(
     readonly circuitId: string,
-    readonly data: Buffer,
-  ) {}
+    data: Buffer | readonly Buffer[],
+  ) {
+    this.parts = Buffer.isBuffer(data) ? [data] : data;
+    this.length = this.parts.reduce((sum, part) => sum + part.length, 0);
+    if (this.parts.length === 1) this.joined = this.parts[0];
+  }
+
+  /** The bytes in one buffer (copied together on first use when in several parts). */
+  get data(): Buffer {
+    this.joined ??= Buffer.concat(this.parts, this.length);
+    return this.joined;
+  }
 }
 
 const dataFrameFlag = 0x80000000;
 /** Longest circuit id a data frame carries. */
 export const maxCircuitIdLength = 64;
 
-/** The two buffers of one data frame (header, then the caller's bytes uncopied): written with one cork. */
-export function encodeDataFrame(circuitId: string, data: Buffer): [Buffer, Buffer] {
+/** The buffers of one data frame (header, then the caller's bytes, one buffer or its parts, uncopied): written with
+ * one cork. */
+export function encodeDataFrame(circuitId: string, data: Buffer | readonly Buffer[]): Buffer[] {
   const idLength = Buffer.byteLength(circuitId, 'latin1');
   if (idLength === 0 || idLength > maxCircuitIdLength) throw new Error(`circuit id of ${idLength} bytes`);
+  const parts = Buffer.isBuffer(data) ? [data] : data;
+  let length = 0;
+  for (const part of parts) length += part.length;
   const header = Buffer.allocUnsafe(5 + idLength);
-  header.writeUInt32BE((dataFrameFlag | (1 + idLength + data.length)) >>> 0, 0);
+  header.writeUInt32BE((dataFrameFlag | (1 + idLength + length)) >>> 0, 0);
   header.writeUInt8(idLength, 4);
   header.write(circuitId, 5, 'latin1');
-  return [header, data];
+  return [header, ...parts];
 }
 
 export class FrameDecoder {
@@ -122,27 +142,59 @@ export class FrameDecoder {
     return frame;
   }
 
+  /** A data frame's bytes stay in the chunks they arrived in (subarrays, not a copy): a 64 KiB frame over TLS spans
+   * five 16 KiB records, and joining them would cost a copy and an allocation per frame. */
   private nextData(length: number): DataFrame | undefined {
     if (length < 2 || length > 1 + maxCircuitIdLength + this.maxDataBytes) throw new Error(`peer sent a data frame of ${length} bytes (limit ${1 + maxCircuitIdLength + this.maxDataBytes})`);
     if (this.buffered < 4 + length) return undefined;
-    const body = this.take(4 + length).subarray(4);
-    const idLength = body.readUInt8(0);
-    if (idLength === 0 || idLength > maxCircuitIdLength || 1 + idLength > body.length) throw new Error('peer sent a data frame with a bad circuit id');
-    return new DataFrame(body.toString('latin1', 1, 1 + idLength), body.subarray(1 + idLength));
+    const idLength = this.peek(5).readUInt8(4);
+    if (idLength === 0 || idLength > maxCircuitIdLength || 1 + idLength > length) throw new Error('peer sent a data frame with a bad circuit id');
+    const circuitId = this.peek(5 + idLength).toString('latin1', 5, 5 + idLength);
+    this.skip(5 + idLength);
+    return new DataFrame(circuitId, this.takeParts(length - 1 - idLength));
   }
 
+  /** The first chunk, made at least `bytes` long by joining only as many chunks as that needs. */
   private peek(bytes: number): Buffer {
     if (this.chunks[0]!.length >= bytes) return this.chunks[0]!;
-    this.chunks = [Buffer.concat(this.chunks)];
+    let count = 0;
+    for (let joined = 0; joined < bytes; count++) joined += this.chunks[count]!.length;
+    this.chunks.splice(0, count, Buffer.concat(this.chunks.slice(0, count)));
     return this.chunks[0]!;
   }
 
+  /** Drops `bytes` from the front (they are in the first chunk: peeked). */
+  private skip(bytes: number): void {
+    const head = this.chunks[0]!;
+    if (head.length === bytes) this.chunks.shift();
+    else this.chunks[0] = head.subarray(bytes);
+    this.buffered -= bytes;
+  }
+
+  /** The next `bytes` as subarrays of the chunks they are in. */
+  private takeParts(bytes: number): Buffer[] {
+    const parts: Buffer[] = [];
+    let left = bytes;
+    while (left > 0) {
+      const head = this.chunks[0]!;
+      if (head.length <= left) {
+        parts.push(head);
+        this.chunks.shift();
+        left -= head.length;
+      } else {
+        parts.push(head.subarray(0, left));
+        this.chunks[0] = head.subarray(left);
+        left = 0;
+      }
+    }
+    this.buffered -= bytes;
+    return parts;
+  }
+
+  /** The next `bytes` in one buffer, joining only the chunks they span (not the data frames queued behind). */
   private take(bytes: number): Buffer {
-    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    const taken = all.subarray(0, bytes);
-    const rest = all.subarray(bytes);
-    this.chunks = rest.length > 0 ? [rest] : [];
-    this.buffered = rest.length;
+    const taken = this.peek(bytes).subarray(0, bytes);
+    this.skip(bytes);
     return taken;
   }
 }

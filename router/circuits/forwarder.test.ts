@@ -72,10 +72,11 @@ class FakeLinkEnd implements CircuitLink {
     this.transmit(copy);
   }
 
-  sendData(circuitId: string, data: Buffer, onWritten?: () => void): void {
+  sendData(circuitId: string, data: Buffer | readonly Buffer[], onWritten?: () => void): void {
     if (this.closed) return;
-    this.dataBytesSent += data.length;
-    const frame = new DataFrame(circuitId, Buffer.from(data));
+    const bytes = Buffer.concat(Buffer.isBuffer(data) ? [data] : data);
+    this.dataBytesSent += bytes.length;
+    const frame = new DataFrame(circuitId, bytes);
     this.onSend?.(frame);
     this.transmit(frame);
     if (onWritten) setImmediate(onWritten);

@@ -442,7 +442,7 @@ export class Forwarder {
       const from = circuit ? sideOf(circuit, link) : undefined;
       if (circuit === undefined || from === undefined || circuit.state !== 'up') return;
       circuit.lastActivity = performance.now();
-      this.forward(circuit, from, { kind: 'data', data: value.data });
+      this.forwardData(circuit, from, value.parts, value.length);
       return;
     }
     const frame = readCircuitFrame(value);
@@ -501,23 +501,30 @@ export class Forwarder {
     const to = from === 0 ? 1 : 0;
     const side = circuit.sides[to];
     if (output.kind === 'close') return this.teardown(circuit, from, output.reason, output.graceful);
+    if (output.kind === 'data') return this.forwardData(circuit, from, output.data, output.data.length);
     if (side.kind === 'gone') return;
     if (side.kind === 'link') {
-      const source = circuit.sides[from];
-      if (output.kind === 'data' && source.kind === 'link' && !side.link.closed) side.link.sendData(circuit.id, output.data, this.transit.hold(source.link, side.link, output.data.length));
-      else if (output.kind === 'data') side.link.sendData(circuit.id, output.data);
-      else if (output.kind === 'ack') side.link.send({ type: 'c.ack', circuitId: circuit.id, bytes: output.bytes }, 'ack');
+      if (output.kind === 'ack') side.link.send({ type: 'c.ack', circuitId: circuit.id, bytes: output.bytes }, 'ack');
       else side.link.send({ type: 'c.fin', circuitId: circuit.id });
       return;
     }
     const end = side.end;
     if (!end) return;
-    if (output.kind === 'data') {
-      this.counts.bytesOut += output.data.length;
-      end.deliver(output.data);
-    }
-    else if (output.kind === 'ack') end.acknowledged(output.bytes);
+    if (output.kind === 'ack') end.acknowledged(output.bytes);
     else end.finished();
+  }
+
+  /** Bytes from side `from` (one buffer, or the parts a data frame was read in: passed on uncopied) to the other. */
+  private forwardData(circuit: Circuit, from: 0 | 1, data: Buffer | readonly Buffer[], length: number): void {
+    const side = circuit.sides[from === 0 ? 1 : 0];
+    if (side.kind === 'link') {
+      const source = circuit.sides[from];
+      if (source.kind === 'link' && !side.link.closed) side.link.sendData(circuit.id, data, this.transit.hold(source.link, side.link, length));
+      else side.link.sendData(circuit.id, data);
+    } else if (side.kind === 'end' && side.end) {
+      this.counts.bytesOut += length;
+      side.end.deliver(data, length);
+    }
   }
 
   // ---- setup at the other routers of the path ----------------------------------------------------------------

@@ -1,7 +1,9 @@
 // A link's TLS connection: the common framed connection (common/channel/framed-connection.ts) with the links' codec
 // (length-prefixed JSON and data frames, common/framing/frame-codec.ts) and their close texts. The handshake awaits
 // single frames with `next`, the live link then takes every frame with `onFrame` and starts heartbeats
-// (link-channel.ts).
+// (link-channel.ts). Writes are gathered per turn of the event loop (one writev, so TLS makes full-size records and
+// one system call carries every circuit's frames of that turn), and Nagle is off: a lone small frame (a request, an
+// acknowledgement) leaves at the end of its turn rather than waiting for the peer's TCP ack.
 
 import type { TLSSocket } from 'node:tls';
 import { jsonFrameCodec } from '../../common/channel/channel-codec.ts';
@@ -23,6 +25,7 @@ export class FramedSocket extends FramedConnection {
   constructor(socket: TLSSocket) {
     super(socket, {
       codec: linkCodec,
+      writes: 'gather',
       reasons: {
         peerClosed: 'connection closed by peer',
         socketError: (error) => `connection error: ${error.message}`,
@@ -30,6 +33,7 @@ export class FramedSocket extends FramedConnection {
         silent: (silentMs, limitMs) => `unresponsive: nothing heard for ${Math.round(silentMs)}ms (limit ${limitMs}ms)`,
       },
     });
+    socket.setNoDelay(true);
   }
 
   /** `host:port` of this end ('' when the socket is gone). */
@@ -41,9 +45,9 @@ export class FramedSocket extends FramedConnection {
     return this.socket.remoteAddress === undefined ? '' : formatHostPort({ host: this.socket.remoteAddress, port: this.socket.remotePort ?? 0 });
   }
 
-  /** One circuit's bytes (at most maxDataBytes) as a data frame, without copying them. `onWritten` runs once the
+  /** One circuit's bytes (at most maxDataBytes; one buffer or several parts) as a data frame, without copying them. `onWritten` runs once the
    * socket has taken them, or failed to (at once when the socket is already gone). */
-  sendData(circuitId: string, data: Buffer, onWritten?: () => void): void {
+  sendData(circuitId: string, data: Buffer | readonly Buffer[], onWritten?: () => void): void {
     this.sendEncoded(encodeDataFrame(circuitId, data), onWritten);
   }
 }

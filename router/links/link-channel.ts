@@ -124,7 +124,7 @@ export class LinkChannel {
   }
 
   /** A circuit's bytes, on the payload connection; `onWritten` once its socket took them (or failed to). */
-  sendData(circuitId: string, data: Buffer, onWritten?: () => void): void {
+  sendData(circuitId: string, data: Buffer | readonly Buffer[], onWritten?: () => void): void {
     if (!this.ended) this.lane('payload').sendData(circuitId, data, onWritten);
     else if (onWritten) queueMicrotask(onWritten);
   }

@@ -15,6 +15,7 @@ import { FramedSocket, frameType } from './framed-socket.ts';
 import { connTypesFor, linkHello, type LinkConnType } from './link-hello.ts';
 import { linkSocketsOf, type LinkSockets } from './link-sockets.ts';
 import { peerRouterCertificateProblem } from './peer-router-certificate.ts';
+import { linkCiphers } from './link-tls-ciphers.ts';
 
 export interface DialLinkOptions {
   readonly selfId: string;
@@ -109,6 +110,7 @@ function dialConnection(options: DialLinkOptions, connType: LinkConnType): Pendi
     ca: options.caPem,
     rejectUnauthorized: true,
     minVersion: 'TLSv1.2',
+    ciphers: linkCiphers,
   });
   let settle: ((error: LinkDialError | undefined, framed?: FramedSocket) => void) | undefined;
   const result = new Promise<FramedSocket>((resolve, reject) => {

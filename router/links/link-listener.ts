@@ -17,6 +17,7 @@ import { parseLinkHello, type ParsedHello } from './link-hello.ts';
 import { closeLinkSockets, connectionsOf, type LinkSockets } from './link-sockets.ts';
 import { peerRouterCertificateProblem } from './peer-router-certificate.ts';
 import { SplitLinkPairing, type LinkHalf } from './split-link-pairing.ts';
+import { linkCiphers } from './link-tls-ciphers.ts';
 
 export interface AcceptedHello {
   readonly routerId: string;
@@ -62,6 +63,9 @@ export class LinkListenerServer {
         requestCert: true,
         rejectUnauthorized: true,
         minVersion: 'TLSv1.2',
+        // The link's own preference (link-tls-ciphers.ts), whatever order the dialer lists.
+        ciphers: linkCiphers,
+        honorCipherOrder: true,
       },
       (socket) => void this.accept(socket),
     );

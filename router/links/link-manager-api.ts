@@ -68,8 +68,9 @@ export interface CircuitLink {
   readonly closed: boolean;
   /** Circuit control on the payload connection, acknowledgements on the ack connection of a split link. */
   send(frame: CircuitControlFrame, lane?: 'payload' | 'ack'): void;
-  /** `onWritten`: called once the connection's socket has taken the bytes (or failed to). */
-  sendData(circuitId: string, data: Buffer, onWritten?: () => void): void;
+  /** One circuit's bytes (one buffer, or the parts a data frame was read in), uncopied; `onWritten`: called once the
+   * connection's socket has taken them (or failed to). */
+  sendData(circuitId: string, data: Buffer | readonly Buffer[], onWritten?: () => void): void;
   /** Bytes queued on the payload connection. */
   readonly pendingBytes: number;
   /** Stop (and start again) reading the payload connection: the forwarder's transit backpressure. */

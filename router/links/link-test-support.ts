@@ -224,6 +224,8 @@ export interface LinkTestClient {
   readonly frames: unknown[];
   /** performance.now() when the connection closed, undefined while open. */
   readonly closedAt: number | undefined;
+  /** The TLS cipher suite negotiated (its standard name). */
+  readonly cipher: string;
   send(frame: unknown): void;
   destroy(): void;
 }
@@ -245,6 +247,7 @@ export async function linkTestClient(port: number, tls: LinkTlsMaterial): Promis
     get closedAt() {
       return closedAt;
     },
+    cipher: socket.getCipher().standardName,
     send: (frame) => void socket.write(encodeFrame(frame)),
     destroy: () => void socket.destroy(),
   };
@@ -258,11 +261,15 @@ export async function scriptedLinkListener(
   tls: LinkTlsMaterial,
   routerId: string,
   answer: (hello: { connType?: string; linkId?: string }) => 'welcome' | 'close',
-): Promise<{ port: number; hellos: Array<{ connType?: string; linkId?: string }>; openCount(): number; close(): Promise<void> }> {
+): Promise<{ port: number; hellos: Array<{ connType?: string; linkId?: string }>; ciphers: string[]; openCount(): number; close(): Promise<void> }> {
   const hellos: Array<{ connType?: string; linkId?: string }> = [];
+  /** The TLS cipher suite of each connection (standard names): the first of the dialer's that it supports. */
+  const ciphers: string[] = [];
   const open = new Set<TLSSocket>();
-  const server = createTlsServer({ cert: tls.serverCertPem, key: tls.serverKeyPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true }, (socket) => {
+  // It takes the dialer's order of cipher suites (Node's servers otherwise impose their own), as Go's servers do.
+  const server = createTlsServer({ cert: tls.serverCertPem, key: tls.serverKeyPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true, honorCipherOrder: false }, (socket) => {
     open.add(socket);
+    ciphers.push(socket.getCipher().standardName);
     socket.once('close', () => open.delete(socket));
     socket.on('error', () => undefined);
     const decoder = new FrameDecoder();
@@ -282,6 +289,7 @@ export async function scriptedLinkListener(
   return {
     port,
     hellos,
+    ciphers,
     openCount: () => open.size,
     close: () => {
       for (const socket of open) socket.destroy();

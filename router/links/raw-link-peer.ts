@@ -54,7 +54,7 @@ export async function rawLinkPeer(port: number, tls: LinkTlsMaterial, routerId: 
   const frames: Array<Record<string, unknown>> = [];
   const dataBytes = new Map<string, number>();
   const onFrame = (frame: unknown) => {
-    if (frame instanceof DataFrame) dataBytes.set(frame.circuitId, (dataBytes.get(frame.circuitId) ?? 0) + frame.data.length);
+    if (frame instanceof DataFrame) dataBytes.set(frame.circuitId, (dataBytes.get(frame.circuitId) ?? 0) + frame.length);
     else frames.push(frame as Record<string, unknown>);
   };
   const connTypes = split ? ['payload', 'ack'] : ['single'];
@@ -74,8 +74,8 @@ export async function rawLinkPeer(port: number, tls: LinkTlsMaterial, routerId: 
       if (closed || socket.destroyed) return Promise.resolve('closed');
       const [header, body] = encodeDataFrame(circuitId, data);
       socket.cork();
-      socket.write(header);
-      const room = socket.write(body);
+      socket.write(header!);
+      const room = socket.write(body!);
       socket.uncork();
       if (room) return Promise.resolve('written');
       return new Promise((resolve) => {
