@@ -11,11 +11,13 @@
 // bench/RESULTS.md.
 // Env: BENCH_MEMORY_SIZES (comma-separated identity counts, ascending, default 100000,250000,500000,1000000),
 // BENCH_MEMORY_ROUNDS (1 to 9, default 3), BENCH_MEMORY_PROBE_SECONDS (default 10), BENCH_MEMORY_WRITE_RATE (writes/s,
-// default 100), BENCH_MEMORY_NODE_FLAGS (extra node flags for both children, e.g. --max-semi-space-size=32).
+// default 100), BENCH_MEMORY_NODE_FLAGS (node flags for both children after the controller's own, e.g.
+// --max-semi-space-size=64: a later flag wins).
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, type } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { controllerNodeFlags } from '../server/cli/node-flags.ts';
 import { benchLifecycle } from './bench-lifecycle.ts';
 import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { stopChild, track } from './child-processes.ts';
@@ -39,7 +41,9 @@ const sizes = sizesFromEnv();
 const rounds = positiveInteger('BENCH_MEMORY_ROUNDS', 3, 9, 'rounds');
 const probeSeconds = positiveInteger('BENCH_MEMORY_PROBE_SECONDS', 10, 120);
 const writeRate = positiveInteger('BENCH_MEMORY_WRITE_RATE', 100, 1000, 'writes per second');
-const nodeFlags = (process.env['BENCH_MEMORY_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
+// The flags `controller run` starts with (young generation size, V8 helper threads), then any given: a scavenge's
+// cost is what the write probe looks at.
+const nodeFlags = [...controllerNodeFlags(), ...(process.env['BENCH_MEMORY_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '')];
 const model = { routers: 5000, services: 2000, servicePolicies: 2500, edgeRouterPolicies: 2500 };
 const largest = sizes[sizes.length - 1]!;
 // Loading ran at 4,600 to 17,000 identities/s on a busy machine (load average 17 to 20): 500 µs each at worst, and
