@@ -112,7 +112,7 @@ export function memorySummary(run: MemoryRun): string {
     '',
     `Write probe: ${run.writeRate} writes/s for ${run.probeSeconds} s per measurement, open loop, each an \`identity.update\` (a new tag on one of 500 identities) applied through the state machine and written to LevelDB at once (the store's 50 ms gathering forced), timed from when it was due. Baseline: a second model process with an empty model, in the same rounds, alternating which goes first. Forced scavenge: \`gc({type: 'minor'})\` after every fifth write, outside the write's time: what one scavenge costs at that model size. CPU: the model process's user + system time per write.`,
     '',
-    '| Round | Model | Writes | p50 (ms) | p99 (ms) | max (ms) | CPU per write (µs) | Scavenges | Scavenge p99 (ms) | Mark-compacts | Forced scavenge p50 (ms) | Forced scavenge p99 (ms) | Load avg |',
+    '| Round | Model | Writes | p50 (ms) | p99 (ms) | max (ms) | CPU per write (µs) | Scavenges (forced included) | Scavenge p99 (ms) | Mark-compacts | Forced scavenge p50 (ms) | Forced scavenge p99 (ms) | Load avg |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const round of run.rounds) {
