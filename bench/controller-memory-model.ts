@@ -87,6 +87,8 @@ if (gcCollect === undefined) throw new Error('controller-memory-model.ts needs -
 /** Roles an identity carries: a realistic spread, so policies select subsets (as bench/scale-bench.ts loads them). */
 const groups = 200;
 const sites = 50;
+/** How long the probe waits after its full collections before it starts. */
+const probeSettleMs = 5000;
 /** Entries per apply call: what raft hands the state machine per round under load. */
 const applyBatch = 64;
 
@@ -245,6 +247,10 @@ async function probe(seconds: number, rate: number): Promise<ProbeFigures> {
     probeTargets.push(...store!.table<Row>('identities').all().map((row) => row.id).slice(0, 500));
   }
   collect();
+  // The full collections leave old-generation pages to sweep concurrently, and a scavenge meanwhile costs 2 to 5
+  // times as much (at 300k identities, forced scavenge p50 1.5 ms right after, 0.67 ms 5 s later): wait them out,
+  // so the probe measures the model, not the collection the bench itself forced.
+  await new Promise((resolve) => setTimeout(resolve, probeSettleMs));
   const watch = gcWatch();
   const cpuBefore = cpuSeconds();
   const latencies: number[] = [];
