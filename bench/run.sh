@@ -36,7 +36,8 @@
 # default 3), BENCH_SNAPSHOT_SECONDS (default 15), BENCH_SNAPSHOT_WRITE_RATE (default 50) and BENCH_SNAPSHOT_CONTROLLERS
 # (1 or 3, default 3) and BENCH_SNAPSHOT_GAP_SECONDS (default 0: snapshots back to back), see bench/snapshot-bench.ts;
 # BENCH_MEMORY_SIZES (default 100000,250000,500000,1000000), BENCH_MEMORY_ROUNDS (1 to 9, default 3),
-# BENCH_MEMORY_PROBE_SECONDS (default 10), BENCH_MEMORY_WRITE_RATE (default 100) and BENCH_MEMORY_NODE_FLAGS, see
+# BENCH_MEMORY_PROBE_SECONDS (default 10), BENCH_MEMORY_WRITE_RATE (default 100), BENCH_MEMORY_NODE_FLAGS and
+# BENCH_MEMORY_HEAP_SNAPSHOT (a path: a heap snapshot of the full model), see
 # bench/controller-memory-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
