@@ -80,11 +80,14 @@ test('the pool holds at most maxLists lists: a list past it is kept as it came, 
 
 test('lists that are not short strings, frozen rows and strings holding the pool separator are left alone', () => {
   const compactor = new RowCompactor();
-  const objects = { id: 'o', items: [{ a: 1 }], long: ['x'.repeat(300)], tricky: ['a\u0000b'], split: ['a', 'b'] };
+  const hashes = Array.from({ length: 20 }, (_, i) => String(i).repeat(64).slice(0, 64));
+  const objects = { id: 'o', items: [{ a: 1 }], long: ['x'.repeat(300)], tricky: ['a\u0000b'], split: ['a', 'b'], hashes };
   const { items, long, tricky } = objects;
   compactor.compact(objects);
   assert.equal(objects.items, items);
   assert.equal(objects.long, long);
+  assert.equal(objects.hashes, hashes, 'a list of 1,280 characters is not pooled');
+  assert.equal(compactor.pooledLists, 1, 'only ["a", "b"] was pooled');
   assert.equal(objects.tricky, tricky);
   assert.deepEqual(objects.split, ['a', 'b']);
   const frozen = Object.freeze({ id: 'f', roles: ['a', 'b'], tags: {} });

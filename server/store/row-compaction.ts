@@ -12,10 +12,12 @@
 // object until a snapshot compacts the log): a copy would hold two rows until then. Rows are immutable by contract
 // (every field is readonly), so a shared frozen value is never written through; a frozen row is left as it is.
 
-/** Lists longer than this, or holding a string longer than maxPooledString, are left as they are: rare and unlikely
- * to repeat. */
+/** Lists longer than this, holding a string longer than maxPooledString, or longer than maxPooledText in all, are
+ * left as they are: rare and unlikely to repeat (an MFA's recovery code hashes, 20 of 64 characters, are unique), and
+ * the pool's key for each would be one more copy of its text. */
 const maxPooledListLength = 32;
 const maxPooledString = 256;
+const maxPooledText = 256;
 const separator = '\u0000';
 
 const emptyObject: Readonly<Record<string, never>> = Object.freeze({});
@@ -68,7 +70,10 @@ export class RowCompactor {
     if (list.length > maxPooledListLength || Object.isFrozen(list)) return list;
     // The pool's key joins the strings with a separator, so a string holding it could pass for two: left alone.
     for (const item of list) if (typeof item !== 'string' || item.length > maxPooledString || item.includes(separator)) return list;
-    const key = (list as readonly string[]).join(separator);
+    let text = 0;
+    for (const item of list as readonly string[]) text += item.length + 1;
+    if (text > maxPooledText) return list;
+    const key = list.length === 1 ? (list[0] as string) : (list as readonly string[]).join(separator);
     const pooled = this.lists.get(key);
     if (pooled !== undefined) return pooled;
     if (this.lists.size >= this.maxLists) return list;
