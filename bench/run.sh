@@ -14,9 +14,11 @@
 # encryption of 64 KiB Data bodies against a plain copy of them (bench/e2e-crypto-bench.ts), then an OIDC login
 # storm: OIDC cert logins against legacy cert logins on a three-node cluster, raft commands per login and the p99 of
 # writes meanwhile (bench/oidc-login-storm.ts), then online snapshots of 100k identities: each snapshot's time and size,
-# and the p99 of writes while snapshots are taken against without (bench/snapshot-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot]
-# (all, the default, runs the eleven, in that order, and stops at the first failure)
+# and the p99 of writes while snapshots are taken against without (bench/snapshot-bench.ts), then the controller's
+# model memory from 0 to 1M identities (heap, RSS, bytes per identity and by part, GC) and the p99 of writes at the full
+# model against an empty one, in-process (bench/controller-memory-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory]
+# (all, the default, runs the twelve, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_RAFT_THREAD=1 runs the cluster step with `cluster.raftThread: true`; BENCH_PIN and
@@ -35,7 +37,11 @@
 # 10), BENCH_STORM_ROUNDS (1 to 9, default 3), BENCH_STORM_CONCURRENCY (default 8) and BENCH_STORM_WRITE_RATE
 # (default 20), see bench/oidc-login-storm.ts; BENCH_SNAPSHOT_IDENTITIES (default 100000), BENCH_SNAPSHOT_ROUNDS (1 to 9,
 # default 3), BENCH_SNAPSHOT_SECONDS (default 15), BENCH_SNAPSHOT_WRITE_RATE (default 50) and BENCH_SNAPSHOT_CONTROLLERS
-# (1 or 3, default 3) and BENCH_SNAPSHOT_GAP_SECONDS (default 0: snapshots back to back), see bench/snapshot-bench.ts.
+# (1 or 3, default 3) and BENCH_SNAPSHOT_GAP_SECONDS (default 0: snapshots back to back), see bench/snapshot-bench.ts;
+# BENCH_MEMORY_SIZES (default 100000,250000,500000,1000000), BENCH_MEMORY_ROUNDS (1 to 9, default 3),
+# BENCH_MEMORY_PROBE_SECONDS (default 10), BENCH_MEMORY_WRITE_RATE (default 100), BENCH_MEMORY_NODE_FLAGS and
+# BENCH_MEMORY_HEAP_SNAPSHOT (a path: a heap snapshot of the full model), see
+# bench/controller-memory-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -45,9 +51,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory]" >&2
     exit 2
     ;;
 esac
@@ -257,4 +263,17 @@ if [ "$what" = all ] || [ "$what" = snapshot ]; then
   run_step "online snapshots (100k identities: time and size, write p99 with and without)" \
     $((240 + snapshot_identities / 200 + snapshot_rounds * 2 * (snapshot_seconds + 60) + 60 + 60)) \
     "${node_tsx[@]}" bench/snapshot-bench.ts
+fi
+if [ "$what" = all ] || [ "$what" = memory ]; then
+  memory_rounds="${BENCH_MEMORY_ROUNDS:-3}"
+  memory_probe_seconds="$(seconds_from BENCH_MEMORY_PROBE_SECONDS 10)"
+  if ! [[ "$memory_rounds" =~ ^[1-9]$ ]]; then
+    echo "bench: BENCH_MEMORY_ROUNDS must be a whole number of rounds from 1 to 9, not \"$memory_rounds\"" >&2
+    exit 2
+  fi
+  # controller-memory-bench.ts's own watchdog: 120 s + the largest size / 2,000 + / 5,000 s + rounds x 2 x (probe +
+  # 30 s) + 300 s (at most 2,000,000 identities: 1,400 s); this limit leaves it a minute more.
+  run_step "controller memory (0 to 1M identities in-process; write p99 full against empty)" \
+    $((120 + 1400 + memory_rounds * 2 * (memory_probe_seconds + 30) + 300 + 60)) \
+    "${node_tsx[@]}" bench/controller-memory-bench.ts
 fi

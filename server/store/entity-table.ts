@@ -1,5 +1,6 @@
 // An in-memory table of entities with unique and multi-value indexes. The model store keeps one per entity type
 // and makes it durable; reads are served from here so the hot path never touches disk.
+import { RowCompactor } from './row-compaction.ts';
 import { RowOrder } from './row-order.ts';
 
 export interface Row {
@@ -25,6 +26,8 @@ export class EntityTable<T extends Row> {
   /** Every row in id order: lists come in id order, and a whole-table sort per list stalls the controller (tens of
    * milliseconds at 100k rows, as does looking every id up again). See RowOrder. */
   private order = new RowOrder<T>();
+  /** Equal values shared between rows (see RowCompactor): rows are most of the model's memory. */
+  private readonly compactor = new RowCompactor();
 
   constructor(readonly name: string) {}
 
@@ -78,6 +81,7 @@ export class EntityTable<T extends Row> {
   put(row: T): T | undefined {
     const violation = this.violationFor(row);
     if (violation) throw violation;
+    this.compactor.compact(row);
     const previous = this.rows.get(row.id);
     if (previous) this.unindex(previous);
     this.order.put(row);
