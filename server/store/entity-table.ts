@@ -25,8 +25,15 @@ export class EntityTable<T extends Row> {
   /** Every row in id order: lists come in id order, and a whole-table sort per list stalls the controller (tens of
    * milliseconds at 100k rows, as does looking every id up again). See RowOrder. */
   private order = new RowOrder<T>();
+  /** Rises with every put and delete: what a cache derived from the rows compares (server/circuits/table-versions.ts). */
+  private changeCount = 0;
 
   constructor(readonly name: string) {}
+
+  /** How many puts and deletes the table has had: equal numbers, the same rows. */
+  get changes(): number {
+    return this.changeCount;
+  }
 
   uniqueIndex(index: string, key: IndexKey<T>): this {
     this.unique.set(index, { key, map: new Map() });
@@ -79,6 +86,7 @@ export class EntityTable<T extends Row> {
     const violation = this.violationFor(row);
     if (violation) throw violation;
     const previous = this.rows.get(row.id);
+    this.changeCount++;
     if (previous) this.unindex(previous);
     this.order.put(row);
     this.rows.set(row.id, row);
@@ -89,6 +97,7 @@ export class EntityTable<T extends Row> {
   delete(id: string): T | undefined {
     const previous = this.rows.get(id);
     if (!previous) return undefined;
+    this.changeCount++;
     this.unindex(previous);
     this.rows.delete(id);
     this.order.delete(id);
