@@ -97,12 +97,12 @@ export class CircuitService {
 
   /** An SDK's Bind at a router's edge listener (edge-bind-check.ts). */
   edgeBind(routerId: string, request: unknown): EdgeBindAnswer {
-    return checkEdgeBind({ store: this.deps.store, access: this.deps.access, dialer: this.sessionDialer, controllerId: this.deps.controllerId }, routerId, request, this.deps.clock.now());
+    return checkEdgeBind({ store: this.deps.store, grants: this.grants, access: this.deps.access, dialer: this.sessionDialer, controllerId: this.deps.controllerId }, routerId, request, this.deps.clock.now());
   }
 
   /** An SDK's hello at a router's edge listener (edge-client-check.ts). */
   edgeHello(routerId: string, request: unknown): EdgeHelloAnswer {
-    return checkEdgeHello(this.deps.store, this.sessionDialer, routerId, request, this.deps.clock.now());
+    return checkEdgeHello(this.deps.store, this.grants, this.sessionDialer, routerId, request, this.deps.clock.now());
   }
 
   /** An SDK's UpdateToken at a router's edge listener (edge-token-update-check.ts). */

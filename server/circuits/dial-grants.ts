@@ -2,7 +2,7 @@
 // the same: what an identity may do with a service (service policies, services, posture checks: service-access-index.ts),
 // which routers it may use and which routers may carry a service (edge router policies, service edge router
 // policies, edge routers: router-grant-index.ts). Each index is built again on the first question after a command
-// changed one of its tables (table-versions.ts): so the very next circuit after a policy, service, posture check,
+// changed one of its tables (server/edge/cache-keys.ts): so the very next circuit after a policy, service, posture check,
 // router or attribute change is decided on the new rows, and between changes a circuit costs a few lookups instead of
 // a walk over every policy, service and router. An identity's attributes are part of every key, so a changed
 // identity is asked about afresh without any table of identities being watched.
@@ -14,7 +14,7 @@ import { serviceTables, type PostureCheck, type Service, type ServicePolicy } fr
 import type { ModelStore } from '../store/model-store.ts';
 import { RouterGrantIndex, type RouterGrant } from './router-grant-index.ts';
 import { ServiceAccessIndex } from './service-access-index.ts';
-import { tableVersion } from './table-versions.ts';
+import { tableVersion } from '../edge/cache-keys.ts';
 
 const accessTables = [serviceTables.services, serviceTables.servicePolicies, serviceTables.postureChecks];
 const routerGrantTables = [routerTables.edgeRouters, edgeRouterPolicyTables.edgeRouterPolicies, edgeRouterPolicyTables.serviceEdgeRouterPolicies];

@@ -9,7 +9,8 @@
 import { rolesMatch, type RoleHolder } from '../model/policy-roles.ts';
 import type { EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model/edge-router-policy-entities.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
-import { holderKey, SelectingPolicies } from './selecting-policies.ts';
+import { holderKey } from '../edge/cache-keys.ts';
+import { SelectingPolicies } from './selecting-policies.ts';
 
 /** Whether a router is granted: what the circuit planner asks (a ReadonlySet answers it too). */
 export interface RouterGrant {

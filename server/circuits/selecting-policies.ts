@@ -5,6 +5,7 @@
 // Same answer as filtering every policy with rolesMatch, in policy id order. Pure: rows in, answers out.
 import { allRole, rolesMatch, type RoleHolder } from '../model/policy-roles.ts';
 import type { RoleSemantic } from '../model/service-entities.ts';
+import { holderKey } from '../edge/cache-keys.ts';
 
 export interface RolePolicy {
   readonly id: string;
@@ -49,11 +50,6 @@ export class SelectingPolicies<P extends RolePolicy> {
     this.remembered.set(key, found);
     return found;
   }
-}
-
-/** An entity as role matching sees it: its id and its attributes (a changed attribute is another key). */
-export function holderKey(holder: RoleHolder): string {
-  return `${holder.id}\u0000${holder.roleAttributes.join('\u0000')}`;
 }
 
 function byId(a: RolePolicy, b: RolePolicy): number {

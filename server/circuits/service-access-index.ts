@@ -8,7 +8,8 @@
 import { rolesMatch, type RoleHolder } from '../model/policy-roles.ts';
 import type { PolicyGrant, AccessRows, ServiceAccess } from '../edge/service-access.ts';
 import type { PostureCheck, Service, ServicePolicy, ServicePolicyType } from '../model/service-entities.ts';
-import { holderKey, SelectingPolicies } from './selecting-policies.ts';
+import { holderKey } from '../edge/cache-keys.ts';
+import { SelectingPolicies } from './selecting-policies.ts';
 
 /** Identity and service pairs whose answer is remembered at most (past it the oldest is forgotten). */
 export const serviceAccessAnswerLimit = 100_000;

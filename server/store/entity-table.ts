@@ -25,7 +25,7 @@ export class EntityTable<T extends Row> {
   /** Every row in id order: lists come in id order, and a whole-table sort per list stalls the controller (tens of
    * milliseconds at 100k rows, as does looking every id up again). See RowOrder. */
   private order = new RowOrder<T>();
-  /** Rises with every put and delete: what a cache derived from the rows compares (server/circuits/table-versions.ts). */
+  /** Rises with every put and delete: what a cache derived from the rows compares (server/edge/cache-keys.ts). */
   private changeCount = 0;
 
   constructor(readonly name: string) {}
