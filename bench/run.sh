@@ -16,8 +16,10 @@
 # writes meanwhile (bench/oidc-login-storm.ts), then online snapshots of 100k identities: each snapshot's time and size,
 # and the p99 of writes while snapshots are taken against without (bench/snapshot-bench.ts), then the controller's
 # model memory from 0 to 1M identities (heap, RSS, bytes per identity and by part, GC) and the p99 of writes at the full
-# model against an empty one, in-process (bench/controller-memory-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory]
+# model against an empty one, in-process (bench/controller-memory-bench.ts), then circuit setup at
+# rate: new connections per second and setup p50/p99 through one ingress router (its tunnel listener and an SDK dial)
+# at a large policy model, against new connections through socat (bench/circuit-rate-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits]
 # (all, the default, runs the twelve, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
@@ -41,7 +43,11 @@
 # BENCH_MEMORY_SIZES (default 100000,250000,500000,1000000), BENCH_MEMORY_ROUNDS (1 to 9, default 3),
 # BENCH_MEMORY_PROBE_SECONDS (default 10), BENCH_MEMORY_WRITE_RATE (default 100), BENCH_MEMORY_NODE_FLAGS and
 # BENCH_MEMORY_HEAP_SNAPSHOT (a path: a heap snapshot of the full model), see
-# bench/controller-memory-bench.ts.
+# bench/controller-memory-bench.ts;
+# BENCH_CIRCUIT_IDENTITIES (default 100000), BENCH_CIRCUIT_ROUTERS (default 5000), BENCH_CIRCUIT_SERVICES (default
+# 2000), BENCH_CIRCUIT_POLICIES (default 2500), BENCH_CIRCUIT_ROUNDS (1 to 9, default 3), BENCH_CIRCUIT_SECONDS
+# (default 10) and BENCH_CIRCUIT_CONCURRENCY (default 8,32), see bench/circuit-rate-bench.ts (BENCH_CPU_PROF profiles
+# the controller, the routers and the tunneler).
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -51,9 +57,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory | circuits) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits]" >&2
     exit 2
     ;;
 esac
@@ -276,4 +282,33 @@ if [ "$what" = all ] || [ "$what" = memory ]; then
   run_step "controller memory (0 to 1M identities in-process; write p99 full against empty)" \
     $((120 + 1400 + memory_rounds * 2 * (memory_probe_seconds + 30) + 300 + 60)) \
     "${node_tsx[@]}" bench/controller-memory-bench.ts
+fi
+if [ "$what" = all ] || [ "$what" = circuits ]; then
+  circuit_identities="${BENCH_CIRCUIT_IDENTITIES:-100000}"
+  circuit_routers="${BENCH_CIRCUIT_ROUTERS:-5000}"
+  circuit_services="${BENCH_CIRCUIT_SERVICES:-2000}"
+  circuit_policies="${BENCH_CIRCUIT_POLICIES:-2500}"
+  circuit_rounds="${BENCH_CIRCUIT_ROUNDS:-3}"
+  circuit_seconds="$(seconds_from BENCH_CIRCUIT_SECONDS 10)"
+  circuit_concurrency="${BENCH_CIRCUIT_CONCURRENCY:-8,32}"
+  for name in circuit_identities circuit_routers circuit_services circuit_policies; do
+    if ! [[ "${!name}" =~ ^[1-9][0-9]{0,6}$ ]]; then
+      echo "bench: BENCH_${name^^} must be a whole number, not \"${!name}\"" >&2
+      exit 2
+    fi
+  done
+  if ! [[ "$circuit_rounds" =~ ^[1-9]$ ]] || ! [[ "$circuit_concurrency" =~ ^[0-9]+(,[0-9]+)*$ ]]; then
+    echo "bench: BENCH_CIRCUIT_ROUNDS must be from 1 to 9 and BENCH_CIRCUIT_CONCURRENCY whole numbers separated by commas" >&2
+    exit 2
+  fi
+  if ! command -v socat >/dev/null; then
+    echo "bench: the circuits step compares against socat, which is not installed: apt-get install socat" >&2
+    exit 1
+  fi
+  circuit_levels=$(($(tr -cd , <<<"$circuit_concurrency" | wc -c) + 1))
+  # circuit-rate-bench.ts's own watchdog: 300 s to start + identities / 300 + other rows / 50 + (rounds + a warm-up)
+  # x 3 paths x concurrencies x (seconds + 15 s) + 60 s to stop; this limit leaves it a minute more.
+  run_step "circuit setup rate (tunnel listener and SDK dials at a large model, against socat)" \
+    $((300 + circuit_identities / 300 + (circuit_routers + circuit_services + 2 * circuit_policies) / 50 + (circuit_rounds + 1) * 3 * circuit_levels * (circuit_seconds + 15) + 60 + 60)) \
+    "${node_tsx[@]}" bench/circuit-rate-bench.ts
 fi

@@ -13,6 +13,7 @@ import { decideSession, type PostureState } from '../edge/posture-evaluation.ts'
 import type { ServiceAccess } from '../edge/service-access.ts';
 import { cheapestPath, type CircuitPath, linkGraph } from './circuit-paths.ts';
 import { chooseTerminator } from './terminator-strategy.ts';
+import type { RouterGrant } from './router-grant-index.ts';
 
 export type CircuitPlan =
   | { readonly ok: true; readonly terminator: TerminatorRecord; readonly path: CircuitPath }
@@ -34,9 +35,9 @@ export interface PlanInput {
   /** Routers a failed setup of this connection could not get through. */
   readonly avoidRouters: ReadonlySet<string>;
   /** The routers the dialing identity's edge router policies grant (the system policy included). */
-  readonly identityRouters: ReadonlySet<string>;
+  readonly identityRouters: RouterGrant;
   /** The routers the service's service edge router policies grant. */
-  readonly serviceRouters: ReadonlySet<string>;
+  readonly serviceRouters: RouterGrant;
   readonly nowMs: number;
   /** A number in [0, 1): what the random and weighted strategies draw. */
   readonly random: () => number;

@@ -9,9 +9,6 @@ import type { Clock } from '../../common/time/clock.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 import type { ServiceAccessService } from '../edge/service-access-service.ts';
 import type { PostureState } from '../edge/posture-evaluation.ts';
-import { routersCarryingService, routersForIdentity } from '../edge/edge-router-access.ts';
-import type { EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model/edge-router-policy-entities.ts';
-import { edgeRouterPolicyTables } from '../model/edge-router-policy-entities.ts';
 import type { RoleHolder } from '../model/policy-roles.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import { routerTables } from '../model/router-entities.ts';
@@ -20,6 +17,8 @@ import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
 import { linkGraph, type RouterLinkReport } from './circuit-paths.ts';
 import { planCircuit } from './circuit-planner.ts';
+import { DialGrants } from './dial-grants.ts';
+import type { RouterGrant } from './router-grant-index.ts';
 import { serviceOfSession } from './service-session-lookup.ts';
 import { sdkBinding } from '../../common/circuits/terminator-address.ts';
 import { checkEdgeHello, type EdgeHelloAnswer } from './edge-client-check.ts';
@@ -78,12 +77,17 @@ export interface CircuitOutcome {
  */
 export const hiddenServiceRefusal = { code: 'SERVICE_NOT_FOUND', message: 'no such service, or this identity may not dial it' } as const;
 
+const noRouters: RouterGrant = { has: () => false };
+
 export class CircuitService {
   private readonly signer: RouteSigner;
   private sessionDialer: SessionDialer | undefined;
+  /** The policies' answers, kept while the rows they came from stay the same (dial-grants.ts). */
+  readonly grants: DialGrants;
 
   constructor(private readonly deps: CircuitServiceDeps) {
     this.signer = new RouteSigner(deps.signing.keyPem, deps.signing.certPem);
+    this.grants = new DialGrants(deps.store);
   }
 
   /** Resolves edge clients' API sessions: set once the edge services exist (until then clients are refused). */
@@ -93,12 +97,12 @@ export class CircuitService {
 
   /** An SDK's Bind at a router's edge listener (edge-bind-check.ts). */
   edgeBind(routerId: string, request: unknown): EdgeBindAnswer {
-    return checkEdgeBind({ store: this.deps.store, access: this.deps.access, dialer: this.sessionDialer, controllerId: this.deps.controllerId }, routerId, request, this.deps.clock.now());
+    return checkEdgeBind({ store: this.deps.store, grants: this.grants, access: this.deps.access, dialer: this.sessionDialer, controllerId: this.deps.controllerId }, routerId, request, this.deps.clock.now());
   }
 
   /** An SDK's hello at a router's edge listener (edge-client-check.ts). */
   edgeHello(routerId: string, request: unknown): EdgeHelloAnswer {
-    return checkEdgeHello(this.deps.store, this.sessionDialer, routerId, request, this.deps.clock.now());
+    return checkEdgeHello(this.deps.store, this.grants, this.sessionDialer, routerId, request, this.deps.clock.now());
   }
 
   /** An SDK's UpdateToken at a router's edge listener (edge-token-update-check.ts). */
@@ -146,17 +150,17 @@ export class CircuitService {
       return { routerId, service: serviceText, answer: { refused }, ...(service ? { serviceId: service.id } : {}), ...(client ? { identityId: holder.id } : {}) };
     }
     const dialerKey = isPublicKeyText(body?.dialerKey) ? body.dialerKey : undefined;
-    const routerRows = store.table<EdgeRouter>(routerTables.edgeRouters).all();
-    const identityRouters = routersForIdentity(holder, { routers: routerRows, policies: store.table<EdgeRouterPolicy>(edgeRouterPolicyTables.edgeRouterPolicies).all() });
-    const serviceRouters = service ? routersCarryingService(service, store.table<ServiceEdgeRouterPolicy>(edgeRouterPolicyTables.serviceEdgeRouterPolicies).all(), routerRows) : new Set<string>();
     const [terminators, reports, connected] = await Promise.all([this.deps.presence.terminators(), this.deps.presence.linkReports(), this.deps.presence.connectedRouters()]);
+    // The grants are read after the presence, with no await before the plan: one state of the rows decides it.
+    const identityRouters = this.grants.identityRouters(holder);
+    const serviceRouters = service ? this.grants.serviceRouters(service) : noRouters;
     const now = this.deps.clock.now();
     const plan = planCircuit({
       routerId,
       dialer: client ? 'client' : 'router',
       router,
       service: service ? { id: service.id, name: service.name, terminatorStrategy: service.terminatorStrategy } : undefined,
-      access: service ? this.deps.access.accessFor(holder).get(service.id) : undefined,
+      access: service ? this.grants.accessFor(holder, service.id) : undefined,
       posture,
       terminators: resume ? terminators.filter((terminator) => terminator.id === resume.terminatorId) : terminators,
       graph: linkGraph(reports, connected),

@@ -17,6 +17,7 @@ import type { ModelStore } from '../store/model-store.ts';
 import type { SessionDialer } from './circuit-service.ts';
 import type { SessionStatus } from './live-circuit-check.ts';
 import { routerGrantLookups } from './router-grant-lookups.ts';
+import type { DialGrants } from './dial-grants.ts';
 
 export type EdgeBindRefusalCode = 'INVALID_SESSION' | 'INVALID_REQUEST' | 'NO_BIND_POLICY' | 'INVALID_POSTURE' | 'NO_SERVICE_EDGE_ROUTER_POLICY';
 
@@ -30,7 +31,7 @@ export function sdkTerminatorAddress(terminatorId: string): string {
 }
 
 export function checkEdgeBind(
-  deps: { readonly store: ModelStore; readonly access: ServiceAccessService; readonly dialer: SessionDialer | undefined; readonly controllerId: string },
+  deps: { readonly store: ModelStore; readonly grants: DialGrants; readonly access: ServiceAccessService; readonly dialer: SessionDialer | undefined; readonly controllerId: string },
   routerId: string,
   request: unknown,
   nowMs: number,
@@ -50,7 +51,7 @@ export function checkEdgeBind(
     if (decision.reason === 'posture') return { refused: { code: 'INVALID_POSTURE', message: 'the identity fails the posture checks of every policy granting Bind on the service' } };
     return { refused: { code: 'NO_BIND_POLICY', message: 'the identity may not Bind the service' } };
   }
-  if (!routerGrantLookups(deps.store).serviceRouters(session.serviceId).has(routerId)) {
+  if (!routerGrantLookups(deps.store, deps.grants).serviceRouters(session.serviceId).has(routerId)) {
     return { refused: { code: 'NO_SERVICE_EDGE_ROUTER_POLICY', message: 'no service edge router policy lets the service use this router' } };
   }
   const cost = typeof body?.cost === 'number' && Number.isInteger(body.cost) && body.cost >= 0 && body.cost <= 65535 ? body.cost : 0;

@@ -8,6 +8,7 @@ import { tables } from '../model/entities.ts';
 import { routerGrantLookups } from './router-grant-lookups.ts';
 import type { SessionDialer } from './circuit-service.ts';
 import type { ModelStore } from '../store/model-store.ts';
+import type { DialGrants } from './dial-grants.ts';
 
 export type EdgeHelloAnswer =
   | { readonly identityId: string; readonly identityName: string; readonly apiSessionId: string; /** An OIDC access token's expiry (ms): the router closes the channel then unless the SDK updates the token. */ readonly expiresAtMs?: number }
@@ -21,7 +22,7 @@ function sessionCertificateValid(store: ModelStore, apiSessionId: string | undef
   return certificate !== undefined && certificate.validFrom <= now && certificate.validTo > now;
 }
 
-export function checkEdgeHello(store: ModelStore, dialer: SessionDialer | undefined, routerId: string, request: unknown, nowMs: number): EdgeHelloAnswer {
+export function checkEdgeHello(store: ModelStore, grants: DialGrants, dialer: SessionDialer | undefined, routerId: string, request: unknown, nowMs: number): EdgeHelloAnswer {
   const body = request as { apiSession?: unknown; certFingerprint?: unknown } | null;
   const token = typeof body?.apiSession === 'string' && body.apiSession.length <= maxApiSessionTokenLength ? body.apiSession : '';
   if (token === '') return { refused: { code: 'INVALID_SESSION', message: 'the hello carries no API session token' } };
@@ -34,7 +35,7 @@ export function checkEdgeHello(store: ModelStore, dialer: SessionDialer | undefi
   if (!ownCertificate && !sessionCertificateValid(store, resolved.sessionId, fingerprint, nowMs)) {
     return { refused: { code: 'INVALID_CERTIFICATE', message: "the client certificate is not one of the API session's identity" } };
   }
-  if (!routerGrantLookups(store).identityRouters(resolved.identity).has(routerId)) {
+  if (!routerGrantLookups(store, grants).identityRouters(resolved.identity).has(routerId)) {
     return { refused: { code: 'NO_EDGE_ROUTER_POLICY', message: 'no edge router policy lets this identity use this router' } };
   }
   const name = (resolved.identity as { name?: unknown }).name;

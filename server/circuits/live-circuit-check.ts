@@ -8,6 +8,7 @@ import type { CircuitRevocationCode } from '../../common/control-channel/control
 import type { ServiceAccess } from '../edge/service-access.ts';
 import { decideSession, type PostureState } from '../edge/posture-evaluation.ts';
 import type { RoleHolder } from '../model/policy-roles.ts';
+import type { RouterGrant } from './router-grant-index.ts';
 
 export interface LiveCircuit {
   readonly circuitId: string;
@@ -33,12 +34,12 @@ export interface LiveCircuitCheckDeps {
   readonly sessionStatus: SessionStatus;
   /** Why the identity may not dial at all any more (deleted, disabled), or undefined. */
   readonly identityRevoked: (identityId: string) => string | undefined;
-  /** What a holder may do with a service (undefined: nothing); service-access-index.ts answers it for a whole pass. */
+  /** What a holder may do with a service (undefined: nothing); dial-grants.ts answers it from the indexes circuit.create keeps. */
   readonly accessFor: (holder: RoleHolder, serviceId: string) => ServiceAccess | undefined;
   /** The routers the holder's edge router policies grant. */
-  readonly identityRouters: (holder: RoleHolder) => ReadonlySet<string>;
+  readonly identityRouters: (holder: RoleHolder) => RouterGrant;
   /** The routers the service's service edge router policies grant, and the transit routers (routersCarryingService). */
-  readonly serviceRouters: (serviceId: string) => ReadonlySet<string>;
+  readonly serviceRouters: (serviceId: string) => RouterGrant;
 }
 
 /** Checks circuits one pass at a time: each session's status is read once per pass. */

@@ -1,39 +1,30 @@
-// The edge router grants a re-check pass over live circuits asks for (live-circuit-check.ts), read from the model
-// once per pass and remembered per identity and per service within it.
-import { routersCarryingService, routersForIdentity } from '../edge/edge-router-access.ts';
-import type { EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model/edge-router-policy-entities.ts';
-import { edgeRouterPolicyTables } from '../model/edge-router-policy-entities.ts';
+// The policy answers a re-check pass over live circuits asks for (live-circuit-check.ts), from the indexes
+// `circuit.create` keeps (dial-grants.ts): a pass asks the same questions as the circuits' creation did, and the
+// indexes are built again only when a command changed their tables. (Worked out afresh per pass, the routers of each
+// identity took seconds at 5,000 routers and 2,500 policies, and a pass every few seconds held up every circuit.)
+import type { ServiceAccess } from '../edge/service-access.ts';
 import type { RoleHolder } from '../model/policy-roles.ts';
-import type { EdgeRouter } from '../model/router-entities.ts';
-import { routerTables } from '../model/router-entities.ts';
 import type { Service } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
+import type { DialGrants } from './dial-grants.ts';
+import type { RouterGrant } from './router-grant-index.ts';
 
 export interface RouterGrantLookups {
-  readonly identityRouters: (holder: RoleHolder) => ReadonlySet<string>;
-  readonly serviceRouters: (serviceId: string) => ReadonlySet<string>;
+  readonly accessFor: (holder: RoleHolder, serviceId: string) => ServiceAccess | undefined;
+  readonly identityRouters: (holder: RoleHolder) => RouterGrant;
+  readonly serviceRouters: (serviceId: string) => RouterGrant;
 }
 
-export function routerGrantLookups(store: ModelStore): RouterGrantLookups {
-  const routers = store.table<EdgeRouter>(routerTables.edgeRouters).all();
-  const erps = store.table<EdgeRouterPolicy>(edgeRouterPolicyTables.edgeRouterPolicies).all();
-  const serps = store.table<ServiceEdgeRouterPolicy>(edgeRouterPolicyTables.serviceEdgeRouterPolicies).all();
-  const byIdentity = new Map<string, ReadonlySet<string>>();
-  const byService = new Map<string, ReadonlySet<string>>();
+const noRouters: RouterGrant = { has: () => false };
+
+export function routerGrantLookups(store: ModelStore, grants: DialGrants): RouterGrantLookups {
   return {
-    identityRouters: (holder) => {
-      let found = byIdentity.get(holder.id);
-      if (!found) byIdentity.set(holder.id, (found = routersForIdentity(holder, { routers, policies: erps })));
-      return found;
-    },
+    accessFor: (holder, serviceId) => grants.accessFor(holder, serviceId),
+    identityRouters: (holder) => grants.identityRouters(holder),
     serviceRouters: (serviceId) => {
-      let found = byService.get(serviceId);
-      if (!found) {
-        const service = store.table<Service>(serviceTables.services).get(serviceId);
-        byService.set(serviceId, (found = service ? routersCarryingService(service, serps, routers) : new Set()));
-      }
-      return found;
+      const service = store.table<Service>(serviceTables.services).get(serviceId);
+      return service ? grants.serviceRouters(service) : noRouters;
     },
   };
 }

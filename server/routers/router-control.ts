@@ -31,8 +31,8 @@ import { HeldSessionCheck } from './held-session-check.ts';
 import { checkLiveCircuits, type LiveCircuitCheckDeps, type SessionStatus } from '../circuits/live-circuit-check.ts';
 import { isIdentityDisabled } from '../auth/identity-state.ts';
 import { tables, type ApiSession, type Identity } from '../model/entities.ts';
-import { serviceTables, type PostureCheck, type Service, type ServicePolicy } from '../model/service-entities.ts';
-import { ServiceAccessIndex } from '../circuits/service-access-index.ts';
+import { serviceTables, type Service } from '../model/service-entities.ts';
+import type { DialGrants } from '../circuits/dial-grants.ts';
 import { routerGrantLookups } from '../circuits/router-grant-lookups.ts';
 import { edgeRouterPolicyTables } from '../model/edge-router-policy-entities.ts';
 import { revocationTables as revocationEntityTables } from '../model/revocation-entities.ts';
@@ -230,7 +230,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   let sessionIdOf: (token: string) => string | undefined = () => undefined;
   revocation = new CircuitRevocation({
     tables: revocationTables,
-    check: (live, nowMs) => (sessionStatus ? checkLiveCircuits(live, liveCircuitCheckDeps(store, sessionStatus, nowMs), nowMs) : new Map()),
+    check: (live, nowMs) => (sessionStatus ? checkLiveCircuits(live, liveCircuitCheckDeps(store, sessionStatus, nowMs, circuits!.grants), nowMs) : new Map()),
     sendTo: (routerId, frame) => hub.sendTo(routerId, frame),
     isConnected: (routerId) => hub.isConnected(routerId),
     clock,
@@ -276,12 +276,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
 }
 
 /** What a live circuit is checked against: this controller's model now. */
-function liveCircuitCheckDeps(store: ModelStore, sessionStatus: SessionStatus, nowMs: number): LiveCircuitCheckDeps {
-  const access = new ServiceAccessIndex({
-    services: store.table<Service>(serviceTables.services).all(),
-    policies: store.table<ServicePolicy>(serviceTables.servicePolicies).all(),
-    postureChecks: store.table<PostureCheck>(serviceTables.postureChecks).all(),
-  });
+function liveCircuitCheckDeps(store: ModelStore, sessionStatus: SessionStatus, nowMs: number, grants: DialGrants): LiveCircuitCheckDeps {
   return {
     serviceExists: (serviceId) => store.table<Service>(serviceTables.services).get(serviceId) !== undefined,
     enabledRouter: (routerId) => {
@@ -294,8 +289,7 @@ function liveCircuitCheckDeps(store: ModelStore, sessionStatus: SessionStatus, n
       if (!identity) return 'the identity was deleted';
       return isIdentityDisabled(identity, nowMs) ? 'the identity is disabled' : undefined;
     },
-    accessFor: (holder, serviceId) => access.accessFor(holder, serviceId),
-    ...routerGrantLookups(store),
+    ...routerGrantLookups(store, grants),
   };
 }
 

@@ -28,8 +28,15 @@ export class EntityTable<T extends Row> {
   private order = new RowOrder<T>();
   /** Equal values shared between rows (see RowCompactor): rows are most of the model's memory. */
   private readonly compactor = new RowCompactor();
+  /** Rises with every put and delete: what a cache derived from the rows compares (server/edge/cache-keys.ts). */
+  private changeCount = 0;
 
   constructor(readonly name: string) {}
+
+  /** How many puts and deletes the table has had: equal numbers, the same rows. */
+  get changes(): number {
+    return this.changeCount;
+  }
 
   uniqueIndex(index: string, key: IndexKey<T>): this {
     this.unique.set(index, { key, map: new Map() });
@@ -83,6 +90,7 @@ export class EntityTable<T extends Row> {
     if (violation) throw violation;
     this.compactor.compact(row);
     const previous = this.rows.get(row.id);
+    this.changeCount++;
     if (previous) this.unindex(previous);
     this.order.put(row);
     this.rows.set(row.id, row);
@@ -93,6 +101,7 @@ export class EntityTable<T extends Row> {
   delete(id: string): T | undefined {
     const previous = this.rows.get(id);
     if (!previous) return undefined;
+    this.changeCount++;
     this.unindex(previous);
     this.rows.delete(id);
     this.order.delete(id);
