@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cheapestPath, linkGraph, type RouterLinkReport } from './circuit-paths.ts';
+import { cheapestPath, cheapestPaths, linkGraph, type RouterLinkReport } from './circuit-paths.ts';
 
 const all = new Set(['r1', 'r2', 'r3', 'r4']);
 
@@ -72,5 +72,67 @@ describe('circuit paths', () => {
     const graph = linkGraph([report('r1', ['x', 'r1', 1], ['y', 'r9', 1], ['a', 'r2', -4]), report('r2', ['a', 'r1', -4]), report('r9', ['y', 'r1', 1])], all);
     assert.deepEqual(cheapestPath(graph, 'r1', 'r2')?.cost, 1001);
     assert.equal(cheapestPath(graph, 'r1', 'r9'), undefined);
+  });
+});
+
+/** The search as the planner ran it before cheapestPaths, once per target (a linear scan for the next router): the
+ * reference the one-search-for-all must agree with, path for path. */
+function referencePath(graph: ReturnType<typeof linkGraph>, from: string, to: string): { routers: string[]; links: string[]; cost: number } | undefined {
+  if (from === to) return { routers: [from], links: [], cost: 0 };
+  const cost = new Map<string, number>([[from, 0]]);
+  const previous = new Map<string, { router: string; linkId: string }>();
+  const done = new Set<string>();
+  for (;;) {
+    let current: string | undefined;
+    for (const [router, value] of cost) {
+      if (done.has(router)) continue;
+      if (current === undefined || value < cost.get(current)! || (value === cost.get(current)! && router < current)) current = router;
+    }
+    if (current === undefined) return undefined;
+    if (current === to) break;
+    done.add(current);
+    for (const edge of graph.get(current) ?? []) {
+      if (done.has(edge.to)) continue;
+      const through = cost.get(current)! + edge.cost;
+      const held = cost.get(edge.to);
+      if (held === undefined || through < held || (through === held && edge.linkId < previous.get(edge.to)!.linkId)) {
+        cost.set(edge.to, through);
+        previous.set(edge.to, { router: current, linkId: edge.linkId });
+      }
+    }
+  }
+  const routers = [to];
+  const links: string[] = [];
+  for (let at = to; at !== from; ) {
+    const step = previous.get(at)!;
+    links.unshift(step.linkId);
+    routers.unshift(step.router);
+    at = step.router;
+  }
+  return { routers, links, cost: cost.get(to)! };
+}
+
+describe('cheapestPaths: one search from the ingress', () => {
+  it('gives every router the path a search for that router alone gives, ties included, on many random meshes', () => {
+    // A small deterministic generator, so a failure names a mesh that can be built again.
+    let seed = 42;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let mesh = 0; mesh < 60; mesh++) {
+      const routers = Array.from({ length: 3 + Math.floor(next() * 40) }, (_, i) => `r${String(i).padStart(2, '0')}`);
+      const links: Array<[string, string, string, number | null]> = [];
+      for (let i = 0; i < routers.length * 2; i++) {
+        const a = routers[Math.floor(next() * routers.length)]!;
+        const b = routers[Math.floor(next() * routers.length)]!;
+        // Few distinct latencies, so equal-cost routes (the tie rules) are common; some links not yet measured.
+        if (a !== b) links.push([`l${String(i).padStart(3, '0')}`, a, b, next() < 0.1 ? null : Math.floor(next() * 4)]);
+      }
+      const graph = linkGraph(mutual(...links), new Set(routers));
+      const from = routers[Math.floor(next() * routers.length)]!;
+      const paths = cheapestPaths(graph, from);
+      for (const to of [...routers, 'not-a-router']) {
+        assert.deepEqual(paths.to(to), referencePath(graph, from, to), `mesh ${mesh}: ${from} → ${to}`);
+        assert.deepEqual(cheapestPath(graph, from, to), referencePath(graph, from, to));
+      }
+    }
   });
 });

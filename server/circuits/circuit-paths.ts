@@ -4,7 +4,7 @@
 // compromised router could otherwise claim a 0 ms link to anyone and be planned onto their circuits). Its cost is
 // the higher of the two ends' measured latencies (the mean round trip each reports) plus a fixed cost per hop, so
 // that a router cannot cheapen a link by under-reporting, among links of equal latency fewer hops win, and a link
-// not yet measured at either end is not free. Only routers connected to the cluster now are on a path. Pure: link reports in, path out (Dijkstra; ties go to the
+// not yet measured at either end is not free. Only routers connected to the cluster now are on a path. Pure: link reports in, paths out (Dijkstra; ties go to the
 // lower router id, so every controller picks the same path from the same reports).
 
 export interface ReportedLink {
@@ -83,36 +83,98 @@ export function linkGraph(reports: readonly RouterLinkReport[], connected: Reado
 
 /** The cheapest path from `from` to `to`, or undefined when no chain of links joins them. */
 export function cheapestPath(graph: ReadonlyMap<string, readonly Edge[]>, from: string, to: string): CircuitPath | undefined {
-  if (from === to) return { routers: [from], links: [], cost: 0 };
+  return cheapestPaths(graph, from).to(to);
+}
+
+/** The cheapest paths from `from` to every router it reaches, worked out once (one Dijkstra over a binary heap):
+ * a circuit's terminators are often on many routers, and one search per terminator over thousands of routers was
+ * the planner's whole cost. Each router's path is the one `cheapestPath` picked: the ties go the same way (the
+ * lower router id settles first; between equal routes into a router, the lower link id), and once a router settles
+ * its cost and route no longer change, so searching on past a target changes nothing about it. */
+export function cheapestPaths(graph: ReadonlyMap<string, readonly Edge[]>, from: string): { to(router: string): CircuitPath | undefined } {
   const cost = new Map<string, number>([[from, 0]]);
   const previous = new Map<string, { router: string; linkId: string }>();
   const done = new Set<string>();
-  for (;;) {
-    let current: string | undefined;
-    for (const [router, value] of cost) {
-      if (done.has(router)) continue;
-      if (current === undefined || value < cost.get(current)! || (value === cost.get(current)! && router < current)) current = router;
-    }
-    if (current === undefined) return undefined;
-    if (current === to) break;
+  const queue = new RouterQueue();
+  queue.push(0, from);
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    const current = next.router;
+    // A router pushed again at a lower cost leaves its older entries behind: skip them.
+    if (done.has(current) || next.cost !== cost.get(current)) continue;
     done.add(current);
     for (const edge of graph.get(current) ?? []) {
       if (done.has(edge.to)) continue;
-      const through = cost.get(current)! + edge.cost;
+      const through = next.cost + edge.cost;
       const held = cost.get(edge.to);
       if (held === undefined || through < held || (through === held && edge.linkId < previous.get(edge.to)!.linkId)) {
         cost.set(edge.to, through);
         previous.set(edge.to, { router: current, linkId: edge.linkId });
+        if (held === undefined || through < held) queue.push(through, edge.to);
       }
     }
   }
-  const routers = [to];
-  const links: string[] = [];
-  for (let at = to; at !== from; ) {
-    const step = previous.get(at)!;
-    links.unshift(step.linkId);
-    routers.unshift(step.router);
-    at = step.router;
+  return {
+    to(router: string): CircuitPath | undefined {
+      if (router === from) return { routers: [from], links: [], cost: 0 };
+      if (!done.has(router)) return undefined;
+      const routers = [router];
+      const links: string[] = [];
+      for (let at = router; at !== from; ) {
+        const step = previous.get(at)!;
+        links.unshift(step.linkId);
+        routers.unshift(step.router);
+        at = step.router;
+      }
+      return { routers, links, cost: cost.get(router)! };
+    },
+  };
+}
+
+/** A binary min-heap of (cost, router): the lower cost first, then the lower router id. */
+class RouterQueue {
+  private readonly costs: number[] = [];
+  private readonly routers: string[] = [];
+
+  push(cost: number, router: string): void {
+    let at = this.costs.length;
+    this.costs.push(cost);
+    this.routers.push(router);
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!this.before(at, parent)) break;
+      this.swap(at, parent);
+      at = parent;
+    }
   }
-  return { routers, links, cost: cost.get(to)! };
+
+  pop(): { cost: number; router: string } | undefined {
+    if (this.costs.length === 0) return undefined;
+    const top = { cost: this.costs[0]!, router: this.routers[0]! };
+    const lastCost = this.costs.pop()!;
+    const lastRouter = this.routers.pop()!;
+    if (this.costs.length > 0) {
+      this.costs[0] = lastCost;
+      this.routers[0] = lastRouter;
+      for (let at = 0; ; ) {
+        const left = 2 * at + 1;
+        const right = left + 1;
+        let least = at;
+        if (left < this.costs.length && this.before(left, least)) least = left;
+        if (right < this.costs.length && this.before(right, least)) least = right;
+        if (least === at) break;
+        this.swap(at, least);
+        at = least;
+      }
+    }
+    return top;
+  }
+
+  private before(a: number, b: number): boolean {
+    return this.costs[a]! < this.costs[b]! || (this.costs[a] === this.costs[b] && this.routers[a]! < this.routers[b]!);
+  }
+
+  private swap(a: number, b: number): void {
+    [this.costs[a], this.costs[b]] = [this.costs[b]!, this.costs[a]!];
+    [this.routers[a], this.routers[b]] = [this.routers[b]!, this.routers[a]!];
+  }
 }

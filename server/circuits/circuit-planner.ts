@@ -11,7 +11,7 @@ import type { CircuitRefusalCode } from '../../common/control-channel/control-me
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 import { decideSession, type PostureState } from '../edge/posture-evaluation.ts';
 import type { ServiceAccess } from '../edge/service-access.ts';
-import { cheapestPath, type CircuitPath, linkGraph } from './circuit-paths.ts';
+import { cheapestPaths, type CircuitPath, linkGraph } from './circuit-paths.ts';
 import { chooseTerminator } from './terminator-strategy.ts';
 import type { RouterGrant } from './router-grant-index.ts';
 
@@ -68,10 +68,11 @@ export function planCircuit(input: PlanInput): CircuitPlan {
   const excluded = new Set(input.avoidRouters);
   for (const routerId of input.graph.keys()) if (!input.serviceRouters.has(routerId)) excluded.add(routerId);
   const reachable: Array<{ id: string; precedence: TerminatorRecord['precedence']; cost: number; pathCost: number; terminator: TerminatorRecord; path: CircuitPath }> = [];
+  // One graph without them and one search from the ingress serve every candidate (each is on a router not excluded).
+  const paths = cheapestPaths(excluded.size === 0 ? input.graph : withoutRouters(input.graph, excluded, input.routerId), input.routerId);
   for (const terminator of candidates) {
     if (input.avoidRouters.has(terminator.routerId) && terminator.routerId !== input.routerId) continue;
-    const graph = excluded.size === 0 ? input.graph : withoutRouters(input.graph, excluded, input.routerId);
-    const path = cheapestPath(graph, input.routerId, terminator.routerId);
+    const path = paths.to(terminator.routerId);
     if (!path) continue;
     reachable.push({ id: terminator.id, precedence: terminator.precedence, cost: terminator.cost, pathCost: path.cost, terminator, path });
   }
