@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeFrame } from '../common/framing/frame-codec.ts';
-import { ControlFrameReader, hostedServiceIds, linksOf, metricsOf, nextAddress, retryDelayMs, terminatorCreates } from './router-simulator-frames.ts';
+import { ControlFrameReader, hostedServiceIds, linksOf, loopbackSource, metricsOf, nextAddress, retryDelayMs, terminatorCreates } from './router-simulator-frames.ts';
 
 const parsed = new Set(['hb', 'ctrl.welcome']);
 const big = { type: 'ctrl.edgeModel', index: 7, model: { services: Array.from({ length: 2000 }, (_, i) => ({ id: `s${i}`, name: `service ${i}` })) } };
@@ -72,6 +72,13 @@ describe('what a simulated router says', () => {
   it('reports the gauges of its channel and links', () => {
     const metrics = metricsOf('r0', linksOf(0, ['r0', 'r1'], 1), 2.34567, 1000, 5);
     assert.deepEqual(metrics, { type: 'router.metrics', routerId: 'r0', timestamp: 1000, gauges: { 'link.count': 1, 'ctrl.connected': 1, 'process.rss_bytes': 5, 'metrics.dropped_messages': 0, 'ctrl.latency_ms': 2.346, 'link.sim0x0.latency_ms': 1 } });
+  });
+
+  it('dials from a loopback address of its own', () => {
+    assert.equal(loopbackSource(0), '127.100.0.1');
+    assert.equal(loopbackSource(249), '127.100.0.250');
+    assert.equal(loopbackSource(250), '127.100.1.1');
+    assert.equal(new Set(Array.from({ length: 20_000 }, (_, i) => loopbackSource(i))).size, 20_000);
   });
 
   it('dials the controllers in turn and backs off boundedly', () => {

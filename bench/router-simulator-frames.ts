@@ -145,3 +145,10 @@ export function retryDelayMs(failures: number, random: number): number {
   const base = Math.min(30_000, 1000 * 2 ** Math.max(0, failures - 1));
   return Math.round(base * (0.5 + random / 2));
 }
+
+/** A loopback address of its own for router `index` (127.100.0.1 onwards; 250 per /24, never .0 or .255). */
+export function loopbackSource(index: number): string {
+  const block = Math.floor(index / 250);
+  if (block > 255 * 256) throw new Error(`no loopback address left for router ${index}`);
+  return `127.${100 + Math.floor(block / 256)}.${block % 256}.${1 + (index % 250)}`;
+}

@@ -9,7 +9,8 @@
 // that closes is dialed again at the next controller (`ctrl.welcome`'s and `ctrl.members`' members); a failed dial
 // waits a bounded backoff. What it does not do: links, circuits, edge listeners (it carries no data).
 //
-// Scaling: one timer per duty for all routers (heartbeats and metrics on timer wheels, router-simulator-wheel.ts);
+// Scaling: each router dials from a loopback address of its own when the controllers are on 127.0.0.1 (a controller
+// allows `ctrl.options.maxConnectionsPerSource` per address); one timer per duty for all routers (heartbeats and metrics on timer wheels, router-simulator-wheel.ts);
 // the controller's big messages (the edge model, the welcome's router list, other routers' arrivals) are skipped
 // unparsed (router-simulator-frames.ts); enrollment and dialing are bounded in concurrency.
 //
@@ -28,13 +29,16 @@ import { httpsCall, verifiedServerCertificate } from '../router/enroll/enrollmen
 import { readEnrollmentClaims } from '../router/enroll/enrollment-token.ts';
 import { controllerTrustOf, verifyControllerCertificate, type ControllerTrust } from '../router/run/controller-identity.ts';
 import type { RouterLinks } from '../common/control-channel/control-messages.ts';
-import { ControlFrameReader, hostedServiceIds, linksOf, metricsOf, nextAddress, retryDelayMs, terminatorCreates } from './router-simulator-frames.ts';
+import { ControlFrameReader, hostedServiceIds, linksOf, loopbackSource, metricsOf, nextAddress, retryDelayMs, terminatorCreates } from './router-simulator-frames.ts';
 import { TimerWheel } from './router-simulator-wheel.ts';
-import { ProbeClient } from './write-probe.ts';
+import { ProbeClient, type ProbeAnswer } from './write-probe.ts';
 
 export interface RouterSimulatorOptions {
-  /** The controllers' control addresses (`tls:<host>:<port>`); router i dials address i mod n first. */
-  readonly controlAddresses: readonly string[];
+  /**
+   * The controllers' control addresses (`tls:<host>:<port>`); router i dials address i mod n first. Empty or absent:
+   * the `ctrlAddresses` of the enrollment JWTs, as a real router saves them at enrollment.
+   */
+  readonly controlAddresses?: readonly string[];
   /** `https://…/edge/management/v1` of a controller (the leader is best: every router made is a write). */
   readonly managementApi: string;
   /** An admin's management API session token. */
@@ -82,6 +86,11 @@ export interface RouterSimulatorCounts {
   readonly heartbeatsAnswered: number;
   /** Bytes the controllers sent, by message type. */
   readonly bytesByType: Readonly<Record<string, number>>;
+  /** Wall ms spent in each enrollment step, summed over the routers (create, read its JWT, key and CSRs, erott). */
+  readonly enrollStepMs: Readonly<Record<string, number>>;
+  /** performance.now() of the first and the latest welcome (undefined before any). */
+  readonly firstWelcomeAt: number | undefined;
+  readonly lastWelcomeAt: number | undefined;
 }
 
 /** Frames the simulator parses; every other type is skipped unparsed. */
@@ -120,12 +129,14 @@ export class RouterSimulator {
   private readonly bytesByType = new Map<string, number>();
   private readonly tallies = { created: 0, enrolled: 0, welcomes: 0, refusals: 0, reconnects: 0, failedDials: 0, terminatorsSent: 0, metricsSent: 0, heartbeatsAnswered: 0 };
   private connectedCount = 0;
+  private readonly enrollStepMs: Record<string, number> = { create: 0, read: 0, csr: 0, erott: 0 };
+  private firstWelcomeAt: number | undefined;
+  private lastWelcomeAt: number | undefined;
   private connectedWaiters: Array<() => void> = [];
 
   constructor(private readonly options: RouterSimulatorOptions) {
-    if (options.controlAddresses.length === 0) throw new Error('the router simulator needs at least one control address');
     if (options.terminatorsPerRouter > 0 && options.serviceIds.length === 0) throw new Error('routers that host services need serviceIds');
-    this.addresses = [...options.controlAddresses];
+    this.addresses = [...(options.controlAddresses ?? [])];
     this.probe = new ProbeClient(options.caPem);
     this.trust = controllerTrustOf(options.caPem);
     this.heartbeats = new TimerWheel(wheelSlots);
@@ -139,7 +150,7 @@ export class RouterSimulator {
   counts(): RouterSimulatorCounts {
     const bytes: Record<string, number> = Object.fromEntries(this.bytesByType);
     for (const router of this.routers) for (const [type, count] of router.reader?.bytesByType ?? []) bytes[type] = (bytes[type] ?? 0) + count;
-    return { routers: this.routers.length, connected: this.connectedCount, ...this.tallies, bytesByType: bytes };
+    return { routers: this.routers.length, connected: this.connectedCount, ...this.tallies, bytesByType: bytes, enrollStepMs: { ...this.enrollStepMs }, firstWelcomeAt: this.firstWelcomeAt, lastWelcomeAt: this.lastWelcomeAt };
   }
 
   /** The simulated routers' ids (after `enroll()`), in order. */
@@ -154,14 +165,19 @@ export class RouterSimulator {
     const controllerCerts = new Map<string, Promise<X509Certificate>>();
     await eachBounded(this.routers, this.options.enrollConcurrency ?? 16, () => this.stopped, async (router) => {
       const body = JSON.stringify({ name: router.name, isTunnelerEnabled: hosting, roleAttributes: this.options.roleAttributes?.(router.index) ?? [] });
-      const created = await this.probe.post(`${managementApi}/edge-routers`, body, { 'zt-session': token }, 60_000);
-      if (created.status !== 201) throw new Error(`creating edge router ${router.name}: HTTP ${created.status} ${created.text.slice(0, 300)}`);
-      router.id = (JSON.parse(created.text) as { data: { id: string } }).data.id;
+      let stepBegan = performance.now();
+      const created = await this.managementCall(`creating edge router ${router.name}`, () => this.probe.post(`${managementApi}/edge-routers`, body, { 'zt-session': token }, 60_000));
+      // 201, or a retried create whose first attempt did go through (the name is then taken: the router is found by it).
+      if (created.status === 201) router.id = (JSON.parse(created.text) as { data: { id: string } }).data.id;
+      else router.id = await this.idByName(router.name, `creating edge router ${router.name}: HTTP ${created.status} ${created.text.slice(0, 300)}`);
       this.tallies.created++;
-      const detail = await this.probe.get(`${managementApi}/edge-routers/${router.id}`, { 'zt-session': token }, 60_000);
+      this.enrollStepMs.create! += performance.now() - stepBegan;
+      stepBegan = performance.now();
+      const detail = await this.managementCall(`reading edge router ${router.name}`, () => this.probe.get(`${managementApi}/edge-routers/${router.id}`, { 'zt-session': token }, 60_000));
       if (detail.status !== 200) throw new Error(`reading edge router ${router.name}: HTTP ${detail.status} ${detail.text.slice(0, 300)}`);
       const jwt = (JSON.parse(detail.text) as { data: { enrollmentJwt?: string | null } }).data.enrollmentJwt;
       if (typeof jwt !== 'string') throw new Error(`edge router ${router.name} has no enrollment JWT`);
+      this.enrollStepMs.read! += performance.now() - stepBegan;
       await this.enrollOne(router, jwt, controllerCerts);
       this.tallies.enrolled++;
       if (this.tallies.enrolled % 500 === 0) this.options.progress?.(`router simulator: ${this.tallies.enrolled} of ${this.routers.length} routers enrolled`);
@@ -173,6 +189,7 @@ export class RouterSimulator {
 
   /** Dials every router's control channel (in bounded concurrency) and starts the heartbeat and metrics wheels. */
   connect(): void {
+    if (this.addresses.length === 0) throw new Error('no control address: none given, and the enrollment JWTs named none');
     const tick = (wheel: TimerWheel<SimulatedRouter>, intervalMs: number, duty: (router: SimulatedRouter) => void) => {
       const timer = setInterval(() => {
         for (const router of wheel.advance()) duty(router);
@@ -224,21 +241,54 @@ export class RouterSimulator {
 
   // ---- enrollment ------------------------------------------------------------------------------------------------
 
+  /**
+   * A management API call, tried again (at most 3 times) when the connection was reset: a pooled keep-alive connection the
+   * controller closed as idle just as it was reused fails that way without the request having been read.
+   */
+  private async managementCall(what: string, call: () => Promise<ProbeAnswer>): Promise<ProbeAnswer> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        // Each retry may meet another pooled connection closed the same way, never more than a few.
+        if (!isConnectionReset(error) || attempt === 4) throw new Error(`${what}: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  private async idByName(name: string, failure: string): Promise<string> {
+    const filter = encodeURIComponent(`name = "${name}"`);
+    const answer = await this.managementCall(`finding edge router ${name}`, () => this.probe.get(`${this.options.managementApi}/edge-routers?filter=${filter}`, { 'zt-session': this.options.token }, 60_000));
+    const id = answer.status === 200 ? (JSON.parse(answer.text) as { data: Array<{ id: string }> }).data[0]?.id : undefined;
+    if (id === undefined) throw new Error(failure);
+    return id;
+  }
+
   private async enrollOne(router: SimulatedRouter, jwt: string, controllerCerts: Map<string, Promise<X509Certificate>>): Promise<void> {
     const claimed = readEnrollmentClaims(jwt, Date.now());
     if (!claimed.ok) throw new Error(`${router.name}: ${claimed.message}`);
-    const { issuer, routerId, token } = claimed.claims;
+    const { issuer, routerId, token, ctrlAddresses } = claimed.claims;
+    if (this.addresses.length === 0) this.addresses = [...ctrlAddresses];
     // The controller's certificate is read once per issuer (a real router reads it once too: it enrolls once).
     let certificate = controllerCerts.get(issuer);
     if (!certificate) controllerCerts.set(issuer, (certificate = verifiedServerCertificate(issuer, this.options.caPem)));
     await jwtVerify(jwt.trim(), (await certificate).publicKey, { subject: routerId });
+    let stepBegan = performance.now();
     const keyPem = await privateKeyToPem((await generateKeyPair()).privateKey);
     const csr = { sans: { dns: [`${router.name}.routers.sim.test`], ip: [], email: [], uri: [] } };
     const [certCsr, serverCertCsr] = await Promise.all([createCertificateRequest(keyPem, routerId, csr), createCertificateRequest(keyPem, routerId, csr)]);
-    const response = await httpsCall({ url: `${issuer}/edge/client/v1/enroll/erott?token=${encodeURIComponent(token)}`, method: 'POST', json: { serverCertCsr, certCsr }, caPem: this.options.caPem, timeoutMs: 60_000 });
+    this.enrollStepMs.csr! += performance.now() - stepBegan;
+    stepBegan = performance.now();
+    const enroll = () => httpsCall({ url: `${issuer}/edge/client/v1/enroll/erott?token=${encodeURIComponent(token)}`, method: 'POST', json: { serverCertCsr, certCsr }, caPem: this.options.caPem, timeoutMs: 60_000 });
+    // A fresh connection each time (as `router enroll` makes one): a reset is the connection's, tried once more.
+    const response = await enroll().catch((error: unknown) => {
+      if (isConnectionReset(error)) return enroll();
+      throw new Error(`enrolling ${router.name}: ${(error as Error).message}`);
+    });
     if (response.status !== 200) throw new Error(`enrolling ${router.name}: HTTP ${response.status} ${response.body.toString('utf8').slice(0, 300)}`);
     const data = (JSON.parse(response.body.toString('utf8')) as { data?: { cert?: unknown } }).data;
     if (typeof data?.cert !== 'string') throw new Error(`enrolling ${router.name}: no certificate in the answer`);
+    this.enrollStepMs.erott! += performance.now() - stepBegan;
     router.keyPem = keyPem;
     router.certPem = data.cert;
   }
@@ -264,7 +314,9 @@ export class RouterSimulator {
     const parsed = parseAddress(address, ['tls'] as const);
     if (!parsed.ok) throw new Error(`bad control address ${address}: ${parsed.message}`);
     const { host, port } = parsed.value;
-    const socket = tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), cert: router.certPem, key: router.keyPem, ca: this.options.caPem, rejectUnauthorized: true });
+    // Each router dials from an address of its own, as real routers do (a controller bounds connections per source).
+    const localAddress = host === '127.0.0.1' ? loopbackSource(router.index) : undefined;
+    const socket = tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...(localAddress ? { localAddress } : {}), cert: router.certPem, key: router.keyPem, ca: this.options.caPem, rejectUnauthorized: true });
     router.socket = socket;
     router.reader = new ControlFrameReader(parsedTypes);
     router.welcomed = false;
@@ -345,6 +397,8 @@ export class RouterSimulator {
     router.failures = 0;
     this.tallies.welcomes++;
     this.connectedCount++;
+    this.lastWelcomeAt = performance.now();
+    this.firstWelcomeAt ??= this.lastWelcomeAt;
     this.heartbeats.add(router);
     this.reports.add(router);
     this.send(router, { type: 'router.links', links: router.links });
@@ -358,6 +412,8 @@ export class RouterSimulator {
   private closed(router: SimulatedRouter, socket: TLSSocket): void {
     if (router.socket !== socket) return;
     router.socket = undefined;
+    // The closed channel's byte counts are kept (a new reader starts at zero).
+    for (const [type, count] of router.reader?.bytesByType ?? []) this.bytesByType.set(type, (this.bytesByType.get(type) ?? 0) + count);
     router.reader = undefined;
     this.heartbeats.remove(router);
     this.reports.remove(router);
@@ -421,4 +477,9 @@ async function eachBounded<T>(items: readonly T[], concurrency: number, stopped:
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
   if (failure !== undefined) throw failure;
+}
+
+function isConnectionReset(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === 'ECONNRESET' || code === 'EPIPE' || (typeof message === 'string' && /ECONNRESET|socket hang up/.test(message));
 }

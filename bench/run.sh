@@ -13,8 +13,12 @@
 # storm: OIDC cert logins against legacy cert logins on a three-node cluster, raft commands per login and the p99 of
 # writes meanwhile (bench/oidc-login-storm.ts), then online snapshots of 100k identities: each snapshot's time and size,
 # and the p99 of writes while snapshots are taken against without (bench/snapshot-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot]
-# (all, the default, runs the eleven, in that order, and stops at the first failure)
+# scale-routers (not part of all: it runs for half an hour or more): 5,000 simulated routers from one process
+# (bench/router-simulator.ts) hosting 150,000 terminators on a three-node cluster holding the 10x-Large policy set:
+# enrollment rate, time to connect, terminators listed over time on the leader and a follower, controller CPU and RSS
+# idle without and with the routers connected, the router list's latency (bench/router-sim-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|scale-routers]
+# (all, the default, runs the first eleven, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_RAFT_THREAD=1 runs the cluster step with `cluster.raftThread: true`; BENCH_PIN and
@@ -32,7 +36,11 @@
 # 10), BENCH_STORM_ROUNDS (1 to 9, default 3), BENCH_STORM_CONCURRENCY (default 8) and BENCH_STORM_WRITE_RATE
 # (default 20), see bench/oidc-login-storm.ts; BENCH_SNAPSHOT_IDENTITIES (default 100000), BENCH_SNAPSHOT_ROUNDS (1 to 9,
 # default 3), BENCH_SNAPSHOT_SECONDS (default 15), BENCH_SNAPSHOT_WRITE_RATE (default 50) and BENCH_SNAPSHOT_CONTROLLERS
-# (1 or 3, default 3) and BENCH_SNAPSHOT_GAP_SECONDS (default 0: snapshots back to back), see bench/snapshot-bench.ts.
+# (1 or 3, default 3) and BENCH_SNAPSHOT_GAP_SECONDS (default 0: snapshots back to back), see bench/snapshot-bench.ts;
+# BENCH_SCALE_ROUTERS (default 5000), BENCH_SCALE_TERMINATORS_PER_ROUTER (default 30), BENCH_ROUTERSIM_SERVICES (default
+# 2000), BENCH_ROUTERSIM_SERVICE_POLICIES (default 2500), BENCH_ROUTERSIM_EDGE_ROUTER_POLICIES (default 2500),
+# BENCH_ROUTERSIM_IDENTITIES (default 1000), BENCH_ROUTERSIM_IDLE_SECONDS (default 60), BENCH_ROUTERSIM_METRICS_SECONDS
+# (default 60) and BENCH_ROUTERSIM_TERMINATOR_SECONDS (default 900), see bench/router-sim-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -42,9 +50,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | scale-routers) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|scale-routers]" >&2
     exit 2
     ;;
 esac
@@ -249,4 +257,19 @@ if [ "$what" = all ] || [ "$what" = snapshot ]; then
   run_step "online snapshots (100k identities: time and size, write p99 with and without)" \
     $((240 + snapshot_identities / 200 + snapshot_rounds * 2 * (snapshot_seconds + 60) + 60 + 60)) \
     "${node_tsx[@]}" bench/snapshot-bench.ts
+fi
+if [ "$what" = scale-routers ]; then
+  sim_routers="${BENCH_SCALE_ROUTERS:-5000}"
+  sim_entities=$((${BENCH_ROUTERSIM_SERVICES:-2000} + ${BENCH_ROUTERSIM_SERVICE_POLICIES:-2500} + ${BENCH_ROUTERSIM_EDGE_ROUTER_POLICIES:-2500} + ${BENCH_ROUTERSIM_IDENTITIES:-1000}))
+  sim_idle="$(seconds_from BENCH_ROUTERSIM_IDLE_SECONDS 60)"
+  sim_wait="$(seconds_from BENCH_ROUTERSIM_TERMINATOR_SECONDS 900)"
+  if ! [[ "$sim_routers" =~ ^[1-9][0-9]{0,4}$ ]] || ((sim_routers > 20000)); then
+    echo "bench: BENCH_SCALE_ROUTERS must be a whole number from 1 to 20000, not \"$sim_routers\"" >&2
+    exit 2
+  fi
+  # router-sim-bench.ts's own watchdog: 240 s + entities / 50 + routers / 3 + the terminator wait + 2 idle windows +
+  # 300 s; this limit leaves it a minute more.
+  run_step "router simulator (5,000 routers, 150,000 terminators on a three-node cluster)" \
+    $((240 + sim_entities / 50 + sim_routers / 3 + sim_wait + 2 * sim_idle + 300 + 60)) \
+    "${node_tsx[@]}" bench/router-sim-bench.ts
 fi
