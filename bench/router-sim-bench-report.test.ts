@@ -18,9 +18,9 @@ const run: RouterSimRun = {
     { controller: 'ctrl2', role: 'follower', samples: [{ atMs: 0, count: 0 }, { atMs: 5000, count: 600 }] },
   ],
   idle: [
-    { controller: 'ctrl1', role: 'leader', baseline: idle(6, 300), connected: idle(12, 350) },
-    { controller: 'ctrl2', role: 'follower', baseline: idle(3, 200), connected: idle(6, 220) },
-    { controller: 'ctrl3', role: 'follower', baseline: idle(3, 200), connected: idle(3, 210) },
+    { controller: 'ctrl1', role: 'leader', baseline: idle(6, 300), connected: idle(12, 350), arrival: { seconds: 30, cpuSeconds: 20, rssBytes: undefined } },
+    { controller: 'ctrl2', role: 'follower', baseline: idle(3, 200), connected: idle(6, 220), arrival: { seconds: 30, cpuSeconds: 10, rssBytes: undefined } },
+    { controller: 'ctrl3', role: 'follower', baseline: idle(3, 200), connected: idle(3, 210), arrival: { seconds: 30, cpuSeconds: 5.5, rssBytes: undefined } },
   ],
   metricsIntervalSeconds: 60,
   heartbeatIntervalSeconds: 10,
@@ -57,6 +57,7 @@ describe('router simulator benchmark report', () => {
     assert.match(text, /create 30 ms, read 5 ms, csr 10 ms, erott 150 ms/);
     assert.match(text, /\*\*8\.0 s\*\* \(13 routers\/s\); 101 welcomes, 1 reconnects, 2 failed dials, 0 refusals/);
     assert.match(text, /\*\*90\.0 ms per router per minute\*\*/);
+    assert.match(text, /35\.5 s \(ctrl1 20\.0, ctrl2 10\.0, ctrl3 5\.5\) over 30 s: \*\*355\.0 ms per router\*\*/);
     assert.match(text, /Terminators listed by ctrl1 \(leader\): all 1,000 at 10\.0 s after the first dial, \*\*2\.0 s after the last router connected\*\*; each tenth \(100\): 1\.0, 1\.0, 0\.7, 0\.7, 0\.7, 1\.2, 1\.2, 1\.2, 1\.2, 1\.2 s; last\/first \*\*1\.20\*\*/);
     assert.match(text, /Terminators listed by ctrl2 \(follower\): all 1,000 at not reached after the first dial, \*\*not reached after the last router connected\*\* \(last poll: 600 at 5\.0 s\)/);
     assert.match(text, /\| ctrl1 \| leader \| 10\.0% \| 6000 \| 300 MiB \| 20\.0% \| 12000 \| 350 MiB \| 2\.00 \|/);

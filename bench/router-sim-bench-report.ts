@@ -30,6 +30,8 @@ export interface ControllerIdle {
   readonly baseline: IdleFigures;
   /** Every router connected, its terminators registered: heartbeats and metrics only. */
   readonly connected: IdleFigures;
+  /** From the first dial until every router was connected and every terminator listed (polls included). */
+  readonly arrival?: IdleFigures;
 }
 
 export interface ListLatency {
@@ -141,6 +143,14 @@ function terminatorLines(run: RouterSimRun): string[] {
   return lines;
 }
 
+/** The three controllers' CPU over the arrival: seconds, and ms per router. */
+function arrivalCpu(run: RouterSimRun): string {
+  const seconds = run.idle.map((controller) => controller.arrival?.cpuSeconds);
+  if (seconds.some((value) => value === undefined) || seconds.length === 0) return 'n/a';
+  const total = seconds.reduce((sum: number, value) => sum + value!, 0);
+  return `${fixed(total, 1)} s (${run.idle.map((controller) => `${controller.controller} ${fixed(controller.arrival!.cpuSeconds!, 1)}`).join(', ')}) over ${fixed(run.idle[0]!.arrival!.seconds, 0)} s: **${fixed((total * 1000) / run.routers, 1)} ms per router**`;
+}
+
 export function routerSimSummary(run: RouterSimRun): string {
   const total = run.routers * run.terminatorsPerRouter;
   const perRouter = cpuMsPerRouterMinute(run.idle, run.routers);
@@ -156,6 +166,7 @@ export function routerSimSummary(run: RouterSimRun): string {
     `| Enrollment, wall time per router by step (summed over the ${run.enrollment.concurrency} in flight) | ${Object.entries(run.enrollment.stepMs).map(([step, ms]) => `${step} ${fixed(ms / Math.max(1, run.routers), 0)} ms`).join(', ')} |`,
     `| Connect all (first dial to last welcome; ${run.connect.concurrency} dials at once) | **${fixed(run.connect.seconds, 1)} s** (${fixed(run.routers / Math.max(1e-9, run.connect.seconds), 0)} routers/s); ${run.connect.welcomes} welcomes, ${run.connect.reconnects} reconnects, ${run.connect.failedDials} failed dials, ${run.connect.refusals} refusals |`,
     `| Controller CPU for connected routers (heartbeats + metrics, over the idle baseline, all three) | ${perRouter === undefined ? 'n/a' : `**${fixed(perRouter, 1)} ms per router per minute**`} |`,
+    `| Controllers' CPU while the routers arrived (first dial to every terminator listed, all three, polls included) | ${arrivalCpu(run)} |`,
     `| Simulator CPU (first dial to the end of the connected window) | ${fixed(run.simulatorCpuSeconds, 1)} s |`,
     '',
     ...terminatorLines(run),

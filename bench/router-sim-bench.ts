@@ -153,6 +153,7 @@ async function main(cleanups: Cleanup[]): Promise<RouterSimRun> {
     { controller: names[follower]!, role: 'follower', samples: [] },
   ];
   const simulatorCpuBefore = process.cpuUsage();
+  const controllerCpuBefore = cluster.pids().map(processCpuSeconds);
   const dialBegan = performance.now();
   simulator.connect();
   let allConnectedAt: number | undefined;
@@ -183,6 +184,13 @@ async function main(cleanups: Cleanup[]): Promise<RouterSimRun> {
   await Promise.all([poll(timelines[0]!, leaderApi), poll(timelines[1]!, followerApi)]);
   await connected;
   clearInterval(reporter);
+  // The controllers' CPU for the whole arrival: admissions, welcomes, edge models, terminators (and the polls).
+  const arrivalCpuSeconds = cluster.pids().map((pid, member) => {
+    const after = processCpuSeconds(pid);
+    const before = controllerCpuBefore[member];
+    return after === undefined || before === undefined ? undefined : after - before;
+  });
+  const arrivalSeconds = (performance.now() - dialBegan) / 1000;
   const afterConnect = simulator.counts();
   if (allConnectedAt === undefined) throw new Error(`only ${afterConnect.connected} of ${routers} routers connected within ${terminatorSeconds} s`);
   progress(`all connected after ${((allConnectedAt - dialBegan) / 1000).toFixed(1)} s`);
@@ -190,7 +198,7 @@ async function main(cleanups: Cleanup[]): Promise<RouterSimRun> {
   progress(`idle with every router connected: ${idleSeconds} s`);
   const withRouters = await idleWindow(cluster);
   const simulatorCpu = process.cpuUsage(simulatorCpuBefore);
-  const idle: ControllerIdle[] = names.map((name, member) => ({ controller: name, role: roleOf(member), baseline: baseline[member]!, connected: withRouters[member]! }));
+  const idle: ControllerIdle[] = names.map((name, member) => ({ controller: name, role: roleOf(member), baseline: baseline[member]!, connected: withRouters[member]!, arrival: { seconds: arrivalSeconds, cpuSeconds: arrivalCpuSeconds[member], rssBytes: undefined } }));
 
   const routerList: ListLatency[] = [];
   for (const [member, target] of [[leader, leaderApi], [follower, followerApi]] as const) {
