@@ -11,7 +11,7 @@ const run: RouterSimRun = {
   terminatorsPerRouter: 10,
   model: { services: 200, servicePolicies: 250, edgeRouterPolicies: 250, identities: 10, groups: 20, seconds: 12 },
   enrollment: { seconds: 20, concurrency: 16, stepMs: { create: 3000, read: 500, csr: 1000, erott: 15_000 } },
-  connect: { seconds: 8, concurrency: 64, welcomes: 101, reconnects: 1, failedDials: 2, refusals: 0 },
+  connect: { seconds: 8, connected: 100, concurrency: 64, welcomes: 101, reconnects: 1, failedDials: 2, refusals: 0 },
   lastConnectMs: 8000,
   terminators: [
     { controller: 'ctrl1', role: 'leader', samples: [{ atMs: 0, count: 0 }, { atMs: 2000, count: 200 }, { atMs: 4000, count: 500 }, { atMs: 10_000, count: 1000 }] },
@@ -63,6 +63,10 @@ describe('router simulator benchmark report', () => {
     assert.match(text, /\| ctrl1 \| leader \| 10\.0% \| 6000 \| 300 MiB \| 20\.0% \| 12000 \| 350 MiB \| 2\.00 \|/);
     assert.match(text, /\| ctrl1 \| leader \| `isOnline = true` \| 5 \| 1 \| 3\.0 \| 5\.0 \| 5\.0 \|/);
     assert.match(text, /ctrl\.edgeModel 10 MiB \(104,858 B\), hb 0 MiB \(10 B\)/);
+  });
+
+  it('says how many connected when not all did', () => {
+    assert.match(routerSimSummary({ ...run, connect: { ...run.connect, connected: 40 } }), /\*\*only 40 of 100 connected\*\* by the end of the wait; last welcome at \*\*8\.0 s\*\* \(5 routers\/s\)/);
   });
 
   it('replaces only its own marked section', () => {

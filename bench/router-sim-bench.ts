@@ -192,8 +192,9 @@ async function main(cleanups: Cleanup[]): Promise<RouterSimRun> {
   });
   const arrivalSeconds = (performance.now() - dialBegan) / 1000;
   const afterConnect = simulator.counts();
-  if (allConnectedAt === undefined) throw new Error(`only ${afterConnect.connected} of ${routers} routers connected within ${terminatorSeconds} s`);
-  progress(`all connected after ${((allConnectedAt - dialBegan) / 1000).toFixed(1)} s`);
+  // Not all connected in time: the figures of what did connect are reported (the section says how many), not thrown away.
+  const lastConnectAt = allConnectedAt ?? afterConnect.lastWelcomeAt ?? performance.now();
+  progress(allConnectedAt === undefined ? `only ${afterConnect.connected} of ${routers} routers connected within ${terminatorSeconds} s` : `all connected after ${((allConnectedAt - dialBegan) / 1000).toFixed(1)} s`);
 
   progress(`idle with every router connected: ${idleSeconds} s`);
   const withRouters = await idleWindow(cluster);
@@ -215,8 +216,8 @@ async function main(cleanups: Cleanup[]): Promise<RouterSimRun> {
     terminatorsPerRouter,
     model: { services, servicePolicies, edgeRouterPolicies, identities, groups: model.groups, seconds: model.seconds },
     enrollment: { seconds: enrollSeconds, concurrency: enrollConcurrency, stepMs: counts.enrollStepMs },
-    connect: { seconds: (allConnectedAt - dialBegan) / 1000, concurrency: connectConcurrency, welcomes: afterConnect.welcomes, reconnects: afterConnect.reconnects, failedDials: afterConnect.failedDials, refusals: afterConnect.refusals },
-    lastConnectMs: allConnectedAt - dialBegan,
+    connect: { seconds: (lastConnectAt - dialBegan) / 1000, connected: afterConnect.connected, concurrency: connectConcurrency, welcomes: afterConnect.welcomes, reconnects: afterConnect.reconnects, failedDials: afterConnect.failedDials, refusals: afterConnect.refusals },
+    lastConnectMs: lastConnectAt - dialBegan,
     terminators: timelines,
     idle,
     metricsIntervalSeconds: metricsSeconds,
