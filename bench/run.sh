@@ -19,8 +19,12 @@
 # model against an empty one, in-process (bench/controller-memory-bench.ts), then circuit setup at
 # rate: new connections per second and setup p50/p99 through one ingress router (its tunnel listener and an SDK dial)
 # at a large policy model, against new connections through socat (bench/circuit-rate-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits]
-# (all, the default, runs the twelve, in that order, and stops at the first failure)
+# scale-routers (not part of all: it runs for half an hour or more): 5,000 simulated routers from one process
+# (bench/router-simulator.ts) hosting 150,000 terminators on a three-node cluster holding the 10x-Large policy set:
+# enrollment rate, time to connect, terminators listed over time on the leader and a follower, controller CPU and RSS
+# idle without and with the routers connected, the router list's latency (bench/router-sim-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale-routers]
+# (all, the default, runs the first thirteen, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_RAFT_THREAD=1 runs the cluster step with `cluster.raftThread: true`; BENCH_PIN and
@@ -47,7 +51,11 @@
 # BENCH_CIRCUIT_IDENTITIES (default 100000), BENCH_CIRCUIT_ROUTERS (default 5000), BENCH_CIRCUIT_SERVICES (default
 # 2000), BENCH_CIRCUIT_POLICIES (default 2500), BENCH_CIRCUIT_ROUNDS (1 to 9, default 3), BENCH_CIRCUIT_SECONDS
 # (default 10) and BENCH_CIRCUIT_CONCURRENCY (default 8,32), see bench/circuit-rate-bench.ts (BENCH_CPU_PROF profiles
-# the controller, the routers and the tunneler).
+# the controller, the routers and the tunneler);
+# BENCH_SCALE_ROUTERS (default 5000), BENCH_SCALE_TERMINATORS_PER_ROUTER (default 30), BENCH_ROUTERSIM_SERVICES (default
+# 2000), BENCH_ROUTERSIM_SERVICE_POLICIES (default 2500), BENCH_ROUTERSIM_EDGE_ROUTER_POLICIES (default 2500),
+# BENCH_ROUTERSIM_IDENTITIES (default 1000), BENCH_ROUTERSIM_IDLE_SECONDS (default 60), BENCH_ROUTERSIM_METRICS_SECONDS
+# (default 60) and BENCH_ROUTERSIM_TERMINATOR_SECONDS (default 900), see bench/router-sim-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -57,9 +65,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory | circuits) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory | circuits | scale-routers) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale-routers]" >&2
     exit 2
     ;;
 esac
@@ -311,4 +319,19 @@ if [ "$what" = all ] || [ "$what" = circuits ]; then
   run_step "circuit setup rate (tunnel listener and SDK dials at a large model, against socat)" \
     $((300 + circuit_identities / 300 + (circuit_routers + circuit_services + 2 * circuit_policies) / 50 + (circuit_rounds + 1) * 3 * circuit_levels * (circuit_seconds + 15) + 60 + 60)) \
     "${node_tsx[@]}" bench/circuit-rate-bench.ts
+fi
+if [ "$what" = scale-routers ]; then
+  sim_routers="${BENCH_SCALE_ROUTERS:-5000}"
+  sim_entities=$((${BENCH_ROUTERSIM_SERVICES:-2000} + ${BENCH_ROUTERSIM_SERVICE_POLICIES:-2500} + ${BENCH_ROUTERSIM_EDGE_ROUTER_POLICIES:-2500} + ${BENCH_ROUTERSIM_IDENTITIES:-1000}))
+  sim_idle="$(seconds_from BENCH_ROUTERSIM_IDLE_SECONDS 60)"
+  sim_wait="$(seconds_from BENCH_ROUTERSIM_TERMINATOR_SECONDS 900)"
+  if ! [[ "$sim_routers" =~ ^[1-9][0-9]{0,4}$ ]] || ((sim_routers > 20000)); then
+    echo "bench: BENCH_SCALE_ROUTERS must be a whole number from 1 to 20000, not \"$sim_routers\"" >&2
+    exit 2
+  fi
+  # router-sim-bench.ts's own watchdog: 240 s + entities / 50 + routers / 3 + the terminator wait + 2 idle windows +
+  # 300 s; this limit leaves it a minute more.
+  run_step "router simulator (5,000 routers, 150,000 terminators on a three-node cluster)" \
+    $((240 + sim_entities / 50 + sim_routers / 3 + sim_wait + 2 * sim_idle + 300 + 60)) \
+    "${node_tsx[@]}" bench/router-sim-bench.ts
 fi

@@ -89,6 +89,11 @@ export class RouterChannel {
     if (!this.closed) this.connection.send(frame);
   }
 
+  /** A frame already encoded (one message for many routers is encoded once). */
+  sendEncoded(bytes: Buffer): void {
+    if (!this.closed) this.connection.sendEncoded(bytes);
+  }
+
   /** Says why (`ctrl.refused`, `revoked` when the router was disabled or deleted) and closes once that frame is written. */
   refuse(reason: string, revoked = false): void {
     if (this.closed || this.ending) return;

@@ -15,7 +15,7 @@ import type { ControllerMetrics } from '../telemetry/controller-metrics.ts';
 import { clusterMembers } from './cluster-members.ts';
 import { ClusterRouterPresence, isRouterPeerRequest, type PeerCaller, type RouterPeerRequest } from './cluster-router-presence.ts';
 import type { TerminatorDirectory } from '../edge/terminator-directory.ts';
-import { edgeModelOf, hostedServicesOf } from './edge-model-snapshot.ts';
+import { EdgeModelCache } from './edge-model-cache.ts';
 import { defaultRouterChannelTiming, type ControlSocket } from './router-channel.ts';
 import { RouterHub, type RouterHubTiming, type RouterMetricsSink } from './router-hub.ts';
 import { RouterMetricsStore } from './router-metrics-store.ts';
@@ -118,11 +118,14 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     logger: deps.logger,
     refreshIntervalMs: timing.edgeSessionRefreshMs,
   });
+  const findRouter = (id: string) => store.table<EdgeRouter>(routerTables.edgeRouters).get(id);
+  // Read once per applied index: every welcome and every terminator registration needs it.
+  const edgeModels = new EdgeModelCache(store, findRouter);
   const hub: RouterHub = new RouterHub({
     controllerId: deps.self.id,
-    findRouter: (id) => store.table<EdgeRouter>(routerTables.edgeRouters).get(id),
-    edgeModel: () => edgeModelOf(store),
-    hostedServices: (routerId) => hostedServicesOf(store, routerId),
+    findRouter,
+    edgeModel: () => edgeModels.edgeModel(),
+    hostedServices: (routerId) => edgeModels.hostedServices(routerId),
     terminators,
     otherRouters: () => presence!.otherRouters(),
     announce: (event) => presence!.announce(event),

@@ -14,6 +14,7 @@ import type { AppliedChanges } from '../model/model-state-machine.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import { routerTables } from '../model/router-entities.ts';
 import { tables } from '../model/entities.ts';
+import { encodeFrame } from '../../common/framing/frame-codec.ts';
 import { sameMembers } from './cluster-members.ts';
 import { edgeModelTables } from './edge-model-snapshot.ts';
 import { admitRouter, readHello } from './router-admission.ts';
@@ -106,6 +107,7 @@ export class RouterHub implements RouterChannelOwner {
   private modelTimer: NodeJS.Timeout | undefined;
   private sdkRecheckTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private encodedModel: { source: object; bytes: Buffer } | undefined;
 
   constructor(private readonly deps: RouterHubDeps) {}
 
@@ -302,10 +304,12 @@ export class RouterHub implements RouterChannelOwner {
     if (previous && previous !== channel) previous.close('replaced by a newer channel from the same router');
     const info = this.infoOf(channel);
     const local = [...this.connected.values()].filter((other) => other !== channel).map((other) => this.infoOf(other));
-    const remote = others.filter((other) => other.id !== hello.routerId && !local.some((mine) => mine.id === other.id));
+    // A set, not a scan per remote router: thousands of routers arriving made each welcome quadratic.
+    const localIds = new Set(local.map((mine) => mine.id));
+    const remote = others.filter((other) => other.id !== hello.routerId && !localIds.has(other.id));
     const routers = [...local, ...remote].map((other) => this.withFingerprints(other));
     channel.send({ type: 'ctrl.welcome', controllerId: this.deps.controllerId, members: this.members, routers });
-    channel.send({ type: 'ctrl.edgeModel', ...this.deps.edgeModel() });
+    channel.sendEncoded(this.edgeModelFrame());
     this.deps.metrics.connected(hello.routerId);
     this.deps.logger.info('router connected', { routerId: hello.routerId, name: info.name, version: hello.version, remote: channel.remote, linkListeners: hello.linkListeners.length });
     this.broadcast({ type: 'ctrl.routerConnected', router: this.withFingerprints(info) }, channel);
@@ -456,7 +460,7 @@ export class RouterHub implements RouterChannelOwner {
       this.modelTimer = undefined;
       this.recheckTerminators();
       if (this.connected.size === 0) return;
-      this.broadcast({ type: 'ctrl.edgeModel', ...this.deps.edgeModel() });
+      this.broadcastEncoded(this.edgeModelFrame());
     }, this.deps.timing.edgeModelDebounceMs);
     this.modelTimer.unref();
   }
@@ -477,8 +481,20 @@ export class RouterHub implements RouterChannelOwner {
     };
   }
 
+  /** One frame to every welcomed router: encoded once, not once per router. */
   private broadcast(frame: ControllerToRouter, except?: RouterChannel): void {
-    for (const channel of this.connected.values()) if (channel !== except && !channel.ending) channel.send(frame);
+    this.broadcastEncoded(encodeFrame(frame), except);
+  }
+
+  private broadcastEncoded(bytes: Buffer, except?: RouterChannel): void {
+    for (const channel of this.connected.values()) if (channel !== except && !channel.ending) channel.sendEncoded(bytes);
+  }
+
+  /** The `ctrl.edgeModel` frame of the current model, encoded once for as long as `edgeModel()` answers the same one. */
+  private edgeModelFrame(): Buffer {
+    const current = this.deps.edgeModel();
+    if (this.encodedModel?.source !== current) this.encodedModel = { source: current, bytes: encodeFrame({ type: 'ctrl.edgeModel', ...current }) };
+    return this.encodedModel.bytes;
   }
 }
 
