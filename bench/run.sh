@@ -12,9 +12,13 @@
 # encryption of 64 KiB Data bodies against a plain copy of them (bench/e2e-crypto-bench.ts), then an OIDC login
 # storm: OIDC cert logins against legacy cert logins on a three-node cluster, raft commands per login and the p99 of
 # writes meanwhile (bench/oidc-login-storm.ts), then online snapshots of 100k identities: each snapshot's time and size,
-# and the p99 of writes while snapshots are taken against without (bench/snapshot-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot]
-# (all, the default, runs the eleven, in that order, and stops at the first failure)
+# and the p99 of writes while snapshots are taken against without (bench/snapshot-bench.ts), then the controller at
+# ten times "Large": 1,000,000 identities, 5,000 edge router rows, 2,000 services, 2,500 service and 2,500 edge router
+# policies loaded into a three-node cluster (entity rates, time per 100k identities, memory as it grows), list and
+# login figures, writes against an empty cluster, snapshot and restore, a follower caught up from empty, and circuits
+# through a router against socat (bench/scale-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|scale]
+# (all, the default, runs the twelve, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
 # (1 to 9, default 3); BENCH_RAFT_THREAD=1 runs the cluster step with `cluster.raftThread: true`; BENCH_PIN and
@@ -32,7 +36,11 @@
 # 10), BENCH_STORM_ROUNDS (1 to 9, default 3), BENCH_STORM_CONCURRENCY (default 8) and BENCH_STORM_WRITE_RATE
 # (default 20), see bench/oidc-login-storm.ts; BENCH_SNAPSHOT_IDENTITIES (default 100000), BENCH_SNAPSHOT_ROUNDS (1 to 9,
 # default 3), BENCH_SNAPSHOT_SECONDS (default 15), BENCH_SNAPSHOT_WRITE_RATE (default 50) and BENCH_SNAPSHOT_CONTROLLERS
-# (1 or 3, default 3) and BENCH_SNAPSHOT_GAP_SECONDS (default 0: snapshots back to back), see bench/snapshot-bench.ts.
+# (1 or 3, default 3) and BENCH_SNAPSHOT_GAP_SECONDS (default 0: snapshots back to back), see bench/snapshot-bench.ts;
+# BENCH_SCALE_IDENTITIES (default 1000000), BENCH_SCALE_SERVICES (2000), BENCH_SCALE_SERVICE_POLICIES (2500),
+# BENCH_SCALE_EDGE_ROUTER_POLICIES (2500), BENCH_SCALE_EDGE_ROUTERS (5000), BENCH_SCALE_GROUPS (1000),
+# BENCH_SCALE_ROUNDS (1 to 9, default 3), BENCH_SCALE_WRITE_SECONDS (10), BENCH_SCALE_CIRCUIT_SECONDS (10),
+# BENCH_SCALE_CIRCUIT_CONCURRENCY (8) and BENCH_SCALE_CONNECTIONS (32), see bench/scale-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -42,9 +50,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | scale) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|scale]" >&2
     exit 2
     ;;
 esac
@@ -249,4 +257,24 @@ if [ "$what" = all ] || [ "$what" = snapshot ]; then
   run_step "online snapshots (100k identities: time and size, write p99 with and without)" \
     $((240 + snapshot_identities / 200 + snapshot_rounds * 2 * (snapshot_seconds + 60) + 60 + 60)) \
     "${node_tsx[@]}" bench/snapshot-bench.ts
+fi
+if [ "$what" = all ] || [ "$what" = scale ]; then
+  scale_identities="${BENCH_SCALE_IDENTITIES:-1000000}"
+  scale_rows=$((${BENCH_SCALE_SERVICES:-2000} + ${BENCH_SCALE_SERVICE_POLICIES:-2500} + ${BENCH_SCALE_EDGE_ROUTER_POLICIES:-2500} + ${BENCH_SCALE_EDGE_ROUTERS:-5000}))
+  scale_rounds="${BENCH_SCALE_ROUNDS:-3}"
+  scale_write_seconds="$(seconds_from BENCH_SCALE_WRITE_SECONDS 10)"
+  scale_circuit_seconds="$(seconds_from BENCH_SCALE_CIRCUIT_SECONDS 10)"
+  if ! [[ "$scale_identities" =~ ^[1-9][0-9]{0,6}$ ]] || ((scale_identities > 2000000)) || ! [[ "$scale_rounds" =~ ^[1-9]$ ]]; then
+    echo "bench: BENCH_SCALE_IDENTITIES must be a whole number from 1 to 2000000 and BENCH_SCALE_ROUNDS from 1 to 9" >&2
+    exit 2
+  fi
+  if [ "$what" = scale ]; then
+    run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
+  fi
+  # scale-bench.ts's own watchdog, its phases' limits summed: 240 s to start + 120 s + rows / 20 + 300 s + identities
+  # / 300 + 600 s of reads + 300 s + rounds x 2 x (write seconds + 40 s) + 300 s + rounds x 2 x (circuit seconds +
+  # 20 s) + 600 s snapshot + 600 s catch-up + 900 s restore + 120 s; this limit leaves it a minute more.
+  run_step "scale (10x Large: loading, memory, reads, logins, writes, snapshot, restore, catch-up, circuits)" \
+    $((240 + 120 + (scale_rows + 19) / 20 + 300 + (scale_identities + 299) / 300 + 600 + 300 + scale_rounds * 2 * (scale_write_seconds + 40) + 300 + scale_rounds * 2 * (scale_circuit_seconds + 20) + 600 + 600 + 900 + 120 + 60)) \
+    "${node_tsx[@]}" bench/scale-bench.ts
 fi
