@@ -14,6 +14,8 @@ export interface IdentityLoad {
   readonly count: number;
   readonly seconds: number;
   readonly connections: number;
+  /** True when the load stopped at `deadline` short of the target. */
+  readonly stoppedAtDeadline: boolean;
   /** After each wrk run: the identities stored, and the seconds wrk had run so far (pauses and counting left out). */
   readonly timeline: readonly { readonly count: number; readonly loadSeconds: number }[];
 }
@@ -35,6 +37,8 @@ export interface IdentityLoadOptions {
   /** Counts at which the load pauses for `atStop` (runs are sized to end near each; the count may pass it a little). */
   readonly stops?: readonly number[];
   readonly atStop?: (count: number) => Promise<void>;
+  /** performance.now() after which no wrk run starts (the last one is cut to end by then): the load stops short. */
+  readonly deadline?: number;
 }
 
 export async function loadIdentities(options: IdentityLoadOptions): Promise<IdentityLoad> {
@@ -45,10 +49,16 @@ export async function loadIdentities(options: IdentityLoadOptions): Promise<Iden
   let loadSeconds = 0;
   const timeline: { count: number; loadSeconds: number }[] = [];
   const stops = [...(options.stops ?? [])].filter((stop) => stop < options.target).sort((a, b) => a - b);
+  let stoppedAtDeadline = false;
   while (count < options.target) {
+    const left = options.deadline === undefined ? Number.POSITIVE_INFINITY : Math.floor((options.deadline - performance.now()) / 1000);
+    if (left < 2) {
+      stoppedAtDeadline = true;
+      break;
+    }
     const goal = stops.find((stop) => stop > count) ?? options.target;
     // Shorter runs (down to 2 s) while heading for a stop, so that the count lands near it.
-    const runSeconds = Math.max(goal < options.target ? 2 : 5, Math.min(60, Math.ceil((goal - count) / rate)));
+    const runSeconds = Math.min(left, Math.max(goal < options.target ? 2 : 5, Math.min(60, Math.ceil((goal - count) / rate))));
     const runStarted = performance.now();
     const figures = await runWrk({
       url: `${options.managementApi}/identities`,
@@ -70,5 +80,5 @@ export async function loadIdentities(options: IdentityLoadOptions): Promise<Iden
     options.progress(`identities: ${count} of ${options.target} (${rate.toFixed(0)} a second)`);
     for (const stop of stops) if (before < stop && count >= stop && options.atStop) await options.atStop(count);
   }
-  return { count, seconds: (performance.now() - started) / 1000, connections, timeline };
+  return { count, seconds: (performance.now() - started) / 1000, connections, timeline, stoppedAtDeadline };
 }

@@ -40,7 +40,8 @@
 # BENCH_SCALE_IDENTITIES (default 1000000), BENCH_SCALE_SERVICES (2000), BENCH_SCALE_SERVICE_POLICIES (2500),
 # BENCH_SCALE_EDGE_ROUTER_POLICIES (2500), BENCH_SCALE_EDGE_ROUTERS (5000), BENCH_SCALE_GROUPS (1000),
 # BENCH_SCALE_ROUNDS (1 to 9, default 3), BENCH_SCALE_WRITE_SECONDS (10), BENCH_SCALE_CIRCUIT_SECONDS (10),
-# BENCH_SCALE_CIRCUIT_CONCURRENCY (8) and BENCH_SCALE_CONNECTIONS (32), see bench/scale-bench.ts.
+# BENCH_SCALE_CIRCUIT_CONCURRENCY (8), BENCH_SCALE_CONNECTIONS (32) and BENCH_SCALE_LOAD_SECONDS (default 300 + 1 per
+# 300 identities), see bench/scale-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -264,17 +265,18 @@ if [ "$what" = all ] || [ "$what" = scale ]; then
   scale_rounds="${BENCH_SCALE_ROUNDS:-3}"
   scale_write_seconds="$(seconds_from BENCH_SCALE_WRITE_SECONDS 10)"
   scale_circuit_seconds="$(seconds_from BENCH_SCALE_CIRCUIT_SECONDS 10)"
-  if ! [[ "$scale_identities" =~ ^[1-9][0-9]{0,6}$ ]] || ((scale_identities > 2000000)) || ! [[ "$scale_rounds" =~ ^[1-9]$ ]]; then
-    echo "bench: BENCH_SCALE_IDENTITIES must be a whole number from 1 to 2000000 and BENCH_SCALE_ROUNDS from 1 to 9" >&2
+  scale_load_seconds="${BENCH_SCALE_LOAD_SECONDS:-$((300 + (scale_identities + 299) / 300))}"
+  if ! [[ "$scale_identities" =~ ^[1-9][0-9]{0,6}$ ]] || ((scale_identities > 2000000)) || ! [[ "$scale_rounds" =~ ^[1-9]$ ]] || ! [[ "$scale_load_seconds" =~ ^[1-9][0-9]{0,4}$ ]]; then
+    echo "bench: BENCH_SCALE_IDENTITIES must be a whole number from 1 to 2000000, BENCH_SCALE_ROUNDS from 1 to 9 and BENCH_SCALE_LOAD_SECONDS a whole number of seconds" >&2
     exit 2
   fi
   if [ "$what" = scale ]; then
     run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
   fi
-  # scale-bench.ts's own watchdog, its phases' limits summed: 240 s to start + 120 s + rows / 20 + 300 s + identities
-  # / 300 + 600 s of reads + 300 s + rounds x 2 x (write seconds + 40 s) + 300 s + rounds x 2 x (circuit seconds +
+  # scale-bench.ts's own watchdog, its phases' limits summed: 240 s to start + 120 s + rows / 20 + the load's seconds
+  # (default 300 s + identities / 300) + 180 s + 600 s of reads + 300 s + rounds x 2 x (write seconds + 40 s) + 300 s + rounds x 2 x (circuit seconds +
   # 20 s) + 600 s snapshot + 600 s catch-up + 900 s restore + 120 s; this limit leaves it a minute more.
   run_step "scale (10x Large: loading, memory, reads, logins, writes, snapshot, restore, catch-up, circuits)" \
-    $((240 + 120 + (scale_rows + 19) / 20 + 300 + (scale_identities + 299) / 300 + 600 + 300 + scale_rounds * 2 * (scale_write_seconds + 40) + 300 + scale_rounds * 2 * (scale_circuit_seconds + 20) + 600 + 600 + 900 + 120 + 60)) \
+    $((240 + 120 + (scale_rows + 19) / 20 + scale_load_seconds + 180 + 600 + 300 + scale_rounds * 2 * (scale_write_seconds + 40) + 300 + scale_rounds * 2 * (scale_circuit_seconds + 20) + 600 + 600 + 900 + 120 + 60)) \
     "${node_tsx[@]}" bench/scale-bench.ts
 fi

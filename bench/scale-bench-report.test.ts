@@ -26,7 +26,7 @@ const run: ScaleRun = {
     { kind: 'services', count: 2000, seconds: 4, failed: 0 },
     { kind: 'edge routers', count: 4999, seconds: 20, failed: 1, firstFailure: 'HTTP 500 boom' },
   ],
-  identities: { count: 1_000_000, seconds: 200, timeline },
+  identities: { count: 1_000_000, seconds: 200, timeline, stoppedAtDeadline: false },
   memory: [
     { identities: 0, controller: 'ctrl1', role: 'leader', rssBytes: 200 * 2 ** 20, heapUsedBytes: 80 * 2 ** 20 },
     { identities: 1_000_000, controller: 'ctrl1', role: 'leader', rssBytes: 3 * 2 ** 30, heapUsedBytes: 2 * 2 ** 30 },
@@ -98,6 +98,9 @@ test('a run that stopped early says what did not happen instead of inventing it'
   const partial: ScaleRun = { ...run, identities: undefined, memory: [{ identities: 250_000, controller: 'ctrl1', role: 'leader', rssBytes: 900 * 2 ** 20 }], latency: [], logins: [], writes: [], snapshot: undefined, catchUp: undefined, circuits: [] };
   const text = scaleSummary(partial);
   assert.match(text, /Identities: the load did not finish/);
+  const cut = scaleSummary({ ...run, identities: { count: 600_000, seconds: 120, timeline: timeline.slice(0, 6), stoppedAtDeadline: true } });
+  assert.match(cut, /The identity load stopped at its time limit with \*\*600,000 of 1,000,000\*\* identities/);
+  assert.match(cut, /Last 100,000 against the first: \*\*1\.50x\*\*.*\*\*met\*\*/);
   assert.match(text, /Leader RSS at 250,000 identities, the most this run stored \(not the full model\): \*\*900 MiB\*\*.*not judged/);
   assert.match(text, /No read was measured\./);
   assert.match(text, /Snapshot: not taken/);

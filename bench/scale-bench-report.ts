@@ -134,7 +134,7 @@ export interface ScaleRun {
     readonly memoryStops: readonly number[];
   };
   readonly entities: readonly EntityLoad[];
-  readonly identities?: { readonly count: number; readonly seconds: number; readonly timeline: readonly TimelinePoint[] };
+  readonly identities?: { readonly count: number; readonly seconds: number; readonly timeline: readonly TimelinePoint[]; readonly stoppedAtDeadline: boolean };
   readonly memory: readonly MemorySample[];
   readonly latency: readonly LatencyFigures[];
   readonly logins: readonly LoginRate[];
@@ -226,6 +226,7 @@ function loadingLines(run: ScaleRun): string[] {
     lines.push('Identities: the load did not finish (see the phases below).');
     return lines;
   }
+  if (identities.stoppedAtDeadline) lines.push(`The identity load stopped at its time limit with **${thousands(identities.count)} of ${thousands(run.plan.identities)}** identities: every later figure is at that size.`, '');
   const blocks = creationBlocks(identities.timeline);
   const size = blockSize(identities.count);
   if (blocks.length > 0) {

@@ -19,7 +19,8 @@
 // Env: BENCH_SCALE_IDENTITIES (default 1000000), BENCH_SCALE_SERVICES (2000), BENCH_SCALE_SERVICE_POLICIES (2500),
 // BENCH_SCALE_EDGE_ROUTER_POLICIES (2500), BENCH_SCALE_EDGE_ROUTERS (5000), BENCH_SCALE_GROUPS (identity groups,
 // 1000), BENCH_SCALE_ROUNDS (1 to 9, default 3), BENCH_SCALE_WRITE_SECONDS (10), BENCH_SCALE_CIRCUIT_SECONDS (10),
-// BENCH_SCALE_CIRCUIT_CONCURRENCY (8), BENCH_SCALE_CONNECTIONS (wrk's, 32).
+// BENCH_SCALE_CIRCUIT_CONCURRENCY (8), BENCH_SCALE_CONNECTIONS (wrk's, 32), BENCH_SCALE_LOAD_SECONDS (how long the
+// identities may take, default 300 s + 1 s per 300: the load stops there and the run goes on at the size reached).
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
@@ -62,6 +63,8 @@ const writeSeconds = positiveInteger('BENCH_SCALE_WRITE_SECONDS', 10, 600);
 const circuitSeconds = positiveInteger('BENCH_SCALE_CIRCUIT_SECONDS', 10, 600);
 const circuitConcurrency = positiveInteger('BENCH_SCALE_CIRCUIT_CONCURRENCY', 8, 256, 'connections');
 const wrkConnections = positiveInteger('BENCH_SCALE_CONNECTIONS', 32, 512, 'connections');
+/** How long the identities may take: the load stops there, short of the target, and the run goes on at that size. */
+const loadSeconds = positiveInteger('BENCH_SCALE_LOAD_SECONDS', 300 + Math.ceil(identityTarget / 300), 36_000);
 const entityConcurrency = 16;
 const writeRate = 20;
 const loginSeconds = 10;
@@ -74,7 +77,7 @@ const memoryStops = [0.1, 0.25, 0.5].map((share) => Math.round(identityTarget * 
 const limits = {
   start: 240,
   entities: 120 + Math.ceil((shape.services + shape.servicePolicies + shape.edgeRouterPolicies + shape.edgeRouters) / 20),
-  identities: 300 + Math.ceil(identityTarget / 300),
+  identities: loadSeconds + 180,
   reads: 600,
   writes: 300 + rounds * 2 * (writeSeconds + 40),
   circuits: 300 + rounds * 2 * (circuitSeconds + 20),
@@ -223,9 +226,10 @@ async function main(cleanups: Cleanup[]): Promise<ScaleRun> {
     }
   });
   await phase('memory with no identities', 60, () => sampleMemory(0));
-  const loaded = await phase('create identities', limits.identities, async () => {
+  const loaded = await phase('create identities', limits.identities, async (deadline) => {
     const leader = await leaderSession();
     return loadIdentities({
+      deadline: deadline - 180_000,
       managementApi: leader.node.managementApi,
       token: leader.token,
       target: identityTarget,
@@ -241,7 +245,7 @@ async function main(cleanups: Cleanup[]): Promise<ScaleRun> {
       },
     });
   });
-  if (loaded) run.identities = { count: loaded.count, seconds: loaded.seconds, timeline: loaded.timeline };
+  if (loaded) run.identities = { count: loaded.count, seconds: loaded.seconds, timeline: loaded.timeline, stoppedAtDeadline: loaded.stoppedAtDeadline };
   const stored = loaded?.count ?? (await countIdentities(await cluster.leader(120_000)).catch(() => 0));
   await phase('memory with every identity', 120, async () => {
     // The followers apply what the leader committed; a moment for the last of it.
