@@ -403,9 +403,14 @@ async function main(cleanups: Cleanup[]): Promise<ScaleRun> {
     const leader = await leaderSession();
     const follower = await followerSession();
     const leaderCount = await countIdentities(leader.member);
+    // Removed while it still runs, then stopped: in the 1M run of 2026-11-29 a remove sent after the stop was refused
+    // ("no channel to ctrl1"). A refusal (a leadership change at that moment) is tried again for up to a minute.
+    await until(`cluster.remove ${follower.name}`, async () => {
+      const removed = await callAgent((await leaderSession()).node.agentSocket, 'cluster.remove', { id: follower.name }, 60_000);
+      if (!removed.ok) throw new Error(`cluster.remove ${follower.name}: ${removed.error}`);
+      return true;
+    }, 60_000, 2_000);
     await follower.node.stop('SIGTERM');
-    const removed = await callAgent(leader.node.agentSocket, 'cluster.remove', { id: follower.name }, 60_000);
-    if (!removed.ok) throw new Error(`cluster.remove ${follower.name}: ${removed.error}`);
     const previousTmpdir = process.env.TMPDIR;
     process.env.TMPDIR = root;
     let fresh: ControllerFixture;
