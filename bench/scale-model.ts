@@ -51,7 +51,8 @@ export function entityPlans(shape: ModelShape, prefix: string): EntityPlan[] {
   ];
 }
 
-/** Creates `plan.count` entities, `concurrency` requests at a time; a refused one is counted, not retried. Gives up
+/** Creates `plan.count` entities, `concurrency` requests at a time; a refused one is counted, not retried (but for
+ * 503, the cluster between leaders, which is sent again for up to 30 s). Gives up
  * (throws) when the first 50 all failed, or at `deadline` (performance.now()). */
 export async function createEntities(probe: ProbeClient, managementApi: string, token: string, plan: EntityPlan, concurrency: number, deadline: number): Promise<EntityLoad> {
   const began = performance.now();
@@ -64,7 +65,12 @@ export async function createEntities(probe: ProbeClient, managementApi: string, 
       if (performance.now() > deadline) throw new Error(`creating ${plan.kind}: ${created} of ${plan.count} created when the phase's time ran out`);
       const i = next++;
       try {
-        const answer = await probe.post(`${managementApi}${plan.path}`, JSON.stringify(plan.body(i)), { 'zt-session': token }, 60_000);
+        let answer = await probe.post(`${managementApi}${plan.path}`, JSON.stringify(plan.body(i)), { 'zt-session': token }, 60_000);
+        // 503 CLUSTER_NO_LEADER during an election (the 1M run lost 90 edge routers to one): sent again, for up to 30 s.
+        for (let retry = 0; answer.status === 503 && retry < 30 && performance.now() < deadline; retry++) {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          answer = await probe.post(`${managementApi}${plan.path}`, JSON.stringify(plan.body(i)), { 'zt-session': token }, 60_000);
+        }
         if (answer.status === 201) created++;
         else {
           failed++;
