@@ -92,6 +92,12 @@ export class EdgewardCluster implements ClusterUnderTest {
     return { electionTimeoutMs: config.cluster.electionTimeout, heartbeatTimeoutMs: config.cluster.heartbeatTimeout, commitTimeoutMs: config.cluster.commitTimeout };
   }
 
+  /** A controller's fixture (its addresses, data folder and process), for a benchmark that stops, empties or restarts
+   * one, or enrolls routers with it (bench/scale-bench.ts). */
+  fixture(member: number): ControllerFixture {
+    return this.node(member);
+  }
+
   private node(member: number): ControllerFixture {
     const node = this.nodes[member];
     if (!node) throw new Error(`no controller ${member}`);

@@ -19,11 +19,16 @@
 # model against an empty one, in-process (bench/controller-memory-bench.ts), then circuit setup at
 # rate: new connections per second and setup p50/p99 through one ingress router (its tunnel listener and an SDK dial)
 # at a large policy model, against new connections through socat (bench/circuit-rate-bench.ts).
+# scale (not part of all: it runs for an hour or more): the controller at ten times "Large": 1,000,000 identities,
+# 5,000 edge router rows, 2,000 services, 2,500 service and 2,500 edge router policies loaded into a three-node cluster
+# (entity rates, time per 100k identities, memory as it grows), list and login figures, writes against an empty
+# cluster, snapshot and restore, a follower caught up from empty, and circuits through a router against socat
+# (bench/scale-bench.ts), then the scale-routers step.
 # scale-routers (not part of all: it runs for half an hour or more): 5,000 simulated routers from one process
 # (bench/router-simulator.ts) hosting 150,000 terminators on a three-node cluster holding the 10x-Large policy set:
 # enrollment rate, time to connect, terminators listed over time on the leader and a follower, controller CPU and RSS
 # idle without and with the routers connected, the router list's latency (bench/router-sim-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale-routers]
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers]
 # (all, the default, runs the first thirteen, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
@@ -55,7 +60,12 @@
 # BENCH_SCALE_ROUTERS (default 5000), BENCH_SCALE_TERMINATORS_PER_ROUTER (default 30), BENCH_ROUTERSIM_SERVICES (default
 # 2000), BENCH_ROUTERSIM_SERVICE_POLICIES (default 2500), BENCH_ROUTERSIM_EDGE_ROUTER_POLICIES (default 2500),
 # BENCH_ROUTERSIM_IDENTITIES (default 1000), BENCH_ROUTERSIM_IDLE_SECONDS (default 60), BENCH_ROUTERSIM_METRICS_SECONDS
-# (default 60) and BENCH_ROUTERSIM_TERMINATOR_SECONDS (default 900), see bench/router-sim-bench.ts.
+# (default 60) and BENCH_ROUTERSIM_TERMINATOR_SECONDS (default 900), see bench/router-sim-bench.ts;
+# BENCH_SCALE_IDENTITIES (default 1000000), BENCH_SCALE_SERVICES (2000), BENCH_SCALE_SERVICE_POLICIES (2500),
+# BENCH_SCALE_EDGE_ROUTER_POLICIES (2500), BENCH_SCALE_EDGE_ROUTERS (5000), BENCH_SCALE_GROUPS (1000),
+# BENCH_SCALE_ROUNDS (1 to 9, default 3), BENCH_SCALE_WRITE_SECONDS (10), BENCH_SCALE_CIRCUIT_SECONDS (10),
+# BENCH_SCALE_CIRCUIT_CONCURRENCY (8), BENCH_SCALE_CONNECTIONS (32) and BENCH_SCALE_LOAD_SECONDS (default 300 + 1 per
+# 300 identities), see bench/scale-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -65,9 +75,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory | circuits | scale-routers) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory | circuits | scale | scale-routers) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale-routers]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers]" >&2
     exit 2
     ;;
 esac
@@ -320,7 +330,26 @@ if [ "$what" = all ] || [ "$what" = circuits ]; then
     $((300 + circuit_identities / 300 + (circuit_routers + circuit_services + 2 * circuit_policies) / 50 + (circuit_rounds + 1) * 3 * circuit_levels * (circuit_seconds + 15) + 60 + 60)) \
     "${node_tsx[@]}" bench/circuit-rate-bench.ts
 fi
-if [ "$what" = scale-routers ]; then
+if [ "$what" = scale ]; then
+  scale_identities="${BENCH_SCALE_IDENTITIES:-1000000}"
+  scale_rows=$((${BENCH_SCALE_SERVICES:-2000} + ${BENCH_SCALE_SERVICE_POLICIES:-2500} + ${BENCH_SCALE_EDGE_ROUTER_POLICIES:-2500} + ${BENCH_SCALE_EDGE_ROUTERS:-5000}))
+  scale_rounds="${BENCH_SCALE_ROUNDS:-3}"
+  scale_write_seconds="$(seconds_from BENCH_SCALE_WRITE_SECONDS 10)"
+  scale_circuit_seconds="$(seconds_from BENCH_SCALE_CIRCUIT_SECONDS 10)"
+  scale_load_seconds="${BENCH_SCALE_LOAD_SECONDS:-$((300 + (scale_identities + 299) / 300))}"
+  if ! [[ "$scale_identities" =~ ^[1-9][0-9]{0,6}$ ]] || ((scale_identities > 2000000)) || ! [[ "$scale_rounds" =~ ^[1-9]$ ]] || ! [[ "$scale_load_seconds" =~ ^[1-9][0-9]{0,4}$ ]]; then
+    echo "bench: BENCH_SCALE_IDENTITIES must be a whole number from 1 to 2000000, BENCH_SCALE_ROUNDS from 1 to 9 and BENCH_SCALE_LOAD_SECONDS a whole number of seconds" >&2
+    exit 2
+  fi
+  run_step "installing missing dependencies" 900 "$root/scripts/ensure-deps.sh" bench
+  # scale-bench.ts's own watchdog, its phases' limits summed: 240 s to start + 120 s + rows / 20 + the load's seconds
+  # (default 300 s + identities / 300) + 180 s + 600 s of reads + 300 s + rounds x 2 x (write seconds + 40 s) + 300 s + rounds x 2 x (circuit seconds +
+  # 20 s) + 600 s snapshot + 600 s catch-up + 900 s restore + 120 s; this limit leaves it a minute more.
+  run_step "scale (10x Large: loading, memory, reads, logins, writes, snapshot, restore, catch-up, circuits)" \
+    $((240 + 120 + (scale_rows + 19) / 20 + scale_load_seconds + 180 + 600 + 300 + scale_rounds * 2 * (scale_write_seconds + 40) + 300 + scale_rounds * 2 * (scale_circuit_seconds + 20) + 600 + 600 + 900 + 120 + 60)) \
+    "${node_tsx[@]}" bench/scale-bench.ts
+fi
+if [ "$what" = scale-routers ] || [ "$what" = scale ]; then
   sim_routers="${BENCH_SCALE_ROUTERS:-5000}"
   sim_entities=$((${BENCH_ROUTERSIM_SERVICES:-2000} + ${BENCH_ROUTERSIM_SERVICE_POLICIES:-2500} + ${BENCH_ROUTERSIM_EDGE_ROUTER_POLICIES:-2500} + ${BENCH_ROUTERSIM_IDENTITIES:-1000}))
   sim_idle="$(seconds_from BENCH_ROUTERSIM_IDLE_SECONDS 60)"

@@ -3,7 +3,9 @@
 -- <WRK_NAME_PREFIX>-<thread>-<counter>: the prefix is unique per wrk run (cluster-vs-etcd.ts makes it), the thread
 -- number comes from setup() and the counter is per thread, so uniqueness needs no randomness.
 -- WRK_WRITE_KIND picks the body:
---   identity: {"name":"<name>","isAdmin":false}, for POST /edge/management/v1/identities;
+--   identity: {"name":"<name>","isAdmin":false}, for POST /edge/management/v1/identities; with WRK_ROLE_GROUPS=<n>
+--     (bench/scale-bench.ts) it also carries "roleAttributes":["<WRK_ROLE_PREFIX>-<k>"], k = counter mod n (thread
+--     offset added), so that policies naming one group's attribute select about 1/n of the identities;
 --   etcd: {"key":base64("<name>"),"value":base64(<128 bytes>)}, for etcd's JSON gateway POST /v3/kv/put.
 -- Headers (zt-session, content-type) come from -H; done() and the method come from bench.lua.
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
@@ -11,6 +13,8 @@ dofile(here .. "bench.lua")
 
 local kind = os.getenv("WRK_WRITE_KIND") or "identity"
 local prefix = os.getenv("WRK_NAME_PREFIX") or "bench"
+local roleGroups = tonumber(os.getenv("WRK_ROLE_GROUPS") or "")
+local rolePrefix = os.getenv("WRK_ROLE_PREFIX") or "group"
 
 local alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -50,7 +54,12 @@ function request()
   if kind == "etcd" then
     body = '{"key":"' .. base64(name) .. '","value":"' .. value64 .. '"}'
   else
-    body = '{"name":"' .. name .. '","isAdmin":false}'
+    local roles = ""
+    if roleGroups and roleGroups > 0 then
+      local group = (counter + (thread_number or 0) * 7919) % roleGroups
+      roles = ',"roleAttributes":["' .. rolePrefix .. "-" .. tostring(group) .. '"]'
+    end
+    body = '{"name":"' .. name .. '","isAdmin":false' .. roles .. '}'
   end
   return wrk.format(nil, nil, nil, body)
 end
