@@ -20,7 +20,7 @@
 // BENCH_CPU_PROF=<dir> (the controller's, r1's and r2's .cpuprofile there, as overlay-bench.ts does).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,7 @@ import { benchLifecycle, type Cleanup } from './bench-lifecycle.ts';
 import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { stopChild, track } from './child-processes.ts';
 import { circuitRateSummary, renderCircuitRateSection, type CircuitPathName, type CircuitRateModel, type CircuitRateRun, type CircuitRateSample } from './circuit-rate-bench-report.ts';
-import { measureConnectionRate } from './connection-rate-load.ts';
+import { echoOnce, measureConnectionRate } from './connection-rate-load.ts';
 import { loadIdentities } from './identity-loader.ts';
 import { processCpuSeconds } from './process-cpu.ts';
 
@@ -76,27 +76,6 @@ function socatVersion(): string {
   return /socat version (\S+)/.exec(`${result.stdout}${result.stderr}`)?.[0]?.replace('version ', '') ?? 'socat (unknown version)';
 }
 
-/** One echoed message through `port`: true once it comes back whole within 5 s. */
-function echoOnce(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const payload = Buffer.from('circuit-rate-bench probe');
-    let received = 0;
-    const finish = (ok: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      done(ok);
-    };
-    const timer = setTimeout(() => finish(false), 5_000);
-    socket.once('connect', () => socket.write(payload));
-    socket.on('data', (data: Buffer) => {
-      received += data.length;
-      if (received >= payload.length) finish(true);
-    });
-    socket.once('error', () => finish(false));
-    socket.once('close', () => finish(received >= payload.length));
-  });
-}
 
 /** Runs `work(i)` for i in [0, count) with at most `parallel` in flight; throws the first failure. */
 async function inParallel(count: number, parallel: number, work: (i: number) => Promise<void>): Promise<void> {

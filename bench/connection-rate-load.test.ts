@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { test } from 'node:test';
 import { startEchoServer } from '../test/support/echo-server.ts';
-import { measureConnectionRate } from './connection-rate-load.ts';
+import { echoOnce, measureConnectionRate } from './connection-rate-load.ts';
 
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -58,4 +58,18 @@ test('a refused connection is a failure, not a crash', async () => {
   assert.equal(rate.completed, 0);
   assert.ok(rate.failed >= 2);
   assert.match(rate.firstFailure ?? '', /ECONNREFUSED/);
+});
+
+test('echoOnce: true through an echo server, false through a path that never answers whole', async () => {
+  const echo = await startEchoServer();
+  const silent = createServer((socket) => socket.on('error', () => undefined));
+  const silentPort = await listen(silent);
+  try {
+    assert.equal(await echoOnce(echo.port), true);
+    silent.close();
+    // Listening no more: refused at once.
+    assert.equal(await echoOnce(silentPort), false);
+  } finally {
+    await echo.close();
+  }
 });

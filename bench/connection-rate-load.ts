@@ -95,3 +95,12 @@ export async function measureConnectionRate(options: ConnectionRateOptions): Pro
     ...(firstFailure !== undefined ? { firstFailure } : {}),
   };
 }
+
+/** One message echoed through `port` on 127.0.0.1: true once it comes back whole within 5 s (a path's readiness
+ * check before it is measured). */
+export function echoOnce(port: number): Promise<boolean> {
+  return oneConnection('127.0.0.1', port, Buffer.from('bench readiness probe'), 5_000).then(
+    () => true,
+    () => false,
+  );
+}

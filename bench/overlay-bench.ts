@@ -50,7 +50,7 @@ import {
   type StreamCounts,
   type ThroughputSample,
 } from './overlay-bench-report.ts';
-import type { ConnectionRate } from './connection-rate-load.ts';
+import { echoOnce, type ConnectionRate } from './connection-rate-load.ts';
 import { processCpuSeconds } from './process-cpu.ts';
 import { startStunnelPair } from './stunnel-pair.ts';
 import { startTunnel } from '../test/support/tunnel-process.ts';
@@ -408,27 +408,6 @@ function waitForPort({ until }: Harness, port: number, timeoutMs: number): Promi
   timeoutMs).then(() => undefined);
 }
 
-/** One echoed message through `port`: true once it comes back whole within 5 s. */
-function echoOnce(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const payload = Buffer.from('overlay-bench probe');
-    let received = 0;
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), 5_000);
-    socket.once('connect', () => socket.write(payload));
-    socket.on('data', (data: Buffer) => {
-      received += data.length;
-      if (received >= payload.length) done(true);
-    });
-    socket.once('error', () => done(false));
-    socket.once('close', () => done(received >= payload.length));
-  });
-}
 
 interface RouterPlan {
   readonly name: 'r1' | 'r2' | 'r3';

@@ -60,3 +60,14 @@ export function busiestThreadSeconds(before: ReadonlyMap<string, number>, after:
   }
   return most;
 }
+
+/** Resident memory of `pid` (VmRSS), or undefined once it is gone. */
+export function residentBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib === undefined ? undefined : Number(kib) * 1024;
+  } catch {
+    return undefined;
+  }
+}

@@ -13,14 +13,14 @@
 // 2500), BENCH_ROUTERSIM_IDENTITIES (default 1000), BENCH_ROUTERSIM_IDLE_SECONDS (each idle window, default 60),
 // BENCH_ROUTERSIM_METRICS_SECONDS (each router's metrics interval, default 60, a router's default),
 // BENCH_ROUTERSIM_TERMINATOR_SECONDS (how long to wait for every terminator after the first dial, default 900).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchLifecycle, type Cleanup } from './bench-lifecycle.ts';
 import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
 import { EdgewardCluster } from './edgeward-cluster.ts';
-import { processCpuSeconds } from './process-cpu.ts';
+import { processCpuSeconds, residentBytes } from './process-cpu.ts';
 import { renderRouterSimSection, routerSimSummary, type ControllerIdle, type CountSample, type IdleFigures, type ListLatency, type RouterSimRun, type TerminatorTimeline } from './router-sim-bench-report.ts';
 import { loadRouterSimModel, routerRoleAttributes } from './router-sim-model.ts';
 import { RouterSimulator } from './router-simulator.ts';
@@ -48,15 +48,6 @@ const listRequests = 100;
  * both idle windows, the list probes, stopping; bench/run.sh repeats this sum. */
 const budgetMs = (240 + (services + servicePolicies + edgeRouterPolicies + identities) / 50 + routers / 3 + terminatorSeconds + 2 * idleSeconds + 300) * 1000;
 
-function rssBytes(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kib === undefined ? undefined : Number(kib) * 1024;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Each controller's CPU over `seconds` of doing nothing asked of it, and its RSS at the end. */
 async function idleWindow(cluster: EdgewardCluster): Promise<IdleFigures[]> {
@@ -68,7 +59,7 @@ async function idleWindow(cluster: EdgewardCluster): Promise<IdleFigures[]> {
   return pids.map((pid, member) => {
     const after = processCpuSeconds(pid);
     const start = before[member];
-    return { seconds: elapsed, cpuSeconds: after === undefined || start === undefined ? undefined : after - start, rssBytes: rssBytes(pid) };
+    return { seconds: elapsed, cpuSeconds: after === undefined || start === undefined ? undefined : after - start, rssBytes: residentBytes(pid) };
   });
 }
 

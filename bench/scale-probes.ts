@@ -162,16 +162,6 @@ export async function passwordLogin(probe: ProbeClient, clientApi: string, crede
   return dataOf<{ token: string }>(answer.text).token;
 }
 
-/** Resident memory of `pid` (VmRSS), or undefined once it is gone. */
-export function residentBytes(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kib === undefined ? undefined : Number(kib) * 1024;
-  } catch {
-    return undefined;
-  }
-}
 
 /** `edgeward_nodejs_heap_used_bytes` from a controller's Prometheus exposition, or undefined. */
 export async function heapUsedBytes(probe: ProbeClient, origin: string): Promise<number | undefined> {
