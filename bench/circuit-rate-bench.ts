@@ -19,7 +19,7 @@
 // BENCH_CIRCUIT_CONCURRENCY (comma-separated loops, default 8,32), BENCH_CIRCUIT_LABEL (a note for the section),
 // BENCH_CPU_PROF=<dir> (the controller's, r1's and r2's .cpuprofile there, as overlay-bench.ts does).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -31,7 +31,7 @@ import { stopChild, track } from './child-processes.ts';
 import { circuitRateSummary, renderCircuitRateSection, type CircuitPathName, type CircuitRateModel, type CircuitRateRun, type CircuitRateSample } from './circuit-rate-bench-report.ts';
 import { echoOnce, measureConnectionRate } from './connection-rate-load.ts';
 import { loadIdentities } from './identity-loader.ts';
-import { processCpuSeconds } from './process-cpu.ts';
+import { processCpuSeconds, processCpuWithChildrenSeconds } from './process-cpu.ts';
 
 const profileHook = new URL('./cpu-profile-hook.mjs', import.meta.url).href;
 const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
@@ -258,7 +258,7 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: Settings): 
   const ports: Record<CircuitPathName, number> = { socat: socatPort, tunnel: overlayPort, sdk: sdkPort };
   const pids = { controller: controller.child!.pid!, r1: routers.get('r1')!.pid, r2: routers.get('r2')!.pid, tunnel: tunnel.child.pid! };
   const meters: Record<CircuitPathName, Record<string, () => number | undefined>> = {
-    socat: { socat: () => cpuWithChildrenSeconds(socatChild.pid!) },
+    socat: { socat: () => processCpuWithChildrenSeconds(socatChild.pid!) },
     tunnel: { controller: () => processCpuSeconds(pids.controller), r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2) },
     sdk: { controller: () => processCpuSeconds(pids.controller), tunnel: () => processCpuSeconds(pids.tunnel), r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2) },
   };
@@ -323,26 +323,7 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: Settings): 
   };
 }
 
-let ticksPerSecond: number | undefined;
 
-/** CPU seconds of a process and of its reaped children (socat forks one per connection), from /proc. */
-function cpuWithChildrenSeconds(pid: number): number | undefined {
-  if (ticksPerSecond === undefined) {
-    const value = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8', timeout: 5_000 }).stdout?.trim());
-    ticksPerSecond = Number.isInteger(value) && value > 0 ? value : 100;
-  }
-  try {
-    const stat = readStat(pid);
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / ticksPerSecond;
-  } catch {
-    return undefined;
-  }
-}
-
-function readStat(pid: number): string {
-  return readFileSync(`/proc/${pid}/stat`, 'utf8');
-}
 
 async function runBench(): Promise<void> {
   const resultsFile = join(fileURLToPath(new URL('.', import.meta.url)), 'RESULTS.md');

@@ -51,7 +51,7 @@ import {
   type ThroughputSample,
 } from './overlay-bench-report.ts';
 import { echoOnce, type ConnectionRate } from './connection-rate-load.ts';
-import { processCpuSeconds } from './process-cpu.ts';
+import { processCpuSeconds, processCpuWithChildrenSeconds } from './process-cpu.ts';
 import { startStunnelPair } from './stunnel-pair.ts';
 import { startTunnel } from '../test/support/tunnel-process.ts';
 
@@ -360,24 +360,6 @@ type Harness = Awaited<ReturnType<typeof loadHarness>>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let ticksPerSecond: number | undefined;
-
-/** CPU seconds (user + system) of a process and of its children it has reaped (socat forks one per connection),
- * from /proc; undefined once it is gone. */
-function cpuWithChildrenSeconds(pid: number): number | undefined {
-  if (ticksPerSecond === undefined) {
-    const value = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8', timeout: 5_000 }).stdout?.trim());
-    ticksPerSecond = Number.isInteger(value) && value > 0 ? value : 100;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // utime, stime, cutime and cstime are the 12th to 15th fields after the parenthesised command name.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / ticksPerSecond;
-  } catch {
-    return undefined;
-  }
-}
 
 function liveChildren(pid: number): number {
   try {
@@ -622,8 +604,8 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
   };
   const forwarders: Record<PathName, Record<string, () => number | undefined>> = {
     direct: {},
-    socat: { socat: () => cpuWithChildrenSeconds(socatSink.pid!) },
-    'stunnel-pair': { 'stunnel-a': () => cpuWithChildrenSeconds(pids.stunnelA), 'stunnel-b': () => cpuWithChildrenSeconds(pids.stunnelB) },
+    socat: { socat: () => processCpuWithChildrenSeconds(socatSink.pid!) },
+    'stunnel-pair': { 'stunnel-a': () => processCpuWithChildrenSeconds(pids.stunnelA), 'stunnel-b': () => processCpuWithChildrenSeconds(pids.stunnelB) },
     overlay: { r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2) },
     'overlay-chain': { r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2), r3: () => processCpuSeconds(pids.r3) },
     sdk: { tunnel: () => processCpuSeconds(pids.tunnel), r1: () => processCpuSeconds(pids.r1), r2: () => processCpuSeconds(pids.r2) },
@@ -642,7 +624,7 @@ async function main(harness: Harness, cleanups: Cleanup[], settings: { rounds: n
   // socat's echo listener forks the children the new-connection measurement makes; the overlay's circuits also cost
   // the controller (one circuit.create each).
   const connectionForwarders: Partial<Record<PathName, Record<string, () => number | undefined>>> = {
-    socat: { socat: () => cpuWithChildrenSeconds(socatEcho.pid!) },
+    socat: { socat: () => processCpuWithChildrenSeconds(socatEcho.pid!) },
     'stunnel-pair': forwarders['stunnel-pair'],
     overlay: { ...forwarders.overlay, controller: () => processCpuSeconds(pids.controller) },
   };

@@ -14,12 +14,15 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** User + system seconds from a /proc stat file (a process's or one thread's); throws where it cannot be read. */
-function statCpuSeconds(path: string): number {
+/** User + system seconds from a /proc stat file (a process's or one thread's), with those of the children it has
+ * reaped when asked; throws where it cannot be read. */
+function statCpuSeconds(path: string, withReapedChildren = false): number {
   const stat = readFileSync(path, 'utf8');
-  // Fields after the parenthesised command name: state is the first, utime the 12th, stime the 13th.
+  // Fields after the parenthesised command name: state is the first, utime the 12th, stime the 13th, then the
+  // reaped children's cutime and cstime.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+  const own = Number(fields[11]) + Number(fields[12]);
+  return (withReapedChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / clockTicks();
 }
 
 /** Seconds of CPU used so far by `pid`, or undefined where /proc is unavailable or the process is gone. */
@@ -27,6 +30,17 @@ export function processCpuSeconds(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     return statCpuSeconds(`/proc/${pid}/stat`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Seconds of CPU used so far by `pid` and by the children it has reaped (socat forks one per connection), or
+ * undefined where /proc is unavailable or the process is gone. */
+export function processCpuWithChildrenSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return statCpuSeconds(`/proc/${pid}/stat`, true);
   } catch {
     return undefined;
   }

@@ -52,11 +52,8 @@ export interface MemorySample {
   readonly heapUsedBytes?: number;
 }
 
-export interface LatencyFigures {
-  /** What was asked, e.g. `GET /identities?filter=name contains "x-42"&limit=25`. */
-  readonly request: string;
-  readonly controller: string;
-  readonly role: 'leader' | 'follower';
+/** Requests timed one after another (bench/scale-probes.ts's timedGets). */
+export interface TimedRequests {
   readonly requests: number;
   readonly failed: number;
   readonly p50Ms: number;
@@ -65,6 +62,13 @@ export interface LatencyFigures {
   /** Rows the answer said matched (meta.pagination.totalCount), where it says. */
   readonly totalCount?: number;
   readonly firstFailure?: string;
+}
+
+export interface LatencyFigures extends TimedRequests {
+  /** What was asked, e.g. `GET /identities?filter=name contains "x-42"&limit=25`. */
+  readonly request: string;
+  readonly controller: string;
+  readonly role: 'leader' | 'follower';
   /** A target this figure is judged against (the filtered identity lists'). */
   readonly targetP99Ms?: number;
 }

@@ -6,17 +6,10 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { percentile } from './raft-bench-report.ts';
+import type { TimedRequests } from './scale-bench-report.ts';
 import type { ProbeClient } from './write-probe.ts';
 
-export interface Timed {
-  readonly requests: number;
-  readonly failed: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
-  readonly totalCount?: number;
-  readonly firstFailure?: string;
-}
+export type Timed = TimedRequests;
 
 /** GETs `url` one after another (closed loop, one in flight) `count` times or until `seconds` pass. */
 export async function timedGets(probe: ProbeClient, url: string, headers: Record<string, string>, count: number, seconds: number): Promise<Timed> {
