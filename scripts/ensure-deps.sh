@@ -28,8 +28,9 @@ case "$purpose" in
   # playwright-core (never a downloaded browser).
   demo) debian_packages+=(prometheus prometheus-alertmanager chromium) ;;
   # The installation test also verifies the units (systemd-analyze), boots them under systemd, and listens for
-  # their notifications on a datagram socket (python3).
-  test) debian_packages+=(prometheus prometheus-alertmanager chromium systemd python3 nftables) ;;
+  # their notifications on a datagram socket (python3). The overlay benchmark's stunnel pair is tested with the real
+  # stunnel4 (bench/stunnel-pair.test.ts).
+  test) debian_packages+=(prometheus prometheus-alertmanager chromium systemd python3 nftables stunnel4) ;;
   bench) debian_packages+=(wrk etcd-server etcd-client prometheus prometheus-alertmanager chromium socat stunnel4) ;;
 esac
 
