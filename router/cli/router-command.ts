@@ -14,6 +14,7 @@ import { commandLineOf, parseCommand, reportOutcome, type CommandLine, type Comm
 import { strictProblems, validateJson } from '../../common/cli/validate-report.ts';
 import type { ConfigProblem } from '../../common/config/problem.ts';
 import { createJsonLogger, type LogLevel } from '../../common/log/logger.ts';
+import { processLogSink } from '../../common/log/process-log-sink.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import { currentVersion } from '../../common/version/version-info.ts';
 import { checkRouterFiles, readRouterConfig } from '../config-file.ts';
@@ -153,7 +154,9 @@ async function run(file: string, io: RouterCliIo, env: Env): Promise<number> {
     io.stderr(`${file}: ${errors.length} error(s); the router did not start\n`);
     return 1;
   }
-  const logger = createJsonLogger({ sink: (line) => io.stderr(`${line}\n`), level: logLevel(env), component: 'router' });
+  // One write per turn of the event loop (a busy router logs several circuit lines per turn); flushed at exit.
+  const logLines = processLogSink((text) => io.stderr(text));
+  const logger = createJsonLogger({ sink: logLines.sink, level: logLevel(env), component: 'router' });
   // Signals are watched from before the start, so a stop during start-up is not lost.
   const signalled = new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
@@ -167,6 +170,7 @@ async function run(file: string, io: RouterCliIo, env: Env): Promise<number> {
     clearInterval(keepAlive);
     const message = (error as Error).message;
     logger.error('router failed to start', { error: message });
+    logLines.flush();
     const known = error instanceof IdentityError || error instanceof RouterStartError;
     io.stderr(`error: the router did not start: ${message}${known && error instanceof IdentityError ? `\n(enroll with ./edgeward router enroll ${file} --jwt <jwt-file> to write the identity files)` : ''}\n`);
     return 1;

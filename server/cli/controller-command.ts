@@ -5,6 +5,7 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createJsonLogger } from '../../common/log/logger.ts';
+import { processLogSink } from '../../common/log/process-log-sink.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import { formatProblems } from '../../common/config/format-problems.ts';
 import { hasErrors, inFileOrder } from '../../common/config/problem.ts';
@@ -154,13 +155,15 @@ async function runDisasterRecovery(action: 'restore' | 'recover', options: Contr
 }
 
 async function run(config: ControllerConfig, options: ControllerOptions, io: CliIo): Promise<number> {
-  let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`);
+  // Lines leave in one write per turn of the event loop (a circuit's lines among many), flushed at exit.
+  let write: (text: string) => void = (text) => void process.stderr.write(text);
   if (config.log.file) {
     mkdirSync(dirname(config.log.file), { recursive: true });
     const stream = createWriteStream(config.log.file, { flags: 'a', mode: 0o640 });
-    sink = (line) => void stream.write(`${line}\n`);
+    write = (text) => void stream.write(text);
   }
-  const logger = createJsonLogger({ sink, level: config.log.level, component: 'controller', fields: { controllerId: options.id } });
+  const logLines = processLogSink(write);
+  const logger = createJsonLogger({ sink: logLines.sink, level: config.log.level, component: 'controller', fields: { controllerId: options.id } });
   const version = currentVersion();
   // The process's OpenTelemetry SDK (NodeSDK): the meter provider behind /metrics and, when configured, traces.
   // Loaded here, not with this module: the edgeward command loads every subcommand, and NodeSDK takes ~0.3 s.
@@ -176,6 +179,7 @@ async function run(config: ControllerConfig, options: ControllerOptions, io: Cli
   } catch (error) {
     await telemetry.shutdown().catch(() => undefined);
     logger.error('controller failed to start', { error: (error as Error).message });
+    logLines.flush();
     io.stderr(`error: the controller did not start: ${(error as Error).message}\n`);
     // Whatever half-started (a listener, a timer) must not keep a failed controller alive: its supervisor restarts it.
     setTimeout(() => process.exit(1), 200).unref();
