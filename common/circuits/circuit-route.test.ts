@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { suiteTestPkis } from '../../router/links/suite-test-pkis.ts';
 import { RouteSigner, RouteVerifier, type CircuitRoute } from './circuit-route.ts';
@@ -48,5 +49,23 @@ describe('signed circuit routes', () => {
     assert.deepEqual(verifier.verify(unnamedEgress, Date.now()), { ok: false, reason: 'the route is malformed: egressFingerprint' });
     const expiredAt = Date.now() + 3 * 86_400_000;
     assert.equal(verifier.verify(signed, expiredAt).ok, false, 'a signer past its validity');
+  });
+
+  it('a route delivered by its signer\'s own channel is taken as the signer\'s text; one delivered by another controller is checked in full', async () => {
+    const tls = await pkis.pki.controllerTls('ctrl1');
+    const other = await pkis.pki.controllerTls('ctrl2');
+    const signer = new RouteSigner(tls.keyPem, tls.certPem);
+    const signed = signer.sign(route);
+    const mismatched = { ...signed, signature: signer.sign({ ...route, circuitId: 'another-circuit' }).signature };
+    const verifier = new RouteVerifier(pkis.pki.caPem);
+    const delivered = verifier.verify(mismatched, Date.now(), new X509Certificate(tls.certPem));
+    assert.ok(delivered.ok, !delivered.ok ? delivered.reason : '');
+    assert.deepEqual(delivered.route, route);
+    assert.deepEqual(verifier.verify(mismatched, Date.now(), new X509Certificate(other.certPem)), { ok: false, reason: 'the route signature does not verify' });
+    assert.deepEqual(verifier.verify(mismatched, Date.now()), { ok: false, reason: 'the route signature does not verify' });
+    // The rest of the checks stay: the signer's chain and validity, and the route's form.
+    assert.equal(verifier.verify(mismatched, Date.now() + 3 * 86_400_000, new X509Certificate(tls.certPem)).ok, false, 'a signer past its validity');
+    const malformed = signer.sign({ ...route, links: ['l1'] });
+    assert.deepEqual(verifier.verify(malformed, Date.now(), new X509Certificate(tls.certPem)), { ok: false, reason: 'the route is malformed: links' });
   });
 });

@@ -165,12 +165,17 @@ describe('Forwarder over fake links with real TCP ends', () => {
   const identities = new Map<string, { certPem: string; keyPem: string; fingerprint: string }>();
   /** The cluster's members as every router of the network last heard them. */
   let members: Set<string> | undefined = new Set(['ctrl1']);
+  /** The certificate of the controller each router's control channel is welcomed by (what answers circuit.create). */
+  let channelController: X509Certificate | undefined;
+  let ctrl1Certificate: X509Certificate;
   let cleanups: Array<() => unknown> = [];
 
   before(async () => {
     pki = await createTestPki();
     const controller = await pki.controllerTls('ctrl1');
     signer = new RouteSigner(controller.keyPem, controller.certPem);
+    ctrl1Certificate = new X509Certificate(controller.certPem);
+    channelController = ctrl1Certificate;
     const router = await pki.routerTls('r9');
     routerSigner = new RouteSigner(router.keyPem, router.certPem);
     for (const id of ['r1', 'r2', 'r3', 'r4']) {
@@ -185,6 +190,7 @@ describe('Forwarder over fake links with real TCP ends', () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
     cleanups = [];
     members = new Set(['ctrl1']);
+    channelController = ctrl1Certificate;
   });
 
   function network(spec: NetworkSpec): Network {
@@ -224,6 +230,7 @@ describe('Forwarder over fake links with real TCP ends', () => {
         caPem: pki.caPem,
         controllerTrust: controllerTrustOf(pki.caPem),
         controllerMembers: () => members,
+        controllerCertificate: () => channelController,
         identity: identities.get(node.id) ?? assert.fail(`no identity for ${node.id}`),
         hosted: () => node.hosted,
         transportDialer: spec.transportDialers?.includes(node.id) ?? false,
@@ -621,6 +628,51 @@ describe('Forwarder over fake links with real TCP ends', () => {
     );
     assert.deepEqual(net.end('r2', 'l23').sent, [], 'r2 passed nothing on');
     assert.equal(server.connections(), 0, 'nothing dialed at the terminator');
+  });
+
+  it('the ingress takes a route its own control channel\'s controller signed as that controller\'s text; the routers after it check the signature', async () => {
+    const { net, server, port } = await echoPath();
+    // A route whose signature does not match its text (as a controller's signing bug would make), answered by the
+    // controller of r1's channel: r1 takes it as that controller's and sends the setup; r2 checks the signature.
+    const signed = signer.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address));
+    const other = signer.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address));
+    net.answer = () => ({ route: { ...signed, signature: other.signature } });
+    const first = await client(port);
+    await within(5_000, 'the client socket closes', first.closed);
+    const setups = net.end('r1', 'l12').sent.filter((frame) => frame.type === 'c.setup');
+    assert.ok(setups.length >= 1, 'r1 sent the setup');
+    assert.deepEqual(
+      net.end('r2', 'l12').sent.map((frame) => [frame.type, (frame as { reason?: string }).reason]),
+      setups.map(() => ['c.fail', 'the route signature does not verify']),
+      'r2 refused each setup',
+    );
+    assert.equal(logged(net.node('r1'), 'circuit setup failed')[0]?.reason, 'the route signature does not verify');
+    assert.deepEqual(net.end('r2', 'l23').sent, [], 'r2 passed nothing on');
+    assert.equal(server.connections(), 0, 'nothing dialed at the terminator');
+
+    // The same answer over a channel whose controller is not the route's signer: r1 checks the signature itself.
+    channelController = new X509Certificate((await pki.controllerTls('ctrl2')).certPem);
+    const sentBefore = net.end('r1', 'l12').sent.length;
+    const second = await client(port);
+    await within(5_000, 'the client socket closes', second.closed);
+    assert.equal(logged(net.node('r1'), 'circuit refused').at(-1)?.reason, 'the route signature does not verify');
+    assert.equal(net.end('r1', 'l12').sent.length, sentBefore, 'r1 sent no setup');
+
+    // No channel welcomed (the answer outlived it): the same.
+    channelController = undefined;
+    const third = await client(port);
+    await within(5_000, 'the client socket closes', third.closed);
+    assert.equal(logged(net.node('r1'), 'circuit refused').at(-1)?.reason, 'the route signature does not verify');
+    assert.equal(net.end('r1', 'l12').sent.length, sentBefore, 'r1 sent no setup');
+
+    // A route of the channel's controller taken this way still needs that controller to be a current member.
+    channelController = ctrl1Certificate;
+    members = new Set(['ctrl2']);
+    net.answer = () => ({ route: signer.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address)) });
+    const fourth = await client(port);
+    await within(5_000, 'the client socket closes', fourth.closed);
+    assert.equal(logged(net.node('r1'), 'circuit refused').at(-1)?.reason, 'controller ctrl1 is not a member of the cluster now');
+    assert.equal(net.end('r1', 'l12').sent.length, sentBefore, 'r1 sent no setup');
   });
 
   it('a c.ready that is not signed by the route\'s last router fails the setup: unsigned, signed by a middle router, or another circuit\'s', async () => {

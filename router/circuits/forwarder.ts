@@ -22,6 +22,7 @@
 // Bounds: each end refuses bytes beyond the window it granted (circuit-end.ts); bytes passed from one link into
 // another are bounded per incoming link, which stops being read past a high-water mark (transit-backpressure.ts);
 // forwarder.maxCircuits and maxCircuitsPerIdentity cap the table (circuit-limits.ts).
+import type { X509Certificate } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { adminTerminatorProblem, transportBinding } from '../../common/circuits/terminator-address.ts';
 import { routeDigest, RouteVerifier, routeSetupWindowMs, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
@@ -31,7 +32,7 @@ import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { ForwarderConfig } from '../config/router-config.ts';
 import type { CircuitLink, LinkManagerApi } from '../links/link-manager-api.ts';
-import { verifyControllerCertificate, type ControllerTrust } from '../run/controller-identity.ts';
+import type { ControllerTrust } from '../run/controller-identity.ts';
 import { CircuitEnd, defaultWindowBytes, type EndOutput, type EndStream } from './circuit-end.ts';
 import { readCircuitFrame, type CircuitFrame, type FailFrame, type ReadyFrame, type SetupFrame } from './circuit-frames.ts';
 import { EgressDialer } from './egress-dialer.ts';
@@ -39,7 +40,7 @@ import { circuitLimitProblem, type CircuitLimitProblem, type CircuitLimitTable }
 import { defaultTransitMarks, TransitBackpressure, type TransitMarks } from './transit-backpressure.ts';
 import { throttledTransitLog } from './transit-pause-log.ts';
 import { ReadySigner, ReadyVerifier } from './ready-proof.ts';
-import { routeAuthorityProblem } from './route-authority.ts';
+import { ControllerVerdicts, routeAuthorityProblem } from './route-authority.ts';
 import { E2eHostStream } from '../edge/e2e-host-stream.ts';
 import { newKeyPair, type KxKeyPair } from '../../common/edge-protocol/e2e-crypto.ts';
 import { sdkBinding, type SdkHosts } from '../edge/sdk-hosts.ts';
@@ -111,6 +112,9 @@ export interface ForwarderDeps {
   readonly transportDialer?: boolean;
   /** The Binds of SDKs on this router's edge listeners: the egress of a circuit to one sends the SDK a Dial. */
   readonly sdkHosts?: Pick<SdkHosts, 'problem' | 'dial'>;
+  /** The certificate of the controller whose control channel is welcomed now (what answers `circuit.create`): a route
+   * it signed itself is taken as its text without a second signature check at the ingress (circuit-route.ts). */
+  readonly controllerCertificate?: () => X509Certificate | undefined;
   /** `circuit.create` on the control channel (`apiSession`: dial as that API session's identity; `resume`: a new path
    * for a live circuit, to the same terminator, under the same id). */
   readonly requestCircuit: (
@@ -178,6 +182,7 @@ export class Forwarder {
   private readonly verifier: RouteVerifier;
   private readonly readySigner: ReadySigner;
   private readonly readyVerifier: ReadyVerifier;
+  private readonly controllerVerdicts: ControllerVerdicts;
   private readonly terminated: TerminatedRoutes;
   private readonly dialer: EgressDialer;
   private readonly timing: ForwarderTiming;
@@ -192,6 +197,7 @@ export class Forwarder {
     this.terminated = new TerminatedRoutes(routeSetupWindowMs, defaultMaxTerminatedRoutes, deps.clock.now());
     this.readySigner = new ReadySigner(deps.identity.keyPem, deps.identity.certPem);
     this.readyVerifier = new ReadyVerifier(deps.caPem, deps.controllerTrust.trustDomains);
+    this.controllerVerdicts = new ControllerVerdicts(deps.controllerTrust);
     const { config } = deps;
     this.dialer = new EgressDialer({
       queueLength: config.xgressDialQueueLength,
@@ -281,7 +287,7 @@ export class Forwarder {
         return;
       }
       const signed = (answer as { route?: unknown } | null)?.route;
-      const verdict = this.verify(signed);
+      const verdict = this.verify(signed, this.deps.controllerCertificate?.());
       if (!verdict.ok) {
         this.refused(socket, service, listener, 'INVALID_ROUTE', verdict.reason, options);
         return;
@@ -670,7 +676,7 @@ export class Forwarder {
         break;
       }
       const signed = (answer as { route?: unknown } | null)?.route;
-      const verdict = this.verify(signed);
+      const verdict = this.verify(signed, this.deps.controllerCertificate?.());
       if (!verdict.ok) {
         failure = verdict.reason;
         break;
@@ -714,11 +720,12 @@ export class Forwarder {
     this.teardown(circuit, undefined, `no new path: ${failure}`, false);
   }
 
-  private verify(signed: unknown): { ok: true; route: CircuitRoute } | { ok: false; reason: string } {
+  /** `deliveredBy`: the controller certificate of the channel the route came over, when it came from a controller. */
+  private verify(signed: unknown, deliveredBy?: X509Certificate): { ok: true; route: CircuitRoute } | { ok: false; reason: string } {
     const now = this.deps.clock.now();
-    const verdict = this.verifier.verify(signed, now);
+    const verdict = this.verifier.verify(signed, now, deliveredBy);
     if (!verdict.ok) return verdict;
-    const problem = routeAuthorityProblem(verifyControllerCertificate(verdict.signer, this.deps.controllerTrust), verdict.route, this.deps.controllerMembers());
+    const problem = routeAuthorityProblem(this.controllerVerdicts.of(verdict.signer), verdict.route, this.deps.controllerMembers());
     if (problem) return { ok: false, reason: problem };
     if (Math.abs(now - verdict.route.issuedAt) > routeSetupWindowMs) return { ok: false, reason: 'the route is too old (or from the future)' };
     return { ok: true, route: verdict.route };

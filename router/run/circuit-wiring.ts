@@ -65,6 +65,7 @@ export async function startCircuits(wiring: CircuitWiring, stack: StopStack): Pr
     caPem: identity.caPem,
     controllerTrust: controllerTrustOf(identity.caPem, config.ctrl.controllerFingerprints ?? []),
     controllerMembers: wiring.controllerMembers,
+    controllerCertificate: () => channel.controllerCertificate,
     identity: { certPem: identity.certPem, keyPem: identity.keyPem },
     hosted: () => wiring.terminators.hosted,
     transportDialer: (config.dialers ?? []).some((dialer) => dialer.binding === 'transport'),

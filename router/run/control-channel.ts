@@ -20,6 +20,7 @@
 
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import type { X509Certificate } from 'node:crypto';
 import { connect, type TLSSocket } from 'node:tls';
 import { parseAddress } from '../../common/config/address.ts';
 import type {
@@ -101,6 +102,8 @@ class Session {
   closed = false;
   /** The controller id in the certificate's SPIFFE id, once the handshake is done. */
   certifiedControllerId: string | undefined;
+  /** The certificate the controller authenticated the channel with, once it is taken for a controller's. */
+  controllerCertificate: X509Certificate | undefined;
   welcomeTimer: NodeJS.Timeout | undefined;
   readonly ended: Promise<{ welcomed: boolean; reason: string }>;
   private finish!: (result: { welcomed: boolean; reason: string }) => void;
@@ -163,6 +166,12 @@ export class ControlChannel {
   /** Welcomed by a controller now. */
   get connected(): boolean {
     return this.session?.welcomed === true && !this.session.closed;
+  }
+
+  /** The certificate of the controller this channel is welcomed by now (undefined while not welcomed). */
+  get controllerCertificate(): X509Certificate | undefined {
+    const session = this.session;
+    return session?.welcomed === true && !session.closed ? session.controllerCertificate : undefined;
   }
 
   /** The controller address of the current (or last attempted) channel. */
@@ -289,13 +298,15 @@ export class ControlChannel {
 
     session.welcomeTimer = setTimeout(() => session.close(`no welcome within ${connectTimeoutMs} ms`), connectTimeoutMs);
     socket.on('secureConnect', () => {
-      const verdict = verifyControllerCertificate(socket.getPeerX509Certificate(), this.trust);
+      const certificate = socket.getPeerX509Certificate();
+      const verdict = verifyControllerCertificate(certificate, this.trust);
       if (!verdict.ok) {
         this.options.logger.warn('controller refused: its certificate is not a controller\'s', { endpoint, reason: verdict.reason });
         session.close(`not a controller: ${verdict.reason}`);
         return;
       }
       session.certifiedControllerId = verdict.controllerId;
+      session.controllerCertificate = certificate;
       socket.setNoDelay(true);
       this.write(session, {
         type: 'router.hello',
