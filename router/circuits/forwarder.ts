@@ -287,6 +287,7 @@ export class Forwarder {
         return;
       }
       const signed = (answer as { route?: unknown } | null)?.route;
+      // Read in the turn the answer arrived in (only microtasks since): the channel that answered, or none.
       const verdict = this.verify(signed, this.deps.controllerCertificate?.());
       if (!verdict.ok) {
         this.refused(socket, service, listener, 'INVALID_ROUTE', verdict.reason, options);
