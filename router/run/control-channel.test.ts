@@ -168,7 +168,7 @@ describe('router control channel', () => {
     await ch.stop();
   });
 
-  it('fails over to another member when its controller dies, and follows membership changes', async () => {
+  it('fails over to another member when its controller dies, and follows membership changes; names the certificate of the controller welcoming it now', async () => {
     const a = await fake('ctrl-d');
     const b = await fake('ctrl-e');
     a.options.members = [a.member, b.member];
@@ -176,11 +176,14 @@ describe('router control channel', () => {
     const { channel: ch, events } = channel([a.ctrlAddress]);
     ch.start();
     await until(() => ch.connected, 'welcome from a');
+    assert.match(ch.controllerCertificate?.subjectAltName ?? '', /\/controller\/ctrl-d$/);
     assert.deepEqual(ch.endpoints, [a.ctrlAddress, b.ctrlAddress]);
     await a.kill();
     await until(() => events.downs.length === 1, 'the channel to go down');
+    if (!ch.connected) assert.equal(ch.controllerCertificate, undefined, 'no certificate while no controller welcomes it');
     await until(() => ch.connected && ch.endpoint === b.ctrlAddress, 'failover to b');
     assert.equal(events.welcomes.at(-1)?.welcome.controllerId, 'ctrl-e');
+    assert.match(ch.controllerCertificate?.subjectAltName ?? '', /\/controller\/ctrl-e$/);
     b.send('router-1', { type: 'ctrl.members', members: [b.member] });
     await until(() => ch.endpoints.length === 1, 'membership change');
     assert.deepEqual(ch.endpoints, [b.ctrlAddress]);
