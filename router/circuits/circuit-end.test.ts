@@ -37,7 +37,7 @@ describe('circuit end acknowledgements', () => {
     end.start();
     cleanups.push(() => end.close(false));
     const acks = () => outputs.flatMap((output) => (output.kind === 'ack' ? [output.bytes] : []));
-    return { end, acks, received: () => received, bytes: () => Buffer.concat(chunks) };
+    return { end, acks, socket, received: () => received, bytes: () => Buffer.concat(chunks) };
   }
 
   async function until(what: string, done: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -92,5 +92,21 @@ describe('circuit end acknowledgements', () => {
     assert.deepEqual(bytes(), Buffer.concat([first, second, third, Buffer.from('next')]));
     assert.equal(end.bytesOut, total);
     assert.equal(end.heldBytes, 0);
+  });
+
+  it('writes every multi-part frame delivered in one turn of the event loop with one writev, in order', async () => {
+    const { end, acks, bytes, socket } = await endOverLoopback(4 * 1024 * 1024);
+    let writevs = 0;
+    const original = socket._writev!.bind(socket);
+    socket._writev = (chunks, callback) => {
+      writevs++;
+      original(chunks, callback);
+    };
+    const frames = [1, 2, 3].map((n) => [Buffer.alloc(16_384, n), Buffer.alloc(100, n + 10)]);
+    for (const frame of frames) end.deliver(frame);
+    const total = frames.flat().reduce((sum, part) => sum + part.length, 0);
+    await until('every byte acknowledged', () => acks().at(-1) === total);
+    assert.equal(writevs, 1, 'one system call for the turn, not one per frame');
+    assert.deepEqual(bytes(), Buffer.concat(frames.flat()));
   });
 });

@@ -81,6 +81,8 @@ export class CircuitEnd implements EndCounters {
   private finReceived = false;
   private finished_ = false;
   private ended = false;
+  /** The socket is corked until the end of this turn of the event loop (gatherWrites). */
+  private corked = false;
 
   constructor(
     readonly socket: EndStream,
@@ -126,10 +128,10 @@ export class CircuitEnd implements EndCounters {
     if (Buffer.isBuffer(data)) socket.write(data, taken);
     else if (data.length === 1) socket.write(data[0]!, taken);
     else if (socket instanceof Socket) {
-      // A TCP (or TLS) socket writes the parts with one writev, uncopied here.
-      socket.cork();
-      data.forEach((part, index) => socket.write(part, index === data.length - 1 ? taken : undefined));
-      socket.uncork();
+      // A TCP (or TLS) socket writes the parts uncopied, and with every other frame delivered in this turn of the
+      // event loop: one writev per turn, not one per frame.
+      this.gatherWrites();
+      for (let index = 0; index < data.length; index++) socket.write(data[index]!, index === data.length - 1 ? taken : undefined);
     } else {
       // An SDK's connection or an end-to-end stream makes one message of each write: one per frame, as sent.
       socket.write(Buffer.concat(data, length), taken);
@@ -212,6 +214,19 @@ export class CircuitEnd implements EndCounters {
       this.paused = true;
       this.socket.pause();
     }
+  }
+
+  /** Corks the socket for the rest of this turn (once per turn): a link delivers a turn's frames for a circuit (every
+   * TLS record of one read) one by one, and one writev for all of them costs a system call and a write request per
+   * turn instead of per 64 KiB frame. end() and destroy() write or drop what is corked; the late uncork is then a no-op. */
+  private gatherWrites(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.socket.cork();
+    setImmediate(() => {
+      this.corked = false;
+      this.socket.uncork();
+    });
   }
 
   /** Forgets the first `count` bytes kept for re-sending. */
