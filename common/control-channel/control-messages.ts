@@ -154,7 +154,11 @@ export interface CtrlEdgeModel {
 export interface EdgeModel {
   /** `configs`: the service's configs, config type name → data (absent in models from before configs). */
   readonly services: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[]; readonly configs?: Readonly<Record<string, unknown>> }>;
-  readonly identities: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[] }>;
+  /**
+   * Only in models from earlier controllers (routers never used them): every identity, so each identity change
+   * re-sent the whole model to every router. At a million identities that was tens of MB per router per change.
+   */
+  readonly identities?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[] }>;
   /** The service policies (posture checks left out), so a router can work out what its own identity may Bind. */
   readonly servicePolicies?: ReadonlyArray<EdgeModelPolicy>;
   /** The edge routers: a tunneler-enabled router's identity is itself (its id and role attributes). */

@@ -19,7 +19,7 @@ export async function loadEdgeSnapshot(path: string, logger: Logger): Promise<Ed
   }
   try {
     const snapshot = decodeEdgeSnapshot(bytes);
-    logger.info('edge db loaded', { path, index: snapshot.index, services: snapshot.model.services.length, identities: snapshot.model.identities.length });
+    logger.info('edge db loaded', { path, index: snapshot.index, services: snapshot.model.services.length });
     return snapshot;
   } catch (error) {
     logger.warn('edge db is corrupt: starting with an empty edge model', { path, error: (error as Error).message });

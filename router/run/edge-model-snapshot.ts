@@ -12,7 +12,7 @@ export interface EdgeSnapshot {
   readonly model: EdgeModel;
 }
 
-export const emptyEdgeModel: EdgeModel = Object.freeze({ services: [], identities: [] });
+export const emptyEdgeModel: EdgeModel = Object.freeze({ services: [] });
 
 /** Keeps the newest model and whether it changed since it was last saved. */
 export class EdgeModelHolder {
@@ -66,6 +66,6 @@ export function decodeEdgeSnapshot(bytes: Buffer): EdgeSnapshot {
   const document = value as { format?: unknown; index?: unknown; model?: { services?: unknown; identities?: unknown } } | null;
   if (!document || document.format !== edgeSnapshotFormat) throw new Error(`not an ${edgeSnapshotFormat} snapshot`);
   if (typeof document.index !== 'number' || !Number.isInteger(document.index) || document.index < 0) throw new Error('bad index');
-  if (!document.model || !Array.isArray(document.model.services) || !Array.isArray(document.model.identities)) throw new Error('bad model');
+  if (!document.model || !Array.isArray(document.model.services) || (document.model.identities !== undefined && !Array.isArray(document.model.identities))) throw new Error('bad model');
   return { index: document.index, model: document.model as EdgeModel };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { edgeModelOf, edgeModelTables, hostedServicesOf } from './edge-model-snapshot.ts';
 
-test('the edge model lists services (with configs by type name), identities, policies and routers by id, at the applied index', () => {
+test('the edge model lists services (with configs by type name), policies and routers by id, at the applied index; no identities', () => {
   const rows: Record<string, unknown[]> = {
     services: [
       { id: 's2', name: 'two', roleAttributes: ['b'], encryptionRequired: true, configs: ['c1', 'gone'] },
@@ -21,12 +21,11 @@ test('the edge model lists services (with configs by type name), identities, pol
         { id: 's1', name: 'one', roleAttributes: [], configs: {} },
         { id: 's2', name: 'two', roleAttributes: ['b'], configs: { 'host.v1': { protocol: 'tcp', address: '127.0.0.1', port: 80 } } },
       ],
-      identities: [{ id: 'i1', name: 'admin', roleAttributes: ['ops'] }],
       servicePolicies: [{ id: 'p1', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#hosts'], serviceRoles: ['#b'] }],
       edgeRouters: [{ id: 'r1', name: 'router', roleAttributes: ['hosts'], isTunnelerEnabled: true }],
     },
   });
-  assert.deepEqual([...edgeModelTables].sort(), ['configTypes', 'configs', 'edgeRouters', 'identities', 'servicePolicies', 'services']);
+  assert.deepEqual([...edgeModelTables].sort(), ['configTypes', 'configs', 'edgeRouters', 'servicePolicies', 'services']);
   assert.deepEqual([...hostedServicesOf(store, 'r1')], [['s2', 'tcp:127.0.0.1:80']], 'the controller reads what a router may host from the same rows');
   assert.equal(hostedServicesOf(store, 'r9').size, 0);
 });

@@ -1,15 +1,14 @@
-// The edge data model a router is sent: services (with their configs, by config type name), identities, service
-// policies and edge routers, with names and role attributes, read from the local store at its applied raft index (a
+// The edge data model a router is sent: services (with their configs, by config type name), service policies and
+// edge routers, with names and role attributes, read from the local store at its applied raft index (a
 // router keeps the highest index it has seen). The policies and routers let a router work out which services its
 // own identity may Bind (common/control-channel/hosted-services.ts); the controller checks what it registers against
-// the same rows (hostedServicesOf below).
+// the same rows (hostedServicesOf below). Identities are not in it: routers have no use for them, and with them
+// every identity created or changed re-sent the whole model to every router (tens of MB each at a million).
 import type { EdgeModel } from '../../common/control-channel/control-messages.ts';
 import { hostedServices, hostV1TypeName } from '../../common/control-channel/hosted-services.ts';
 import { builtinConfigTypes } from '../model/builtin-config-types.ts';
 import type { Config, ConfigType } from '../model/config-entities.ts';
 import { configTables } from '../model/config-entities.ts';
-import type { Identity } from '../model/entities.ts';
-import { tables } from '../model/entities.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import { routerTables } from '../model/router-entities.ts';
 import type { Service, ServicePolicy } from '../model/service-entities.ts';
@@ -23,7 +22,6 @@ export interface ModelReader {
 /** The tables whose changes make a new edge model (and may change what a router hosts). */
 export const edgeModelTables: ReadonlySet<string> = new Set([
   serviceTables.services,
-  tables.identities,
   serviceTables.servicePolicies,
   configTables.configs,
   configTables.configTypes,
@@ -58,7 +56,6 @@ export function edgeModelOf(store: ModelReader): { index: number; model: EdgeMod
     index: store.appliedIndex(),
     model: {
       services: services.map((service) => ({ ...entry(service), configs: configs.get(service.id) ?? {} })),
-      identities: store.table<Identity>(tables.identities).all().sort(byId).map(entry),
       servicePolicies: store
         .table<ServicePolicy>(serviceTables.servicePolicies)
         .all()

@@ -19,6 +19,7 @@ import { createClientCertificate } from '../../common/pki/client-certificate.ts'
 import { controllerPaths, initPki, issueControllerCertificate, loadIssuer, pkiPaths } from '../../common/pki/pki-directory.ts';
 import { RouterHub, type RouterEvent, type RouterHubTiming } from './router-hub.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
+import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 
 let root: string;
 let caPem: string;
@@ -48,7 +49,7 @@ const routerRow = (id: string, changes: Partial<EdgeRouter> = {}): EdgeRouter =>
 
 const timing: RouterHubTiming = { heartbeatIntervalMs: 50, unresponsiveMs: 400, helloTimeoutMs: 300, edgeModelDebounceMs: 100 };
 
-async function startHub(options: { others?: RouterInfo[] } = {}) {
+async function startHub(options: { others?: RouterInfo[]; sdkAllowed?: (terminator: TerminatorRecord) => boolean } = {}) {
   const rows = new Map<string, EdgeRouter>([['r1', routerRow('r1')], ['r2', routerRow('r2')]]);
   const logger = createMemoryLogger();
   const announced: RouterEvent[] = [];
@@ -64,12 +65,12 @@ async function startHub(options: { others?: RouterInfo[] } = {}) {
     createCircuit: async (routerId, request) => ({ refused: { code: 'NO_PATH', message: `asked by ${routerId}: ${JSON.stringify(request)}` } }),
     edgeHello: (routerId) => ({ refused: { code: 'INVALID_SESSION', message: `asked by ${routerId}` } }),
     edgeBind: (routerId) => ({ refused: { code: 'INVALID_SESSION', message: `asked by ${routerId}` } }),
-    sdkTerminatorAllowed: () => true,
+    sdkTerminatorAllowed: (terminator) => options.sdkAllowed?.(terminator) ?? true,
     hostedServices: (id) => hosted.get(id) ?? new Map(),
     terminators,
     controllerId: 'c1',
     findRouter: (id) => rows.get(id),
-    edgeModel: () => ({ index: modelIndex, model: { services: [], identities: [] } }),
+    edgeModel: () => ({ index: modelIndex, model: { services: [] } }),
     otherRouters: async () => options.others ?? [],
     announce: (event) => announced.push(event),
     metrics: { record: (id, gauges) => recorded.push([id, gauges]), connected: () => undefined, disconnected: () => undefined, roundTrip: (id, ms) => roundTrips.push([id, ms]) },
@@ -231,6 +232,25 @@ test('model changes within the debounce window make one edge model; members are 
     await until('metrics recorded', () => env.recorded.length >= 1);
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(env.recorded, [['r1', { 'link.count': 1 }]], 'metrics naming another router are ignored');
+    router.destroy();
+  } finally {
+    await env.close();
+  }
+});
+
+test('an identity change pushes no edge model (routers are not sent identities) but its SDK terminators are checked again', async () => {
+  let mayHost = true;
+  const env = await startHub({ sdkAllowed: () => mayHost });
+  try {
+    const router = await client(env.port, 'r1');
+    await router.next('ctrl.welcome');
+    await router.next('ctrl.edgeModel');
+    assert.ok(env.terminators.addSdk('r1', { id: 'sdk-t1', serviceId: 's1', routerId: 'r1', binding: 'edge', address: 'hosted:sdk-t1', identity: 'i1', cost: 0, precedence: 'default', createdAt: at, updatedAt: at, controllerId: 'c1', origin: 'sdk', hostIdentityId: 'i1', apiSessionId: 'a1' }));
+    mayHost = false;
+    env.hub.modelChanged({ index: 9, command: { type: 'raft.noop' }, changes: [{ eventType: 'updated', entityType: 'identities', id: 'i1' }] });
+    assert.deepEqual((await router.next('ctrl.sdkTerminatorsRemoved')).terminatorIds, ['sdk-t1'], 'the identity may no longer Bind: its terminator goes');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    assert.equal(router.count('ctrl.edgeModel'), 0, 'no edge model for an identity change');
     router.destroy();
   } finally {
     await env.close();

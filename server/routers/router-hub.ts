@@ -129,16 +129,18 @@ export class RouterHub implements RouterChannelOwner {
   /** Applied model changes: a new edge model (debounced), and routers that may no longer keep their channel. */
   modelChanged(applied: AppliedChanges): void {
     let modelChanged = false;
-    let sessionEnded = false;
+    let sdkHostsChanged = false;
     for (const change of applied.changes) {
       if (edgeModelTables.has(change.entityType)) modelChanged = true;
       if (change.entityType === routerTables.edgeRouters) this.recheck(change.id);
-      if (change.entityType === tables.apiSessions && change.eventType === 'deleted') sessionEnded = true;
+      if (change.entityType === tables.apiSessions && change.eventType === 'deleted') sdkHostsChanged = true;
+      if (change.entityType === tables.identities) sdkHostsChanged = true;
     }
     // The terminators are checked again with the debounced model push: a burst of changes costs one check.
     if (modelChanged) this.scheduleEdgeModel();
-    // An API session ended (logout, expiry, revocation): the SDK terminators it bound go, without a model push.
-    else if (sessionEnded) this.scheduleSdkRecheck();
+    // An API session ended (logout, expiry, revocation) or an identity changed (its attributes may no longer match a
+    // Bind policy; it may be gone): the SDK terminators it bound go, without a model push.
+    else if (sdkHostsChanged) this.scheduleSdkRecheck();
   }
 
   /** Another controller's router came or went: this controller's routers hear of it. */
