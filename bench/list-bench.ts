@@ -12,11 +12,12 @@
 // Env: BENCH_LIST_IDENTITIES (default 1000000), BENCH_LIST_ROUNDS (1 to 9, default 3), BENCH_LIST_REQUESTS (per query
 // per round, default 20), BENCH_CPU_PROF=<dir> (the controller's main thread profile, from its start, written there as
 // controller.cpuprofile when it stops; summarise with bench/cpu-profile-summary.ts).
-import { execFile, execSync } from 'node:child_process';
+import { execFile, execSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitForHealthy } from '../server/demo/wait-for-health.ts';
 import { newEntityId } from '../server/edge/ids.ts';
 import { readBackupFile, writeBackupFile } from '../server/store/model-backup-file.ts';
 import type { Row } from '../server/store/entity-table.ts';
@@ -49,6 +50,21 @@ function edgeward(args: readonly string[], timeoutMs: number): Promise<{ code: n
       done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
     });
   });
+}
+
+/** fixture.start() with room for a large model: a restored controller reads every row before it serves (over 60 s
+ * at 1M identities on a busy machine). */
+async function startSlowly(fixture: ControllerFixture, env: NodeJS.ProcessEnv): Promise<void> {
+  const command = fixture.command();
+  const child = spawn(command.file, command.args, { env: { ...command.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  fixture.child = child;
+  try {
+    await waitForHealthy(`${fixture.origin}/health-checks`, fixture.caPem, 900_000, () => child.exitCode === null && child.signalCode === null);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- controller output ---\n${output}`);
+  }
 }
 
 interface Query {
@@ -112,7 +128,7 @@ async function main(): Promise<void> {
 
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   began = performance.now();
-  await fixture.start(profileDir ? { NODE_OPTIONS: `--import=${profileHook}`, BENCH_CPU_PROF_FILE: join(profileDir, 'controller.cpuprofile') } : {});
+  await startSlowly(fixture, profileDir ? { NODE_OPTIONS: `--import=${profileHook}`, BENCH_CPU_PROF_FILE: join(profileDir, 'controller.cpuprofile') } : {});
   token = await fixture.adminToken();
   const startSeconds = (performance.now() - began) / 1000;
   progress(`backup ${backupSeconds.toFixed(1)} s, restore ${restoreSeconds.toFixed(1)} s, start ${startSeconds.toFixed(1)} s`);
