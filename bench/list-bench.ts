@@ -67,6 +67,17 @@ async function startSlowly(fixture: ControllerFixture, env: NodeJS.ProcessEnv): 
   }
 }
 
+/** SIGTERM, then up to 5 minutes for the controller to exit (and the profile hook to write its profile). */
+async function stopPatiently(fixture: ControllerFixture): Promise<void> {
+  const child = fixture.child;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise<void>((done) => (timer = setTimeout(done, 300_000)))]);
+  clearTimeout(timer);
+}
+
 interface Query {
   readonly request: string;
   readonly path: string;
@@ -130,6 +141,8 @@ async function main(): Promise<void> {
   began = performance.now();
   await startSlowly(fixture, profileDir ? { NODE_OPTIONS: `--import=${profileHook}`, BENCH_CPU_PROF_FILE: join(profileDir, 'controller.cpuprofile') } : {});
   token = await fixture.adminToken();
+  // The profile hook writes the profile as the controller exits, which takes longer than fixture.stop() waits.
+  if (profileDir) life.cleanups.push(() => stopPatiently(fixture));
   const startSeconds = (performance.now() - began) / 1000;
   progress(`backup ${backupSeconds.toFixed(1)} s, restore ${restoreSeconds.toFixed(1)} s, start ${startSeconds.toFixed(1)} s`);
 
@@ -174,6 +187,7 @@ async function main(): Promise<void> {
     }
   }
   const rssBytes = residentBytes(pid());
+  if (profileDir) await stopPatiently(fixture);
   await fixture.stop('SIGTERM');
 
   const run: ListRun = {
