@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { ModelStore } from '../../store/model-store.ts';
 import { createModelTables, tables, type Identity } from '../../model/entities.ts';
 import type { EntityTable } from '../../store/entity-table.ts';
 import { compileFilter } from '../query/filter-compiler.ts';
@@ -206,4 +210,26 @@ test('the role attribute index follows updates and deletes: a row is found by th
   table.delete('id-1');
   assert.equal(table.countHolding('roleAttributes', 'green'), 0);
   assert.deepEqual(table.indexDisagreements(), []);
+});
+
+test('after a snapshot replaces the model, a list by role attribute or name reads the rows of the snapshot, not the old ones', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'edgeward-list-restore-'));
+  const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
+  try {
+    const gen = generator(21);
+    const old = { ...gen.identity('id-old'), name: 'old-one', roleAttributes: ['red'] };
+    await store.applyBatch([{ index: 1 }], (_, tx) => tx.put(tables.identities, old));
+    const fresh = { ...gen.identity('id-new'), name: 'new-one', roleAttributes: ['blue'] };
+    await store.replaceAll({ tables: { [tables.identities]: [fresh] } }, 10);
+
+    const table = store.table<Identity>(tables.identities);
+    const list = (filter: string) => runListQuery(tableListSource(table, identityIndexes), { filter }, identityCatalogue);
+    assert.deepEqual(list('anyOf(roleAttributes) = "red"').data, []);
+    assert.deepEqual(list('anyOf(roleAttributes) = "blue"').data.map((row) => row.id), ['id-new']);
+    assert.deepEqual(list('name in ["old-one", "new-one"]').data.map((row) => row.id), ['id-new']);
+    assert.deepEqual(table.indexDisagreements(), []);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
