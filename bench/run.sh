@@ -28,7 +28,10 @@
 # (bench/router-simulator.ts) hosting 150,000 terminators on a three-node cluster holding the 10x-Large policy set:
 # enrollment rate, time to connect, terminators listed over time on the leader and a follower, controller CPU and RSS
 # idle without and with the routers connected, the router list's latency (bench/router-sim-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers]
+# lists (not part of all: it loads 1M identities): filtered identity lists on one controller over HTTPS holding
+# 1,000,000 identities restored from a generated backup, p50/p99 and CPU per request against a detail read
+# (bench/list-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers|lists]
 # (all, the default, runs the first thirteen, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
@@ -65,7 +68,9 @@
 # BENCH_SCALE_EDGE_ROUTER_POLICIES (2500), BENCH_SCALE_EDGE_ROUTERS (5000), BENCH_SCALE_GROUPS (1000),
 # BENCH_SCALE_ROUNDS (1 to 9, default 3), BENCH_SCALE_WRITE_SECONDS (10), BENCH_SCALE_CIRCUIT_SECONDS (10),
 # BENCH_SCALE_CIRCUIT_CONCURRENCY (8), BENCH_SCALE_CONNECTIONS (32) and BENCH_SCALE_LOAD_SECONDS (default 300 + 1 per
-# 300 identities), see bench/scale-bench.ts.
+# 300 identities), see bench/scale-bench.ts;
+# BENCH_LIST_IDENTITIES (default 1000000), BENCH_LIST_ROUNDS (1 to 9, default 3) and BENCH_LIST_REQUESTS (per query
+# per round, default 20), see bench/list-bench.ts (BENCH_CPU_PROF profiles the controller).
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -75,9 +80,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory | circuits | scale | scale-routers) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory | circuits | scale | scale-routers | lists) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers|lists]" >&2
     exit 2
     ;;
 esac
@@ -363,4 +368,17 @@ if [ "$what" = scale-routers ] || [ "$what" = scale ]; then
   run_step "router simulator (5,000 routers, 150,000 terminators on a three-node cluster)" \
     $((240 + sim_entities / 50 + sim_routers / 3 + sim_wait + 2 * sim_idle + 300 + 60)) \
     "${node_tsx[@]}" bench/router-sim-bench.ts
+fi
+if [ "$what" = lists ]; then
+  list_identities="${BENCH_LIST_IDENTITIES:-1000000}"
+  list_rounds="${BENCH_LIST_ROUNDS:-3}"
+  list_requests="${BENCH_LIST_REQUESTS:-20}"
+  if ! [[ "$list_identities" =~ ^[1-9][0-9]{0,6}$ ]] || ! [[ "$list_rounds" =~ ^[1-9]$ ]] || ! [[ "$list_requests" =~ ^[1-9][0-9]{0,2}$ ]]; then
+    echo "bench: BENCH_LIST_IDENTITIES must be a whole number, BENCH_LIST_ROUNDS from 1 to 9 and BENCH_LIST_REQUESTS from 1 to 999" >&2
+    exit 2
+  fi
+  # list-bench.ts's own watchdog: 600 s + 3 s per 5,000 identities + rounds x 8 queries x requests x 15 s; this limit
+  # leaves it a minute more.
+  run_step "lists (filtered identity lists at 1M identities)" $((600 + list_identities * 3 / 5000 + list_rounds * 8 * list_requests * 15 + 60)) \
+    "${node_tsx[@]}" bench/list-bench.ts
 fi

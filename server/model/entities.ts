@@ -214,7 +214,9 @@ export function createModelTables(): EntityTable<Row>[] {
     new EntityTable<Identity>(tables.identities)
       .uniqueIndex('name', (row) => row.name)
       .uniqueIndex('externalId', (row) => row.externalId)
-      .multiIndex('authPolicyId', (row) => row.authPolicyId),
+      .multiIndex('authPolicyId', (row) => row.authPolicyId)
+      // For list filters on role attributes (anyOf(roleAttributes) = "x"), not for policies.
+      .multiValueIndex('roleAttributes', (row) => row.roleAttributes),
     new EntityTable<Authenticator>(tables.authenticators)
       .uniqueIndex('username', (row) => (row.method === 'updb' ? row.username : undefined))
       .uniqueIndex('fingerprint', (row) => (row.method === 'cert' ? row.fingerprint : undefined))

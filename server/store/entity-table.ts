@@ -8,6 +8,8 @@ export interface Row {
 }
 
 export type IndexKey<T> = (row: T) => string | undefined | null;
+/** The values a row is found by in a multi-value index (its role attributes): each string member, once. */
+export type IndexKeys<T> = (row: T) => readonly unknown[] | undefined | null;
 
 export class UniqueIndexViolation extends Error {
   constructor(
@@ -23,6 +25,7 @@ export class EntityTable<T extends Row> {
   private readonly rows = new Map<string, T>();
   private readonly unique = new Map<string, { key: IndexKey<T>; map: Map<string, string> }>();
   private readonly multi = new Map<string, { key: IndexKey<T>; map: Map<string, Set<string>> }>();
+  private readonly multiValue = new Map<string, { keys: IndexKeys<T>; map: Map<string, Set<string>> }>();
   /** Every row in id order: lists come in id order, and a whole-table sort per list stalls the controller (tens of
    * milliseconds at 100k rows, as does looking every id up again). See RowOrder. */
   private order = new RowOrder<T>();
@@ -48,6 +51,13 @@ export class EntityTable<T extends Row> {
     return this;
   }
 
+  /** An index where a row is found by each string of a list it holds (non-strings are skipped), for list filters
+   * such as `anyOf(roleAttributes) = "x"`. */
+  multiValueIndex(index: string, keys: IndexKeys<T>): this {
+    this.multiValue.set(index, { keys, map: new Map() });
+    return this;
+  }
+
   get size(): number {
     return this.rows.size;
   }
@@ -59,6 +69,33 @@ export class EntityTable<T extends Row> {
   /** Every row, in id order (the order lists use when no sort is asked for). */
   all(): T[] {
     return this.order.rows();
+  }
+
+  /** Visits every row in id order without copying the list (see RowOrder.each); `visit` returns false to stop. */
+  eachRow(visit: (row: T) => boolean | void): void {
+    this.order.each(visit);
+  }
+
+  /** How many rows findMany would give, without listing them. */
+  countMany(index: string, value: string): number {
+    const entry = this.multi.get(index);
+    if (!entry) throw new Error(`no multi index ${index} on ${this.name}`);
+    return entry.map.get(value)?.size ?? 0;
+  }
+
+  /** The rows holding `value` in a multi-value index, in no particular order. */
+  findHolding(index: string, value: string): T[] {
+    const entry = this.multiValue.get(index);
+    if (!entry) throw new Error(`no multi-value index ${index} on ${this.name}`);
+    const ids = entry.map.get(value);
+    return ids ? [...ids].map((id) => this.rows.get(id)!) : [];
+  }
+
+  /** How many rows hold `value` in a multi-value index (0 when none), without listing them. */
+  countHolding(index: string, value: string): number {
+    const entry = this.multiValue.get(index);
+    if (!entry) throw new Error(`no multi-value index ${index} on ${this.name}`);
+    return entry.map.get(value)?.size ?? 0;
   }
 
   findUnique(index: string, value: string): T | undefined {
@@ -167,6 +204,29 @@ export class EntityTable<T extends Row> {
         }
       }
     }
+    const holds = (values: readonly unknown[] | undefined | null, value: string) => Array.isArray(values) && values.includes(value);
+    for (const [index, entry] of this.multiValue) {
+      for (const visited of firstOf(this.rows.values(), this.rows.size)) {
+        const row = pause() ? (yield, this.rows.get(visited.id)) : visited;
+        if (!row) continue;
+        const values = entry.keys(row);
+        if (!Array.isArray(values)) continue;
+        for (const value of values) {
+          if (typeof value === 'string' && !entry.map.get(value)?.has(row.id)) found.push(`${at(index)}: row ${row.id} is not reachable by its value '${value}'`);
+        }
+      }
+      for (const [value, ids] of firstOf(entry.map, entry.map.size)) {
+        for (const id of firstOf(ids, ids.size)) {
+          if (pause()) {
+            yield;
+            if (!entry.map.get(value)?.has(id)) continue;
+          }
+          const row = this.rows.get(id);
+          if (!row) found.push(`${at(index)}: the value '${value}' points at row ${id}, which does not exist`);
+          else if (!holds(entry.keys(row), value)) found.push(`${at(index)}: the value '${value}' points at row ${id}, which does not hold it`);
+        }
+      }
+    }
     // The id order is checked in one step: it is compared as a whole.
     const ordered = this.order.rows();
     for (const row of ordered) {
@@ -195,6 +255,7 @@ export class EntityTable<T extends Row> {
     }
     for (const [index, map] of unique) this.unique.get(index)!.map = map;
     for (const entry of this.multi.values()) entry.map = new Map();
+    for (const entry of this.multiValue.values()) entry.map = new Map();
     const rows = [...this.rows.values()];
     for (const row of rows) this.indexMulti(row);
     this.order = new RowOrder<T>();
@@ -216,6 +277,16 @@ export class EntityTable<T extends Row> {
   }
 
   private indexMulti(row: T): void {
+    for (const entry of this.multiValue.values()) {
+      const values = entry.keys(row);
+      if (!Array.isArray(values)) continue;
+      for (const value of values) {
+        if (typeof value !== 'string') continue;
+        let ids = entry.map.get(value);
+        if (!ids) entry.map.set(value, (ids = new Set()));
+        ids.add(row.id);
+      }
+    }
     for (const entry of this.multi.values()) {
       const value = entry.key(row);
       if (value === undefined || value === null) continue;
@@ -226,6 +297,16 @@ export class EntityTable<T extends Row> {
   }
 
   private unindex(row: T): void {
+    for (const entry of this.multiValue.values()) {
+      const values = entry.keys(row);
+      if (!Array.isArray(values)) continue;
+      for (const value of values) {
+        if (typeof value !== 'string') continue;
+        const ids = entry.map.get(value);
+        ids?.delete(row.id);
+        if (ids && ids.size === 0) entry.map.delete(value);
+      }
+    }
     for (const entry of this.unique.values()) {
       const value = entry.key(row);
       if (value !== undefined && value !== null && entry.map.get(value) === row.id) entry.map.delete(value);

@@ -44,6 +44,15 @@ export class RowOrder<T extends Row> {
     return all;
   }
 
+  /** Visits every row in id order without copying them out; `visit` returns false to stop. The rows must not change
+   * during the visit (a list reads them in one synchronous step). */
+  each(visit: (row: T) => boolean | void): void {
+    this.settle();
+    for (const { rows } of this.chunks) {
+      for (let i = 0; i < rows.length; i++) if (visit(rows[i]!) === false) return;
+    }
+  }
+
   /** Inserts the row, or replaces the row with its id. */
   put(row: T): void {
     this.wait(row.id, row);

@@ -3,6 +3,10 @@
 //
 // The filter is parsed and compiled once per call. `sort by`, `skip` and `limit` clauses inside the
 // filter apply only when the matching query parameter is missing or empty.
+//
+// A list costs what it returns where the source's indexes can tell which rows a filter may match (index-plan.ts):
+// only those rows are tested. Either way the rows are visited once, counted for `totalCount` and only the page is
+// kept (list-page.ts); the caller builds the API representation of the page alone.
 import { EdgeError } from '../../edge/edge-error.ts';
 import { fieldNames } from './field-catalogue.ts';
 import type { FieldCatalogue } from './field-catalogue.ts';
@@ -14,13 +18,18 @@ import type { FilterQuery } from './filter-parser.ts';
 import { DEFAULT_LIMIT, normalizeLimit, normalizeOffset, readLimit, readOffset } from './pagination.ts';
 import { firstValue } from './query-values.ts';
 import type { RawQueryValue } from './query-values.ts';
-import { parseSortParam, sortFieldProblem, sortItems } from './sort.ts';
+import { indexedCandidates } from './index-plan.ts';
+import { pageOf } from './list-page.ts';
+import { arraySource } from './list-source.ts';
+import type { ListSource } from './list-source.ts';
+import { parseSortParam, sortFieldProblem } from './sort.ts';
 import type { SortKey } from './sort.ts';
 
 export type { FieldCatalogue, FieldDef, FieldType } from './field-catalogue.ts';
 export type { Predicate } from './filter-compiler.ts';
 export type { RawQueryValue } from './query-values.ts';
 export type { SortKey } from './sort.ts';
+export type { ListIndexes, ListSource } from './list-source.ts';
 
 export interface ListQueryParams {
   readonly filter?: RawQueryValue;
@@ -46,6 +55,8 @@ export interface PreparedListQuery<T> {
   readonly offset: number;
   /** Filters, sorts and pages `items`; can be reused for several lists of the same entity type. */
   run(items: readonly T[]): ListResult<T>;
+  /** The same over a source that may answer the filter from its indexes. */
+  runOn(source: ListSource<T>): ListResult<T>;
 }
 
 function invalidFilter(reason: string, text: string): EdgeError {
@@ -89,26 +100,23 @@ export function prepareListQuery<T>(query: ListQueryParams, catalogue: FieldCata
 
   const filterableFields = fieldNames(catalogue);
 
-  return {
-    predicate,
-    sort,
-    limit,
-    offset,
-    run(items) {
-      const matches = items.filter(predicate);
-      const ordered = sort.length > 0 ? sortItems(matches, sort, catalogue) : matches;
-      return {
-        data: ordered.slice(offset, offset + limit),
-        meta: { pagination: { limit, offset, totalCount: matches.length }, filterableFields: filterableFields.slice() },
-      };
-    },
+  const runOn = (source: ListSource<T>): ListResult<T> => {
+    const candidates = indexedCandidates(parsed.where, source.indexes);
+    const each = candidates ? arraySource(candidates).each : (visit: (row: T) => void) => source.each(visit);
+    const page = pageOf(each, { predicate, sort, offset, limit, catalogue });
+    return {
+      data: page.data,
+      meta: { pagination: { limit, offset, totalCount: page.totalCount }, filterableFields: filterableFields.slice() },
+    };
   };
+  return { predicate, sort, limit, offset, run: (items) => runOn(arraySource(items)), runOn };
 }
 
 /**
  * Filters, sorts and pages `items` by the raw URL query values. `totalCount` counts every match before
  * paging. Throws EdgeError INVALID_FILTER, INVALID_SORT_IDENTIFIER or INVALID_PAGINATION on bad input.
  */
-export function runListQuery<T>(items: readonly T[], query: ListQueryParams, catalogue: FieldCatalogue<T>): ListResult<T> {
-  return prepareListQuery(query, catalogue).run(items);
+export function runListQuery<T>(items: readonly T[] | ListSource<T>, query: ListQueryParams, catalogue: FieldCatalogue<T>): ListResult<T> {
+  const prepared = prepareListQuery(query, catalogue);
+  return Array.isArray(items) ? prepared.run(items) : prepared.runOn(items as ListSource<T>);
 }

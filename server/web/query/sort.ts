@@ -77,6 +77,41 @@ function idReader<T>(catalogue: FieldCatalogue<T>): (entity: T) => string {
   };
 }
 
+export interface SortComparison<T> {
+  /** The sort keys and the id of one row, read once. */
+  keysOf(row: T): { readonly keys: readonly (Scalar | undefined)[]; readonly id: string };
+  /** sortItems' order: the keys, then the id, then the position in the list (< 0 when a sorts first). */
+  compare(aKeys: readonly unknown[], aId: string, aPosition: number, bKeys: readonly unknown[], bId: string, bPosition: number): number;
+}
+
+/** The order sortItems sorts in, for a caller that keeps only some rows (list-page.ts). Keys must be validated. */
+export function sortComparison<T>(keys: readonly SortKey[], catalogue: FieldCatalogue<T>): SortComparison<T> {
+  const readers = keyReaders(keys, catalogue);
+  const descending = keys.map((key) => key.direction === 'desc');
+  const idOf = idReader(catalogue);
+  return {
+    keysOf: (row) => ({ keys: readers.map((read) => read(row)), id: idOf(row) }),
+    compare(aKeys, aId, aPosition, bKeys, bId, bPosition) {
+      for (let i = 0; i < descending.length; i++) {
+        const order = compareValues(aKeys[i] as Scalar | undefined, bKeys[i] as Scalar | undefined, descending[i]!);
+        if (order !== 0) return order;
+      }
+      if (aId !== bId) return aId < bId ? -1 : 1;
+      return aPosition - bPosition;
+    },
+  };
+}
+
+function keyReaders<T>(keys: readonly SortKey[], catalogue: FieldCatalogue<T>): ((entity: T) => Scalar | undefined)[] {
+  return keys.map((key) => {
+    const def = findField(catalogue, key.field);
+    if (!def || def.type === 'string[]') throw new Error(`sort key '${key.field}' was not validated against the catalogue`);
+    const type: ScalarFieldType = def.type;
+    const get = def.get as (entity: T) => unknown;
+    return (entity: T) => readScalar(type, get(entity));
+  });
+}
+
 interface Row<T> {
   readonly item: T;
   readonly index: number;

@@ -1,5 +1,6 @@
 // The fields each list endpoint can filter and sort on.
 import type { FieldCatalogue } from '../query/list-query.ts';
+import type { FieldIndexes } from './table-list-source.ts';
 import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity } from '../../model/entities.ts';
 
 const base = <T extends { id: string; createdAt: string; updatedAt: string }>() => ({
@@ -18,6 +19,15 @@ export const identityCatalogue: FieldCatalogue<Identity> = {
   externalId: { type: 'string', get: (row) => row.externalId },
   roleAttributes: { type: 'string[]', get: (row) => row.roleAttributes },
   disabled: { type: 'boolean', get: (row) => row.disabledAt !== null },
+};
+
+/** The identity fields the identities table's indexes answer (each index keyed by exactly what the field reads). */
+export const identityIndexes: FieldIndexes = {
+  id: { kind: 'id' },
+  name: { kind: 'unique', index: 'name' },
+  externalId: { kind: 'unique', index: 'externalId' },
+  authPolicyId: { kind: 'multi', index: 'authPolicyId' },
+  roleAttributes: { kind: 'multiValue', index: 'roleAttributes' },
 };
 
 export const authenticatorCatalogue: FieldCatalogue<Authenticator> = {

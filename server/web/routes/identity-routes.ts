@@ -5,13 +5,13 @@ import type { EdgeServices } from '../../edge/edge-services.ts';
 import type { IdentityInput } from '../../edge/identity-service.ts';
 import { authenticatorView } from '../views/authenticator-view.ts';
 import { identityView } from '../views/identity-view.ts';
-import type { Identity } from '../../model/entities.ts';
+import { tables, type Identity } from '../../model/entities.ts';
 import { EdgeError } from '../../edge/edge-error.ts';
 import { bodyValidator, schemaParts } from '../body-schema.ts';
 import type { RequestState } from '../koa-state.ts';
-import { authenticatorCatalogue, enrollmentCatalogue, identityCatalogue } from './catalogues.ts';
+import { authenticatorCatalogue, enrollmentCatalogue, identityCatalogue, identityIndexes } from './catalogues.ts';
 import { enrollmentView } from '../views/enrollment-view.ts';
-import { sendCreated, sendDetail, sendEmpty, sendList, type RouteKit } from './route-kit.ts';
+import { sendCreated, sendDetail, sendEmpty, sendList, sendTableList, type RouteKit } from './route-kit.ts';
 
 const identityTypes = ['User', 'Device', 'Service', 'Router', 'Default'];
 
@@ -74,7 +74,7 @@ export function identityRoutes(router: ApiRouter, services: EdgeServices, kit: R
     return undefined;
   };
 
-  router.get('/identities', admin, (ctx) => sendList(ctx, identities.list(), identityCatalogue, view));
+  router.get('/identities', admin, (ctx) => sendTableList(ctx, services.store.table<Identity>(tables.identities), identityIndexes, identityCatalogue, view));
   router.post('/identities', admin, async (ctx) => {
     const body = await kit.validBody(ctx, createBody);
     const enrollment = enrollmentOf(body.enrollment);

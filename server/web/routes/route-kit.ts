@@ -10,6 +10,8 @@ import type { ApiContext } from '../koa-state.ts';
 import { parseJsonBody, readRawBody } from '../request-body.ts';
 import { runListQuery } from '../query/list-query.ts';
 import type { FieldCatalogue } from '../query/list-query.ts';
+import type { EntityTable } from '../../store/entity-table.ts';
+import { tableListSource, type FieldIndexes } from './table-list-source.ts';
 
 export interface RouteKit {
   /** The parsed JSON body (undefined when empty), limited in size. */
@@ -57,6 +59,13 @@ export function sendList<T extends { id: string }>(ctx: ApiContext, items: reado
   // their rows in id order already; only other lists are sorted here.
   const ordered = inIdOrder(items) ? items : [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const result = runListQuery(ordered, ctx.query as Record<string, string | string[] | undefined>, catalogue);
+  sendJson(ctx, 200, listEnvelope(result.data.map(view), result.meta));
+}
+
+/** A list of a whole model table: filters its indexes answer read only the rows they name (table-list-source.ts),
+ * and only the page is turned into its API representation. */
+export function sendTableList<T extends { id: string }>(ctx: ApiContext, table: EntityTable<T>, fields: FieldIndexes, catalogue: FieldCatalogue<T>, view: (item: T) => unknown) {
+  const result = runListQuery(tableListSource(table, fields), ctx.query as Record<string, string | string[] | undefined>, catalogue);
   sendJson(ctx, 200, listEnvelope(result.data.map(view), result.meta));
 }
 

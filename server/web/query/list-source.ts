@@ -1,0 +1,30 @@
+// Where a list query reads its rows: every row in the list's default order, and, for a table, the indexes that
+// answer `field = value` without visiting every row (index-plan.ts decides when to ask them).
+import type { Scalar } from './field-catalogue.ts';
+
+export interface ListIndexes<T> {
+  /**
+   * The rows whose `field` equals `value` (for a list field: that hold `value` among its strings), or undefined
+   * when no index answers for that field. In any order. May hold rows the filter then rejects, never miss a row.
+   */
+  lookup(field: string, value: Scalar): readonly T[] | undefined;
+  /** How many rows lookup() would give, without listing them; undefined when no index answers for that field. */
+  count(field: string, value: Scalar): number | undefined;
+  /** Puts looked-up rows in the list's default order (what each() visits them in). */
+  inListOrder(rows: T[]): T[];
+}
+
+export interface ListSource<T> {
+  /** Every row in the list's default order; `visit` returns false to stop. The rows do not change during a visit. */
+  each(visit: (row: T) => boolean | void): void;
+  readonly indexes?: ListIndexes<T>;
+}
+
+/** A list held in an array (already in its default order), with no indexes: every filter visits every item. */
+export function arraySource<T>(items: readonly T[]): ListSource<T> {
+  return {
+    each(visit) {
+      for (let i = 0; i < items.length; i++) if (visit(items[i]!) === false) return;
+    },
+  };
+}
