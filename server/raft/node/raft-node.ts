@@ -9,7 +9,7 @@ import { coalesceMessages } from './coalesce-messages.ts';
 import { nextSnapshotCheckMs } from './snapshot-schedule.ts';
 import { releaseEntryJson } from '../core/entry-json.ts';
 import { splitByWrite } from '../core/write-ordering.ts';
-import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type Ready, type Snapshot, type SnapshotMeta, type SoftState } from '../core/types.ts';
+import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type RaftNotice, type Ready, type Snapshot, type SnapshotMeta, type SoftState } from '../core/types.ts';
 import type { ApplyResult, CommittedEntry, LogCommand, Proposal, Proposer } from '../state-machine.ts';
 import { ProposalRefusedError } from '../state-machine.ts';
 import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
@@ -551,6 +551,7 @@ export class RaftNode implements ClusterRaft {
   }
 
   private async handleReady(rd: Ready, before: { role: string; leader: NodeId | null }): Promise<void> {
+    for (const notice of rd.notices ?? []) this.logNotice(notice);
     if (rd.snapshot) await this.handleSnapshotReady(rd, rd.snapshot);
     else await this.handlePipelinedReady(rd);
     this.core.advance(rd);
@@ -565,6 +566,14 @@ export class RaftNode implements ClusterRaft {
         this.options.logger.info('raft state changed', { role: rd.softState.role, leader: rd.softState.leader, term: rd.softState.term });
       }
       for (const observer of this.observers) observer(rd.softState, status);
+    }
+  }
+
+  private logNotice(notice: RaftNotice): void {
+    if (notice.kind === 'follower-lost-log') {
+      this.options.logger.warn('raft follower lost its log; sending it the log again', { peerId: notice.peer, acknowledged: notice.acknowledged, holds: notice.holds });
+    } else {
+      this.options.logger.warn('raft vote withheld: this node lost entries it had acknowledged and has not caught up', { candidate: notice.candidate, term: notice.term, lastIndex: notice.lastIndex, leaderCommit: notice.commitSeen });
     }
   }
 
