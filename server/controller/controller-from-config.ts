@@ -98,6 +98,8 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
         snapshotIntervalMs: config.cluster.snapshotInterval,
         snapshotThreshold: config.cluster.snapshotThreshold,
         trailingLogs: config.cluster.trailingLogs,
+        snapshotLogEntries: config.cluster.snapshotLogEntries,
+        snapshotLogBytes: config.cluster.snapshotLogBytes,
         ownThread: config.cluster.raftThread,
       },
       webs,

@@ -419,3 +419,33 @@ test('a node that restored its state machine from a snapshot at start keeps no c
     await node.close();
   }
 });
+
+for (const bound of ['entries', 'bytes'] as const) {
+  test(`the log held in memory is bounded by ${bound}: a snapshot is taken and the log compacted without waiting for the interval`, async () => {
+    const transport = new InProcessTransport();
+    const memory = createMemoryLogger();
+    const store = new MemoryRaftStore();
+    const machine = new KvStateMachine();
+    // Each command's entry is ~100 bytes of JSON: 4,000 bytes is reached after ~40 entries, as is 40 entries.
+    const node = await RaftNode.start({
+      id: 'a', store, snapshots: new MemorySnapshotStore(), stateMachine: machine, transport, timing,
+      snapshotPolicy: { intervalMs: 3_600_000, threshold: 1_000_000, trailingLogs: 5, ...(bound === 'entries' ? { maxLogEntries: 40 } : { maxLogBytes: 4_000 }) },
+      bootstrap: { voters: ['a'], nonVoters: [] }, random: seededRandom(3), logger: memory,
+    });
+    try {
+      await waitFor('a leader', () => node.isLeader());
+      let last = 0;
+      for (let i = 0; i < 300; i++) last = (await node.propose({ type: 'set', key: `key-${i}`, value: 'v'.repeat(40) } as never)).index;
+      await node.waitForApplied(last, 3000);
+      await waitFor('a snapshot for the log size', () => memory.lines.some((line) => line.msg === 'raft snapshot taken' && line['trigger'] === 'log size'));
+      await waitFor('the log compacted', () => node.status().firstIndex > 200);
+      const status = node.status();
+      // Never more than the bound (40 entries, or ~40 at 100 bytes) plus trailingLogs and what one round adds.
+      assert.ok(status.lastIndex - status.firstIndex + 1 <= 40 + 5 + 20, `the log holds ${status.lastIndex - status.firstIndex + 1} entries`);
+      assert.ok((await store.firstIndex()) > 200, 'the stored log is compacted too');
+      assert.equal(machine.values.get('key-299'), 'v'.repeat(40));
+    } finally {
+      await node.close();
+    }
+  });
+}
