@@ -86,6 +86,8 @@ export function controllerConfigExample(options: ControllerConfigExampleOptions)
     '  snapshotInterval: 2m',
     '  snapshotThreshold: 500',
     '  trailingLogs: 500',
+    '  snapshotLogEntries: 100000 # a snapshot as soon as this many entries arrived since the last (bounds the log in memory)',
+    '  snapshotLogBytes: 67108864 # or as soon as they hold this many bytes (64 MiB)',
     '  warnWhenLeaderlessFor: 1m',
     '  preferredLeader: false',
     '  allowJoinRequests: false # true: a new controller may ask a member to add it (OpenZiti\'s self-join)',

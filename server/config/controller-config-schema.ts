@@ -82,6 +82,9 @@ const clusterSchema = s
     snapshotInterval: s.duration({ min: '10s', max: '24h' }).default('2m'),
     snapshotThreshold: s.integer({ min: 1, max: 10_000_000 }).default(500),
     trailingLogs: s.integer({ min: 0, max: 10_000_000 }).default(500),
+    // Bounds on the raft log held in memory between snapshots (docs/operator-guide.md, "Disk and memory").
+    snapshotLogEntries: s.integer({ min: 1000, max: 10_000_000 }).default(100_000),
+    snapshotLogBytes: s.integer({ min: 1_048_576, max: 4_294_967_296 }).default(67_108_864),
     warnWhenLeaderlessFor: s.duration({ min: '10s', max: '24h' }).default('1m'),
     preferredLeader: s.boolean().default(false),
     // Members add a new controller that asks them to (OpenZiti's self-join); off: only a member adds controllers.

@@ -79,6 +79,8 @@ describe('parseControllerConfig: a valid file', () => {
         snapshotInterval: 120_000,
         snapshotThreshold: 500,
         trailingLogs: 500,
+        snapshotLogEntries: 100_000,
+        snapshotLogBytes: 67_108_864,
         warnWhenLeaderlessFor: 60_000,
         preferredLeader: false,
         allowJoinRequests: false,

@@ -53,6 +53,8 @@ export interface ClusterConfig {
   readonly snapshotInterval: number;
   readonly snapshotThreshold: number;
   readonly trailingLogs: number;
+  readonly snapshotLogEntries: number;
+  readonly snapshotLogBytes: number;
   readonly warnWhenLeaderlessFor: number;
   readonly preferredLeader: boolean;
   readonly allowJoinRequests: boolean;

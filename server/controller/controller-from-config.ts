@@ -5,7 +5,7 @@ import type { ConfigProblem, ControllerConfig, IdentityConfig } from '../config/
 import { spiffeIdOf } from '../../common/pki/spiffe-id.ts';
 import { parseCertificates } from '../../common/pki/x509-runtime.ts';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import type { ControllerOptions, TlsMaterial, WebListener } from './controller-options.ts';
+import type { ControllerOptions, RaftOptions, TlsMaterial, WebListener } from './controller-options.ts';
 
 const tlsVersion = (version: 'TLS1.2' | 'TLS1.3') => (version === 'TLS1.2' ? 'TLSv1.2' : 'TLSv1.3');
 
@@ -91,15 +91,7 @@ export async function controllerOptionsFromConfig(config: ControllerConfig): Pro
           maxConnectionsPerSource: config.ctrl.options.maxConnectionsPerSource,
         },
       },
-      raft: {
-        electionTimeoutMs: config.cluster.electionTimeout,
-        heartbeatTimeoutMs: config.cluster.heartbeatTimeout,
-        commitTimeoutMs: config.cluster.commitTimeout,
-        snapshotIntervalMs: config.cluster.snapshotInterval,
-        snapshotThreshold: config.cluster.snapshotThreshold,
-        trailingLogs: config.cluster.trailingLogs,
-        ownThread: config.cluster.raftThread,
-      },
+      raft: raftOptionsFromConfig(config.cluster),
       webs,
       enrollment: { ...(signer ? { signer } : {}), identityDurationMs: config.edge.enrollment.edgeIdentity.duration, routerDurationMs: config.edge.enrollment.edgeRouter.duration },
       totp: {
@@ -201,4 +193,19 @@ async function readSigningCert(paths: { cert: string; key: string }, problems: C
 
 function tlsAddress(address: { host: string; port: number }): string {
   return `tls:${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
+}
+
+/** The raft timing and snapshot policy of the `cluster` section. */
+function raftOptionsFromConfig(cluster: ControllerConfig['cluster']): RaftOptions {
+  return {
+    electionTimeoutMs: cluster.electionTimeout,
+    heartbeatTimeoutMs: cluster.heartbeatTimeout,
+    commitTimeoutMs: cluster.commitTimeout,
+    snapshotIntervalMs: cluster.snapshotInterval,
+    snapshotThreshold: cluster.snapshotThreshold,
+    trailingLogs: cluster.trailingLogs,
+    snapshotLogEntries: cluster.snapshotLogEntries,
+    snapshotLogBytes: cluster.snapshotLogBytes,
+    ownThread: cluster.raftThread,
+  };
 }

@@ -46,6 +46,9 @@ export interface RaftOptions {
   readonly snapshotIntervalMs: number;
   readonly snapshotThreshold: number;
   readonly trailingLogs: number;
+  /** A snapshot as soon as the log since the last holds this many entries or bytes (unset: the interval alone). */
+  readonly snapshotLogEntries?: number;
+  readonly snapshotLogBytes?: number;
   /** Run the raft node, its log and the peer channels on a thread of their own (`cluster.raftThread`). */
   readonly ownThread?: boolean;
 }

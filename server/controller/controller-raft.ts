@@ -42,7 +42,13 @@ export async function startControllerRaft(wiring: ControllerRaftWiring): Promise
     stateMachine: wiring.stateMachine,
     logger,
     timing: raftTiming(options.raft),
-    snapshotPolicy: { intervalMs: options.raft.snapshotIntervalMs, threshold: options.raft.snapshotThreshold, trailingLogs: options.raft.trailingLogs },
+    snapshotPolicy: {
+      intervalMs: options.raft.snapshotIntervalMs,
+      threshold: options.raft.snapshotThreshold,
+      trailingLogs: options.raft.trailingLogs,
+      ...(options.raft.snapshotLogEntries !== undefined ? { maxLogEntries: options.raft.snapshotLogEntries } : {}),
+      ...(options.raft.snapshotLogBytes !== undefined ? { maxLogBytes: options.raft.snapshotLogBytes } : {}),
+    },
     peers: {
       self: wiring.self,
       listen: options.cluster.listen,

@@ -15,6 +15,8 @@ export class Progress {
   stateTicks = 0;
   /** Last indexes of appends in flight, oldest first (replicate state). */
   private readonly inflight: number[] = [];
+  /** After a lost log: the commit index the follower is told to reach before it votes again (0: none). */
+  refillTo = 0;
   /** Heard from since the last check-quorum round. */
   recentActive = false;
 
@@ -68,6 +70,16 @@ export class Progress {
     this.next = Math.max(Math.min(rejected, retryAt + 1), this.match + 1, 1);
     this.probeSent = false;
     return true;
+  }
+
+  /** The follower answered that its log ends at `holds`, below what it had acknowledged (it lost its log): nothing
+   * it holds is vouched for any more (match 0, so no commit counts it until it answers again), and it is probed
+   * from `holds`. Lowering match never undoes a commit; it only stops counting copies that are gone. */
+  lostEntriesAfter(holds: number, refillTo: number): void {
+    this.refillTo = refillTo;
+    this.match = 0;
+    this.next = holds + 1;
+    this.reset('probe');
   }
 
   /** Records an append just sent whose last entry is `lastIndex`. */

@@ -20,6 +20,7 @@ import {
   type Message,
   type NodeId,
   type Ready,
+  type RaftNotice,
   type Role,
   type Snapshot,
   type SnapshotMeta,
@@ -103,6 +104,14 @@ export class RaftCore {
   private pendingInstall: Snapshot | undefined;
 
   private messages: Message[] = [];
+  private notices: RaftNotice[] = [];
+  /**
+   * Set once a leader told this node it lost entries it had acknowledged (a heartbeat's `refill`, or a commit index
+   * beyond its log): the index it must reach again. It may have acknowledged entries a candidate lacks and cast
+   * votes it no longer remembers, and its short log would make a stale candidate look up to date, so it grants no
+   * vote (nor pre-vote) until its log gets there. A new member is not told so: it held nothing, and votes.
+   */
+  private catchingUp: { commitSeen: number; withheldInTerm: number } | undefined;
   private prevHardState: HardState;
   private prevSoftState: SoftState;
 
@@ -204,6 +213,7 @@ export class RaftCore {
     if (this.term !== 0 || this.log.lastIndex() !== 0 || this.log.snapshotIndex !== 0) throw new Error('raft: this node already has state; it cannot bootstrap a new cluster');
     if (!configuration.voters.includes(this.id)) throw new Error('raft: the bootstrap configuration must make this node a voter');
     this.term = 1;
+    this.catchingUp = undefined;
     const data: ConfigEntryData = { change: { kind: 'add', id: this.id, voter: true, ...(configuration.addresses?.[this.id] ? { address: configuration.addresses[this.id] } : {}) }, configuration };
     this.log.append([{ index: 1, term: 1, type: 'config', data }]);
     this.refreshConfiguration();
@@ -293,6 +303,7 @@ export class RaftCore {
   hasReady(): boolean {
     return (
       this.messages.length > 0 ||
+      this.notices.length > 0 ||
       this.pendingInstall !== undefined ||
       this.log.unstableEntries().length > 0 ||
       this.log.applicable() > this.log.applied ||
@@ -311,8 +322,10 @@ export class RaftCore {
       entries: this.log.unstableEntries(),
       messages: this.messages,
       committedEntries: this.log.nextCommitted(),
+      ...(this.notices.length > 0 ? { notices: this.notices } : {}),
     };
     this.messages = [];
+    this.notices = [];
     return rd;
   }
 
@@ -491,6 +504,11 @@ export class RaftCore {
     // consulting their configuration): ours may be older than the one that made it a voter, and refusing it then
     // left a cluster with no electable server (found by the simulator). Removed servers cannot disrupt: the pre-vote,
     // the leader lease and the up-to-date check hold them off.
+    if (this.catchingUp !== undefined) {
+      this.withholdVote(m.from);
+      this.send({ type: responseType, to: m.from, term: this.term, reject: true });
+      return;
+    }
     if (canVote && this.log.isUpToDate(m.lastIndex, m.lastTerm)) {
       this.send({ type: responseType, to: m.from, term: m.term, reject: false });
       if (m.type === 'Vote') {
@@ -508,6 +526,16 @@ export class RaftCore {
     switch (m.type) {
       case 'AppendResp': {
         pr.recentActive = true;
+        if (m.reject && m.lost === true && m.rejectHint < pr.match && pr.state !== 'snapshot') {
+          // It no longer holds what it acknowledged: its disk was lost. (Only a heartbeat's answer says so: an append's
+          // rejection below match may be a stale one from before the acknowledgement, and is ignored as before.)
+          this.notices.push({ kind: 'follower-lost-log', peer: m.from, acknowledged: pr.match, holds: m.rejectHint });
+          pr.lostEntriesAfter(m.rejectHint, this.log.committed);
+          // The heartbeat tells it to withhold its vote until refilled; the append starts the refill.
+          this.sendHeartbeat(m.from);
+          this.sendAppend(m.from);
+          return;
+        }
         if (m.reject) {
           const retryAt = m.hintTerm > 0 ? this.log.findConflictByTerm(m.rejectHint, m.hintTerm) : m.rejectHint;
           if (pr.maybeDecrTo(m.index, retryAt)) {
@@ -581,17 +609,28 @@ export class RaftCore {
         this.heardFromLeader();
         this.leader = m.from;
         this.handleAppend(m);
+        this.noteLeaderCommit(m.commit);
         return;
       case 'Heartbeat':
         this.heardFromLeader();
         this.leader = m.from;
         this.log.commitTo(m.commit);
+        // Told of a loss (by the leader, or by a commit index beyond what we hold, which we must have acknowledged).
+        if (Math.max(m.refill ?? 0, m.commit) > this.log.lastIndex()) this.catchingUp ??= { commitSeen: 0, withheldInTerm: 0 };
+        this.noteLeaderCommit(Math.max(m.refill ?? 0, m.commit));
         this.send({ type: 'HeartbeatResp', to: m.from, term: this.term });
+        if (this.log.lastIndex() < m.commit) {
+          // A heartbeat's commit never exceeds what we acknowledged, so we lost entries (a wiped disk): say what we
+          // hold, so that an idle leader sends them again rather than waiting for its next write.
+          const hint = this.log.lastIndex();
+          this.send({ type: 'AppendResp', to: m.from, term: this.term, reject: true, index: m.commit, rejectHint: hint, hintTerm: this.log.term(hint) ?? 0, lost: true });
+        }
         return;
       case 'Snapshot':
         this.heardFromLeader();
         this.leader = m.from;
         this.handleSnapshot(m);
+        this.noteLeaderCommit(m.snapshot.meta.index);
         return;
       case 'TimeoutNow':
         // The leader asked us to take over: campaign at once, skipping pre-vote and the lease.
@@ -688,8 +727,9 @@ export class RaftCore {
 
   private sendHeartbeat(to: NodeId): void {
     const pr = this.progress.get(to)!;
+    if (pr.refillTo > 0 && pr.match >= pr.refillTo) pr.refillTo = 0;
     // Never tell a follower to commit past what it is known to hold.
-    this.send({ type: 'Heartbeat', to, term: this.term, commit: Math.min(pr.match, this.log.committed) });
+    this.send({ type: 'Heartbeat', to, term: this.term, commit: Math.min(pr.match, this.log.committed), ...(pr.refillTo > 0 ? { refill: pr.refillTo } : {}) });
   }
 
   /** The highest index every member is known to hold: on a leader the lowest match among the members (and its own
@@ -811,6 +851,21 @@ export class RaftCore {
     }
     for (const pr of this.progress.values()) pr.recentActive = false;
     return active >= Math.floor(voters.length / 2) + 1;
+  }
+
+  /** A node catching up (see catchingUp) votes again once its log holds what its leader said was committed. */
+  private noteLeaderCommit(commit: number): void {
+    const catchingUp = this.catchingUp;
+    if (catchingUp === undefined) return;
+    if (commit > catchingUp.commitSeen) catchingUp.commitSeen = commit;
+    if (catchingUp.commitSeen > 0 && this.log.lastIndex() >= catchingUp.commitSeen) this.catchingUp = undefined;
+  }
+
+  private withholdVote(candidate: NodeId): void {
+    const catchingUp = this.catchingUp!;
+    if (catchingUp.withheldInTerm === this.term) return;
+    catchingUp.withheldInTerm = this.term;
+    this.notices.push({ kind: 'vote-withheld', candidate, term: this.term, lastIndex: this.log.lastIndex(), commitSeen: catchingUp.commitSeen });
   }
 
   /** A message from the leader restarts the election timer, and undoes a shortened one from leaderLost. */

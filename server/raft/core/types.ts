@@ -54,8 +54,12 @@ export type Message =
   | (MessageBase & { readonly type: 'PreVote' | 'Vote'; readonly lastIndex: number; readonly lastTerm: number; readonly transfer?: boolean })
   | (MessageBase & { readonly type: 'PreVoteResp' | 'VoteResp'; readonly reject: boolean })
   | (MessageBase & { readonly type: 'Append'; readonly prevIndex: number; readonly prevTerm: number; readonly entries: readonly Entry[]; readonly commit: number })
-  | (MessageBase & { readonly type: 'AppendResp'; readonly reject: boolean; readonly index: number; readonly rejectHint: number; readonly hintTerm: number })
-  | (MessageBase & { readonly type: 'Heartbeat'; readonly commit: number })
+  /** lost: the answer to a heartbeat whose commit index (never above what this follower acknowledged) lies beyond
+   * its log: it lost entries it had acknowledged (a wiped disk), and its log ends at rejectHint. */
+  | (MessageBase & { readonly type: 'AppendResp'; readonly reject: boolean; readonly index: number; readonly rejectHint: number; readonly hintTerm: number; readonly lost?: boolean })
+  /** refill: the leader found this follower lost entries it acknowledged and will send them again up to this index
+   * (its commit index then); until its log gets there the follower grants no vote. */
+  | (MessageBase & { readonly type: 'Heartbeat'; readonly commit: number; readonly refill?: number })
   | (MessageBase & { readonly type: 'HeartbeatResp' })
   | (MessageBase & { readonly type: 'Snapshot'; readonly snapshot: Snapshot })
   | (MessageBase & { readonly type: 'TimeoutNow' });
@@ -84,7 +88,19 @@ export interface Ready {
   readonly entries: readonly Entry[];
   readonly messages: readonly Message[];
   readonly committedEntries: readonly Entry[];
+  /** Things the driver should tell the operator about (logged); nothing to persist or send. */
+  readonly notices?: readonly RaftNotice[];
 }
+
+/**
+ * `follower-lost-log`: a follower answered a heartbeat that it lacks entries it had acknowledged (it lost its disk and
+ * came back under its id); the leader counts it from what it holds now and sends it the log or a snapshot again.
+ * `vote-withheld`: a leader told this node it lost entries it had acknowledged (a wiped disk), and its log has not yet
+ * reached the index the leader is sending it again, so it grants no vote: a candidate may lack what it had held.
+ */
+export type RaftNotice =
+  | { readonly kind: 'follower-lost-log'; readonly peer: NodeId; readonly acknowledged: number; readonly holds: number }
+  | { readonly kind: 'vote-withheld'; readonly candidate: NodeId; readonly term: number; readonly lastIndex: number; readonly commitSeen: number };
 
 /** Why a proposal was refused; the driver maps these to typed errors. */
 export type ProposalRefusal = 'not-leader' | 'transfer-in-progress' | 'config-change-pending' | 'not-a-member' | 'dropped' | 'invalid-command';

@@ -7,9 +7,9 @@ import { RaftCore, type RaftStatus } from '../core/raft-core.ts';
 import type { RaftLogView } from '../core/raft-log.ts';
 import { coalesceMessages } from './coalesce-messages.ts';
 import { nextSnapshotCheckMs } from './snapshot-schedule.ts';
-import { releaseEntryJson } from '../core/entry-json.ts';
+import { entryJson, releaseEntryJson } from '../core/entry-json.ts';
 import { splitByWrite } from '../core/write-ordering.ts';
-import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type Ready, type Snapshot, type SnapshotMeta, type SoftState } from '../core/types.ts';
+import { ProposalRefused, type ConfigChange, type Configuration, type Entry, type Message, type NodeId, type RaftNotice, type Ready, type Snapshot, type SnapshotMeta, type SoftState } from '../core/types.ts';
 import type { ApplyResult, CommittedEntry, LogCommand, Proposal, Proposer } from '../state-machine.ts';
 import { ProposalRefusedError } from '../state-machine.ts';
 import type { RaftStore, SnapshotStore } from '../storage/raft-storage.ts';
@@ -44,6 +44,14 @@ export interface SnapshotPolicy {
   readonly threshold: number;
   /** Entries kept in the log behind a snapshot, for followers that are only a little behind. */
   readonly trailingLogs: number;
+  /**
+   * Bounds on the log held in memory between snapshots: one is taken as soon as this many entries were applied
+   * since the last, or the entries written since the last hold this many bytes of JSON, without waiting for the
+   * interval. Each node draws its bound again after every snapshot between half and all of it, so that members,
+   * which receive the same entries, do not all take theirs at once. Unset: no bound (the interval alone).
+   */
+  readonly maxLogEntries?: number;
+  readonly maxLogBytes?: number;
 }
 
 export interface RaftNodeOptions {
@@ -150,6 +158,11 @@ export class RaftNode implements ClusterRaft {
   /** Term and vote last written, to tell a commit-only hard-state change from one that must be synced. */
   private persistedTerm = -1;
   private persistedVote: NodeId | null = null;
+  /** Bytes of entry JSON written since the last snapshot (for snapshotPolicy.maxLogBytes). */
+  private logBytesSinceSnapshot = 0;
+  /** This node's share of the log bounds until its next snapshot, in [0.5, 1]. */
+  private logBoundShare = 1;
+  private snapshotsInFlight = 0;
   /** Entries up to here have had their cached JSON released. */
   private textsReleasedThrough = 0;
 
@@ -199,9 +212,11 @@ export class RaftNode implements ClusterRaft {
       maxEntriesPerAppend: options.replication?.maxEntriesPerAppend ?? maxEntriesPerAppend,
     });
     const node = new RaftNode(options, core, snapshotMeta?.index ?? 0);
-    // What a follower behind the compacted log is sent: the snapshot just loaded, or the state machine as it is.
-    if (loaded) core.snapshotTaken(loaded);
-    else if (snapshotMeta) await node.offerCurrentState();
+    // What a follower behind the compacted log is sent: the state machine as it is. A snapshot just loaded to restore
+    // it is kept only when that cannot be offered: its data is a second copy of the whole model beside the state
+    // machine's own, held for the life of the process (a controller restored from a 1M-identity backup held 2.5 GiB).
+    const offered = snapshotMeta ? await node.offerCurrentState() : false;
+    if (!offered && loaded) core.snapshotTaken(loaded);
     if (hardState) {
       node.persistedTerm = hardState.term;
       node.persistedVote = hardState.vote;
@@ -380,14 +395,16 @@ export class RaftNode implements ClusterRaft {
   }
 
   /** Gives the core the state machine's current state as the snapshot to send (not saved: the state machine's
-   * own store holds it, and a saved snapshot no newer than it lies on disk). The loop is not running yet. */
-  private async offerCurrentState(): Promise<void> {
+   * own store holds it, and a saved snapshot no newer than it lies on disk). The loop is not running yet. False when
+   * the log no longer knows the term at the state machine's index. */
+  private async offerCurrentState(): Promise<boolean> {
     const index = this.options.stateMachine.appliedIndex();
     const term = this.core.log.term(index);
-    if (term === undefined || index > this.core.log.applied) return;
+    if (term === undefined || index > this.core.log.applied) return false;
     const copied = this.copyState();
     const data = this.options.stateMachine.snapshotIsAsync ? await copied : copied;
     this.core.snapshotTaken({ meta: { index, term, configuration: this.core.configurationAt(index) }, data });
+    return true;
   }
 
   /** The state machine's data as of its applied index: at once, or awaited from another thread. */
@@ -396,38 +413,47 @@ export class RaftNode implements ClusterRaft {
   }
 
   /** Takes a snapshot now if the policy's threshold is met (also runs on the policy's interval, staggered). */
-  async maybeSnapshot(force = false): Promise<boolean> {
-    const applied = this.options.stateMachine.appliedIndex();
-    if (this.closed || applied <= this.lastSnapshotIndex) return false;
-    if (!force && applied - this.lastSnapshotIndex < this.options.snapshotPolicy.threshold) return false;
-    // The state machine must not be mid-apply while it is copied: wait for the loop, then hold it off.
-    while (this.pumping) await this.idle;
-    let snapshot: Snapshot | undefined;
-    this.holding = true;
+  async maybeSnapshot(force = false, trigger: 'schedule' | 'log size' | 'request' = force ? 'request' : 'schedule'): Promise<boolean> {
+    // Counted so that the log bounds never start a second one meanwhile (in the same function: no extra await).
+    this.snapshotsInFlight++;
     try {
-      const index = this.options.stateMachine.appliedIndex();
-      const term = this.core.log.term(index);
-      if (term !== undefined && index > this.lastSnapshotIndex) {
-        const copied = this.copyState();
-        const data = this.options.stateMachine.snapshotIsAsync ? await copied : copied;
-        snapshot = { meta: { index, term, configuration: this.core.configurationAt(index) }, data };
+      const applied = this.options.stateMachine.appliedIndex();
+      if (this.closed || applied <= this.lastSnapshotIndex) return false;
+      if (!force && applied - this.lastSnapshotIndex < this.options.snapshotPolicy.threshold) return false;
+      // The state machine must not be mid-apply while it is copied: wait for the loop, then hold it off.
+      while (this.pumping) await this.idle;
+      let snapshot: Snapshot | undefined;
+      this.holding = true;
+      try {
+        const index = this.options.stateMachine.appliedIndex();
+        const term = this.core.log.term(index);
+        if (term !== undefined && index > this.lastSnapshotIndex) {
+          const copied = this.copyState();
+          const data = this.options.stateMachine.snapshotIsAsync ? await copied : copied;
+          snapshot = { meta: { index, term, configuration: this.core.configurationAt(index) }, data };
+        }
+      } finally {
+        this.holding = false;
       }
+      this.pump();
+      if (!snapshot) return false;
+      const { index, term } = snapshot.meta;
+      await this.options.snapshots.save(snapshot);
+      this.core.snapshotTaken(snapshot);
+      this.lastSnapshotIndex = index;
+      this.logBytesSinceSnapshot = 0;
+      const { maxLogEntries, maxLogBytes } = this.options.snapshotPolicy;
+      if (maxLogEntries !== undefined || maxLogBytes !== undefined) this.logBoundShare = 0.5 + this.options.random() * 0.5;
+      const compactTo = index - this.options.snapshotPolicy.trailingLogs;
+      if (compactTo > this.core.log.snapshotIndex) {
+        this.core.compact(compactTo);
+        await this.options.store.compact(compactTo);
+      }
+      this.options.logger.info('raft snapshot taken', { index, term, compactedTo: Math.max(compactTo, 0), trigger });
+      return true;
     } finally {
-      this.holding = false;
+      this.snapshotsInFlight--;
     }
-    this.pump();
-    if (!snapshot) return false;
-    const { index, term } = snapshot.meta;
-    await this.options.snapshots.save(snapshot);
-    this.core.snapshotTaken(snapshot);
-    this.lastSnapshotIndex = index;
-    const compactTo = index - this.options.snapshotPolicy.trailingLogs;
-    if (compactTo > this.core.log.snapshotIndex) {
-      this.core.compact(compactTo);
-      await this.options.store.compact(compactTo);
-    }
-    this.options.logger.info('raft snapshot taken', { index, term, compactedTo: Math.max(compactTo, 0) });
-    return true;
   }
 
   /** Refuses the proposals not applied by their deadline (they may still commit later). Proposals are held in index
@@ -551,6 +577,8 @@ export class RaftNode implements ClusterRaft {
   }
 
   private async handleReady(rd: Ready, before: { role: string; leader: NodeId | null }): Promise<void> {
+    for (const notice of rd.notices ?? []) this.logNotice(notice);
+    if (this.options.snapshotPolicy.maxLogBytes !== undefined) for (const entry of rd.entries) this.logBytesSinceSnapshot += entryJson(entry).length;
     if (rd.snapshot) await this.handleSnapshotReady(rd, rd.snapshot);
     else await this.handlePipelinedReady(rd);
     this.core.advance(rd);
@@ -559,12 +587,32 @@ export class RaftNode implements ClusterRaft {
       this.lastConfiguration = configuration;
       for (const observer of this.configurationObservers) observer(configuration);
     }
+    if (rd.committedEntries.length > 0) this.checkLogBounds();
     if (rd.softState) {
       const status = this.core.status();
       if (rd.softState.leader !== before.leader || rd.softState.role !== before.role) {
         this.options.logger.info('raft state changed', { role: rd.softState.role, leader: rd.softState.leader, term: rd.softState.term });
       }
       for (const observer of this.observers) observer(rd.softState, status);
+    }
+  }
+
+  /** A snapshot (in the background) once the log since the last one is over snapshotPolicy's bounds. */
+  private checkLogBounds(): void {
+    const { maxLogEntries, maxLogBytes } = this.options.snapshotPolicy;
+    if (this.closed || this.snapshotsInFlight > 0) return;
+    const entries = this.options.stateMachine.appliedIndex() - this.lastSnapshotIndex;
+    const overEntries = maxLogEntries !== undefined && entries >= Math.max(1, Math.floor(maxLogEntries * this.logBoundShare));
+    const overBytes = maxLogBytes !== undefined && entries > 0 && this.logBytesSinceSnapshot >= maxLogBytes * this.logBoundShare;
+    if (!overEntries && !overBytes) return;
+    this.maybeSnapshot(true, 'log size').catch((error: Error) => this.options.logger.error('raft snapshot failed', { error: error.message }));
+  }
+
+  private logNotice(notice: RaftNotice): void {
+    if (notice.kind === 'follower-lost-log') {
+      this.options.logger.warn('raft follower lost its log; sending it the log again', { peerId: notice.peer, acknowledged: notice.acknowledged, holds: notice.holds });
+    } else {
+      this.options.logger.warn('raft vote withheld: this node lost entries it had acknowledged and has not caught up', { candidate: notice.candidate, term: notice.term, lastIndex: notice.lastIndex, leaderCommit: notice.commitSeen });
     }
   }
 
