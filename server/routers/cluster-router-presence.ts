@@ -171,7 +171,7 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
   }
 
   /** The graph of usable links between connected routers, kept as they change (read it, never change it). */
-  linkGraph(): ReadonlyMap<string, readonly Edge[]> & Map<string, Edge[]> {
+  linkGraph(): Map<string, Edge[]> {
     return this.graph.graph;
   }
 
@@ -312,7 +312,12 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
     const state = read.value;
     this.replaceMirror(peer, new PeerMirror(state.epoch, state.seq, this.clock.now()), state.routers);
     this.logger?.info('peer presence synchronized', { peerId: peer, why, routers: state.routers.length, seq: state.seq });
-    for (const delta of deltas) if (delta.epoch === state.epoch && this.syncOf(peer).mirror) this.receiveDelta(peer, delta);
+    try {
+      for (const delta of deltas) if (delta.epoch === state.epoch && this.syncOf(peer).mirror) this.receiveDelta(peer, delta);
+    } catch (error) {
+      // Read and checked when they came; a member removed meanwhile is dropped at the next tick.
+      this.logger?.warn('peer presence refused', { peerId: peer, reason: (error as Error).message });
+    }
   }
 
   private pollLegacy(peer: string, sync: PeerSync, now: number): void {
