@@ -1,6 +1,6 @@
 // Wires the controller side of router control channels into a running controller: the hub of this controller's
-// channels, the cluster-wide presence (replicas kept by peer deltas, pushed every `presencePushIntervalMs`), router metrics on /metrics, membership pushes and edge-model
-// pushes. controller.ts hands it every non-controller TLS connection of the control address and every
+// channels, the cluster-wide presence (replicas of the other members' routers, kept by the deltas they push),
+// router metrics on /metrics, membership pushes and edge-model pushes. controller.ts hands it every non-controller TLS connection of the control address and every
 // `routers.*` peer request.
 import { randomBytes } from 'node:crypto';
 import type { ControllerEndpoint } from '../../common/control-channel/control-messages.ts';
