@@ -12,7 +12,9 @@
 // (default 2000), BENCH_ROUTERSIM_SERVICE_POLICIES (default 2500), BENCH_ROUTERSIM_EDGE_ROUTER_POLICIES (default
 // 2500), BENCH_ROUTERSIM_IDENTITIES (default 1000), BENCH_ROUTERSIM_IDLE_SECONDS (each idle window, default 60),
 // BENCH_ROUTERSIM_METRICS_SECONDS (each router's metrics interval, default 60, a router's default),
-// BENCH_ROUTERSIM_TERMINATOR_SECONDS (how long to wait for every terminator after the first dial, default 900).
+// BENCH_ROUTERSIM_TERMINATOR_SECONDS (how long to wait for every terminator after the first dial, default 900),
+// BENCH_ROUTERSIM_ENROLL_CONCURRENCY (enrollments in flight at once, default 16; fewer on a loaded machine, whose
+// enrollment requests otherwise time out).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +41,7 @@ const idleSeconds = positiveInteger('BENCH_ROUTERSIM_IDLE_SECONDS', 60, 600);
 const metricsSeconds = positiveInteger('BENCH_ROUTERSIM_METRICS_SECONDS', 60, 600);
 const terminatorSeconds = positiveInteger('BENCH_ROUTERSIM_TERMINATOR_SECONDS', 900, 3600);
 const heartbeatSeconds = 10;
-const enrollConcurrency = 16;
+const enrollConcurrency = positiveInteger('BENCH_ROUTERSIM_ENROLL_CONCURRENCY', 16, 64, 'enrollments');
 const connectConcurrency = 64;
 const pollIntervalMs = 2000;
 const listRequests = 100;

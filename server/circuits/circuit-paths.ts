@@ -37,7 +37,8 @@ export interface CircuitPath {
   readonly cost: number;
 }
 
-interface Edge {
+/** One usable link seen from one of its ends. */
+export interface Edge {
   readonly to: string;
   readonly linkId: string;
   readonly cost: number;

@@ -10,6 +10,7 @@ import type { Identity } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model/edge-router-policy-entities.ts';
 import { openTestModel, type TestModel } from '../model/model-test-harness.ts';
+import { linkGraph } from './circuit-paths.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import type { PostureCheck, Service, ServicePolicy } from '../model/service-entities.ts';
 import { CircuitService, type CircuitAnswer } from './circuit-service.ts';
@@ -53,7 +54,7 @@ async function networkWithWeb(): Promise<{ model: TestModel; circuits: CircuitSe
     controllerId: 'c1',
     store: model.store,
     access: new ServiceAccessService(model.store),
-    presence: { terminators: async () => [terminator], linkReports: async () => links, connectedRouters: async () => new Set(['r1', 'r2']) },
+    presence: { terminatorsOf: async (serviceId) => [terminator].filter((held) => held.serviceId === serviceId), linkGraph: () => linkGraph(links, new Set(['r1', 'r2'])) },
     signing: { certPem: 'unused by these tests', keyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string },
     clock: { now: () => Date.parse(at) },
     logger: silentLogger,

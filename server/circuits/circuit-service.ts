@@ -1,5 +1,5 @@
-// The controller's side of `circuit.create`: reads the rows and the cluster's presence (terminators, routers and
-// their links: in memory here and on the other controllers, asked at most once a `presenceCacheMs`), lets the planner
+// The controller's side of `circuit.create`: reads the rows and the cluster's presence (the service's terminators and
+// the link graph: kept in memory from this controller's routers and the other controllers' deltas), lets the planner
 // decide, and signs the route for the routers on the path. Nothing is written: no raft command per circuit.
 import { randomBytes } from 'node:crypto';
 import { circuitIdPattern, isPublicKeyText, RouteSigner, type CircuitRoute, type SignedRoute } from '../../common/circuits/circuit-route.ts';
@@ -15,7 +15,7 @@ import { routerTables } from '../model/router-entities.ts';
 import type { Service } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import { linkGraph, type RouterLinkReport } from './circuit-paths.ts';
+import type { linkGraph } from './circuit-paths.ts';
 import { planCircuit } from './circuit-planner.ts';
 import { DialGrants } from './dial-grants.ts';
 import type { RouterGrant } from './router-grant-index.ts';
@@ -28,12 +28,12 @@ import { maxApiSessionTokenLength } from '../../common/edge-protocol/api-session
 
 export type CircuitAnswer = { readonly route: SignedRoute } | { readonly refused: { readonly code: CircuitRefusalCode; readonly message: string } };
 
-/** What the circuit service reads of the cluster's presence. */
+/** What the circuit service reads of the cluster's presence: each read costs what it returns. */
 export interface CircuitPresence {
-  terminators(): Promise<readonly TerminatorRecord[]>;
-  /** Every connected router's last link report. */
-  linkReports(): Promise<readonly RouterLinkReport[]>;
-  connectedRouters(): Promise<ReadonlySet<string>>;
+  /** One service's terminators, in id order. */
+  terminatorsOf(serviceId: string): Promise<readonly TerminatorRecord[]>;
+  /** The usable links between connected routers, kept as routers and their reports change (read, never changed). */
+  linkGraph(): ReturnType<typeof linkGraph>;
 }
 
 /** Who an edge client's API session token belongs to, and its MFA state; or why it cannot dial. */
@@ -150,7 +150,7 @@ export class CircuitService {
       return { routerId, service: serviceText, answer: { refused }, ...(service ? { serviceId: service.id } : {}), ...(client ? { identityId: holder.id } : {}) };
     }
     const dialerKey = isPublicKeyText(body?.dialerKey) ? body.dialerKey : undefined;
-    const [terminators, reports, connected] = await Promise.all([this.deps.presence.terminators(), this.deps.presence.linkReports(), this.deps.presence.connectedRouters()]);
+    const terminators = service ? await this.deps.presence.terminatorsOf(service.id) : [];
     // The grants are read after the presence, with no await before the plan: one state of the rows decides it.
     const identityRouters = this.grants.identityRouters(holder);
     const serviceRouters = service ? this.grants.serviceRouters(service) : noRouters;
@@ -163,7 +163,7 @@ export class CircuitService {
       access: service ? this.grants.accessFor(holder, service.id) : undefined,
       posture,
       terminators: resume ? terminators.filter((terminator) => terminator.id === resume.terminatorId) : terminators,
-      graph: linkGraph(reports, connected),
+      graph: this.deps.presence.linkGraph(),
       avoidRouters: new Set(avoid),
       identityRouters,
       serviceRouters,

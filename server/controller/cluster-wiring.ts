@@ -93,7 +93,7 @@ export function startRouters(wiring: RouterWiring): RouterControl {
   });
   peers.onRequest((from, body) => {
     if (wiring.controllers?.handles(body)) return Promise.resolve(wiring.controllers.describe());
-    return routers.handlesPeerRequest(body) ? routers.handlePeerRequest(body) : wiring.cluster.handle(from, body);
+    return routers.handlesPeerRequest(body) ? routers.handlePeerRequest(body, from.id) : wiring.cluster.handle(from, body);
   });
   return routers;
 }

@@ -33,10 +33,7 @@ export function adminTerminatorRecord(row: AdminTerminator): TerminatorRecord {
 /** Router-registered terminators with their admin settings applied, and the admin-made ones, in id order. */
 export function mergeTerminators(registered: readonly TerminatorRecord[], rows: TerminatorRows): TerminatorRecord[] {
   const settings = rows.table<TerminatorSettings>(terminatorTables.terminatorSettings);
-  const merged = registered.map((terminator): TerminatorRecord => {
-    const set = settings.get(terminator.id);
-    return set ? { ...terminator, cost: set.cost, precedence: set.precedence, tags: set.tags, updatedAt: set.updatedAt > terminator.updatedAt ? set.updatedAt : terminator.updatedAt } : terminator;
-  });
+  const merged = registered.map((terminator) => withSettings(terminator, settings.get(terminator.id)));
   const ids = new Set(merged.map((terminator) => terminator.id));
   for (const row of rows.table<AdminTerminator>(terminatorTables.terminators).all()) if (!ids.has(row.id)) merged.push(adminTerminatorRecord(row));
   return merged.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -45,4 +42,19 @@ export function mergeTerminators(registered: readonly TerminatorRecord[], rows: 
 /** A directory listing `registered`'s terminators merged with the model's. */
 export function withModelTerminators(registered: TerminatorDirectory, store: ModelStore): TerminatorDirectory {
   return { list: async () => mergeTerminators(await registered.list(), store) };
+}
+
+/** One service's terminators, as mergeTerminators lists them (settings applied, the admin-made ones added), in id
+ * order: what a circuit reads, by the service's index rather than a pass over every terminator. */
+export function mergeServiceTerminators(registered: readonly TerminatorRecord[], serviceId: string, store: ModelStore): TerminatorRecord[] {
+  const settings = store.table<TerminatorSettings>(terminatorTables.terminatorSettings);
+  const merged = registered.map((terminator) => withSettings(terminator, settings.get(terminator.id)));
+  const ids = new Set(merged.map((terminator) => terminator.id));
+  for (const row of store.table<AdminTerminator>(terminatorTables.terminators).findMany('serviceId', serviceId)) if (!ids.has(row.id)) merged.push(adminTerminatorRecord(row));
+  return merged.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** A registered terminator with the cost, precedence and tags an admin set on it. */
+function withSettings(terminator: TerminatorRecord, set: TerminatorSettings | undefined): TerminatorRecord {
+  return set ? { ...terminator, cost: set.cost, precedence: set.precedence, tags: set.tags, updatedAt: set.updatedAt > terminator.updatedAt ? set.updatedAt : terminator.updatedAt } : terminator;
 }

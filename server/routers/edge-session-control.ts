@@ -15,7 +15,7 @@ export interface EdgeSessionControlDeps {
   readonly graceMs: number;
   /** The identity an API session belongs to, by this controller's model (undefined: no such session). */
   readonly sessionIdentity: (apiSessionId: string) => string | undefined;
-  /** The other controllers' records (cached by cluster-router-presence.ts). */
+  /** The other controllers' records (their replicas in cluster-router-presence.ts). */
   readonly remote: () => Promise<readonly EdgeSessionRecord[]>;
   readonly announce: (event: RouterEvent) => void;
   readonly clock: Clock;
@@ -28,6 +28,8 @@ export interface EdgeSessionControl extends RouterEdgeSessionsSink {
   readonly index: EdgeSessionIndex;
   /** This controller's routers' records, for the peer answer. */
   records(): EdgeSessionRecord[];
+  /** One router's records, for its presence entry. */
+  recordsOf(routerId: string): EdgeSessionRecord[];
   /** Another controller announced a change: ask again. */
   remoteChanged(): void;
   /** How held sessions are kept alive: `touch` at each interval and at release (none until set). */
@@ -72,6 +74,7 @@ export function startEdgeSessionControl(deps: EdgeSessionControlDeps): EdgeSessi
       if (changed) deps.announce({ event: 'edgeSessions', routerId });
     },
     records: () => registry.list(deps.clock.now()),
+    recordsOf: (routerId) => registry.recordsOf(routerId, deps.clock.now()),
     remoteChanged: () => void index.refresh(),
     setKeeper(keep, intervalMs) {
       touch = keep;

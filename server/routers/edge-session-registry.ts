@@ -107,6 +107,13 @@ export class EdgeSessionRegistry {
     return all;
   }
 
+  /** One router's records listed now (none once its grace is over). */
+  recordsOf(routerId: string, now: number): EdgeSessionRecord[] {
+    const entry = this.routers.get(routerId);
+    if (!entry || (entry.goneAt !== undefined && now - entry.goneAt >= this.options.graceMs)) return [];
+    return [...entry.sessions].map(([apiSessionId, held]) => ({ routerId, apiSessionId, identityId: held.identityId, channels: held.channels, controllerId: this.options.controllerId }));
+  }
+
   private sessionIds(routerId: string): string[] {
     return [...(this.routers.get(routerId)?.sessions.keys() ?? [])];
   }

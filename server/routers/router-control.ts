@@ -1,7 +1,8 @@
 // Wires the controller side of router control channels into a running controller: the hub of this controller's
-// channels, the cluster-wide presence (peer requests), router metrics on /metrics, membership pushes and edge-model
-// pushes. controller.ts hands it every non-controller TLS connection of the control address and every
+// channels, the cluster-wide presence (replicas of the other members' routers, kept by the deltas they push),
+// router metrics on /metrics, membership pushes and edge-model pushes. controller.ts hands it every non-controller TLS connection of the control address and every
 // `routers.*` peer request.
+import { randomBytes } from 'node:crypto';
 import type { ControllerEndpoint } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
@@ -25,7 +26,7 @@ import { startEdgeSessionControl } from './edge-session-control.ts';
 import { serviceTerminatorSeries } from './service-terminator-series.ts';
 import type { EdgeSessionDirectory } from '../edge/edge-session-directory.ts';
 import { CircuitService, type CircuitOutcome, type SessionDialer } from '../circuits/circuit-service.ts';
-import { mergeTerminators } from '../edge/model-terminators.ts';
+import { mergeServiceTerminators } from '../edge/model-terminators.ts';
 import { CircuitRevocation, defaultCircuitRevocationTiming, readLiveCircuits } from '../circuits/circuit-revocation.ts';
 import { HeldSessionCheck } from './held-session-check.ts';
 import { checkLiveCircuits, type LiveCircuitCheckDeps, type SessionStatus } from '../circuits/live-circuit-check.ts';
@@ -41,7 +42,16 @@ import type { CircuitReport } from '../events/circuit-events.ts';
 
 export interface RouterControlTiming extends RouterHubTiming {
   readonly peerRequestTimeoutMs: number;
+  /** How often a version 1 member is asked for its whole lists (1 s). */
   readonly presenceCacheMs: number;
+  /** Presence changes of this controller's routers are pushed to the other members this often (100 ms). */
+  readonly presencePushIntervalMs: number;
+  /** A heartbeat delta goes out when nothing else has for this long (1 s). */
+  readonly presenceHeartbeatMs: number;
+  /** A member whose deltas and heartbeats stop this long counts as having no routers (5 s). */
+  readonly presenceSilenceMs: number;
+  /** How long a member has to send its whole presence state (10 s). */
+  readonly presenceStateTimeoutMs: number;
   /** A disconnected router's metric series stay this long (60 s). */
   readonly metricsRetainMs: number;
   /** A series a router stopped reporting stays this long (5 min). */
@@ -57,6 +67,10 @@ export const defaultRouterControlTiming: RouterControlTiming = {
   edgeModelDebounceMs: 1000,
   peerRequestTimeoutMs: 500,
   presenceCacheMs: 1000,
+  presencePushIntervalMs: 100,
+  presenceHeartbeatMs: 1000,
+  presenceSilenceMs: 5000,
+  presenceStateTimeoutMs: 10_000,
   metricsRetainMs: 60_000,
   metricsStaleMs: 300_000,
   terminatorGraceMs: 5000,
@@ -90,7 +104,8 @@ export interface RouterControl {
   controlAddresses(): string[];
   accept(socket: ControlSocket): void;
   handlesPeerRequest(body: unknown): body is RouterPeerRequest;
-  handlePeerRequest(body: RouterPeerRequest): Promise<unknown>;
+  /** `from`: the member that asked (its authenticated id). */
+  handlePeerRequest(body: RouterPeerRequest, from: string): Promise<unknown>;
   /** How edge clients' API sessions dial circuits (once the edge services exist). */
   setSessionDialer(dialer: SessionDialer): void;
   /** How a live circuit's API session is checked again, by id, and found from a token (once the edge services exist). */
@@ -129,6 +144,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     terminators,
     otherRouters: () => presence!.otherRouters(),
     announce: (event) => presence!.announce(event),
+    linksReported: (routerId) => presence!.localChanged(routerId),
     metrics: metricsSink,
     circuitReport: (routerId, report) => {
       if (report.event === 'failed') deps.logger.warn('circuit failed', { routerId, circuitId: report.circuitId, cause: report.failureCause, reason: report.reason });
@@ -202,19 +218,51 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     peers: () => deps.peers.peers().filter((peer) => members.some((member) => member.id === peer.id)),
     request: (id, body, timeoutMs) => deps.peers.request(id, body, timeoutMs),
   };
-  presence = new ClusterRouterPresence(deps.self.id, memberPeers, () => hub.summaries(), () => terminators.list(clock.now()), () => hub.links(), clock, {
-    requestTimeoutMs: timing.peerRequestTimeoutMs,
-    cacheMs: timing.presenceCacheMs,
-  });
+  presence = new ClusterRouterPresence(
+    deps.self.id,
+    memberPeers,
+    {
+      summaries: () => hub.summaries(),
+      entry: (routerId) => {
+        const router = hub.summaryOf(routerId);
+        return {
+          routerId,
+          ...(router ? { router } : {}),
+          terminators: terminators.routerTerminators(routerId, clock.now()),
+          links: hub.linksIfConnected(routerId) ?? [],
+          edgeSessions: edgeSessions.recordsOf(routerId),
+        };
+      },
+      linksIfConnected: (routerId) => hub.linksIfConnected(routerId),
+      routerIds: () => new Set([...terminators.routerIds(), ...hub.summaries().map((summary) => summary.routerId), ...edgeSessions.records().map((record) => record.routerId)]),
+      terminators: () => terminators.list(clock.now()),
+      terminatorsOf: (serviceId) => terminators.terminatorsOf(serviceId, clock.now()),
+      links: () => hub.links(),
+      edgeSessions: () => edgeSessions.records(),
+    },
+    clock,
+    {
+      requestTimeoutMs: timing.peerRequestTimeoutMs,
+      cacheMs: timing.presenceCacheMs,
+      stateTimeoutMs: timing.presenceStateTimeoutMs,
+      heartbeatMs: timing.presenceHeartbeatMs,
+      silenceMs: timing.presenceSilenceMs,
+      graceMs: timing.terminatorGraceMs,
+      epoch: randomBytes(12).toString('base64url'),
+    },
+    deps.logger,
+  );
   const clusterPresence: ClusterRouterPresence = presence;
+  clusterPresence.setListener({ routerEvent: (event) => hub.remoteEvent(event), edgeSessionsChanged: () => edgeSessions.remoteChanged() });
+  const presenceTimer = setInterval(() => clusterPresence.tick(), timing.presencePushIntervalMs);
+  presenceTimer.unref();
   circuits = new CircuitService({
     controllerId: deps.self.id,
     store,
     access,
     presence: {
-      terminators: async () => mergeTerminators(await clusterPresence.list(), store),
-      linkReports: () => clusterPresence.linkReports(),
-      connectedRouters: async () => new Set((await clusterPresence.connected()).keys()),
+      terminatorsOf: async (serviceId) => mergeServiceTerminators(await clusterPresence.terminatorsOf(serviceId), serviceId, store),
+      linkGraph: () => clusterPresence.linkGraph(),
     },
     signing: deps.signing,
     clock,
@@ -257,11 +305,16 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     controlAddresses: () => members.map((member) => member.address),
     accept: (socket) => hub.accept(socket),
     handlesPeerRequest: isRouterPeerRequest,
-    async handlePeerRequest(body) {
+    async handlePeerRequest(body, from) {
+      if (body.type === 'routers.delta') {
+        clusterPresence.receiveDelta(from, body);
+        return { ok: true };
+      }
+      if (body.type === 'routers.state') return clusterPresence.state();
+      // Version 1, for members that speak only it.
       if (body.type === 'routers.connected') return { routers: hub.summaries(), terminators: terminators.list(clock.now()), links: hub.links(), edgeSessions: edgeSessions.records() };
-      presence!.invalidate();
-      hub.remoteEvent(body.event);
-      edgeSessions.remoteChanged();
+      // Its routers reach this controller's with the next ask (its answer is held as its mirror).
+      clusterPresence.legacyChanged(from);
       return { ok: true };
     },
     setSessionDialer: (dialer) => circuits!.setSessionDialer(dialer),
@@ -270,6 +323,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       sessionIdOf = idOf;
     },
     close: () => {
+      clearInterval(presenceTimer);
       clearInterval(heldSessionTimer);
       edgeSessions.close();
       liveCircuits.close();

@@ -75,6 +75,8 @@ export interface RouterHubDeps {
   readonly otherRouters: () => Promise<readonly RouterInfo[]>;
   /** Tells the other controllers; must not throw. */
   readonly announce: (event: RouterEvent) => void;
+  /** A router reported its links (latencies too, not only a new set): the cluster's link graph follows. */
+  readonly linksReported?: (routerId: string) => void;
   readonly metrics: RouterMetricsSink;
   /** A circuit report from a router (`router.circuit`: created, deleted, failed), checked. */
   readonly circuitReport: (routerId: string, report: CircuitReport) => void;
@@ -169,21 +171,35 @@ export class RouterHub implements RouterChannelOwner {
     return [...this.linkReports.values()].filter((report) => this.connected.has(report.routerId));
   }
 
+  /** A router's last links while it is connected here ([] before its first report), else undefined. */
+  linksIfConnected(routerId: string): RouterLinkReport['links'] | undefined {
+    if (!this.connected.has(routerId)) return undefined;
+    return this.linkReports.get(routerId)?.links ?? [];
+  }
+
+  /** One router connected here, as the others are told of it; undefined when it is not. */
+  summaryOf(routerId: string): RouterSummary | undefined {
+    const channel = this.connected.get(routerId);
+    return channel ? this.summary(channel) : undefined;
+  }
+
   /** The routers connected here now. */
   summaries(): RouterSummary[] {
-    return [...this.connected.values()].map((channel) => {
-      const hello = channel.hello!;
-      return {
-        routerId: hello.routerId,
-        controllerId: this.deps.controllerId,
-        version: hello.version,
-        hostname: hello.hostname ?? '',
-        supportedProtocols: hello.supportedProtocols ?? {},
-        connectedAt: new Date(channel.connectedAt).toISOString(),
-        name: this.deps.findRouter(hello.routerId)?.name ?? hello.routerId,
-        linkListeners: hello.linkListeners,
-      };
-    });
+    return [...this.connected.values()].map((channel) => this.summary(channel));
+  }
+
+  private summary(channel: RouterChannel): RouterSummary {
+    const hello = channel.hello!;
+    return {
+      routerId: hello.routerId,
+      controllerId: this.deps.controllerId,
+      version: hello.version,
+      hostname: hello.hostname ?? '',
+      supportedProtocols: hello.supportedProtocols ?? {},
+      connectedAt: new Date(channel.connectedAt).toISOString(),
+      name: this.deps.findRouter(hello.routerId)?.name ?? hello.routerId,
+      linkListeners: hello.linkListeners,
+    };
   }
 
   close(): void {
@@ -355,6 +371,7 @@ export class RouterHub implements RouterChannelOwner {
     this.linkReports.set(routerId, { routerId, links });
     const ids = (report: RouterLinkReport | undefined) => (report?.links.map((link) => link.id).sort().join(',') ?? '');
     if (ids(before) !== ids({ routerId, links })) this.deps.announce({ event: 'links', routerId });
+    else this.deps.linksReported?.(routerId);
   }
 
   /** A router row changed: a channel it no longer qualifies for is told why and closed. */

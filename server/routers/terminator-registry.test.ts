@@ -38,3 +38,35 @@ test('a connected router registers terminators; a reconnect starts over; a disco
   assert.equal(registry.drop('r2'), true);
   assert.equal(registry.list(1).length, 0);
 });
+
+test("a service's terminators are read from an index that follows every add, re-address, removal, model check, SDK bind and grace end", () => {
+  const registry = new TerminatorRegistry({ controllerId: 'c1', graceMs: 1000 });
+  const ofService = (serviceId: string, now: number) => registry.terminatorsOf(serviceId, now).map((held) => `${held.routerId}:${held.address}`).sort();
+  const sdk = (id: string, serviceId: string) => ({ ...registry.list(0)[0]!, id, serviceId, binding: 'edge', origin: 'sdk' as const });
+  registry.connected('r1');
+  registry.connected('r2');
+  registry.add('r1', [{ serviceId: 's1', address: 'tcp:a:1' }, { serviceId: 's2', address: 'tcp:a:2' }], 0);
+  registry.add('r2', [{ serviceId: 's1', address: 'tcp:b:1' }], 0);
+  assert.deepEqual(ofService('s1', 0), ['r1:tcp:a:1', 'r2:tcp:b:1']);
+  registry.add('r1', [{ serviceId: 's1', address: 'tcp:a:9' }], 1);
+  assert.deepEqual(ofService('s1', 1), ['r1:tcp:a:9', 'r2:tcp:b:1'], 'a re-addressed terminator replaces the old in the index');
+  registry.remove('r2', ['s1']);
+  assert.deepEqual(ofService('s1', 1), ['r1:tcp:a:9']);
+  assert.deepEqual(registry.retain('r1', new Map([['s1', 'tcp:a:9']])), ['s2']);
+  assert.deepEqual(ofService('s2', 1), [], 'what the model no longer grants leaves the index');
+  assert.equal(registry.addSdk('r2', sdk('sdk-1', 's3')), true);
+  assert.equal(registry.terminatorsOf('s3', 1).length, 1);
+  registry.removeSdk('r2', ['sdk-1']);
+  assert.deepEqual(registry.terminatorsOf('s3', 1), []);
+  registry.disconnected('r1', 10);
+  assert.deepEqual(ofService('s1', 1009), ['r1:tcp:a:9'], 'listed through the grace');
+  assert.deepEqual(ofService('s1', 1010), [], 'not after it');
+  assert.deepEqual(registry.routerTerminators('r1', 1010), [], 'and the router is forgotten');
+  registry.connected('r2');
+  registry.add('r2', [{ serviceId: 's1', address: 'tcp:b:1' }], 2000);
+  registry.connected('r2');
+  assert.deepEqual(ofService('s1', 2000), [], 'a new channel starts the index over for that router');
+  registry.add('r2', [{ serviceId: 's1', address: 'tcp:b:1' }], 2000);
+  registry.drop('r2');
+  assert.deepEqual(ofService('s1', 2000), []);
+});

@@ -7,10 +7,10 @@
 // stale rows behind whenever the controller that saw the router go away died before proposing their removal.
 // Kept here, a terminator lives exactly as long as the channel (plus a short grace, so a router that reconnects at
 // once does not blink out of the list) and dies with its controller, whose routers then reconnect elsewhere and
-// register again. The other controllers learn them by asking this one (the `routers.connected` peer answer carries
-// them, cached for a second; a change is announced so their caches are dropped: cluster-router-presence.ts): the API
-// list asks, no hot path writes anything. Ids are derived from router and service, so a router that moves to another
-// controller keeps its terminators' ids.
+// register again. The other controllers keep a replica of them, pushed as each router's changes (presence-protocol.ts,
+// cluster-router-presence.ts). Ids are derived from router and service, so a router that moves to another controller
+// keeps its terminators' ids. They are indexed by service as well, so that a circuit reads its service's terminators
+// and a registration costs its own terminators, never a pass over all of them.
 import { createHash } from 'node:crypto';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 
@@ -35,12 +35,61 @@ export function terminatorId(routerId: string, serviceId: string): string {
 
 export class TerminatorRegistry {
   private readonly routers = new Map<string, RouterEntry>();
+  /** serviceId → terminatorId → terminator, over every router here (in its grace period too). */
+  private readonly byService = new Map<string, Map<string, TerminatorRecord>>();
 
   constructor(private readonly options: TerminatorRegistryOptions) {}
 
   /** A router was welcomed: it will register its terminators anew, so what an earlier channel registered goes. */
   connected(routerId: string): void {
+    this.forget(routerId);
     this.routers.set(routerId, { terminators: new Map(), sdk: new Map(), goneAt: undefined });
+  }
+
+  /** The terminators of one service listed now (any order): what a circuit reads. */
+  terminatorsOf(serviceId: string, now: number): TerminatorRecord[] {
+    const result: TerminatorRecord[] = [];
+    for (const terminator of this.byService.get(serviceId)?.values() ?? []) if (this.listed(terminator.routerId, now)) result.push(terminator);
+    return result;
+  }
+
+  /** One router's terminators listed now (tunnel and SDK); forgets the router once its grace is over. */
+  routerTerminators(routerId: string, now: number): TerminatorRecord[] {
+    const entry = this.routers.get(routerId);
+    if (!entry) return [];
+    if (!this.listed(routerId, now)) {
+      this.forget(routerId);
+      return [];
+    }
+    return [...entry.terminators.values(), ...entry.sdk.values()];
+  }
+
+  private listed(routerId: string, now: number): boolean {
+    const goneAt = this.routers.get(routerId)?.goneAt;
+    return goneAt === undefined || now - goneAt < this.options.graceMs;
+  }
+
+  private index(terminator: TerminatorRecord): void {
+    let held = this.byService.get(terminator.serviceId);
+    if (!held) this.byService.set(terminator.serviceId, (held = new Map()));
+    held.set(terminator.id, terminator);
+  }
+
+  private unindex(terminator: TerminatorRecord): void {
+    const held = this.byService.get(terminator.serviceId);
+    if (held?.get(terminator.id) !== terminator) return;
+    held.delete(terminator.id);
+    if (held.size === 0) this.byService.delete(terminator.serviceId);
+  }
+
+  /** Takes a router and its terminators out, index included. */
+  private forget(routerId: string): RouterEntry | undefined {
+    const entry = this.routers.get(routerId);
+    if (!entry) return undefined;
+    for (const terminator of entry.terminators.values()) this.unindex(terminator);
+    for (const terminator of entry.sdk.values()) this.unindex(terminator);
+    this.routers.delete(routerId);
+    return entry;
   }
 
   /** Its channel closed: its terminators stay listed for the grace period. */
@@ -51,8 +100,7 @@ export class TerminatorRegistry {
 
   /** The router is gone for good (deleted, disabled): its terminators go now. */
   drop(routerId: string): boolean {
-    const entry = this.routers.get(routerId);
-    this.routers.delete(routerId);
+    const entry = this.forget(routerId);
     return (entry?.terminators.size ?? 0) + (entry?.sdk.size ?? 0) > 0;
   }
 
@@ -61,7 +109,10 @@ export class TerminatorRegistry {
     const entry = this.routers.get(routerId);
     if (!entry || entry.goneAt !== undefined) return false;
     const current = entry.sdk.get(terminator.id);
-    entry.sdk.set(terminator.id, current ? { ...terminator, createdAt: current.createdAt } : terminator);
+    const record = current ? { ...terminator, createdAt: current.createdAt } : terminator;
+    if (current) this.unindex(current);
+    entry.sdk.set(terminator.id, record);
+    this.index(record);
     return true;
   }
 
@@ -75,7 +126,13 @@ export class TerminatorRegistry {
     const entry = this.routers.get(routerId);
     if (!entry) return false;
     let changed = false;
-    for (const id of terminatorIds) changed = entry.sdk.delete(id) || changed;
+    for (const id of terminatorIds) {
+      const current = entry.sdk.get(id);
+      if (!current) continue;
+      entry.sdk.delete(id);
+      this.unindex(current);
+      changed = true;
+    }
     return changed;
   }
 
@@ -87,6 +144,7 @@ export class TerminatorRegistry {
     for (const [id, terminator] of entry.sdk) {
       if (keep(terminator)) continue;
       entry.sdk.delete(id);
+      this.unindex(terminator);
       removed.push(id);
     }
     return removed;
@@ -101,7 +159,8 @@ export class TerminatorRegistry {
     for (const { serviceId, address } of terminators) {
       const current = entry.terminators.get(serviceId);
       if (current && current.address === address) continue;
-      entry.terminators.set(serviceId, {
+      if (current) this.unindex(current);
+      const record: TerminatorRecord = {
         id: terminatorId(routerId, serviceId),
         serviceId,
         routerId,
@@ -113,7 +172,9 @@ export class TerminatorRegistry {
         createdAt: current?.createdAt ?? at,
         updatedAt: at,
         controllerId: this.options.controllerId,
-      });
+      };
+      entry.terminators.set(serviceId, record);
+      this.index(record);
       changed = true;
     }
     return changed;
@@ -123,7 +184,13 @@ export class TerminatorRegistry {
     const entry = this.routers.get(routerId);
     if (!entry) return false;
     let changed = false;
-    for (const id of serviceIds) changed = entry.terminators.delete(id) || changed;
+    for (const id of serviceIds) {
+      const current = entry.terminators.get(id);
+      if (!current) continue;
+      entry.terminators.delete(id);
+      this.unindex(current);
+      changed = true;
+    }
     return changed;
   }
 
@@ -135,6 +202,7 @@ export class TerminatorRegistry {
     for (const [serviceId, terminator] of entry.terminators) {
       if (allowed.get(serviceId) === terminator.address) continue;
       entry.terminators.delete(serviceId);
+      this.unindex(terminator);
       removed.push(serviceId);
     }
     return removed;
@@ -149,7 +217,7 @@ export class TerminatorRegistry {
     const all: TerminatorRecord[] = [];
     for (const [routerId, entry] of this.routers) {
       if (entry.goneAt !== undefined && now - entry.goneAt >= this.options.graceMs) {
-        this.routers.delete(routerId);
+        this.forget(routerId);
         continue;
       }
       all.push(...entry.terminators.values(), ...entry.sdk.values());
