@@ -110,9 +110,10 @@ export class ControllerFixture {
     return { file: process.execPath, args: ['--import', tsxLoader, ...nodeArgs, ...controllerNodeFlags(), cliEntry, 'controller', 'run', this.configFile], env: this.env };
   }
 
-  /** Starts (or restarts) the controller process and waits until it is healthy; `env` is added to its environment
-   * for this start only (EDGEWARD_VERSION, to restart it as another version). */
-  async start(env: NodeJS.ProcessEnv = {}): Promise<void> {
+  /** Starts (or restarts) the controller process and waits until it is healthy (up to `healthyWithinMs`: a controller
+   * restored from a large model reads every row first); `env` is added to its environment for this start only
+   * (EDGEWARD_VERSION, to restart it as another version). */
+  async start(env: NodeJS.ProcessEnv = {}, healthyWithinMs = 60_000): Promise<void> {
     this.output = '';
     const command = this.command(this.nodeArgs);
     const child = spawn(command.file, command.args, { env: { ...command.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -120,7 +121,7 @@ export class ControllerFixture {
     child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     this.child = child;
     try {
-      await waitForHealthy(`${this.origin}/health-checks`, this.caPem, 60_000, () => child.exitCode === null && child.signalCode === null);
+      await waitForHealthy(`${this.origin}/health-checks`, this.caPem, healthyWithinMs, () => child.exitCode === null && child.signalCode === null);
     } catch (error) {
       throw new Error(`${(error as Error).message}\n--- controller output ---\n${this.output}`);
     }
