@@ -3,10 +3,9 @@
 // `ctrls`, and signed with the controller's identity key as enrollment JWTs are (enrollment-jwt.ts). Its claims are
 // static (no expiry, no issue time): it only tells an enroller where the network is and which CA it is for; an
 // identity enrolls by presenting a certificate that CA signed.
-import { createPrivateKey } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { CaService } from './ca-service.ts';
-import { jwtAlgorithm } from './enrollment-jwt.ts';
+import { jwtAlgorithm, privateKeyOf } from './enrollment-jwt.ts';
 
 export interface CaJwtOptions {
   readonly keyPem: string;
@@ -32,6 +31,6 @@ export class CaJwtIssuer {
       .setSubject(ca.id)
       .setAudience('')
       .setJti(ca.id)
-      .sign(createPrivateKey(keyPem));
+      .sign(privateKeyOf(keyPem));
   }
 }

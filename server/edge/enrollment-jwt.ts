@@ -1,6 +1,6 @@
 // The enrollment JWT an admin hands to whoever enrolls (an identity or a router): signed with the controller's own
 // identity key, whose certificate the enrolling side sees over TLS; `jti` is the one-time token, `em` the method.
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
 
 export interface EnrollmentJwtClaims {
@@ -28,12 +28,27 @@ export async function signEnrollmentJwt(keyPem: string, claims: EnrollmentJwtCla
     .setJti(claims.token)
     .setIssuedAt(Math.floor(claims.issuedAtMs / 1000))
     .setExpirationTime(Math.floor(claims.expiresAtMs / 1000))
-    .sign(createPrivateKey(keyPem));
+    .sign(privateKeyOf(keyPem));
+}
+
+/** Parsed signing keys by PEM: parsing one took a tenth of a controller's time creating edge routers, twice per JWT.
+ * A controller signs with one or two keys; the bound only keeps a caller with many from growing it. */
+const parsedKeys = new Map<string, KeyObject>();
+const maxParsedKeys = 8;
+
+export function privateKeyOf(keyPem: string): KeyObject {
+  let key = parsedKeys.get(keyPem);
+  if (key === undefined) {
+    key = createPrivateKey(keyPem);
+    if (parsedKeys.size >= maxParsedKeys) parsedKeys.delete(parsedKeys.keys().next().value!);
+    parsedKeys.set(keyPem, key);
+  }
+  return key;
 }
 
 /** ES256/384/512 for EC keys by curve, RS256 for RSA, EdDSA for Ed25519. */
 export function jwtAlgorithm(keyPem: string): string {
-  const key = createPrivateKey(keyPem);
+  const key = privateKeyOf(keyPem);
   if (key.asymmetricKeyType === 'rsa') return 'RS256';
   if (key.asymmetricKeyType === 'ed25519') return 'EdDSA';
   const curve = key.asymmetricKeyDetails?.namedCurve;

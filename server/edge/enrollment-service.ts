@@ -2,8 +2,8 @@
 // controller's enrollment CA; `updb`: the client chooses its password); the identity's detail carries a JWT with
 // the token; the client redeems it once before it expires. The redeeming command re-checks the token in log
 // order, so a token cannot be used twice even through two controllers at once.
-import { randomBytes, createPrivateKey } from 'node:crypto';
-import { jwtAlgorithm } from './enrollment-jwt.ts';
+import { randomBytes } from 'node:crypto';
+import { jwtAlgorithm, privateKeyOf } from './enrollment-jwt.ts';
 import { SignJWT } from 'jose';
 import type { Clock } from '../../common/time/clock.ts';
 import { hashPassword } from '../auth/password-hasher.ts';
@@ -86,7 +86,7 @@ export class EnrollmentService {
       .setJti(token)
       .setIssuedAt(Math.floor(now / 1000))
       .setExpirationTime(Math.floor(expiresAtMs / 1000))
-      .sign(createPrivateKey(this.settings.jwtKey.keyPem));
+      .sign(privateKeyOf(this.settings.jwtKey.keyPem));
     return {
       id: newEntityId(),
       createdAt: at,

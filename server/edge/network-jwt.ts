@@ -3,10 +3,10 @@
 // of the certificate it serves over TLS, as enrollment JWTs are: enrollment-jwt.ts), issued by the client API's
 // address, naming every client API origin in `ctrls`, method `network`. It carries no secret and grants nothing,
 // so it has no expiry and no one-time token.
-import { createPrivateKey, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Clock } from '../../common/time/clock.ts';
-import { jwtAlgorithm } from './enrollment-jwt.ts';
+import { jwtAlgorithm, privateKeyOf } from './enrollment-jwt.ts';
 
 export interface NetworkJwtOptions {
   readonly keyPem: string;
@@ -34,7 +34,7 @@ export class NetworkJwtIssuer {
       .setAudience('')
       .setJti(randomUUID())
       .setIssuedAt(Math.floor(this.clock.now() / 1000))
-      .sign(createPrivateKey(keyPem));
+      .sign(privateKeyOf(keyPem));
     return [{ name: 'default', token }];
   }
 }
