@@ -92,19 +92,30 @@ export function cheapestPath(graph: ReadonlyMap<string, readonly Edge[]>, from: 
  * the planner's whole cost. Each router's path is the one `cheapestPath` picked: the ties go the same way (the
  * lower router id settles first; between equal routes into a router, the lower link id), and once a router settles
  * its cost and route no longer change, so searching on past a target changes nothing about it. */
-export function cheapestPaths(graph: ReadonlyMap<string, readonly Edge[]>, from: string): { to(router: string): CircuitPath | undefined } {
+export interface PathSearchLimits {
+  /** Routers no path may pass through or end at (the start is never skipped): as if they were not in the graph. */
+  readonly skip?: (router: string) => boolean;
+  /** The search stops once every one of these has its final path (a router's path is final once it is taken from the
+   * queue), instead of reaching every router of the network. */
+  readonly targets?: ReadonlySet<string>;
+}
+
+export function cheapestPaths(graph: ReadonlyMap<string, readonly Edge[]>, from: string, limits: PathSearchLimits = {}): { to(router: string): CircuitPath | undefined } {
   const cost = new Map<string, number>([[from, 0]]);
   const previous = new Map<string, { router: string; linkId: string }>();
   const done = new Set<string>();
   const queue = new RouterQueue();
+  const { skip, targets } = limits;
+  let targetsLeft = targets === undefined ? -1 : targets.size;
   queue.push(0, from);
   for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
     const current = next.router;
     // A router pushed again at a lower cost leaves its older entries behind: skip them.
     if (done.has(current) || next.cost !== cost.get(current)) continue;
     done.add(current);
+    if (targets?.has(current) && --targetsLeft === 0) break;
     for (const edge of graph.get(current) ?? []) {
-      if (done.has(edge.to)) continue;
+      if (done.has(edge.to) || (skip !== undefined && edge.to !== from && skip(edge.to))) continue;
       const through = next.cost + edge.cost;
       const held = cost.get(edge.to);
       if (held === undefined || through < held || (through === held && edge.linkId < previous.get(edge.to)!.linkId)) {

@@ -64,12 +64,13 @@ export function planCircuit(input: PlanInput): CircuitPlan {
   if (candidates.length === 0) {
     return refuse('NO_SERVICE_EDGE_ROUTER_POLICY', `no service edge router policy lets ${service.name} use a router hosting it (${[...new Set(hosted.map((t) => t.routerId))].join(', ')})`);
   }
-  // Routers the service may not use are avoided like routers a failed setup could not get through.
-  const excluded = new Set(input.avoidRouters);
-  for (const routerId of input.graph.keys()) if (!input.serviceRouters.has(routerId)) excluded.add(routerId);
+  // Routers the service may not use are avoided like routers a failed setup could not get through. One search from
+  // the ingress, skipping them and ending once every candidate's router has its path, serves every candidate: no copy
+  // of the graph and no walk of the whole network per circuit.
+  const skip = (routerId: string) => input.avoidRouters.has(routerId) || !input.serviceRouters.has(routerId);
+  const targets = new Set(candidates.map((terminator) => terminator.routerId).filter((routerId) => routerId === input.routerId || !skip(routerId)));
   const reachable: Array<{ id: string; precedence: TerminatorRecord['precedence']; cost: number; pathCost: number; terminator: TerminatorRecord; path: CircuitPath }> = [];
-  // One graph without them and one search from the ingress serve every candidate (each is on a router not excluded).
-  const paths = cheapestPaths(excluded.size === 0 ? input.graph : withoutRouters(input.graph, excluded, input.routerId), input.routerId);
+  const paths = cheapestPaths(input.graph, input.routerId, { skip, targets });
   for (const terminator of candidates) {
     if (input.avoidRouters.has(terminator.routerId) && terminator.routerId !== input.routerId) continue;
     const path = paths.to(terminator.routerId);
@@ -79,15 +80,6 @@ export function planCircuit(input: PlanInput): CircuitPlan {
   const best = chooseTerminator(reachable, service.terminatorStrategy ?? 'smartrouting', input.random);
   if (!best) return refuse('NO_PATH', `no path of links from router ${input.routerId} reaches a router hosting ${service.name} (${[...new Set(candidates.map((t) => t.routerId))].join(', ')})`);
   return { ok: true, terminator: best.terminator, path: best.path };
-}
-
-function withoutRouters(graph: ReturnType<typeof linkGraph>, avoid: ReadonlySet<string>, keep: string): ReturnType<typeof linkGraph> {
-  const trimmed: ReturnType<typeof linkGraph> = new Map();
-  for (const [from, edges] of graph) {
-    if (avoid.has(from) && from !== keep) continue;
-    trimmed.set(from, edges.filter((edge) => !avoid.has(edge.to) || edge.to === keep));
-  }
-  return trimmed;
 }
 
 function who(input: PlanInput): string {
