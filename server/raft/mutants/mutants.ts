@@ -74,8 +74,8 @@ export const mutants: readonly Mutant[] = [
     name: 'heartbeat-commit-past-match',
     breaks: 'a follower is told to commit only what it is known to hold (§5.3: commitIndex = min(leaderCommit, index of last new entry))',
     file: 'core/raft-core.ts',
-    find: 'commit: Math.min(pr.match, this.log.committed) });',
-    replace: 'commit: this.log.committed });',
+    find: 'commit: Math.min(pr.match, this.log.committed),',
+    replace: 'commit: this.log.committed,',
   },
   {
     name: 'quorum-one-short',
