@@ -34,6 +34,8 @@ export interface SubstringSearchOptions<T> {
   readonly isCurrent: (row: T) => boolean;
   /** Visits every current row (to build from). */
   readonly eachRow: (visit: (row: T) => void) => void;
+  /** Texts per sealed segment (default 4096). */
+  readonly segmentEntries?: number;
 }
 
 export class SubstringSearch<T extends Row> implements TableObserver<T> {
@@ -44,7 +46,11 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
   private entries = 0;
   private garbage = 0;
 
-  constructor(private readonly options: SubstringSearchOptions<T>) {}
+  private readonly segmentEntries: number;
+
+  constructor(private readonly options: SubstringSearchOptions<T>) {
+    this.segmentEntries = options.segmentEntries ?? SEGMENT_ENTRIES;
+  }
 
   /** Entries held, live and garbage (0 until the first search). */
   get held(): number {
@@ -115,6 +121,8 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
     if (this.built) return;
     this.built = true;
     this.options.eachRow((row) => this.append(row));
+    // What is built is searched with indexOf too; only texts put after the build wait in the tail.
+    if (this.tail.length > 0) this.seal();
   }
 
   private append(row: T): void {
@@ -123,7 +131,7 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
     this.tail.push(row);
     this.tailKeys.push(key);
     this.entries++;
-    if (this.tail.length >= SEGMENT_ENTRIES) this.seal();
+    if (this.tail.length >= this.segmentEntries) this.seal();
   }
 
   private seal(): void {
