@@ -8,8 +8,8 @@
 //
 // Layout: each sealed segment is SEPARATOR + text0 + SEPARATOR + text1 + ... + SEPARATOR, with the start of each
 // text in an Int32Array and its row beside it; a hit is mapped to its entry by binary search over the starts. A
-// search string holding the separator is not answered (the caller scans). Exact: every current row whose text holds
-// the string is given, and only rows (possibly stale or repeated ones are dropped here) whose current text holds it.
+// search string holding the separator is not answered (the caller scans). Exact: every current row whose text matches
+// is given, and no other (a row put again unchanged may be given twice).
 import type { Row, TableObserver } from './entity-table.ts';
 
 export type TextMatch = 'contains' | 'startswith' | 'endswith';
@@ -97,7 +97,8 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
         // A startswith pattern begins at the separator before its entry.
         const entry = entryAt(starts, match === 'startswith' ? at + 1 : at);
         const row = rows[entry]!;
-        if (isCurrent(row)) {
+        // A text holding the separator can make a startswith or endswith pattern match inside it: confirm on the text.
+        if (isCurrent(row) && (match === 'contains' || matches(match, this.options.key(row)!, text))) {
           hits.push(row);
           if (hits.length > maxHits) return undefined;
         }
@@ -108,8 +109,7 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
     const { tail, tailKeys } = this;
     for (let i = 0; i < tail.length; i++) {
       const key = tailKeys[i]!;
-      const found = match === 'startswith' ? key.startsWith(text) : match === 'endswith' ? key.endsWith(text) : key.includes(text);
-      if (found && isCurrent(tail[i]!)) {
+      if (matches(match, key, text) && isCurrent(tail[i]!)) {
         hits.push(tail[i]!);
         if (hits.length > maxHits) return undefined;
       }
@@ -156,6 +156,10 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
     this.entries = 0;
     this.garbage = 0;
   }
+}
+
+function matches(match: TextMatch, key: string, text: string): boolean {
+  return match === 'startswith' ? key.startsWith(text) : match === 'endswith' ? key.endsWith(text) : key.includes(text);
 }
 
 /** The entry whose text (or its separator after it) holds position `at`: the last start at or before it. */
