@@ -4,6 +4,8 @@
 // Built from the rows the first time it is read. Changes wait, one per id (the row it held when last placed, and the
 // row it holds now), and are placed at the next read: each removal and insertion found by binary search, then one
 // pass copying the array. When more changes wait than an eighth of the rows, the next read sorts afresh instead.
+// Each row's key is kept beside it (8 bytes a row), so searches and the descending walk compare strings without
+// reading rows.
 import type { Row, TableObserver } from './entity-table.ts';
 
 export interface SortedRowsOptions<T> {
@@ -22,6 +24,8 @@ interface Waiting<T> {
 
 export class SortedRows<T extends Row> implements TableObserver<T> {
   private sorted: T[] | undefined;
+  /** keys[i] is the key of sorted[i]. */
+  private keys: (string | undefined)[] = [];
   /** How many leading rows of `sorted` have a key: the rest are missing it. */
   private keyed = 0;
   private readonly waiting = new Map<string, Waiting<T>>();
@@ -45,18 +49,17 @@ export class SortedRows<T extends Row> implements TableObserver<T> {
    * order. `visit` returns false to stop. The rows must not change during the visit. */
   each(descending: boolean, visit: (row: T) => boolean | void): void {
     const rows = this.current();
-    const keyed = this.keyed;
+    const { keys, keyed } = this;
     if (!descending) {
       for (let i = 0; i < rows.length; i++) if (visit(rows[i]!) === false) return;
       return;
     }
-    const { key } = this.options;
     let end = keyed;
     while (end > 0) {
       // The run of rows sharing the key that ends at `end`, visited in id order.
-      const value = key(rows[end - 1]!);
+      const value = keys[end - 1];
       let start = end - 1;
-      while (start > 0 && key(rows[start - 1]!) === value) start--;
+      while (start > 0 && keys[start - 1] === value) start--;
       for (let i = start; i < end; i++) if (visit(rows[i]!) === false) return;
       end = start;
     }
@@ -70,64 +73,74 @@ export class SortedRows<T extends Row> implements TableObserver<T> {
   }
 
   private build(): void {
-    const rows: T[] = [];
-    this.options.eachRow((row) => rows.push(row));
-    // eachRow gives id order and sort() is stable: equal keys stay in id order.
     const { key } = this.options;
-    rows.sort((a, b) => compareKeys(key(a), key(b)));
-    this.sorted = rows;
-    this.keyed = countKeyed(rows, this.options.key);
+    const entries: { readonly key: string | undefined; readonly row: T }[] = [];
+    this.options.eachRow((row) => entries.push({ key: key(row), row }));
+    // eachRow gives id order and sort() is stable: equal keys stay in id order.
+    entries.sort((a, b) => compareKeys(a.key, b.key));
+    this.set(
+      entries.map((entry) => entry.row),
+      entries.map((entry) => entry.key),
+    );
   }
 
   /** Places the waiting changes: removes each placed version, inserts each current one, in one copy. Each is found
    * by binary search, so the copy is the only pass over every row. */
   private place(): void {
     const sorted = this.sorted!;
-    const removed = new Set<number>();
-    const inserted: T[] = [];
+    const keys = this.keys;
+    const { key } = this.options;
+    const gaps: number[] = [];
+    const inserted: { readonly key: string | undefined; readonly row: T }[] = [];
     for (const waiting of this.waiting.values()) {
       if (waiting.placed) {
-        const at = this.lowerBound(sorted, waiting.placed);
+        const at = lowerBound(sorted, keys, key(waiting.placed), waiting.placed.id);
         // Never expected (every change since the build waited here): sort afresh rather than serve a wrong order.
         if (sorted[at] !== waiting.placed) return this.rebuild();
-        removed.add(at);
+        gaps.push(at);
       }
-      if (waiting.now) inserted.push(waiting.now);
+      if (waiting.now) inserted.push({ key: key(waiting.now), row: waiting.now });
     }
     this.waiting.clear();
-    inserted.sort((a, b) => this.compare(a, b));
-    const gaps = [...removed].sort((a, b) => a - b);
-    let gap = 0;
-    const next: T[] = new Array(sorted.length - removed.size + inserted.length);
+    gaps.sort((a, b) => a - b);
+    inserted.sort((a, b) => compareKeys(a.key, b.key) || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+    const size = sorted.length - gaps.length + inserted.length;
+    const nextRows: T[] = new Array(size);
+    const nextKeys: (string | undefined)[] = new Array(size);
     let k = 0;
     let from = 0;
-    for (const row of inserted) {
-      // Before the first placed row that does not sort before it (a former version of the row itself is removed).
-      const at = this.lowerBound(sorted, row);
-      for (; from < at; from++) {
+    let gap = 0;
+    const copyTo = (end: number) => {
+      for (; from < end; from++) {
         if (gaps[gap] === from) gap++;
-        else next[k++] = sorted[from]!;
+        else {
+          nextRows[k] = sorted[from]!;
+          nextKeys[k++] = keys[from];
+        }
       }
-      next[k++] = row;
+    };
+    for (const entry of inserted) {
+      // Before the first placed row that does not sort before it (a former version of the row itself is a gap).
+      copyTo(lowerBound(sorted, keys, entry.key, entry.row.id));
+      nextRows[k] = entry.row;
+      nextKeys[k++] = entry.key;
     }
-    for (; from < sorted.length; from++) {
-      if (gaps[gap] === from) gap++;
-      else next[k++] = sorted[from]!;
-    }
-    this.sorted = next;
-    this.keyed = countKeyed(next, this.options.key);
+    copyTo(sorted.length);
+    this.set(nextRows, nextKeys);
   }
 
-  /** The first position whose row does not sort before `row`. */
-  private lowerBound(sorted: readonly T[], row: T): number {
+  private set(rows: T[], keys: (string | undefined)[]): void {
+    this.sorted = rows;
+    this.keys = keys;
+    // Missing keys sort last: the keyed rows are the ones before the first missing key.
     let low = 0;
-    let high = sorted.length;
+    let high = keys.length;
     while (low < high) {
       const mid = (low + high) >> 1;
-      if (this.compare(sorted[mid]!, row) < 0) low = mid + 1;
-      else high = mid;
+      if (keys[mid] === undefined) high = mid;
+      else low = mid + 1;
     }
-    return low;
+    this.keyed = low;
   }
 
   private rebuild(): void {
@@ -135,17 +148,26 @@ export class SortedRows<T extends Row> implements TableObserver<T> {
     this.build();
   }
 
-  private compare(a: T, b: T): number {
-    const order = compareKeys(this.options.key(a), this.options.key(b));
-    if (order !== 0) return order;
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  }
-
   private drop(): void {
     this.sorted = undefined;
+    this.keys = [];
     this.keyed = 0;
     this.waiting.clear();
   }
+}
+
+/** The first position whose row does not sort before (key, id). */
+function lowerBound<T extends Row>(sorted: readonly T[], keys: readonly (string | undefined)[], key: string | undefined, id: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    const order = compareKeys(keys[mid], key);
+    const before = order < 0 || (order === 0 && sorted[mid]!.id < id);
+    if (before) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 // Missing keys after present ones; strings by UTF-16 code units, as `<` compares them.
@@ -154,15 +176,4 @@ function compareKeys(a: string | undefined, b: string | undefined): number {
   if (a === undefined) return 1;
   if (b === undefined) return -1;
   return a < b ? -1 : 1;
-}
-
-function countKeyed<T>(rows: readonly T[], key: (row: T) => string | undefined): number {
-  let low = 0;
-  let high = rows.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (key(rows[mid]!) === undefined) high = mid;
-    else low = mid + 1;
-  }
-  return low;
 }

@@ -29,6 +29,8 @@ export interface ListSource<T> {
   /** Every row in the list's default order; `visit` returns false to stop. The rows do not change during a visit. */
   each(visit: (row: T) => boolean | void): void;
   readonly indexes?: ListIndexes<T>;
+  /** How many rows each() visits, when known without visiting them. */
+  readonly size?: number;
 }
 
 /** A list held in an array (already in its default order), with no indexes: every filter visits every item. */

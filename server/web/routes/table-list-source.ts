@@ -68,5 +68,11 @@ export function tableListSource<T extends Row>(table: EntityTable<T>, fields: Fi
       return sorted ? (visit) => sorted.each(descending, visit) : undefined;
     },
   };
-  return { each: (visit) => table.eachRow(visit), indexes };
+  return {
+    each: (visit) => table.eachRow(visit),
+    indexes,
+    get size() {
+      return table.size;
+    },
+  };
 }
