@@ -378,8 +378,8 @@ if [ "$what" = lists ]; then
     echo "bench: BENCH_LIST_IDENTITIES must be a whole number, BENCH_LIST_ROUNDS from 1 to 9 and BENCH_LIST_REQUESTS from 1 to 999" >&2
     exit 2
   fi
-  # list-bench.ts's own watchdog: 600 s + 3 s per 5,000 identities + rounds x 8 queries x requests x 15 s; this limit
+  # list-bench.ts's own watchdog: 600 s + 3 s per 5,000 identities + rounds x 10 queries x requests x 15 s; this limit
   # leaves it a minute more.
-  run_step "lists (filtered identity lists at 1M identities)" $((600 + list_identities * 3 / 5000 + list_rounds * 8 * list_requests * 15 + 60)) \
+  run_step "lists (filtered identity lists at 1M identities)" $((600 + list_identities * 3 / 5000 + list_rounds * 10 * list_requests * 15 + 60)) \
     "${node_tsx[@]}" bench/list-bench.ts
 fi

@@ -11,6 +11,14 @@ export type IndexKey<T> = (row: T) => string | undefined | null;
 /** The values a row is found by in a multi-value index (its role attributes): each string member, once. */
 export type IndexKeys<T> = (row: T) => readonly unknown[] | undefined | null;
 
+/** An index kept outside the table (server/store/substring-search.ts, sorted-rows.ts), told of every change after
+ * the table's own indexes took it: a put gives the new row and the one it replaced, a delete no row and the removed
+ * one; reset() after rebuildIndexes(). */
+export interface TableObserver<T> {
+  changed(row: T | undefined, previous: T | undefined): void;
+  reset(): void;
+}
+
 export class UniqueIndexViolation extends Error {
   constructor(
     readonly table: string,
@@ -33,6 +41,7 @@ export class EntityTable<T extends Row> {
   private readonly compactor = new RowCompactor();
   /** Rises with every put and delete: what a cache derived from the rows compares (server/edge/cache-keys.ts). */
   private changeCount = 0;
+  private readonly observers: TableObserver<T>[] = [];
 
   constructor(readonly name: string) {}
 
@@ -56,6 +65,10 @@ export class EntityTable<T extends Row> {
   multiValueIndex(index: string, keys: IndexKeys<T>): this {
     this.multiValue.set(index, { keys, map: new Map() });
     return this;
+  }
+
+  observe(observer: TableObserver<T>): void {
+    this.observers.push(observer);
   }
 
   get size(): number {
@@ -132,6 +145,7 @@ export class EntityTable<T extends Row> {
     this.order.put(row);
     this.rows.set(row.id, row);
     this.index(row);
+    for (const observer of this.observers) observer.changed(row, previous);
     return previous;
   }
 
@@ -142,6 +156,7 @@ export class EntityTable<T extends Row> {
     this.unindex(previous);
     this.rows.delete(id);
     this.order.delete(id);
+    for (const observer of this.observers) observer.changed(undefined, previous);
     return previous;
   }
 
@@ -260,6 +275,7 @@ export class EntityTable<T extends Row> {
     for (const row of rows) this.indexMulti(row);
     this.order = new RowOrder<T>();
     for (const row of rows) this.order.put(row);
+    for (const observer of this.observers) observer.reset();
   }
 
   private requireUnique(index: string) {

@@ -4,10 +4,13 @@
 //
 // What narrows: `f = "v"` and `f in [...]` on an indexed field, `anyOf(f)` / `allOf(f)` with `=` or `in` on an indexed
 // list field (allOf holds only for rows that hold the value too), `false`, an `and` (its smallest narrowing
-// operand) and an `or` whose every operand narrows (their union). Everything else (`!=`, `contains`, ranges, `not`,
-// `noneOf`, `count`, `isEmpty`, `null`) leaves the scan.
+// operand), an `or` whose every operand narrows (their union), and `contains` / `icontains` / `startswith` /
+// `endswith` on a field the source can search (ListIndexes.search). Everything else (`!=`, the negated text
+// matches, ranges, `not`, `noneOf`, `count`, `isEmpty`, `null`) leaves the scan.
 import type { FilterExpr, Literal, Operand } from './filter-parser.ts';
-import type { ListIndexes } from './list-source.ts';
+import type { ListIndexes, TextMatchOperator } from './list-source.ts';
+
+const TEXT_MATCHES: ReadonlySet<string> = new Set<TextMatchOperator>(['contains', 'icontains', 'startswith', 'endswith']);
 
 interface Narrowing<T> {
   /** How many rows it gives at most (with repeats across an `or`'s operands). */
@@ -47,8 +50,10 @@ function narrow<T>(expr: FilterExpr, indexes: ListIndexes<T>): Narrowing<T> | un
       return union(parts);
     }
     case 'compare':
-      if (expr.op !== '=' || expr.negated) return undefined;
-      return lookupAll(expr.lhs, [expr.value], indexes);
+      if (expr.negated) return undefined;
+      if (expr.op === '=') return lookupAll(expr.lhs, [expr.value], indexes);
+      if (TEXT_MATCHES.has(expr.op)) return searchText(expr.lhs, expr.op as TextMatchOperator, expr.value, indexes);
+      return undefined;
     case 'in':
       if (expr.negated) return undefined;
       return lookupAll(expr.lhs, expr.values, indexes);
@@ -70,6 +75,14 @@ function lookupAll<T>(lhs: Operand, values: readonly Literal[], indexes: ListInd
     parts.push({ size, rows: () => indexes.lookup(lhs.field, value) ?? [] });
   }
   return union(parts);
+}
+
+/** The rows whose field may match a text operator, when the source can search that field (searched now: its size is
+ * the number of hits). */
+function searchText<T>(lhs: Operand, match: TextMatchOperator, literal: Literal, indexes: ListIndexes<T>): Narrowing<T> | undefined {
+  if (lhs.kind !== 'field' || literal.kind !== 'string' || !indexes.search) return undefined;
+  const rows = indexes.search(lhs.field, match, literal.value);
+  return rows ? { size: rows.length, rows: () => rows } : undefined;
 }
 
 function union<T>(parts: readonly Narrowing<T>[]): Narrowing<T> {

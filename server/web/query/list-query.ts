@@ -19,7 +19,7 @@ import { DEFAULT_LIMIT, normalizeLimit, normalizeOffset, readLimit, readOffset }
 import { firstValue } from './query-values.ts';
 import type { RawQueryValue } from './query-values.ts';
 import { indexedCandidates } from './index-plan.ts';
-import { pageOf } from './list-page.ts';
+import { pageOf, type Page } from './list-page.ts';
 import { arraySource } from './list-source.ts';
 import type { ListSource } from './list-source.ts';
 import { parseSortParam, sortFieldProblem } from './sort.ts';
@@ -103,13 +103,31 @@ export function prepareListQuery<T>(query: ListQueryParams, catalogue: FieldCata
   const runOn = (source: ListSource<T>): ListResult<T> => {
     const candidates = indexedCandidates(parsed.where, source.indexes);
     const each = candidates ? arraySource(candidates).each : (visit: (row: T) => void) => source.each(visit);
-    const page = pageOf(each, { predicate, sort, offset, limit, catalogue });
+    // A sort on one field the source keeps in order, over rows no index narrowed: read them in that order and keep the
+    // page as it passes, instead of ranking every match.
+    const inOrder = !candidates && sort.length === 1 ? source.indexes?.ordered?.(sort[0]!.field, sort[0]!.direction === 'desc') : undefined;
+    const page = inOrder
+      ? !parsed.where && source.size !== undefined
+        ? pageInOrder(inOrder, offset, limit, source.size)
+        : pageOf(inOrder, { predicate, sort: [], offset, limit, catalogue })
+      : pageOf(each, { predicate, sort, offset, limit, catalogue });
     return {
       data: page.data,
       meta: { pagination: { limit, offset, totalCount: page.totalCount }, filterableFields: filterableFields.slice() },
     };
   };
   return { predicate, sort, limit, offset, run: (items) => runOn(arraySource(items)), runOn };
+}
+
+/** With no filter every row matches: the page is read from its position in the order and stops there. */
+function pageInOrder<T>(inOrder: (visit: (row: T) => boolean | void) => void, offset: number, limit: number, size: number): Page<T> {
+  const data: T[] = [];
+  let position = 0;
+  inOrder((row) => {
+    if (position >= offset + limit) return false;
+    if (position++ >= offset) data.push(row);
+  });
+  return { data, totalCount: size };
 }
 
 /**

@@ -12,12 +12,25 @@ export interface ListIndexes<T> {
   count(field: string, value: Scalar): number | undefined;
   /** Puts looked-up rows in the list's default order (what each() visits them in). */
   inListOrder(rows: T[]): T[];
+  /**
+   * The rows whose string `field` may match `text` by `match` (filter-compiler.ts's meaning), in any order; may hold
+   * rows the filter then rejects, never misses one. Undefined when no index answers for the field or text, or when so
+   * many rows match that visiting every row is cheaper.
+   */
+  search?(field: string, match: TextMatchOperator, text: string): readonly T[] | undefined;
+  /** Visits every row in the order a sort by `field` alone gives (sort.ts: the key, then id), or undefined when no
+   * index keeps that order. */
+  ordered?(field: string, descending: boolean): ((visit: (row: T) => boolean | void) => void) | undefined;
 }
+
+export type TextMatchOperator = 'contains' | 'icontains' | 'startswith' | 'endswith';
 
 export interface ListSource<T> {
   /** Every row in the list's default order; `visit` returns false to stop. The rows do not change during a visit. */
   each(visit: (row: T) => boolean | void): void;
   readonly indexes?: ListIndexes<T>;
+  /** How many rows each() visits, when known without visiting them. */
+  readonly size?: number;
 }
 
 /** A list held in an array (already in its default order), with no indexes: every filter visits every item. */

@@ -24,7 +24,7 @@ export const identityCatalogue: FieldCatalogue<Identity> = {
 /** The identity fields the identities table's indexes answer (each index keyed by exactly what the field reads). */
 export const identityIndexes: FieldIndexes = {
   id: { kind: 'id' },
-  name: { kind: 'unique', index: 'name' },
+  name: { kind: 'unique', index: 'name', text: true },
   externalId: { kind: 'unique', index: 'externalId' },
   authPolicyId: { kind: 'multi', index: 'authPolicyId' },
   roleAttributes: { kind: 'multiValue', index: 'roleAttributes' },

@@ -65,7 +65,7 @@ export function sendList<T extends { id: string }>(ctx: ApiContext, items: reado
 /** A list of a whole model table: filters its indexes answer read only the rows they name (table-list-source.ts),
  * and only the page is turned into its API representation. */
 export function sendTableList<T extends { id: string }>(ctx: ApiContext, table: EntityTable<T>, fields: FieldIndexes, catalogue: FieldCatalogue<T>, view: (item: T) => unknown) {
-  const result = runListQuery(tableListSource(table, fields), ctx.query as Record<string, string | string[] | undefined>, catalogue);
+  const result = runListQuery(tableListSource(table, fields, catalogue), ctx.query as Record<string, string | string[] | undefined>, catalogue);
   sendJson(ctx, 200, listEnvelope(result.data.map(view), result.meta));
 }
 

@@ -27,6 +27,8 @@ function random(seed: number): () => number {
 
 const attributes = ['red', 'green', 'blue', 'amber', 'grey', 'x y'];
 const policies = ['default', 'strict', 'open'];
+const NAME_PARTS = ['ab', 'ba', 'abc', 'c', 'AB', 'x\u0000y', 'İb', 'ß', 'é-1', '😀'];
+const NEEDLES = ['ab', 'b-', '-1', 'c', 'AB', 'Ab', '\u0000', 'x\u0000y', 'i̇b', 'İ', 'ß', '😀', 'é', '1', '-', ''];
 
 function identityTable(): EntityTable<Identity> {
   return createModelTables().find((table) => table.name === tables.identities) as unknown as EntityTable<Identity>;
@@ -41,8 +43,9 @@ function generator(seed: number) {
     const at = new Date(Date.UTC(2026, 0, 1) + int(50) * 86_400_000).toISOString();
     return {
       id,
-      // Short names from few letters, so contains and shared prefixes match often; a serial keeps names unique.
-      name: `${pick(['ab', 'ba', 'abc', 'c'])}-${serial++}`,
+      // Short names from few letters, so contains and shared prefixes match often; a serial keeps names unique. Some
+      // hold what the text index joins names with (\u0000), upper case and letters whose lower case is longer (İ).
+      name: `${pick(NAME_PARTS)}-${serial++}${next() < 0.3 ? pick(NAME_PARTS) : ''}`,
       typeId: pick(['User', 'Device']),
       isAdmin: next() < 0.2,
       isDefaultAdmin: false,
@@ -65,9 +68,10 @@ type Gen = ReturnType<typeof generator>;
 function randomCondition(gen: Gen, rows: readonly Identity[]): string {
   const { pick, int, next } = gen;
   const someRow = () => (rows.length > 0 ? pick(rows) : undefined);
-  const quoted = (text: string) => JSON.stringify(text);
+  // ZitiQL strings escape only quotes and backslashes (no \u): other characters go in as they are.
+  const quoted = (text: string) => `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
   const existingName = () => someRow()?.name ?? 'none';
-  switch (int(14)) {
+  switch (int(18)) {
     case 0:
       return `name = ${quoted(next() < 0.8 ? existingName() : 'missing')}`;
     case 1:
@@ -87,13 +91,21 @@ function randomCondition(gen: Gen, rows: readonly Identity[]): string {
     case 8:
       return `id = ${quoted(someRow()?.id ?? 'nope')}`;
     case 9:
-      return `name contains ${quoted(pick(['ab', 'b-', '-1', 'c']))}`;
+      return `name contains ${quoted(pick(NEEDLES))}`;
     case 10:
       return `isAdmin = ${next() < 0.5}`;
     case 11:
       return `name != ${quoted(existingName())}`;
     case 12:
       return `count(roleAttributes) >= ${int(3)}`;
+    case 14:
+      return `name icontains ${quoted(pick(NEEDLES))}`;
+    case 15:
+      return `name startswith ${quoted(next() < 0.5 ? pick(NEEDLES) : existingName().slice(0, 1 + int(4)))}`;
+    case 16:
+      return `name endswith ${quoted(next() < 0.5 ? pick(NEEDLES) : existingName().slice(-1 - int(4)))}`;
+    case 17:
+      return `name ${pick(['contains', 'icontains', 'startswith', 'endswith'])} ${quoted(existingName())}`;
     default:
       return `createdAt < datetime(2026-01-${String(1 + int(28)).padStart(2, '0')}T00:00:00Z)`;
   }
@@ -111,6 +123,8 @@ function randomFilter(gen: Gen, rows: readonly Identity[], depth = 0): string {
 function randomSort(gen: Gen): string | undefined {
   const { int, pick } = gen;
   const fields = ['name', 'createdAt', 'isAdmin', 'type', 'externalId', 'disabled'];
+  // A sort by name alone is read from the name order (sorted-rows.ts): often enough to meet every shape of filter.
+  if (int(3) === 0) return `name ${pick(['asc', 'desc'])}`;
   const count = int(3);
   if (count === 0) return undefined;
   return Array.from({ length: count }, () => `${pick(fields)} ${pick(['asc', 'desc'])}`).join(',');
@@ -118,7 +132,7 @@ function randomSort(gen: Gen): string | undefined {
 
 /** Today's list path, straightforwardly: every row in id order, filter all, sort all, slice. */
 function reference(table: EntityTable<Identity>, filter: string, sort: string | undefined, limit: number, offset: number) {
-  const predicate = compileFilter(parseFilter(filter).where, identityCatalogue);
+  const predicate = filter === '' ? () => true : compileFilter(parseFilter(filter).where, identityCatalogue);
   const matches = table.all().filter(predicate);
   const keys: SortKey[] = (sort ?? '')
     .split(',')
@@ -134,12 +148,13 @@ function reference(table: EntityTable<Identity>, filter: string, sort: string | 
 function compareLists(table: EntityTable<Identity>, gen: Gen, queries: number, label: string): void {
   for (let q = 0; q < queries; q++) {
     const rows = table.all();
-    const filter = randomFilter(gen, rows);
+    // No filter at all, now and then: a sort by name alone then reads the page from its position.
+    const filter = gen.next() < 0.1 ? '' : randomFilter(gen, rows);
     const sort = randomSort(gen);
     const limit = 1 + gen.int(30);
-    const offset = gen.next() < 0.3 ? 0 : gen.int(60);
+    const offset = gen.next() < 0.3 ? 0 : gen.int(gen.next() < 0.2 ? 400 : 60);
     const expected = reference(table, filter, sort, limit, offset);
-    const result = runListQuery(tableListSource(table, identityIndexes), { filter, sort, limit: String(limit), offset: String(offset) }, identityCatalogue);
+    const result = runListQuery(tableListSource(table, identityIndexes, identityCatalogue), { filter, sort, limit: String(limit), offset: String(offset) }, identityCatalogue);
     const context = `${label}, query ${q}: filter ${filter}, sort ${sort ?? '(none)'}, limit ${limit}, offset ${offset}`;
     assert.equal(result.meta.pagination.totalCount, expected.totalCount, `totalCount: ${context}`);
     assert.deepEqual(result.data.map((row) => row.id), expected.ids, `page: ${context}`);
@@ -182,11 +197,11 @@ test('a filter the indexes answer visits only the rows they name; one they canno
   for (let i = 0; i < 500; i++) table.put(gen.identity(`id-${String(i).padStart(4, '0')}`));
   const target = table.get('id-0042')!;
   let visited = 0;
-  const source = tableListSource(table, identityIndexes);
+  const source = tableListSource(table, identityIndexes, identityCatalogue);
   const counting = { ...source, each: (visit: (row: Identity) => boolean | void) => source.each((row) => (visited++, visit(row))) };
 
-  const byName = runListQuery(counting, { filter: `name = ${JSON.stringify(target.name)} and isAdmin = ${target.isAdmin}` }, identityCatalogue);
-  assert.deepEqual(byName.data.map((row) => row.id), ['id-0042']);
+  const byNameEq = runListQuery(counting, { filter: `name = ${JSON.stringify(target.name)} and isAdmin = ${target.isAdmin}` }, identityCatalogue);
+  assert.deepEqual(byNameEq.data.map((row) => row.id), ['id-0042']);
   assert.equal(visited, 0);
 
   const holders = table.all().filter((row) => row.roleAttributes.includes('red')).length;
@@ -194,7 +209,14 @@ test('a filter the indexes answer visits only the rows they name; one they canno
   assert.equal(byRole.meta.pagination.totalCount, holders);
   assert.equal(visited, 0);
 
-  runListQuery(counting, { filter: 'name contains "ab"' }, identityCatalogue);
+  // Text matches on the name are read from its text index, a sort by name alone from its order.
+  const byText = runListQuery(counting, { filter: 'name contains "ab" or name icontains "BA" or name startswith "c-" or name endswith "-7"', limit: '3' }, identityCatalogue);
+  assert.equal(byText.meta.pagination.totalCount, table.all().filter(({ name }) => name.includes('ab') || name.toLowerCase().includes('ba') || name.startsWith('c-') || name.endsWith('-7')).length);
+  const byName = runListQuery(counting, { sort: 'name desc', limit: '2', offset: '10' }, identityCatalogue);
+  assert.deepEqual(byName.data.map((row) => row.name), table.all().map((row) => row.name).sort().reverse().slice(10, 12));
+  assert.equal(visited, 0);
+
+  runListQuery(counting, { filter: 'name != "ab-1"' }, identityCatalogue);
   assert.equal(visited, 500);
 });
 
@@ -212,21 +234,34 @@ test('the role attribute index follows updates and deletes: a row is found by th
   assert.deepEqual(table.indexDisagreements(), []);
 });
 
-test('after a snapshot replaces the model, a list by role attribute or name reads the rows of the snapshot, not the old ones', async () => {
+test('after a snapshot replaces the model, a list by role attribute, name, name text or name order reads the rows of the snapshot, not the old ones', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'edgeward-list-restore-'));
   const store = await ModelStore.open(join(dir, 'ctrl.db'), createModelTables());
   try {
     const gen = generator(21);
-    const old = { ...gen.identity('id-old'), name: 'old-one', roleAttributes: ['red'] };
-    await store.applyBatch([{ index: 1 }], (_, tx) => tx.put(tables.identities, old));
-    const fresh = { ...gen.identity('id-new'), name: 'new-one', roleAttributes: ['blue'] };
-    await store.replaceAll({ tables: { [tables.identities]: [fresh] } }, 10);
-
     const table = store.table<Identity>(tables.identities);
-    const list = (filter: string) => runListQuery(tableListSource(table, identityIndexes), { filter }, identityCatalogue);
+    const list = (filter: string, sort?: string) => runListQuery(tableListSource(table, identityIndexes, identityCatalogue), { filter, sort }, identityCatalogue);
+    const olds = ['old-one', 'old-two', 'zz-old'].map((name, i) => ({ ...gen.identity(`id-old-${i}`), name, roleAttributes: ['red'] }));
+    await store.applyBatch([{ index: 1 }], (_, tx) => {
+      for (const row of olds) tx.put(tables.identities, row);
+    });
+    // The name's text index and order are built now, from the old rows, and must follow the restore.
+    assert.deepEqual(list('name contains "one"').data.map((row) => row.id), ['id-old-0']);
+    assert.deepEqual(list('', 'name desc').data.map((row) => row.id), ['id-old-2', 'id-old-1', 'id-old-0']);
+
+    const fresh = [
+      { ...gen.identity('id-new'), name: 'new-one', roleAttributes: ['blue'] },
+      { ...gen.identity('id-old-1'), name: 'a-restored-two', roleAttributes: ['blue'] },
+    ];
+    await store.replaceAll({ tables: { [tables.identities]: fresh } }, 10);
+
     assert.deepEqual(list('anyOf(roleAttributes) = "red"').data, []);
-    assert.deepEqual(list('anyOf(roleAttributes) = "blue"').data.map((row) => row.id), ['id-new']);
+    assert.deepEqual(list('anyOf(roleAttributes) = "blue"').data.map((row) => row.id), ['id-new', 'id-old-1']);
     assert.deepEqual(list('name in ["old-one", "new-one"]').data.map((row) => row.id), ['id-new']);
+    assert.deepEqual(list('name contains "one"').data.map((row) => row.id), ['id-new']);
+    assert.deepEqual(list('name icontains "TWO" or name startswith "old"').data.map((row) => row.id), ['id-old-1']);
+    assert.deepEqual(list('', 'name desc').data.map((row) => row.id), ['id-new', 'id-old-1']);
+    assert.deepEqual(list('', 'name').data.map((row) => row.id), ['id-old-1', 'id-new']);
     assert.deepEqual(table.indexDisagreements(), []);
   } finally {
     await store.close();

@@ -1,17 +1,33 @@
 // A model table as a list source: its rows in id order without a copy, and the table's indexes for the fields a
 // catalogue names, so `name = "x"` or `anyOf(roleAttributes) = "x"` reads the matching rows instead of every row.
 // Each field maps to an index whose key is exactly what the catalogue's getter reads for that field (a mismatch
-// would hide rows; list-query-equivalence.test.ts compares every mapped field against a full scan).
-import type { Scalar } from '../query/field-catalogue.ts';
+// would hide rows; table-list-source.test.ts compares every mapped field against a full scan). A string field marked
+// `text` also answers `contains`, `icontains`, `startswith` and `endswith`, and sorts on it alone, from the table's
+// text indexes (server/store/text-field-indexes.ts), read through the catalogue's getter for that field.
+import { findField, readScalar } from '../query/field-catalogue.ts';
+import type { FieldCatalogue, Scalar } from '../query/field-catalogue.ts';
 import type { ListIndexes, ListSource } from '../query/list-source.ts';
 import type { EntityTable, Row } from '../../store/entity-table.ts';
+import { textFieldIndexes, type TextFieldIndexes } from '../../store/text-field-indexes.ts';
 
-/** How a catalogue field is found in the table: by id, a unique index, a multi index or a multi-value index. */
-export type FieldIndex = { readonly kind: 'id' } | { readonly kind: 'unique' | 'multi' | 'multiValue'; readonly index: string };
+/** How a catalogue field is found in the table: by id, a unique index, a multi index or a multi-value index; `text`
+ * adds the text indexes (substring searches and the field's order). */
+export type FieldIndex = ({ readonly kind: 'id' } | { readonly kind: 'unique' | 'multi' | 'multiValue'; readonly index: string }) & { readonly text?: true };
+
+/** A text search giving more hits than this share of the table is left to a scan: sorting that many hits into id
+ * order costs more than visiting every row. */
+const MAX_SEARCH_SHARE = 1 / 16;
 
 export type FieldIndexes = Readonly<Record<string, FieldIndex>>;
 
-export function tableListSource<T extends Row>(table: EntityTable<T>, fields: FieldIndexes): ListSource<T> {
+export function tableListSource<T extends Row>(table: EntityTable<T>, fields: FieldIndexes, catalogue?: FieldCatalogue<T>): ListSource<T> {
+  const textOf = (field: string): TextFieldIndexes<T> | undefined => {
+    const index = Object.prototype.hasOwnProperty.call(fields, field) ? fields[field] : undefined;
+    const def = index?.text && catalogue ? findField(catalogue, field) : undefined;
+    if (!def || def.type !== 'string') return undefined;
+    const get = def.get as (row: T) => unknown;
+    return textFieldIndexes(table, field, (row) => readScalar('string', get(row)) as string | undefined);
+  };
   const find = (field: string, value: Scalar): readonly T[] | undefined => {
     const index = Object.prototype.hasOwnProperty.call(fields, field) ? fields[field] : undefined;
     // Every index is keyed by strings: another literal leaves the filter to a scan.
@@ -40,6 +56,23 @@ export function tableListSource<T extends Row>(table: EntityTable<T>, fields: Fi
       return find(field, value)?.length;
     },
     inListOrder: (rows) => rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    search(field, match, text) {
+      const indexes = textOf(field);
+      if (!indexes) return undefined;
+      const maxHits = Math.max(1000, Math.floor(table.size * MAX_SEARCH_SHARE));
+      if (match === 'icontains') return indexes.lowercaseSearch.search('contains', text.toLowerCase(), maxHits);
+      return indexes.search.search(match, text, maxHits);
+    },
+    ordered(field, descending) {
+      const sorted = textOf(field)?.sorted;
+      return sorted ? (visit) => sorted.each(descending, visit) : undefined;
+    },
   };
-  return { each: (visit) => table.eachRow(visit), indexes };
+  return {
+    each: (visit) => table.eachRow(visit),
+    indexes,
+    get size() {
+      return table.size;
+    },
+  };
 }
