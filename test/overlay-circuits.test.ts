@@ -404,7 +404,17 @@ function echoSlowly(port: number, body: Buffer, midwayAt: number, midway: () => 
 test('cutting the middle link moves a live transfer to the direct link intact, and new circuits take it', async () => {
   const r1 = routers.r1.run!;
   const body = randomBytes(24 * 1024 * 1024);
-  const echoed = await echoSlowly(ports.echo, body, 6 * 1024 * 1024, () => midProxy.cut()).catch((error: Error) => {
+  // The cut lands on a live circuit: once the client has written 6 MiB and r1 has its circuit up over the middle link
+  // (under load the setup can take longer than those writes; a cut before it is a failed setup, not a move).
+  const createdBefore = r1.lines.filter(circuitCreated).length;
+  const upOverR2 = () => r1.lines.filter(circuitCreated).slice(createdBefore).some((line) => (line.path as string[]).length === 3);
+  const cutWhenUp = async () => {
+    const deadline = Date.now() + 30_000;
+    while (!upOverR2() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Not up within 30 s: nothing is cut, and the test fails waiting for the re-route.
+    if (upOverR2()) midProxy.cut();
+  };
+  const echoed = await echoSlowly(ports.echo, body, 6 * 1024 * 1024, () => void cutWhenUp()).catch((error: Error) => {
     const circuitLines = (run: RouterRun) => run.lines.filter((line) => String(line.msg).includes('circuit')).slice(-12).map((line) => JSON.stringify(line));
     throw new Error(`${error.message}\nr1:\n${circuitLines(r1).join('\n')}\nr3:\n${circuitLines(routers.r3.run!).join('\n')}`);
   });

@@ -162,41 +162,63 @@ async function refuseThenEnd(writes: 'direct' | 'coalesce'): Promise<void> {
   }
 }
 
-/** A socket stand-in that records each write the stream layer hands it: one buffer, or a writev's buffers. */
+/** A socket stand-in that records each write the stream layer hands it: one buffer, or a writev's buffers. With
+ * `backedUp`, a write is not taken until release() (a socket whose kernel buffer is full). */
 class RecordingSocket extends Duplex {
   readonly writes: Buffer[][] = [];
-  constructor() {
+  private held: Array<() => void> = [];
+  constructor(private readonly backedUp = false) {
     super({ read() {} });
   }
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.writes.push([chunk]);
-    callback();
+    this.taken(callback);
   }
   override _writev(chunks: Array<{ chunk: Buffer }>, callback: (error?: Error | null) => void): void {
     this.writes.push(chunks.map(({ chunk }) => chunk));
-    callback();
+    this.taken(callback);
+  }
+  release(): void {
+    for (const callback of this.held.splice(0)) callback();
+  }
+  private taken(callback: () => void): void {
+    if (this.backedUp) this.held.push(callback);
+    else callback();
   }
 }
 
-test('gather: every frame and data part written in one turn of the event loop leaves in one writev, in order, callbacks after', async () => {
+test('gather: a frame on an idle connection leaves at once, not at the end of the turn, a data frame\'s parts in one writev', () => {
   const socket = new RecordingSocket();
+  const connection = new FramedConnection(socket, { codec, writes: 'gather' });
+  connection.send({ n: 1 });
+  assert.deepEqual(socket.writes, [[encodeFrame({ n: 1 })]], 'written in the same turn');
+  const header = Buffer.from('header');
+  const body = Buffer.from('body');
+  connection.sendEncoded([header, body]);
+  assert.equal(socket.writes.length, 2);
+  assert.ok(socket.writes[1]![0] === header && socket.writes[1]![1] === body, 'the parts in one writev, not copied');
+  connection.close('done');
+});
+
+test('gather: while the socket is backed up, every frame and data part of the turn leaves in one writev, in order, callbacks after', async () => {
+  const socket = new RecordingSocket(true);
   const connection = new FramedConnection(socket, { codec, writes: 'gather' });
   const written: string[] = [];
   const header = Buffer.from('header');
   const body = Buffer.from('body');
+  connection.send({ n: 0 }, () => written.push('n0'));
+  assert.equal(socket.writes.length, 1, 'the first frame left at once and is not taken yet');
   connection.send({ n: 1 });
   connection.sendEncoded([header, body], () => written.push('parts'));
   connection.send({ n: 2 }, () => written.push('n2'));
-  assert.equal(socket.writes.length, 0, 'nothing written before the turn ends');
+  assert.equal(socket.writes.length, 1, 'nothing more written while the socket is backed up');
   await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(socket.writes.length, 1, 'one writev for the turn');
-  assert.deepEqual(socket.writes[0], [encodeFrame({ n: 1 }), header, body, encodeFrame({ n: 2 })]);
-  assert.ok(socket.writes[0]![1] === header && socket.writes[0]![2] === body, 'the parts are not copied');
-  await until('the write callbacks', () => written.length === 2);
-  assert.deepEqual(written, ['parts', 'n2']);
-  // The next turn's frames are a write of their own.
-  connection.send({ n: 3 });
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(socket.writes.slice(1), [[encodeFrame({ n: 3 })]]);
+  socket.release();
+  await until('the turn written', () => socket.writes.length === 2);
+  assert.deepEqual(socket.writes[1], [encodeFrame({ n: 1 }), header, body, encodeFrame({ n: 2 })], 'one writev for the rest of the turn');
+  assert.ok(socket.writes[1]![1] === header && socket.writes[1]![2] === body, 'the parts are not copied');
+  socket.release();
+  await until('the write callbacks', () => written.length === 3);
+  assert.deepEqual(written, ['n0', 'parts', 'n2']);
   connection.close('done');
 });

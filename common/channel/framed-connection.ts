@@ -33,9 +33,11 @@ export interface FramedConnectionOptions {
   /**
    * How writes leave. `direct`: each at once. `coalesce`: frames sent in the same tick leave as one write (one TLS
    * record and one system call instead of one each). `bounded`: while the socket is backed up, at most
-   * `maxQueuedFrames` frames wait here and more are refused. `gather`: the socket is corked from the first write of a
-   * turn of the event loop until the end of that turn (setImmediate), so every frame written meanwhile (all the
-   * circuits' reads of one poll) leaves in one writev, uncopied here: one system call, and on TLS full-size records.
+   * `maxQueuedFrames` frames wait here and more are refused. `gather`: a frame written while the socket holds nothing
+   * unwritten leaves at once; from the first write that finds the socket backed up (bytes the kernel has not taken),
+   * the socket is corked until the end of that turn of the event loop (setImmediate), so every frame written meanwhile
+   * (all the circuits' reads of one poll) leaves in one writev, uncopied here: one system call, and on TLS full-size
+   * records. Under load the turn's frames are gathered; a lone message on an idle connection does not wait.
    */
   readonly writes?: 'direct' | 'coalesce' | 'bounded' | 'gather';
   readonly maxQueuedFrames?: number;
@@ -267,7 +269,9 @@ export class FramedConnection {
   }
 
   private writeNow(bytes: Buffer | readonly Buffer[], onWritten?: () => void): boolean {
-    if (this.options.writes === 'gather') this.gather();
+    // gather: a frame for an idle socket leaves at once (a lone message does not wait for the end of its turn); once
+    // the socket holds bytes it has not handed on, the rest of the turn is corked into one writev.
+    if (this.options.writes === 'gather' && (this.corked || this.socket.writableLength > 0)) this.gather();
     const done = onWritten && (() => onWritten());
     if (Buffer.isBuffer(bytes)) {
       this.socket.write(bytes, done);

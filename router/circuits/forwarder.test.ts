@@ -810,6 +810,43 @@ describe('Forwarder over fake links with real TCP ends', () => {
     assert.ok(net.calls.some((call) => call.resume !== undefined), 'r1 asked for a new path first');
   });
 
+  it('a middle link lost while the setup crosses it: the middle router names itself to avoid, and the client gets a circuit around it', async () => {
+    const net = network({
+      routers: ['r1', 'r2', 'r3', 'r4'],
+      links: [
+        ['l12', 'r1', 'r2'],
+        ['l23', 'r2', 'r3'],
+        ['l14', 'r1', 'r4'],
+        ['l43', 'r4', 'r3'],
+      ],
+    });
+    const server = await terminator();
+    net.node('r3').hosted.set(serviceId, server.address);
+    net.answer = (_service, avoid) =>
+      avoid.includes('r2')
+        ? { route: signer.sign(route(['r1', 'r4', 'r3'], ['l14', 'l43'], server.address)) }
+        : { route: signer.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address)) };
+    // The r2–r3 link is cut just as r2 passes the setup on: the setup never reaches r3.
+    const cut = net.end('r2', 'l23');
+    cut.drop = (frame) => frame.type === 'c.setup';
+    cut.onSend = (frame) => {
+      if ((frame as { type?: unknown }).type === 'c.setup') setImmediate(() => cut.close());
+    };
+    const port = await tunnel(net);
+    const dialer = await client(port);
+    dialer.socket.write('hello');
+    await waitFor('the echo', () => dialer.received().toString() === 'hello', 5_000);
+    assert.deepEqual(
+      net.calls.map((call) => call.avoidRouters),
+      [[], ['r2']],
+    );
+    assert.equal(logged(net.node('r1'), 'circuit setup failed')[0]?.avoid, 'r2');
+    assert.ok(!dialer.events.some((event) => event.startsWith('error')), dialer.events.join(', '));
+    dialer.socket.end();
+    await within(5_000, 'the circuit ends', dialer.ended);
+    await waitFor('every circuit closed', () => net.circuits().every((count) => count === 0), 5_000);
+  });
+
   it('a link lost mid-transfer with another path: the live circuit moves to it, and 8 MB both ways arrive intact', async () => {
     const spec: NetworkSpec = {
       routers: ['r1', 'r2', 'r3', 'r4'],

@@ -843,7 +843,7 @@ export class Forwarder {
    * The circuit ends: gone from the table, and the sides other than `from` are told (a link by `c.close`, an end by
    * closing its connection). `from` undefined: every side.
    */
-  private teardown(circuit: Circuit, from: 0 | 1 | undefined, reason: string, graceful: boolean, reroute = false): void {
+  private teardown(circuit: Circuit, from: 0 | 1 | undefined, reason: string, graceful: boolean, reroute = false, avoid?: string): void {
     if (this.circuits.get(circuit.id) !== circuit) return;
     this.circuits.delete(circuit.id);
     if (circuit.pending) {
@@ -855,7 +855,7 @@ export class Forwarder {
       if (index === from) continue;
       const side = circuit.sides[index];
       if (side.kind === 'link') {
-        if (circuit.state === 'setup' && index === 0) side.link.send({ type: 'c.fail', circuitId: circuit.id, reason } satisfies FailFrame);
+        if (circuit.state === 'setup' && index === 0) side.link.send({ type: 'c.fail', circuitId: circuit.id, reason, ...(avoid ? { avoid } : {}) } satisfies FailFrame);
         else side.link.send({ type: 'c.close', circuitId: circuit.id, graceful, reason, ...(reroute ? { reroute: true } : {}) });
       } else if (side.kind === 'end' && side.end) {
         side.end.close(graceful);
@@ -897,8 +897,15 @@ export class Forwarder {
         continue;
       }
       if (this.pathLost(circuit, from, reason)) continue;
-      this.teardown(circuit, from, reason, false, true);
+      this.teardown(circuit, from, reason, false, true, circuit.state === 'setup' && from === 1 ? this.setupAvoid(circuit.route, link.destRouterId) : undefined);
     }
+  }
+
+  /** The router a middle router's `c.fail` names when its next link is lost during a setup, so that the ingress asks
+   * again around it rather than resetting its client: the router across the link, or this one when that router is
+   * the terminator's (avoiding it would leave no terminator, while a path around this router may reach it). */
+  private setupAvoid(route: CircuitRoute, across: string): string {
+    return across === route.routers[route.routers.length - 1] ? this.deps.routerId : across;
   }
 
   private sweepSetups(): void {

@@ -1,9 +1,10 @@
 // A link's TLS connection: the common framed connection (common/channel/framed-connection.ts) with the links' codec
 // (length-prefixed JSON and data frames, common/framing/frame-codec.ts) and their close texts. The handshake awaits
 // single frames with `next`, the live link then takes every frame with `onFrame` and starts heartbeats
-// (link-channel.ts). Writes are gathered per turn of the event loop (one writev, so TLS makes full-size records and
-// one system call carries every circuit's frames of that turn), and Nagle is off: a lone small frame (a request, an
-// acknowledgement) leaves at the end of its turn rather than waiting for the peer's TCP ack.
+// (link-channel.ts). A frame for an idle socket leaves at once; once the socket is backed up, the turn's frames are
+// gathered (one writev, so TLS makes full-size records and one system call carries every circuit's frames of that
+// turn). Nagle is off: a lone small frame (a request, an acknowledgement) leaves at once rather than waiting for the
+// peer's TCP ack.
 
 import type { TLSSocket } from 'node:tls';
 import { jsonFrameCodec } from '../../common/channel/channel-codec.ts';
