@@ -2,18 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cheapestPaths, linkGraph, type Edge, type ReportedLink, type RouterLinkReport } from './circuit-paths.ts';
 import { MaintainedLinkGraph } from './maintained-link-graph.ts';
-
-/** A seeded generator (mulberry32), so a failing sequence can be replayed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as seeded } from '../raft/sim/seeded-random.ts';
 
 const normalized = (graph: ReadonlyMap<string, readonly Edge[]>) =>
   Object.fromEntries([...graph.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([router, edges]) => [router, [...edges].sort((x, y) => (x.linkId < y.linkId ? -1 : x.linkId > y.linkId ? 1 : x.to < y.to ? -1 : 1))]));

@@ -2,22 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EntityTable } from './entity-table.ts';
 import { SubstringSearch, type TextMatch } from './substring-search.ts';
+import { seededRandom as random } from '../raft/sim/seeded-random.ts';
 
 interface Named {
   readonly id: string;
   readonly name?: string;
-}
-
-// A seeded generator (mulberry32), so a failing case can be replayed from its seed.
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const PARTS = ['a', 'b', 'ab', 'ba', '\u0000', '-', 'İ', '😀', 'é', 'Z'];

@@ -12,18 +12,7 @@ import { runListQuery } from '../query/list-query.ts';
 import { sortItems, type SortKey } from '../query/sort.ts';
 import { identityCatalogue, identityIndexes } from './catalogues.ts';
 import { tableListSource } from './table-list-source.ts';
-
-// A seeded generator (mulberry32), so a failing case can be replayed from its seed.
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from '../../raft/sim/seeded-random.ts';
 
 const attributes = ['red', 'green', 'blue', 'amber', 'grey', 'x y'];
 const policies = ['default', 'strict', 'open'];
