@@ -13,6 +13,7 @@
 // and a registration costs its own terminators, never a pass over all of them.
 import { createHash } from 'node:crypto';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
+import { TerminatorsByService } from './terminators-by-service.ts';
 
 export interface TerminatorRegistryOptions {
   readonly controllerId: string;
@@ -36,7 +37,7 @@ export function terminatorId(routerId: string, serviceId: string): string {
 export class TerminatorRegistry {
   private readonly routers = new Map<string, RouterEntry>();
   /** serviceId → terminatorId → terminator, over every router here (in its grace period too). */
-  private readonly byService = new Map<string, Map<string, TerminatorRecord>>();
+  private readonly byService = new TerminatorsByService();
 
   constructor(private readonly options: TerminatorRegistryOptions) {}
 
@@ -49,7 +50,7 @@ export class TerminatorRegistry {
   /** The terminators of one service listed now (any order): what a circuit reads. */
   terminatorsOf(serviceId: string, now: number): TerminatorRecord[] {
     const result: TerminatorRecord[] = [];
-    for (const terminator of this.byService.get(serviceId)?.values() ?? []) if (this.listed(terminator.routerId, now)) result.push(terminator);
+    for (const terminator of this.byService.of(serviceId)) if (this.listed(terminator.routerId, now)) result.push(terminator);
     return result;
   }
 
@@ -69,25 +70,12 @@ export class TerminatorRegistry {
     return goneAt === undefined || now - goneAt < this.options.graceMs;
   }
 
-  private index(terminator: TerminatorRecord): void {
-    let held = this.byService.get(terminator.serviceId);
-    if (!held) this.byService.set(terminator.serviceId, (held = new Map()));
-    held.set(terminator.id, terminator);
-  }
-
-  private unindex(terminator: TerminatorRecord): void {
-    const held = this.byService.get(terminator.serviceId);
-    if (held?.get(terminator.id) !== terminator) return;
-    held.delete(terminator.id);
-    if (held.size === 0) this.byService.delete(terminator.serviceId);
-  }
-
   /** Takes a router and its terminators out, index included. */
   private forget(routerId: string): RouterEntry | undefined {
     const entry = this.routers.get(routerId);
     if (!entry) return undefined;
-    for (const terminator of entry.terminators.values()) this.unindex(terminator);
-    for (const terminator of entry.sdk.values()) this.unindex(terminator);
+    for (const terminator of entry.terminators.values()) this.byService.remove(terminator);
+    for (const terminator of entry.sdk.values()) this.byService.remove(terminator);
     this.routers.delete(routerId);
     return entry;
   }
@@ -110,9 +98,9 @@ export class TerminatorRegistry {
     if (!entry || entry.goneAt !== undefined) return false;
     const current = entry.sdk.get(terminator.id);
     const record = current ? { ...terminator, createdAt: current.createdAt } : terminator;
-    if (current) this.unindex(current);
+    if (current) this.byService.remove(current);
     entry.sdk.set(terminator.id, record);
-    this.index(record);
+    this.byService.add(record);
     return true;
   }
 
@@ -130,7 +118,7 @@ export class TerminatorRegistry {
       const current = entry.sdk.get(id);
       if (!current) continue;
       entry.sdk.delete(id);
-      this.unindex(current);
+      this.byService.remove(current);
       changed = true;
     }
     return changed;
@@ -144,7 +132,7 @@ export class TerminatorRegistry {
     for (const [id, terminator] of entry.sdk) {
       if (keep(terminator)) continue;
       entry.sdk.delete(id);
-      this.unindex(terminator);
+      this.byService.remove(terminator);
       removed.push(id);
     }
     return removed;
@@ -159,7 +147,7 @@ export class TerminatorRegistry {
     for (const { serviceId, address } of terminators) {
       const current = entry.terminators.get(serviceId);
       if (current && current.address === address) continue;
-      if (current) this.unindex(current);
+      if (current) this.byService.remove(current);
       const record: TerminatorRecord = {
         id: terminatorId(routerId, serviceId),
         serviceId,
@@ -174,7 +162,7 @@ export class TerminatorRegistry {
         controllerId: this.options.controllerId,
       };
       entry.terminators.set(serviceId, record);
-      this.index(record);
+      this.byService.add(record);
       changed = true;
     }
     return changed;
@@ -188,7 +176,7 @@ export class TerminatorRegistry {
       const current = entry.terminators.get(id);
       if (!current) continue;
       entry.terminators.delete(id);
-      this.unindex(current);
+      this.byService.remove(current);
       changed = true;
     }
     return changed;
@@ -202,7 +190,7 @@ export class TerminatorRegistry {
     for (const [serviceId, terminator] of entry.terminators) {
       if (allowed.get(serviceId) === terminator.address) continue;
       entry.terminators.delete(serviceId);
-      this.unindex(terminator);
+      this.byService.remove(terminator);
       removed.push(serviceId);
     }
     return removed;
