@@ -112,21 +112,26 @@ function referencePath(graph: ReturnType<typeof linkGraph>, from: string, to: st
   return { routers, links, cost: cost.get(to)! };
 }
 
+/** A random mesh of 3 to 42 routers and twice as many links, drawn from `next`. */
+function randomMesh(next: () => number): { routers: string[]; graph: ReturnType<typeof linkGraph> } {
+  const routers = Array.from({ length: 3 + Math.floor(next() * 40) }, (_, i) => `r${String(i).padStart(2, '0')}`);
+  const links: Array<[string, string, string, number | null]> = [];
+  for (let i = 0; i < routers.length * 2; i++) {
+    const a = routers[Math.floor(next() * routers.length)]!;
+    const b = routers[Math.floor(next() * routers.length)]!;
+    // Few distinct latencies, so equal-cost routes (the tie rules) are common; some links not yet measured.
+    if (a !== b) links.push([`l${String(i).padStart(3, '0')}`, a, b, next() < 0.1 ? null : Math.floor(next() * 4)]);
+  }
+  return { routers, graph: linkGraph(mutual(...links), new Set(routers)) };
+}
+
 describe('cheapestPaths: one search from the ingress', () => {
   it('gives every router the path a search for that router alone gives, ties included, on many random meshes', () => {
     // A small deterministic generator, so a failure names a mesh that can be built again.
     let seed = 42;
     const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     for (let mesh = 0; mesh < 60; mesh++) {
-      const routers = Array.from({ length: 3 + Math.floor(next() * 40) }, (_, i) => `r${String(i).padStart(2, '0')}`);
-      const links: Array<[string, string, string, number | null]> = [];
-      for (let i = 0; i < routers.length * 2; i++) {
-        const a = routers[Math.floor(next() * routers.length)]!;
-        const b = routers[Math.floor(next() * routers.length)]!;
-        // Few distinct latencies, so equal-cost routes (the tie rules) are common; some links not yet measured.
-        if (a !== b) links.push([`l${String(i).padStart(3, '0')}`, a, b, next() < 0.1 ? null : Math.floor(next() * 4)]);
-      }
-      const graph = linkGraph(mutual(...links), new Set(routers));
+      const { routers, graph } = randomMesh(next);
       const from = routers[Math.floor(next() * routers.length)]!;
       const paths = cheapestPaths(graph, from);
       for (const to of [...routers, 'not-a-router']) {
@@ -136,26 +141,19 @@ describe('cheapestPaths: one search from the ingress', () => {
     }
   });
 
-  it('skipping routers and stopping at the targets gives the paths of a full search over the graph without them', () => {
+  it('excluding routers and stopping at the targets gives the paths of a full search over the graph without them', () => {
     let seed = 7;
     const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     for (let mesh = 0; mesh < 60; mesh++) {
-      const routers = Array.from({ length: 3 + Math.floor(next() * 40) }, (_, i) => `r${String(i).padStart(2, '0')}`);
-      const links: Array<[string, string, string, number | null]> = [];
-      for (let i = 0; i < routers.length * 2; i++) {
-        const a = routers[Math.floor(next() * routers.length)]!;
-        const b = routers[Math.floor(next() * routers.length)]!;
-        if (a !== b) links.push([`l${String(i).padStart(3, '0')}`, a, b, next() < 0.1 ? null : Math.floor(next() * 4)]);
-      }
-      const graph = linkGraph(mutual(...links), new Set(routers));
+      const { routers, graph } = randomMesh(next);
       const from = routers[Math.floor(next() * routers.length)]!;
-      const skipped = new Set(routers.filter((router) => router !== from && next() < 0.25));
-      const targets = new Set(routers.filter((router) => !skipped.has(router) && next() < 0.2));
-      // The reference: the graph with the skipped routers and every link to them taken out, searched in full.
-      const trimmed = new Map([...graph].filter(([router]) => !skipped.has(router)).map(([router, edges]) => [router, edges.filter((edge) => !skipped.has(edge.to))]));
-      const paths = cheapestPaths(graph, from, { skip: (router) => skipped.has(router), targets });
+      const excluded = new Set(routers.filter((router) => router !== from && next() < 0.25));
+      const targets = new Set(routers.filter((router) => !excluded.has(router) && next() < 0.2));
+      // The reference: the graph with the excluded routers and every link to them taken out, searched in full.
+      const trimmed = new Map([...graph].filter(([router]) => !excluded.has(router)).map(([router, edges]) => [router, edges.filter((edge) => !excluded.has(edge.to))]));
+      const paths = cheapestPaths(graph, from, { excluded: (router) => excluded.has(router), targets });
       for (const to of targets) assert.deepEqual(paths.to(to), referencePath(trimmed, from, to), `mesh ${mesh}: ${from} → ${to}`);
-      for (const to of skipped) assert.equal(paths.to(to), undefined, `mesh ${mesh}: ${to} is skipped`);
+      for (const to of excluded) assert.equal(paths.to(to), undefined, `mesh ${mesh}: ${to} is excluded`);
     }
   });
 });

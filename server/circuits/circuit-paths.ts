@@ -94,7 +94,7 @@ export function cheapestPath(graph: ReadonlyMap<string, readonly Edge[]>, from: 
  * its cost and route no longer change, so searching on past a target changes nothing about it. */
 export interface PathSearchLimits {
   /** Routers no path may pass through or end at (the start is never skipped): as if they were not in the graph. */
-  readonly skip?: (router: string) => boolean;
+  readonly excluded?: (router: string) => boolean;
   /** The search stops once every one of these has its final path (a router's path is final once it is taken from the
    * queue), instead of reaching every router of the network. */
   readonly targets?: ReadonlySet<string>;
@@ -105,7 +105,7 @@ export function cheapestPaths(graph: ReadonlyMap<string, readonly Edge[]>, from:
   const previous = new Map<string, { router: string; linkId: string }>();
   const done = new Set<string>();
   const queue = new RouterQueue();
-  const { skip, targets } = limits;
+  const { excluded, targets } = limits;
   let targetsLeft = targets === undefined ? -1 : targets.size;
   queue.push(0, from);
   for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
@@ -115,7 +115,7 @@ export function cheapestPaths(graph: ReadonlyMap<string, readonly Edge[]>, from:
     done.add(current);
     if (targets?.has(current) && --targetsLeft === 0) break;
     for (const edge of graph.get(current) ?? []) {
-      if (done.has(edge.to) || (skip !== undefined && edge.to !== from && skip(edge.to))) continue;
+      if (done.has(edge.to) || (excluded !== undefined && edge.to !== from && excluded(edge.to))) continue;
       const through = next.cost + edge.cost;
       const held = cost.get(edge.to);
       if (held === undefined || through < held || (through === held && edge.linkId < previous.get(edge.to)!.linkId)) {

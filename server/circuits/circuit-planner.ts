@@ -67,10 +67,10 @@ export function planCircuit(input: PlanInput): CircuitPlan {
   // Routers the service may not use are avoided like routers a failed setup could not get through. One search from
   // the ingress, skipping them and ending once every candidate's router has its path, serves every candidate: no copy
   // of the graph and no walk of the whole network per circuit.
-  const skip = (routerId: string) => input.avoidRouters.has(routerId) || !input.serviceRouters.has(routerId);
-  const targets = new Set(candidates.map((terminator) => terminator.routerId).filter((routerId) => routerId === input.routerId || !skip(routerId)));
+  const excluded = (routerId: string) => input.avoidRouters.has(routerId) || !input.serviceRouters.has(routerId);
+  const targets = new Set(candidates.map((terminator) => terminator.routerId).filter((routerId) => routerId === input.routerId || !excluded(routerId)));
   const reachable: Array<{ id: string; precedence: TerminatorRecord['precedence']; cost: number; pathCost: number; terminator: TerminatorRecord; path: CircuitPath }> = [];
-  const paths = cheapestPaths(input.graph, input.routerId, { skip, targets });
+  const paths = cheapestPaths(input.graph, input.routerId, { excluded, targets });
   for (const terminator of candidates) {
     if (input.avoidRouters.has(terminator.routerId) && terminator.routerId !== input.routerId) continue;
     const path = paths.to(terminator.routerId);

@@ -51,6 +51,13 @@ const settle = async () => {
 };
 
 /** Controllers wired to each other through a fake peer network that can lose requests and fall silent. */
+/** A router connects to `node`'s controller holding one terminator of `serviceId`, and the controller hears of it. */
+function connectHosting(node: { presence: ClusterRouterPresence; local: FakeLocal }, routerId: string, serviceId: string): void {
+  node.local.connect(routerId);
+  node.local.held.set(routerId, [terminator(routerId, serviceId, node.local.controllerId)]);
+  node.presence.localChanged(routerId);
+}
+
 function cluster(ids: string[], clock = new ManualClock()) {
   const nodes = new Map<string, { presence: ClusterRouterPresence; local: FakeLocal; events: RouterEvent[] }>();
   const calls: Array<{ from: string; to: string; type: string; seq?: number }> = [];
@@ -129,16 +136,12 @@ test('a lost delta leaves a gap in the sequence: the receiver asks for the whole
   const c = cluster(['c1', 'c2']);
   await c.tick();
   const a = c.node('c1');
-  a.local.connect('r1');
-  a.local.held.set('r1', [terminator('r1', 's1', 'c1')]);
-  a.presence.localChanged('r1');
+  connectHosting(a, 'r1', 's1');
   await c.tick();
   assert.deepEqual((await view(c.node('c2').presence)).terminators, ['r1.s1']);
   const statesBefore = c.calls.filter((call) => call.type === 'routers.state' && call.from === 'c2').length;
   c.net.lose = (_from, _to, body) => body.type === 'routers.delta';
-  a.local.connect('r9');
-  a.local.held.set('r9', [terminator('r9', 's1', 'c1')]);
-  a.presence.localChanged('r9');
+  connectHosting(a, 'r9', 's1');
   await c.tick();
   c.net.lose = () => false;
   assert.deepEqual((await view(c.node('c2').presence)).terminators, ['r1.s1'], 'the lost delta is not there yet');
@@ -153,9 +156,7 @@ test('a restarted peer (a new epoch) replaces its mirror whole: what its previou
   const c = cluster(['c1', 'c2']);
   await c.tick();
   const a = c.node('c1');
-  a.local.connect('r1');
-  a.local.held.set('r1', [terminator('r1', 's1', 'c1')]);
-  a.presence.localChanged('r1');
+  connectHosting(a, 'r1', 's1');
   await c.tick();
   assert.deepEqual((await view(c.node('c2').presence)).connected, ['r1@c1']);
   const again = c.restart('c1', 'c1-epoch-2');

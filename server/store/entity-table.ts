@@ -170,6 +170,22 @@ export class EntityTable<T extends Row> {
     return found;
   }
 
+  /** A multi-row index's side of the check: every row a value points at exists and holds that value (`wrong` says how
+   * a row does not). Pauses as indexCheckSteps does, reading the entry again after each pause. */
+  private *pointerCheckSteps(label: string, map: Map<string, Set<string>>, pause: () => boolean, found: string[], wrong: (row: T, value: string) => string | undefined): Generator<void, void, void> {
+    for (const [value, ids] of firstOf(map, map.size)) {
+      for (const id of firstOf(ids, ids.size)) {
+        if (pause()) {
+          yield;
+          if (!map.get(value)?.has(id)) continue;
+        }
+        const row = this.rows.get(id);
+        const problem = row ? wrong(row, value) : 'which does not exist';
+        if (problem !== undefined) found.push(`${label}: the value '${value}' points at row ${id}, ${problem}`);
+      }
+    }
+  }
+
   /** The same check a slice at a time: it pauses (yields) after every `sliceRows` rows or entries it visits, so a
    * caller can let other work in between (at 100k rows a table takes 0.1-2 s). After a pause the row or entry at hand
    * is read again, so each comparison reads the table at one instant: puts and deletes change rows and indexes
@@ -207,17 +223,7 @@ export class EntityTable<T extends Row> {
         const value = entry.key(row);
         if (value !== undefined && value !== null && !entry.map.get(value)?.has(row.id)) found.push(`${at(index)}: row ${row.id} is not reachable by its value '${value}'`);
       }
-      for (const [value, ids] of firstOf(entry.map, entry.map.size)) {
-        for (const id of firstOf(ids, ids.size)) {
-          if (pause()) {
-            yield;
-            if (!entry.map.get(value)?.has(id)) continue;
-          }
-          const row = this.rows.get(id);
-          if (!row) found.push(`${at(index)}: the value '${value}' points at row ${id}, which does not exist`);
-          else if (entry.key(row) !== value) found.push(`${at(index)}: the value '${value}' points at row ${id}, whose value is '${String(entry.key(row))}'`);
-        }
-      }
+      yield* this.pointerCheckSteps(at(index), entry.map, pause, found, (row, value) => (entry.key(row) === value ? undefined : `whose value is '${String(entry.key(row))}'`));
     }
     const holds = (values: readonly unknown[] | undefined | null, value: string) => Array.isArray(values) && values.includes(value);
     for (const [index, entry] of this.multiValue) {
@@ -230,17 +236,7 @@ export class EntityTable<T extends Row> {
           if (typeof value === 'string' && !entry.map.get(value)?.has(row.id)) found.push(`${at(index)}: row ${row.id} is not reachable by its value '${value}'`);
         }
       }
-      for (const [value, ids] of firstOf(entry.map, entry.map.size)) {
-        for (const id of firstOf(ids, ids.size)) {
-          if (pause()) {
-            yield;
-            if (!entry.map.get(value)?.has(id)) continue;
-          }
-          const row = this.rows.get(id);
-          if (!row) found.push(`${at(index)}: the value '${value}' points at row ${id}, which does not exist`);
-          else if (!holds(entry.keys(row), value)) found.push(`${at(index)}: the value '${value}' points at row ${id}, which does not hold it`);
-        }
-      }
+      yield* this.pointerCheckSteps(at(index), entry.map, pause, found, (row, value) => (holds(entry.keys(row), value) ? undefined : 'which does not hold it'));
     }
     // The id order is checked in one step: it is compared as a whole.
     const ordered = this.order.rows();
