@@ -290,7 +290,8 @@ test('control channel: welcome with members, edge model, isOnline, other routers
   const onlineList = await controller.http.get(mgmt(`/edge-routers?filter=${encodeURIComponent('isOnline = true')}`), { headers: admin });
   assert.deepEqual(onlineList.json.data.map((row: any) => row.id), [first.id]);
 
-  const b = await connectRouter(second);
+  // b applies model deltas (as edgeward routers do); a is sent whole models (as older routers are).
+  const b = await connectRouter(second, { edgeModelDeltas: true });
   // Routers learn whom to dial and the fingerprints of the certificates each enrolled with, to check its links.
   const fingerprints = (enrolled: Enrolled) => ({ fingerprint: certificateFingerprint(enrolled.certPem), serverFingerprint: certificateFingerprint(enrolled.serverCertPem) });
   assert.deepEqual(b.welcome.routers, [{ id: first.id, name: 'channel-router-a', linkListeners: [listenerA], ...fingerprints(first) }], 'a new router learns who to dial');
@@ -342,7 +343,12 @@ test('control channel: welcome with members, edge model, isOnline, other routers
   const pushed = await a.router.next('ctrl.edgeModel', 5000);
   assert.ok(pushed.index > model.index);
   assert.deepEqual(pushed.model.services.find((entry: any) => entry.name === 'routed-service'), { id: service.json.data.id, name: 'routed-service', roleAttributes: ['web'], configs: {} });
-  await b.router.next('ctrl.edgeModel');
+  // Earlier deltas (the routers' own rows, written as they connected) may be queued before this one.
+  let delta = await b.router.next('ctrl.edgeModelDelta', 5000);
+  while (delta.index < pushed.index) delta = await b.router.next('ctrl.edgeModelDelta', 5000);
+  assert.equal(delta.index, pushed.index);
+  assert.deepEqual(delta.services, { upserted: [{ id: service.json.data.id, name: 'routed-service', roleAttributes: ['web'], configs: {} }], deleted: [] }, 'only the changed row');
+  assert.equal(b.router.take('ctrl.edgeModel').length, 1, 'the whole model only at the welcome');
 
   const goneMark = log.mark();
   b.router.close();

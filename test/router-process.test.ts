@@ -195,6 +195,7 @@ describe('router process (fake controllers)', { timeout: 240_000 }, () => {
       version: currentVersion().version,
       linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:${linkPort}`, groups: ['default', 'east'] }],
       supportedProtocols: { tls: `tls://127.0.0.1:${edgePort}` },
+      edgeModelDeltas: true,
     });
     const listener = router.lines.find((line) => line.msg === 'listener configured');
     assert.deepEqual(
@@ -257,6 +258,24 @@ describe('router process (fake controllers)', { timeout: 240_000 }, () => {
     assert.deepEqual(saved.model, model);
   });
 
+  it('applies edge model deltas, and asks for the whole model when a delta starts past the one it holds', async () => {
+    const db = `${configFile}.proto.gzip`;
+    const savedAt = async (index: number) =>
+      until(() => {
+        const saved = existsSync(db) ? (JSON.parse(gunzipSync(readFileSync(db)).toString()) as { index: number; model: { services: unknown[] } }) : undefined;
+        return saved && saved.index === index ? saved : undefined;
+      }, `edge.db at index ${index}`, 10_000);
+    const web2 = { id: 's2', name: 'web2', roleAttributes: [] };
+    a.send('router-1', { type: 'ctrl.edgeModelDelta', fromIndex: 5, index: 7, services: { upserted: [web2], deleted: ['s1'] } });
+    assert.deepEqual((await savedAt(7)).model.services, [web2], 'the delta applied to the model held at index 5');
+    const asked = a.messages('req').length;
+    a.send('router-1', { type: 'ctrl.edgeModelDelta', fromIndex: 9, index: 11, services: { upserted: [], deleted: ['s2'] } });
+    const request = await a.waitFor((entry) => entry.message.type === 'req' && (entry.message as { body: { op: string } }).body.op === 'edgeModel' && a.messages('req').length > asked, 10_000, 'a request for the whole model');
+    const whole = { services: [{ id: 's3', name: 'web3', roleAttributes: ['x'] }] };
+    a.send('router-1', { type: 'res', rid: (request.message as { rid: number }).rid, ok: true, value: { index: 12, model: whole } });
+    assert.deepEqual((await savedAt(12)).model, whole, 'the whole model it asked for replaced the one it held');
+  });
+
   it('fails over to the other controller when its controller dies', async () => {
     await a.kill();
     await router!.waitForLog((line) => line.msg === 'control channel lost', 10_000, 'the channel loss');
@@ -285,7 +304,7 @@ describe('router process (fake controllers)', { timeout: 240_000 }, () => {
     const helloCount = b.messages('router.hello').length;
     router = RouterRun.start(configFile);
     const loaded = await router.waitForLog((line) => line.msg === 'edge db loaded', 30_000, 'the edge db to load');
-    assert.equal(loaded.index, 5);
+    assert.equal(loaded.index, 12, 'the last model it held');
     const endpoints = await router.waitForLog((line) => line.msg === 'controller endpoints from the endpoints file', 10_000, 'the endpoints file');
     assert.deepEqual(endpoints.endpoints, [a.ctrlAddress, b.ctrlAddress]);
     await until(() => (b.messages('router.hello').length > helloCount ? true : undefined), 'hello at ctrl-b after ctrl-a fails');

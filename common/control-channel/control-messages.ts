@@ -49,6 +49,11 @@ export interface RouterHello {
    * it (`{}` when they have no edge listener).
    */
   readonly supportedProtocols?: Readonly<Record<string, string>>;
+  /**
+   * Optional: true when the router applies `ctrl.edgeModelDelta`. The controller then sends it the whole model once
+   * (at the welcome) and only the changed rows after; a router without it gets the whole model on every change.
+   */
+  readonly edgeModelDeltas?: boolean;
 }
 
 /** Controller → router: accepted. `members` is the cluster (this controller included), for the endpoints file. */
@@ -151,9 +156,46 @@ export interface CtrlEdgeModel {
   readonly model: EdgeModel;
 }
 
+/**
+ * Controller → a router whose hello said `edgeModelDeltas`: the rows of the edge model that changed after
+ * `fromIndex`, as of `index`. Applied to a model held at an index from `fromIndex` up to (not including) `index`, it
+ * gives the model at `index`: every row that changed in between is in it with its value at `index`, or among the
+ * deleted ids. A router holding an older model asks for the whole one (`req` op `edgeModel`); one holding `index` or
+ * newer ignores it. A part that is absent had no change.
+ */
+export interface CtrlEdgeModelDelta {
+  readonly type: 'ctrl.edgeModelDelta';
+  readonly fromIndex: number;
+  readonly index: number;
+  readonly services?: EdgeModelRowsChange<EdgeModelService>;
+  readonly servicePolicies?: EdgeModelRowsChange<EdgeModelPolicy>;
+  readonly edgeRouters?: EdgeModelRowsChange<EdgeModelRouter>;
+}
+
+/** One kind of row's changes in a `ctrl.edgeModelDelta`: rows new or changed (whole, as the model has them), ids gone. */
+export interface EdgeModelRowsChange<T> {
+  readonly upserted: readonly T[];
+  readonly deleted: readonly string[];
+}
+
+/** `configs`: the service's configs, config type name → data (absent in models from before configs). */
+export interface EdgeModelService {
+  readonly id: string;
+  readonly name: string;
+  readonly roleAttributes: readonly string[];
+  readonly configs?: Readonly<Record<string, unknown>>;
+}
+
+export interface EdgeModelRouter {
+  readonly id: string;
+  readonly name: string;
+  readonly roleAttributes: readonly string[];
+  readonly isTunnelerEnabled: boolean;
+  readonly disabled?: boolean;
+}
+
 export interface EdgeModel {
-  /** `configs`: the service's configs, config type name → data (absent in models from before configs). */
-  readonly services: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[]; readonly configs?: Readonly<Record<string, unknown>> }>;
+  readonly services: ReadonlyArray<EdgeModelService>;
   /**
    * Only in models from earlier controllers (routers never used them): every identity, so each identity change
    * re-sent the whole model to every router. At a million identities that was tens of MB per router per change.
@@ -166,7 +208,7 @@ export interface EdgeModel {
    * Every edge router of the network (`disabled` only when it is): a router accepts links only from routers listed
    * here and not disabled, and closes its links to any other (a deleted or disabled router).
    */
-  readonly edgeRouters?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly roleAttributes: readonly string[]; readonly isTunnelerEnabled: boolean; readonly disabled?: boolean }>;
+  readonly edgeRouters?: ReadonlyArray<EdgeModelRouter>;
 }
 
 export interface EdgeModelPolicy {
@@ -351,7 +393,7 @@ export interface ControlResponse {
 }
 
 export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | RouterCircuitsLive | RouterEdgeSessions | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
-export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlCircuitClose | CtrlSdkTerminatorsRemoved | CtrlEdgeSessionsEnded | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlEdgeModelDelta | CtrlCircuitClose | CtrlSdkTerminatorsRemoved | CtrlEdgeSessionsEnded | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 
 /** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */
 export interface LinkHello {

@@ -3,7 +3,8 @@
 // go to the endpoints file and route authority; a new edge model goes to the link peer policy, the terminators and
 // the tproxy interceptors.
 import type { Logger } from '../../common/log/logger.ts';
-import { maxLiveCircuitsPerMessage, type LinkListenerInfo } from '../../common/control-channel/control-messages.ts';
+import { maxLiveCircuitsPerMessage, type EdgeModel, type LinkListenerInfo } from '../../common/control-channel/control-messages.ts';
+import { applyEdgeModelDelta } from '../../common/control-channel/edge-model-delta.ts';
 import type { RouterConfig } from '../config/router-config.ts';
 import type { LinkManagerApi } from '../links/link-manager-api.ts';
 import { linkPeerPolicyOf } from '../links/link-peer-policy.ts';
@@ -78,6 +79,27 @@ function controllerMessageHandlers(wiring: ControlChannelWiring, channelOf: () =
     hostedLogged = hosted;
     wiring.listenerLog.info('hosted services changed: terminators sent to the controller', { count: terminators.hosted.size, services: [...terminators.hosted.keys()].slice(0, 20) });
   };
+  const takeModel = (index: number, model: EdgeModel) => {
+    if (!holder.offer(index, model)) return;
+    linkManager.refusePeers(linkPeerPolicyOf(model));
+    wiring.logger.debug('edge model updated', { index });
+    sendTerminators(terminators.modelChanged(model));
+    for (const interceptor of circuits().interceptors) void interceptor.modelChanged(model);
+  };
+  // A delta that starts past the model held (one was missed): the whole model, once at a time.
+  let askingWholeModel = false;
+  const askWholeModel = () => {
+    if (askingWholeModel) return;
+    askingWholeModel = true;
+    channelOf()
+      .request({ op: 'edgeModel' })
+      .then((value) => {
+        const answer = value as { index?: unknown; model?: { services?: unknown } } | null;
+        if (answer && typeof answer.index === 'number' && answer.model && Array.isArray(answer.model.services)) takeModel(answer.index, answer.model as EdgeModel);
+      })
+      .catch((error: Error) => wiring.logger.warn('could not fetch the whole edge model after a missed delta', { error: error.message }))
+      .finally(() => (askingWholeModel = false));
+  };
   return {
     onWelcome: (welcome) => {
       const channel = channelOf();
@@ -103,12 +125,12 @@ function controllerMessageHandlers(wiring: ControlChannelWiring, channelOf: () =
     },
     onRouterConnected: (router) => linkManager.routerConnected(router),
     onRouterDisconnected: (id) => linkManager.routerDisconnected(id),
-    onEdgeModel: (index, model) => {
-      if (!holder.offer(index, model)) return;
-      linkManager.refusePeers(linkPeerPolicyOf(model));
-      wiring.logger.debug('edge model updated', { index });
-      sendTerminators(terminators.modelChanged(model));
-      for (const interceptor of circuits().interceptors) void interceptor.modelChanged(model);
+    onEdgeModel: (index, model) => takeModel(index, model),
+    onEdgeModelDelta: (delta) => {
+      const outcome = applyEdgeModelDelta(holder.current.index, holder.current.model, delta);
+      if (outcome.kind === 'applied') takeModel(delta.index, outcome.model);
+      else if (outcome.kind === 'malformed') wiring.logger.warn('edge model delta refused', { reason: outcome.reason });
+      else if (outcome.kind === 'gap') askWholeModel();
     },
     onCircuitClose: (message) => circuits().revocation.circuitClose(message),
     onEdgeSessionsEnded: (message) => circuits().sessionChannels.ended(message),

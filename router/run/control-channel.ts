@@ -32,6 +32,7 @@ import type {
   LinkListenerInfo,
   RouterInfo,
   RouterToController,
+  CtrlEdgeModelDelta,
 } from '../../common/control-channel/control-messages.ts';
 import { jsonFrameCodec } from '../../common/channel/channel-codec.ts';
 import { FramedConnection, type TraceDirection } from '../../common/channel/framed-connection.ts';
@@ -57,6 +58,8 @@ export interface ControlChannelHandlers {
   onRouterConnected(router: RouterInfo): void;
   onRouterDisconnected(routerId: string): void;
   onEdgeModel(index: number, model: EdgeModel): void;
+  /** `ctrl.edgeModelDelta`: the rows changed since a model the router may hold (it said `edgeModelDeltas`). */
+  onEdgeModelDelta?(delta: CtrlEdgeModelDelta): void;
   /** A request from the controller; its value is the response's. */
   onRequest(body: ControlRequest['body']): Promise<unknown>;
   /** `ctrl.circuitClose`: circuits whose session, identity, access or posture was revoked (checked by the handler). */
@@ -314,6 +317,7 @@ export class ControlChannel {
         version: this.options.version,
         linkListeners: this.options.linkListeners,
         supportedProtocols: this.options.supportedProtocols ?? {},
+        ...(this.options.handlers.onEdgeModelDelta ? { edgeModelDeltas: true } : {}),
       });
       connection.startHeartbeat(
         { sendIntervalMs: heartbeats.sendInterval, checkIntervalMs: heartbeats.checkInterval, unresponsiveMs: heartbeats.closeUnresponsiveTimeout },
@@ -379,6 +383,9 @@ export class ControlChannel {
         return;
       case 'ctrl.edgeModel':
         handlers.onEdgeModel(message.index, message.model);
+        return;
+      case 'ctrl.edgeModelDelta':
+        handlers.onEdgeModelDelta?.(message);
         return;
       case 'ctrl.circuitClose':
         handlers.onCircuitClose?.(message);

@@ -79,6 +79,7 @@ export function startRouters(wiring: RouterWiring): RouterControl {
     self: { id: options.id, address: options.cluster.address },
     store: wiring.store,
     onModelChanges: (listener) => wiring.stateMachine.onChanges(listener),
+    onModelReplaced: (listener) => wiring.stateMachine.onReplaced(listener),
     observeConfiguration: (observer) => wiring.raft.observeConfiguration(observer),
     peers,
     metrics,

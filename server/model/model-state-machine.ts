@@ -38,9 +38,17 @@ export class ModelStateMachine implements StateMachine {
 
   async restore(data: unknown, index: number): Promise<void> {
     await this.store.replaceAll(data as { tables: Record<string, never[]> }, index);
+    for (const listener of this.replacedListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.logger.error('a listener failed on a replaced model', { index, error: errorText(error) });
+      }
+    }
   }
 
   private readonly listeners: ChangeListener[] = [];
+  private readonly replacedListeners: Array<() => void> = [];
 
   constructor(
     readonly store: ModelStore,
@@ -54,6 +62,11 @@ export class ModelStateMachine implements StateMachine {
   /** Listeners hear each entry's entity changes after the batch holding it is durable. */
   onChanges(listener: ChangeListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Listeners hear that a snapshot replaced the whole model (they hear no entity changes for it). */
+  onReplaced(listener: () => void): void {
+    this.replacedListeners.push(listener);
   }
 
   async apply(entries: readonly CommittedEntry[]): Promise<ApplyResult[]> {

@@ -49,6 +49,8 @@ export function readHello(frame: unknown): HelloCheck {
       linkListeners,
       ...(typeof value.hostname === 'string' ? { hostname: value.hostname } : {}),
       ...(protocols !== undefined ? { supportedProtocols: { ...(protocols as Record<string, string>) } } : {}),
+      // Anything but true (absent, or an older router's field of another meaning) means whole models only.
+      ...(value.edgeModelDeltas === true ? { edgeModelDeltas: true } : {}),
     },
   };
 }

@@ -81,6 +81,8 @@ export interface RouterControlDeps {
   readonly self: ControllerEndpoint;
   readonly store: ModelStore;
   readonly onModelChanges: (listener: (applied: AppliedChanges) => void) => void;
+  /** A snapshot replaced the whole model (no per-entity changes are heard for it). */
+  readonly onModelReplaced?: (listener: () => void) => void;
   readonly observeConfiguration: (observer: (configuration: Configuration) => void) => void;
   readonly peers: PeerCaller;
   readonly metrics: Pick<ControllerMetrics, 'routerGauge' | 'transientGauge'>;
@@ -140,6 +142,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     controllerId: deps.self.id,
     findRouter,
     edgeModel: () => edgeModels.edgeModel(),
+    modelRows: store,
     hostedServices: (routerId) => edgeModels.hostedServices(routerId),
     terminators,
     otherRouters: () => presence!.otherRouters(),
@@ -297,6 +300,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     hub.modelChanged(applied);
     liveCircuits.modelChanged(applied);
   });
+  deps.onModelReplaced?.(() => hub.modelReplaced());
   return {
     presence,
     terminators: presence,

@@ -19,6 +19,9 @@ import { createClientCertificate } from '../../common/pki/client-certificate.ts'
 import { controllerPaths, initPki, issueControllerCertificate, loadIssuer, pkiPaths } from '../../common/pki/pki-directory.ts';
 import { RouterHub, type RouterEvent, type RouterHubTiming } from './router-hub.ts';
 import { TerminatorRegistry } from './terminator-registry.ts';
+import { applyEdgeModelDelta } from '../../common/control-channel/edge-model-delta.ts';
+import { edgeModelOf } from './edge-model-snapshot.ts';
+import { edgeRouterRow, EditableRows, serviceRow } from './edge-model-test-support.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 
 let root: string;
@@ -49,7 +52,7 @@ const routerRow = (id: string, changes: Partial<EdgeRouter> = {}): EdgeRouter =>
 
 const timing: RouterHubTiming = { heartbeatIntervalMs: 50, unresponsiveMs: 400, helloTimeoutMs: 300, edgeModelDebounceMs: 100 };
 
-async function startHub(options: { others?: RouterInfo[]; sdkAllowed?: (terminator: TerminatorRecord) => boolean } = {}) {
+async function startHub(options: { others?: RouterInfo[]; sdkAllowed?: (terminator: TerminatorRecord) => boolean; modelRows?: EditableRows } = {}) {
   const rows = new Map<string, EdgeRouter>([['r1', routerRow('r1')], ['r2', routerRow('r2')]]);
   const logger = createMemoryLogger();
   const announced: RouterEvent[] = [];
@@ -70,7 +73,8 @@ async function startHub(options: { others?: RouterInfo[]; sdkAllowed?: (terminat
     terminators,
     controllerId: 'c1',
     findRouter: (id) => rows.get(id),
-    edgeModel: () => ({ index: modelIndex, model: { services: [] } }),
+    edgeModel: () => (options.modelRows ? edgeModelOf(options.modelRows) : { index: modelIndex, model: { services: [] } }),
+    ...(options.modelRows ? { modelRows: options.modelRows } : {}),
     otherRouters: async () => options.others ?? [],
     announce: (event) => announced.push(event),
     metrics: { record: (id, gauges) => recorded.push([id, gauges]), connected: () => undefined, disconnected: () => undefined, roundTrip: (id, ms) => roundTrips.push([id, ms]) },
@@ -97,7 +101,7 @@ interface Client {
   destroy(): void;
 }
 
-async function client(port: number, id: string, options: { answerHeartbeats?: boolean; hello?: boolean } = {}): Promise<Client> {
+async function client(port: number, id: string, options: { answerHeartbeats?: boolean; hello?: boolean; deltas?: boolean } = {}): Promise<Client> {
   const { cert, key } = credentials.get(id)!;
   const socket = connect({ host: '127.0.0.1', port, cert, key, ca: caPem, servername: 'localhost' });
   const decoder = new FrameDecoder();
@@ -126,7 +130,7 @@ async function client(port: number, id: string, options: { answerHeartbeats?: bo
   socket.on('close', () => (result.closed = true));
   socket.on('error', () => undefined);
   await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
-  if (options.hello !== false) result.send({ type: 'router.hello', routerId: id, version: 'v1', linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:40${id.slice(1)}`, groups: ['g'] }] });
+  if (options.hello !== false) result.send({ type: 'router.hello', routerId: id, version: 'v1', linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:40${id.slice(1)}`, groups: ['g'] }], ...(options.deltas ? { edgeModelDeltas: true } : {}) });
   return result;
 }
 
@@ -233,6 +237,40 @@ test('model changes within the debounce window make one edge model; members are 
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(env.recorded, [['r1', { 'link.count': 1 }]], 'metrics naming another router are ignored');
     router.destroy();
+  } finally {
+    await env.close();
+  }
+});
+
+test('a router that applies deltas is sent the whole model once, then the changed rows; one that does not, the whole model each time', async () => {
+  const rows = new EditableRows();
+  rows.put('services', serviceRow('s1', ['web']));
+  const env = await startHub({ modelRows: rows });
+  try {
+    const applying = await client(env.port, 'r1', { deltas: true });
+    const older = await client(env.port, 'r2');
+    let held = await applying.next('ctrl.edgeModel');
+    assert.equal((await older.next('ctrl.edgeModel')).index, held.index);
+    const edit = (changes: AppliedChanges['changes']) => env.hub.modelChanged({ index: rows.index, command: { type: 'raft.noop' }, changes });
+    edit([rows.put('services', serviceRow('s2', ['db'])), rows.put('edgeRouters', edgeRouterRow('r9', ['edge']))]);
+    edit([rows.delete('services', 's1')]);
+    const delta = await applying.next('ctrl.edgeModelDelta');
+    assert.deepEqual({ fromIndex: delta.fromIndex, index: delta.index }, { fromIndex: held.index, index: rows.index }, 'one delta for the burst, from the model sent at the welcome');
+    assert.deepEqual(delta.services, { upserted: [{ id: 's2', name: 'service-s2', roleAttributes: ['db'], configs: {} }], deleted: ['s1'] });
+    assert.deepEqual(delta.edgeRouters.upserted.map((router: { id: string }) => router.id), ['r9']);
+    const whole = await older.next('ctrl.edgeModel');
+    const applied = applyEdgeModelDelta(held.index, held.model, delta);
+    assert.deepEqual(applied, { kind: 'applied', model: whole.model }, 'the delta applied gives the whole model the other router was sent');
+    held = { index: delta.index, model: whole.model };
+    assert.equal(applying.count('ctrl.edgeModel'), 0, 'no whole model went to the router that applies deltas');
+
+    env.hub.modelReplaced();
+    assert.equal((await applying.next('ctrl.edgeModel')).index, rows.index, 'a snapshot installed: the whole model, to every router');
+    await older.next('ctrl.edgeModel');
+    edit([rows.put('services', serviceRow('s3', []))]);
+    assert.equal((await applying.next('ctrl.edgeModelDelta')).fromIndex, held.index, 'deltas again after it');
+    applying.destroy();
+    older.destroy();
   } finally {
     await env.close();
   }

@@ -16,6 +16,7 @@ import { routerTables } from '../model/router-entities.ts';
 import { tables } from '../model/entities.ts';
 import { encodeFrame } from '../../common/framing/frame-codec.ts';
 import { sameMembers } from './cluster-members.ts';
+import { EdgeModelChanges, type RowReader } from './edge-model-delta.ts';
 import { edgeModelTables } from './edge-model-snapshot.ts';
 import { admitRouter, readHello } from './router-admission.ts';
 import { RouterChannel, type ControlSocket, type RouterChannelOwner, type RouterChannelTiming } from './router-channel.ts';
@@ -68,6 +69,11 @@ export interface RouterHubDeps {
   readonly controllerId: string;
   readonly findRouter: (id: string) => EdgeRouter | undefined;
   readonly edgeModel: () => { index: number; model: EdgeModel };
+  /**
+   * The model's rows, for `ctrl.edgeModelDelta`s to routers that apply them (edge-model-delta.ts); without it every
+   * router gets the whole model on every change.
+   */
+  readonly modelRows?: RowReader;
   /** serviceId → terminator address: what the router may host now, by this controller's model. */
   readonly hostedServices: (routerId: string) => ReadonlyMap<string, string>;
   readonly terminators: TerminatorRegistry;
@@ -109,9 +115,16 @@ export class RouterHub implements RouterChannelOwner {
   private modelTimer: NodeJS.Timeout | undefined;
   private sdkRecheckTimer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private encodedModel: { source: object; bytes: Buffer } | undefined;
+  private encodedModel: { source: { index: number }; bytes: Buffer } | undefined;
+  /** The edge model rows changed since the last push, and the index that push read (where the next delta starts). */
+  private readonly modelChanges = new EdgeModelChanges();
+  private pushedIndex: number;
+  /** The model index each channel was last sent (whole or delta): it may take a delta starting at or below it. */
+  private readonly sentModelIndex = new WeakMap<RouterChannel, number>();
 
-  constructor(private readonly deps: RouterHubDeps) {}
+  constructor(private readonly deps: RouterHubDeps) {
+    this.pushedIndex = deps.modelRows?.appliedIndex() ?? 0;
+  }
 
   /** A TLS connection on the control address whose (CA-verified) certificate is not a controller's. */
   accept(socket: ControlSocket): void {
@@ -133,7 +146,10 @@ export class RouterHub implements RouterChannelOwner {
     let modelChanged = false;
     let sdkHostsChanged = false;
     for (const change of applied.changes) {
-      if (edgeModelTables.has(change.entityType)) modelChanged = true;
+      if (edgeModelTables.has(change.entityType)) {
+        modelChanged = true;
+        this.modelChanges.note(change);
+      }
       if (change.entityType === routerTables.edgeRouters) this.recheck(change.id);
       if (change.entityType === tables.apiSessions && change.eventType === 'deleted') sdkHostsChanged = true;
       if (change.entityType === tables.identities) sdkHostsChanged = true;
@@ -143,6 +159,12 @@ export class RouterHub implements RouterChannelOwner {
     // An API session ended (logout, expiry, revocation) or an identity changed (its attributes may no longer match a
     // Bind policy; it may be gone): the SDK terminators it bound go, without a model push.
     else if (sdkHostsChanged) this.scheduleSdkRecheck();
+  }
+
+  /** A snapshot replaced the model (no per-row changes were heard): every router is sent the whole new model. */
+  modelReplaced(): void {
+    this.modelChanges.replaced();
+    this.scheduleEdgeModel();
   }
 
   /** Another controller's router came or went: this controller's routers hear of it. */
@@ -327,7 +349,7 @@ export class RouterHub implements RouterChannelOwner {
     const remote = others.filter((other) => other.id !== hello.routerId && !localIds.has(other.id));
     const routers = [...local, ...remote].map((other) => this.withFingerprints(other));
     channel.send({ type: 'ctrl.welcome', controllerId: this.deps.controllerId, members: this.members, routers });
-    channel.sendEncoded(this.edgeModelFrame());
+    this.sendWholeModel(channel);
     this.deps.metrics.connected(hello.routerId);
     this.deps.logger.info('router connected', { routerId: hello.routerId, name: info.name, version: hello.version, remote: channel.remote, linkListeners: hello.linkListeners.length });
     this.broadcast({ type: 'ctrl.routerConnected', router: this.withFingerprints(info) }, channel);
@@ -478,8 +500,7 @@ export class RouterHub implements RouterChannelOwner {
     this.modelTimer = setTimeout(() => {
       this.modelTimer = undefined;
       this.recheckTerminators();
-      if (this.connected.size === 0) return;
-      this.broadcastEncoded(this.edgeModelFrame());
+      this.pushModel();
     }, this.deps.timing.edgeModelDebounceMs);
     this.modelTimer.unref();
   }
@@ -509,11 +530,37 @@ export class RouterHub implements RouterChannelOwner {
     for (const channel of this.connected.values()) if (channel !== except && !channel.ending) channel.sendEncoded(bytes);
   }
 
+  /**
+   * The model changed: a router that applies deltas and holds the model this delta starts from gets the changed rows;
+   * any other, the whole model. Each frame is encoded once for every router it goes to.
+   */
+  private pushModel(): void {
+    const rows = this.deps.modelRows;
+    const index = rows ? rows.appliedIndex() : this.deps.edgeModel().index;
+    const fromIndex = this.pushedIndex;
+    const delta = rows ? this.modelChanges.take(rows, fromIndex, index) : undefined;
+    this.pushedIndex = index;
+    const deltaBytes = delta ? encodeFrame(delta) : undefined;
+    for (const channel of this.connected.values()) {
+      if (channel.ending) continue;
+      if (deltaBytes && channel.hello?.edgeModelDeltas && (this.sentModelIndex.get(channel) ?? -1) >= fromIndex) {
+        channel.sendEncoded(deltaBytes);
+        this.sentModelIndex.set(channel, index);
+      } else this.sendWholeModel(channel);
+    }
+  }
+
+  private sendWholeModel(channel: RouterChannel): void {
+    const frame = this.edgeModelFrame();
+    channel.sendEncoded(frame.bytes);
+    this.sentModelIndex.set(channel, frame.index);
+  }
+
   /** The `ctrl.edgeModel` frame of the current model, encoded once for as long as `edgeModel()` answers the same one. */
-  private edgeModelFrame(): Buffer {
+  private edgeModelFrame(): { index: number; bytes: Buffer } {
     const current = this.deps.edgeModel();
     if (this.encodedModel?.source !== current) this.encodedModel = { source: current, bytes: encodeFrame({ type: 'ctrl.edgeModel', ...current }) };
-    return this.encodedModel.bytes;
+    return { index: current.index, bytes: this.encodedModel.bytes };
   }
 }
 
