@@ -66,6 +66,11 @@ export interface RouterSimulatorOptions {
   readonly metricsIntervalMs?: number;
   /** How often each router sends a heartbeat (default 10 s, a router's `ctrl.heartbeats.sendInterval`). */
   readonly heartbeatIntervalMs?: number;
+  /**
+   * Whether the hello says `edgeModelDeltas` (default true, as edgeward routers do): the controller then sends the
+   * whole edge model at the welcome and deltas after. The simulator reads neither; it counts their bytes.
+   */
+  readonly edgeModelDeltas?: boolean;
   readonly progress?: (line: string) => void;
 }
 
@@ -336,7 +341,7 @@ export class RouterSimulator {
         socket.destroy(new Error(`not a controller: ${verdict.reason}`));
         return;
       }
-      socket.write(encodeFrame({ type: 'router.hello', routerId: router.id, version, linkListeners: [], supportedProtocols: {} }));
+      socket.write(encodeFrame({ type: 'router.hello', routerId: router.id, version, linkListeners: [], supportedProtocols: {}, ...(this.options.edgeModelDeltas === false ? {} : { edgeModelDeltas: true }) }));
     });
     socket.on('data', (chunk: Buffer) => {
       let frames;

@@ -31,7 +31,10 @@
 # lists (not part of all: it loads 1M identities): filtered identity lists on one controller over HTTPS holding
 # 1,000,000 identities restored from a generated backup, p50/p99 and CPU per request against a detail read
 # (bench/list-bench.ts).
-# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers|lists]
+# edge-model-push (not part of all): what one edge model change costs with routers connected, routers sent the whole
+# model on every change (the baseline) against routers sent deltas, in alternating rounds of fresh simulated routers
+# on a three-node cluster holding the 10x-Large service and policy set (bench/edge-model-push-bench.ts).
+# Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers|lists|edge-model-push]
 # (all, the default, runs the first thirteen, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
 # rounds of (a′) then (b) in the HTTP step (1 to 9, default 3); BENCH_RAFT_SECONDS, seconds per raft measurement (default 5); BENCH_CLUSTER_ROUNDS, rounds of cluster write loads
@@ -71,7 +74,10 @@
 # BENCH_SCALE_CIRCUIT_CONCURRENCY (8), BENCH_SCALE_CONNECTIONS (32) and BENCH_SCALE_LOAD_SECONDS (default 300 + 1 per
 # 300 identities), see bench/scale-bench.ts;
 # BENCH_LIST_IDENTITIES (default 1000000), BENCH_LIST_ROUNDS (1 to 9, default 3) and BENCH_LIST_REQUESTS (per query
-# per round, default 20), see bench/list-bench.ts (BENCH_CPU_PROF profiles the controller).
+# per round, default 20), see bench/list-bench.ts (BENCH_CPU_PROF profiles the controller);
+# BENCH_PUSH_ROUTERS (routers a round, default 500), BENCH_PUSH_ROUNDS (rounds of each variant, 1 to 5, default 2),
+# BENCH_PUSH_CHANGES (default 5), BENCH_PUSH_SERVICES (2000), BENCH_PUSH_SERVICE_POLICIES (2500) and
+# BENCH_PUSH_EDGE_ROUTER_POLICIES (2500), see bench/edge-model-push-bench.ts.
 # Each step runs under `timeout` in its own process group, with a limit a little above the step's own watchdog: on
 # the limit, or on Ctrl-C or SIGTERM here, the whole group (the step and everything it started) gets SIGTERM, so the
 # step can stop its servers and remove its temp folders, and SIGKILL 30 s later if anything is still there.
@@ -81,9 +87,9 @@ cd "$root"
 
 what="${1:-all}"
 case "$what" in
-  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory | circuits | scale | scale-routers | lists) ;;
+  all | http | raft | cluster | login-flood | alerts | dashboard | overlay | raft-sim | e2e-crypto | oidc-login-storm | snapshot | memory | circuits | scale | scale-routers | lists | edge-model-push) ;;
   *)
-    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers|lists]" >&2
+    echo "usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers|lists|edge-model-push]" >&2
     exit 2
     ;;
 esac
@@ -382,4 +388,18 @@ if [ "$what" = lists ]; then
   # leaves it a minute more.
   run_step "lists (filtered identity lists at 1M identities)" $((600 + list_identities * 3 / 5000 + list_rounds * 10 * list_requests * 15 + 60)) \
     "${node_tsx[@]}" bench/list-bench.ts
+fi
+if [ "$what" = edge-model-push ]; then
+  push_routers="${BENCH_PUSH_ROUTERS:-500}"
+  push_rounds="${BENCH_PUSH_ROUNDS:-2}"
+  push_changes="${BENCH_PUSH_CHANGES:-5}"
+  push_entities=$((${BENCH_PUSH_SERVICES:-2000} + ${BENCH_PUSH_SERVICE_POLICIES:-2500} + ${BENCH_PUSH_EDGE_ROUTER_POLICIES:-2500}))
+  if ! [[ "$push_routers" =~ ^[1-9][0-9]{0,3}$ ]] || ! [[ "$push_rounds" =~ ^[1-5]$ ]] || ! [[ "$push_changes" =~ ^[1-9][0-9]?$ ]]; then
+    echo "bench: BENCH_PUSH_ROUTERS must be a whole number from 1 to 5000, BENCH_PUSH_ROUNDS from 1 to 5 and BENCH_PUSH_CHANGES from 1 to 50" >&2
+    exit 2
+  fi
+  # edge-model-push-bench.ts's own watchdog: 240 s + entities / 50 + 2 x rounds x routers / 3 + 2 x rounds x (60 s +
+  # changes x 120 s) + 120 s; this limit leaves it a minute more.
+  run_step "edge model pushes (whole models against deltas)" $((240 + push_entities / 50 + 2 * push_rounds * push_routers / 3 + 2 * push_rounds * (60 + push_changes * 120) + 120 + 60)) \
+    "${node_tsx[@]}" bench/edge-model-push-bench.ts
 fi
