@@ -79,8 +79,13 @@ function controllerMessageHandlers(wiring: ControlChannelWiring, channelOf: () =
     hostedLogged = hosted;
     wiring.listenerLog.info('hosted services changed: terminators sent to the controller', { count: terminators.hosted.size, services: [...terminators.hosted.keys()].slice(0, 20) });
   };
+  // The first whole model after a welcome replaces the one held (from disk or another controller), whatever its index.
+  let welcomeModelDue = false;
   const takeModel = (index: number, model: EdgeModel) => {
-    if (!holder.offer(index, model)) return;
+    if (welcomeModelDue) {
+      welcomeModelDue = false;
+      holder.replace(index, model);
+    } else if (!holder.offer(index, model)) return;
     linkManager.refusePeers(linkPeerPolicyOf(model));
     wiring.logger.debug('edge model updated', { index });
     sendTerminators(terminators.modelChanged(model));
@@ -102,6 +107,7 @@ function controllerMessageHandlers(wiring: ControlChannelWiring, channelOf: () =
   };
   return {
     onWelcome: (welcome) => {
+      welcomeModelDue = true;
       const channel = channelOf();
       linkManager.knownRouters(welcome.routers);
       linkManager.onControllerConnected(true);

@@ -35,6 +35,16 @@ export class EdgeModelHolder {
     return true;
   }
 
+  /**
+   * The model a controller sent with its welcome, taken whatever its index: the controller's model is the truth (after
+   * a restore its index may be below the one held), and the deltas that follow on that channel start from it.
+   */
+  replace(index: number, model: EdgeModel): void {
+    this.snapshot = { index, model };
+    // Saved again even at the same index: the rows may differ.
+    this.savedIndex = -1;
+  }
+
   /** True when the held model is not yet on disk. */
   get dirty(): boolean {
     return this.snapshot.index !== this.savedIndex;
