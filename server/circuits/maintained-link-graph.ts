@@ -5,6 +5,7 @@
 // difference, for a link id two different pairs of routers both vouch for (a router choosing another pair's id):
 // linkGraph keeps the pair it met last, this keeps the pair with the lower router id. Pure: no clock, no I/O.
 import { defaultPathCosts, type Edge, type PathCosts, type PathTree, type ReportedLink } from './circuit-paths.ts';
+import { IndexedLinkGraph } from './indexed-link-graph.ts';
 import { PathTreeCache } from './path-tree-cache.ts';
 
 interface Claim {
@@ -26,7 +27,9 @@ export class MaintainedLinkGraph {
   private readonly usable = new Map<string, { a: string; b: string; cost: number }>();
 
   /** Ingress routers' shortest-path trees, each dropped by the link changes that could alter it (path-tree-cache.ts). */
-  readonly trees = new PathTreeCache(this.graph);
+  readonly trees = new PathTreeCache((from, excluded) => this.numbered.paths(from, excluded));
+  /** The same edges by router number, what the trees are searched over (indexed-link-graph.ts). */
+  private readonly numbered = new IndexedLinkGraph();
 
   constructor(private readonly costs: PathCosts = defaultPathCosts) {}
 
@@ -121,13 +124,16 @@ export class MaintainedLinkGraph {
 
   // Each router's edges are a fresh array on change: a plan holding the graph's arrays never sees them move.
   private addEdge(from: string, edge: Edge): void {
-    this.graph.set(from, [...(this.graph.get(from) ?? []), edge]);
+    const edges = [...(this.graph.get(from) ?? []), edge];
+    this.graph.set(from, edges);
+    this.numbered.setEdges(from, edges);
   }
 
   private removeEdge(from: string, linkId: string): void {
     const edges = (this.graph.get(from) ?? []).filter((edge) => edge.linkId !== linkId);
     if (edges.length === 0) this.graph.delete(from);
     else this.graph.set(from, edges);
+    this.numbered.setEdges(from, edges);
   }
 }
 

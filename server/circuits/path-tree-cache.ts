@@ -12,7 +12,7 @@
 //   changes: Dijkstra's answer for each router is the cheapest of its links in, and a link that was not the cheapest
 //   and got no cheaper cannot become it (link costs are never negative).
 // Bounded: the least recently used tree goes past `pathTreeLimit`. Pure: no clock, no I/O.
-import { cheapestPaths, type Edge, type PathTree } from './circuit-paths.ts';
+import type { PathTree } from './circuit-paths.ts';
 
 /** Trees kept at most (each holds a cost and a link per router it reaches: ~1 MB at 5,000 routers). */
 export const pathTreeLimit = 64;
@@ -37,8 +37,9 @@ export class PathTreeCache {
   /** Trees searched (a test tells a kept tree from a new search). */
   searches = 0;
 
+  /** `search`: cheapestPaths over the graph from a router, avoiding the excluded routers, to every router it reaches. */
   constructor(
-    private readonly graph: ReadonlyMap<string, readonly Edge[]>,
+    private readonly search: (from: string, excluded: (router: string) => boolean) => PathTree,
     private readonly limit = pathTreeLimit,
   ) {}
 
@@ -54,7 +55,7 @@ export class PathTreeCache {
       return kept.tree;
     }
     this.searches++;
-    const tree = cheapestPaths(this.graph, from, { excluded });
+    const tree = this.search(from, excluded);
     if (this.trees.size >= this.limit) this.trees.delete(this.trees.keys().next().value!);
     this.trees.set(key, { from, excluded, tree });
     return tree;
