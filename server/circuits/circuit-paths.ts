@@ -100,7 +100,16 @@ export interface PathSearchLimits {
   readonly targets?: ReadonlySet<string>;
 }
 
-export function cheapestPaths(graph: ReadonlyMap<string, readonly Edge[]>, from: string, limits: PathSearchLimits = {}): { to(router: string): CircuitPath | undefined } {
+/** What one search found: each settled router's path, cost and the link its path arrives by. */
+export interface PathTree {
+  to(router: string): CircuitPath | undefined;
+  /** The path's cost to a settled router (undefined: not reached, excluded, or past the targets). */
+  costTo(router: string): number | undefined;
+  /** The link a settled router's path arrives by (undefined for the start and for routers not settled). */
+  linkInto(router: string): string | undefined;
+}
+
+export function cheapestPaths(graph: ReadonlyMap<string, readonly Edge[]>, from: string, limits: PathSearchLimits = {}): PathTree {
   const cost = new Map<string, number>([[from, 0]]);
   const previous = new Map<string, { router: string; linkId: string }>();
   const done = new Set<string>();
@@ -139,6 +148,8 @@ export function cheapestPaths(graph: ReadonlyMap<string, readonly Edge[]>, from:
       }
       return { routers, links, cost: cost.get(router)! };
     },
+    costTo: (router) => (done.has(router) ? cost.get(router) : undefined),
+    linkInto: (router) => (done.has(router) ? previous.get(router)?.linkId : undefined),
   };
 }
 

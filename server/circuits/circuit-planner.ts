@@ -11,7 +11,7 @@ import type { CircuitRefusalCode } from '../../common/control-channel/control-me
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 import { decideSession, type PostureState } from '../edge/posture-evaluation.ts';
 import type { ServiceAccess } from '../edge/service-access.ts';
-import { cheapestPaths, type CircuitPath, linkGraph } from './circuit-paths.ts';
+import { cheapestPaths, type CircuitPath, linkGraph, type PathTree } from './circuit-paths.ts';
 import { chooseTerminator } from './terminator-strategy.ts';
 import type { RouterGrant } from './router-grant-index.ts';
 
@@ -32,6 +32,9 @@ export interface PlanInput {
   readonly posture: PostureState;
   readonly terminators: readonly TerminatorRecord[];
   readonly graph: ReturnType<typeof linkGraph>;
+  /** The graph's kept shortest-path trees (path-tree-cache.ts): the paths from `from` avoiding `excluded`, for which
+   * `exclusion` stands. Absent: one bounded search of `graph` per plan. */
+  readonly pathsFrom?: (from: string, exclusion: object, excluded: (router: string) => boolean) => PathTree;
   /** Routers a failed setup of this connection could not get through. */
   readonly avoidRouters: ReadonlySet<string>;
   /** The routers the dialing identity's edge router policies grant (the system policy included). */
@@ -66,11 +69,16 @@ export function planCircuit(input: PlanInput): CircuitPlan {
   }
   // Routers the service may not use are avoided like routers a failed setup could not get through. One search from
   // the ingress, skipping them and ending once every candidate's router has its path, serves every candidate: no copy
-  // of the graph and no walk of the whole network per circuit.
+  // of the graph per circuit.
   const excluded = (routerId: string) => input.avoidRouters.has(routerId) || !input.serviceRouters.has(routerId);
   const targets = new Set(candidates.map((terminator) => terminator.routerId).filter((routerId) => routerId === input.routerId || !excluded(routerId)));
   const reachable: Array<{ id: string; precedence: TerminatorRecord['precedence']; cost: number; pathCost: number; terminator: TerminatorRecord; path: CircuitPath }> = [];
-  const paths = cheapestPaths(input.graph, input.routerId, { excluded, targets });
+  // Routers to avoid after a failed setup are this connection's own: such a plan searches afresh, all others read the
+  // ingress's kept tree for the service's routers.
+  const paths =
+    input.pathsFrom && input.avoidRouters.size === 0
+      ? input.pathsFrom(input.routerId, input.serviceRouters, (routerId) => !input.serviceRouters.has(routerId))
+      : cheapestPaths(input.graph, input.routerId, { excluded, targets });
   for (const terminator of candidates) {
     if (input.avoidRouters.has(terminator.routerId) && terminator.routerId !== input.routerId) continue;
     const path = paths.to(terminator.routerId);

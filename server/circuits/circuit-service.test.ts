@@ -14,6 +14,7 @@ import { linkGraph } from './circuit-paths.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
 import type { PostureCheck, Service, ServicePolicy } from '../model/service-entities.ts';
 import { CircuitService, type CircuitAnswer } from './circuit-service.ts';
+import { MaintainedLinkGraph } from './maintained-link-graph.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const base = (id: string) => ({ id, createdAt: at, updatedAt: at, tags: {} });
@@ -187,5 +188,56 @@ test('a snapshot restored over the model: the very next circuit is decided on th
   assert.equal(refusal((await routerDial(circuits)).answer), 'NO_DIAL_POLICY');
   await model.store.replaceAll(before, model.store.appliedIndex());
   assert.equal(routed((await routerDial(circuits)).answer), true);
+  await model.close();
+});
+
+/** r1 reaches r3 directly (slow) or through r2 (fast), over a link graph kept as reports arrive, with its kept trees. */
+async function networkWithMiddleRouter(): Promise<{ model: TestModel; circuits: CircuitService; graph: MaintainedLinkGraph }> {
+  const model = await openTestModel({ prefix: 'edgeward-circuit-service-trees-' });
+  await model.ok({ type: 'edgeRouter.create', router: router('r1', ['clients']) });
+  await model.ok({ type: 'edgeRouter.create', router: router('r2', ['middle']) });
+  await model.ok({ type: 'edgeRouter.create', router: { ...router('r3', ['hosts']), fingerprint: '3'.repeat(40) } });
+  await model.ok({ type: 'service.create', service: service('web', ['web']) });
+  await model.ok({ type: 'servicePolicy.create', policy: dialPolicy('clients-dial-web', ['#clients'], ['#web']) });
+  await model.ok({ type: 'serviceEdgeRouterPolicy.create', policy: serp('web-everywhere', ['#web'], ['#all']) });
+  const graph = new MaintainedLinkGraph();
+  graph.setRouter('r1', [{ id: 'l12', destRouterId: 'r2', latencyMs: 1 }, { id: 'l13', destRouterId: 'r3', latencyMs: 50 }]);
+  graph.setRouter('r2', [{ id: 'l12', destRouterId: 'r1', latencyMs: 1 }, { id: 'l23', destRouterId: 'r3', latencyMs: 1 }]);
+  graph.setRouter('r3', [{ id: 'l13', destRouterId: 'r1', latencyMs: 50 }, { id: 'l23', destRouterId: 'r2', latencyMs: 1 }]);
+  const onR3: TerminatorRecord = { ...terminator, id: 't-r3', routerId: 'r3', identity: 'r3' };
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const circuits = new CircuitService({
+    controllerId: 'c1',
+    store: model.store,
+    access: new ServiceAccessService(model.store),
+    presence: {
+      terminatorsOf: async (serviceId) => [onR3].filter((held) => held.serviceId === serviceId),
+      linkGraph: () => graph.graph,
+      pathsFrom: (from, exclusion, excluded) => graph.pathsFrom(from, exclusion, excluded),
+    },
+    signing: { certPem: 'unused by these tests', keyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string },
+    clock: { now: () => Date.parse(at) },
+    logger: silentLogger,
+  });
+  return { model, circuits, graph };
+}
+
+const pathOf = async (circuits: CircuitService) => (await routerDial(circuits)).route?.routers;
+
+test('a service edge router policy no longer granting the middle router: the very next circuit goes around it, though its path was kept', async () => {
+  const { model, circuits, graph } = await networkWithMiddleRouter();
+  assert.deepEqual(await pathOf(circuits), ['r1', 'r2', 'r3']);
+  assert.deepEqual(await pathOf(circuits), ['r1', 'r2', 'r3']);
+  assert.equal(graph.trees.searches, 1, 'the second circuit read the kept tree');
+  await model.ok({ type: 'serviceEdgeRouterPolicy.update', id: 'web-everywhere', at, policy: { tags: {}, name: 'web-everywhere', semantic: 'AnyOf', serviceRoles: ['#web'], edgeRouterRoles: ['#clients', '#hosts'] } });
+  assert.deepEqual(await pathOf(circuits), ['r1', 'r3']);
+  await model.close();
+});
+
+test('a link of the kept path going down: the very next circuit takes the other link', async () => {
+  const { model, circuits, graph } = await networkWithMiddleRouter();
+  assert.deepEqual(await pathOf(circuits), ['r1', 'r2', 'r3']);
+  graph.setRouter('r3', [{ id: 'l13', destRouterId: 'r1', latencyMs: 50 }]);
+  assert.deepEqual(await pathOf(circuits), ['r1', 'r3']);
   await model.close();
 });

@@ -15,7 +15,7 @@ import { routerTables } from '../model/router-entities.ts';
 import type { Service } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
-import type { linkGraph } from './circuit-paths.ts';
+import type { linkGraph, PathTree } from './circuit-paths.ts';
 import { planCircuit } from './circuit-planner.ts';
 import { DialGrants } from './dial-grants.ts';
 import type { RouterGrant } from './router-grant-index.ts';
@@ -34,6 +34,8 @@ export interface CircuitPresence {
   terminatorsOf(serviceId: string): Promise<readonly TerminatorRecord[]>;
   /** The usable links between connected routers, kept as routers and their reports change (read, never changed). */
   linkGraph(): ReturnType<typeof linkGraph>;
+  /** The link graph's kept shortest-path trees (MaintainedLinkGraph.pathsFrom); absent, each plan searches. */
+  pathsFrom?(from: string, exclusion: object, excluded: (router: string) => boolean): PathTree;
 }
 
 /** Who an edge client's API session token belongs to, and its MFA state; or why it cannot dial. */
@@ -164,6 +166,7 @@ export class CircuitService {
       posture,
       terminators: resume ? terminators.filter((terminator) => terminator.id === resume.terminatorId) : terminators,
       graph: this.deps.presence.linkGraph(),
+      ...(this.deps.presence.pathsFrom ? { pathsFrom: this.deps.presence.pathsFrom.bind(this.deps.presence) } : {}),
       avoidRouters: new Set(avoid),
       identityRouters,
       serviceRouters,

@@ -4,7 +4,9 @@
 // ends, connected now, report it naming each other, at the higher of their latencies plus the per-hop cost. One
 // difference, for a link id two different pairs of routers both vouch for (a router choosing another pair's id):
 // linkGraph keeps the pair it met last, this keeps the pair with the lower router id. Pure: no clock, no I/O.
-import { defaultPathCosts, type Edge, type PathCosts, type ReportedLink } from './circuit-paths.ts';
+import { defaultPathCosts, type Edge, type PathCosts, type PathTree, type ReportedLink } from './circuit-paths.ts';
+import { IndexedLinkGraph } from './indexed-link-graph.ts';
+import { PathTreeCache } from './path-tree-cache.ts';
 
 interface Claim {
   readonly dest: string;
@@ -24,7 +26,18 @@ export class MaintainedLinkGraph {
   /** link id → the pair it joins now (a < b). */
   private readonly usable = new Map<string, { a: string; b: string; cost: number }>();
 
+  /** Ingress routers' shortest-path trees, each dropped by the link changes that could alter it (path-tree-cache.ts). */
+  readonly trees = new PathTreeCache((from, excluded) => this.numbered.paths(from, excluded));
+  /** The same edges by router number, what the trees are searched over (indexed-link-graph.ts). */
+  private readonly numbered = new IndexedLinkGraph();
+
   constructor(private readonly costs: PathCosts = defaultPathCosts) {}
+
+  /** The cheapest paths from `from` avoiding the routers `excluded` names (`exclusion` stands for that set), kept
+   * while no change of the graph could alter them. */
+  pathsFrom(from: string, exclusion: object, excluded: (router: string) => boolean): PathTree {
+    return this.trees.pathsFrom(from, exclusion, excluded);
+  }
 
   /** A router connected (with its links, possibly none yet), reported links again, or left (`links` undefined). */
   setRouter(routerId: string, links: readonly ReportedLink[] | undefined): void {
@@ -96,6 +109,7 @@ export class MaintainedLinkGraph {
     }
     const current = this.usable.get(linkId);
     if (current && best && current.a === best.a && current.b === best.b && current.cost === best.cost) return;
+    this.trees.linkChanged(linkId, current, best);
     if (current) {
       this.removeEdge(current.a, linkId);
       this.removeEdge(current.b, linkId);
@@ -110,13 +124,16 @@ export class MaintainedLinkGraph {
 
   // Each router's edges are a fresh array on change: a plan holding the graph's arrays never sees them move.
   private addEdge(from: string, edge: Edge): void {
-    this.graph.set(from, [...(this.graph.get(from) ?? []), edge]);
+    const edges = [...(this.graph.get(from) ?? []), edge];
+    this.graph.set(from, edges);
+    this.numbered.setEdges(from, edges);
   }
 
   private removeEdge(from: string, linkId: string): void {
     const edges = (this.graph.get(from) ?? []).filter((edge) => edge.linkId !== linkId);
     if (edges.length === 0) this.graph.delete(from);
     else this.graph.set(from, edges);
+    this.numbered.setEdges(from, edges);
   }
 }
 

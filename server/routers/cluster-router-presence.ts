@@ -11,7 +11,7 @@
 import type { RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
-import type { Edge, RouterLinkReport } from '../circuits/circuit-paths.ts';
+import type { Edge, PathTree, RouterLinkReport } from '../circuits/circuit-paths.ts';
 import { MaintainedLinkGraph } from '../circuits/maintained-link-graph.ts';
 import type { RouterConnection, RouterPresence } from '../edge/router-presence.ts';
 import type { TerminatorDirectory, TerminatorRecord } from '../edge/terminator-directory.ts';
@@ -173,6 +173,11 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
   /** The graph of usable links between connected routers, kept as they change (read it, never change it). */
   linkGraph(): Map<string, Edge[]> {
     return this.graph.graph;
+  }
+
+  /** The kept shortest-path trees of the link graph (MaintainedLinkGraph.pathsFrom). */
+  pathsFrom(from: string, exclusion: object, excluded: (router: string) => boolean): PathTree {
+    return this.graph.pathsFrom(from, exclusion, excluded);
   }
 
   /** Every connected router's links (this controller's routers' win). */

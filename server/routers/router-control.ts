@@ -266,6 +266,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     presence: {
       terminatorsOf: async (serviceId) => mergeServiceTerminators(await clusterPresence.terminatorsOf(serviceId), serviceId, store),
       linkGraph: () => clusterPresence.linkGraph(),
+      pathsFrom: (from, exclusion, excluded) => clusterPresence.pathsFrom(from, exclusion, excluded),
     },
     signing: deps.signing,
     clock,
