@@ -135,6 +135,8 @@ export class RouterSimulator {
   private readonly tallies = { created: 0, enrolled: 0, enrollRetries: 0, reEnrollments: 0, welcomes: 0, refusals: 0, reconnects: 0, failedDials: 0, terminatorsSent: 0, metricsSent: 0, heartbeatsAnswered: 0 };
   private connectedCount = 0;
   private readonly enrollStepMs: Record<string, number> = { create: 0, read: 0, csr: 0, erott: 0 };
+  /** Each router's enrollment, create to certificates, in wall ms, in the order they finished. */
+  private readonly enrollMs: number[] = [];
   private firstWelcomeAt: number | undefined;
   private lastWelcomeAt: number | undefined;
   private connectedWaiters: Array<() => void> = [];
@@ -158,6 +160,11 @@ export class RouterSimulator {
     return { routers: this.routers.length, connected: this.connectedCount, ...this.tallies, bytesByType: bytes, enrollStepMs: { ...this.enrollStepMs }, firstWelcomeAt: this.firstWelcomeAt, lastWelcomeAt: this.lastWelcomeAt };
   }
 
+  /** Each enrolled router's wall ms from its create to its certificates (all four steps), in the order they finished. */
+  enrollLatenciesMs(): readonly number[] {
+    return this.enrollMs;
+  }
+
   /** The simulated routers' ids (after `enroll()`), in order. */
   routerIds(): string[] {
     return this.routers.map((router) => router.id);
@@ -170,7 +177,8 @@ export class RouterSimulator {
     const controllerCerts = new Map<string, Promise<X509Certificate>>();
     await eachBounded(this.routers, this.options.enrollConcurrency ?? 16, () => this.stopped, async (router) => {
       const body = JSON.stringify({ name: router.name, isTunnelerEnabled: hosting, roleAttributes: this.options.roleAttributes?.(router.index) ?? [] });
-      let stepBegan = performance.now();
+      const began = performance.now();
+      let stepBegan = began;
       const created = await this.patiently(() => this.managementCall(`creating edge router ${router.name}`, () => this.probe.post(`${managementApi}/edge-routers`, body, { 'zt-session': token }, 60_000)));
       // 201, or a retried create whose first attempt did go through (the name is then taken: the router is found by it).
       if (created.status === 201) router.id = (JSON.parse(created.text) as { data: { id: string } }).data.id;
@@ -189,6 +197,7 @@ export class RouterSimulator {
         if ((await this.enrollOne(router, await this.enrollmentJwtOf(router), controllerCerts)) !== 'enrolled') throw new Error(`enrolling ${router.name}: its token was used twice over`);
       }
       this.tallies.enrolled++;
+      this.enrollMs.push(performance.now() - began);
       if (this.tallies.enrolled % 500 === 0) this.options.progress?.(`router simulator: ${this.tallies.enrolled} of ${this.routers.length} routers enrolled`);
     });
     if (this.stopped) throw new Error('the router simulator stopped while enrolling');
