@@ -133,7 +133,7 @@ async function main(cleanups: Cleanup[]): Promise<RouterSimRun> {
   const enrollBegan = performance.now();
   await simulator.enroll();
   const enrollSeconds = (performance.now() - enrollBegan) / 1000;
-  progress(`${routers} routers enrolled in ${enrollSeconds.toFixed(1)} s (${(routers / enrollSeconds).toFixed(1)}/s); wall ms per router by step: ${JSON.stringify(Object.fromEntries(Object.entries(simulator.counts().enrollStepMs).map(([step, ms]) => [step, Math.round(ms / routers)])))}`);
+  progress(`${routers} routers enrolled in ${enrollSeconds.toFixed(1)} s (${(routers / enrollSeconds).toFixed(1)}/s); wall ms per router by step: ${JSON.stringify(Object.fromEntries(Object.entries(simulator.counts().enrollStepMs).map(([step, ms]) => [step, Math.round(ms / routers)])))}; calls tried again after a busy answer: ${simulator.counts().enrollRetries}, routers re-enrolled: ${simulator.counts().reEnrollments}`);
 
   progress(`idle baseline: ${idleSeconds} s with no router connected`);
   const baseline = await idleWindow(cluster);

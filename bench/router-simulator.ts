@@ -30,6 +30,7 @@ import { readEnrollmentClaims } from '../router/enroll/enrollment-token.ts';
 import { controllerTrustOf, verifyControllerCertificate, type ControllerTrust } from '../router/run/controller-identity.ts';
 import type { RouterLinks } from '../common/control-channel/control-messages.ts';
 import { ControlFrameReader, hostedServiceIds, linksOf, loopbackSource, metricsOf, nextAddress, retryDelayMs, terminatorCreates } from './router-simulator-frames.ts';
+import { retryDelayAfter } from './router-simulator-retry.ts';
 import { TimerWheel } from './router-simulator-wheel.ts';
 import { ProbeClient, type ProbeAnswer } from './write-probe.ts';
 
@@ -78,6 +79,10 @@ export interface RouterSimulatorCounts {
   readonly routers: number;
   readonly created: number;
   readonly enrolled: number;
+  /** Enrollment calls tried again after a busy answer (429 or 503, after its Retry-After), and routers re-enrolled
+   * because a timed-out redemption had gone through after all. */
+  readonly enrollRetries: number;
+  readonly reEnrollments: number;
   /** Welcomed and open now. */
   readonly connected: number;
   /** Every welcome so far (reconnections included). */
@@ -132,9 +137,11 @@ export class RouterSimulator {
   private dialing = 0;
   private readonly dialQueue: SimulatedRouter[] = [];
   private readonly bytesByType = new Map<string, number>();
-  private readonly tallies = { created: 0, enrolled: 0, welcomes: 0, refusals: 0, reconnects: 0, failedDials: 0, terminatorsSent: 0, metricsSent: 0, heartbeatsAnswered: 0 };
+  private readonly tallies = { created: 0, enrolled: 0, enrollRetries: 0, reEnrollments: 0, welcomes: 0, refusals: 0, reconnects: 0, failedDials: 0, terminatorsSent: 0, metricsSent: 0, heartbeatsAnswered: 0 };
   private connectedCount = 0;
   private readonly enrollStepMs: Record<string, number> = { create: 0, read: 0, csr: 0, erott: 0 };
+  /** Each router's enrollment, create to certificates, in wall ms, in the order they finished. */
+  private readonly enrollMs: number[] = [];
   private firstWelcomeAt: number | undefined;
   private lastWelcomeAt: number | undefined;
   private connectedWaiters: Array<() => void> = [];
@@ -158,6 +165,11 @@ export class RouterSimulator {
     return { routers: this.routers.length, connected: this.connectedCount, ...this.tallies, bytesByType: bytes, enrollStepMs: { ...this.enrollStepMs }, firstWelcomeAt: this.firstWelcomeAt, lastWelcomeAt: this.lastWelcomeAt };
   }
 
+  /** Each enrolled router's wall ms from its create to its certificates (all four steps), in the order they finished. */
+  enrollLatenciesMs(): readonly number[] {
+    return this.enrollMs;
+  }
+
   /** The simulated routers' ids (after `enroll()`), in order. */
   routerIds(): string[] {
     return this.routers.map((router) => router.id);
@@ -170,21 +182,27 @@ export class RouterSimulator {
     const controllerCerts = new Map<string, Promise<X509Certificate>>();
     await eachBounded(this.routers, this.options.enrollConcurrency ?? 16, () => this.stopped, async (router) => {
       const body = JSON.stringify({ name: router.name, isTunnelerEnabled: hosting, roleAttributes: this.options.roleAttributes?.(router.index) ?? [] });
-      let stepBegan = performance.now();
-      const created = await this.managementCall(`creating edge router ${router.name}`, () => this.probe.post(`${managementApi}/edge-routers`, body, { 'zt-session': token }, 60_000));
+      const began = performance.now();
+      let stepBegan = began;
+      const created = await this.patiently(() => this.managementCall(`creating edge router ${router.name}`, () => this.probe.post(`${managementApi}/edge-routers`, body, { 'zt-session': token }, 60_000)));
       // 201, or a retried create whose first attempt did go through (the name is then taken: the router is found by it).
       if (created.status === 201) router.id = (JSON.parse(created.text) as { data: { id: string } }).data.id;
       else router.id = await this.idByName(router.name, `creating edge router ${router.name}: HTTP ${created.status} ${created.text.slice(0, 300)}`);
       this.tallies.created++;
       this.enrollStepMs.create! += performance.now() - stepBegan;
       stepBegan = performance.now();
-      const detail = await this.managementCall(`reading edge router ${router.name}`, () => this.probe.get(`${managementApi}/edge-routers/${router.id}`, { 'zt-session': token }, 60_000));
-      if (detail.status !== 200) throw new Error(`reading edge router ${router.name}: HTTP ${detail.status} ${detail.text.slice(0, 300)}`);
-      const jwt = (JSON.parse(detail.text) as { data: { enrollmentJwt?: string | null } }).data.enrollmentJwt;
-      if (typeof jwt !== 'string') throw new Error(`edge router ${router.name} has no enrollment JWT`);
+      const jwt = await this.enrollmentJwtOf(router);
       this.enrollStepMs.read! += performance.now() - stepBegan;
-      await this.enrollOne(router, jwt, controllerCerts);
+      if ((await this.enrollOne(router, jwt, controllerCerts)) === 'redeemed-unseen') {
+        // A redemption that timed out went through after all: its certificates are lost, so the router is enrolled
+        // again, as an operator would (`re-enroll`, then the new JWT).
+        this.tallies.reEnrollments++;
+        const again = await this.patiently(() => this.managementCall(`re-enrolling edge router ${router.name}`, () => this.probe.post(`${managementApi}/edge-routers/${router.id}/re-enroll`, '{}', { 'zt-session': token }, 60_000)));
+        if (again.status !== 200) throw new Error(`re-enrolling ${router.name}: HTTP ${again.status} ${again.text.slice(0, 300)}`);
+        if ((await this.enrollOne(router, await this.enrollmentJwtOf(router), controllerCerts)) !== 'enrolled') throw new Error(`enrolling ${router.name}: its token was used twice over`);
+      }
       this.tallies.enrolled++;
+      this.enrollMs.push(performance.now() - began);
       if (this.tallies.enrolled % 500 === 0) this.options.progress?.(`router simulator: ${this.tallies.enrolled} of ${this.routers.length} routers enrolled`);
     });
     if (this.stopped) throw new Error('the router simulator stopped while enrolling');
@@ -261,6 +279,25 @@ export class RouterSimulator {
     }
   }
 
+  /** A call tried again while the controller answers busy (429, 503), after its Retry-After (router-simulator-retry.ts). */
+  private async patiently<A extends { status: number; retryAfter?: string | undefined }>(call: () => Promise<A>): Promise<A> {
+    for (let attempt = 1; ; attempt++) {
+      const answer = await call();
+      const delayMs = retryDelayAfter(answer, attempt, Date.now());
+      if (delayMs === undefined || this.stopped) return answer;
+      this.tallies.enrollRetries++;
+      await new Promise((done) => setTimeout(done, delayMs));
+    }
+  }
+
+  private async enrollmentJwtOf(router: SimulatedRouter): Promise<string> {
+    const detail = await this.patiently(() => this.managementCall(`reading edge router ${router.name}`, () => this.probe.get(`${this.options.managementApi}/edge-routers/${router.id}`, { 'zt-session': this.options.token }, 60_000)));
+    if (detail.status !== 200) throw new Error(`reading edge router ${router.name}: HTTP ${detail.status} ${detail.text.slice(0, 300)}`);
+    const jwt = (JSON.parse(detail.text) as { data: { enrollmentJwt?: string | null } }).data.enrollmentJwt;
+    if (typeof jwt !== 'string') throw new Error(`edge router ${router.name} has no enrollment JWT`);
+    return jwt;
+  }
+
   private async idByName(name: string, failure: string): Promise<string> {
     const filter = encodeURIComponent(`name = "${name}"`);
     const answer = await this.managementCall(`finding edge router ${name}`, () => this.probe.get(`${this.options.managementApi}/edge-routers?filter=${filter}`, { 'zt-session': this.options.token }, 60_000));
@@ -269,7 +306,8 @@ export class RouterSimulator {
     return id;
   }
 
-  private async enrollOne(router: SimulatedRouter, jwt: string, controllerCerts: Map<string, Promise<X509Certificate>>): Promise<void> {
+  /** `redeemed-unseen`: a busy answer was tried again and the token was then already used (the first went through). */
+  private async enrollOne(router: SimulatedRouter, jwt: string, controllerCerts: Map<string, Promise<X509Certificate>>): Promise<'enrolled' | 'redeemed-unseen'> {
     const claimed = readEnrollmentClaims(jwt, Date.now());
     if (!claimed.ok) throw new Error(`${router.name}: ${claimed.message}`);
     const { issuer, routerId, token, ctrlAddresses } = claimed.claims;
@@ -286,16 +324,23 @@ export class RouterSimulator {
     stepBegan = performance.now();
     const enroll = () => httpsCall({ url: `${issuer}/edge/client/v1/enroll/erott?token=${encodeURIComponent(token)}`, method: 'POST', json: { serverCertCsr, certCsr }, caPem: this.options.caPem, timeoutMs: 60_000 });
     // A fresh connection each time (as `router enroll` makes one): a reset is the connection's, tried once more.
-    const response = await enroll().catch((error: unknown) => {
-      if (isConnectionReset(error)) return enroll();
-      throw new Error(`enrolling ${router.name}: ${(error as Error).message}`);
+    let triedAgain = false;
+    const response = await this.patiently(async () => {
+      const answer = await enroll().catch((error: unknown) => {
+        if (isConnectionReset(error)) return enroll();
+        throw new Error(`enrolling ${router.name}: ${(error as Error).message}`);
+      });
+      if (answer.status === 429 || answer.status === 503) triedAgain = true;
+      return answer;
     });
+    if (triedAgain && response.status === 400 && /already used/.test(response.body.toString('utf8'))) return 'redeemed-unseen';
     if (response.status !== 200) throw new Error(`enrolling ${router.name}: HTTP ${response.status} ${response.body.toString('utf8').slice(0, 300)}`);
     const data = (JSON.parse(response.body.toString('utf8')) as { data?: { cert?: unknown } }).data;
     if (typeof data?.cert !== 'string') throw new Error(`enrolling ${router.name}: no certificate in the answer`);
     this.enrollStepMs.erott! += performance.now() - stepBegan;
     router.keyPem = keyPem;
     router.certPem = data.cert;
+    return 'enrolled';
   }
 
   // ---- control channels ------------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 export interface ProbeAnswer {
   readonly status: number;
   readonly text: string;
+  /** The Retry-After header, when the answer has one (a 429 or 503 that says when to come back). */
+  readonly retryAfter?: string;
 }
 
 export class ProbeClient {
@@ -32,7 +34,8 @@ export class ProbeClient {
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           this.inFlight.delete(req);
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+          const retryAfter = res.headers['retry-after'];
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ...(retryAfter === undefined ? {} : { retryAfter }) });
         });
         res.on('error', reject);
       });

@@ -3,6 +3,7 @@
 import { webcrypto } from 'node:crypto';
 import type { Clock } from '../time/clock.ts';
 import { loadSigningKey } from './key-pair.ts';
+import { PemMemo } from './pem-memo.ts';
 import { PkiError } from './pki-error.ts';
 import { certificateToPem, ecdsaWithSha256, parseCertificate, x509 } from './x509-runtime.ts';
 
@@ -22,8 +23,11 @@ export interface IssuedCertificate {
 
 /** Leaf plus the issuing CA only; the root stays out, as peers must already trust it. */
 export function chainOf(certPem: string, issuer: CertificateIssuer): string {
-  return certPem + certificateToPem(parseCertificate(issuer.certPem, 'issuer certificate'));
+  return certPem + issuerPems.get(issuer.certPem, (pem) => certificateToPem(parseCertificate(pem, 'issuer certificate')));
 }
+
+/** The issuer's certificate alone, re-encoded (its first PEM block), by the issuer's PEM text. */
+const issuerPems = new PemMemo<string>(16);
 
 /** Clocks on peers may run behind ours; starting validity an hour early keeps fresh certificates usable there. */
 export const clockSkewAllowanceMs = 60 * 60 * 1000;
@@ -37,23 +41,37 @@ export interface OpenedIssuer {
 }
 
 export async function openIssuer(issuer: CertificateIssuer, now: number): Promise<OpenedIssuer> {
-  const certificate = parseCertificate(issuer.certPem, 'issuer certificate');
+  const { certificate, keyId } = await issuerCertificates.getAsync(issuer.certPem, checkedIssuerCertificate);
+  if (certificate.notAfter.getTime() <= now) {
+    throw new PkiError('ISSUER_EXPIRED', `issuer "${certificate.subject}" expired at ${certificate.notAfter.toISOString()}`);
+  }
+  // Keyed by both texts: the same key is judged against each certificate it is paired with.
+  const privateKey = await issuerKeys.getAsync(`${issuer.certPem}\n${issuer.keyPem}`, () => matchingIssuerKey(issuer.keyPem, certificate));
+  return { certificate, privateKey, keyId };
+}
+
+/** Parsed and checked once per PEM (pem-memo.ts); the expiry is checked on every use, against that moment. */
+const issuerCertificates = new PemMemo<{ certificate: x509.X509Certificate; keyId: string }>(16);
+const issuerKeys = new PemMemo<CryptoKey>(16);
+
+async function checkedIssuerCertificate(certPem: string): Promise<{ certificate: x509.X509Certificate; keyId: string }> {
+  const certificate = parseCertificate(certPem, 'issuer certificate');
   const constraints = certificate.getExtension(x509.BasicConstraintsExtension);
   if (!constraints?.ca) throw new PkiError('INVALID_ISSUER', `issuer "${certificate.subject}" is not a CA (no CA:TRUE basic constraint)`);
   const keyUsage = certificate.getExtension(x509.KeyUsagesExtension);
   if (keyUsage && (keyUsage.usages & x509.KeyUsageFlags.keyCertSign) === 0) {
     throw new PkiError('INVALID_ISSUER', `issuer "${certificate.subject}" may not sign certificates (no keyCertSign usage)`);
   }
-  if (certificate.notAfter.getTime() <= now) {
-    throw new PkiError('ISSUER_EXPIRED', `issuer "${certificate.subject}" expired at ${certificate.notAfter.toISOString()}`);
-  }
-  const key = await loadSigningKey(issuer.keyPem, 'issuer private key');
+  const subjectKeyId = certificate.getExtension(x509.SubjectKeyIdentifierExtension);
+  return { certificate, keyId: subjectKeyId?.keyId ?? (await keyIdOf(certificate.publicKey)) };
+}
+
+async function matchingIssuerKey(keyPem: string, certificate: x509.X509Certificate): Promise<CryptoKey> {
+  const key = await loadSigningKey(keyPem, 'issuer private key');
   if (!sameBytes(key.publicKeyDer, new Uint8Array(certificate.publicKey.rawData))) {
     throw new PkiError('INVALID_ISSUER', `issuer private key does not belong to certificate "${certificate.subject}"`);
   }
-  const subjectKeyId = certificate.getExtension(x509.SubjectKeyIdentifierExtension);
-  const keyId = subjectKeyId?.keyId ?? (await keyIdOf(certificate.publicKey));
-  return { certificate, privateKey: key.privateKey, keyId };
+  return key.privateKey;
 }
 
 export interface CertificateContent {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { createIntermediateCa, createRootCa, type CertificateIssuer } from './ce
 import { createClientCertificate, signCertificateRequest } from './client-certificate.ts';
 import { openssl, opensslOk } from './openssl-cli.ts';
 import { isPkiError } from './pki-error-assertions.ts';
+import { ManualClock } from '../time/clock.ts';
 import { spiffeIdOf } from './spiffe-id.ts';
 
 describe('client certificate and CSR signing', () => {
@@ -120,5 +122,29 @@ describe('client certificate and CSR signing', () => {
       signCertificateRequest(intermediate, csrPem, { usage: 'client', spiffeId: 'https://edgeward.local/x' }),
       isPkiError('INVALID_ARGUMENT', /SPIFFE id/),
     );
+  });
+  it('an issuer used once is still judged on every use: another issuer signs as itself, an expired one and a foreign key are refused', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const { csrPem } = await opensslCsr('issuers');
+    const first = await createRootCa({ commonName: 'first CA', trustDomain: 'first.test', validityDays: 10, clock });
+    const second = await createRootCa({ commonName: 'second CA', trustDomain: 'second.test', clock });
+    const signed = async (issuer: CertificateIssuer, spiffeId: string) => {
+      const { certPem, chainPem } = await signCertificateRequest(issuer, csrPem, { usage: 'client', commonName: 'r1', spiffeId, clock });
+      const certificate = new X509Certificate(certPem);
+      return { certificate, chainPem };
+    };
+    const fromFirst = await signed(first, 'spiffe://first.test/router/r1');
+    const fromSecond = await signed(second, 'spiffe://second.test/router/r1');
+    assert.equal(fromFirst.certificate.issuer, 'CN=first CA');
+    assert.ok(fromFirst.certificate.verify(new X509Certificate(first.certPem).publicKey));
+    assert.equal(fromSecond.certificate.issuer, 'CN=second CA');
+    assert.ok(fromSecond.certificate.verify(new X509Certificate(second.certPem).publicKey));
+    assert.ok(fromSecond.chainPem.endsWith(new X509Certificate(second.certPem).toString()), 'the chain ends with the issuer that signed');
+    // Each issuer's own trust domain, not the one asked before.
+    await assert.rejects(signed(second, 'spiffe://first.test/router/r1'), isPkiError('TRUST_DOMAIN_MISMATCH', /second\.test/));
+    await assert.rejects(signCertificateRequest({ certPem: first.certPem, keyPem: second.keyPem }, csrPem, { usage: 'client', clock }), isPkiError('INVALID_ISSUER', /does not belong/));
+    clock.advance(11 * 24 * 60 * 60 * 1000);
+    await assert.rejects(signCertificateRequest(first, csrPem, { usage: 'client', clock }), isPkiError('ISSUER_EXPIRED'));
+    await signed(second, 'spiffe://second.test/router/r1');
   });
 });

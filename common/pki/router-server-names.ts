@@ -8,6 +8,7 @@
 // ever reach the host the client runs on, where routers and controllers commonly share them. Pure.
 import { isIP } from 'node:net';
 import { requireDnsName, requireIpAddress } from './name-rules.ts';
+import { PemMemo } from './pem-memo.ts';
 import type { RequestedNames } from './requested-names.ts';
 import { parseCertificate, x509 } from './x509-runtime.ts';
 
@@ -38,6 +39,21 @@ export type RouterNamesCheck =
     }
   | { readonly ok: false; readonly name: string; readonly reason: string };
 
+/** A controller certificate's DNS and IP names, by its PEM text: every enrollment asks for the same few certificates'
+ * names. An unparsable certificate has none (it names nothing a router could be refused for). */
+const certificateNames = new PemMemo<readonly { readonly type: string; readonly value: string }[]>(64);
+
+function namesOnCertificate(pem: string): readonly { readonly type: string; readonly value: string }[] {
+  let certificate: x509.X509Certificate;
+  try {
+    certificate = parseCertificate(pem, 'controller certificate');
+  } catch {
+    return [];
+  }
+  const san = certificate.getExtension(x509.SubjectAlternativeNameExtension);
+  return (san?.names.items ?? []).filter((name) => name.type === 'ip' || name.type === 'dns').map((name) => ({ type: name.type, value: name.value }));
+}
+
 export function controllerNamesOf(sources: ControllerNameSources): ControllerNames {
   const exact = new Map<string, string>();
   const wildcardSuffixes = new Map<string, string>();
@@ -45,14 +61,7 @@ export function controllerNamesOf(sources: ControllerNameSources): ControllerNam
     if (key !== undefined && !exact.has(key)) exact.set(key, where);
   };
   for (const pem of sources.certificates) {
-    let certificate: x509.X509Certificate;
-    try {
-      certificate = parseCertificate(pem, 'controller certificate');
-    } catch {
-      continue;
-    }
-    const san = certificate.getExtension(x509.SubjectAlternativeNameExtension);
-    for (const name of san?.names.items ?? []) {
+    for (const name of certificateNames.get(pem, namesOnCertificate)) {
       if (name.type === 'ip') add(ipKey(name.value), 'on a controller certificate');
       if (name.type !== 'dns') continue;
       const dns = name.value.toLowerCase();

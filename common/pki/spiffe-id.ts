@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { parseSpiffeId as parseSpiffeText } from '../certificates/spiffe-id.ts';
 import { requireId, requireTrustDomain } from './name-rules.ts';
+import { PemMemo } from './pem-memo.ts';
 import { PkiError } from './pki-error.ts';
 import { parseCertificate, x509 } from './x509-runtime.ts';
 
@@ -57,11 +58,14 @@ export function spiffeIdOf(certPem: string): SpiffeId | undefined {
 
 /** The trust domain a certificate declares (CAs carry the bare `spiffe://<trustDomain>`), if exactly one. */
 export function trustDomainOf(certPem: string): string | undefined {
-  const domains = new Set(
-    spiffeUrisOf(parseCertificate(certPem)).map((uri) => uri.slice(spiffeScheme.length).split('/')[0]!),
-  );
-  return domains.size === 1 ? [...domains][0] : undefined;
+  return trustDomains.get(certPem, (pem) => {
+    const domains = new Set(spiffeUrisOf(parseCertificate(pem)).map((uri) => uri.slice(spiffeScheme.length).split('/')[0]!));
+    return domains.size === 1 ? [...domains][0] : undefined;
+  });
 }
+
+/** By PEM text: an issuer's trust domain is asked for on every certificate it signs. */
+const trustDomains = new PemMemo<string | undefined>(32);
 
 /** SHA-1 of the DER certificate, lowercase hex without separators, as OpenZiti prints fingerprints. */
 export function fingerprintOf(certPem: string): string {

@@ -11,6 +11,8 @@ export interface HttpsResponse {
   readonly status: number;
   readonly contentType: string;
   readonly body: Buffer;
+  /** The Retry-After header, when the answer has one. */
+  readonly retryAfter?: string;
 }
 
 export interface HttpsCall {
@@ -39,7 +41,8 @@ export function httpsCall(call: HttpsCall): Promise<HttpsResponse> {
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+        const retryAfter = response.headers['retry-after'];
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), body: Buffer.concat(chunks), ...(retryAfter === undefined ? {} : { retryAfter }) }));
         response.on('error', reject);
       },
     );

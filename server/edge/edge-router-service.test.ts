@@ -108,6 +108,40 @@ test('an expired token is refused and stays unused; a bad server name is a CSR e
   assert.equal(routers.get(id).enrollmentToken, token);
 });
 
+test('16 routers enrolling at once all get their own certificates, each signed by the enrollment CA, and each token works once', async () => {
+  const { routers } = await service();
+  const ids = await Promise.all(Array.from({ length: 16 }, (_, i) => routers.create(settingsOf(`r${i}`)).then((created) => created.id)));
+  const tokens = ids.map((id) => routers.get(id).enrollmentToken!);
+  const requests = await Promise.all(ids.map(async (_, i) => ({ certCsr: await csr(), serverCertCsr: await csr([{ type: 'dns', value: `r${i}.routers.example.test` }]) })));
+  const issued = await Promise.all(tokens.map((token, i) => routers.enroll(token, requests[i]!)));
+  const ca = new X509Certificate(settings.signer!.certPem);
+  const serials = new Set<string>();
+  for (const [i, certs] of issued.entries()) {
+    const client = new X509Certificate(certs.cert);
+    const server = new X509Certificate(certs.serverCert);
+    assert.equal(client.subject, `CN=${ids[i]}`);
+    assert.ok(client.verify(ca.publicKey) && server.verify(ca.publicKey), 'signed by the enrollment CA');
+    assert.equal(server.subjectAltName, `DNS:r${i}.routers.example.test, URI:spiffe://edgeward.test/router/${ids[i]}`);
+    assert.equal(routers.get(ids[i]!).fingerprint, fingerprintOfPem(certs.cert));
+    serials.add(client.serialNumber).add(server.serialNumber);
+  }
+  assert.equal(serials.size, 32, 'every certificate has its own serial');
+  assert.equal(new Set(ids.map((id) => routers.get(id).fingerprint)).size, 16);
+  const again = await Promise.allSettled(tokens.map((token, i) => routers.enroll(token, requests[i]!)));
+  assert.ok(again.every((outcome) => outcome.status === 'rejected' && invalidToken(/unknown or already used/)(outcome.reason)));
+});
+
+test('two routers asking at once for the same server name: one gets it, the other is refused, in log order', async () => {
+  const { routers } = await service();
+  const ids = await Promise.all(['a', 'b'].map((name) => routers.create(settingsOf(name)).then((created) => created.id)));
+  const asked = [{ type: 'dns', value: 'shared.routers.example.test' }] as x509.JsonGeneralName[];
+  const outcomes = await Promise.allSettled(ids.map(async (id) => routers.enroll(routers.get(id).enrollmentToken!, { certCsr: await csr(), serverCertCsr: await csr(asked) })));
+  assert.deepEqual(outcomes.map((outcome) => outcome.status).sort(), ['fulfilled', 'rejected']);
+  const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+  assert.ok(refused.reason instanceof EdgeError && refused.reason.code === 'COULD_NOT_PROCESS_CSR');
+  assert.equal(ids.filter((id) => routers.get(id).isVerified).length, 1);
+});
+
 test('without an enrollment CA a router cannot be created: there would be no way to enroll it', async () => {
   const { routers } = await service({ signer: undefined });
   await assert.rejects(routers.create(settingsOf('r')), (error: unknown) => error instanceof EdgeError && error.code === 'COULD_NOT_VALIDATE');

@@ -295,6 +295,26 @@ test('an identity change pushes no edge model (routers are not sent identities) 
   }
 });
 
+test("another router's enrollment or re-enrollment pushes no edge model (it changes no field the model carries); its create does", async () => {
+  const env = await startHub();
+  try {
+    const router = await client(env.port, 'r1');
+    await router.next('ctrl.welcome');
+    await router.next('ctrl.edgeModel');
+    const routerChange = (command: AppliedChanges['command']): AppliedChanges => ({ index: 9, command, changes: [{ eventType: 'updated', entityType: 'edgeRouters', id: 'r2' }] });
+    env.hub.modelChanged(routerChange({ type: 'edgeRouter.enroll', id: 'r2', token: 't', at, fingerprint: 'f', certPem: 'c' }));
+    env.hub.modelChanged(routerChange({ type: 'edgeRouter.reEnroll', id: 'r2', at, enrollment: { token: 't2', jwt: 'j', createdAt: at, expiresAt: at } }));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    assert.equal(router.count('ctrl.edgeModel'), 0, 'no edge model for an enrollment');
+    env.bumpModel();
+    env.hub.modelChanged({ index: 10, command: { type: 'raft.noop' }, changes: [{ eventType: 'created', entityType: 'edgeRouters', id: 'r3' }] });
+    assert.ok(await router.next('ctrl.edgeModel'), 'a new router is in the next model (links to it are allowed)');
+    router.destroy();
+  } finally {
+    await env.close();
+  }
+});
+
 test('a router connecting again replaces its older channel without announcing a disconnect; a disabled router is closed', async () => {
   const env = await startHub({ others: [{ id: 'far', name: 'far-away', linkListeners: [] }] });
   try {

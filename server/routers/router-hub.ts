@@ -146,7 +146,7 @@ export class RouterHub implements RouterChannelOwner {
     let modelChanged = false;
     let sdkHostsChanged = false;
     for (const change of applied.changes) {
-      if (edgeModelTables.has(change.entityType)) {
+      if (edgeModelTables.has(change.entityType) && !enrollmentOnly(applied.command)) {
         modelChanged = true;
         this.modelChanges.note(change);
       }
@@ -562,6 +562,12 @@ export class RouterHub implements RouterChannelOwner {
     if (this.encodedModel?.source !== current) this.encodedModel = { source: current, bytes: encodeFrame({ type: 'ctrl.edgeModel', ...current }) };
     return { index: current.index, bytes: this.encodedModel.bytes };
   }
+}
+
+/** An enrollment or re-enrollment changes a router's certificates only, none of what the edge model carries of it
+ * (name, roles, tunneler, disabled): without this, each router enrolled sent the whole model to every router. */
+function enrollmentOnly(command: AppliedChanges['command']): boolean {
+  return command.type === 'edgeRouter.enroll' || command.type === 'edgeRouter.reEnroll';
 }
 
 /** A router that may hold no circuit or link at all: deleted, or disabled. */
