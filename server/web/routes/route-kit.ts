@@ -12,6 +12,7 @@ import { runListQuery } from '../query/list-query.ts';
 import type { FieldCatalogue } from '../query/list-query.ts';
 import type { EntityTable } from '../../store/entity-table.ts';
 import { tableListSource, type FieldIndexes } from './table-list-source.ts';
+import { slicesOnImmediate } from './slices-on-immediate.ts';
 
 export interface RouteKit {
   /** The parsed JSON body (undefined when empty), limited in size. */
@@ -63,9 +64,9 @@ export function sendList<T extends { id: string }>(ctx: ApiContext, items: reado
 }
 
 /** A list of a whole model table: filters its indexes answer read only the rows they name (table-list-source.ts),
- * and only the page is turned into its API representation. */
+ * and only the page is turned into its API representation. Text indexes and name orders are built in the background. */
 export function sendTableList<T extends { id: string }>(ctx: ApiContext, table: EntityTable<T>, fields: FieldIndexes, catalogue: FieldCatalogue<T>, view: (item: T) => unknown) {
-  const result = runListQuery(tableListSource(table, fields, catalogue), ctx.query as Record<string, string | string[] | undefined>, catalogue);
+  const result = runListQuery(tableListSource(table, fields, catalogue, slicesOnImmediate), ctx.query as Record<string, string | string[] | undefined>, catalogue);
   sendJson(ctx, 200, listEnvelope(result.data.map(view), result.meta));
 }
 

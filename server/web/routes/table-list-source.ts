@@ -3,12 +3,16 @@
 // Each field maps to an index whose key is exactly what the catalogue's getter reads for that field (a mismatch
 // would hide rows; table-list-source.test.ts compares every mapped field against a full scan). A string field marked
 // `text` also answers `contains`, `icontains`, `startswith` and `endswith`, and sorts on it alone, from the table's
-// text indexes (server/store/text-field-indexes.ts), read through the catalogue's getter for that field.
+// text indexes (server/store/text-field-indexes.ts), read through the catalogue's getter for that field. Given a
+// scheduler, those indexes are built in the background a slice at a time, and until one is built the list is
+// answered as if it did not exist (a scan, the bounded heap): the same answer, at the old cost, never a build inside
+// a request.
 import { findField, readScalar } from '../query/field-catalogue.ts';
 import type { FieldCatalogue, Scalar } from '../query/field-catalogue.ts';
 import type { ListIndexes, ListSource } from '../query/list-source.ts';
 import type { EntityTable, Row } from '../../store/entity-table.ts';
 import { textFieldIndexes, type TextFieldIndexes } from '../../store/text-field-indexes.ts';
+import type { SliceScheduler } from '../../store/slice-scheduler.ts';
 
 /** How a catalogue field is found in the table: by id, a unique index, a multi index or a multi-value index; `text`
  * adds the text indexes (substring searches and the field's order). */
@@ -20,13 +24,13 @@ const MAX_SEARCH_SHARE = 1 / 16;
 
 export type FieldIndexes = Readonly<Record<string, FieldIndex>>;
 
-export function tableListSource<T extends Row>(table: EntityTable<T>, fields: FieldIndexes, catalogue?: FieldCatalogue<T>): ListSource<T> {
+export function tableListSource<T extends Row>(table: EntityTable<T>, fields: FieldIndexes, catalogue?: FieldCatalogue<T>, schedule?: SliceScheduler): ListSource<T> {
   const textOf = (field: string): TextFieldIndexes<T> | undefined => {
     const index = Object.prototype.hasOwnProperty.call(fields, field) ? fields[field] : undefined;
     const def = index?.text && catalogue ? findField(catalogue, field) : undefined;
     if (!def || def.type !== 'string') return undefined;
     const get = def.get as (row: T) => unknown;
-    return textFieldIndexes(table, field, (row) => readScalar('string', get(row)) as string | undefined);
+    return textFieldIndexes(table, field, (row) => readScalar('string', get(row)) as string | undefined, schedule);
   };
   const find = (field: string, value: Scalar): readonly T[] | undefined => {
     const index = Object.prototype.hasOwnProperty.call(fields, field) ? fields[field] : undefined;
@@ -65,7 +69,7 @@ export function tableListSource<T extends Row>(table: EntityTable<T>, fields: Fi
     },
     ordered(field, descending) {
       const sorted = textOf(field)?.sorted;
-      return sorted ? (visit) => sorted.each(descending, visit) : undefined;
+      return sorted?.ready() ? (visit) => sorted.each(descending, visit) : undefined;
     },
   };
   return {
