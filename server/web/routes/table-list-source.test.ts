@@ -8,10 +8,10 @@ import { createModelTables, tables, type Identity } from '../../model/entities.t
 import type { EntityTable } from '../../store/entity-table.ts';
 import { compileFilter } from '../query/filter-compiler.ts';
 import { parseFilter } from '../query/filter-parser.ts';
-import { runListQuery } from '../query/list-query.ts';
+import { runListQuery, type FieldCatalogue } from '../query/list-query.ts';
 import { sortItems, type SortKey } from '../query/sort.ts';
 import { identityCatalogue, identityIndexes } from './catalogues.ts';
-import { tableListSource } from './table-list-source.ts';
+import { IndexBuilding, tableListSource } from './table-list-source.ts';
 import { textFieldIndexes } from '../../store/text-field-indexes.ts';
 import { seededRandom as random } from '../../raft/sim/seeded-random.ts';
 
@@ -270,7 +270,7 @@ for (const seed of [6, 7, 8]) {
       table.put(gen.identity(id));
     }
     const steps: (() => void)[] = [];
-    const source = tableListSource(table, identityIndexes, identityCatalogue, (step) => void steps.push(step));
+    const source = tableListSource(table, identityIndexes, identityCatalogue, { schedule: (step) => void steps.push(step) });
     const queries = [
       { filter: '', sort: 'name asc', limit: '25', offset: '30' },
       { filter: '', sort: 'name desc', limit: '10', offset: '0' },
@@ -297,7 +297,7 @@ for (const seed of [6, 7, 8]) {
     // With no write in between, a list asked while a build is under way and asked again after it is the same.
     const fresh = identityTable();
     for (const id of ids) fresh.put(gen.identity(id));
-    const freshSource = tableListSource(fresh, identityIndexes, identityCatalogue, (step) => void steps.push(step));
+    const freshSource = tableListSource(fresh, identityIndexes, identityCatalogue, { schedule: (step) => void steps.push(step) });
     const before = queries.map((query) => runListQuery(freshSource, query, identityCatalogue).data.map((row) => row.id));
     assert.ok(steps.length > 0);
     while (steps.length > 0) steps.shift()!();
@@ -305,3 +305,34 @@ for (const seed of [6, 7, 8]) {
     assert.deepEqual(before, after);
   });
 }
+
+test('a list that waits for builds is refused (IndexBuilding) rather than visiting every row while its index is built, then answers from it', () => {
+  const gen = generator(11);
+  const table = identityTable();
+  for (let i = 0; i < 500; i++) table.put(gen.identity(`id-${String(i).padStart(4, '0')}`));
+  const steps: (() => void)[] = [];
+  let visits = 0;
+  const counted: FieldCatalogue<Identity> = { ...identityCatalogue, name: { type: 'string', get: (row: Identity) => (visits++, row.name) } };
+  const source = () => tableListSource(table, identityIndexes, counted, { schedule: (step) => void steps.push(step), waitForBuilds: true });
+  for (const query of [{ sort: 'name desc', limit: '5' }, { filter: 'name contains "b-"', limit: '5' }, { filter: 'name icontains "AB"', limit: '5' }]) {
+    visits = 0;
+    let refused: IndexBuilding | undefined;
+    try {
+      runListQuery(source(), query, counted);
+    } catch (error) {
+      if (!(error instanceof IndexBuilding)) throw error;
+      refused = error;
+    }
+    assert.ok(refused, `${JSON.stringify(query)}: refused while its index is built`);
+    assert.equal(visits, 0, 'no row was read for it');
+    assert.equal(refused.ready(), false);
+    while (steps.length > 0) steps.shift()!();
+    assert.equal(refused.ready(), true);
+    const answer = runListQuery(source(), query, counted).data.map((row) => row.id);
+    const expected = runListQuery(table.all(), query, identityCatalogue).data.map((row) => row.id);
+    assert.deepEqual(answer, expected);
+  }
+  // A filter another index narrows does not wait: its rows are read from that index.
+  const result = runListQuery(tableListSource(identityTable(), identityIndexes, counted, { schedule: (step) => void steps.push(step), waitForBuilds: true }), { filter: 'name contains "x" and anyOf(roleAttributes) = "red"' }, counted);
+  assert.equal(result.meta.pagination.totalCount, 0);
+});

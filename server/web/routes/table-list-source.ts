@@ -24,7 +24,30 @@ const MAX_SEARCH_SHARE = 1 / 16;
 
 export type FieldIndexes = Readonly<Record<string, FieldIndex>>;
 
-export function tableListSource<T extends Row>(table: EntityTable<T>, fields: FieldIndexes, catalogue?: FieldCatalogue<T>, schedule?: SliceScheduler): ListSource<T> {
+/** Thrown by a source made with `waitForBuilds` before it visits every row for want of an index still being built: the
+ * caller waits until `ready()` and asks again, instead of a visit that holds the controller for seconds at 1M rows. */
+export class IndexBuilding extends Error {
+  constructor(readonly ready: () => boolean) {
+    super('a list index is still being built');
+  }
+}
+
+export interface TableListOptions {
+  /** Builds the text indexes and orders in the background through this (else the first read builds them). */
+  readonly schedule?: SliceScheduler;
+  /** Throw IndexBuilding rather than visit every row when an index the list would read is not built yet. */
+  readonly waitForBuilds?: boolean;
+}
+
+export function tableListSource<T extends Row>(table: EntityTable<T>, fields: FieldIndexes, catalogue?: FieldCatalogue<T>, options: TableListOptions = {}): ListSource<T> {
+  const { schedule } = options;
+  /** The indexes asked for while still being built. */
+  const building: (() => boolean)[] = [];
+  const builtOrNoted = (index: { ready(): boolean }) => {
+    if (index.ready()) return true;
+    building.push(() => index.ready());
+    return false;
+  };
   const textOf = (field: string): TextFieldIndexes<T> | undefined => {
     const index = Object.prototype.hasOwnProperty.call(fields, field) ? fields[field] : undefined;
     const def = index?.text && catalogue ? findField(catalogue, field) : undefined;
@@ -64,16 +87,21 @@ export function tableListSource<T extends Row>(table: EntityTable<T>, fields: Fi
       const indexes = textOf(field);
       if (!indexes) return undefined;
       const maxHits = Math.max(1000, Math.floor(table.size * MAX_SEARCH_SHARE));
-      if (match === 'icontains') return indexes.lowercaseSearch.search('contains', text.toLowerCase(), maxHits);
-      return indexes.search.search(match, text, maxHits);
+      const search = match === 'icontains' ? indexes.lowercaseSearch : indexes.search;
+      if (!builtOrNoted(search)) return undefined;
+      if (match === 'icontains') return search.search('contains', text.toLowerCase(), maxHits);
+      return search.search(match, text, maxHits);
     },
     ordered(field, descending) {
       const sorted = textOf(field)?.sorted;
-      return sorted?.ready() ? (visit) => sorted.each(descending, visit) : undefined;
+      return sorted && builtOrNoted(sorted) ? (visit) => sorted.each(descending, visit) : undefined;
     },
   };
   return {
-    each: (visit) => table.eachRow(visit),
+    each(visit) {
+      if (options.waitForBuilds && building.length > 0) throw new IndexBuilding(() => building.every((ready) => ready()));
+      table.eachRow(visit);
+    },
     indexes,
     get size() {
       return table.size;
