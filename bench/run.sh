@@ -31,7 +31,9 @@
 # lists (not part of all: it loads 1M identities): filtered identity lists on one controller over HTTPS holding
 # 1,000,000 identities restored from a generated backup, p50/p99 and CPU per request against a detail read, and the
 # first sort by name and first text search each beside a back-to-back detail read (the longest event-loop block while
-# their index is built) (bench/list-bench.ts).
+# their index is built) (bench/list-bench.ts); then, in-process, the longest event-loop block of the name order and text
+# index built in one piece against in slices, and the routers per identity by the policy walk against the index
+# (bench/list-build-bench.ts; prints its tables, copied into the list notes by hand).
 # Usage: bench/run.sh [all|http|raft|cluster|login-flood|alerts|dashboard|overlay|raft-sim|e2e-crypto|oidc-login-storm|snapshot|memory|circuits|scale|scale-routers|lists]
 # (all, the default, runs the first thirteen, in that order, and stops at the first failure)
 # Env: BENCH_SECONDS, measured seconds per HTTP load, for the HTTP and cluster steps (default 10); BENCH_HTTP_ROUNDS,
@@ -388,4 +390,7 @@ if [ "$what" = lists ]; then
   fi
   run_step "lists (filtered identity lists at 1M identities, the first sort and text build beside a ticker)" $((600 + list_identities * 3 / 5000 + list_rounds * 10 * list_requests * 15 + 2 * (list_window + 60) + 60)) \
     "${node_tsx[@]}" bench/list-bench.ts
+  # list-build-bench.ts's own watchdog is 20 minutes; this limit leaves it a minute more.
+  run_step "lists: index build blocks in-process, one piece against slices (BENCH_LIST_BUILD_ROWS, default 1M)" 1260 \
+    "${node_tsx[@]}" bench/list-build-bench.ts
 fi
