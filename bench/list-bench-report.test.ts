@@ -51,3 +51,9 @@ test('the section replaces its own markers only and keeps the notes', () => {
   assert.doesNotMatch(next, /\nold\n/);
   assert.match(next, /<!-- list-bench:start -->\n## Lists[^\n]*\n\nRun [\s\S]*notes here\n<!-- list-bench:end -->/);
 });
+
+test('the first requests: the slowest ticker read during and after each, and the request again after the window', () => {
+  const text = listSummary({ ...run, firstBuilds: [{ request: 'GET /identities?sort=name', firstMs: 1500, longestDuringMs: 1490, longestAfterMs: 42.5, tickerP50Ms: 3, windowSeconds: 20, secondMs: 12 }] });
+  assert.match(text, /\| `GET \/identities\?sort=name` \| 1500 \| 1490 \| 42\.5 \(20 s\) \| 3\.00 \| 12\.0 \|/);
+  assert.doesNotMatch(listSummary(run), /First requests/);
+});

@@ -27,6 +27,23 @@ export interface QueryFigures {
   readonly rounds: readonly QueryRound[];
 }
 
+/** A list's first request at the full model, while a detail read is sent back to back beside it (the ticker): how long
+ * the controller held its event loop while the list's index was built (in the request before; in slices after it). */
+export interface FirstBuild {
+  readonly request: string;
+  /** The first request's wall time. */
+  readonly firstMs: number;
+  /** The slowest ticker read that overlapped the first request. */
+  readonly longestDuringMs: number;
+  /** The slowest ticker read after the first request answered, over the window (the background build's time). */
+  readonly longestAfterMs: number;
+  /** The ticker reads' p50 over the whole window. */
+  readonly tickerP50Ms: number;
+  readonly windowSeconds: number;
+  /** The same request once the window is over. */
+  readonly secondMs: number;
+}
+
 export interface ListRun {
   readonly date: string;
   readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly node: string; readonly loadAverage: number; readonly loadAverageAtEnd: number };
@@ -37,6 +54,7 @@ export interface ListRun {
   readonly rssBytes?: number;
   readonly requestsPerRound: number;
   readonly queries: readonly QueryFigures[];
+  readonly firstBuilds?: readonly FirstBuild[];
 }
 
 export interface QuerySummary {
@@ -83,6 +101,18 @@ export function listSummary(run: ListRun): string {
     lines.push(
       `| \`${query.request}\`${query.baseline ? ' (baseline)' : ''}${failed} | ${query.totalCount === undefined ? '–' : query.totalCount.toLocaleString('en-US')} | ${ms(summary.p50Ms)} | ${ms(summary.p99Ms)} | ${summary.roundP99Ms.map(ms).join(', ')} | ${ms(summary.cpuMsPerRequest)} | ${ratio} | ${verdict} |`,
     );
+  }
+  if (run.firstBuilds && run.firstBuilds.length > 0) {
+    lines.push(
+      '',
+      'First requests, before the rounds: each list asked once at the full model while a detail read is sent back to back beside it (the ticker; its slowest read is the longest the controller held its event loop), then the window left for a background build, then the list again.',
+      '',
+      '| request | first ms | slowest ticker read during it, ms | slowest ticker read after it, ms (window) | ticker p50 ms | again after the window, ms |',
+      '|---|---:|---:|---:|---:|---:|',
+    );
+    for (const first of run.firstBuilds) {
+      lines.push(`| \`${first.request}\` | ${ms(first.firstMs)} | ${ms(first.longestDuringMs)} | ${ms(first.longestAfterMs)} (${first.windowSeconds} s) | ${ms(first.tickerP50Ms)} | ${ms(first.secondMs)} |`);
+    }
   }
   return lines.join('\n');
 }

@@ -7,6 +7,10 @@
 // the other list shapes (name icontains, name =, name in, sorts by name both ways with offset, unfiltered limit=1),
 // against a detail read (`GET /identities/<id>`, the baseline: what a request costs that does not depend on the
 // table's size). Each query's totalCount is checked against what the generated rows hold. p50/p99 per query, the controller's CPU per request.
+// Before the rounds, the first `sort=name` and the first `name contains` are each asked once while a detail read is sent
+// back to back beside them (a ticker): its slowest read is the longest the controller held its event loop, during the
+// request (where the index was built in one piece) and over BENCH_LIST_BUILD_WINDOW seconds after it (default 20: where
+// it is built in slices in the background).
 // Writes its marked section of bench/RESULTS.md. Bounded by a watchdog; the controller is stopped and its temp folder
 // removed on success, failure, timeout or a signal.
 // Env: BENCH_LIST_IDENTITIES (default 1000000), BENCH_LIST_ROUNDS (1 to 9, default 3), BENCH_LIST_REQUESTS (per query
@@ -24,7 +28,8 @@ import type { Row } from '../server/store/entity-table.ts';
 import { ControllerFixture } from '../test/support/controller-fixture.ts';
 import { benchLifecycle } from './bench-lifecycle.ts';
 import { positiveInteger, progress, readPreviousResults } from './bench-env.ts';
-import { renderListSection, querySummary, type ListRun, type QueryFigures, type QueryRound } from './list-bench-report.ts';
+import { renderListSection, querySummary, type FirstBuild, type ListRun, type QueryFigures, type QueryRound } from './list-bench-report.ts';
+import { percentile } from './raft-bench-report.ts';
 import { processCpuSeconds, residentBytes } from './process-cpu.ts';
 import { ProbeClient } from './write-probe.ts';
 
@@ -38,10 +43,11 @@ const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PR
 const identities = positiveInteger('BENCH_LIST_IDENTITIES', 1_000_000, 2_000_000, 'identities');
 const rounds = positiveInteger('BENCH_LIST_ROUNDS', 3, 9, 'rounds');
 const requests = positiveInteger('BENCH_LIST_REQUESTS', 20, 1000, 'requests');
+const buildWindowSeconds = positiveInteger('BENCH_LIST_BUILD_WINDOW', 20, 300, 'seconds');
 const roleGroups = 1000;
 // Writing and restoring ran at ~40k rows/s and the start at ~25k/s under load: 60 µs a row at worst, plus the
 // requests (up to 15 s each when lists scan) and a few minutes.
-const budgetMs = (600 + (identities / 5000) * 3 + rounds * 10 * requests * 15) * 1000;
+const budgetMs = (600 + (identities / 5000) * 3 + rounds * 10 * requests * 15 + 2 * (buildWindowSeconds + 60)) * 1000;
 const life = benchLifecycle(budgetMs, progress);
 
 function edgeward(args: readonly string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -161,6 +167,13 @@ async function main(): Promise<void> {
     { request: 'GET /identities?sort=name desc&limit=25&offset=1000', path: `/identities?sort=${encodeURIComponent('name desc')}&limit=25&offset=1000`, targeted: true, expected: identities + 2 },
   ];
 
+  const firstBuilds: FirstBuild[] = [];
+  for (const first of [queries.find((query) => query.path.startsWith('/identities?sort=name&'))!, queries.find((query) => query.request.includes('name contains'))!]) {
+    firstBuilds.push(await firstBuild(probe, `${fixture.managementApi}`, token, first, queries[0]!.path));
+    const last = firstBuilds.at(-1)!;
+    progress(`first ${first.request}: ${last.firstMs.toFixed(0)} ms; slowest detail read during it ${last.longestDuringMs.toFixed(0)} ms, after it ${last.longestAfterMs.toFixed(0)} ms; again ${last.secondMs.toFixed(0)} ms`);
+  }
+
   const figures = queries.map((query) => ({ query, rounds: [] as QueryRound[], totalCount: undefined as number | undefined }));
   const pid = () => fixture.child?.pid;
   for (let round = 1; round <= rounds; round++) {
@@ -200,6 +213,7 @@ async function main(): Promise<void> {
     loadSeconds: { backup: backupSeconds, restore: restoreSeconds, start: startSeconds },
     ...(rssBytes === undefined ? {} : { rssBytes }),
     requestsPerRound: requests,
+    firstBuilds,
     queries: figures.map(({ query, rounds: measured, totalCount }): QueryFigures => ({
       request: query.request,
       baseline: query.baseline === true,
@@ -211,6 +225,43 @@ async function main(): Promise<void> {
   const previous = readPreviousResults(resultsFile);
   writeFileSync(resultsFile, renderListSection(previous, run, ''));
   process.stdout.write(`${renderListSection(undefined, run, '')}\n`);
+}
+
+/** Asks `query` once while detail reads go back to back beside it, keeps the ticker going `buildWindowSeconds` more,
+ * then asks it again. */
+async function firstBuild(probe: ProbeClient, api: string, token: string, query: Query, detailPath: string): Promise<FirstBuild> {
+  const reads: { start: number; end: number }[] = [];
+  let ticking = true;
+  const ticker = (async () => {
+    while (ticking) {
+      const start = performance.now();
+      const answer = await probe.get(`${api}${detailPath}`, { 'zt-session': token }, 120_000);
+      if (answer.status !== 200) throw new Error(`ticker read: ${answer.status}`);
+      reads.push({ start, end: performance.now() });
+    }
+  })();
+  await new Promise((done) => setTimeout(done, 1000));
+  const asked = performance.now();
+  const answer = await probe.get(`${api}${query.path}`, { 'zt-session': token }, 600_000);
+  const answered = performance.now();
+  if (answer.status !== 200) throw new Error(`${query.request}: ${answer.status} ${answer.text.slice(0, 200)}`);
+  await new Promise((done) => setTimeout(done, buildWindowSeconds * 1000));
+  ticking = false;
+  await ticker;
+  const again = performance.now();
+  const second = await probe.get(`${api}${query.path}`, { 'zt-session': token }, 600_000);
+  const secondMs = performance.now() - again;
+  if (second.status !== 200) throw new Error(`${query.request} again: ${second.status}`);
+  const longest = (from: number, to: number) => Math.max(0, ...reads.filter((read) => read.end > from && read.start < to).map((read) => read.end - read.start));
+  return {
+    request: query.request,
+    firstMs: answered - asked,
+    longestDuringMs: longest(asked, answered),
+    longestAfterMs: Math.max(0, ...reads.filter((read) => read.start >= answered).map((read) => read.end - read.start)),
+    tickerP50Ms: percentile(reads.map((read) => read.end - read.start).sort((a, b) => a - b), 0.5),
+    windowSeconds: buildWindowSeconds,
+    secondMs,
+  };
 }
 
 main()

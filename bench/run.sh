@@ -29,8 +29,11 @@
 # enrollment rate, time to connect, terminators listed over time on the leader and a follower, controller CPU and RSS
 # idle without and with the routers connected, the router list's latency (bench/router-sim-bench.ts).
 # lists (not part of all: it loads 1M identities): filtered identity lists on one controller over HTTPS holding
-# 1,000,000 identities restored from a generated backup, p50/p99 and CPU per request against a detail read
-# (bench/list-bench.ts).
+# 1,000,000 identities restored from a generated backup, p50/p99 and CPU per request against a detail read, and the
+# first sort by name and first text search each beside a back-to-back detail read (the longest event-loop block while
+# their index is built) (bench/list-bench.ts); then, in-process, the longest event-loop block of the name order and text
+# index built in one piece against in slices, and the routers per identity by the policy walk against the index
+# (bench/list-build-bench.ts; prints its tables, copied into the list notes by hand).
 # edge-model-push (not part of all): what one edge model change costs with routers connected, routers sent the whole
 # model on every change (the baseline) against routers sent deltas, in alternating rounds of fresh simulated routers
 # on a three-node cluster holding the 10x-Large service and policy set (bench/edge-model-push-bench.ts).
@@ -384,10 +387,18 @@ if [ "$what" = lists ]; then
     echo "bench: BENCH_LIST_IDENTITIES must be a whole number, BENCH_LIST_ROUNDS from 1 to 9 and BENCH_LIST_REQUESTS from 1 to 999" >&2
     exit 2
   fi
-  # list-bench.ts's own watchdog: 600 s + 3 s per 5,000 identities + rounds x 10 queries x requests x 15 s; this limit
-  # leaves it a minute more.
-  run_step "lists (filtered identity lists at 1M identities)" $((600 + list_identities * 3 / 5000 + list_rounds * 10 * list_requests * 15 + 60)) \
+  # list-bench.ts's own watchdog: 600 s + 3 s per 5,000 identities + rounds x 10 queries x requests x 15 s + the two
+  # first-build windows (BENCH_LIST_BUILD_WINDOW, default 20 s, + 60 s each); this limit leaves it a minute more.
+  list_window="${BENCH_LIST_BUILD_WINDOW:-20}"
+  if ! [[ "$list_window" =~ ^[1-9][0-9]{0,2}$ ]]; then
+    echo "bench: BENCH_LIST_BUILD_WINDOW must be a whole number of seconds from 1 to 300" >&2
+    exit 2
+  fi
+  run_step "lists (filtered identity lists at 1M identities, the first sort and text build beside a ticker)" $((600 + list_identities * 3 / 5000 + list_rounds * 10 * list_requests * 15 + 2 * (list_window + 60) + 60)) \
     "${node_tsx[@]}" bench/list-bench.ts
+  # list-build-bench.ts's own watchdog is 20 minutes; this limit leaves it a minute more.
+  run_step "lists: index build blocks in-process, one piece against slices (BENCH_LIST_BUILD_ROWS, default 1M)" 1260 \
+    "${node_tsx[@]}" bench/list-build-bench.ts
 fi
 if [ "$what" = edge-model-push ]; then
   push_routers="${BENCH_PUSH_ROUTERS:-500}"

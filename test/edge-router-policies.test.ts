@@ -214,6 +214,16 @@ test('relationship lists, the client lists and session edgeRouters give exactly 
   assert.deepEqual(forService.edgeRouters.map((row: { name: string; urls: unknown }) => [row.name, row.urls]), [['rel-granted', { tls: 'tls://rel-granted.test:3101' }]], 'online routers only');
   const otherToken = await controller.login('rel-other', 'rel-other-password');
   assert.deepEqual(await get('client', '/current-identity/edge-routers', as(otherToken)), []);
+  // The routers per identity are kept while the policies and routers stay the same: a change to either shows at once.
+  const patchOk = async (path: string, body: unknown) => assert.equal((await controller.http.patch(`${controller.managementApi}${path}`, { headers: admin, body })).status, 200);
+  await patchOk(`/edge-router-policies/${erpId}`, { identityRoles: ['#rel-users', '#others'] });
+  assert.deepEqual(names(await get('client', '/current-identity/edge-routers', as(otherToken))), ['rel-granted', 'rel-no-serp', 'rel-offline']);
+  await patchOk(`/edge-routers/${noErp}`, { roleAttributes: ['serp', 'erp'] });
+  assert.deepEqual(names(await get('client', '/current-identity/edge-routers', as(otherToken))), ['rel-granted', 'rel-no-erp', 'rel-no-serp', 'rel-offline']);
+  await patchOk(`/edge-routers/${noErp}`, { roleAttributes: ['serp'] });
+  await patchOk(`/edge-router-policies/${erpId}`, { identityRoles: ['#rel-users'] });
+  assert.deepEqual(await get('client', '/current-identity/edge-routers', as(otherToken)), []);
+  assert.deepEqual(names(await get('client', '/current-identity/edge-routers', as(token))), ['rel-granted', 'rel-no-serp', 'rel-offline']);
   const hidden = await controller.http.get(`${controller.clientApi}/services/${serviceId}/edge-routers`, { headers: as(otherToken) });
   assert.equal(hidden.status, 404, 'a service the identity may not use does not exist for it');
 

@@ -20,7 +20,6 @@ import {
   edgeRouterPoliciesOf,
   isSystemPolicyId,
   policiesSelectingRouter,
-  routersForIdentity,
   routersForService,
   routersOf,
   serviceEdgeRouterPoliciesOf,
@@ -31,11 +30,16 @@ import { EdgeError } from './edge-error.ts';
 import { newEntityId } from './ids.ts';
 import type { ModelWriter } from './model-writer.ts';
 import { rolesMatch } from '../model/policy-roles.ts';
+import { tableVersion } from './cache-keys.ts';
+import { IdentityRouterIndex } from './identity-router-index.ts';
 
 export type EdgeRouterPolicyInput = EntityBody<EdgeRouterPolicy>;
 export type ServiceEdgeRouterPolicyInput = EntityBody<ServiceEdgeRouterPolicy>;
 
 export class EdgeRouterPolicyService {
+  /** The routers-per-identity index, built again on the first question after the routers or policies change. */
+  private identityRouters: { readonly version: string; readonly index: IdentityRouterIndex } | undefined;
+
   constructor(
     private readonly store: ModelStore,
     private readonly writer: ModelWriter,
@@ -117,7 +121,11 @@ export class EdgeRouterPolicyService {
 
   /** The routers the identity may connect through. */
   routerIdsForIdentity(identity: RoleHolder): Set<string> {
-    return routersForIdentity(identity, { routers: this.routers(), policies: this.erpTable().all() });
+    const version = tableVersion(this.store, [routerTables.edgeRouters, edgeRouterPolicyTables.edgeRouterPolicies]);
+    if (this.identityRouters?.version !== version) {
+      this.identityRouters = { version, index: new IdentityRouterIndex({ routers: this.routers(), policies: this.erpTable().all() }) };
+    }
+    return this.identityRouters.index.routerIdsFor(identity);
   }
 
   /** The routers that may carry the service. */

@@ -6,13 +6,25 @@
 // pass copying the array. When more changes wait than an eighth of the rows, the next read sorts afresh instead.
 // Each row's key is kept beside it (8 bytes a row), so searches and the descending walk compare strings without
 // reading rows.
+// Given a scheduler (slice-scheduler.ts), the build never runs inside a read: ready() starts it in the background, a
+// bounded slice at a time (sliced-sort.ts, over a copy of the rows taken when it starts), and answers false until it
+// is done, so the caller serves that request another way (list-query.ts: the bounded heap). Changes made meanwhile
+// wait as changes after a build do (against the copy's version of each row) and are placed at the next read. At 1M
+// names the build was one 4-5 s sort: a raft leader sent no heartbeats meanwhile.
 import type { Row, TableObserver } from './entity-table.ts';
+import type { SliceScheduler } from './slice-scheduler.ts';
+import { defaultSliceRows } from './slice-scheduler.ts';
+import { SlicedSort, compareKeys } from './sliced-sort.ts';
 
 export interface SortedRowsOptions<T> {
   /** The value rows are ordered by, or undefined when the row has none. */
   readonly key: (row: T) => string | undefined;
   /** Visits every current row (to build from). */
   readonly eachRow: (visit: (row: T) => void) => void;
+  /** Builds in the background, a slice at a time, when given; else the first read builds in one piece. */
+  readonly schedule?: SliceScheduler;
+  /** Rows a slice handles at most (default defaultSliceRows). */
+  readonly sliceRows?: number;
 }
 
 interface Waiting<T> {
@@ -29,16 +41,37 @@ export class SortedRows<T extends Row> implements TableObserver<T> {
   /** How many leading rows of `sorted` have a key: the rest are missing it. */
   private keyed = 0;
   private readonly waiting = new Map<string, Waiting<T>>();
+  /** The background build under way, with the number of rows it sorts. */
+  private building: { readonly sort: SlicedSort<T>; readonly size: number } | undefined;
+  /** Background builds finished (a test tells a kept order from a rebuilt one). */
+  builds = 0;
+  private lastSliceRows = 0;
 
   constructor(private readonly options: SortedRowsOptions<T>) {}
 
   changed(row: T | undefined, previous: T | undefined): void {
-    if (!this.sorted) return;
+    const size = this.sorted?.length ?? this.building?.size;
+    if (size === undefined) return;
     const id = (row ?? previous)!.id;
     const waiting = this.waiting.get(id);
     if (waiting) waiting.now = row;
     else this.waiting.set(id, { placed: previous, now: row });
-    if (this.waiting.size > 1024 && this.waiting.size > this.sorted.length / 8) this.drop();
+    if (this.waiting.size > 1024 && this.waiting.size > size / 8) this.drop();
+  }
+
+  /** Whether each() answers now without building. Without a scheduler, always (each() builds in one piece); with one,
+   * a missing order starts its background build and this answers false until it is done. */
+  ready(): boolean {
+    if (!this.options.schedule) return true;
+    if (this.sorted && this.waiting.size > 0) this.place();
+    if (this.sorted) return true;
+    if (!this.building) this.startBuild();
+    return false;
+  }
+
+  /** The longest slice, in rows, of the build under way or the last one (0 before any). */
+  get rowsInLongestSlice(): number {
+    return this.lastSliceRows;
   }
 
   reset(): void {
@@ -67,12 +100,45 @@ export class SortedRows<T extends Row> implements TableObserver<T> {
   }
 
   private current(): T[] {
+    if (this.sorted && this.waiting.size > 0) this.place();
     if (!this.sorted) this.build();
-    else if (this.waiting.size > 0) this.place();
     return this.sorted!;
   }
 
+  private startBuild(): void {
+    const rows: T[] = [];
+    // Pointers only, in id order: the key reads and comparisons are the sort's, a slice at a time.
+    this.options.eachRow((row) => void rows.push(row));
+    const sort = new SlicedSort(rows, this.options.key, this.options.sliceRows ?? defaultSliceRows);
+    const build = { sort, size: rows.length };
+    this.building = build;
+    const slice = () => {
+      // Dropped (a reset, too many changes) or replaced meanwhile: this build's result would be stale.
+      if (this.building !== build) return;
+      let done: boolean;
+      try {
+        done = sort.step();
+      } catch {
+        // A key that throws would throw in the list path too; here, in a scheduled step, it would end the process.
+        this.building = undefined;
+        this.waiting.clear();
+        return;
+      } finally {
+        this.lastSliceRows = sort.rowsInLongestSlice;
+      }
+      if (!done) return this.options.schedule!(slice);
+      this.building = undefined;
+      this.builds++;
+      const { rows: ordered, keys } = sort.result();
+      this.set(ordered, keys);
+    };
+    this.options.schedule!(slice);
+  }
+
+  /** The order in one piece, from the rows as they are now (a background build under way is dropped). */
   private build(): void {
+    this.building = undefined;
+    this.waiting.clear();
     const { key } = this.options;
     const entries: { readonly key: string | undefined; readonly row: T }[] = [];
     this.options.eachRow((row) => entries.push({ key: key(row), row }));
@@ -144,11 +210,13 @@ export class SortedRows<T extends Row> implements TableObserver<T> {
   }
 
   private rebuild(): void {
-    this.waiting.clear();
-    this.build();
+    this.drop();
+    // With a scheduler the next ready() starts a background build; this read is answered from the rows as they are.
+    if (!this.options.schedule) this.build();
   }
 
   private drop(): void {
+    this.building = undefined;
     this.sorted = undefined;
     this.keys = [];
     this.keyed = 0;
@@ -168,12 +236,4 @@ function lowerBound<T extends Row>(sorted: readonly T[], keys: readonly (string 
     else high = mid;
   }
   return low;
-}
-
-// Missing keys after present ones; strings by UTF-16 code units, as `<` compares them.
-function compareKeys(a: string | undefined, b: string | undefined): number {
-  if (a === b) return 0;
-  if (a === undefined) return 1;
-  if (b === undefined) return -1;
-  return a < b ? -1 : 1;
 }

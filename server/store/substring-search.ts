@@ -10,7 +10,13 @@
 // text in an Int32Array and its row beside it; a hit is mapped to its entry by binary search over the starts. A
 // search string holding the separator is not answered (the caller scans). Exact: every current row whose text matches
 // is given, and no other (a row put again unchanged may be given twice).
+// Given a scheduler (slice-scheduler.ts), the build never runs inside a search: the first search starts it in the
+// background, appending a bounded slice of rows at a time from a copy of the rows taken when it starts, and answers
+// undefined (the caller scans) until it is done. Puts made meanwhile are appended as they come, as after a build; a
+// copied row they replace or delete is garbage like any other. (At 1M names the build held the event loop ~1.5 s.)
 import type { Row, TableObserver } from './entity-table.ts';
+import type { SliceScheduler } from './slice-scheduler.ts';
+import { defaultSliceRows } from './slice-scheduler.ts';
 
 export type TextMatch = 'contains' | 'startswith' | 'endswith';
 
@@ -36,6 +42,10 @@ export interface SubstringSearchOptions<T> {
   readonly eachRow: (visit: (row: T) => void) => void;
   /** Texts per sealed segment (default 4096). */
   readonly segmentEntries?: number;
+  /** Builds in the background, a slice at a time, when given; else the first search builds in one piece. */
+  readonly schedule?: SliceScheduler;
+  /** Rows a slice appends at most (default defaultSliceRows). */
+  readonly sliceRows?: number;
 }
 
 export class SubstringSearch<T extends Row> implements TableObserver<T> {
@@ -45,6 +55,10 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
   private tailKeys: string[] = [];
   private entries = 0;
   private garbage = 0;
+  /** The background build under way: the copied rows and the next one to append. */
+  private building: { readonly rows: readonly T[]; next: number } | undefined;
+  /** The most rows one background slice appended (a test reads it). */
+  rowsInLongestSlice = 0;
 
   private readonly segmentEntries: number;
 
@@ -66,7 +80,7 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
   }
 
   changed(row: T | undefined, previous: T | undefined): void {
-    if (!this.built) return;
+    if (!this.built && !this.building) return;
     if (previous && this.options.key(previous) !== undefined) this.garbage++;
     if (row) this.append(row);
     if (this.garbage > MIN_GARBAGE && this.garbage > this.entries - this.garbage) this.drop();
@@ -84,6 +98,7 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
   search(match: TextMatch, text: string, maxHits: number): T[] | undefined {
     // Every row with a text holds the empty string: a scan gives them in order.
     if (text === '' || text.includes(SEPARATOR)) return undefined;
+    if (!this.ready()) return undefined;
     this.build();
     const { isCurrent } = this.options;
     const pattern = match === 'startswith' ? SEPARATOR + text : match === 'endswith' ? text + SEPARATOR : text;
@@ -117,8 +132,46 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
     return hits;
   }
 
+  /** Whether search() answers now without building. Without a scheduler, always (it builds in one piece); with one, a
+   * missing index starts its background build and this answers false until it is done. */
+  ready(): boolean {
+    if (this.built || !this.options.schedule) return true;
+    if (!this.building) this.startBuild();
+    return false;
+  }
+
+  private startBuild(): void {
+    const rows: T[] = [];
+    // Pointers only: the key reads and the joins are the slices'.
+    this.options.eachRow((row) => void rows.push(row));
+    const build = { rows, next: 0 };
+    this.building = build;
+    const sliceRows = this.options.sliceRows ?? defaultSliceRows;
+    const slice = () => {
+      // Dropped (a reset, too much garbage) meanwhile: what it appended went with it.
+      if (this.building !== build) return;
+      const end = Math.min(rows.length, build.next + sliceRows);
+      try {
+        for (let i = build.next; i < end; i++) this.append(rows[i]!);
+      } catch {
+        // A key that throws would throw in a scan too; here, in a scheduled step, it would end the process.
+        this.drop();
+        return;
+      }
+      this.rowsInLongestSlice = Math.max(this.rowsInLongestSlice, end - build.next);
+      build.next = end;
+      if (end < rows.length) return this.options.schedule!(slice);
+      this.building = undefined;
+      this.built = true;
+      if (this.tail.length > 0) this.seal();
+    };
+    this.options.schedule!(slice);
+  }
+
   private build(): void {
     if (this.built) return;
+    // In one piece: a background build under way is replaced (its appended rows are dropped with it).
+    if (this.building) this.drop();
     this.built = true;
     this.options.eachRow((row) => this.append(row));
     // What is built is searched with indexOf too; only texts put after the build wait in the tail.
@@ -149,6 +202,7 @@ export class SubstringSearch<T extends Row> implements TableObserver<T> {
   }
 
   private drop(): void {
+    this.building = undefined;
     this.built = false;
     this.segments = [];
     this.tail = [];

@@ -1,8 +1,10 @@
 // The indexes kept beside a table for one string field (a name), made the first time a list asks and kept for the
 // table's life: substring searches over the texts as they are and lowercased (`contains`, `startswith`, `endswith`;
 // `icontains`), and the rows in the field's order. Each builds its contents only when first read, so a field never
-// searched or sorted on costs nothing but an observer call per change.
+// searched or sorted on costs nothing but an observer call per change. Given a scheduler, each is built in the
+// background a slice at a time, and answers (ready()) only once built; the first caller's scheduler is kept.
 import type { EntityTable, Row } from './entity-table.ts';
+import type { SliceScheduler } from './slice-scheduler.ts';
 import { SortedRows } from './sorted-rows.ts';
 import { SubstringSearch } from './substring-search.ts';
 
@@ -18,7 +20,7 @@ export interface TextFieldIndexes<T extends Row> {
 const made = new WeakMap<EntityTable<Row>, Map<string, TextFieldIndexes<Row>>>();
 
 /** The text indexes of `field` on `table`, made on first use. `key` must read the field exactly as lists do. */
-export function textFieldIndexes<T extends Row>(table: EntityTable<T>, field: string, key: (row: T) => string | undefined): TextFieldIndexes<T> {
+export function textFieldIndexes<T extends Row>(table: EntityTable<T>, field: string, key: (row: T) => string | undefined, schedule?: SliceScheduler): TextFieldIndexes<T> {
   let fields = made.get(table as unknown as EntityTable<Row>);
   if (!fields) made.set(table as unknown as EntityTable<Row>, (fields = new Map()));
   const existing = fields.get(field);
@@ -28,9 +30,9 @@ export function textFieldIndexes<T extends Row>(table: EntityTable<T>, field: st
   const eachRow = (visit: (row: T) => void) => table.eachRow((row) => void visit(row));
   const lowercase = (row: T) => key(row)?.toLowerCase();
   const indexes: TextFieldIndexes<T> = {
-    search: new SubstringSearch({ key, isCurrent, eachRow }),
-    lowercaseSearch: new SubstringSearch({ key: lowercase, isCurrent, eachRow }),
-    sorted: new SortedRows({ key, eachRow }),
+    search: new SubstringSearch({ key, isCurrent, eachRow, ...(schedule ? { schedule } : {}) }),
+    lowercaseSearch: new SubstringSearch({ key: lowercase, isCurrent, eachRow, ...(schedule ? { schedule } : {}) }),
+    sorted: new SortedRows({ key, eachRow, ...(schedule ? { schedule } : {}) }),
   };
   table.observe(indexes.search);
   table.observe(indexes.lowercaseSearch);

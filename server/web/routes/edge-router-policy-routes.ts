@@ -201,9 +201,16 @@ export function edgeRouterPolicyRoutes(router: ApiRouter, services: EdgeServices
 export function clientEdgeRouterRoutes(router: ApiRouter, services: EdgeServices, full: Middleware<RequestState>): void {
   const { overlay, routers, routerPresence } = services;
   const policies = overlay.edgeRouterPolicies;
+  // The granted routers' rows by id, in id order: not a pass over every router (5,000 at 10x "Large").
   const sendRouters = async (ctx: ApiContext, granted: ReadonlySet<string>) => {
     const connected = await routerPresence.connected();
-    sendList(ctx, routers.list().filter((row) => granted.has(row.id)), edgeRouterCatalogue(connected), (row) => clientEdgeRouterView(row, connected.get(row.id)));
+    const rows: EdgeRouter[] = [];
+    for (const id of granted) {
+      const row = routers.find(id);
+      if (row) rows.push(row);
+    }
+    rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    sendList(ctx, rows, edgeRouterCatalogue(connected), (row) => clientEdgeRouterView(row, connected.get(row.id)));
   };
   router.get('/current-identity/edge-routers', full, (ctx) => sendRouters(ctx, policies.routerIdsForIdentity(ctx.state.identity!)));
   // As the real controller: `data` is `{edgeRouters: [...]}`, the online routers both kinds of policy allow, as a

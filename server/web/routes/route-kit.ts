@@ -11,7 +11,8 @@ import { parseJsonBody, readRawBody } from '../request-body.ts';
 import { runListQuery } from '../query/list-query.ts';
 import type { FieldCatalogue } from '../query/list-query.ts';
 import type { EntityTable } from '../../store/entity-table.ts';
-import { tableListSource, type FieldIndexes } from './table-list-source.ts';
+import { IndexBuilding, tableListSource, type FieldIndexes } from './table-list-source.ts';
+import { slicesOnImmediate } from './slices-on-immediate.ts';
 
 export interface RouteKit {
   /** The parsed JSON body (undefined when empty), limited in size. */
@@ -62,11 +63,29 @@ export function sendList<T extends { id: string }>(ctx: ApiContext, items: reado
   sendJson(ctx, 200, listEnvelope(result.data.map(view), result.meta));
 }
 
+/** How long a list waits for an index being built in the background before it visits every row instead. */
+export const listIndexWaitMs = 60_000;
+/** How often a waiting list looks whether its index is built. */
+const listIndexPollMs = 20;
+
 /** A list of a whole model table: filters its indexes answer read only the rows they name (table-list-source.ts),
- * and only the page is turned into its API representation. */
-export function sendTableList<T extends { id: string }>(ctx: ApiContext, table: EntityTable<T>, fields: FieldIndexes, catalogue: FieldCatalogue<T>, view: (item: T) => unknown) {
-  const result = runListQuery(tableListSource(table, fields, catalogue), ctx.query as Record<string, string | string[] | undefined>, catalogue);
-  sendJson(ctx, 200, listEnvelope(result.data.map(view), result.meta));
+ * and only the page is turned into its API representation. Text indexes and name orders are built in the background,
+ * a slice at a time; a list that would read one still being built waits for it (up to listIndexWaitMs, then visits
+ * every row): at 1M rows that visit holds the controller for seconds, the wait holds nothing. */
+export async function sendTableList<T extends { id: string }>(ctx: ApiContext, table: EntityTable<T>, fields: FieldIndexes, catalogue: FieldCatalogue<T>, view: (item: T) => unknown) {
+  const query = ctx.query as Record<string, string | string[] | undefined>;
+  const giveUpAt = Date.now() + listIndexWaitMs;
+  for (;;) {
+    const waitForBuilds = Date.now() < giveUpAt;
+    try {
+      const result = runListQuery(tableListSource(table, fields, catalogue, { schedule: slicesOnImmediate, waitForBuilds }), query, catalogue);
+      sendJson(ctx, 200, listEnvelope(result.data.map(view), result.meta));
+      return;
+    } catch (error) {
+      if (!(error instanceof IndexBuilding)) throw error;
+      while (!error.ready() && Date.now() < giveUpAt) await new Promise((done) => setTimeout(done, listIndexPollMs));
+    }
+  }
 }
 
 function inIdOrder(items: readonly { id: string }[]): boolean {

@@ -8,10 +8,11 @@ import { createModelTables, tables, type Identity } from '../../model/entities.t
 import type { EntityTable } from '../../store/entity-table.ts';
 import { compileFilter } from '../query/filter-compiler.ts';
 import { parseFilter } from '../query/filter-parser.ts';
-import { runListQuery } from '../query/list-query.ts';
+import { runListQuery, type FieldCatalogue } from '../query/list-query.ts';
 import { sortItems, type SortKey } from '../query/sort.ts';
 import { identityCatalogue, identityIndexes } from './catalogues.ts';
-import { tableListSource } from './table-list-source.ts';
+import { IndexBuilding, tableListSource } from './table-list-source.ts';
+import { textFieldIndexes } from '../../store/text-field-indexes.ts';
 import { seededRandom as random } from '../../raft/sim/seeded-random.ts';
 
 const attributes = ['red', 'green', 'blue', 'amber', 'grey', 'x y'];
@@ -256,4 +257,82 @@ test('after a snapshot replaces the model, a list by role attribute, name, name 
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+for (const seed of [6, 7, 8]) {
+  test(`while the name order and text indexes are built in the background, lists answer as after the build, across writes (seed ${seed})`, () => {
+    const gen = generator(seed);
+    const table = identityTable();
+    const ids: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      const id = `id-${String(gen.int(1_000_000)).padStart(7, '0')}-${i}`;
+      ids.push(id);
+      table.put(gen.identity(id));
+    }
+    const steps: (() => void)[] = [];
+    const source = tableListSource(table, identityIndexes, identityCatalogue, { schedule: (step) => void steps.push(step) });
+    const queries = [
+      { filter: '', sort: 'name asc', limit: '25', offset: '30' },
+      { filter: '', sort: 'name desc', limit: '10', offset: '0' },
+      { filter: 'name contains "b-"', limit: '50', offset: '0' },
+      { filter: 'name icontains "ab"', limit: '50', offset: '5' },
+      { filter: 'name startswith "ab"', sort: 'name desc', limit: '50', offset: '0' },
+    ];
+    // The first list by name starts the builds; each step is one bounded slice (the default slice is larger than
+    // this table, so the builds hold one or two steps each: writes land between them).
+    for (const query of queries) runListQuery(source, query, identityCatalogue);
+    assert.ok(steps.length > 0, 'the lists started background builds');
+    for (let round = 0; steps.length > 0; round++) {
+      assert.ok(round < 10_000);
+      const id = gen.pick(ids);
+      if (gen.next() < 0.3) table.delete(id);
+      else table.put({ ...gen.identity(id) });
+      compareLists(table, gen, 5, `during the build, round ${round}`);
+      steps.shift()!();
+    }
+    compareLists(table, gen, 100, 'after the build');
+    const indexes = textFieldIndexes(table, 'name', () => undefined);
+    assert.ok(indexes.sorted.builds >= 1 && indexes.sorted.ready(), 'the name order was built in the background and is read now');
+    assert.equal(indexes.search.ready(), true);
+    // With no write in between, a list asked while a build is under way and asked again after it is the same.
+    const fresh = identityTable();
+    for (const id of ids) fresh.put(gen.identity(id));
+    const freshSource = tableListSource(fresh, identityIndexes, identityCatalogue, { schedule: (step) => void steps.push(step) });
+    const before = queries.map((query) => runListQuery(freshSource, query, identityCatalogue).data.map((row) => row.id));
+    assert.ok(steps.length > 0);
+    while (steps.length > 0) steps.shift()!();
+    const after = queries.map((query) => runListQuery(freshSource, query, identityCatalogue).data.map((row) => row.id));
+    assert.deepEqual(before, after);
+  });
+}
+
+test('a list that waits for builds is refused (IndexBuilding) rather than visiting every row while its index is built, then answers from it', () => {
+  const gen = generator(11);
+  const table = identityTable();
+  for (let i = 0; i < 500; i++) table.put(gen.identity(`id-${String(i).padStart(4, '0')}`));
+  const steps: (() => void)[] = [];
+  let visits = 0;
+  const counted: FieldCatalogue<Identity> = { ...identityCatalogue, name: { type: 'string', get: (row: Identity) => (visits++, row.name) } };
+  const source = () => tableListSource(table, identityIndexes, counted, { schedule: (step) => void steps.push(step), waitForBuilds: true });
+  for (const query of [{ sort: 'name desc', limit: '5' }, { filter: 'name contains "b-"', limit: '5' }, { filter: 'name icontains "AB"', limit: '5' }]) {
+    visits = 0;
+    let refused: IndexBuilding | undefined;
+    try {
+      runListQuery(source(), query, counted);
+    } catch (error) {
+      if (!(error instanceof IndexBuilding)) throw error;
+      refused = error;
+    }
+    assert.ok(refused, `${JSON.stringify(query)}: refused while its index is built`);
+    assert.equal(visits, 0, 'no row was read for it');
+    assert.equal(refused.ready(), false);
+    while (steps.length > 0) steps.shift()!();
+    assert.equal(refused.ready(), true);
+    const answer = runListQuery(source(), query, counted).data.map((row) => row.id);
+    const expected = runListQuery(table.all(), query, identityCatalogue).data.map((row) => row.id);
+    assert.deepEqual(answer, expected);
+  }
+  // A filter another index narrows does not wait: its rows are read from that index.
+  const result = runListQuery(tableListSource(identityTable(), identityIndexes, counted, { schedule: (step) => void steps.push(step), waitForBuilds: true }), { filter: 'name contains "x" and anyOf(roleAttributes) = "red"' }, counted);
+  assert.equal(result.meta.pagination.totalCount, 0);
 });
