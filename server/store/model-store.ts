@@ -6,7 +6,8 @@
 // committed entry after the stored applied index (or restores a newer snapshot). Not synced, as before.
 // A snapshot's rows are installed a slice at a time under a new key generation (`e<g>!table!id`) beside the current
 // one, and one small synced write switches the generation: a crash part-way leaves the old rows and applied index,
-// and no write holds the whole model (one LevelDB batch of every row held ~1 KB of native memory per row).
+// and no write holds the whole model
+// (one LevelDB batch of 400k rows raised RSS by 562 MiB, slices of 2,000 by 178 MiB).
 import { Level } from 'level';
 import { EntityTable, type Row } from './entity-table.ts';
 import { writeBatch } from './level-batch.ts';

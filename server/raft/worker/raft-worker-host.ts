@@ -9,6 +9,7 @@ import { entryJson } from '../core/entry-json.ts';
 import type { Configuration, Entry, SoftState } from '../core/types.ts';
 import { RaftNode, type RaftNodeOptions, type RaftStateMachine } from '../node/raft-node.ts';
 import { ProposalRefusedError, type ApplyResult, type CommittedEntry } from '../state-machine.ts';
+import { sliceState } from './state-in-slices.ts';
 import type { Call, FromRaftThread, Port, ToRaftThread } from './worker-protocol.ts';
 
 /** What the handed-over entries' results are on this side: the model's real results are on the other. */
@@ -84,7 +85,9 @@ export class RemoteStateMachine implements RaftStateMachine {
   async restore(data: unknown, index: number): Promise<void> {
     if (this.failure) throw this.failure;
     this.handedOverIndex = index;
-    this.port.postMessage({ type: 'restore', data, index });
+    const { head, slices } = sliceState(data);
+    this.port.postMessage({ type: 'restore', data: head, index, slices: slices.length });
+    for (const { path, items } of slices) this.port.postMessage({ type: 'restoreSlice', path, items });
   }
 
   /** The other side's copy for `request`. */
