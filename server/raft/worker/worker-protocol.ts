@@ -19,8 +19,10 @@ export type ToRaftThread =
   | { readonly type: 'call'; readonly call: number; readonly request: Call }
   | { readonly type: 'bootstrap'; readonly configuration: Configuration }
   | { readonly type: 'leaderLost'; readonly peer: NodeId }
-  /** The answer to `copyState`: the model's data as of everything handed over so far. */
-  | { readonly type: 'stateCopy'; readonly request: number; readonly data: unknown }
+  /** The answer to `copyState`: the model's data as of everything handed over so far; `data` is the head, whose large
+   * arrays the next `slices` messages fill (state-in-slices.ts). */
+  | { readonly type: 'stateCopy'; readonly request: number; readonly data: unknown; readonly slices: number }
+  | { readonly type: 'stateCopySlice'; readonly request: number; readonly path: readonly string[]; readonly items: readonly unknown[] }
   /** The model failed to apply or restore: the raft node must stop taking part. */
   | { readonly type: 'modelFailed'; readonly message: string };
 

@@ -15,7 +15,7 @@ import { MemorySnapshotStore } from '../storage/memory-snapshot-store.ts';
 import { hostRaftNode, RemoteStateMachine } from './raft-worker-host.ts';
 import { WorkerRaftNode } from './worker-raft-node.ts';
 import { KvStateMachine, waitFor } from '../node/node-test-support.ts';
-import type { FromRaftThread } from './worker-protocol.ts';
+import type { FromRaftThread, ToRaftThread } from './worker-protocol.ts';
 
 interface Member {
   readonly id: string;
@@ -172,6 +172,32 @@ test("a snapshot restored from the raft thread crosses in slices, none as large 
     assert.ok(largest <= 2_000, `a message carried ${largest} items`);
   } finally {
     // No raft thread here to answer a close: closing the ports ends it.
+    port1.close();
+    port2.close();
+  }
+});
+
+test("the model's copy for the raft thread crosses in slices, none as large as the model, and arrives whole", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const machine = new KvStateMachine();
+  for (let i = 0; i < 9_000; i++) machine.values.set(`k${i}`, `v${i}`);
+  const sent: ToRaftThread[] = [];
+  const modelPort = { postMessage: (message: ToRaftThread) => (sent.push(message), port1.postMessage(message)), on: port1.on.bind(port1) };
+  new WorkerRaftNode(modelPort as never, machine, silentLogger);
+  const remote = new RemoteStateMachine(port2 as never, 0);
+  // As hostRaftNode routes them.
+  port2.on('message', (message: ToRaftThread) => {
+    if (message.type === 'stateCopy' || message.type === 'stateCopySlice') remote.copyArrived(message);
+  });
+  try {
+    const copy = (await remote.snapshot()) as { values: [string, string][] };
+    assert.equal(copy.values.length, 9_000);
+    assert.deepEqual(copy.values[8_999], ['k8999', 'v8999']);
+    const copies = sent.filter((message) => message.type === 'stateCopy' || message.type === 'stateCopySlice');
+    assert.equal(copies.length, 1 + 5);
+    const largest = Math.max(...copies.map((message) => (message.type === 'stateCopy' ? (message.data as { values: unknown[] }).values.length : message.type === 'stateCopySlice' ? message.items.length : 0)));
+    assert.ok(largest <= 2_000, `a message carried ${largest} items`);
+  } finally {
     port1.close();
     port2.close();
   }

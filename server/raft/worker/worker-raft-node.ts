@@ -9,7 +9,7 @@ import type { ClusterRaft, ConfigurationObserver, RaftObserver, RaftStateMachine
 import type { ProposalTrace, ProposalTracer } from '../node/proposal-tracer.ts';
 import { ProposalRefusedError, type CommittedEntry, type LogCommand, type Proposal } from '../state-machine.ts';
 import type { Call, FromRaftThread, Port, ToRaftThread } from './worker-protocol.ts';
-import { StateAssembly, type StateSlice } from './state-in-slices.ts';
+import { sliceState, StateAssembly, type StateSlice } from './state-in-slices.ts';
 
 interface PendingProposal {
   readonly id: number;
@@ -269,7 +269,7 @@ export class WorkerRaftNode implements ClusterRaft {
         return;
       case 'copyState':
         // Queued behind the applies already here: the copy is as of everything handed over before the request.
-        this.enqueue(async () => this.port.postMessage({ type: 'stateCopy', request: message.request, data: this.stateMachine.snapshot() }));
+        this.enqueue(async () => this.sendStateCopy(message.request));
         return;
       case 'status':
         this.statusChanged(message.status, message.softState, message.configuration);
@@ -333,6 +333,13 @@ export class WorkerRaftNode implements ClusterRaft {
       pending.resolve({ index: entry.index, result: results[i]! });
     });
     this.settleWaiters();
+  }
+
+  /** The model's data for the raft thread, in slices (state-in-slices.ts): no message as large as the model. */
+  private sendStateCopy(request: number): void {
+    const { head, slices } = sliceState(this.stateMachine.snapshot());
+    this.port.postMessage({ type: 'stateCopy', request, data: head, slices: slices.length });
+    for (const { path, items } of slices) this.port.postMessage({ type: 'stateCopySlice', request, path, items });
   }
 
   /** Adds a slice to the snapshot being received; the last one queues the restore. */
