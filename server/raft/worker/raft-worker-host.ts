@@ -9,6 +9,7 @@ import { entryJson } from '../core/entry-json.ts';
 import type { Configuration, Entry, SoftState } from '../core/types.ts';
 import { RaftNode, type RaftNodeOptions, type RaftStateMachine } from '../node/raft-node.ts';
 import { ProposalRefusedError, type ApplyResult, type CommittedEntry } from '../state-machine.ts';
+import { sliceState, StateAssembly } from './state-in-slices.ts';
 import type { Call, FromRaftThread, Port, ToRaftThread } from './worker-protocol.ts';
 
 /** What the handed-over entries' results are on this side: the model's real results are on the other. */
@@ -24,6 +25,8 @@ export class RemoteStateMachine implements RaftStateMachine {
   private failure: Error | undefined;
   private nextCopy = 1;
   private readonly copies = new Map<number, (data: unknown) => void>();
+  /** Copies whose slices are still arriving, by request. */
+  private readonly arriving = new Map<number, StateAssembly>();
   /** Set by the host once the node runs: the log's entry at an index, whose cached text is what goes over. */
   entryAt: (index: number) => Entry | undefined = () => undefined;
   /** Set by the host once the node runs: the status sent with each batch (none while the node starts). */
@@ -84,14 +87,28 @@ export class RemoteStateMachine implements RaftStateMachine {
   async restore(data: unknown, index: number): Promise<void> {
     if (this.failure) throw this.failure;
     this.handedOverIndex = index;
-    this.port.postMessage({ type: 'restore', data, index });
+    const { head, slices } = sliceState(data);
+    this.port.postMessage({ type: 'restore', data: head, index, slices: slices.length });
+    for (const { path, items } of slices) this.port.postMessage({ type: 'restoreSlice', path, items });
   }
 
-  /** The other side's copy for `request`. */
-  stateCopied(request: number, data: unknown): void {
+  /** A part of the other side's copy: its head (`stateCopy`) or a slice of it; the last completes the copy. Throws on
+   * a slice for no copy or one that does not fit (a broken invariant between the two threads). */
+  copyArrived(message: Extract<ToRaftThread, { type: 'stateCopy' | 'stateCopySlice' }>): void {
+    const { request } = message;
+    let assembly = this.arriving.get(request);
+    if (message.type === 'stateCopy') {
+      assembly = new StateAssembly(message.data, message.slices);
+      this.arriving.set(request, assembly);
+    } else {
+      if (!assembly) throw new Error(`a state copy slice for request ${request}, which is not arriving`);
+      assembly.add(message);
+    }
+    if (!assembly.complete) return;
+    this.arriving.delete(request);
     const resolve = this.copies.get(request);
     this.copies.delete(request);
-    resolve?.(data);
+    resolve?.(assembly.data());
   }
 
   /** The model failed over there: the next apply fails here, which stops the node. */
@@ -120,8 +137,15 @@ export async function hostRaftNode(port: Port<FromRaftThread, ToRaftThread>, opt
   const early: ToRaftThread[] = [];
   let node: RaftNode | undefined;
   port.on('message', (message: ToRaftThread) => {
-    if (message.type === 'stateCopy') stateMachine.stateCopied(message.request, message.data);
-    else if (message.type === 'modelFailed') {
+    if (message.type === 'stateCopy' || message.type === 'stateCopySlice') {
+      try {
+        stateMachine.copyArrived(message);
+      } catch (error) {
+        // The model's thread sent what it should not have: stop taking part, as for a failed model.
+        stateMachine.modelFailed((error as Error).message);
+        node?.stopAfterFailure(error as Error);
+      }
+    } else if (message.type === 'modelFailed') {
       stateMachine.modelFailed(message.message);
       node?.stopAfterFailure(new Error(message.message));
     }

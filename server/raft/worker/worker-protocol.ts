@@ -19,8 +19,10 @@ export type ToRaftThread =
   | { readonly type: 'call'; readonly call: number; readonly request: Call }
   | { readonly type: 'bootstrap'; readonly configuration: Configuration }
   | { readonly type: 'leaderLost'; readonly peer: NodeId }
-  /** The answer to `copyState`: the model's data as of everything handed over so far. */
-  | { readonly type: 'stateCopy'; readonly request: number; readonly data: unknown }
+  /** The answer to `copyState`: the model's data as of everything handed over so far; `data` is the head, whose large
+   * arrays the next `slices` messages fill (state-in-slices.ts). */
+  | { readonly type: 'stateCopy'; readonly request: number; readonly data: unknown; readonly slices: number }
+  | { readonly type: 'stateCopySlice'; readonly request: number; readonly path: readonly string[]; readonly items: readonly unknown[] }
   /** The model failed to apply or restore: the raft node must stop taking part. */
   | { readonly type: 'modelFailed'; readonly message: string };
 
@@ -36,8 +38,10 @@ export type FromRaftThread =
    * of the proposal it answers (0: none from here); with the node's status as of handing them over (none while the
    * node starts). */
   | { readonly type: 'apply'; readonly texts: readonly string[]; readonly proposals: readonly number[]; readonly status?: RaftStatus }
-  /** Replace the model with a snapshot's data as of `index`. */
-  | { readonly type: 'restore'; readonly data: unknown; readonly index: number }
+  /** Replace the model with a snapshot's data as of `index`: `data` is the head, whose large arrays the next
+   * `slices` messages fill (state-in-slices.ts), so that no message is as large as the model. */
+  | { readonly type: 'restore'; readonly data: unknown; readonly index: number; readonly slices: number }
+  | { readonly type: 'restoreSlice'; readonly path: readonly string[]; readonly items: readonly unknown[] }
   /** Send the model's data (`stateCopy`) once everything handed over is applied. */
   | { readonly type: 'copyState'; readonly request: number }
   /** The node's status changed (`softState`: role, leader or term did; `configuration`: the membership did). */

@@ -12,9 +12,10 @@ import { seededRandom } from '../sim/seeded-random.ts';
 import { ProposalRefusedError } from '../state-machine.ts';
 import { MemoryRaftStore } from '../storage/memory-raft-store.ts';
 import { MemorySnapshotStore } from '../storage/memory-snapshot-store.ts';
-import { hostRaftNode } from './raft-worker-host.ts';
+import { hostRaftNode, RemoteStateMachine } from './raft-worker-host.ts';
 import { WorkerRaftNode } from './worker-raft-node.ts';
 import { KvStateMachine, waitFor } from '../node/node-test-support.ts';
+import type { FromRaftThread, ToRaftThread } from './worker-protocol.ts';
 
 interface Member {
   readonly id: string;
@@ -149,4 +150,55 @@ test('closing stops the node on the raft thread and refuses what still waits her
   await lone.node.close();
   await assert.rejects(waiting, /shutting down/);
   await assert.rejects(lone.node.propose({ type: 'set', key: 'late', value: '1' } as never), (error: ProposalRefusedError) => error.reason === 'closed');
+});
+
+test("a snapshot restored from the raft thread crosses in slices, none as large as the model, and the model gets all of it", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const machine = new KvStateMachine();
+  // The controller's side, listening on port1 from here on.
+  new WorkerRaftNode(port1, machine, silentLogger);
+  const sent: FromRaftThread[] = [];
+  const port = { postMessage: (message: FromRaftThread) => (sent.push(message), port2.postMessage(message)), on: port2.on.bind(port2) };
+  try {
+    const values = Array.from({ length: 9_000 }, (_, i) => [`k${i}`, `v${i}`]);
+    await new RemoteStateMachine(port as never, 0).restore({ values }, 77);
+    await waitFor('the restore', () => machine.restored === 1, 5_000);
+    assert.equal(machine.appliedIndex(), 77);
+    assert.equal(machine.values.size, 9_000);
+    assert.equal(machine.values.get('k8999'), 'v8999');
+    // Five messages, none carrying more than 2,000 of the model's items.
+    assert.equal(sent.length, 1 + 5);
+    const largest = Math.max(...sent.map((message) => (message.type === 'restore' ? (message.data as { values: unknown[] }).values.length : message.type === 'restoreSlice' ? message.items.length : 0)));
+    assert.ok(largest <= 2_000, `a message carried ${largest} items`);
+  } finally {
+    // No raft thread here to answer a close: closing the ports ends it.
+    port1.close();
+    port2.close();
+  }
+});
+
+test("the model's copy for the raft thread crosses in slices, none as large as the model, and arrives whole", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const machine = new KvStateMachine();
+  for (let i = 0; i < 9_000; i++) machine.values.set(`k${i}`, `v${i}`);
+  const sent: ToRaftThread[] = [];
+  const modelPort = { postMessage: (message: ToRaftThread) => (sent.push(message), port1.postMessage(message)), on: port1.on.bind(port1) };
+  new WorkerRaftNode(modelPort as never, machine, silentLogger);
+  const remote = new RemoteStateMachine(port2 as never, 0);
+  // As hostRaftNode routes them.
+  port2.on('message', (message: ToRaftThread) => {
+    if (message.type === 'stateCopy' || message.type === 'stateCopySlice') remote.copyArrived(message);
+  });
+  try {
+    const copy = (await remote.snapshot()) as { values: [string, string][] };
+    assert.equal(copy.values.length, 9_000);
+    assert.deepEqual(copy.values[8_999], ['k8999', 'v8999']);
+    const copies = sent.filter((message) => message.type === 'stateCopy' || message.type === 'stateCopySlice');
+    assert.equal(copies.length, 1 + 5);
+    const largest = Math.max(...copies.map((message) => (message.type === 'stateCopy' ? (message.data as { values: unknown[] }).values.length : message.type === 'stateCopySlice' ? message.items.length : 0)));
+    assert.ok(largest <= 2_000, `a message carried ${largest} items`);
+  } finally {
+    port1.close();
+    port2.close();
+  }
 });

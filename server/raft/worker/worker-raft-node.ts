@@ -9,6 +9,7 @@ import type { ClusterRaft, ConfigurationObserver, RaftObserver, RaftStateMachine
 import type { ProposalTrace, ProposalTracer } from '../node/proposal-tracer.ts';
 import { ProposalRefusedError, type CommittedEntry, type LogCommand, type Proposal } from '../state-machine.ts';
 import type { Call, FromRaftThread, Port, ToRaftThread } from './worker-protocol.ts';
+import { sliceState, StateAssembly, type StateSlice } from './state-in-slices.ts';
 
 interface PendingProposal {
   readonly id: number;
@@ -51,6 +52,8 @@ export class WorkerRaftNode implements ClusterRaft {
   private readonly failureListeners: Array<(error: Error) => void> = [];
   private nextId = 1;
   private outbox: { id: number; command: LogCommand }[] = [];
+  /** A snapshot arriving in slices (state-in-slices.ts), until its last. */
+  private restoring: { assembly: StateAssembly; index: number } | undefined;
   /** Applies, restores and copies, one after another in the order they came. */
   private work: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
@@ -258,11 +261,15 @@ export class WorkerRaftNode implements ClusterRaft {
         this.enqueue(() => this.apply(message.texts, message.proposals));
         return;
       case 'restore':
-        this.enqueue(() => this.restore(message.data, message.index));
+        if (message.slices === 0) this.enqueue(() => this.restore(message.data, message.index));
+        else this.restoring = { assembly: new StateAssembly(message.data, message.slices), index: message.index };
+        return;
+      case 'restoreSlice':
+        this.restoreSlice(message);
         return;
       case 'copyState':
         // Queued behind the applies already here: the copy is as of everything handed over before the request.
-        this.enqueue(async () => this.port.postMessage({ type: 'stateCopy', request: message.request, data: this.stateMachine.snapshot() }));
+        this.enqueue(async () => this.sendStateCopy(message.request));
         return;
       case 'status':
         this.statusChanged(message.status, message.softState, message.configuration);
@@ -326,6 +333,31 @@ export class WorkerRaftNode implements ClusterRaft {
       pending.resolve({ index: entry.index, result: results[i]! });
     });
     this.settleWaiters();
+  }
+
+  /** The model's data for the raft thread, in slices (state-in-slices.ts): no message as large as the model. */
+  private sendStateCopy(request: number): void {
+    const { head, slices } = sliceState(this.stateMachine.snapshot());
+    this.port.postMessage({ type: 'stateCopy', request, data: head, slices: slices.length });
+    for (const { path, items } of slices) this.port.postMessage({ type: 'stateCopySlice', request, path, items });
+  }
+
+  /** Adds a slice to the snapshot being received; the last one queues the restore. */
+  private restoreSlice(slice: StateSlice): void {
+    const restoring = this.restoring;
+    try {
+      if (!restoring) throw new Error('a snapshot slice without a restore');
+      restoring.assembly.add(slice);
+    } catch (error) {
+      // The raft thread sent what it should not have: a broken invariant, handled as a failed restore.
+      this.restoring = undefined;
+      this.enqueue(() => Promise.reject(error as Error));
+      return;
+    }
+    if (!restoring.assembly.complete) return;
+    this.restoring = undefined;
+    const data = restoring.assembly.data();
+    this.enqueue(() => this.restore(data, restoring.index));
   }
 
   private async restore(data: unknown, index: number): Promise<void> {
