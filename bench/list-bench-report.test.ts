@@ -17,6 +17,8 @@ const run: ListRun = {
   identities: 1_000_000,
   loadSeconds: { backup: 20, restore: 25, start: 40 },
   rssBytes: 900 * 1024 * 1024,
+  heapUsedBytes: 300 * 1024 * 1024,
+  afterStart: { rssBytes: 1200 * 1024 * 1024, heapUsedBytes: 700 * 1024 * 1024 },
   requestsPerRound: 4,
   queries: [
     query('GET /identities/<id>', true, false, [[2, 2, 2, 2], [2, 2, 2, 3]]),
@@ -41,7 +43,7 @@ test('the table: ratio to the baseline p50, the target verdict only for filtered
   assert.match(text, /name contains "-4242"&limit=25` \| 100 \| 40\.0 \| 60\.0 \| 45\.0, 60\.0 \| [\d.]+ \| 20\.0x \| not met \|/);
   assert.match(text, /name = "x"` \| 1 \| 4\.00 \| 4\.00 \| 4\.00, 4\.00 \| 2\.00 \| 2\.0x \| met \|/);
   assert.match(text, /1,000,000 identities/);
-  assert.match(text, /RSS 900 MiB/);
+  assert.match(text, /RSS 1200 MiB, V8 heap used 700 MiB after the start; RSS 900 MiB, V8 heap used 300 MiB after the lists\./);
 });
 
 test('the section replaces its own markers only and keeps the notes', () => {

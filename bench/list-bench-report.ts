@@ -52,6 +52,10 @@ export interface ListRun {
   /** Writing the backup, restoring it, and the controller's start. */
   readonly loadSeconds: { readonly backup: number; readonly restore: number; readonly start: number };
   readonly rssBytes?: number;
+  /** The controller's V8 heap in use (its `edgeward_nodejs_heap_used_bytes`, live objects and garbage not yet
+   * collected) after the lists, and RSS and heap right after its start: RSS alone keeps pages V8 freed. */
+  readonly heapUsedBytes?: number;
+  readonly afterStart?: { readonly rssBytes?: number; readonly heapUsedBytes?: number };
   readonly requestsPerRound: number;
   readonly queries: readonly QueryFigures[];
   readonly firstBuilds?: readonly FirstBuild[];
@@ -87,7 +91,7 @@ export function listSummary(run: ListRun): string {
   const baselineP50 = baseline ? querySummary(baseline).p50Ms : undefined;
   const lines = [
     `Run ${run.date} at commit ${run.commit}: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), Node ${run.machine.node}, load average ${run.machine.loadAverage.toFixed(2)} at the start and ${run.machine.loadAverageAtEnd.toFixed(2)} at the end.`,
-    `One controller over HTTPS holding ${run.identities.toLocaleString('en-US')} identities, loaded by \`controller restore\` of a backup written by the bench (backup ${run.loadSeconds.backup.toFixed(1)} s, restore ${run.loadSeconds.restore.toFixed(1)} s, start ${run.loadSeconds.start.toFixed(1)} s)${run.rssBytes === undefined ? '' : `; controller RSS ${(run.rssBytes / 1024 / 1024).toFixed(0)} MiB after the lists`}.`,
+    `One controller over HTTPS holding ${run.identities.toLocaleString('en-US')} identities, loaded by \`controller restore\` of a backup written by the bench (backup ${run.loadSeconds.backup.toFixed(1)} s, restore ${run.loadSeconds.restore.toFixed(1)} s, start ${run.loadSeconds.start.toFixed(1)} s)${memoryText(run)}.`,
     `Rounds alternate the queries, ${run.requestsPerRound} requests of each per round, one at a time; CPU is the controller's over each query's requests. Baseline: ${baseline ? `\`${baseline.request}\`` : 'none'}.`,
     '',
     '| request | matches | p50 ms | p99 ms | p99 by round | CPU ms/request | p50 / baseline p50 | target p99 ≤ 50 ms |',
@@ -121,4 +125,16 @@ export const listSectionHeading = '## Lists: filtered identity lists at 1M ident
 
 export function renderListSection(previous: string | undefined, run: ListRun, notes: string): string {
   return replaceSection(previous ?? '# Benchmark results\n', 'list', listSectionHeading, `${listSummary(run)}${notes === '' ? '' : `\n\n${notes}`}`);
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+/** The controller's memory as read: RSS and V8 heap used after its start and after the lists, each when known. */
+function memoryText(run: ListRun): string {
+  const at = (label: string, rss: number | undefined, heap: number | undefined) => {
+    const parts = [rss === undefined ? undefined : `RSS ${mib(rss)}`, heap === undefined ? undefined : `V8 heap used ${mib(heap)}`].filter((part) => part !== undefined);
+    return parts.length === 0 ? undefined : `${parts.join(', ')} ${label}`;
+  };
+  const both = [at('after the start', run.afterStart?.rssBytes, run.afterStart?.heapUsedBytes), at('after the lists', run.rssBytes, run.heapUsedBytes)].filter((part) => part !== undefined);
+  return both.length === 0 ? '' : `; controller ${both.join('; ')}`;
 }

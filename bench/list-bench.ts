@@ -6,7 +6,8 @@
 // each query R times one after another: the scale bench's filtered lists (name contains, anyOf(roleAttributes)) and
 // the other list shapes (name icontains, name =, name in, sorts by name both ways with offset, unfiltered limit=1),
 // against a detail read (`GET /identities/<id>`, the baseline: what a request costs that does not depend on the
-// table's size). Each query's totalCount is checked against what the generated rows hold. p50/p99 per query, the controller's CPU per request.
+// table's size). Each query's totalCount is checked against what the generated rows hold. p50/p99 per query, the controller's CPU per request,
+// and its RSS and V8 heap used (from /metrics, no forced collection) after the start and after the lists.
 // Before the rounds, the first `sort=name` and the first `name contains` are each asked once while a detail read is sent
 // back to back beside them (a ticker): its slowest read is the longest the controller held its event loop, during the
 // request (where the index was built in one piece) and over BENCH_LIST_BUILD_WINDOW seconds after it (default 20: where
@@ -150,6 +151,7 @@ async function main(): Promise<void> {
   // The profile hook writes the profile as the controller exits, which takes longer than fixture.stop() waits.
   if (profileDir) life.cleanups.push(() => stopPatiently(fixture));
   const startSeconds = (performance.now() - began) / 1000;
+  const afterStart = { rssBytes: residentBytes(fixture.child?.pid), heapUsedBytes: await heapUsedBytes(probe, fixture.origin) };
   progress(`backup ${backupSeconds.toFixed(1)} s, restore ${restoreSeconds.toFixed(1)} s, start ${startSeconds.toFixed(1)} s`);
 
   const list = (filter: string | undefined, rest: string) => `/identities?${filter === undefined ? '' : `filter=${encodeURIComponent(filter)}&`}${rest}`;
@@ -202,6 +204,7 @@ async function main(): Promise<void> {
     }
   }
   const rssBytes = residentBytes(pid());
+  const heapUsed = await heapUsedBytes(probe, fixture.origin);
   if (profileDir) await stopPatiently(fixture);
   await fixture.stop('SIGTERM');
 
@@ -212,6 +215,11 @@ async function main(): Promise<void> {
     identities,
     loadSeconds: { backup: backupSeconds, restore: restoreSeconds, start: startSeconds },
     ...(rssBytes === undefined ? {} : { rssBytes }),
+    ...(heapUsed === undefined ? {} : { heapUsedBytes: heapUsed }),
+    afterStart: {
+      ...(afterStart.rssBytes === undefined ? {} : { rssBytes: afterStart.rssBytes }),
+      ...(afterStart.heapUsedBytes === undefined ? {} : { heapUsedBytes: afterStart.heapUsedBytes }),
+    },
     requestsPerRound: requests,
     firstBuilds,
     queries: figures.map(({ query, rounds: measured, totalCount }): QueryFigures => ({
@@ -225,6 +233,14 @@ async function main(): Promise<void> {
   const previous = readPreviousResults(resultsFile);
   writeFileSync(resultsFile, renderListSection(previous, run, ''));
   process.stdout.write(`${renderListSection(undefined, run, '')}\n`);
+}
+
+/** The controller's `edgeward_nodejs_heap_used_bytes` (V8 heap in use, garbage not yet collected included), or
+ * undefined when /metrics does not give it. */
+async function heapUsedBytes(probe: ProbeClient, origin: string): Promise<number | undefined> {
+  const answer = await probe.get(`${origin}/metrics`, {}, 30_000);
+  const match = /^edgeward_nodejs_heap_used_bytes(?:\{[^}]*\})? ([\d.e+]+)/m.exec(answer.text);
+  return answer.status === 200 && match ? Number(match[1]) : undefined;
 }
 
 /** Asks `query` once while detail reads go back to back beside it, keeps the ticker going `buildWindowSeconds` more,

@@ -31,7 +31,7 @@
 # lists (not part of all: it loads 1M identities): filtered identity lists on one controller over HTTPS holding
 # 1,000,000 identities restored from a generated backup, p50/p99 and CPU per request against a detail read, and the
 # first sort by name and first text search each beside a back-to-back detail read (the longest event-loop block while
-# their index is built) (bench/list-bench.ts); then, in-process, the longest event-loop block of the name order and text
+# their index is built), the controller's RSS and V8 heap used after its start and after the lists (bench/list-bench.ts); then, in-process, the longest event-loop block of the name order and text
 # index built in one piece against in slices, and the routers per identity by the policy walk against the index
 # (bench/list-build-bench.ts; prints its tables, copied into the list notes by hand).
 # edge-model-push (not part of all): what one edge model change costs with routers connected, routers sent the whole
