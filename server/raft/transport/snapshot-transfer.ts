@@ -6,6 +6,7 @@
 // part at a time, waits while the socket is backed up and lets the event loop run between parts; the receiver
 // parses each part on its own and hands raft the whole message only once every part has arrived.
 import type { Message } from '../core/types.ts';
+import { arrayAtPath, withoutLargeArrays } from '../large-arrays.ts';
 
 export type SnapshotMessage = Extract<Message, { type: 'Snapshot' }>;
 export type SnapshotPath = readonly string[];
@@ -27,7 +28,7 @@ export interface SnapshotFrameSink {
 /** Sends `message` through `sink`; the number of parts sent, or undefined when the sink stopped it (a closed channel). */
 export async function sendSnapshotInParts(message: SnapshotMessage, tid: string, sink: SnapshotFrameSink, maxFrameBytes: number): Promise<number | undefined> {
   const arrays: Array<{ path: SnapshotPath; items: readonly unknown[] }> = [];
-  const data = withoutLargeArrays(message.snapshot.data, [], arrays);
+  const data = withoutLargeArrays(message.snapshot.data, splitArraysLongerThan, arrays);
   const head = JSON.stringify({ type: 'snapBegin', tid, message: { ...message, snapshot: { ...message.snapshot, data } } });
   checkFits(head, maxFrameBytes, 'the snapshot without its large arrays');
   sink.send(head);
@@ -57,18 +58,6 @@ export async function sendSnapshotInParts(message: SnapshotMessage, tid: string,
   }
   sink.send(JSON.stringify({ type: 'snapEnd', tid, parts }));
   return parts;
-}
-
-/** A copy of `value` down to its large arrays, which are left empty and listed (with their paths) in `arrays`. */
-function withoutLargeArrays(value: unknown, path: SnapshotPath, arrays: Array<{ path: SnapshotPath; items: readonly unknown[] }>): unknown {
-  if (Array.isArray(value)) {
-    if (value.length <= splitArraysLongerThan) return value;
-    arrays.push({ path, items: value });
-    return [];
-  }
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
-  // fromEntries defines own properties, even one named __proto__.
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withoutLargeArrays(child, [...path, key], arrays)]));
 }
 
 function checkFits(json: string, maxFrameBytes: number, what: string): void {
@@ -101,13 +90,8 @@ export class SnapshotAssembly {
   add(path: unknown, items: unknown): void {
     if (!Array.isArray(path) || !path.every((key) => typeof key === 'string')) throw new Error('snapshot part without a path of keys');
     if (!Array.isArray(items)) throw new Error('snapshot part without items');
-    let target: unknown = this.message.snapshot.data;
-    for (const key of path as string[]) {
-      // Own keys only: a path must never reach a prototype.
-      if (typeof target !== 'object' || target === null || Array.isArray(target) || !Object.hasOwn(target, key)) target = undefined;
-      else target = (target as Record<string, unknown>)[key];
-    }
-    if (!Array.isArray(target)) throw new Error(`snapshot part for ${JSON.stringify(path)}, which is not an array in the snapshot`);
+    const target = arrayAtPath(this.message.snapshot.data, path as string[]);
+    if (!target) throw new Error(`snapshot part for ${JSON.stringify(path)}, which is not an array in the snapshot`);
     for (const item of items) target.push(item);
     this.parts++;
   }

@@ -5,6 +5,8 @@
 // carries the data with those arrays empty, each slice appends items to the array at its path, and the receiver
 // hands the state machine the whole data only once the announced number of slices has arrived.
 
+import { arrayAtPath, withoutLargeArrays, type ArrayPath } from '../large-arrays.ts';
+
 export interface StateSlice {
   readonly path: readonly string[];
   readonly items: readonly unknown[];
@@ -17,24 +19,13 @@ export const defaultItemsPerSlice = 2_000;
 /** `data` with its large arrays emptied (the head), and the slices that fill them again, in order. */
 export function sliceState(data: unknown, itemsPerSlice = defaultItemsPerSlice): { head: unknown; slices: StateSlice[] } {
   if (!Number.isInteger(itemsPerSlice) || itemsPerSlice < 1) throw new Error(`itemsPerSlice ${itemsPerSlice} must be a whole number ≥ 1`);
-  const arrays: Array<{ path: string[]; items: readonly unknown[] }> = [];
-  const head = withoutLargeArrays(data, [], arrays);
+  const arrays: Array<{ path: ArrayPath; items: readonly unknown[] }> = [];
+  const head = withoutLargeArrays(data, sliceArraysLongerThan, arrays);
   const slices: StateSlice[] = [];
   for (const { path, items } of arrays) {
     for (let from = 0; from < items.length; from += itemsPerSlice) slices.push({ path, items: items.slice(from, from + itemsPerSlice) });
   }
   return { head, slices };
-}
-
-function withoutLargeArrays(value: unknown, path: string[], arrays: Array<{ path: string[]; items: readonly unknown[] }>): unknown {
-  if (Array.isArray(value)) {
-    if (value.length <= sliceArraysLongerThan) return value;
-    arrays.push({ path, items: value });
-    return [];
-  }
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
-  // fromEntries defines own properties, even one named __proto__.
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withoutLargeArrays(child, [...path, key], arrays)]));
 }
 
 /** Data being received: the head, filled in by slices until `expected` have arrived. */
@@ -55,13 +46,8 @@ export class StateAssembly {
   /** Appends a slice's items to the array at its path; throws when the path does not lead to one, or past the count. */
   add(slice: StateSlice): void {
     if (this.complete) throw new Error(`a state slice past the ${this.expected} announced`);
-    let target: unknown = this.head;
-    for (const key of slice.path) {
-      // Own keys only: a path must never reach a prototype.
-      if (typeof target !== 'object' || target === null || Array.isArray(target) || !Object.hasOwn(target, key)) target = undefined;
-      else target = (target as Record<string, unknown>)[key];
-    }
-    if (!Array.isArray(target)) throw new Error(`a state slice for ${JSON.stringify(slice.path)}, which is not an array in the state`);
+    const target = arrayAtPath(this.head, slice.path);
+    if (!target) throw new Error(`a state slice for ${JSON.stringify(slice.path)}, which is not an array in the state`);
     for (const item of slice.items) target.push(item);
     this.received++;
   }
