@@ -2,6 +2,7 @@
 // on every change, the baseline; routers sent deltas), the bytes each router received per change, the controllers'
 // CPU per change, their peak RSS and the time until the last router had the change, every round listed, and the
 // ratios of deltas to whole models. Pure: figures in, markdown out.
+import { median } from './dashboard-bench-report.ts';
 import { replaceSection } from './raft-bench-report.ts';
 
 export type PushVariant = 'whole' | 'deltas';
@@ -39,13 +40,6 @@ export interface VariantSummary {
   readonly peakRssMiB: number;
   readonly settleMsMedian: number;
 }
-
-const median = (values: readonly number[]) => {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 export function variantSummary(rounds: readonly PushRound[], variant: PushVariant): VariantSummary | undefined {
   const mine = rounds.filter((round) => round.variant === variant);
