@@ -15,6 +15,7 @@ import { routerTables } from '../model/router-entities.ts';
 import type { Service } from '../model/service-entities.ts';
 import { serviceTables } from '../model/service-entities.ts';
 import type { ModelStore } from '../store/model-store.ts';
+import { rowsSelected } from '../store/role-selection.ts';
 import {
   allEdgeRouterPolicies,
   edgeRouterPoliciesOf,
@@ -156,7 +157,7 @@ export class EdgeRouterPolicyService {
 
   /** The identities an edge router policy's identity roles select. */
   identitiesOfPolicy(policy: Pick<EdgeRouterPolicy, 'semantic' | 'identityRoles'>): Identity[] {
-    return this.store.table<Identity>(tables.identities).all().filter((identity) => rolesMatch(policy.identityRoles, policy.semantic, identity));
+    return rowsSelected(this.store.table<Identity>(tables.identities), [{ roles: policy.identityRoles, semantic: policy.semantic }]);
   }
 
   /** The services a service edge router policy's service roles select. */
@@ -167,7 +168,7 @@ export class EdgeRouterPolicyService {
   /** The identities that may connect through the router. */
   identitiesOfRouter(router: RoleHolder): Identity[] {
     const policies = this.edgeRouterPoliciesOfRouter(router);
-    return this.store.table<Identity>(tables.identities).all().filter((identity) => policies.some((policy) => rolesMatch(policy.identityRoles, policy.semantic, identity)));
+    return rowsSelected(this.store.table<Identity>(tables.identities), policies.map((policy) => ({ roles: policy.identityRoles, semantic: policy.semantic })));
   }
 
   /** The services the router may carry. */

@@ -5,6 +5,7 @@ import type { Authenticator, Enrollment, Identity } from '../model/entities.ts';
 import { tables } from '../model/entities.ts';
 import type { IdentityChanges } from '../model/commands.ts';
 import type { ModelStore } from '../store/model-store.ts';
+import { rowsSelected, type RoleSelector } from '../store/role-selection.ts';
 import { EdgeError } from './edge-error.ts';
 import { defaultAuthPolicy } from './default-auth-policy.ts';
 import { newEntityId } from './ids.ts';
@@ -30,6 +31,11 @@ export class IdentityService {
 
   list(): Identity[] {
     return this.store.table<Identity>(tables.identities).all();
+  }
+
+  /** The identities any of the role lists selects (policies' identity roles), in id order, from the role index. */
+  selectedBy(selectors: Iterable<RoleSelector>): Identity[] {
+    return rowsSelected(this.store.table<Identity>(tables.identities), selectors);
   }
 
   find(id: string): Identity | undefined {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Service, ServicePolicy } from '../model/service-entities.ts';
-import { identitiesOfService, policiesOfIdentity, servicesOfPolicy } from './policy-relations.ts';
+import { EntityTable } from '../store/entity-table.ts';
+import { roleAttributeIndex, rowsSelected } from '../store/role-selection.ts';
+import { identitySelectorsOfService, policiesOfIdentity, servicesOfPolicy } from './policy-relations.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const service = (id: string, roleAttributes: string[]): Service => ({ id, roleAttributes, name: id, createdAt: at, updatedAt: at, tags: {}, configs: [], encryptionRequired: true, terminatorStrategy: 'smartrouting', maxIdleTimeMillis: 0 }) as Service;
@@ -14,8 +16,11 @@ test('an identity relates to a service only through one policy that selects both
   const alice = { id: 'alice', roleAttributes: ['eng'] };
   const bob = { id: 'bob', roleAttributes: ['ops'] };
   const carol = { id: 'carol', roleAttributes: ['eng', 'ops'] };
-  assert.deepEqual(identitiesOfService(web, policies, [alice, bob, carol]).map((row) => row.id), ['alice', 'carol']);
-  assert.deepEqual(identitiesOfService(service('db', []), policies, [alice, bob, carol]).map((row) => row.id), ['carol']);
+  const identities = new EntityTable<typeof alice>('identities').multiValueIndex(roleAttributeIndex, (row) => row.roleAttributes);
+  for (const identity of [carol, alice, bob]) identities.put(identity);
+  const identitiesOf = (granted: Service) => rowsSelected(identities, identitySelectorsOfService(granted, policies)).map((row) => row.id);
+  assert.deepEqual(identitiesOf(web), ['alice', 'carol']);
+  assert.deepEqual(identitiesOf(service('db', [])), ['carol']);
   assert.deepEqual(policiesOfIdentity(bob, policies), []);
   assert.deepEqual(servicesOfPolicy(policies[1]!, [web, service('db', [])]).map((row) => row.id), ['db']);
 });

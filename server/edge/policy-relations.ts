@@ -4,9 +4,10 @@
 // rows in, rows out, in the order given.
 import { rolesMatch, type RoleHolder } from '../model/policy-roles.ts';
 import type { PostureCheck, Service, ServicePolicy } from '../model/service-entities.ts';
+import type { RoleSelector } from '../store/role-selection.ts';
 
-export const identitiesOfPolicy = <T extends RoleHolder>(policy: ServicePolicy, identities: readonly T[]): T[] =>
-  identities.filter((identity) => rolesMatch(policy.identityRoles, policy.semantic, identity));
+/** The role list with which a service policy selects identities (IdentityService.selectedBy answers it). */
+export const identitySelectorOf = (policy: ServicePolicy): RoleSelector => ({ roles: policy.identityRoles, semantic: policy.semantic });
 
 export const servicesOfPolicy = (policy: ServicePolicy, services: readonly Service[]): Service[] =>
   services.filter((service) => rolesMatch(policy.serviceRoles, policy.semantic, service));
@@ -20,8 +21,6 @@ export const policiesOfIdentity = (identity: RoleHolder, policies: readonly Serv
 export const policiesOfService = (service: Service, policies: readonly ServicePolicy[]): ServicePolicy[] =>
   policies.filter((policy) => rolesMatch(policy.serviceRoles, policy.semantic, service));
 
-/** The identities some policy grants Dial or Bind on the service. */
-export function identitiesOfService<T extends RoleHolder>(service: Service, policies: readonly ServicePolicy[], identities: readonly T[]): T[] {
-  const granting = policiesOfService(service, policies);
-  return identities.filter((identity) => granting.some((policy) => rolesMatch(policy.identityRoles, policy.semantic, identity)));
-}
+/** The role lists selecting the identities some policy grants Dial or Bind on the service. */
+export const identitySelectorsOfService = (service: Service, policies: readonly ServicePolicy[]): RoleSelector[] =>
+  policiesOfService(service, policies).map(identitySelectorOf);

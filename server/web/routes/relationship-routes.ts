@@ -5,8 +5,8 @@
 import type { Middleware } from 'koa';
 import type { EdgeServices } from '../../edge/edge-services.ts';
 import {
-  identitiesOfPolicy,
-  identitiesOfService,
+  identitySelectorOf,
+  identitySelectorsOfService,
   policiesOfIdentity,
   policiesOfService,
   postureChecksOfPolicy,
@@ -39,7 +39,7 @@ export function relationshipRoutes(router: ApiRouter, services: EdgeServices, ad
 
   router.get('/services/:id/identities', admin, (ctx) => {
     const service = overlay.services.get(ctx.params.id!);
-    sendList(ctx, identitiesOfService(service, overlay.policies.list(), identities.list()), identityCatalogue, identityView);
+    sendList(ctx, identities.selectedBy(identitySelectorsOfService(service, overlay.policies.list())), identityCatalogue, identityView);
   });
   router.get('/services/:id/service-policies', admin, (ctx) => {
     const service = overlay.services.get(ctx.params.id!);
@@ -48,7 +48,7 @@ export function relationshipRoutes(router: ApiRouter, services: EdgeServices, ad
 
   router.get('/service-policies/:id/identities', admin, (ctx) => {
     const policy = overlay.policies.get(ctx.params.id!);
-    sendList(ctx, identitiesOfPolicy(policy, identities.list()), identityCatalogue, identityView);
+    sendList(ctx, identities.selectedBy([identitySelectorOf(policy)]), identityCatalogue, identityView);
   });
   router.get('/service-policies/:id/services', admin, (ctx) => {
     const policy = overlay.policies.get(ctx.params.id!);
