@@ -33,7 +33,9 @@
 # first sort by name and first text search each beside a back-to-back detail read (the longest event-loop block while
 # their index is built), the controller's RSS and V8 heap used after its start and after the lists (bench/list-bench.ts); then, in-process, the longest event-loop block of the name order and text
 # index built in one piece against in slices, and the routers per identity by the policy walk against the index
-# (bench/list-build-bench.ts; prints its tables, copied into the list notes by hand).
+# (bench/list-build-bench.ts; prints its tables, copied into the list notes by hand), and the identities the
+# relationship lists answer, every identity matched against the role attribute index (bench/relationship-list-bench.ts,
+# likewise).
 # edge-model-push (not part of all): what one edge model change costs with routers connected, routers sent the whole
 # model on every change (the baseline) against routers sent deltas, in alternating rounds of fresh simulated routers
 # on a three-node cluster holding the 10x-Large service and policy set (bench/edge-model-push-bench.ts).
@@ -77,7 +79,8 @@
 # BENCH_SCALE_CIRCUIT_CONCURRENCY (8), BENCH_SCALE_CONNECTIONS (32) and BENCH_SCALE_LOAD_SECONDS (default 300 + 1 per
 # 300 identities), see bench/scale-bench.ts;
 # BENCH_LIST_IDENTITIES (default 1000000), BENCH_LIST_ROUNDS (1 to 9, default 3) and BENCH_LIST_REQUESTS (per query
-# per round, default 20), see bench/list-bench.ts (BENCH_CPU_PROF profiles the controller);
+# per round, default 20), see bench/list-bench.ts (BENCH_CPU_PROF profiles the controller); BENCH_RELATION_ROWS (default
+# 1000000) and BENCH_RELATION_ROUNDS (1 to 9, default 3), see bench/relationship-list-bench.ts;
 # BENCH_PUSH_ROUTERS (routers a round, default 500), BENCH_PUSH_ROUNDS (rounds of each variant, 1 to 5, default 2),
 # BENCH_PUSH_CHANGES (default 5), BENCH_PUSH_SERVICES (2000), BENCH_PUSH_SERVICE_POLICIES (2500) and
 # BENCH_PUSH_EDGE_ROUTER_POLICIES (2500), see bench/edge-model-push-bench.ts.
@@ -399,6 +402,9 @@ if [ "$what" = lists ]; then
   # list-build-bench.ts's own watchdog is 20 minutes; this limit leaves it a minute more.
   run_step "lists: index build blocks in-process, one piece against slices (BENCH_LIST_BUILD_ROWS, default 1M)" 1260 \
     "${node_tsx[@]}" bench/list-build-bench.ts
+  # relationship-list-bench.ts's own watchdog is 10 minutes.
+  run_step "lists: relationship lists in-process, every identity matched against the role index (BENCH_RELATION_ROWS, default 1M)" 660 \
+    "${node_tsx[@]}" bench/relationship-list-bench.ts
 fi
 if [ "$what" = edge-model-push ]; then
   push_routers="${BENCH_PUSH_ROUTERS:-500}"
