@@ -197,6 +197,8 @@ test('every operation of client.yml and management.yml is answered as the spec s
   // Made last: once every controller has it, every controller has all of the above (the log applies in order).
   const marker = await made('/identities', { name: 'conform-replicated', type: 'User', isAdmin: false });
   for (const node of nodes) await until(`${node.id} has the entities`, async () => (await node.http.get(`${node.managementApi}/identities/${marker}`, { headers: { 'zt-session': admin } })).status === 200);
+  // A router's terminators reach the other controllers by presence deltas (every 100 ms), not by the log: waited for.
+  for (const node of nodes) await until(`${node.id} lists the router's terminator`, async () => (await node.http.get(`${node.managementApi}/terminators/${ids.terminator}`, { headers: { 'zt-session': admin } })).status === 200);
 
   // Terminators first, while the scripted router that registered one is still connected; every controller lists
   // them (those of other controllers' routers are asked for).
