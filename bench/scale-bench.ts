@@ -4,7 +4,8 @@
 // (bench/scale-model.ts; identities with wrk, bench/identity-loader.ts), then, phase by phase:
 //   memory: every controller's RSS and heap used at 0, 10%, 25%, 50% and 100% of the identities (the load paused);
 //   reads: filtered identity lists on the leader and a follower, the client API's `GET /services` and
-//     `/current-identity/edge-routers` for a dialer, password and certificate logins for 10 s each;
+//     `/current-identity/edge-routers` for a dialer, what the status page asks each controller every poll (health
+//     checks, /metrics, the member list), password and certificate logins for 10 s each;
 //   writes: 20 writes/s through the leader, against a second, empty three-controller cluster, taking turns;
 //   circuits: two real routers (r1 proxy-mode tunnel listener, r2 hosting an echo server), new connections through
 //     r1 against socat, taking turns (bench/connection-rate-load.ts);
@@ -91,8 +92,9 @@ const budgetMs = (Object.values(limits).reduce((sum, seconds) => sum + seconds, 
 const notes = [
   'Choices: every write goes to the leader (the model\'s size is the leader\'s); the other kinds are created before the',
   'identities so that each identity is created against the full set of policies. The filtered lists ask for one page',
-  '(`limit=25`); the answer\'s `totalCount` is what the filter matched. The status page is not measured here (the',
-  'cluster harness does not serve it; bench/run.sh dashboard measures its data endpoint at 100k identities). Logins:',
+  '(`limit=25`); the answer\'s `totalCount` is what the filter matched. The status page itself is not run here (the',
+  'cluster harness does not serve it; bench/run.sh dashboard measures its data endpoint at 100k identities); what it',
+  'asks each controller at every poll is timed on the leader (`status page\'s poll` rows). Logins:',
   'closed loop with a fixed number in flight, on keep-alive connections (no handshake per login).',
 ].join('\n');
 
@@ -277,6 +279,13 @@ async function main(cleanups: Cleanup[]): Promise<ScaleRun> {
       const timed = await timedGets(secure, url, { 'zt-session': dialerToken }, listRequests, 30);
       run.latency.push({ request: `client API ${request} (a dialer in one group)`, controller: leader.name, role: 'leader', ...timed });
       progress(`${request} on ${leader.name}: p50 ${timed.p50Ms.toFixed(1)} ms, p99 ${timed.p99Ms.toFixed(1)} ms (${timed.failed} failed)`);
+    }
+    // What the status page asks every controller at each poll (dashboard/page-server/cluster-gatherer.ts), at the
+    // full model: none of it should grow with the identities.
+    for (const [path, headers] of [['/health-checks', {}], ['/health-checks/controller/raft', {}], ['/metrics', {}], ['/fabric/v1/cluster/list-members', { 'zt-session': leader.token }]] as const) {
+      const timed = await timedGets(secure, `${leader.node.origin}${path}`, headers, listRequests, 30);
+      run.latency.push({ request: `status page's poll: GET ${path}`, controller: leader.name, role: 'leader', ...timed });
+      progress(`status page's poll GET ${path} on ${leader.name}: p50 ${timed.p50Ms.toFixed(1)} ms, p99 ${timed.p99Ms.toFixed(1)} ms (${timed.failed} failed)`);
     }
     const password = await loginLoop(async () => void (await passwordLogin(secure, clientApi, dialer)), loginSeconds, loginConcurrency);
     run.logins.push({ method: 'password', controller: leader.name, concurrency: loginConcurrency, ...password });

@@ -29,7 +29,8 @@ export async function timedGets(probe: ProbeClient, url: string, headers: Record
         continue;
       }
       times.push(ms);
-      if (totalCount === undefined) {
+      // Lists answer JSON with a count; /metrics answers text.
+      if (totalCount === undefined && answer.text.startsWith('{')) {
         const total = (JSON.parse(answer.text) as { meta?: { pagination?: { totalCount?: unknown } } }).meta?.pagination?.totalCount;
         if (typeof total === 'number') totalCount = total;
       }
