@@ -213,7 +213,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
   deps.metrics.transientGauge(
     'service.terminators',
     'Terminators of each service by binding held by the routers connected to this controller (sum over the controllers for the cluster); every service has an edge-binding series, 0 without SDK hosts',
-    () => serviceTerminatorSeries(store.table<Service>(serviceTables.services).all(), terminators.list(clock.now())),
+    () => serviceTerminatorSeries(store.table<Service>(serviceTables.services).all(), terminators.listUnordered(clock.now())),
   );
   let members: ControllerEndpoint[] = [deps.self];
   // Only the configuration's members are asked and told: a removed controller may still be known to the network.

@@ -34,6 +34,27 @@ test('router gauges are exposed with router_id beside the controller metrics, an
   }
 });
 
+test('a gauge of thousands of series exposes every one of them (the SDK folded those past 2,000 into an overflow series)', async () => {
+  const metrics = new ControllerMetrics(sources());
+  try {
+    let count = 5000;
+    metrics.routerGauge('router.link.count', () => Array.from({ length: count }, (_, i) => ({ value: i, attributes: { router_id: `r${i}` } })));
+    metrics.transientGauge('service.terminators', 'Terminators of each service', () => Array.from({ length: 2500 }, (_, i) => ({ value: 1, attributes: { service_id: `s${i}`, binding: 'edge' } })));
+    const families = parseExposition(await metrics.text());
+    const links = series(families.get('edgeward_router_link_count'));
+    assert.equal(links.length, 5000);
+    assert.deepEqual(links.find((row) => (row as { router_id?: string }).router_id === 'r4999'), { router_id: 'r4999', value: 4999 });
+    assert.equal(series(families.get('edgeward_service_terminators')).length, 2500);
+    const text = await metrics.text();
+    assert.doesNotMatch(text, /otel_metric_overflow/);
+    assert.match(text, /# HELP edgeward_service_terminators Terminators of each service/);
+    count = 10;
+    assert.equal(series(parseExposition(await metrics.text()).get('edgeward_router_link_count')).length, 10, 'series not observed leave');
+  } finally {
+    await metrics.close();
+  }
+});
+
 test('the leader series follows the leader: one at a time, none while there is no leader', async () => {
   let view: RaftView = { term: 3, commitIndex: 40, lastLogIndex: 41, leader: 'c2', voters: 3, votersConnected: 2 };
   const metrics = new ControllerMetrics(sources({ raft: () => view, isLeader: () => false }));

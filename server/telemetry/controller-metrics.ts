@@ -17,6 +17,7 @@ import { HttpRequestDurations } from './http-request-durations.ts';
 import { LeaderTransitions, type LeaderState } from './leader-transitions.ts';
 import { hrTimeNow, PrometheusExposition } from './prometheus-exposition.ts';
 import { RuntimeMetrics } from './runtime-metrics.ts';
+import { seriesGauge, type GaugeSeries } from './series-gauge.ts';
 
 /** Raft as this controller sees it, read once per scrape. */
 export interface RaftView {
@@ -98,7 +99,8 @@ export class ControllerMetrics {
   /** Set when this controller made its own provider and reader, which it then shuts down. */
   private readonly owned: MeterProvider | undefined;
   private readonly runtime: RuntimeMetrics;
-  private readonly routerGauges = new Set<string>();
+  private readonly seriesGauges = new Set<string>();
+  private readonly removeSources: (() => void)[] = [];
   private readonly requestCounts = new HttpRequestCounts();
   private readonly authenticationLabels = new Map<string, Attributes>();
   private readonly peerLabels = new Map<string, Attributes>();
@@ -299,23 +301,19 @@ export class ControllerMetrics {
    * name; `observe` gives every router's current series, each with a `router_id` attribute. A series no longer
    * observed leaves the exposition.
    */
-  routerGauge(name: string, observe: () => Iterable<{ value: number; attributes: Attributes }>): void {
-    if (this.routerGauges.has(name)) return;
-    this.routerGauges.add(name);
-    this.exposition.transientMeter
-      .createObservableGauge(name, { description: `Router metric ${name.slice('router.'.length) || name}, as each router last reported it` })
-      .addCallback((result) => {
-        for (const series of observe()) result.observe(series.value, series.attributes);
-      });
+  routerGauge(name: string, observe: () => Iterable<GaugeSeries>): void {
+    this.addSeriesGauge(name, `Router metric ${name.slice('router.'.length) || name}, as each router last reported it`, observe);
   }
 
   /** A gauge whose series come and go, observed at each collection (registered once per name). */
-  transientGauge(name: string, description: string, observe: () => Iterable<{ value: number; attributes: Attributes }>): void {
-    if (this.routerGauges.has(name)) return;
-    this.routerGauges.add(name);
-    this.exposition.transientMeter.createObservableGauge(name, { description }).addCallback((result) => {
-      for (const series of observe()) result.observe(series.value, series.attributes);
-    });
+  transientGauge(name: string, description: string, observe: () => Iterable<GaugeSeries>): void {
+    this.addSeriesGauge(name, description, observe);
+  }
+
+  private addSeriesGauge(name: string, description: string, observe: () => Iterable<GaugeSeries>): void {
+    if (this.seriesGauges.has(name)) return;
+    this.seriesGauges.add(name);
+    this.removeSources.push(this.exposition.addSource((now) => seriesGauge(name, description, observe, now)));
   }
 
   /** The Prometheus text of every metric, collected now. */
@@ -326,6 +324,7 @@ export class ControllerMetrics {
   async close(): Promise<void> {
     this.runtime.close();
     this.removeDurations();
+    for (const remove of this.removeSources.splice(0)) remove();
     if (this.owned) {
       await this.owned.shutdown();
       await this.exposition.shutdown();
