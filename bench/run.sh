@@ -23,7 +23,9 @@
 # 5,000 edge router rows, 2,000 services, 2,500 service and 2,500 edge router policies loaded into a three-node cluster
 # (entity rates, time per 100k identities, memory as it grows), list and login figures, writes against an empty
 # cluster, snapshot and restore, a follower caught up from empty, and circuits through a router against socat
-# (bench/scale-bench.ts), then the scale-routers step.
+# (bench/scale-bench.ts), then /metrics with a gauge of thousands of series in-process, the SDK's gauge against metric
+# data (bench/metrics-exposition-bench.ts; prints its table, copied into the scale notes by hand), then the
+# scale-routers step.
 # scale-routers (not part of all: it runs for half an hour or more): 5,000 simulated routers from one process
 # (bench/router-simulator.ts) hosting 150,000 terminators on a three-node cluster holding the 10x-Large policy set:
 # enrollment rate, time to connect, terminators listed over time on the leader and a follower, controller CPU and RSS
@@ -77,7 +79,8 @@
 # BENCH_SCALE_EDGE_ROUTER_POLICIES (2500), BENCH_SCALE_EDGE_ROUTERS (5000), BENCH_SCALE_GROUPS (1000),
 # BENCH_SCALE_ROUNDS (1 to 9, default 3), BENCH_SCALE_WRITE_SECONDS (10), BENCH_SCALE_CIRCUIT_SECONDS (10),
 # BENCH_SCALE_CIRCUIT_CONCURRENCY (8), BENCH_SCALE_CONNECTIONS (32) and BENCH_SCALE_LOAD_SECONDS (default 300 + 1 per
-# 300 identities), see bench/scale-bench.ts;
+# 300 identities), see bench/scale-bench.ts; BENCH_METRICS_SERIES (default 2000,5000) and BENCH_METRICS_ROUNDS (default
+# 3), see bench/metrics-exposition-bench.ts;
 # BENCH_LIST_IDENTITIES (default 1000000), BENCH_LIST_ROUNDS (1 to 9, default 3) and BENCH_LIST_REQUESTS (per query
 # per round, default 20), see bench/list-bench.ts (BENCH_CPU_PROF profiles the controller); BENCH_RELATION_ROWS (default
 # 1000000) and BENCH_RELATION_ROUNDS (1 to 9, default 3), see bench/relationship-list-bench.ts;
@@ -366,6 +369,8 @@ if [ "$what" = scale ]; then
   run_step "scale (10x Large: loading, memory, reads, logins, writes, snapshot, restore, catch-up, circuits)" \
     $((240 + 120 + (scale_rows + 19) / 20 + scale_load_seconds + 180 + 600 + 300 + scale_rounds * 2 * (scale_write_seconds + 40) + 300 + scale_rounds * 2 * (scale_circuit_seconds + 20) + 600 + 600 + 900 + 120 + 60)) \
     "${node_tsx[@]}" bench/scale-bench.ts
+  run_step "scale: /metrics with a gauge of thousands of series, the SDK's gauge against metric data (in-process)" 300 \
+    "${node_tsx[@]}" bench/metrics-exposition-bench.ts
 fi
 if [ "$what" = scale-routers ] || [ "$what" = scale ]; then
   sim_routers="${BENCH_SCALE_ROUTERS:-5000}"
