@@ -72,6 +72,11 @@ const cases = {
   'text index without trigram postings (before round 3), one piece': () =>
     blocked(async () => void new SubstringSearch({ key: (row: Named) => row.name, isCurrent, eachRow, trigrams: false }).search('contains', '-4242', 1e9)),
   'text index, one piece': () => blocked(async () => void new SubstringSearch({ key: (row: Named) => row.name, isCurrent, eachRow }).search('contains', '-4242', 1e9)),
+  'text index without trigram postings (before round 3), slices': () =>
+    blocked(async () => {
+      const search = new SubstringSearch({ key: (row: Named) => row.name, isCurrent, eachRow, trigrams: false, schedule: slicesOnImmediate });
+      await until(() => search.ready());
+    }),
   'text index, slices': () =>
     blocked(async () => {
       const search = new SubstringSearch({ key: (row: Named) => row.name, isCurrent, eachRow, schedule: slicesOnImmediate });

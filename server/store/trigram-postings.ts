@@ -46,14 +46,18 @@ export function buildTrigramPostings(keys: readonly string[]): TrigramPostings {
     total += Math.max(0, lower.length - 2);
     return lower;
   });
-  // hash * 65536 + entry: below 2^48, exact in a double; one numeric sort groups them by trigram, entries ascending.
-  const pairs = new Float64Array(total);
+  // Each trigram occurrence, entries ascending; sorted by hash (stable), the entries of each trigram stay ascending.
+  let hashOf: Uint32Array = new Uint32Array(total);
+  let entryOf: Uint16Array = new Uint16Array(total);
   let n = 0;
   for (let entry = 0; entry < folded.length; entry++) {
     const text = folded[entry]!;
-    for (let at = 0; at + 2 < text.length; at++) pairs[n++] = hashAt(text, at) * 65536 + entry;
+    for (let at = 0; at + 2 < text.length; at++) {
+      hashOf[n] = hashAt(text, at);
+      entryOf[n++] = entry;
+    }
   }
-  pairs.sort();
+  [hashOf, entryOf] = radixSortByHash(hashOf, entryOf);
 
   const denseAbove = Math.max(DENSE_MIN, keys.length * DENSE_SHARE);
   const hashes: number[] = [];
@@ -62,11 +66,11 @@ export function buildTrigramPostings(keys: readonly string[]): TrigramPostings {
   const entries = new Uint16Array(n);
   let kept = 0;
   for (let i = 0; i < n; ) {
-    const hash = Math.floor(pairs[i]! / 65536);
+    const hash = hashOf[i]!;
     const start = kept;
     let previous = -1;
-    for (; i < n && Math.floor(pairs[i]! / 65536) === hash; i++) {
-      const entry = pairs[i]! - hash * 65536;
+    for (; i < n && hashOf[i] === hash; i++) {
+      const entry = entryOf[i]!;
       // A text holding a trigram twice is one posting.
       if (entry !== previous) entries[kept++] = previous = entry;
     }
@@ -79,6 +83,37 @@ export function buildTrigramPostings(keys: readonly string[]): TrigramPostings {
     }
   }
   return { hashes: Uint32Array.from(hashes), offsets: Uint32Array.from(offsets), entries: entries.slice(0, kept), dense: Uint32Array.from(dense) };
+}
+
+const RADIX_BITS = 11;
+const RADIX = 1 << RADIX_BITS;
+
+/** The pairs sorted by hash, stable: three passes of 11 bits (a comparison sort of the ~50,000 trigrams of 4,096
+ * names took 3.6 ms, nearly all of a segment's build). */
+function radixSortByHash(hashes: Uint32Array, entries: Uint16Array): [Uint32Array, Uint16Array] {
+  let fromHashes = hashes;
+  let fromEntries = entries;
+  let toHashes: Uint32Array = new Uint32Array(hashes.length);
+  let toEntries: Uint16Array = new Uint16Array(entries.length);
+  const counts = new Uint32Array(RADIX);
+  for (let shift = 0; shift < 32; shift += RADIX_BITS) {
+    counts.fill(0);
+    for (let i = 0; i < fromHashes.length; i++) counts[(fromHashes[i]! >>> shift) & (RADIX - 1)]!++;
+    let sum = 0;
+    for (let digit = 0; digit < RADIX; digit++) {
+      const count = counts[digit]!;
+      counts[digit] = sum;
+      sum += count;
+    }
+    for (let i = 0; i < fromHashes.length; i++) {
+      const at = counts[(fromHashes[i]! >>> shift) & (RADIX - 1)]!++;
+      toHashes[at] = fromHashes[i]!;
+      toEntries[at] = fromEntries[i]!;
+    }
+    [fromHashes, toHashes] = [toHashes, fromHashes];
+    [fromEntries, toEntries] = [toEntries, fromEntries];
+  }
+  return [fromHashes, fromEntries];
 }
 
 /**
