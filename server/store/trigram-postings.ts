@@ -37,6 +37,23 @@ function hashAt(text: string, at: number): number {
   return (Math.imul(Math.imul(text.charCodeAt(at), 1031) + text.charCodeAt(at + 1), 1031) + text.charCodeAt(at + 2)) >>> 0;
 }
 
+/**
+ * Working arrays reused by every build (builds run one at a time on the one thread): a segment's ~50,000 trigram
+ * occurrences in fresh typed arrays were ~600 KB of short-lived array buffers per 4,096 names, and at 1M names that
+ * churn made V8 run full collections of the whole heap during the build (a 10 ms ticker saw 1.5-3.6 s gaps).
+ */
+const scratch = { hashes: new Uint32Array(0), entries: new Uint16Array(0), spareHashes: new Uint32Array(0), spareEntries: new Uint16Array(0), kept: new Uint16Array(0), counts: new Uint32Array(1 << 11) };
+
+function reserve(total: number): void {
+  if (scratch.hashes.length >= total) return;
+  const size = Math.max(total, scratch.hashes.length * 2, 1024);
+  scratch.hashes = new Uint32Array(size);
+  scratch.entries = new Uint16Array(size);
+  scratch.spareHashes = new Uint32Array(size);
+  scratch.spareEntries = new Uint16Array(size);
+  scratch.kept = new Uint16Array(size);
+}
+
 /** The postings of `keys` (entry i is keys[i], as the caller holds it; lowercased here). */
 export function buildTrigramPostings(keys: readonly string[]): TrigramPostings {
   if (keys.length > MAX_SEGMENT_ENTRIES) throw new Error(`a segment holds at most ${MAX_SEGMENT_ENTRIES} entries`);
@@ -46,24 +63,26 @@ export function buildTrigramPostings(keys: readonly string[]): TrigramPostings {
     total += Math.max(0, lower.length - 2);
     return lower;
   });
+  reserve(total);
   // Each trigram occurrence, entries ascending; sorted by hash (stable), the entries of each trigram stay ascending.
-  let hashOf: Uint32Array = new Uint32Array(total);
-  let entryOf: Uint16Array = new Uint16Array(total);
   let n = 0;
-  for (let entry = 0; entry < folded.length; entry++) {
-    const text = folded[entry]!;
-    for (let at = 0; at + 2 < text.length; at++) {
-      hashOf[n] = hashAt(text, at);
-      entryOf[n++] = entry;
+  {
+    const { hashes, entries } = scratch;
+    for (let entry = 0; entry < folded.length; entry++) {
+      const text = folded[entry]!;
+      for (let at = 0; at + 2 < text.length; at++) {
+        hashes[n] = hashAt(text, at);
+        entries[n++] = entry;
+      }
     }
   }
-  [hashOf, entryOf] = radixSortByHash(hashOf, entryOf);
+  const [hashOf, entryOf] = radixSortByHash(n);
 
   const denseAbove = Math.max(DENSE_MIN, keys.length * DENSE_SHARE);
   const hashes: number[] = [];
   const dense: number[] = [];
   const offsets: number[] = [0];
-  const entries = new Uint16Array(n);
+  const entries = scratch.kept;
   let kept = 0;
   for (let i = 0; i < n; ) {
     const hash = hashOf[i]!;
@@ -88,24 +107,24 @@ export function buildTrigramPostings(keys: readonly string[]): TrigramPostings {
 const RADIX_BITS = 11;
 const RADIX = 1 << RADIX_BITS;
 
-/** The pairs sorted by hash, stable: three passes of 11 bits (a comparison sort of the ~50,000 trigrams of 4,096
- * names took 3.6 ms, nearly all of a segment's build). */
-function radixSortByHash(hashes: Uint32Array, entries: Uint16Array): [Uint32Array, Uint16Array] {
-  let fromHashes = hashes;
-  let fromEntries = entries;
-  let toHashes: Uint32Array = new Uint32Array(hashes.length);
-  let toEntries: Uint16Array = new Uint16Array(entries.length);
-  const counts = new Uint32Array(RADIX);
+/** The first n pairs of the scratch arrays sorted by hash, stable: three passes of 11 bits (a comparison sort of the
+ * ~50,000 trigrams of 4,096 names took 3.6 ms, nearly all of a segment's build). Gives the arrays holding them. */
+function radixSortByHash(n: number): [Uint32Array, Uint16Array] {
+  let fromHashes = scratch.hashes;
+  let fromEntries = scratch.entries;
+  let toHashes = scratch.spareHashes;
+  let toEntries = scratch.spareEntries;
+  const { counts } = scratch;
   for (let shift = 0; shift < 32; shift += RADIX_BITS) {
     counts.fill(0);
-    for (let i = 0; i < fromHashes.length; i++) counts[(fromHashes[i]! >>> shift) & (RADIX - 1)]!++;
+    for (let i = 0; i < n; i++) counts[(fromHashes[i]! >>> shift) & (RADIX - 1)]!++;
     let sum = 0;
     for (let digit = 0; digit < RADIX; digit++) {
       const count = counts[digit]!;
       counts[digit] = sum;
       sum += count;
     }
-    for (let i = 0; i < fromHashes.length; i++) {
+    for (let i = 0; i < n; i++) {
       const at = counts[(fromHashes[i]! >>> shift) & (RADIX - 1)]!++;
       toHashes[at] = fromHashes[i]!;
       toEntries[at] = fromEntries[i]!;
