@@ -1,7 +1,9 @@
 // In-process, same run, alternating rounds (issue 42, lists): (1) the longest event-loop block while the name order
 // (server/store/sorted-rows.ts) and the text index (substring-search.ts) are first built at N rows (default 1,000,000)
 // in one piece (the build before: inside the first request) against in slices through the setImmediate driver
-// (after), seen by a 10 ms ticker; (2) the routers an identity may use at 10x "Large" (5,000 routers, 2,500 edge
+// (after), seen by a 10 ms ticker, and the text index without its trigram postings (before round 3) against with them;
+// (2) text searches at N rows, CPU per search: the text index as before round 3 (indexOf over the joined names; for
+// `icontains` over a lowercased copy) against its trigram postings (after), and what each holds per row; (3) the routers an identity may use at 10x "Large" (5,000 routers, 2,500 edge
 // router policies, an identity in one of 1,000 groups): the walk over every policy and router (edge-router-access.ts,
 // before) against the index (identity-router-index.ts, after), CPU per call. Prints markdown for the list notes of
 // bench/RESULTS.md. Env: BENCH_LIST_BUILD_ROWS (default 1000000), BENCH_LIST_BUILD_ROUNDS (default 2).
@@ -14,6 +16,8 @@ import { IdentityRouterIndex } from '../server/edge/identity-router-index.ts';
 import type { EdgeRouter } from '../server/model/router-entities.ts';
 import type { EdgeRouterPolicy } from '../server/model/edge-router-policy-entities.ts';
 import { positiveInteger, progress } from './bench-env.ts';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 const rows = positiveInteger('BENCH_LIST_BUILD_ROWS', 1_000_000, 2_000_000, 'rows');
 const rounds = positiveInteger('BENCH_LIST_BUILD_ROUNDS', 2, 9, 'rounds');
@@ -65,7 +69,14 @@ const cases = {
       const sorted = new SortedRows({ key: (row: Named) => row.name, eachRow, schedule: slicesOnImmediate });
       await until(() => sorted.ready());
     }),
+  'text index without trigram postings (before round 3), one piece': () =>
+    blocked(async () => void new SubstringSearch({ key: (row: Named) => row.name, isCurrent, eachRow, trigrams: false }).search('contains', '-4242', 1e9)),
   'text index, one piece': () => blocked(async () => void new SubstringSearch({ key: (row: Named) => row.name, isCurrent, eachRow }).search('contains', '-4242', 1e9)),
+  'text index without trigram postings (before round 3), slices': () =>
+    blocked(async () => {
+      const search = new SubstringSearch({ key: (row: Named) => row.name, isCurrent, eachRow, trigrams: false, schedule: slicesOnImmediate });
+      await until(() => search.ready());
+    }),
   'text index, slices': () =>
     blocked(async () => {
       const search = new SubstringSearch({ key: (row: Named) => row.name, isCurrent, eachRow, schedule: slicesOnImmediate });
@@ -101,6 +112,84 @@ for (let round = 1; round <= rounds; round++) {
     lines.push(`| ${name} | ${round} | ${result.longestMs.toFixed(1)} | ${result.wallMs.toFixed(0)} | ${result.cpuMs.toFixed(0)} |`);
   }
 }
+// Text searches: the index as before round 3 (no postings; `icontains` on a lowercased copy) against with postings.
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+const heapAfterCollect = () => {
+  collect();
+  collect();
+  // Typed arrays' contents are outside the V8 heap.
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+};
+const key = (row: Named) => row.name;
+const maxHits = Math.floor(rows / 16);
+const heapBare = heapAfterCollect();
+const plain = new SubstringSearch({ key, isCurrent, eachRow, trigrams: false });
+plain.search('contains', '-4242', 1);
+const heapPlain = heapAfterCollect();
+const lowercased = new SubstringSearch({ key: (row: Named) => row.name.toLowerCase(), isCurrent, eachRow, trigrams: false });
+lowercased.search('contains', '-4242', 1);
+const heapLowercased = heapAfterCollect();
+const trigram = new SubstringSearch({ key, isCurrent, eachRow });
+trigram.search('contains', '-4242', 1);
+const heapTrigram = heapAfterCollect();
+const perRow = (bytes: number) => (bytes / rows).toFixed(1);
+const searches: { label: string; before: () => number | undefined; after: () => number | undefined }[] = [];
+for (const [match, text] of [
+  ['contains', '-4242'],
+  ['contains', 'list-id-4242'],
+  ['contains', '99999'],
+  ['contains', 'zzz'],
+  ['contains', '-42'],
+  ['contains', '42'],
+  ['startswith', 'list-id-4242'],
+  ['endswith', '4242'],
+  ['icontains', 'ID-4242'],
+  ['icontains', 'LIST-ID-99'],
+] as const) {
+  const folded = match === 'icontains' ? text.toLowerCase() : text;
+  searches.push({
+    label: `${match} "${text}"`,
+    before: () => (match === 'icontains' ? lowercased.search('contains', folded, maxHits) : plain.search(match, text, maxHits))?.length,
+    after: () => (match === 'icontains' && !trigram.answersIcontains(text) ? lowercased.search('contains', folded, maxHits) : trigram.search(match, text, maxHits))?.length,
+  });
+}
+const repeats = 20;
+const cpuPerSearch = (search: () => number | undefined) => {
+  const cpu = process.cpuUsage();
+  let found: number | undefined;
+  for (let k = 0; k < repeats; k++) found = search();
+  const used = process.cpuUsage(cpu);
+  return { ms: (used.user + used.system) / 1000 / repeats, found };
+};
+const byRound = searches.map(() => ({ before: [] as number[], after: [] as number[], found: '' }));
+for (let round = 1; round <= rounds; round++) {
+  for (let i = 0; i < searches.length; i++) {
+    const search = searches[i]!;
+    for (const side of round % 2 === 1 ? (['before', 'after'] as const) : (['after', 'before'] as const)) {
+      const result = cpuPerSearch(search[side]);
+      byRound[i]![side].push(result.ms);
+      if (side === 'after') byRound[i]!.found = result.found === undefined ? `> ${maxHits.toLocaleString('en-US')} (a scan)` : result.found.toLocaleString('en-US');
+      progress(`round ${round}: ${search.label} ${side}: ${result.ms.toFixed(3)} ms CPU per search, ${result.found ?? 'not answered'}`);
+    }
+  }
+}
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+lines.push(
+  '',
+  `Text searches, ${rows.toLocaleString('en-US')} names \`list-id-<i>\`, ${rounds} rounds alternating before and after, ${repeats} searches of each per round, at most ${maxHits.toLocaleString('en-US')} hits (a sixteenth, as lists ask); CPU ms per search:`,
+  '',
+  '| search | hits | before, by round | after, by round | after / before (means) |',
+  '|---|---:|---|---|---:|',
+  ...searches.map((search, i) => {
+    const { before, after, found } = byRound[i]!;
+    return `| \`${search.label}\` | ${found} | ${before.map((ms) => ms.toFixed(2)).join(', ')} | ${after.map((ms) => ms.toFixed(2)).join(', ')} | ${(mean(after) / mean(before)).toFixed(3)}x |`;
+  }),
+  '',
+  `Held per row (V8 heap and array buffers after full collections, built against not built): the index without postings ${perRow(heapPlain - heapBare)} B, its lowercased copy ${perRow(heapLowercased - heapPlain)} B, the index with postings ${perRow(heapTrigram - heapLowercased)} B (postings arrays alone ${perRow(trigram.postingsBytes)} B).`,
+);
+
 lines.push('', 'Routers an identity may use, 5,000 routers, 2,500 edge router policies (AnyOf, one identity group and one router group each), CPU per call:', '', '| case | round | CPU ms per call | routers granted |', '|---|---:|---:|---:|');
 const routerNames = Object.keys(routerCases) as (keyof typeof routerCases)[];
 for (let round = 1; round <= rounds; round++) {

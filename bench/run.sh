@@ -34,10 +34,11 @@
 # 1,000,000 identities restored from a generated backup, p50/p99 and CPU per request against a detail read, and the
 # first sort by name and first text search each beside a back-to-back detail read (the longest event-loop block while
 # their index is built), the controller's RSS and V8 heap used after its start and after the lists (bench/list-bench.ts); then, in-process, the longest event-loop block of the name order and text
-# index built in one piece against in slices, and the routers per identity by the policy walk against the index
-# (bench/list-build-bench.ts; prints its tables, copied into the list notes by hand), and the identities the
-# relationship lists answer, every identity matched against the role attribute index (bench/relationship-list-bench.ts,
-# likewise).
+# index built in one piece against in slices (and the text index with its trigram postings against without), the CPU
+# of text searches without postings against with them and each index's bytes per row, and the routers per identity by
+# the policy walk against the index (bench/list-build-bench.ts; prints its tables, copied into the list notes by hand),
+# and the identities the relationship lists answer, every identity matched against the role attribute index
+# (bench/relationship-list-bench.ts, likewise).
 # edge-model-push (not part of all): what one edge model change costs with routers connected, routers sent the whole
 # model on every change (the baseline) against routers sent deltas, in alternating rounds of fresh simulated routers
 # on a three-node cluster holding the 10x-Large service and policy set (bench/edge-model-push-bench.ts).

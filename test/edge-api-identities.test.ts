@@ -88,6 +88,29 @@ test('list supports limit, offset, sort and filters with contains and and', asyn
   assert.equal(capped.json.meta.pagination.limit, 500);
 });
 
+test('name text filters (contains, icontains, startswith, endswith) answer exactly, with mixed case and Greek, across renames', async () => {
+  const names = ['Text-Alpha-1', 'text-alpha-2', 'TEXT-BETA-3', 'ΚΟΣΑ-4', 'κοσ-5', 'ΚΟΣ'];
+  const ids = new Map<string, string>();
+  for (const name of names) ids.set(name, await createIdentity({ name, isAdmin: false }));
+  const listed = async (filter: string) => {
+    const response = await controller.http.get(api(`/identities?filter=${encodeURIComponent(filter)}&sort=name&limit=100`), { headers });
+    assert.equal(response.status, 200, response.text);
+    return response.json.data.map((row: { name: string }) => row.name);
+  };
+  assert.deepEqual(await listed('name icontains "TEXT-ALPHA"'), ['Text-Alpha-1', 'text-alpha-2']);
+  assert.deepEqual(await listed('name contains "ext-alpha"'), ['text-alpha-2']);
+  assert.deepEqual(await listed('name startswith "TEXT-" or name endswith "Alpha-1"'), ['TEXT-BETA-3', 'Text-Alpha-1']);
+  // "ΚΟΣΑ-4" lowercases to "κοσα-4": it holds "ΚΟΣ" exactly but not the lowercasing of "ΚΟΣ" ("κος").
+  assert.deepEqual(await listed('name contains "ΚΟΣ"'), ['ΚΟΣ', 'ΚΟΣΑ-4']);
+  assert.deepEqual(await listed('name icontains "ΚΟΣ"'), ['ΚΟΣ']);
+  assert.deepEqual(await listed('name icontains "κοσ"'), ['ΚΟΣΑ-4', 'κοσ-5']);
+
+  const renamed = await controller.http.patch(api(`/identities/${ids.get('text-alpha-2')}`), { headers, body: { name: 'text-gamma-2' } });
+  assert.equal(renamed.status, 200);
+  assert.deepEqual(await listed('name icontains "TEXT-ALPHA"'), ['Text-Alpha-1']);
+  assert.deepEqual(await listed('name icontains "xt-gam"'), ['text-gamma-2']);
+});
+
 test('bad list queries are 400 with the specific code', async () => {
   const cases: Array<[string, string]> = [
     [`filter=${encodeURIComponent('name = ')}`, 'INVALID_FILTER'],

@@ -1,6 +1,7 @@
 // The indexes kept beside a table for one string field (a name), made the first time a list asks and kept for the
-// table's life: substring searches over the texts as they are and lowercased (`contains`, `startswith`, `endswith`;
-// `icontains`), and the rows in the field's order. Each builds its contents only when first read, so a field never
+// table's life: substring searches over the texts as they are (`contains`, `startswith`, `endswith`, and `icontains`
+// of three or more characters, through its trigram postings) and lowercased (`icontains` of one or two characters:
+// built only once such a search asks), and the rows in the field's order. Each builds its contents only when first read, so a field never
 // searched or sorted on costs nothing but an observer call per change. Given a scheduler, each is built in the
 // background a slice at a time, and answers (ready()) only once built; the first caller's scheduler is kept.
 import type { EntityTable, Row } from './entity-table.ts';
@@ -11,7 +12,7 @@ import { SubstringSearch } from './substring-search.ts';
 export interface TextFieldIndexes<T extends Row> {
   /** Texts as the field holds them. */
   readonly search: SubstringSearch<T>;
-  /** Texts lowercased each on its own, as `icontains` compares them. */
+  /** Texts lowercased each on its own, as `icontains` compares them, for the strings `search` cannot narrow. */
   readonly lowercaseSearch: SubstringSearch<T>;
   /** The rows in the field's order (see SortedRows). */
   readonly sorted: SortedRows<T>;
@@ -31,7 +32,7 @@ export function textFieldIndexes<T extends Row>(table: EntityTable<T>, field: st
   const lowercase = (row: T) => key(row)?.toLowerCase();
   const indexes: TextFieldIndexes<T> = {
     search: new SubstringSearch({ key, isCurrent, eachRow, ...(schedule ? { schedule } : {}) }),
-    lowercaseSearch: new SubstringSearch({ key: lowercase, isCurrent, eachRow, ...(schedule ? { schedule } : {}) }),
+    lowercaseSearch: new SubstringSearch({ key: lowercase, isCurrent, eachRow, trigrams: false, ...(schedule ? { schedule } : {}) }),
     sorted: new SortedRows({ key, eachRow, ...(schedule ? { schedule } : {}) }),
   };
   table.observe(indexes.search);

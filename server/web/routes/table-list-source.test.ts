@@ -17,8 +17,8 @@ import { seededRandom as random } from '../../raft/sim/seeded-random.ts';
 
 const attributes = ['red', 'green', 'blue', 'amber', 'grey', 'x y'];
 const policies = ['default', 'strict', 'open'];
-const NAME_PARTS = ['ab', 'ba', 'abc', 'c', 'AB', 'x\u0000y', 'İb', 'ß', 'é-1', '😀'];
-const NEEDLES = ['ab', 'b-', '-1', 'c', 'AB', 'Ab', '\u0000', 'x\u0000y', 'i̇b', 'İ', 'ß', '😀', 'é', '1', '-', ''];
+const NAME_PARTS = ['ab', 'ba', 'abc', 'c', 'AB', 'x\u0000y', 'İb', 'ß', 'é-1', '😀', 'ΟΣ'];
+const NEEDLES = ['ab', 'b-', '-1', 'c', 'AB', 'Ab', '\u0000', 'x\u0000y', 'i̇b', 'İ', 'ß', '😀', 'é', '1', '-', '', 'bab', 'AB-', 'abab', 'ΟΣa', 'οσa', 'ςab'];
 
 function identityTable(): EntityTable<Identity> {
   return createModelTables().find((table) => table.name === tables.identities) as unknown as EntityTable<Identity>;
@@ -208,6 +208,26 @@ test('a filter the indexes answer visits only the rows they name; one they canno
 
   runListQuery(counting, { filter: 'name != "ab-1"' }, identityCatalogue);
   assert.equal(visited, 500);
+});
+
+test('an icontains of three or more characters is answered from the name text index without a lowercased copy of the names; a shorter one builds the copy', () => {
+  const table = identityTable();
+  const gen = generator(13);
+  for (let i = 0; i < 300; i++) table.put({ ...gen.identity(`id-${String(i).padStart(4, '0')}`), name: `Name-${i}` });
+  const source = tableListSource(table, identityIndexes, identityCatalogue);
+  let visited = 0;
+  const counting = { ...source, each: (visit: (row: Identity) => boolean | void) => source.each((row) => (visited++, visit(row))) };
+  const text = textFieldIndexes(table, 'name', (row) => row.name);
+
+  const long = runListQuery(counting, { filter: 'name icontains "NAME-12"', limit: '3' }, identityCatalogue);
+  assert.equal(long.meta.pagination.totalCount, 11);
+  assert.deepEqual(long.data.map((row) => row.name), ['Name-12', 'Name-120', 'Name-121']);
+  assert.equal(visited, 0);
+  assert.equal(text.lowercaseSearch.held, 0);
+
+  const short = runListQuery(counting, { filter: 'name icontains "E-"', limit: '1' }, identityCatalogue);
+  assert.equal(short.meta.pagination.totalCount, 300);
+  assert.equal(text.lowercaseSearch.held, 300);
 });
 
 test('the role attribute index follows updates and deletes: a row is found by the values it holds now, and only those', () => {

@@ -87,10 +87,13 @@ export function tableListSource<T extends Row>(table: EntityTable<T>, fields: Fi
       const indexes = textOf(field);
       if (!indexes) return undefined;
       const maxHits = Math.max(1000, Math.floor(table.size * MAX_SEARCH_SHARE));
-      const search = match === 'icontains' ? indexes.lowercaseSearch : indexes.search;
-      if (!builtOrNoted(search)) return undefined;
-      if (match === 'icontains') return search.search('contains', text.toLowerCase(), maxHits);
-      return search.search(match, text, maxHits);
+      // `icontains` of one or two characters has no trigram to narrow by: it reads the lowercased copy.
+      if (match === 'icontains' && !indexes.search.answersIcontains(text)) {
+        if (!builtOrNoted(indexes.lowercaseSearch)) return undefined;
+        return indexes.lowercaseSearch.search('contains', text.toLowerCase(), maxHits);
+      }
+      if (!builtOrNoted(indexes.search)) return undefined;
+      return indexes.search.search(match, text, maxHits);
     },
     ordered(field, descending) {
       const sorted = textOf(field)?.sorted;
