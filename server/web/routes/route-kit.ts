@@ -71,7 +71,8 @@ const listIndexPollMs = 20;
 /** A list of a whole model table: filters its indexes answer read only the rows they name (table-list-source.ts),
  * and only the page is turned into its API representation. Text indexes and name orders are built in the background,
  * a slice at a time; a list that would read one still being built waits for it (up to listIndexWaitMs, then visits
- * every row): at 1M rows that visit holds the controller for seconds, the wait holds nothing. */
+ * every row): at 1M rows that visit holds the controller for seconds, the wait holds nothing. A list whose request
+ * was answered meanwhile (its deadline) or whose client left stops waiting and reads nothing. */
 export async function sendTableList<T extends { id: string }>(ctx: ApiContext, table: EntityTable<T>, fields: FieldIndexes, catalogue: FieldCatalogue<T>, view: (item: T) => unknown) {
   const query = ctx.query as Record<string, string | string[] | undefined>;
   const giveUpAt = Date.now() + listIndexWaitMs;
@@ -83,9 +84,16 @@ export async function sendTableList<T extends { id: string }>(ctx: ApiContext, t
       return;
     } catch (error) {
       if (!(error instanceof IndexBuilding)) throw error;
-      while (!error.ready() && Date.now() < giveUpAt) await new Promise((done) => setTimeout(done, listIndexPollMs));
+      while (!error.ready() && Date.now() < giveUpAt && !answeredOrGone(ctx)) await new Promise((done) => setTimeout(done, listIndexPollMs));
+      // The request's deadline answered it (503 TIMEOUT, well before listIndexWaitMs) or its client left: nobody
+      // waits for these rows, and reading every row for nobody would hold the controller for seconds at 1M.
+      if (answeredOrGone(ctx)) return;
     }
   }
+}
+
+function answeredOrGone(ctx: ApiContext): boolean {
+  return ctx.res.headersSent || ctx.res.writableEnded || ctx.res.destroyed;
 }
 
 function inIdOrder(items: readonly { id: string }[]): boolean {
