@@ -288,6 +288,8 @@ export class ControlChannel {
       codec: controllerCodec,
       writes: 'bounded',
       maxQueuedFrames,
+      // The turn's frames (circuit requests and reports of many connections) leave in one write.
+      gatherTurns: true,
       reasons: {
         peerClosed: 'connection closed by the controller',
         socketError: (error) => (error.code ? `${error.message} (${error.code})` : error.message),
