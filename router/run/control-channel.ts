@@ -320,6 +320,8 @@ export class ControlChannel {
         linkListeners: this.options.linkListeners,
         supportedProtocols: this.options.supportedProtocols ?? {},
         ...(this.options.handlers.onEdgeModelDelta ? { edgeModelDeltas: true } : {}),
+        // Its forwarder verifies batch-signed routes and readies (common/circuits/route-batch.ts).
+        routeBatches: true,
       });
       connection.startHeartbeat(
         { sendIntervalMs: heartbeats.sendInterval, checkIntervalMs: heartbeats.checkInterval, unresponsiveMs: heartbeats.closeUnresponsiveTimeout },
