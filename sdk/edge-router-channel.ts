@@ -82,6 +82,9 @@ export class EdgeRouterChannel {
       const timer = setTimeout(() => tls.destroy(new Error(`no TLS handshake within ${timeoutMs} ms`)), timeoutMs);
       tls.once('secureConnect', () => {
         clearTimeout(timer);
+        // Nagle off: many connections share the channel, and a small frame (a Connect, a few bytes) behind one the
+        // router has not acknowledged yet would otherwise wait for its delayed ACK (up to 40 ms).
+        tls.setNoDelay(true);
         tls.removeAllListeners('error');
         resolve(tls);
       });

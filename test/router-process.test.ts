@@ -196,6 +196,7 @@ describe('router process (fake controllers)', { timeout: 240_000 }, () => {
       linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:${linkPort}`, groups: ['default', 'east'] }],
       supportedProtocols: { tls: `tls://127.0.0.1:${edgePort}` },
       edgeModelDeltas: true,
+      routeBatches: true,
     });
     const listener = router.lines.find((line) => line.msg === 'listener configured');
     assert.deepEqual(

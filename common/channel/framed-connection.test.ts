@@ -222,3 +222,69 @@ test('gather: while the socket is backed up, every frame and data part of the tu
   assert.deepEqual(written, ['n0', 'parts', 'n2']);
   connection.close('done');
 });
+
+test('gatherTurns: every frame written in one turn leaves in one writev at its end, in order, callbacks after; the next turn\'s in its own', async () => {
+  const socket = new RecordingSocket();
+  const connection = new FramedConnection(socket, { codec, gatherTurns: true });
+  const written: string[] = [];
+  connection.send({ n: 0 }, () => written.push('n0'));
+  connection.send({ n: 1 });
+  connection.send({ n: 2 }, () => written.push('n2'));
+  assert.equal(socket.writes.length, 0, 'held until the end of the turn');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(socket.writes, [[encodeFrame({ n: 0 }), encodeFrame({ n: 1 }), encodeFrame({ n: 2 })]], 'one writev for the turn');
+  await until('the write callbacks', () => written.length === 2);
+  assert.deepEqual(written, ['n0', 'n2']);
+  connection.send({ n: 3 });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(socket.writes[1], [encodeFrame({ n: 3 })], 'a later turn\'s frame in a write of its own');
+  connection.close('done');
+});
+
+test('gatherTurns: frames written in separate I/O callbacks of one poll (two peers\' reads) leave in one writev', async () => {
+  const pairs = [await socketPair(), await socketPair()];
+  try {
+    const socket = new RecordingSocket();
+    const connection = new FramedConnection(socket, { codec, gatherTurns: true });
+    let reads = 0;
+    for (const pair of pairs) pair.server.on('data', () => connection.send({ read: ++reads }));
+    for (const pair of pairs) pair.client.write('a');
+    // Both bytes reach the kernel before the loop polls again, so both reads are callbacks of the same poll.
+    const until50ms = Date.now() + 50;
+    while (Date.now() < until50ms);
+    await until('both reads', () => reads === 2);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(socket.writes, [[encodeFrame({ read: 1 }), encodeFrame({ read: 2 })]]);
+    connection.close('done');
+  } finally {
+    for (const pair of pairs) await pair.close();
+  }
+});
+
+test('gatherTurns: closing the connection writes what the turn gathered before the socket goes', () => {
+  const socket = new RecordingSocket();
+  const connection = new FramedConnection(socket, { codec, gatherTurns: true });
+  connection.send({ refused: 'last words' });
+  connection.close('refused');
+  assert.deepEqual(socket.writes, [[encodeFrame({ refused: 'last words' })]]);
+  assert.ok(socket.destroyed);
+});
+
+test('gatherTurns with bounded writes: frames past the queue bound are still refused while the socket is backed up', async () => {
+  const socket = new RecordingSocket(true);
+  const connection = new FramedConnection(socket, { codec, writes: 'bounded', maxQueuedFrames: 2, gatherTurns: true });
+  const big = { pad: 'x'.repeat(900) };
+  // Fill past the socket's high-water mark (16 KiB): it is backed up from then on.
+  let sent = 0;
+  while (!socket.writableNeedDrain) {
+    assert.ok(connection.send(big));
+    sent++;
+  }
+  assert.ok(connection.send(big) && connection.send(big), 'two wait here');
+  assert.equal(connection.send(big), false, 'the third is refused');
+  assert.equal(connection.droppedFrames, 1);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(socket.writes.length, 1, `the turn's ${sent} frames in one writev`);
+  assert.equal(socket.writes[0]!.length, sent);
+  connection.close('done');
+});

@@ -40,6 +40,13 @@ export interface FramedConnectionOptions {
    * records. Under load the turn's frames are gathered; a lone message on an idle connection does not wait.
    */
   readonly writes?: 'direct' | 'coalesce' | 'bounded' | 'gather';
+  /**
+   * With `direct` or `bounded` writes: the first frame written in a turn of the event loop corks the socket until the
+   * end of that turn (setImmediate), so every frame of the turn (the requests, answers and reports of many circuits)
+   * leaves in one writev: one system call, and on TLS one record, instead of one each. A frame waits at most for the
+   * rest of the turn it was written in; closing the connection writes what the turn holds first.
+   */
+  readonly gatherTurns?: boolean;
   readonly maxQueuedFrames?: number;
   /** Called with a frame the codec refused, before the connection closes. */
   readonly onRefusedFrame?: (message: string) => void;
@@ -216,6 +223,11 @@ export class FramedConnection {
 
   close(reason: string): void {
     this.finish(reason);
+    // What this turn gathered (a last refusal) goes to the socket before it is destroyed, as an uncorked write would.
+    if (this.corked) {
+      this.corked = false;
+      this.socket.uncork();
+    }
     this.socket.destroy();
   }
 
@@ -271,7 +283,7 @@ export class FramedConnection {
   private writeNow(bytes: Buffer | readonly Buffer[], onWritten?: () => void): boolean {
     // gather: a frame for an idle socket leaves at once (a lone message does not wait for the end of its turn); once
     // the socket holds bytes it has not handed on, the rest of the turn is corked into one writev.
-    if (this.options.writes === 'gather' && (this.corked || this.socket.writableLength > 0)) this.gather();
+    if (this.options.gatherTurns || (this.options.writes === 'gather' && (this.corked || this.socket.writableLength > 0))) this.gather();
     const done = onWritten && (() => onWritten());
     if (Buffer.isBuffer(bytes)) {
       this.socket.write(bytes, done);

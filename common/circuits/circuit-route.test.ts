@@ -68,4 +68,51 @@ describe('signed circuit routes', () => {
     const malformed = signer.sign({ ...route, links: ['l1'] });
     assert.deepEqual(verifier.verify(malformed, Date.now(), new X509Certificate(tls.certPem)), { ok: false, reason: 'the route is malformed: links' });
   });
+  it('routes signed as a batch each verify with one signature over their root; a changed route, a path or signature from another batch, a root signed as a plain route and a router without batches refuse them', async () => {
+    const tls = await pkis.pki.controllerTls('ctrl1');
+    const signer = new RouteSigner(tls.keyPem, tls.certPem);
+    const routes = Array.from({ length: 5 }, (_, i) => ({ ...route, circuitId: `batch-circuit-${i}` }));
+    const batch = signer.signBatch(routes);
+    assert.equal(new Set(batch.map((signed) => signed.signature)).size, 1, 'one signature for the batch');
+    const verifier = new RouteVerifier(pkis.pki.caPem);
+    batch.forEach((signed, i) => {
+      const verdict = verifier.verify(signed, Date.now());
+      assert.ok(verdict.ok, !verdict.ok ? verdict.reason : '');
+      assert.deepEqual(verdict.route, routes[i]);
+    });
+    // A verifier that already took the root still checks each route's own path to it.
+    const changed = { ...batch[1]!, text: batch[1]!.text.replace('tcp:127.0.0.1:8080', 'tcp:127.0.0.1:22') };
+    assert.deepEqual(verifier.verify(changed, Date.now()), { ok: false, reason: 'the route signature does not verify' });
+    assert.deepEqual(verifier.verify({ ...batch[1]!, batch: batch[2]!.batch }, Date.now()), { ok: false, reason: 'the route signature does not verify' });
+    const other = signer.signBatch(routes.map((r) => ({ ...r, issuedAt: r.issuedAt + 1 })));
+    const fresh = new RouteVerifier(pkis.pki.caPem);
+    assert.deepEqual(fresh.verify({ ...batch[0]!, signature: other[0]!.signature }, Date.now()), { ok: false, reason: 'the route signature does not verify' });
+    assert.deepEqual(fresh.verify({ ...batch[0]!, batch: ['L00'] }, Date.now()), { ok: false, reason: "the route's batch path is malformed" });
+    // A plain signature over a route text is no batch root's: set as a batch it does not verify, and vice versa.
+    const plain = signer.sign(routes[0]!);
+    assert.deepEqual(fresh.verify({ ...plain, batch: batch[0]!.batch }, Date.now()), { ok: false, reason: 'the route signature does not verify' });
+    // A router that predates batches checks the signature over the route's text: a batch route fails it (so the
+    // controller sends batches only to routers that said routeBatches).
+    const { batch: _path, ...withoutPath } = batch[0]!;
+    assert.deepEqual(fresh.verify(withoutPath, Date.now()), { ok: false, reason: 'the route signature does not verify' });
+    // A batch of one is a plain route.
+    const [lone] = signer.signBatch([routes[0]!]);
+    assert.equal(lone!.batch, undefined);
+    assert.ok(fresh.verify(lone, Date.now()).ok);
+  });
+
+  it('a batch route\'s signer is still checked: a root signed with another key, or by a signer of another CA, is refused', async () => {
+    const tls = await pkis.pki.controllerTls('ctrl1');
+    const routes = [route, { ...route, circuitId: 'second-circuit-id' }];
+    const router = await pkis.pki.routerTls('r9');
+    const forged = new RouteSigner(router.keyPem, tls.certPem).signBatch(routes);
+    const verifier = new RouteVerifier(pkis.pki.caPem);
+    assert.deepEqual(verifier.verify(forged[0], Date.now()), { ok: false, reason: 'the route signature does not verify' });
+    const foreign = await pkis.other.controllerTls('ctrl1');
+    const foreignSigned = new RouteSigner(foreign.keyPem, foreign.certPem).signBatch(routes);
+    assert.deepEqual(verifier.verify(foreignSigned[1], Date.now()), { ok: false, reason: "the route signer does not chain to this router's CA" });
+    const genuine = new RouteSigner(tls.keyPem, tls.certPem).signBatch(routes);
+    assert.ok(verifier.verify(genuine[1], Date.now()).ok);
+    assert.equal(verifier.verify(genuine[0], Date.now() + 3 * 86_400_000).ok, false, 'a signer past its validity, though its root was taken before');
+  });
 });

@@ -8,6 +8,7 @@
 
 import { createHash, createPrivateKey, sign, verify, type KeyObject, type X509Certificate } from 'node:crypto';
 import { signatureDigestFor, SignerChains } from '../certificates/signer-chain.ts';
+import { batchRootOf, batchStatement, batchTree, VerifiedRoots, type BatchStep } from './route-batch.ts';
 
 export interface CircuitRoute {
   readonly circuitId: string;
@@ -34,6 +35,8 @@ export interface CircuitRoute {
    * answers with its own in `c.ready`. Signed with the route, so no router of the path can swap it.
    */
   readonly dialerKey?: string;
+  /** Set when the ingress said `routeBatches`: it takes `c.ready`s signed in batches, so the egress may batch them. */
+  readonly readyBatches?: true;
 }
 
 /** The route as it travels: its exact text, the signature over that text and the signer's certificate chain. */
@@ -43,6 +46,11 @@ export interface SignedRoute {
   readonly signature: string;
   /** The controller's certificate, then any intermediates (PEM). */
   readonly signer: string;
+  /**
+   * Present when the signature is over the root of a batch of routes (route-batch.ts): this route's path to that
+   * root. Sent only to routers whose hello said `routeBatches`; an older router refuses such a route.
+   */
+  readonly batch?: readonly BatchStep[];
 }
 
 /** How old a route may be when a router sets it up (generous: routers' and controllers' clocks differ). */
@@ -64,6 +72,15 @@ export class RouteSigner {
     const text = JSON.stringify(route);
     return { text, signature: sign(signatureDigestFor(this.key), Buffer.from(text), this.key).toString('base64'), signer: this.certificateChainPem };
   }
+
+  /** Several routes under one signature over their tree's root, each with its path (one route: signed alone). */
+  signBatch(routes: readonly CircuitRoute[]): SignedRoute[] {
+    if (routes.length === 1) return [this.sign(routes[0]!)];
+    const texts = routes.map((route) => JSON.stringify(route));
+    const { rootHex, paths } = batchTree(texts);
+    const signature = sign(signatureDigestFor(this.key), batchStatement(rootHex), this.key).toString('base64');
+    return texts.map((text, index) => ({ text, signature, signer: this.certificateChainPem, batch: paths[index]! }));
+  }
 }
 
 export type RouteVerdict = { readonly ok: true; readonly route: CircuitRoute; readonly signer: X509Certificate } | { readonly ok: false; readonly reason: string };
@@ -75,6 +92,8 @@ export type RouteVerdict = { readonly ok: true; readonly route: CircuitRoute; re
  */
 export class RouteVerifier {
   private readonly signers: SignerChains;
+  /** Batch roots already verified: the other routes of a batch cost two hashes each, not a signature check. */
+  private readonly verifiedRoots = new VerifiedRoots();
 
   constructor(caPem: string) {
     this.signers = new SignerChains(caPem, 'the route signer');
@@ -91,13 +110,8 @@ export class RouteVerifier {
     const signer = this.signers.signerOf(signed.signer, nowMs);
     if (!signer.ok) return signer;
     if (deliveredBy === undefined || deliveredBy.fingerprint256 !== signer.certificate.fingerprint256) {
-      let valid = false;
-      try {
-        valid = verify(signatureDigestFor(signer.key), Buffer.from(signed.text), signer.key, Buffer.from(signed.signature, 'base64'));
-      } catch {
-        valid = false;
-      }
-      if (!valid) return { ok: false, reason: 'the route signature does not verify' };
+      const problem = signed.batch === undefined ? this.signatureProblem(signer.key, Buffer.from(signed.text), signed.signature) : this.batchProblem(signed, signer.certificate.fingerprint256, signer.key);
+      if (problem) return { ok: false, reason: problem };
     }
     let route: unknown;
     try {
@@ -108,6 +122,26 @@ export class RouteVerifier {
     const problem = routeProblem(route);
     if (problem) return { ok: false, reason: `the route is malformed: ${problem}` };
     return { ok: true, route: route as CircuitRoute, signer: signer.certificate };
+  }
+
+  private signatureProblem(key: KeyObject, statement: Buffer, signature: string): string | undefined {
+    let valid = false;
+    try {
+      valid = verify(signatureDigestFor(key), statement, key, Buffer.from(signature, 'base64'));
+    } catch {
+      valid = false;
+    }
+    return valid ? undefined : 'the route signature does not verify';
+  }
+
+  /** The route's path leads to a root, and the signature is the signer's over that root (checked once per root). */
+  private batchProblem(signed: SignedRoute, signerFingerprint: string, key: KeyObject): string | undefined {
+    const rootHex = batchRootOf(signed.text, signed.batch);
+    if (rootHex === undefined) return 'the route\'s batch path is malformed';
+    if (this.verifiedRoots.has(signerFingerprint, rootHex)) return undefined;
+    const problem = this.signatureProblem(key, batchStatement(rootHex), signed.signature);
+    if (!problem) this.verifiedRoots.add(signerFingerprint, rootHex);
+    return problem;
   }
 }
 
@@ -138,6 +172,7 @@ export function routeProblem(value: unknown): string | undefined {
   const links = route.links;
   if (!Array.isArray(routers) || routers.length === 0 || routers.length > 64 || !routers.every((id) => typeof id === 'string' && id.length > 0)) return 'routers';
   if (new Set(routers).size !== routers.length) return 'routers (a router twice)';
+  if (route.readyBatches !== undefined && route.readyBatches !== true) return 'readyBatches';
   if (!Array.isArray(links) || links.length !== routers.length - 1 || !links.every((id) => typeof id === 'string' && id.length > 0)) return 'links';
   const terminator = route.terminator as Record<string, unknown> | null;
   if (typeof terminator !== 'object' || terminator === null) return 'terminator';

@@ -54,6 +54,14 @@ export interface RouterHello {
    * (at the welcome) and only the changed rows after; a router without it gets the whole model on every change.
    */
   readonly edgeModelDeltas?: boolean;
+  /**
+   * Optional: true when the router verifies routes signed in batches (one signature over the root of a hash tree of
+   * the routes a controller answered in one turn, each route with its path: common/circuits/route-batch.ts). The
+   * controller signs a route in a batch only when every router on its path said so; others get a route signed alone.
+   * It also marks the routes of such an ingress `readyBatches`: their egress may sign its `c.ready`s of one turn
+   * together (router/circuits/ready-proof.ts), which only such an ingress verifies.
+   */
+  readonly routeBatches?: boolean;
 }
 
 /** Controller → router: accepted. `members` is the cluster (this controller included), for the endpoints file. */

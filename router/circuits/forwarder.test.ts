@@ -978,6 +978,33 @@ describe('Forwarder over fake links with real TCP ends', () => {
     await waitFor('the greeting', () => greeted.received().toString().startsWith('220 hello'), 2_000);
   });
 
+  it('readies of one turn are signed as a batch when the route says readyBatches: the ingress takes them, and no byte of a terminator that speaks first goes before its ready', async () => {
+    const net = network(threeRouters({ coalesceMs: 20 }));
+    const server = await terminator((socket) => {
+      socket.write('220 hello\r\n');
+      socket.pipe(socket);
+    });
+    net.node('r3').hosted.set(serviceId, server.address);
+    net.answer = () => ({ route: signer.sign(route(['r1', 'r2', 'r3'], ['l12', 'l23'], server.address, { readyBatches: true })) });
+    const port = await tunnel(net);
+    // What r3 sends toward r2, in order: a circuit's data frames must come after its ready.
+    const order: string[] = [];
+    net.end('r3', 'l23').onSend = (frame) => order.push(frame instanceof DataFrame ? `data ${frame.circuitId}` : `${(frame as { type: string }).type} ${(frame as { circuitId: string }).circuitId}`);
+    const clients = await Promise.all(Array.from({ length: 8 }, () => client(port)));
+    for (const each of clients) await waitFor('the greeting', () => each.received().toString().startsWith('220 hello'), 5_000);
+    const readies = net.end('r3', 'l23').sent.filter((frame) => frame.type === 'c.ready') as unknown as Array<{ proof: { signature: string; batch?: string[] } }>;
+    assert.equal(readies.length, 8);
+    const bySignature = new Map<string, number>();
+    for (const { proof } of readies) bySignature.set(proof.signature, (bySignature.get(proof.signature) ?? 0) + 1);
+    assert.ok([...bySignature.values()].some((count) => count > 1), `some readies share a signature: ${JSON.stringify([...bySignature.values()])}`);
+    assert.ok(readies.every(({ proof }) => (bySignature.get(proof.signature)! > 1) === Array.isArray(proof.batch)), 'a shared signature comes with a path');
+    for (const line of order.filter((entry) => entry.startsWith('data '))) {
+      const circuitId = line.slice('data '.length);
+      assert.ok(order.indexOf(`c.ready ${circuitId}`) >= 0 && order.indexOf(`c.ready ${circuitId}`) < order.indexOf(line), `the ready of ${circuitId} before its bytes`);
+    }
+    assert.equal(net.node('r1').forwarder.stats().created, 8);
+  });
+
   it('a terminator that closes at once: the client is closed when c.ready and c.close arrive together', async () => {
     const { net, port } = await echoPath(threeRouters({ coalesceMs: 20 }), (socket) => void setTimeout(() => socket.resetAndDestroy(), 2));
     const dropped = await client(port);

@@ -34,6 +34,7 @@ import type { ForwarderConfig } from '../config/router-config.ts';
 import type { CircuitLink, LinkManagerApi } from '../links/link-manager-api.ts';
 import type { ControllerTrust } from '../run/controller-identity.ts';
 import { CircuitEnd, defaultWindowBytes, type EndOutput, type EndStream } from './circuit-end.ts';
+import { TurnReadySigner } from './turn-ready-signer.ts';
 import { readCircuitFrame, type CircuitFrame, type FailFrame, type ReadyFrame, type SetupFrame } from './circuit-frames.ts';
 import { EgressDialer } from './egress-dialer.ts';
 import { circuitLimitProblem, type CircuitLimitProblem, type CircuitLimitTable } from './circuit-limits.ts';
@@ -181,6 +182,8 @@ export class Forwarder {
   private readonly circuits = new Map<string, Circuit>();
   private readonly verifier: RouteVerifier;
   private readonly readySigner: ReadySigner;
+  /** The egress's readies of one turn, signed together when their ingress takes batches. */
+  private readonly readySigns: TurnReadySigner;
   private readonly readyVerifier: ReadyVerifier;
   private readonly controllerVerdicts: ControllerVerdicts;
   private readonly terminated: TerminatedRoutes;
@@ -196,6 +199,7 @@ export class Forwarder {
     this.verifier = new RouteVerifier(deps.caPem);
     this.terminated = new TerminatedRoutes(routeSetupWindowMs, defaultMaxTerminatedRoutes, deps.clock.now());
     this.readySigner = new ReadySigner(deps.identity.keyPem, deps.identity.certPem);
+    this.readySigns = new TurnReadySigner(this.readySigner, (run) => setImmediate(run));
     this.readyVerifier = new ReadyVerifier(deps.caPem, deps.controllerTrust.trustDomains);
     this.controllerVerdicts = new ControllerVerdicts(deps.controllerTrust);
     const { config } = deps;
@@ -576,16 +580,28 @@ export class Forwarder {
     const circuit = this.install(route, [{ kind: 'link', link }, { kind: 'end', end: undefined }]);
     this.dialTerminator(route).then(
       (hosted) => {
-        if (this.circuits.get(circuit.id) !== circuit || link.closed) {
+        const gone = () => this.circuits.get(circuit.id) !== circuit || link.closed;
+        if (gone()) {
           hosted.stream.destroy();
           return;
         }
-        this.attach(circuit, 1, hosted.stream);
-        circuit.state = 'up';
         const { hostKey } = hosted;
-        link.send({ type: 'c.ready', circuitId: circuit.id, proof: this.readySigner.sign(circuit.id, digest, undefined, hostKey), ...(hostKey ? { hostKey } : {}) } satisfies ReadyFrame);
-        this.counts.created++;
-        this.deps.logger.info('circuit terminated here', { circuitId: circuit.id, service: route.serviceName, address: route.terminator.address });
+        // The host's connection is read only once the ready is on its way (signed at the end of this turn when the
+        // ingress takes batches): no byte of the host's can reach the link before the ready.
+        const ignoreError = () => undefined;
+        hosted.stream.on('error', ignoreError);
+        this.readySigns.sign({ circuitId: circuit.id, routeDigest: digest, received: undefined, hostKey }, route.readyBatches === true, (proof) => {
+          hosted.stream.off('error', ignoreError);
+          if (gone()) {
+            hosted.stream.destroy();
+            return;
+          }
+          this.attach(circuit, 1, hosted.stream);
+          circuit.state = 'up';
+          link.send({ type: 'c.ready', circuitId: circuit.id, proof, ...(hostKey ? { hostKey } : {}) } satisfies ReadyFrame);
+          this.counts.created++;
+          this.deps.logger.info('circuit terminated here', { circuitId: circuit.id, service: route.serviceName, address: route.terminator.address });
+        });
       },
       (error: Error) => {
         if (this.circuits.get(circuit.id) !== circuit) return;

@@ -39,5 +39,35 @@ describe('c.ready proofs', () => {
   it('reads a proof only in its shape', () => {
     assert.deepEqual(readReadyProof({ signature: 'c2ln', signer: 'pem', extra: 1 }), { signature: 'c2ln', signer: 'pem' });
     for (const bad of [undefined, null, 'x', {}, { signature: '', signer: 'pem' }, { signature: 'c2ln', signer: 7 }, { signature: 'x'.repeat(4097), signer: 'pem' }]) assert.equal(readReadyProof(bad), undefined, JSON.stringify(bad));
+    const step = `L${'ab'.repeat(32)}`;
+    assert.deepEqual(readReadyProof({ signature: 'c2ln', signer: 'pem', batch: [step] }), { signature: 'c2ln', signer: 'pem', batch: [step] });
+    for (const batch of ['L', [7], Array.from({ length: 17 }, () => step), ['x'.repeat(66)]]) assert.equal(readReadyProof({ signature: 'c2ln', signer: 'pem', batch }), undefined, JSON.stringify(batch));
+  });
+
+  it('readies signed as a batch each verify by their own path to one signed root; another circuit, a path from another ready, a malformed path and a check over the plain statement (an older ingress\'s) refuse them', async () => {
+    const egress = await pkis.pki.routerTls('r3');
+    const signer = new ReadySigner(egress.keyPem, egress.certPem);
+    const statements = Array.from({ length: 5 }, (_, i) => ({ circuitId: `c-batch-${i}-000`, routeDigest: String(i).repeat(64), received: undefined, ...(i === 2 ? { hostKey: 'k'.repeat(44) } : {}) }));
+    const proofs = signer.signBatch(statements);
+    assert.equal(new Set(proofs.map((proof) => proof.signature)).size, 1, 'one signature');
+    const expectedOf = (i: number): ExpectedReady => ({ ...statements[i]!, egressRouterId: 'r3', egressFingerprint: fingerprint(egress.certPem) });
+    const verifier = new ReadyVerifier(pkis.pki.caPem, [pkis.pki.trustDomain]);
+    proofs.forEach((proof, i) => assert.equal(verifier.problem(proof, expectedOf(i), Date.now()), undefined, `ready ${i}`));
+    const notThis = 'the ready signature of router r3 does not verify for this circuit and route';
+    assert.equal(verifier.problem(proofs[0], { ...expectedOf(0), circuitId: 'c-other-0000' }, Date.now()), notThis, 'the root was taken, but this statement does not lead to it');
+    assert.equal(verifier.problem(proofs[1], expectedOf(0), Date.now()), notThis);
+    assert.equal(verifier.problem({ ...proofs[0]!, batch: ['L00'] }, expectedOf(0), Date.now()), 'the ready of router r3 carries a malformed batch path');
+    const { batch: _path, ...asPlain } = proofs[0]!;
+    assert.equal(new ReadyVerifier(pkis.pki.caPem, [pkis.pki.trustDomain]).problem(asPlain, expectedOf(0), Date.now()), notThis, 'an ingress without batches would refuse it');
+    // Batch proofs are still the egress's own: another router's batch for these circuits is refused.
+    const middle = await pkis.pki.routerTls('r2');
+    const byMiddle = new ReadySigner(middle.keyPem, middle.certPem).signBatch(statements);
+    assert.match(String(new ReadyVerifier(pkis.pki.caPem, [pkis.pki.trustDomain]).problem(byMiddle[0], expectedOf(0), Date.now())), /^the ready signer is not router r3/);
+    const stolenName = new ReadySigner(middle.keyPem, egress.certPem).signBatch(statements);
+    assert.equal(new ReadyVerifier(pkis.pki.caPem, [pkis.pki.trustDomain]).problem(stolenName[3], expectedOf(3), Date.now()), notThis);
+    // A batch of one is a plain proof.
+    const [lone] = signer.signBatch([statements[0]!]);
+    assert.equal(lone!.batch, undefined);
+    assert.equal(new ReadyVerifier(pkis.pki.caPem, [pkis.pki.trustDomain]).problem(lone, expectedOf(0), Date.now()), undefined);
   });
 });

@@ -7,6 +7,7 @@
 // and pose as the service's host, nor replay another circuit's ready. Pure but for the chain cache; time is a parameter.
 import { createPrivateKey, sign, verify, type KeyObject } from 'node:crypto';
 import { signatureDigestFor, SignerChains } from '../../common/certificates/signer-chain.ts';
+import { batchRootOf, batchTree, VerifiedRoots, type BatchStep } from '../../common/circuits/route-batch.ts';
 import { peerRouterCertificateProblem } from '../links/peer-router-certificate.ts';
 
 export interface ReadyProof {
@@ -14,6 +15,17 @@ export interface ReadyProof {
   readonly signature: string;
   /** The egress router's enrolled (client) certificate, then any intermediates (PEM). */
   readonly signer: string;
+  /** Present when the signature is over the root of the readies the egress answered in one turn (route-batch.ts):
+   * this ready's path to that root. Made only for a route that says `readyBatches` (its ingress takes them). */
+  readonly batch?: readonly BatchStep[];
+}
+
+/** What one ready covers. */
+export interface ReadyStatement {
+  readonly circuitId: string;
+  readonly routeDigest: string;
+  readonly received: number | undefined;
+  readonly hostKey?: string | undefined;
 }
 
 /** What the ingress expects the proof to cover and who must have made it. */
@@ -40,13 +52,26 @@ export class ReadySigner {
   }
 
   sign(circuitId: string, routeDigest: string, received: number | undefined, hostKey?: string): ReadyProof {
-    const signature = sign(signatureDigestFor(this.key), readyStatement(circuitId, routeDigest, received, hostKey), this.key).toString('base64');
+    const signature = sign(signatureDigestFor(this.key), Buffer.from(readyStatementText(circuitId, routeDigest, received, hostKey)), this.key).toString('base64');
     return { signature, signer: this.certificateChainPem };
+  }
+
+  /** Several readies under one signature over their tree's root, each with its path (one ready: signed alone). */
+  signBatch(statements: readonly ReadyStatement[]): ReadyProof[] {
+    if (statements.length === 1) {
+      const [one] = statements as [ReadyStatement];
+      return [this.sign(one.circuitId, one.routeDigest, one.received, one.hostKey)];
+    }
+    const { rootHex, paths } = batchTree(statements.map((one) => readyStatementText(one.circuitId, one.routeDigest, one.received, one.hostKey)));
+    const signature = sign(signatureDigestFor(this.key), readyBatchStatement(rootHex), this.key).toString('base64');
+    return paths.map((batch) => ({ signature, signer: this.certificateChainPem, batch }));
   }
 }
 
 export class ReadyVerifier {
   private readonly signers: SignerChains;
+  /** Batch roots already verified: the other readies of a batch cost two hashes each, not a signature check. */
+  private readonly verifiedRoots = new VerifiedRoots();
 
   constructor(
     caPem: string,
@@ -68,12 +93,22 @@ export class ReadyVerifier {
       role: 'client',
     });
     if (notEgress) return `the ready signer is not router ${expected.egressRouterId}: ${notEgress}`;
+    const text = readyStatementText(expected.circuitId, expected.routeDigest, expected.received, expected.hostKey);
+    let statement: Buffer = Buffer.from(text);
+    let rootHex: string | undefined;
+    if (proof.batch !== undefined) {
+      rootHex = batchRootOf(text, proof.batch);
+      if (rootHex === undefined) return `the ready of router ${expected.egressRouterId} carries a malformed batch path`;
+      if (this.verifiedRoots.has(signer.certificate.fingerprint256, rootHex)) return undefined;
+      statement = readyBatchStatement(rootHex);
+    }
     let valid = false;
     try {
-      valid = verify(signatureDigestFor(signer.key), readyStatement(expected.circuitId, expected.routeDigest, expected.received, expected.hostKey), signer.key, Buffer.from(proof.signature, 'base64'));
+      valid = verify(signatureDigestFor(signer.key), statement, signer.key, Buffer.from(proof.signature, 'base64'));
     } catch {
       valid = false;
     }
+    if (valid && rootHex !== undefined) this.verifiedRoots.add(signer.certificate.fingerprint256, rootHex);
     return valid ? undefined : `the ready signature of router ${expected.egressRouterId} does not verify for this circuit and route`;
   }
 }
@@ -84,11 +119,20 @@ export function readReadyProof(value: unknown): ReadyProof | undefined {
   const { signature, signer } = value as Record<string, unknown>;
   if (typeof signature !== 'string' || signature.length === 0 || signature.length > 4096) return undefined;
   if (typeof signer !== 'string' || signer.length === 0 || signer.length > 64 * 1024) return undefined;
-  return { signature, signer };
+  const { batch } = value as Record<string, unknown>;
+  if (batch === undefined) return { signature, signer };
+  // Its steps are checked where the root is computed (batchRootOf); here only its size is bounded.
+  if (!Array.isArray(batch) || batch.length > 16 || !batch.every((step) => typeof step === 'string' && step.length <= 65)) return undefined;
+  return { signature, signer, batch: batch as string[] };
 }
 
 /** What a ready signs: v1 without a host key (as routers before end-to-end encryption sign it), v2 with one. */
-function readyStatement(circuitId: string, routeDigest: string, received: number | undefined, hostKey?: string): Buffer {
+function readyStatementText(circuitId: string, routeDigest: string, received: number | undefined, hostKey?: string): string {
   const base = `${circuitId}\n${routeDigest}\n${received === undefined ? '-' : String(received)}`;
-  return Buffer.from(hostKey === undefined ? `edgeward c.ready v1\n${base}` : `edgeward c.ready v2\n${base}\n${hostKey}`);
+  return hostKey === undefined ? `edgeward c.ready v1\n${base}` : `edgeward c.ready v2\n${base}\n${hostKey}`;
+}
+
+/** What the egress signs for a batch of readies: its root, named as a ready batch's (no route's root passes for it). */
+function readyBatchStatement(rootHex: string): Buffer {
+  return Buffer.from(`edgeward c.ready batch v1\n${rootHex}`);
 }

@@ -121,6 +121,9 @@ export class SdkEdgeChannel implements BindHost {
       writes: 'coalesce',
       onRefusedFrame: (message) => deps.logger.warn('edge channel closed: a frame was refused', { listener: deps.listener, reason: message }),
     });
+    // Nagle off: the channel multiplexes many connections, so a small frame (one Connect's StateConnected, another's
+    // first bytes) behind one still unacknowledged would otherwise wait for the SDK's delayed ACK (up to 40 ms).
+    socket.setNoDelay(true);
     this.connection.onClose(() => {
       for (const connection of [...this.connections.values()]) connection.channelClosed();
       this.connections.clear();

@@ -127,6 +127,7 @@ describe('router control channel', () => {
       version: 'v0.1.0',
       linkListeners: [{ binding: 'transport', advertise: 'tls:127.0.0.1:6000', groups: ['default', 'east'] }],
       supportedProtocols: { tls: 'tls://router1.example:3022' },
+      routeBatches: true,
     });
     assert.equal(hello.routerId, 'router-1');
     await until(() => ch.connected, 'welcome');

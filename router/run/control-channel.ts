@@ -288,6 +288,8 @@ export class ControlChannel {
       codec: controllerCodec,
       writes: 'bounded',
       maxQueuedFrames,
+      // The turn's frames (circuit requests and reports of many connections) leave in one write.
+      gatherTurns: true,
       reasons: {
         peerClosed: 'connection closed by the controller',
         socketError: (error) => (error.code ? `${error.message} (${error.code})` : error.message),
@@ -318,6 +320,8 @@ export class ControlChannel {
         linkListeners: this.options.linkListeners,
         supportedProtocols: this.options.supportedProtocols ?? {},
         ...(this.options.handlers.onEdgeModelDelta ? { edgeModelDeltas: true } : {}),
+        // Its forwarder verifies batch-signed routes and readies (common/circuits/route-batch.ts).
+        routeBatches: true,
       });
       connection.startHeartbeat(
         { sendIntervalMs: heartbeats.sendInterval, checkIntervalMs: heartbeats.checkInterval, unresponsiveMs: heartbeats.closeUnresponsiveTimeout },

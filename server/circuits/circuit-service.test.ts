@@ -40,7 +40,7 @@ const links = [
 ];
 
 /** A model where r1's own identity (attribute `clients`) and identity alice (`staff`) may dial `web`, hosted by r2. */
-async function networkWithWeb(): Promise<{ model: TestModel; circuits: CircuitService }> {
+async function networkWithWeb(batches?: { readonly takes: (routerId: string) => boolean }): Promise<{ model: TestModel; circuits: CircuitService }> {
   const model = await openTestModel({ prefix: 'edgeward-circuit-service-' });
   await model.ok({ type: 'edgeRouter.create', router: router('r1', ['clients']) });
   await model.ok({ type: 'edgeRouter.create', router: router('r2', ['hosts']) });
@@ -55,10 +55,15 @@ async function networkWithWeb(): Promise<{ model: TestModel; circuits: CircuitSe
     controllerId: 'c1',
     store: model.store,
     access: new ServiceAccessService(model.store),
-    presence: { terminatorsOf: async (serviceId) => [terminator].filter((held) => held.serviceId === serviceId), linkGraph: () => linkGraph(links, new Set(['r1', 'r2'])) },
+    presence: {
+      terminatorsOf: async (serviceId) => [terminator].filter((held) => held.serviceId === serviceId),
+      linkGraph: () => linkGraph(links, new Set(['r1', 'r2'])),
+      ...(batches ? { takesRouteBatches: batches.takes } : {}),
+    },
     signing: { certPem: 'unused by these tests', keyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string },
     clock: { now: () => Date.parse(at) },
     logger: silentLogger,
+    ...(batches ? { endOfTurn: (run: () => void) => void setImmediate(run) } : {}),
   });
   // Edge clients' tokens are identity ids here; the identity's row is read at each dial, as the API session's is.
   circuits.setSessionDialer((token) => {
@@ -72,6 +77,23 @@ const routed = (answer: CircuitAnswer) => ('route' in answer ? answer.route !== 
 const refusal = (answer: CircuitAnswer) => ('refused' in answer ? answer.refused.code : 'routed');
 const routerDial = (circuits: CircuitService) => circuits.create('r1', { service: 'web' });
 const clientDial = (circuits: CircuitService, who = 'alice') => circuits.create('r1', { service: 'web', apiSession: who });
+
+test('routes decided in one turn share one signature when every router of the path takes batches; a path through a router that does not gets routes signed alone', async () => {
+  const signedRoutes = async (takes: (routerId: string) => boolean) => {
+    const { model, circuits } = await networkWithWeb({ takes });
+    const outcomes = await Promise.all([routerDial(circuits), clientDial(circuits), routerDial(circuits)]);
+    await model.close();
+    return outcomes.map(({ answer }) => ('route' in answer ? (answer.route as { signature: string; batch?: unknown }) : assert.fail(JSON.stringify(answer))));
+  };
+  const batched = await signedRoutes(() => true);
+  assert.equal(new Set(batched.map((signed) => signed.signature)).size, 1, 'one signature');
+  assert.ok(batched.every((signed) => Array.isArray(signed.batch) && signed.batch.length > 0), 'each with its path');
+  for (const older of ['r1', 'r2']) {
+    const alone = await signedRoutes((routerId) => routerId !== older);
+    assert.equal(new Set(alone.map((signed) => signed.signature)).size, 3, `${older} did not say routeBatches: a signature each`);
+    assert.ok(alone.every((signed) => signed.batch === undefined));
+  }
+});
 
 test('circuits between changes are decided from indexes built once; a command on an unrelated table keeps them', async () => {
   const { model, circuits } = await networkWithWeb();

@@ -25,6 +25,7 @@ import { checkEdgeHello, type EdgeHelloAnswer } from './edge-client-check.ts';
 import { checkEdgeBind, type EdgeBindAnswer } from './edge-bind-check.ts';
 import { checkEdgeTokenUpdate, type EdgeTokenUpdateAnswer } from './edge-token-update-check.ts';
 import { maxApiSessionTokenLength } from '../../common/edge-protocol/api-session-token.ts';
+import { TurnRouteSigner, type EndOfTurn } from './turn-route-signer.ts';
 
 export type CircuitAnswer = { readonly route: SignedRoute } | { readonly refused: { readonly code: CircuitRefusalCode; readonly message: string } };
 
@@ -36,6 +37,8 @@ export interface CircuitPresence {
   linkGraph(): ReturnType<typeof linkGraph>;
   /** The link graph's kept shortest-path trees (MaintainedLinkGraph.pathsFrom); absent, each plan searches. */
   pathsFrom?(from: string, exclusion: object, excluded: (router: string) => boolean): PathTree;
+  /** True when the router is connected here and its hello said `routeBatches` (it verifies batch-signed routes). */
+  takesRouteBatches?(routerId: string): boolean;
 }
 
 /** Who an edge client's API session token belongs to, and its MFA state; or why it cannot dial. */
@@ -56,6 +59,9 @@ export interface CircuitServiceDeps {
   readonly logger: Logger;
   /** What the random and weighted terminator strategies draw from (a number in [0, 1)); Math.random unless a test fixes it. */
   readonly random?: () => number;
+  /** The end of the current turn (setImmediate): routes for routers that take batches are signed together then.
+   * Absent: every route is signed alone, at once. */
+  readonly endOfTurn?: EndOfTurn;
 }
 
 export interface CircuitOutcome {
@@ -83,12 +89,14 @@ const noRouters: RouterGrant = { has: () => false };
 
 export class CircuitService {
   private readonly signer: RouteSigner;
+  private readonly turnSigner: TurnRouteSigner | undefined;
   private sessionDialer: SessionDialer | undefined;
   /** The policies' answers, kept while the rows they came from stay the same (dial-grants.ts). */
   readonly grants: DialGrants;
 
   constructor(private readonly deps: CircuitServiceDeps) {
     this.signer = new RouteSigner(deps.signing.keyPem, deps.signing.certPem);
+    this.turnSigner = deps.endOfTurn ? new TurnRouteSigner(this.signer, deps.endOfTurn) : undefined;
     this.grants = new DialGrants(deps.store);
   }
 
@@ -209,15 +217,25 @@ export class CircuitService {
       egressFingerprint,
       issuedAt: now,
       ...(dialerKey !== undefined && (serviceSession !== undefined || (plan.terminator.binding === sdkBinding && service!.encryptionRequired)) ? { dialerKey } : {}),
+      // The ingress verifies readies signed in batches: the egress may sign its readies of one turn together.
+      ...(this.deps.presence.takesRouteBatches?.(routerId) ? { readyBatches: true as const } : {}),
     };
     return {
       routerId,
       service: serviceText,
       serviceId: service!.id,
-      answer: { route: this.signer.sign(route) },
+      answer: { route: await this.signRoute(route) },
       route,
       ...(client ? { identityId: holder.id } : {}),
       ...(apiSessionId !== undefined ? { apiSessionId } : {}),
     };
+  }
+
+  /** Signed with the turn's other routes when every router on the path takes batches, the ingress included (an
+   * ingress older than the batches checks the signature of the route it is answered with). */
+  private signRoute(route: CircuitRoute): Promise<SignedRoute> | SignedRoute {
+    const presence = this.deps.presence;
+    if (!this.turnSigner || !presence.takesRouteBatches) return this.signer.sign(route);
+    return this.turnSigner.sign(route, route.routers.every((routerId) => presence.takesRouteBatches!(routerId)));
   }
 }

@@ -51,6 +51,8 @@ export function readHello(frame: unknown): HelloCheck {
       ...(protocols !== undefined ? { supportedProtocols: { ...(protocols as Record<string, string>) } } : {}),
       // Anything but true (absent, or an older router's field of another meaning) means whole models only.
       ...(value.edgeModelDeltas === true ? { edgeModelDeltas: true } : {}),
+      // Likewise: only true means the router verifies routes signed in batches.
+      ...(value.routeBatches === true ? { routeBatches: true } : {}),
     },
   };
 }

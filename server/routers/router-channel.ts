@@ -63,7 +63,8 @@ export class RouterChannel {
       commonName: Array.isArray(commonName) ? commonName[0] : commonName || undefined,
       fingerprint: presented?.raw ? certificateFingerprint(presented.raw) : '',
     };
-    this.connection = new FramedConnection(socket, { codec: routerCodec });
+    // The turn's frames to the router (circuit answers, revocations, model changes) leave in one write.
+    this.connection = new FramedConnection(socket, { codec: routerCodec, gatherTurns: true });
     this.connection.onFrame((frame) => {
       if (!this.closed && !this.ending) this.owner.frame(this, frame);
     });

@@ -267,10 +267,12 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
       terminatorsOf: async (serviceId) => mergeServiceTerminators(await clusterPresence.terminatorsOf(serviceId), serviceId, store),
       linkGraph: () => clusterPresence.linkGraph(),
       pathsFrom: (from, exclusion, excluded) => clusterPresence.pathsFrom(from, exclusion, excluded),
+      takesRouteBatches: (routerId) => hub.takesRouteBatches(routerId),
     },
     signing: deps.signing,
     clock,
     logger: deps.logger,
+    endOfTurn: (run) => setImmediate(run),
   });
   deps.observeConfiguration((configuration) => {
     members = clusterMembers(configuration, deps.self);

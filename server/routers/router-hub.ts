@@ -180,6 +180,11 @@ export class RouterHub implements RouterChannelOwner {
     return this.connected.has(routerId);
   }
 
+  /** The router is connected here and said `routeBatches` in its hello (it verifies batch-signed routes). */
+  takesRouteBatches(routerId: string): boolean {
+    return this.connected.get(routerId)?.hello?.routeBatches === true;
+  }
+
   /** Sends to the router when it is connected here; false when it is not. */
   sendTo(routerId: string, frame: ControllerToRouter): boolean {
     const channel = this.connected.get(routerId);
