@@ -196,6 +196,9 @@ describe('router process (fake controllers)', { timeout: 240_000 }, () => {
       linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:${linkPort}`, groups: ['default', 'east'] }],
       supportedProtocols: { tls: `tls://127.0.0.1:${edgePort}` },
       edgeModelDeltas: true,
+      // No link dialers in this config: it is told only of routers that may dial its listener.
+      routersChanged: true,
+      linkDialerGroups: [],
     });
     const listener = router.lines.find((line) => line.msg === 'listener configured');
     assert.deepEqual(

@@ -76,6 +76,12 @@ export interface ControlChannelOptions {
   readonly routerId: string;
   readonly version: string;
   readonly linkListeners: readonly LinkListenerInfo[];
+  /**
+   * The groups of the router's link dialers (`[]`: none). When given, the hello says `routersChanged` with them: the
+   * controller then tells this router only of routers it may link with, in batches (`ctrl.routersChanged`), each
+   * router of a batch handed to `onRouterConnected` / `onRouterDisconnected`.
+   */
+  readonly linkDialerGroups?: readonly string[];
   /** The edge listeners, protocol → advertise URL, reported in the hello (empty when there are none). */
   readonly supportedProtocols?: Readonly<Record<string, string>>;
   readonly tls: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
@@ -318,6 +324,7 @@ export class ControlChannel {
         linkListeners: this.options.linkListeners,
         supportedProtocols: this.options.supportedProtocols ?? {},
         ...(this.options.handlers.onEdgeModelDelta ? { edgeModelDeltas: true } : {}),
+        ...(this.options.linkDialerGroups ? { routersChanged: true, linkDialerGroups: this.options.linkDialerGroups } : {}),
       });
       connection.startHeartbeat(
         { sendIntervalMs: heartbeats.sendInterval, checkIntervalMs: heartbeats.checkInterval, unresponsiveMs: heartbeats.closeUnresponsiveTimeout },
@@ -380,6 +387,11 @@ export class ControlChannel {
         return;
       case 'ctrl.routerDisconnected':
         handlers.onRouterDisconnected(message.routerId);
+        return;
+      case 'ctrl.routersChanged':
+        // Departures first: a router named in both lists is not (each is named once), so the order is the lists'.
+        if (Array.isArray(message.disconnected)) for (const id of message.disconnected) if (typeof id === 'string') handlers.onRouterDisconnected(id);
+        if (Array.isArray(message.connected)) for (const router of message.connected) handlers.onRouterConnected(router);
         return;
       case 'ctrl.edgeModel':
         handlers.onEdgeModel(message.index, message.model);
