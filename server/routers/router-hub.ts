@@ -151,8 +151,11 @@ export class RouterHub implements RouterChannelOwner {
   /** Arrivals and departures not yet sent to the routers that take `ctrl.routersChanged`. */
   private readonly announcements = new RouterAnnouncements();
   private announceTimer: NodeJS.Timeout | undefined;
-  /** What other controllers' connected routers dial and listen on, for whom their departure concerns. */
-  private readonly remoteReach = new Map<string, LinkReach>();
+  /**
+   * What each router announced here dials and listens on, for whom its departure concerns: kept after a local router
+   * leaves, since the cluster's presence then reports its departure as well (a router per id, at most).
+   */
+  private readonly reachById = new Map<string, LinkReach>();
   /** Channels waiting for a whole model, in order, and how many models are written and not yet drained. */
   private readonly modelQueue = new Set<RouterChannel>();
   private modelsInFlight = 0;
@@ -213,11 +216,11 @@ export class RouterHub implements RouterChannelOwner {
     if (event.event === 'connected') {
       if (this.connected.has(event.router.id)) return;
       const reach = linkReachOf(event.router.linkListeners, event.router.linkDialerGroups);
-      this.remoteReach.set(event.router.id, reach);
+      this.reachById.set(event.router.id, reach);
       this.announceConnected(event.router, reach);
     } else if (event.event === 'disconnected' && !this.connected.has(event.routerId)) {
-      const reach = this.remoteReach.get(event.routerId);
-      this.remoteReach.delete(event.routerId);
+      const reach = this.reachById.get(event.routerId);
+      this.reachById.delete(event.routerId);
       this.announceDisconnected(event.routerId, reach);
     }
   }
@@ -387,7 +390,7 @@ export class RouterHub implements RouterChannelOwner {
     if (!again.ok) return this.refuse(channel, again.reason, row?.disabled === true);
     const previous = this.connected.get(hello.routerId);
     this.connected.set(hello.routerId, channel);
-    this.remoteReach.delete(hello.routerId);
+    this.reachById.set(hello.routerId, reachOf(channel));
     channel.welcome();
     this.deps.terminators.connected(hello.routerId);
     this.deps.edgeSessions?.connected(hello.routerId);
