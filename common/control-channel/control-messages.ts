@@ -74,7 +74,8 @@ export interface CtrlWelcome {
   readonly type: 'ctrl.welcome';
   readonly controllerId: string;
   readonly members: readonly ControllerEndpoint[];
-  /** The other routers connected to the cluster now, to dial at once (healthy policy). */
+  /** The other routers connected to the cluster now, to dial at once (healthy policy); to a router whose hello said
+   * `routersChanged`, only those it may form a link with. */
   readonly routers: readonly RouterInfo[];
 }
 
