@@ -66,6 +66,8 @@ export interface RouterSimRun {
   readonly idle: readonly ControllerIdle[];
   readonly metricsIntervalSeconds: number;
   readonly heartbeatIntervalSeconds: number;
+  /** Whether the routers' hello said `routersChanged` (batched arrivals, only routers they may link with); absent: true. */
+  readonly routersChanged?: boolean;
   readonly routerList: readonly ListLatency[];
   /** Bytes the controllers sent the simulated routers, by message type, over the whole run. */
   readonly bytesByType: Readonly<Record<string, number>>;
@@ -160,7 +162,7 @@ export function routerSimSummary(run: RouterSimRun): string {
     `Date: ${run.date}`,
     `Machine: ${run.machine.cpus} CPUs (${run.machine.cpuModel}), ${run.machine.os}, Node ${run.machine.node}; load average ${fixed(run.machine.loadAverage, 2)} at start, ${fixed(run.machine.loadAverageAtEnd, 2)} at the end.`,
     `A 3-controller cluster on loopback (TLS, raft defaults), loaded through the leader's management API with ${thousands(run.model.services)} services (one shared host.v1 config; ${run.model.groups} hosting groups of ${run.terminatorsPerRouter}), ${thousands(run.model.servicePolicies)} service policies (${run.model.groups} Bind, the rest Dial), ${thousands(run.model.edgeRouterPolicies)} edge router policies and ${thousands(run.model.identities)} identities in ${fixed(run.model.seconds, 0)} s.`,
-    `Routers: ${thousands(run.routers)} simulated edge routers from one process (bench/router-simulator.ts), each tunneler-enabled, hosting the ${run.terminatorsPerRouter} services of its group: ${thousands(total)} terminators. Heartbeats every ${run.heartbeatIntervalSeconds} s each way, \`router.metrics\` every ${run.metricsIntervalSeconds} s, 3 links reported per router.`,
+    `Routers: ${thousands(run.routers)} simulated edge routers from one process (bench/router-simulator.ts), each tunneler-enabled, hosting the ${run.terminatorsPerRouter} services of its group: ${thousands(total)} terminators. Heartbeats every ${run.heartbeatIntervalSeconds} s each way, \`router.metrics\` every ${run.metricsIntervalSeconds} s, 3 links reported per router. ${run.routersChanged === false ? 'Hello as older routers say it: told of every router, one `ctrl.routerConnected` each.' : 'Hello with `routersChanged` and one link dialer (group `default`), no link listener: told only of routers with a listener in that group (none here), in batched `ctrl.routersChanged`.'}`,
     '',
     '| Step | Figure |',
     '|---|---|',

@@ -14,7 +14,8 @@
 // BENCH_ROUTERSIM_METRICS_SECONDS (each router's metrics interval, default 60, a router's default),
 // BENCH_ROUTERSIM_TERMINATOR_SECONDS (how long to wait for every terminator after the first dial, default 900),
 // BENCH_ROUTERSIM_ENROLL_CONCURRENCY (enrollments in flight at once, default 16; fewer on a loaded machine, whose
-// enrollment requests otherwise time out).
+// enrollment requests otherwise time out), BENCH_ROUTERSIM_ROUTERS_CHANGED (default 1; 0: the routers' hello is an
+// older router's, without `routersChanged`, so each is told of every other router's arrival in its own frame).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,8 @@ const metricsSeconds = positiveInteger('BENCH_ROUTERSIM_METRICS_SECONDS', 60, 60
 const terminatorSeconds = positiveInteger('BENCH_ROUTERSIM_TERMINATOR_SECONDS', 900, 3600);
 const heartbeatSeconds = 10;
 const enrollConcurrency = positiveInteger('BENCH_ROUTERSIM_ENROLL_CONCURRENCY', 16, 64, 'enrollments');
+// 0: the routers' hello is an older router's (no `routersChanged`): every arrival is a frame to every router.
+const routersChanged = (process.env.BENCH_ROUTERSIM_ROUTERS_CHANGED ?? '1') !== '0';
 const connectConcurrency = 64;
 const pollIntervalMs = 2000;
 const listRequests = 100;
@@ -126,6 +129,7 @@ async function main(cleanups: Cleanup[]): Promise<RouterSimRun> {
     connectConcurrency,
     metricsIntervalMs: metricsSeconds * 1000,
     heartbeatIntervalMs: heartbeatSeconds * 1000,
+    routersChanged,
     progress,
   });
   cleanups.push(() => simulator.stop());
@@ -215,6 +219,7 @@ async function main(cleanups: Cleanup[]): Promise<RouterSimRun> {
     idle,
     metricsIntervalSeconds: metricsSeconds,
     heartbeatIntervalSeconds: heartbeatSeconds,
+    routersChanged,
     routerList,
     bytesByType: counts.bytesByType,
     simulatorCpuSeconds: (simulatorCpu.user + simulatorCpu.system) / 1e6,

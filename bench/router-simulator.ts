@@ -72,6 +72,13 @@ export interface RouterSimulatorOptions {
    * whole edge model at the welcome and deltas after. The simulator reads neither; it counts their bytes.
    */
   readonly edgeModelDeltas?: boolean;
+  /**
+   * Whether the hello says `routersChanged` with one link dialer in the group `default` and no link listener
+   * (default true, as edgeward routers say it): the controller then names in the welcome and in its batched
+   * `ctrl.routersChanged` only routers with a listener in that group, which no simulated router has. False: an older
+   * router's hello, told of every router's arrival one `ctrl.routerConnected` at a time.
+   */
+  readonly routersChanged?: boolean;
   readonly progress?: (line: string) => void;
 }
 
@@ -386,7 +393,7 @@ export class RouterSimulator {
         socket.destroy(new Error(`not a controller: ${verdict.reason}`));
         return;
       }
-      socket.write(encodeFrame({ type: 'router.hello', routerId: router.id, version, linkListeners: [], supportedProtocols: {}, ...(this.options.edgeModelDeltas === false ? {} : { edgeModelDeltas: true }) }));
+      socket.write(encodeFrame({ type: 'router.hello', routerId: router.id, version, linkListeners: [], supportedProtocols: {}, ...(this.options.edgeModelDeltas === false ? {} : { edgeModelDeltas: true }), ...(this.options.routersChanged === false ? {} : { routersChanged: true, linkDialerGroups: ['default'] }) }));
     });
     socket.on('data', (chunk: Buffer) => {
       let frames;

@@ -362,6 +362,39 @@ test('control channel: welcome with members, edge model, isOnline, other routers
   await waitFor('router a offline', async () => ((await detail(first.id)).isOnline === false ? true : undefined));
 });
 
+test('routers saying routersChanged hear of arrivals and departures in batches, only of routers they may link with; an older router still gets one frame per router', async () => {
+  const [older, dialer, listener, loner] = await Promise.all(['batch-older', 'batch-dialer', 'batch-listener', 'batch-loner'].map(async (name) => enroll(await createRouter(name))));
+  const listens = (port: number) => [{ binding: 'transport', advertise: `tls:127.0.0.1:${port}`, groups: ['default'] }];
+  const named = (frames: Frame[]) => frames.flatMap((frame) => [...frame.connected.map((router: { id: string }) => `+${router.id}`), ...frame.disconnected.map((id: string) => `-${id}`)]);
+  // An older router listening on default; one dialing default with no listener; one listening with no dialer; one
+  // doing neither.
+  const o = await connectRouter(older!, { linkListeners: listens(4101) });
+  const d = await connectRouter(dialer!, { routersChanged: true, linkDialerGroups: ['default'] });
+  assert.deepEqual(d.welcome.routers.map((router: { id: string }) => router.id), [older!.id], 'the dialer is told of the older router it may dial');
+  const l = await connectRouter(listener!, { linkListeners: listens(4102), routersChanged: true, linkDialerGroups: [] });
+  assert.deepEqual(l.welcome.routers.map((router: { id: string }) => router.id).sort(), [older!.id, dialer!.id].sort(), 'the listener, of the two that may dial it');
+  const n = await connectRouter(loner!, { routersChanged: true, linkDialerGroups: [] });
+  assert.deepEqual(n.welcome.routers, [], 'the one that neither dials nor listens, of nobody');
+
+  const heard = [await o.router.next('ctrl.routerConnected'), await o.router.next('ctrl.routerConnected'), await o.router.next('ctrl.routerConnected')];
+  assert.deepEqual(heard.map((frame) => frame.router.id), [dialer!.id, listener!.id, loner!.id], 'the older router: one ctrl.routerConnected per arrival, of every router');
+  const batch = await d.router.next('ctrl.routersChanged');
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const toDialer = named([batch, ...d.router.take('ctrl.routersChanged')]);
+  assert.deepEqual(toDialer.filter((name) => name !== `+${older!.id}`), [`+${listener!.id}`], 'the dialer hears of the listener, not of the loner');
+  assert.equal(batch.connected.find((router: { id: string }) => router.id === listener!.id).fingerprint, certificateFingerprint(listener!.certPem), 'with the fingerprint from the model');
+  assert.deepEqual(named(n.router.take('ctrl.routersChanged')), [], 'the loner hears of nobody');
+  for (const router of [d, l, n]) assert.deepEqual(router.router.take('ctrl.routerConnected'), [], 'no single frames to routers saying routersChanged');
+
+  l.router.close();
+  assert.equal((await o.router.next('ctrl.routerDisconnected')).routerId, listener!.id);
+  const gone = await d.router.next('ctrl.routersChanged');
+  assert.deepEqual(named([gone]), [`-${listener!.id}`]);
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert.deepEqual(named(n.router.take('ctrl.routersChanged')), [], 'nor of its departure');
+  for (const router of [o, d, n]) router.router.close();
+});
+
 test('refusals: wrong hello, disabled router, certificate not the enrolled one, self-signed, re-enrolled', async () => {
   const enrolled = await enroll(await createRouter('refusal-router'));
   const other = await enroll(await createRouter('refusal-other'));

@@ -197,6 +197,9 @@ describe('router process (fake controllers)', { timeout: 240_000 }, () => {
       supportedProtocols: { tls: `tls://127.0.0.1:${edgePort}` },
       edgeModelDeltas: true,
       routeBatches: true,
+      // No link dialers in this config: it is told only of routers that may dial its listener.
+      routersChanged: true,
+      linkDialerGroups: [],
     });
     const listener = router.lines.find((line) => line.msg === 'listener configured');
     assert.deepEqual(

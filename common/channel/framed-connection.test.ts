@@ -288,3 +288,47 @@ test('gatherTurns with bounded writes: frames past the queue bound are still ref
   assert.equal(socket.writes[0]!.length, sent);
   connection.close('done');
 });
+
+test('paced writes: a frame over paceOver goes to the socket one slice at a time, frames sent after it wait behind it, and the peer reads each whole and in order', async () => {
+  const socket = new RecordingSocket(true);
+  const big = jsonFrameCodec({ limits: 8 * 1024 * 1024 });
+  const sender = new FramedConnection(socket, { codec: big, paceOver: 1024 });
+  const written: string[] = [];
+  sender.send({ type: 'model', pad: 'x'.repeat(10_000) }, () => written.push('model'));
+  sender.send({ type: 'after' }, () => written.push('after'));
+  assert.equal(socket.writes.length, 1, 'one slice handed on, the rest wait for it to be taken');
+  assert.equal(socket.writes[0]![0]!.length, 1024);
+  assert.ok(sender.pendingBytes > 9000, 'what waits is counted as unwritten');
+  let drained = false;
+  void sender.drained().then(() => (drained = true));
+  for (let round = 0; round < 40 && socket.writes.length < 12; round++) {
+    socket.release();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  socket.release();
+  await until('every slice written', () => written.length === 2);
+  assert.ok(socket.writes.every((write) => write.length === 1 && write[0]!.length <= 1024), 'no write over a slice');
+  assert.deepEqual(written, ['model', 'after'], 'callbacks in order, once each frame is written');
+  await until('drained() to resolve once nothing waits', () => drained);
+  const stream = Buffer.concat(socket.writes.flat());
+  const frames = big.newReader();
+  frames.append(stream);
+  assert.deepEqual([frames.next(), frames.next()].map((frame) => (frame as { type: string }).type), ['model', 'after']);
+  assert.equal(frames.next(), undefined);
+
+  // A refusal after a paced frame: written after it, and only then the end.
+  const pair = await socketPair();
+  try {
+    const refusing = new FramedConnection(pair.server, { codec: big, paceOver: 1024 });
+    const refused = new FramedConnection(pair.client, { codec: big });
+    const got: string[] = [];
+    refused.onFrame((frame) => got.push((frame as { type: string }).type));
+    refusing.send({ type: 'model', pad: 'y'.repeat(100_000) });
+    refusing.send({ type: 'refused' });
+    refusing.endAfterFlush('told to go', 2000);
+    await until('the refused end closed', () => refused.closed, 3000);
+    assert.deepEqual(got, ['model', 'refused']);
+  } finally {
+    await pair.close();
+  }
+});

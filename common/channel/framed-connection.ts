@@ -48,6 +48,13 @@ export interface FramedConnectionOptions {
    */
   readonly gatherTurns?: boolean;
   readonly maxQueuedFrames?: number;
+  /**
+   * `direct` writes only: a frame over this many bytes is written in slices of this size, each once the socket has
+   * taken the one before, and frames sent meanwhile wait behind it, in order. A TLS socket handed a large buffer at
+   * once keeps memory of about that size for as long as it is open (0.8 MB per socket for an edge model; measured in
+   * bench/RESULTS.md, router-sim notes); written in slices, it keeps about one.
+   */
+  readonly paceOver?: number;
   /** Called with a frame the codec refused, before the connection closes. */
   readonly onRefusedFrame?: (message: string) => void;
   /** Every frame decoded or sent as a frame (not pre-encoded bytes). */
@@ -77,6 +84,13 @@ export class FramedConnection {
   droppedFrames = 0;
   /** gather: the socket is corked until the end of this turn. */
   private corked = false;
+  /** paceOver: slices (and the frames behind them) still to write, their bytes, whether one is being written, and
+   * who waits for them all to be written. */
+  private readonly paced: Array<{ readonly bytes: Buffer; readonly onWritten: (() => void) | undefined }> = [];
+  private pacedBytes = 0;
+  private pacing = false;
+  private pacedIdle: Array<() => void> = [];
+  private endWhenPaced = false;
 
   constructor(
     readonly socket: Duplex,
@@ -132,6 +146,11 @@ export class FramedConnection {
       return false;
     }
     const writes = this.options.writes ?? 'direct';
+    const paceOver = this.options.paceOver;
+    if (writes === 'direct' && paceOver !== undefined && (this.paced.length > 0 || this.pacing || byteLength(bytes) > paceOver)) {
+      this.pace(Buffer.isBuffer(bytes) ? bytes : Buffer.concat(bytes), paceOver, onWritten);
+      return true;
+    }
     if (writes === 'direct' || writes === 'gather' || !Buffer.isBuffer(bytes)) return this.writeNow(bytes, onWritten);
     if (writes === 'coalesce') {
       this.outgoing.push(bytes);
@@ -168,11 +187,12 @@ export class FramedConnection {
   /** Bytes written but not yet handed to the kernel (frames still waiting here included). */
   get pendingBytes(): number {
     const waiting = this.waiting.reduce((sum, { bytes }) => sum + bytes.length, 0);
-    return this.socket.writableLength + waiting + this.outgoing.reduce((sum, frame) => sum + frame.length, 0);
+    return this.socket.writableLength + waiting + this.pacedBytes + this.outgoing.reduce((sum, frame) => sum + frame.length, 0);
   }
 
   /** Resolves once the socket is no longer backed up (true), or the connection closed (false). */
   async drained(): Promise<boolean> {
+    while (this.reason === undefined && (this.paced.length > 0 || this.pacing)) await new Promise<void>((resolve) => this.pacedIdle.push(resolve));
     while (this.reason === undefined && this.socket.writableNeedDrain) {
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -237,9 +257,10 @@ export class FramedConnection {
     if (this.reason !== undefined || this.endingReason !== undefined) return;
     this.endingReason = reason;
     this.heartbeat?.stop();
-    // Frames coalescing for this tick go first.
+    // Frames coalescing for this tick go first, and paced frames are written whole.
     this.flushTick();
-    this.socket.end();
+    if (this.paced.length > 0 || this.pacing) this.endWhenPaced = true;
+    else this.socket.end();
     const force = setTimeout(() => this.close(reason), graceMs);
     force.unref();
     this.socket.once('close', () => clearTimeout(force));
@@ -295,6 +316,40 @@ export class FramedConnection {
     return true;
   }
 
+  /** Queues a frame in slices behind any paced before it, and starts writing them if none is being written. */
+  private pace(bytes: Buffer, sliceBytes: number, onWritten: (() => void) | undefined): void {
+    for (let offset = 0; offset < bytes.length; offset += sliceBytes) {
+      const last = offset + sliceBytes >= bytes.length;
+      this.paced.push({ bytes: bytes.subarray(offset, offset + sliceBytes), onWritten: last ? onWritten : undefined });
+    }
+    if (bytes.length === 0) this.paced.push({ bytes, onWritten });
+    this.pacedBytes += bytes.length;
+    this.writePaced();
+  }
+
+  /** Writes the next slice once the socket has taken the last one; when none is left, wakes who waits for that. */
+  private writePaced(): void {
+    if (this.pacing) return;
+    const next = this.paced.shift();
+    if (next === undefined) {
+      for (const resolve of this.pacedIdle.splice(0)) resolve();
+      if (this.endWhenPaced && !this.socket.destroyed) this.socket.end();
+      return;
+    }
+    this.pacedBytes -= next.bytes.length;
+    if (this.reason !== undefined || this.socket.destroyed) {
+      next.onWritten?.();
+      setImmediate(() => this.writePaced());
+      return;
+    }
+    this.pacing = true;
+    this.socket.write(next.bytes, () => {
+      this.pacing = false;
+      next.onWritten?.();
+      setImmediate(() => this.writePaced());
+    });
+  }
+
   /** Corks the socket for the rest of this turn (once per turn). */
   private gather(): void {
     if (this.corked) return;
@@ -340,5 +395,10 @@ export class FramedConnection {
       waiter.reject(new Error(reason));
     }
     for (const handler of this.closeHandlers.splice(0)) handler(reason);
+    for (const resolve of this.pacedIdle.splice(0)) resolve();
   }
+}
+
+function byteLength(bytes: Buffer | readonly Buffer[]): number {
+  return Buffer.isBuffer(bytes) ? bytes.length : bytes.reduce((sum, part) => sum + part.length, 0);
 }

@@ -62,6 +62,19 @@ export interface RouterHello {
    * together (router/circuits/ready-proof.ts), which only such an ingress verifies.
    */
   readonly routeBatches?: boolean;
+  /**
+   * Optional: true when the router applies `ctrl.routersChanged`. The controller then tells it of other routers'
+   * arrivals and departures in one message per short interval (not one `ctrl.routerConnected` per router), and, in
+   * those and in its welcome, only of routers it may form a link with (see `linkDialerGroups`).
+   */
+  readonly routersChanged?: boolean;
+  /**
+   * With `routersChanged`: the groups of the router's link dialers (`[]`: it dials no links). A router is told of
+   * another when one of them may dial the other (a dialer and a link listener share a group): the one that dials
+   * needs the listener's address and server fingerprint, the one that listens the dialer's client fingerprint.
+   * Absent: the router may dial any listener.
+   */
+  readonly linkDialerGroups?: readonly string[];
 }
 
 /** Controller → router: accepted. `members` is the cluster (this controller included), for the endpoints file. */
@@ -69,7 +82,8 @@ export interface CtrlWelcome {
   readonly type: 'ctrl.welcome';
   readonly controllerId: string;
   readonly members: readonly ControllerEndpoint[];
-  /** The other routers connected to the cluster now, to dial at once (healthy policy). */
+  /** The other routers connected to the cluster now, to dial at once (healthy policy); to a router whose hello said
+   * `routersChanged`, only those it may form a link with. */
   readonly routers: readonly RouterInfo[];
 }
 
@@ -154,6 +168,17 @@ export interface CtrlRouterConnected {
 export interface CtrlRouterDisconnected {
   readonly type: 'ctrl.routerDisconnected';
   readonly routerId: string;
+}
+
+/**
+ * Controller → a router whose hello said `routersChanged`: the routers that connected (dial them now, healthy
+ * policy) and went away since the last such message, each router at most once, in its latest state. Only routers
+ * the receiver may form a link with are named.
+ */
+export interface CtrlRoutersChanged {
+  readonly type: 'ctrl.routersChanged';
+  readonly connected: readonly RouterInfo[];
+  readonly disconnected: readonly string[];
 }
 
 /** Controller → router: the router's edge data model (what it needs to serve SDKs), a whole new version. */
@@ -401,7 +426,7 @@ export interface ControlResponse {
 }
 
 export type RouterToController = RouterHello | RouterMetrics | RouterLinks | RouterTerminatorCreate | RouterTerminatorRemove | RouterCircuitReport | RouterCircuitsLive | RouterEdgeSessions | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
-export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlEdgeModel | CtrlEdgeModelDelta | CtrlCircuitClose | CtrlSdkTerminatorsRemoved | CtrlEdgeSessionsEnded | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
+export type ControllerToRouter = CtrlWelcome | CtrlRefused | CtrlMembers | CtrlRouterConnected | CtrlRouterDisconnected | CtrlRoutersChanged | CtrlEdgeModel | CtrlEdgeModelDelta | CtrlCircuitClose | CtrlSdkTerminatorsRemoved | CtrlEdgeSessionsEnded | Heartbeat | HeartbeatAck | ControlRequest | ControlResponse;
 
 /** Link channel between routers (router → router over TLS on a link listener): the dialer's first frame. */
 export interface LinkHello {

@@ -4,7 +4,7 @@
 import { formatAddress, parseAddress, type HostPort } from '../../common/config/address.ts';
 import type { LinkListenerInfo, RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { LinkConfig, LinkListenerConfig } from '../config/router-config.ts';
-import { effectiveGroups, sharesGroup } from './link-groups.ts';
+import { effectiveGroups, sharesGroup } from '../../common/control-channel/link-groups.ts';
 
 export interface DialTarget {
   /** Stable identity of the pair: `<dialer index>/<router id>/<advertise>`. */

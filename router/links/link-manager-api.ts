@@ -9,7 +9,8 @@
 //   is lost (the link manager may switch its dial policy between healthy and unhealthy backoff on this).
 // - `knownRouters(routers)` with the `routers` of every `ctrl.welcome` (the routers connected to the cluster now;
 //   a full list — routers not in it are not known to be connected any more).
-// - `routerConnected(info)` / `routerDisconnected(id)` for `ctrl.routerConnected` / `ctrl.routerDisconnected`.
+// - `routerConnected(info)` / `routerDisconnected(id)` for each router of a `ctrl.routersChanged` (or for
+//   `ctrl.routerConnected` / `ctrl.routerDisconnected`, from a controller of an earlier version).
 // - `links()` may be called at any time (health check, metrics); it must be cheap and synchronous.
 // - `refusePeers(policy)` with each edge model the controller sends (the routers that may be link peers).
 // - `onLinksChanged(listener)` registers listeners called whenever the set of links or their latencies change

@@ -5,6 +5,7 @@
 import type { Logger } from '../../common/log/logger.ts';
 import { maxLiveCircuitsPerMessage, type EdgeModel, type LinkListenerInfo } from '../../common/control-channel/control-messages.ts';
 import { applyEdgeModelDelta } from '../../common/control-channel/edge-model-delta.ts';
+import { effectiveGroups } from '../../common/control-channel/link-groups.ts';
 import type { RouterConfig } from '../config/router-config.ts';
 import type { LinkManagerApi } from '../links/link-manager-api.ts';
 import { linkPeerPolicyOf } from '../links/link-peer-policy.ts';
@@ -46,6 +47,7 @@ export function openControlChannel(wiring: ControlChannelWiring): ControlChannel
     routerId: wiring.routerId,
     version: wiring.version,
     linkListeners: wiring.linkListeners,
+    linkDialerGroups: linkDialerGroupsOf(config),
     supportedProtocols: wiring.supportedProtocols,
     tls: { certPem: identity.certPem, keyPem: identity.keyPem, caPem: identity.caPem },
     ...(config.ctrl.controllerFingerprints === undefined ? {} : { controllerFingerprints: config.ctrl.controllerFingerprints }),
@@ -157,4 +159,10 @@ function sendLinks(channel: ControlChannel, linkManager: LinkManagerApi): void {
 function numberOption(options: Readonly<Record<string, unknown>>, key: string): number | undefined {
   const value = options[key];
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+/** Every group this router's link dialers dial (`[]` without dialers): the controller tells it only of the routers
+ * it may link with. */
+export function linkDialerGroupsOf(config: RouterConfig): string[] {
+  return [...new Set((config.link?.dialers ?? []).flatMap((dialer) => effectiveGroups(dialer.groups)))];
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import type { ControllerEndpoint, CtrlWelcome, EdgeModel, RouterInfo, RouterMetrics } from '../../common/control-channel/control-messages.ts';
+import type { ControllerEndpoint, CtrlWelcome, EdgeModel, RouterHello, RouterInfo, RouterMetrics } from '../../common/control-channel/control-messages.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
 import { createClientCertificate, signCertificateRequest } from '../../common/pki/client-certificate.ts';
@@ -62,6 +62,7 @@ interface Overrides {
   bind?: string;
   requestTimeoutMs?: number;
   controllerFingerprints?: string[];
+  linkDialerGroups?: string[];
   /** Run after the event is recorded: what the router process does with it. */
   onWelcome?: () => void;
   onMembers?: (members: readonly ControllerEndpoint[]) => void;
@@ -89,6 +90,7 @@ function channel(endpoints: string[], overrides: Overrides = {}) {
     routerId: 'router-1',
     version: 'v0.1.0',
     linkListeners: [{ binding: 'transport', advertise: 'tls:127.0.0.1:6000', groups: ['default', 'east'] }],
+    ...(overrides.linkDialerGroups === undefined ? {} : { linkDialerGroups: overrides.linkDialerGroups }),
     ...(overrides.supportedProtocols === undefined ? {} : { supportedProtocols: overrides.supportedProtocols }),
     tls,
     ...(overrides.controllerFingerprints === undefined ? {} : { controllerFingerprints: overrides.controllerFingerprints }),
@@ -154,6 +156,25 @@ describe('router control channel', () => {
     a.send('router-1', { type: 'ctrl.edgeModel', index: 9, model: { services: [], identities: [] } });
     await until(() => events.models.length === 1, 'the edge model');
     assert.deepEqual(events.connected.map((router) => router.id), ['router-2']);
+    assert.deepEqual(events.disconnected, ['router-3']);
+    await ch.stop();
+  });
+
+  it('with its dialers\' groups, says routersChanged in its hello and hands each router of a ctrl.routersChanged on, departures first', async () => {
+    const a = await fake('ctrl-rc');
+    const { channel: ch, events } = channel([a.ctrlAddress], { linkDialerGroups: ['default', 'east'] });
+    ch.start();
+    const hello = (await a.waitFor((entry) => entry.message.type === 'router.hello')).message as RouterHello;
+    assert.equal(hello.routersChanged, true);
+    assert.deepEqual(hello.linkDialerGroups, ['default', 'east']);
+    await until(() => ch.connected, 'welcome');
+    a.send('router-1', {
+      type: 'ctrl.routersChanged',
+      connected: [{ id: 'router-2', name: 'r2', linkListeners: [] }, { id: 'router-4', name: 'r4', linkListeners: [] }],
+      disconnected: ['router-3'],
+    });
+    await until(() => events.connected.length === 2, 'both arrivals');
+    assert.deepEqual(events.connected.map((router) => router.id), ['router-2', 'router-4']);
     assert.deepEqual(events.disconnected, ['router-3']);
     await ch.stop();
   });

@@ -76,6 +76,12 @@ export interface ControlChannelOptions {
   readonly routerId: string;
   readonly version: string;
   readonly linkListeners: readonly LinkListenerInfo[];
+  /**
+   * The groups of the router's link dialers (`[]`: none). When given, the hello says `routersChanged` with them: the
+   * controller then tells this router only of routers it may link with, in batches (`ctrl.routersChanged`), each
+   * router of a batch handed to `onRouterConnected` / `onRouterDisconnected`.
+   */
+  readonly linkDialerGroups?: readonly string[];
   /** The edge listeners, protocol → advertise URL, reported in the hello (empty when there are none). */
   readonly supportedProtocols?: Readonly<Record<string, string>>;
   readonly tls: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
@@ -322,6 +328,7 @@ export class ControlChannel {
         ...(this.options.handlers.onEdgeModelDelta ? { edgeModelDeltas: true } : {}),
         // Its forwarder verifies batch-signed routes and readies (common/circuits/route-batch.ts).
         routeBatches: true,
+        ...(this.options.linkDialerGroups ? { routersChanged: true, linkDialerGroups: this.options.linkDialerGroups } : {}),
       });
       connection.startHeartbeat(
         { sendIntervalMs: heartbeats.sendInterval, checkIntervalMs: heartbeats.checkInterval, unresponsiveMs: heartbeats.closeUnresponsiveTimeout },
@@ -384,6 +391,11 @@ export class ControlChannel {
         return;
       case 'ctrl.routerDisconnected':
         handlers.onRouterDisconnected(message.routerId);
+        return;
+      case 'ctrl.routersChanged':
+        // Departures first: a router named in both lists is not (each is named once), so the order is the lists'.
+        if (Array.isArray(message.disconnected)) for (const id of message.disconnected) if (typeof id === 'string') handlers.onRouterDisconnected(id);
+        if (Array.isArray(message.connected)) for (const router of message.connected) handlers.onRouterConnected(router);
         return;
       case 'ctrl.edgeModel':
         handlers.onEdgeModel(message.index, message.model);

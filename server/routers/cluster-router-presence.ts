@@ -8,7 +8,6 @@
 // `cacheMs` instead, told of changes with `routers.event`, and its answer is held as its mirror. Circuit setup reads
 // what it needs: a service's terminators (`terminatorsOf`) and a link graph kept as routers and reports change.
 // Timers are the caller's: `tick()` every `pushIntervalMs`.
-import type { RouterInfo } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { Edge, PathTree, RouterLinkReport } from '../circuits/circuit-paths.ts';
@@ -19,7 +18,7 @@ import { edgeSessionsIn, type EdgeSessionRecord } from './edge-session-registry.
 import { PeerMirror } from './peer-mirror.ts';
 import { linkReportsIn, summariesIn, terminatorsIn } from './presence-answers.ts';
 import { presenceLimits, presenceProtocolVersion, readPresenceDelta, readPresenceState, type PresenceDelta, type PresenceStateRequest, type PresenceState, type RouterPresenceEntry } from './presence-protocol.ts';
-import type { RouterEvent, RouterSummary } from './router-hub.ts';
+import type { AnnouncedRouter, RouterEvent, RouterSummary } from './router-hub.ts';
 
 export { linkReportsIn, summariesIn, terminatorsIn } from './presence-answers.ts';
 
@@ -136,8 +135,8 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
   }
 
   /** The routers connected to the other controllers, for a new router's welcome. */
-  async otherRouters(): Promise<RouterInfo[]> {
-    return this.remoteSummaries().map((summary) => ({ id: summary.routerId, name: summary.name, linkListeners: summary.linkListeners }));
+  async otherRouters(): Promise<AnnouncedRouter[]> {
+    return this.remoteSummaries().map(announcedRouterOf);
   }
 
   /** The other controllers' routers. */
@@ -420,7 +419,7 @@ export class ClusterRouterPresence implements RouterPresence, TerminatorDirector
     else this.connectedAnywhere.delete(routerId);
     // Only another controller's router is news to this controller's routers: the hub tells them of its own.
     if (here !== undefined) return;
-    if (!wasConnected && router) this.listener?.routerEvent({ event: 'connected', router: { id: router.routerId, name: router.name, linkListeners: router.linkListeners } });
+    if (!wasConnected && router) this.listener?.routerEvent({ event: 'connected', router: announcedRouterOf(router) });
     else if (wasConnected && links === undefined) this.listener?.routerEvent({ event: 'disconnected', routerId });
   }
 
@@ -470,4 +469,14 @@ export function entriesOfLegacyAnswer(answer: unknown): RouterPresenceEntry[] {
   for (const report of linkReportsIn(answer)) if (byRouter.get(report.routerId)?.router) entry(report.routerId).links = report.links;
   for (const session of edgeSessionsIn(answer)) entry(session.routerId).edgeSessions.push(session);
   return [...byRouter.values()];
+}
+
+/** A summary as this controller's routers are told of it (and whom it dials, for whom it concerns). */
+function announcedRouterOf(summary: RouterSummary): AnnouncedRouter {
+  return {
+    id: summary.routerId,
+    name: summary.name,
+    linkListeners: summary.linkListeners,
+    ...(summary.linkDialerGroups ? { linkDialerGroups: summary.linkDialerGroups } : {}),
+  };
 }

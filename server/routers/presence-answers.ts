@@ -4,6 +4,7 @@
 import type { RouterLinkReport } from '../circuits/circuit-paths.ts';
 import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 import { readLinkReport, type RouterSummary } from './router-hub.ts';
+import { readDialerGroups } from './link-reach.ts';
 
 /** A peer's answer, keeping only well-formed entries. */
 export function summariesIn(answer: unknown): RouterSummary[] {
@@ -21,7 +22,15 @@ export function summariesIn(answer: unknown): RouterSummary[] {
     connectedAt: typeof item.connectedAt === 'string' ? item.connectedAt : '',
     name: typeof item.name === 'string' ? item.name : item.routerId,
     linkListeners: item.linkListeners,
+    ...(dialerGroupsOf(item) ?? {}),
   }));
+}
+
+/** The groups a peer says its router dials, when well formed (an older peer says none: any listener). */
+function dialerGroupsOf(item: RouterSummary): { linkDialerGroups: string[] } | undefined {
+  if (item.linkDialerGroups === undefined) return undefined;
+  const read = readDialerGroups(item.linkDialerGroups);
+  return read.ok ? { linkDialerGroups: read.groups } : undefined;
 }
 
 /** A peer's routers' links, keeping only well-formed reports. */

@@ -4,6 +4,7 @@
 // Pure: the caller looks the router up and reads the certificate.
 import type { LinkListenerInfo, RouterHello } from '../../common/control-channel/control-messages.ts';
 import type { EdgeRouter } from '../model/router-entities.ts';
+import { readDialerGroups } from './link-reach.ts';
 
 export interface PresentedCertificate {
   readonly commonName: string | undefined;
@@ -40,6 +41,12 @@ export function readHello(frame: unknown): HelloCheck {
   if (protocols !== undefined && (typeof protocols !== 'object' || protocols === null || Array.isArray(protocols) || !Object.values(protocols).every((v) => typeof v === 'string'))) {
     return bad('supportedProtocols must map protocol names to addresses');
   }
+  let dialerGroups: string[] | undefined;
+  if (value.routersChanged === true && value.linkDialerGroups !== undefined) {
+    const read = readDialerGroups(value.linkDialerGroups);
+    if (!read.ok) return bad(read.reason);
+    dialerGroups = read.groups;
+  }
   return {
     ok: true,
     hello: {
@@ -53,6 +60,9 @@ export function readHello(frame: unknown): HelloCheck {
       ...(value.edgeModelDeltas === true ? { edgeModelDeltas: true } : {}),
       // Likewise: only true means the router verifies routes signed in batches.
       ...(value.routeBatches === true ? { routeBatches: true } : {}),
+      // Likewise: anything but true means one `ctrl.routerConnected` / `ctrl.routerDisconnected` per router, about all.
+      ...(value.routersChanged === true ? { routersChanged: true } : {}),
+      ...(dialerGroups !== undefined ? { linkDialerGroups: dialerGroups } : {}),
     },
   };
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, createServer, type Server } from 'node:tls';
 import { after, before, test } from 'node:test';
-import type { RouterInfo } from '../../common/control-channel/control-messages.ts';
+import type { EdgeModel, LinkListenerInfo, RouterInfo } from '../../common/control-channel/control-messages.ts';
 import { encodeFrame, FrameDecoder } from '../../common/framing/frame-codec.ts';
 import { createMemoryLogger } from '../../common/log/logger.ts';
 import { systemClock } from '../../common/time/clock.ts';
@@ -38,7 +38,7 @@ before(async () => {
   caPem = readFileSync(pkiPaths(dir).bundle, 'utf8');
   serverTls = { cert: readFileSync(controllerPaths(dir, 'c1').chain, 'utf8'), key: readFileSync(controllerPaths(dir, 'c1').key, 'utf8') };
   const issuer = await loadIssuer(dir);
-  for (const id of ['r1', 'r2']) {
+  for (const id of ['r1', 'r2', 'r3', 'r4']) {
     const issued = await createClientCertificate(issuer, { commonName: id });
     credentials.set(id, { cert: issued.chainPem, key: issued.keyPem });
   }
@@ -52,8 +52,8 @@ const routerRow = (id: string, changes: Partial<EdgeRouter> = {}): EdgeRouter =>
 
 const timing: RouterHubTiming = { heartbeatIntervalMs: 50, unresponsiveMs: 400, helloTimeoutMs: 300, edgeModelDebounceMs: 100 };
 
-async function startHub(options: { others?: RouterInfo[]; sdkAllowed?: (terminator: TerminatorRecord) => boolean; modelRows?: EditableRows } = {}) {
-  const rows = new Map<string, EdgeRouter>([['r1', routerRow('r1')], ['r2', routerRow('r2')]]);
+async function startHub(options: { others?: RouterInfo[]; sdkAllowed?: (terminator: TerminatorRecord) => boolean; modelRows?: EditableRows; timing?: Partial<RouterHubTiming>; model?: { index: number; model: EdgeModel } } = {}) {
+  const rows = new Map<string, EdgeRouter>(['r1', 'r2', 'r3', 'r4'].map((id) => [id, routerRow(id)]));
   const logger = createMemoryLogger();
   const announced: RouterEvent[] = [];
   const recorded: Array<[string, Readonly<Record<string, unknown>>]> = [];
@@ -73,14 +73,14 @@ async function startHub(options: { others?: RouterInfo[]; sdkAllowed?: (terminat
     terminators,
     controllerId: 'c1',
     findRouter: (id) => rows.get(id),
-    edgeModel: () => (options.modelRows ? edgeModelOf(options.modelRows) : { index: modelIndex, model: { services: [] } }),
+    edgeModel: () => (options.modelRows ? edgeModelOf(options.modelRows) : (options.model ?? { index: modelIndex, model: { services: [] } })),
     ...(options.modelRows ? { modelRows: options.modelRows } : {}),
     otherRouters: async () => options.others ?? [],
     announce: (event) => announced.push(event),
     metrics: { record: (id, gauges) => recorded.push([id, gauges]), connected: () => undefined, disconnected: () => undefined, roundTrip: (id, ms) => roundTrips.push([id, ms]) },
     logger,
     clock: systemClock,
-    timing,
+    timing: { ...timing, ...options.timing },
   });
   const server: Server = createServer({ ...serverTls, ca: caPem, requestCert: true, rejectUnauthorized: true }, (socket) => hub.accept(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -101,7 +101,11 @@ interface Client {
   destroy(): void;
 }
 
-async function client(port: number, id: string, options: { answerHeartbeats?: boolean; hello?: boolean; deltas?: boolean } = {}): Promise<Client> {
+async function client(
+  port: number,
+  id: string,
+  options: { answerHeartbeats?: boolean; hello?: boolean; deltas?: boolean; dialerGroups?: string[]; listeners?: LinkListenerInfo[]; reads?: boolean } = {},
+): Promise<Client> {
   const { cert, key } = credentials.get(id)!;
   const socket = connect({ host: '127.0.0.1', port, cert, key, ca: caPem, servername: 'localhost' });
   const decoder = new FrameDecoder();
@@ -130,7 +134,23 @@ async function client(port: number, id: string, options: { answerHeartbeats?: bo
   socket.on('close', () => (result.closed = true));
   socket.on('error', () => undefined);
   await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
-  if (options.hello !== false) result.send({ type: 'router.hello', routerId: id, version: 'v1', linkListeners: [{ binding: 'transport', advertise: `tls:127.0.0.1:40${id.slice(1)}`, groups: ['g'] }], ...(options.deltas ? { edgeModelDeltas: true } : {}) });
+  const linkListeners = options.listeners ?? [{ binding: 'transport', advertise: `tls:127.0.0.1:40${id.slice(1)}`, groups: ['g'] }];
+  if (options.hello !== false) {
+    result.send({
+      type: 'router.hello',
+      routerId: id,
+      version: 'v1',
+      linkListeners,
+      ...(options.deltas ? { edgeModelDeltas: true } : {}),
+      ...(options.dialerGroups ? { routersChanged: true, linkDialerGroups: options.dialerGroups } : {}),
+    });
+  }
+  if (options.reads === false) {
+    // A router that stops reading but keeps talking: its heartbeats keep it from being closed as silent.
+    socket.pause();
+    const beats = setInterval(() => result.send({ type: 'hb', sentAt: Date.now() }), 50);
+    socket.on('close', () => clearInterval(beats));
+  }
   return result;
 }
 
@@ -470,6 +490,110 @@ test('a router disabled or deleted while connected is refused as revoked; at a h
     const refused = await unknown.next('ctrl.refused');
     assert.match(refused.reason, /no edge router has the id r2/);
     assert.equal(refused.revoked, undefined);
+  } finally {
+    await env.close();
+  }
+});
+
+const listening = (id: string, groups: string[]): LinkListenerInfo[] => [{ binding: 'transport', advertise: `tls:127.0.0.1:40${id.slice(1)}`, groups }];
+const namedIn = (frames: any[]) => frames.filter((frame) => frame.type === 'ctrl.routersChanged').flatMap((frame) => [...frame.connected.map((router: RouterInfo) => `+${router.id}`), ...frame.disconnected.map((id: string) => `-${id}`)]);
+
+test('routers that say routersChanged hear of arrivals and departures in batches, only of routers they may link with; older routers get one frame each', async () => {
+  const env = await startHub({ timing: { routersChangedIntervalMs: 150 } });
+  try {
+    // r1: an older router listening on g. r2 dials g and listens on nothing; r3 listens on g and dials nothing;
+    // r4 neither dials nor listens.
+    const older = await client(env.port, 'r1');
+    await older.next('ctrl.welcome');
+    const dialer = await client(env.port, 'r2', { dialerGroups: ['g'], listeners: [] });
+    assert.deepEqual((await dialer.next('ctrl.welcome')).routers.map((router: RouterInfo) => router.id), ['r1'], 'r2 may dial r1');
+    const listener = await client(env.port, 'r3', { dialerGroups: [], listeners: listening('r3', ['g']) });
+    assert.deepEqual((await listener.next('ctrl.welcome')).routers.map((router: RouterInfo) => router.id).sort(), ['r1', 'r2'], 'r1 (dials any) and r2 may dial r3');
+    const loner = await client(env.port, 'r4', { dialerGroups: [], listeners: [] });
+    assert.deepEqual((await loner.next('ctrl.welcome')).routers, [], 'nobody may link with r4');
+    // Arrivals so far reach r2 in a batch (r1's may too, if its batch was still pending at r2's welcome: harmless).
+    await until('r2 to hear of r3', () => namedIn(dialer.frames).includes('+r3'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(namedIn(dialer.frames).filter((name) => name !== '+r1'), ['+r3'], 'not of r4');
+    assert.deepEqual(namedIn(listener.frames).filter((name) => name !== '+r1' && name !== '+r2'), [], 'r3 hears of no one its welcome did not name (not of r4)');
+    for (const router of [dialer, listener, loner]) router.frames.length = 0;
+
+    // Three other controllers' routers arrive at once: one listening on g, one on h, one dialing g only.
+    env.hub.remoteEvent({ event: 'connected', router: { id: 'x1', name: 'x1', linkListeners: listening('x1', ['g']), linkDialerGroups: [] } });
+    env.hub.remoteEvent({ event: 'connected', router: { id: 'x2', name: 'x2', linkListeners: listening('x2', ['h']), linkDialerGroups: [] } });
+    env.hub.remoteEvent({ event: 'connected', router: { id: 'x3', name: 'x3', linkListeners: [], linkDialerGroups: ['g'] } });
+    const batch = await dialer.next('ctrl.routersChanged');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.deepEqual([...namedIn([batch]), ...namedIn(dialer.frames)], ['+x1'], 'r2 hears of the routers listening on g, not of x2 (h) or x3 (a dialer)');
+    assert.equal(dialer.frames.concat([batch]).filter((frame) => frame.type === 'ctrl.routersChanged').flatMap((frame) => frame.connected).some((router: object) => 'linkDialerGroups' in router), false, 'what controllers alone need stays with them');
+    assert.deepEqual(namedIn(listener.frames), ['+x3'], 'r3 hears of x3, which may dial it');
+    assert.deepEqual(namedIn(loner.frames), [], 'r4 hears of nobody');
+    assert.equal(dialer.count('ctrl.routerConnected') + listener.count('ctrl.routerConnected') + loner.count('ctrl.routerConnected'), 0, 'no single frames to them');
+    const heard = older.frames.filter((frame) => frame.type === 'ctrl.routerConnected').map((frame) => frame.router.id);
+    assert.deepEqual(heard, ['r2', 'r3', 'r4', 'x1', 'x2', 'x3'], 'the older router is told of every router, one frame each, at once');
+
+    // Departures: x1 leaves and r3 closes; r2 hears of both in one batch, the older router one frame each.
+    dialer.frames.length = 0;
+    env.hub.remoteEvent({ event: 'disconnected', routerId: 'x1' });
+    listener.destroy();
+    await until('r3 to be gone', () => !env.hub.isConnected('r3'));
+    // The cluster's presence reports a local router's departure too: it goes only where r3's own did.
+    env.hub.remoteEvent({ event: 'disconnected', routerId: 'r3' });
+    await until('the older router to hear of both', () => older.count('ctrl.routerDisconnected') >= 2);
+    const gone = await dialer.next('ctrl.routersChanged');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual([...namedIn([gone]), ...namedIn(dialer.frames)].sort(), ['-r3', '-x1']);
+    assert.deepEqual(namedIn(loner.frames), [], 'r4 still hears of nobody');
+    for (const router of [older, dialer, loner]) router.destroy();
+  } finally {
+    await env.close();
+  }
+});
+
+// A model (about 30 MB) bigger than what loopback socket buffers take, so a router that does not read leaves most of
+// it unwritten in the controller.
+const bigModelServices = 120_000;
+let big: { index: number; model: EdgeModel } | undefined;
+const bigModel = () =>
+  (big ??= { index: 1, model: { services: Array.from({ length: bigModelServices }, (_, index) => ({ id: `s${index}`, name: `service-${index}-${'x'.repeat(220)}`, roleAttributes: [], configs: {} })) } as unknown as EdgeModel });
+
+test('whole edge models wait for the budget: a router that does not read holds back the next welcome\'s model only until its drain time runs out', async () => {
+  const env = await startHub({ model: bigModel(), timing: { unresponsiveMs: 10_000, wholeModelsInFlight: 1, wholeModelDrainMs: 3000 } });
+  try {
+    const stuck = await client(env.port, 'r1', { reads: false });
+    await until('r1 to be welcomed', () => env.hub.isConnected('r1'));
+    const waiting = await client(env.port, 'r2');
+    await waiting.next('ctrl.welcome');
+    const welcomedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(waiting.count('ctrl.edgeModel'), 0, 'the one model in flight is r1\'s, not yet written');
+    await waiting.next('ctrl.edgeModel', 10_000);
+    assert.ok(Date.now() - welcomedAt >= 2500, `sent once r1's drain time ran out (${Date.now() - welcomedAt} ms)`);
+    stuck.destroy();
+    waiting.destroy();
+  } finally {
+    await env.close();
+  }
+});
+
+test('a router that does not read what it is sent is closed with a warning once its unwritten bytes stay over the bound; others are served', async () => {
+  const env = await startHub({ model: bigModel(), timing: { unresponsiveMs: 10_000, slowReaderBytes: 4 * 1024 * 1024, slowReaderMs: 400 } });
+  try {
+    const stuck = await client(env.port, 'r1', { reads: false });
+    await until('r1 to be welcomed', () => env.hub.isConnected('r1'));
+    await until('r1 to be closed', () => !env.hub.isConnected('r1'), 5000);
+    const warning = env.logger.lines.find((record) => record.msg === 'router channel closed: the router does not read what the controller sends');
+    assert.ok(warning, 'a warning names the router');
+    assert.equal(warning.level, 'warn');
+    assert.equal(warning.routerId, 'r1');
+    assert.ok((warning.pendingBytes as number) > 4 * 1024 * 1024);
+    const reader = await client(env.port, 'r2');
+    await reader.next('ctrl.welcome');
+    assert.equal((await reader.next('ctrl.edgeModel', 10_000)).model.services.length, bigModelServices, 'a router that reads gets the whole model');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.equal(env.hub.isConnected('r2'), true, 'and stays');
+    stuck.destroy();
+    reader.destroy();
   } finally {
     await env.close();
   }

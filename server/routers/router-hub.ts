@@ -21,6 +21,8 @@ import { edgeModelTables } from './edge-model-snapshot.ts';
 import { admitRouter, readHello } from './router-admission.ts';
 import { RouterChannel, type ControlSocket, type RouterChannelOwner, type RouterChannelTiming } from './router-channel.ts';
 import { readTerminatorCreate, readTerminatorRemove } from './terminator-messages.ts';
+import { linkReachOf, mayLink, type LinkReach } from './link-reach.ts';
+import { RouterAnnouncements } from './router-announcements.ts';
 import type { ReportedLink, RouterLinkReport } from '../circuits/circuit-paths.ts';
 import { readCircuitReport, type CircuitReport } from '../events/circuit-events.ts';
 import type { TerminatorRegistry } from './terminator-registry.ts';
@@ -31,11 +33,16 @@ import type { TerminatorRecord } from '../edge/terminator-directory.ts';
 export interface RouterSummary extends RouterConnection {
   readonly name: string;
   readonly linkListeners: readonly LinkListenerInfo[];
+  /** The groups its link dialers dial, when its hello said (`routersChanged`); absent: any listener. */
+  readonly linkDialerGroups?: readonly string[];
 }
+
+/** A router as controllers tell each other of it: what routers are told, and whom it dials (link-reach.ts). */
+export type AnnouncedRouter = RouterInfo & { readonly linkDialerGroups?: readonly string[] };
 
 /** What one controller tells the others when one of its routers comes or goes. */
 export type RouterEvent =
-  | { readonly event: 'connected'; readonly router: RouterInfo }
+  | { readonly event: 'connected'; readonly router: AnnouncedRouter }
   | { readonly event: 'disconnected'; readonly routerId: string }
   /** The router's terminators changed: the other controllers drop what they cached. */
   | { readonly event: 'terminators'; readonly routerId: string }
@@ -63,7 +70,27 @@ export interface RouterEdgeSessionsSink {
 export interface RouterHubTiming extends RouterChannelTiming {
   /** Model changes within this window make one `ctrl.edgeModel` (1 s). */
   readonly edgeModelDebounceMs: number;
+  /** Routers' arrivals and departures within this window make one `ctrl.routersChanged` (default 250 ms). */
+  readonly routersChangedIntervalMs?: number;
+  /**
+   * Whole edge models written and not yet taken by their routers' sockets, at most (default 8); the others wait,
+   * in order. A model counts until its socket has drained or `wholeModelDrainMs` (default 10 s) has passed.
+   */
+  readonly wholeModelsInFlight?: number;
+  readonly wholeModelDrainMs?: number;
+  /**
+   * A router whose channel holds more than `slowReaderBytes` unwritten (default 32 MiB) for `slowReaderMs` (default
+   * 30 s) is closed: a router that does not read must not cost the controller its memory.
+   */
+  readonly slowReaderBytes?: number;
+  readonly slowReaderMs?: number;
 }
+
+const defaultRoutersChangedIntervalMs = 250;
+const defaultWholeModelsInFlight = 8;
+const defaultWholeModelDrainMs = 10_000;
+const defaultSlowReaderBytes = 32 * 1024 * 1024;
+const defaultSlowReaderMs = 30_000;
 
 export interface RouterHubDeps {
   readonly controllerId: string;
@@ -78,7 +105,7 @@ export interface RouterHubDeps {
   readonly hostedServices: (routerId: string) => ReadonlyMap<string, string>;
   readonly terminators: TerminatorRegistry;
   /** The routers connected to the other controllers of the cluster, for the welcome. */
-  readonly otherRouters: () => Promise<readonly RouterInfo[]>;
+  readonly otherRouters: () => Promise<readonly AnnouncedRouter[]>;
   /** Tells the other controllers; must not throw. */
   readonly announce: (event: RouterEvent) => void;
   /** A router reported its links (latencies too, not only a new set): the cluster's link graph follows. */
@@ -121,9 +148,26 @@ export class RouterHub implements RouterChannelOwner {
   private pushedIndex: number;
   /** The model index each channel was last sent (whole or delta): it may take a delta starting at or below it. */
   private readonly sentModelIndex = new WeakMap<RouterChannel, number>();
+  /** Arrivals and departures not yet sent to the routers that take `ctrl.routersChanged`. */
+  private readonly announcements = new RouterAnnouncements();
+  private announceTimer: NodeJS.Timeout | undefined;
+  /**
+   * What each router announced here dials and listens on, for whom its departure concerns: kept after a local router
+   * leaves, since the cluster's presence then reports its departure as well (a router per id, at most).
+   */
+  private readonly reachById = new Map<string, LinkReach>();
+  /** Channels waiting for a whole model, in order, and how many models are written and not yet drained. */
+  private readonly modelQueue = new Set<RouterChannel>();
+  private modelsInFlight = 0;
+  /** Since when each channel has held more than the slow-reader bound unwritten. */
+  private readonly backedUpSince = new WeakMap<RouterChannel, number>();
+  private readonly slowReaderTimer: NodeJS.Timeout;
 
   constructor(private readonly deps: RouterHubDeps) {
     this.pushedIndex = deps.modelRows?.appliedIndex() ?? 0;
+    const slowReaderMs = deps.timing.slowReaderMs ?? defaultSlowReaderMs;
+    this.slowReaderTimer = setInterval(() => this.closeSlowReaders(), Math.max(10, Math.min(5000, Math.floor(slowReaderMs / 4))));
+    this.slowReaderTimer.unref();
   }
 
   /** A TLS connection on the control address whose (CA-verified) certificate is not a controller's. */
@@ -170,9 +214,14 @@ export class RouterHub implements RouterChannelOwner {
   /** Another controller's router came or went: this controller's routers hear of it. */
   remoteEvent(event: RouterEvent): void {
     if (event.event === 'connected') {
-      if (!this.connected.has(event.router.id)) this.broadcast({ type: 'ctrl.routerConnected', router: this.withFingerprints(event.router) });
+      if (this.connected.has(event.router.id)) return;
+      const reach = linkReachOf(event.router.linkListeners, event.router.linkDialerGroups);
+      this.reachById.set(event.router.id, reach);
+      this.announceConnected(event.router, reach);
     } else if (event.event === 'disconnected' && !this.connected.has(event.routerId)) {
-      this.broadcast({ type: 'ctrl.routerDisconnected', routerId: event.routerId });
+      const reach = this.reachById.get(event.routerId);
+      this.reachById.delete(event.routerId);
+      this.announceDisconnected(event.routerId, reach);
     }
   }
 
@@ -226,6 +275,7 @@ export class RouterHub implements RouterChannelOwner {
       connectedAt: new Date(channel.connectedAt).toISOString(),
       name: this.deps.findRouter(hello.routerId)?.name ?? hello.routerId,
       linkListeners: hello.linkListeners,
+      ...(hello.linkDialerGroups ? { linkDialerGroups: hello.linkDialerGroups } : {}),
     };
   }
 
@@ -233,6 +283,8 @@ export class RouterHub implements RouterChannelOwner {
     this.stopped = true;
     clearTimeout(this.modelTimer);
     clearTimeout(this.sdkRecheckTimer);
+    clearTimeout(this.announceTimer);
+    clearInterval(this.slowReaderTimer);
     for (const channel of [...this.open]) channel.close('controller shutting down');
   }
 
@@ -309,7 +361,7 @@ export class RouterHub implements RouterChannelOwner {
     this.deps.edgeSessions?.disconnected(routerId, !row || row.disabled || row.fingerprint !== channel.certificate.fingerprint);
     this.deps.metrics.disconnected(routerId);
     if (this.stopped) return;
-    this.broadcast({ type: 'ctrl.routerDisconnected', routerId });
+    this.announceDisconnected(routerId, reachOf(channel));
     this.deps.announce({ event: 'disconnected', routerId });
   }
 
@@ -330,7 +382,7 @@ export class RouterHub implements RouterChannelOwner {
 
   private async welcome(channel: RouterChannel): Promise<void> {
     const hello = channel.hello!;
-    let others: readonly RouterInfo[] = [];
+    let others: readonly AnnouncedRouter[] = [];
     try {
       others = await this.deps.otherRouters();
     } catch (error) {
@@ -343,21 +395,25 @@ export class RouterHub implements RouterChannelOwner {
     if (!again.ok) return this.refuse(channel, again.reason, row?.disabled === true);
     const previous = this.connected.get(hello.routerId);
     this.connected.set(hello.routerId, channel);
+    this.reachById.set(hello.routerId, reachOf(channel));
     channel.welcome();
     this.deps.terminators.connected(hello.routerId);
     this.deps.edgeSessions?.connected(hello.routerId);
     if (previous && previous !== channel) previous.close('replaced by a newer channel from the same router');
     const info = this.infoOf(channel);
-    const local = [...this.connected.values()].filter((other) => other !== channel).map((other) => this.infoOf(other));
+    const reach = reachOf(channel);
+    // A router that takes `ctrl.routersChanged` is told only of the routers it may link with.
+    const concerns = (other: LinkReach) => !hello.routersChanged || mayLink(reach, other);
+    const local = [...this.connected.values()].filter((other) => other !== channel && concerns(reachOf(other))).map((other) => this.infoOf(other));
     // A set, not a scan per remote router: thousands of routers arriving made each welcome quadratic.
-    const localIds = new Set(local.map((mine) => mine.id));
-    const remote = others.filter((other) => other.id !== hello.routerId && !localIds.has(other.id));
+    const localIds = new Set([...this.connected.keys()]);
+    const remote = others.filter((other) => !localIds.has(other.id) && concerns(linkReachOf(other.linkListeners, other.linkDialerGroups)));
     const routers = [...local, ...remote].map((other) => this.withFingerprints(other));
     channel.send({ type: 'ctrl.welcome', controllerId: this.deps.controllerId, members: this.members, routers });
-    this.sendWholeModel(channel);
+    this.queueWholeModel(channel);
     this.deps.metrics.connected(hello.routerId);
     this.deps.logger.info('router connected', { routerId: hello.routerId, name: info.name, version: hello.version, remote: channel.remote, linkListeners: hello.linkListeners.length });
-    this.broadcast({ type: 'ctrl.routerConnected', router: this.withFingerprints(info) }, channel);
+    this.announceConnected(info, reach, channel);
     this.deps.announce({ event: 'connected', router: info });
   }
 
@@ -510,14 +566,66 @@ export class RouterHub implements RouterChannelOwner {
     this.modelTimer.unref();
   }
 
-  private infoOf(channel: RouterChannel): RouterInfo {
+  private infoOf(channel: RouterChannel): AnnouncedRouter {
     const hello = channel.hello!;
-    return { id: hello.routerId, name: this.deps.findRouter(hello.routerId)?.name ?? hello.routerId, linkListeners: hello.linkListeners };
+    return {
+      id: hello.routerId,
+      name: this.deps.findRouter(hello.routerId)?.name ?? hello.routerId,
+      linkListeners: hello.linkListeners,
+      ...(hello.linkDialerGroups ? { linkDialerGroups: hello.linkDialerGroups } : {}),
+    };
   }
 
-  /** The router's enrolled certificates' fingerprints from this controller's model, in place of any it came with. */
-  private withFingerprints(info: RouterInfo): RouterInfo {
-    const { fingerprint: _sentFingerprint, serverFingerprint: _sentServerFingerprint, ...rest } = info;
+  /** A router arrived (here, or on another controller): routers on the old protocol hear of it at once, one frame
+   * each; those that take `ctrl.routersChanged` with the next batch. */
+  private announceConnected(info: AnnouncedRouter, reach: LinkReach, except?: RouterChannel): void {
+    this.broadcastLegacy(encodeFrame({ type: 'ctrl.routerConnected', router: this.withFingerprints(info) }), except);
+    this.announcements.connected(info, reach);
+    this.scheduleAnnouncements();
+  }
+
+  private announceDisconnected(routerId: string, reach: LinkReach | undefined): void {
+    this.broadcastLegacy(encodeFrame({ type: 'ctrl.routerDisconnected', routerId }));
+    this.announcements.disconnected(routerId, reach);
+    this.scheduleAnnouncements();
+  }
+
+  private broadcastLegacy(bytes: Buffer, except?: RouterChannel): void {
+    for (const channel of this.connected.values()) if (channel !== except && !channel.ending && !channel.hello?.routersChanged) channel.sendEncoded(bytes);
+  }
+
+  private scheduleAnnouncements(): void {
+    if (this.announceTimer || this.stopped) return;
+    this.announceTimer = setTimeout(() => {
+      this.announceTimer = undefined;
+      this.flushAnnouncements();
+    }, this.deps.timing.routersChangedIntervalMs ?? defaultRoutersChangedIntervalMs);
+    this.announceTimer.unref();
+  }
+
+  /** One `ctrl.routersChanged` to each router that takes it, naming the routers it may link with; encoded once per
+   * kind of receiver (those that dial and listen on the same groups hear the same). */
+  private flushAnnouncements(): void {
+    if (this.announcements.size === 0) return;
+    const messageFor = this.announcements.take();
+    const encoded = new Map<object, Buffer>();
+    for (const channel of this.connected.values()) {
+      if (channel.ending || !channel.hello?.routersChanged) continue;
+      const message = messageFor(reachOf(channel));
+      if (message === undefined) continue;
+      let bytes = encoded.get(message);
+      if (bytes === undefined) {
+        bytes = encodeFrame({ ...message, connected: message.connected.map((info) => this.withFingerprints(info)) });
+        encoded.set(message, bytes);
+      }
+      channel.sendEncoded(bytes);
+    }
+  }
+
+  /** The router's enrolled certificates' fingerprints from this controller's model, in place of any it came with
+   * (and nothing of what controllers alone need). */
+  private withFingerprints(info: AnnouncedRouter): RouterInfo {
+    const { fingerprint: _sentFingerprint, serverFingerprint: _sentServerFingerprint, linkDialerGroups: _dialerGroups, ...rest } = info;
     const row = this.deps.findRouter(info.id);
     return {
       ...rest,
@@ -551,7 +659,32 @@ export class RouterHub implements RouterChannelOwner {
       if (deltaBytes && channel.hello?.edgeModelDeltas && (this.sentModelIndex.get(channel) ?? -1) >= fromIndex) {
         channel.sendEncoded(deltaBytes);
         this.sentModelIndex.set(channel, index);
-      } else this.sendWholeModel(channel);
+      } else this.queueWholeModel(channel);
+    }
+  }
+
+  /**
+   * The channel is sent the whole model (the one current when its turn comes), once fewer than the budget of whole
+   * models are still unwritten: thousands of routers welcomed at once must not each hold a copy of it in the
+   * controller's memory. A channel already waiting keeps its place.
+   */
+  private queueWholeModel(channel: RouterChannel): void {
+    this.modelQueue.add(channel);
+    this.sendQueuedModels();
+  }
+
+  private sendQueuedModels(): void {
+    const budget = this.deps.timing.wholeModelsInFlight ?? defaultWholeModelsInFlight;
+    for (const channel of this.modelQueue) {
+      if (this.modelsInFlight >= budget) return;
+      this.modelQueue.delete(channel);
+      if (channel.closed || channel.ending) continue;
+      this.sendWholeModel(channel);
+      this.modelsInFlight++;
+      void channel.drained(this.deps.timing.wholeModelDrainMs ?? defaultWholeModelDrainMs).then(() => {
+        this.modelsInFlight--;
+        if (!this.stopped) this.sendQueuedModels();
+      });
     }
   }
 
@@ -561,12 +694,54 @@ export class RouterHub implements RouterChannelOwner {
     this.sentModelIndex.set(channel, frame.index);
   }
 
+  /** Closes a router whose channel has held more than the bound unwritten for too long (it does not read). */
+  private closeSlowReaders(): void {
+    const bound = this.deps.timing.slowReaderBytes ?? defaultSlowReaderBytes;
+    const limitMs = this.deps.timing.slowReaderMs ?? defaultSlowReaderMs;
+    const now = this.deps.clock.now();
+    for (const channel of this.open) {
+      if (channel.closed || channel.ending) continue;
+      const pending = channel.pendingBytes;
+      if (pending <= bound) {
+        this.backedUpSince.delete(channel);
+        continue;
+      }
+      const since = this.backedUpSince.get(channel);
+      if (since === undefined) {
+        this.backedUpSince.set(channel, now);
+        continue;
+      }
+      if (now - since < limitMs) continue;
+      this.deps.logger.warn('router channel closed: the router does not read what the controller sends', {
+        routerId: channel.hello?.routerId ?? null,
+        remote: channel.remote,
+        pendingBytes: pending,
+        limitBytes: bound,
+        forMs: now - since,
+      });
+      channel.close(`more than ${bound} bytes unwritten for ${limitMs} ms`);
+    }
+  }
+
   /** The `ctrl.edgeModel` frame of the current model, encoded once for as long as `edgeModel()` answers the same one. */
   private edgeModelFrame(): { index: number; bytes: Buffer } {
     const current = this.deps.edgeModel();
     if (this.encodedModel?.source !== current) this.encodedModel = { source: current, bytes: encodeFrame({ type: 'ctrl.edgeModel', ...current }) };
     return { index: current.index, bytes: this.encodedModel.bytes };
   }
+}
+
+const reachByHello = new WeakMap<object, LinkReach>();
+
+/** Whom the channel's router may link with, by its hello (worked out once per hello). */
+function reachOf(channel: RouterChannel): LinkReach {
+  const hello = channel.hello!;
+  let reach = reachByHello.get(hello);
+  if (reach === undefined) {
+    reach = linkReachOf(hello.linkListeners, hello.linkDialerGroups);
+    reachByHello.set(hello, reach);
+  }
+  return reach;
 }
 
 /** An enrollment or re-enrollment changes a router's certificates only, none of what the edge model carries of it
