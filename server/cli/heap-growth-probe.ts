@@ -1,7 +1,6 @@
 // How far a Node process started with given flags lets its heap grow past what it holds: a child process holds
-// `heldMiB` of objects, then for `seconds` makes objects that live through a few young collections before they die (as
-// a request's state does in a busy controller), reading its heap used after every batch. For node-flags.test.ts and
-// the leader-RSS figures in bench/RESULTS.md.
+// `heldMiB` of objects, then for `ms` milliseconds makes objects that live through a few young collections before they die (as
+// a request's state does in a busy controller), reading its heap used after every batch. For node-flags.test.ts.
 import { execFileSync } from 'node:child_process';
 
 const child = `
