@@ -21,8 +21,8 @@ export const semiSpaceFlag = '--max-semi-space-size=32';
  * allocates the most (a write's request objects live until its command commits, long enough to be promoted), so it
  * ran with up to three times its live heap while the followers ran with ~1.2x. Three-node clusters loaded with 300k
  * identities at 1,200-1,700/s, two rounds each way: the writes' controller's peak RSS 792 and 735 MiB without, 528 and
- * 522 with (what it holds after a full collection, ~200 MiB, the same), for ~20% more of its CPU per identity in more
- * full collections (bench/RESULTS.md, leader-rss notes).
+ * 522 with (what it holds after a full collection, ~200 MiB, the same); at 1M, 976 MiB against 1,810. The price is
+ * 1.2-1.3x its CPU per identity, in more full collections (bench/RESULTS.md, leader-rss notes).
  */
 export const heapGrowingFlag = '--heap-growing-percent=50';
 
