@@ -15,6 +15,18 @@ import { availableParallelism } from 'node:os';
 export const semiSpaceFlag = '--max-semi-space-size=32';
 
 /**
+ * A controller's old generation grows by at most half of what it held after its last full collection before the next
+ * one (`--heap-growing-percent`). V8 otherwise picks the growth from how fast the process allocates against how fast
+ * it collects, up to 4x on a machine with gigabytes of memory: the controller that takes the management API's writes
+ * allocates the most (a write's request objects live until its command commits, long enough to be promoted), so it
+ * ran with up to three times its live heap while the followers ran with ~1.2x. Three-node clusters loaded with 300k
+ * identities at 1,200-1,700/s, two rounds each way: the writes' controller's peak RSS 792 and 735 MiB without, 528 and
+ * 522 with (what it holds after a full collection, ~200 MiB, the same); at 1M, 976 MiB against 1,810. The price is
+ * 1.2-1.3x its CPU per identity, in more full collections (bench/RESULTS.md, leader-rss notes).
+ */
+export const heapGrowingFlag = '--heap-growing-percent=50';
+
+/**
  * V8's helper threads (parallel scavenges, concurrent marking and sweeping, background compilation): one per two
  * CPUs, at least 1 and at most Node's default of 4. A scavenge ends only when every helper has finished its share, so
  * helpers that outnumber the CPUs make the pause wait for the slowest one to be scheduled. On 2 CPUs (three
@@ -27,7 +39,7 @@ export function v8PoolSize(cpus: number): number {
 
 /** The flags `controller run` starts with on a machine with `cpus` CPUs (this one's by default). */
 export function controllerNodeFlags(cpus: number = availableParallelism()): readonly string[] {
-  return [semiSpaceFlag, `--v8-pool-size=${v8PoolSize(cpus)}`];
+  return [semiSpaceFlag, heapGrowingFlag, `--v8-pool-size=${v8PoolSize(cpus)}`];
 }
 
 /** The flags for the edgeward command `args` (empty for every command but `controller run`). */

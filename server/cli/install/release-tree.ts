@@ -10,7 +10,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rm
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { semiSpaceFlag, shellPoolSize } from '../node-flags.ts';
+import { heapGrowingFlag, semiSpaceFlag, shellPoolSize } from '../node-flags.ts';
 import { productionPackages, type PackageLock } from './production-packages.ts';
 
 const run = promisify(execFile);
@@ -99,7 +99,7 @@ set -e
 dir="$(cd "$(dirname "$(readlink -f "$0")")" && pwd)"
 if [ "\${1:-}" = controller ] && [ "\${2:-}" = run ]; then
   ${shellPoolSize}
-  exec node --enable-source-maps ${semiSpaceFlag} --v8-pool-size="$pool" "$dir/${releasePaths.main}" "$@"
+  exec node --enable-source-maps ${semiSpaceFlag} ${heapGrowingFlag} --v8-pool-size="$pool" "$dir/${releasePaths.main}" "$@"
 fi
 exec node --enable-source-maps "$dir/${releasePaths.main}" "$@"
 `;
