@@ -362,7 +362,7 @@ test('control channel: welcome with members, edge model, isOnline, other routers
   await waitFor('router a offline', async () => ((await detail(first.id)).isOnline === false ? true : undefined));
 });
 
-test('routers saying routersChanged hear of arrivals and departures in batches, only of routers they may link with; an older router still gets one frame per router', async () => {
+test('routers saying routersChanged hear of arrivals and departures in batches, of just the routers they may link with; an older router still gets one frame per router', async () => {
   const [older, dialer, listener, loner] = await Promise.all(['batch-older', 'batch-dialer', 'batch-listener', 'batch-loner'].map(async (name) => enroll(await createRouter(name))));
   const listens = (port: number) => [{ binding: 'transport', advertise: `tls:127.0.0.1:${port}`, groups: ['default'] }];
   const named = (frames: Frame[]) => frames.flatMap((frame) => [...frame.connected.map((router: { id: string }) => `+${router.id}`), ...frame.disconnected.map((id: string) => `-${id}`)]);

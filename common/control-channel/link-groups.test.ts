@@ -20,7 +20,7 @@ describe('link groups', () => {
     assert.equal(sharesGroup(['default'], undefined), true);
   });
 
-  it('an end in named groups only does not match an end without groups', () => {
+  it('an end in named groups (and none unnamed) does not match an end without groups', () => {
     assert.equal(sharesGroup(['east'], undefined), false);
     assert.equal(sharesGroup([], ['east']), false);
     assert.equal(sharesGroup(['east', 'default'], []), true);

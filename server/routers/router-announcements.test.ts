@@ -21,7 +21,7 @@ test('a batch names each router once, in its latest state, and is emptied when t
   assert.deepEqual(messageFor(listensG), { type: 'ctrl.routersChanged', connected: [{ id: 'b', name: 'b', linkListeners: [] }, { id: 'c', name: 'c-again', linkListeners: [] }], disconnected: ['a'] });
 });
 
-test('each receiver is told only of routers it may link with; a departure of unknown reach goes to all; receivers alike share one message', () => {
+test('each receiver is told of just the routers it may link with; a departure of unknown reach goes to all; receivers alike share one message', () => {
   const batch = new RouterAnnouncements();
   batch.connected({ id: 'dialer', name: 'd', linkListeners: [] }, dialsG);
   batch.disconnected('unknown', undefined);

@@ -498,7 +498,7 @@ test('a router disabled or deleted while connected is refused as revoked; at a h
 const listening = (id: string, groups: string[]): LinkListenerInfo[] => [{ binding: 'transport', advertise: `tls:127.0.0.1:40${id.slice(1)}`, groups }];
 const namedIn = (frames: any[]) => frames.filter((frame) => frame.type === 'ctrl.routersChanged').flatMap((frame) => [...frame.connected.map((router: RouterInfo) => `+${router.id}`), ...frame.disconnected.map((id: string) => `-${id}`)]);
 
-test('routers that say routersChanged hear of arrivals and departures in batches, only of routers they may link with; older routers get one frame each', async () => {
+test('routers that say routersChanged hear of arrivals and departures in batches, of just the routers they may link with; older routers get one frame each', async () => {
   const env = await startHub({ timing: { routersChangedIntervalMs: 150 } });
   try {
     // r1: an older router listening on g. r2 dials g and listens on nothing; r3 listens on g and dials nothing;
@@ -557,7 +557,7 @@ let big: { index: number; model: EdgeModel } | undefined;
 const bigModel = () =>
   (big ??= { index: 1, model: { services: Array.from({ length: bigModelServices }, (_, index) => ({ id: `s${index}`, name: `service-${index}-${'x'.repeat(220)}`, roleAttributes: [], configs: {} })) } as unknown as EdgeModel });
 
-test('whole edge models wait for the budget: a router that does not read holds back the next welcome\'s model only until its drain time runs out', async () => {
+test('whole edge models wait for the budget: a router that does not read holds back the next welcome\'s model until its drain time runs out, no longer', async () => {
   const env = await startHub({ model: bigModel(), timing: { unresponsiveMs: 10_000, wholeModelsInFlight: 1, wholeModelDrainMs: 3000 } });
   try {
     const stuck = await client(env.port, 'r1', { reads: false });

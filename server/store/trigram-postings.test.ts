@@ -36,7 +36,7 @@ for (const seed of [1, 2]) {
   });
 }
 
-test('a string whose trigrams no text holds has no candidates; one with only dense trigrams checks every entry', () => {
+test('a string whose trigrams no text holds has no candidates; one whose trigrams are all dense checks every entry', () => {
   const keys = Array.from({ length: 300 }, (_, i) => `list-id-${i}`);
   const postings = buildTrigramPostings(keys);
   assert.equal(candidateEntries(postings, searchTrigrams(false, 'zzz'))!.length, 0);
