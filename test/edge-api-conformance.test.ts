@@ -315,6 +315,8 @@ test('every operation of client.yml and management.yml is answered as the spec s
   // sent as a walked call: the identity's failed service requests (on the controller that refused) list it.
   const refused = await first.http.post(`${first.clientApi}/sessions`, { headers: { 'zt-session': user }, body: { serviceId: ids.guarded, type: 'Dial' } });
   assert.equal(refused.status, 409, refused.text);
+  // Made through one controller, read through the next: each must have applied it first.
+  for (const node of nodes) await until(`${node.id} has the Dial session`, async () => (await node.http.get(`${node.clientApi}/sessions/${dial.json?.data?.id}`, { headers: { 'zt-session': user } })).status === 200);
   await client('GET', '/sessions', { session: user });
   await client('GET', '/sessions/{id}', { session: user, params: { id: dial.json?.data?.id } });
 

@@ -8,6 +8,7 @@ import type { RouterEvent } from './router-hub.ts';
 function control() {
   const announced: RouterEvent[] = [];
   const touched: string[][] = [];
+  const ended: Array<{ routerId: string; sessions: Array<{ apiSessionId: string; reason: string }> }> = [];
   const logger = createMemoryLogger();
   const clock = new ManualClock(0);
   const sessions = new Map([
@@ -20,16 +21,17 @@ function control() {
     sessionIdentity: (id) => sessions.get(id),
     remote: async () => [],
     announce: (event) => announced.push(event),
+    endSessions: (routerId, list) => void ended.push({ routerId, sessions: list.map((session) => ({ ...session })) }),
     clock,
     logger,
     refreshIntervalMs: 60_000,
   });
   edge.setKeeper((ids) => touched.push([...ids]), 60_000);
-  return { edge, announced, touched, logger, clock };
+  return { edge, announced, touched, ended, logger, clock };
 }
 
-test('a report is checked against the model: a session of another identity, or none, is refused and logged', () => {
-  const { edge, announced, logger } = control();
+test('a report is checked against the model: a session of another identity, or none, is refused and logged; the router is told to end the one that does not exist', () => {
+  const { edge, announced, ended, logger } = control();
   edge.connected('r1');
   edge.report('r1', { type: 'router.edgeSessions', reset: true, sessions: [{ apiSessionId: 's1', identityId: 'i1', channels: 1 }, { apiSessionId: 's2', identityId: 'i1', channels: 1 }, { apiSessionId: 'nope', identityId: 'i1', channels: 1 }] });
   assert.deepEqual(edge.records().map((record) => record.apiSessionId), ['s1']);
@@ -38,6 +40,9 @@ test('a report is checked against the model: a session of another identity, or n
   assert.deepEqual(announced, [{ event: 'edgeSessions', routerId: 'r1' }]);
   const refusal = logger.lines.find((line) => line.msg === 'router edge sessions refused: no such API session of that identity');
   assert.deepEqual(refusal?.apiSessions, ['s2', 'nope']);
+  // 'nope' ended (or never was) before the report came: never recorded, the held-session check would never end its
+  // channels. s2 exists (of another identity): refused only.
+  assert.deepEqual(ended, [{ routerId: 'r1', sessions: [{ apiSessionId: 'nope', reason: 'the API session has ended' }] }]);
   edge.report('r1', { type: 'router.edgeSessions', sessions: 'all' });
   assert.equal(logger.lines.at(-1)?.msg, 'router edge sessions message refused');
   edge.close();

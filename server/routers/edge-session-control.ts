@@ -18,6 +18,8 @@ export interface EdgeSessionControlDeps {
   /** The other controllers' records (their replicas in cluster-router-presence.ts). */
   readonly remote: () => Promise<readonly EdgeSessionRecord[]>;
   readonly announce: (event: RouterEvent) => void;
+  /** Tells a router to close the channels of sessions that no longer exist (`ctrl.edgeSessionsEnded`). */
+  readonly endSessions: (routerId: string, sessions: ReadonlyArray<{ readonly apiSessionId: string; readonly reason: string }>) => void;
   readonly clock: Clock;
   readonly logger: Logger;
   /** How often the other controllers are asked again without an announcement (5 s). */
@@ -66,6 +68,11 @@ export function startEdgeSessionControl(deps: EdgeSessionControlDeps): EdgeSessi
       const wrong = read.sessions.filter((session) => session.channels > 0 && deps.sessionIdentity(session.apiSessionId) !== session.identityId);
       if (wrong.length > 0) {
         deps.logger.warn('router edge sessions refused: no such API session of that identity', { routerId, apiSessions: wrong.slice(0, 20).map((session) => session.apiSessionId), count: wrong.length });
+        // A session that ended (logged out, revoked, expired) between the router's hello check and this report was
+        // never recorded, so the held-session check would never tell the router: its channels would outlive the
+        // session. The router is told now.
+        const gone = wrong.filter((session) => deps.sessionIdentity(session.apiSessionId) === undefined);
+        if (gone.length > 0) deps.endSessions(routerId, gone.map((session) => ({ apiSessionId: session.apiSessionId, reason: 'the API session has ended' })));
       }
       const accepted = wrong.length === 0 ? read.sessions : read.sessions.filter((session) => !wrong.includes(session));
       const { changed, released } = registry.apply(routerId, read.reset, accepted);

@@ -3,7 +3,7 @@
 // router metrics on /metrics, membership pushes and edge-model pushes. controller.ts hands it every non-controller TLS connection of the control address and every
 // `routers.*` peer request.
 import { randomBytes } from 'node:crypto';
-import type { ControllerEndpoint } from '../../common/control-channel/control-messages.ts';
+import { maxEdgeSessionsPerMessage, type ControllerEndpoint } from '../../common/control-channel/control-messages.ts';
 import type { Logger } from '../../common/log/logger.ts';
 import type { Clock } from '../../common/time/clock.ts';
 import type { RouterPresence } from '../edge/router-presence.ts';
@@ -131,6 +131,11 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
     sessionIdentity: (id) => store.table<ApiSession>(tables.apiSessions).get(id)?.identityId ?? statusIdentity(id),
     remote: () => presence!.remoteEdgeSessions(),
     announce: (event) => presence!.announce(event),
+    endSessions: (routerId, sessions) => {
+      for (let start = 0; start < sessions.length; start += maxEdgeSessionsPerMessage) {
+        hub.sendTo(routerId, { type: 'ctrl.edgeSessionsEnded', sessions: sessions.slice(start, start + maxEdgeSessionsPerMessage) });
+      }
+    },
     clock,
     logger: deps.logger,
     refreshIntervalMs: timing.edgeSessionRefreshMs,
