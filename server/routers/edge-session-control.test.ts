@@ -22,6 +22,7 @@ function control() {
     remote: async () => [],
     announce: (event) => announced.push(event),
     endSessions: (routerId, list) => void ended.push({ routerId, sessions: list.map((session) => ({ ...session })) }),
+    endDelayMs: 20,
     clock,
     logger,
     refreshIntervalMs: 60_000,
@@ -30,7 +31,7 @@ function control() {
   return { edge, announced, touched, ended, logger, clock };
 }
 
-test('a report is checked against the model: a session of another identity, or none, is refused and logged; the router is told to end the one that does not exist', () => {
+test('a report is checked against the model: a session of another identity, or none, is refused and logged; the router is told to end the one that does not exist', async () => {
   const { edge, announced, ended, logger } = control();
   edge.connected('r1');
   edge.report('r1', { type: 'router.edgeSessions', reset: true, sessions: [{ apiSessionId: 's1', identityId: 'i1', channels: 1 }, { apiSessionId: 's2', identityId: 'i1', channels: 1 }, { apiSessionId: 'nope', identityId: 'i1', channels: 1 }] });
@@ -42,6 +43,8 @@ test('a report is checked against the model: a session of another identity, or n
   assert.deepEqual(refusal?.apiSessions, ['s2', 'nope']);
   // 'nope' ended (or never was) before the report came: never recorded, the held-session check would never end its
   // channels. s2 exists (of another identity): refused only.
+  assert.deepEqual(ended, [], 'told after a delay: the graceful ends go first');
+  await new Promise((resolve) => setTimeout(resolve, 60));
   assert.deepEqual(ended, [{ routerId: 'r1', sessions: [{ apiSessionId: 'nope', reason: 'the API session has ended' }] }]);
   edge.report('r1', { type: 'router.edgeSessions', sessions: 'all' });
   assert.equal(logger.lines.at(-1)?.msg, 'router edge sessions message refused');

@@ -20,6 +20,8 @@ export interface EdgeSessionControlDeps {
   readonly announce: (event: RouterEvent) => void;
   /** Tells a router to close the channels of sessions that no longer exist (`ctrl.edgeSessionsEnded`). */
   readonly endSessions: (routerId: string, sessions: ReadonlyArray<{ readonly apiSessionId: string; readonly reason: string }>) => void;
+  /** How long after such a report the router is told (the held-session check's interval, 2 s). */
+  readonly endDelayMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
   /** How often the other controllers are asked again without an announcement (5 s). */
@@ -71,8 +73,16 @@ export function startEdgeSessionControl(deps: EdgeSessionControlDeps): EdgeSessi
         // A session that ended (logged out, revoked, expired) between the router's hello check and this report was
         // never recorded, so the held-session check would never tell the router: its channels would outlive the
         // session. The router is told now.
-        const gone = wrong.filter((session) => deps.sessionIdentity(session.apiSessionId) === undefined);
-        if (gone.length > 0) deps.endSessions(routerId, gone.map((session) => ({ apiSessionId: session.apiSessionId, reason: 'the API session has ended' })));
+        // Told after the held-session check's interval, not at once: the graceful ends come first (a Bind ended with
+        // "start over" when its host logs out), as they do for the sessions that were recorded.
+        const gone = wrong.filter((session) => deps.sessionIdentity(session.apiSessionId) === undefined).map((session) => session.apiSessionId);
+        if (gone.length > 0) {
+          const timer = setTimeout(() => {
+            const still = gone.filter((apiSessionId) => deps.sessionIdentity(apiSessionId) === undefined);
+            if (still.length > 0) deps.endSessions(routerId, still.map((apiSessionId) => ({ apiSessionId, reason: 'the API session has ended' })));
+          }, deps.endDelayMs);
+          timer.unref();
+        }
       }
       const accepted = wrong.length === 0 ? read.sessions : read.sessions.filter((session) => !wrong.includes(session));
       const { changed, released } = registry.apply(routerId, read.reset, accepted);

@@ -136,6 +136,7 @@ export function startRouterControl(deps: RouterControlDeps): RouterControl {
         hub.sendTo(routerId, { type: 'ctrl.edgeSessionsEnded', sessions: sessions.slice(start, start + maxEdgeSessionsPerMessage) });
       }
     },
+    endDelayMs: defaultCircuitRevocationTiming.checkIntervalMs,
     clock,
     logger: deps.logger,
     refreshIntervalMs: timing.edgeSessionRefreshMs,
