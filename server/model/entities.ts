@@ -1,6 +1,7 @@
 // The replicated model's rows. They are stored as JSON; derived and secret-free views are built by the API layer.
 import type { PostureData } from './posture-data.ts';
 import { EntityTable, type Row } from '../store/entity-table.ts';
+import { roleAttributeIndex } from '../store/role-selection.ts';
 import type { BaseEntity } from './base-entity.ts';
 import { createConfigTables } from './config-entities.ts';
 import { createEdgeRouterPolicyTables } from './edge-router-policy-entities.ts';
@@ -216,7 +217,7 @@ export function createModelTables(): EntityTable<Row>[] {
       .uniqueIndex('externalId', (row) => row.externalId)
       .multiIndex('authPolicyId', (row) => row.authPolicyId)
       // For list filters on role attributes (anyOf(roleAttributes) = "x"), not for policies.
-      .multiValueIndex('roleAttributes', (row) => row.roleAttributes),
+      .multiValueIndex(roleAttributeIndex, (row) => row.roleAttributes),
     new EntityTable<Authenticator>(tables.authenticators)
       .uniqueIndex('username', (row) => (row.method === 'updb' ? row.username : undefined))
       .uniqueIndex('fingerprint', (row) => (row.method === 'cert' ? row.fingerprint : undefined))

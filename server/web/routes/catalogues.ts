@@ -2,6 +2,7 @@
 import type { FieldCatalogue } from '../query/list-query.ts';
 import type { FieldIndexes } from './table-list-source.ts';
 import type { ApiSession, AuthPolicy, Authenticator, Ca, Enrollment, ExternalJwtSigner, Identity } from '../../model/entities.ts';
+import { roleAttributeIndex } from '../../store/role-selection.ts';
 
 const base = <T extends { id: string; createdAt: string; updatedAt: string }>() => ({
   id: { type: 'string' as const, get: (row: T) => row.id },
@@ -27,7 +28,7 @@ export const identityIndexes: FieldIndexes = {
   name: { kind: 'unique', index: 'name', text: true },
   externalId: { kind: 'unique', index: 'externalId' },
   authPolicyId: { kind: 'multi', index: 'authPolicyId' },
-  roleAttributes: { kind: 'multiValue', index: 'roleAttributes' },
+  roleAttributes: { kind: 'multiValue', index: roleAttributeIndex },
 };
 
 export const authenticatorCatalogue: FieldCatalogue<Authenticator> = {
